@@ -1,0 +1,3 @@
+//! toolspec-codegen: compiles YAML tool specs into typed Rust.
+pub mod diagnostic;
+pub mod yaml;
