@@ -1,3 +1,261 @@
-//! toolspec-codegen: compiles YAML tool specs into typed Rust.
+//! # toolspec-codegen — YAML tool specs in, typed Rust out
+//!
+//! Reads a specs directory (one YAML file per tool, optional `types:` files and a
+//! `toolspec.yaml` project config), checks it with rustc-style diagnostics, derives canonical
+//! JSON Schemas, and writes one Rust file for `toolspec::include_tools!()`.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() {
+//!     toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
+//! }
+//! ```
+//!
+//! The stages are separate modules: [`yaml`] (parsing with spans), [`spec`] (the spec model
+//! and its reader), [`project`] (cross-file checks and resolution), [`schema`] (JSON Schema),
+//! [`emit`] (Rust), [`diagnostic`] (errors and their rendering).
+
 pub mod diagnostic;
+pub mod emit;
+pub mod project;
+pub mod schema;
+pub mod spec;
 pub mod yaml;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use diagnostic::{Diagnostic, Severity, render_all};
+use project::{Project, Source};
+
+/// The file name `toolspec::include_tools!()` includes from `OUT_DIR`.
+pub const DEFAULT_FILE_NAME: &str = "toolspec_tools.rs";
+
+/// Compiles `specs_dir` into `$OUT_DIR/toolspec_tools.rs` with default options.
+pub fn compile(specs_dir: impl AsRef<Path>) -> Result<Compiled, Error> {
+    Config::new().compile(specs_dir)
+}
+
+/// Reads and checks a specs directory without writing anything.
+///
+/// Paths in diagnostics are shown as `specs_dir` joined with each file's relative path.
+pub fn load(specs_dir: impl AsRef<Path>) -> Result<Project, Error> {
+    let dir = specs_dir.as_ref();
+    load_with_display(dir, &display_path(dir))
+}
+
+fn load_with_display(dir: &Path, display_root: &str) -> Result<Project, Error> {
+    let io = |source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let (files, dirs) = project::scan(dir).map_err(io)?;
+    let mut sources = Vec::with_capacity(files.len());
+    for file in files {
+        let path = dir.join(&file);
+        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let rel = file.to_string_lossy().replace('\\', "/");
+        sources.push(Source { path: rel, text });
+    }
+    Ok(project::analyze(&sources, &dirs, display_root))
+}
+
+fn display_path(path: &Path) -> String {
+    path.to_string_lossy()
+        .replace('\\', "/")
+        .trim_end_matches('/')
+        .to_owned()
+}
+
+/// Options for [`compile`], builder style (like `prost_build::Config`).
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    out_dir: Option<PathBuf>,
+    file_name: Option<String>,
+    display_root: Option<String>,
+    rerun_if_changed: Option<bool>,
+}
+
+impl Config {
+    /// Defaults: write to `$OUT_DIR/toolspec_tools.rs`; print `cargo::rerun-if-changed` when
+    /// running inside a build script.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes into `dir` instead of `$OUT_DIR`.
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Names the generated file (`toolspec::include_tools!(module, "name.rs")` includes it).
+    pub fn file_name(mut self, name: impl Into<String>) -> Self {
+        self.file_name = Some(name.into());
+        self
+    }
+
+    /// Shows spec paths below `root` in diagnostics instead of the directory as given.
+    pub fn display_root(mut self, root: impl Into<String>) -> Self {
+        self.display_root = Some(root.into());
+        self
+    }
+
+    /// Whether to print `cargo::rerun-if-changed` for every spec file and folder.
+    pub fn emit_rerun_if_changed(mut self, emit: bool) -> Self {
+        self.rerun_if_changed = Some(emit);
+        self
+    }
+
+    /// Reads, checks and generates. The file is written only when its content changed.
+    pub fn compile(&self, specs_dir: impl AsRef<Path>) -> Result<Compiled, Error> {
+        let dir = specs_dir.as_ref();
+        let in_build_script =
+            std::env::var_os("OUT_DIR").is_some() && std::env::var_os("CARGO").is_some();
+        if self.rerun_if_changed.unwrap_or(in_build_script) {
+            print_rerun_if_changed(dir);
+        }
+        let display = self
+            .display_root
+            .clone()
+            .unwrap_or_else(|| display_path(dir));
+        let project = load_with_display(dir, &display)?;
+        let warnings: Vec<Diagnostic> = project
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .cloned()
+            .collect();
+        if project.has_errors() {
+            let rendered = render_all(&project.diagnostics, &project.sources);
+            return Err(Error::Specs {
+                diagnostics: project.diagnostics,
+                rendered,
+            });
+        }
+        if in_build_script {
+            for warning in &warnings {
+                println!("cargo::warning={}", warning.one_line());
+            }
+        }
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(Error::NoOutDir)?,
+        };
+        let output = out_dir.join(self.file_name.as_deref().unwrap_or(DEFAULT_FILE_NAME));
+        let code = emit::generate(&project);
+        write_if_changed(&output, &code)?;
+        Ok(Compiled {
+            output,
+            tools: project.tools.len(),
+            warnings,
+        })
+    }
+}
+
+fn print_rerun_if_changed(dir: &Path) {
+    println!("cargo::rerun-if-changed={}", dir.display());
+    if let Ok((files, dirs)) = project::scan(dir) {
+        for d in dirs {
+            println!("cargo::rerun-if-changed={}", dir.join(d).display());
+        }
+        for f in files {
+            println!("cargo::rerun-if-changed={}", dir.join(f).display());
+        }
+    }
+}
+
+/// Writes `content` unless the file already holds exactly that (no mtime churn).
+pub fn write_if_changed(path: &Path, content: &str) -> Result<bool, Error> {
+    if std::fs::read_to_string(path).is_ok_and(|existing| existing == content) {
+        return Ok(false);
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|source| Error::Io {
+            path: parent.to_path_buf(),
+            source,
+        })?;
+    }
+    std::fs::write(path, content).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(true)
+}
+
+/// What a successful compile produced.
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    /// The generated file.
+    pub output: PathBuf,
+    /// How many tools it holds.
+    pub tools: usize,
+    /// Warnings (printed as `cargo::warning` in build scripts).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Why a compile failed.
+#[derive(Debug)]
+pub enum Error {
+    /// The specs are invalid.
+    Specs {
+        /// Every problem found.
+        diagnostics: Vec<Diagnostic>,
+        /// The diagnostics rendered rustc-style.
+        rendered: String,
+    },
+    /// A file or folder could not be read or written.
+    Io {
+        /// Which.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No output directory: not in a build script and none was set with `Config::out_dir`.
+    NoOutDir,
+}
+
+impl Error {
+    /// Prints the error for a build script (full diagnostics on stderr, one `cargo::error`
+    /// line each) and exits with status 1.
+    pub fn exit(self) -> ! {
+        eprintln!("{self}");
+        if let Self::Specs { diagnostics, .. } = &self {
+            for d in diagnostics.iter().filter(|d| d.severity == Severity::Error) {
+                println!("cargo::error={}", d.one_line());
+            }
+        } else {
+            println!(
+                "cargo::error={}",
+                self.to_string().lines().next().unwrap_or("toolspec failed")
+            );
+        }
+        std::process::exit(1)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Specs { rendered, .. } => f.write_str(rendered.trim_end()),
+            Self::Io { path, source } => write!(f, "error: cannot access {}: {source}", path.display()),
+            Self::NoOutDir => f.write_str(
+                "error: OUT_DIR is not set: call compile() from a build script or set Config::out_dir",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

@@ -1,1 +1,169 @@
-fn main() {}
+//! `toolspec`: check spec directories, list their tools, print their schemas.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::{Value, json};
+use toolspec_codegen::diagnostic::render_all;
+use toolspec_codegen::project::Project;
+
+#[derive(Parser)]
+#[command(
+    name = "toolspec",
+    version,
+    about = "Check and inspect toolspec tool specs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check every spec; print diagnostics; exit 1 on errors.
+    Check {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+    },
+    /// List tools with their names on each adapter.
+    List {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+        /// Only the members of this adapter, by their name there.
+        #[arg(long)]
+        adapter: Option<String>,
+    },
+    /// Print canonical input and output schemas as JSON.
+    Schema {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+        /// Only this tool (canonical name).
+        #[arg(long)]
+        tool: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let dir = match &cli.command {
+        Command::Check { dir } | Command::List { dir, .. } | Command::Schema { dir, .. } => dir,
+    };
+    let project = match toolspec_codegen::load(dir) {
+        Ok(project) => project,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !project.diagnostics.is_empty() {
+        eprint!("{}", render_all(&project.diagnostics, &project.sources));
+    }
+    if project.has_errors() {
+        return ExitCode::FAILURE;
+    }
+    match cli.command {
+        Command::Check { .. } => {
+            let n = project.tools.len();
+            eprintln!(
+                "ok: {n} tool{} in {}",
+                if n == 1 { "" } else { "s" },
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Command::List { adapter, .. } => list(&project, adapter.as_deref()),
+        Command::Schema { tool, .. } => schema(&project, tool.as_deref()),
+    }
+}
+
+fn list(project: &Project, adapter: Option<&str>) -> ExitCode {
+    match adapter {
+        Some(adapter) => {
+            if project.config.adapter(adapter).is_none() {
+                eprintln!(
+                    "error: unknown adapter `{adapter}` (adapters: {})",
+                    project.config.adapter_names().join(", ")
+                );
+                return ExitCode::from(2);
+            }
+            let mut rows: Vec<(&str, &str, &str)> = project
+                .tools
+                .iter()
+                .filter_map(|t| {
+                    let b = t.bindings.iter().find(|b| b.adapter == adapter)?;
+                    Some((b.name.as_str(), t.name.as_str(), t.spec.path.as_str()))
+                })
+                .collect();
+            rows.sort();
+            for (name, canonical, path) in rows {
+                if name == canonical {
+                    println!("{name}\t{path}");
+                } else {
+                    println!("{name}\t{path}\t(canonical: {canonical})");
+                }
+            }
+        }
+        None => {
+            let mut tools: Vec<_> = project.tools.iter().collect();
+            tools.sort_by(|a, b| a.name.cmp(&b.name));
+            for tool in tools {
+                let adapters: Vec<String> = tool
+                    .bindings
+                    .iter()
+                    .map(|b| {
+                        if b.name == tool.name {
+                            b.adapter.clone()
+                        } else {
+                            format!("{}={}", b.adapter, b.name)
+                        }
+                    })
+                    .collect();
+                println!(
+                    "{}\t{}\t[{}]",
+                    tool.name,
+                    tool.spec.path,
+                    adapters.join(", ")
+                );
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn schema(project: &Project, only: Option<&str>) -> ExitCode {
+    let mut tools: Vec<_> = project
+        .tools
+        .iter()
+        .filter(|t| only.is_none_or(|n| t.name == n))
+        .collect();
+    if tools.is_empty() {
+        if let Some(name) = only {
+            eprintln!("error: no tool named `{name}`");
+            return ExitCode::from(2);
+        }
+    }
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    let out: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.input_schema, "output_schema": t.output_schema }))
+        .collect();
+    let out = if only.is_some() && out.len() == 1 {
+        out[0].clone()
+    } else {
+        Value::Array(out)
+    };
+    match serde_json::to_string_pretty(&out) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

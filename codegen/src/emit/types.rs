@@ -1,0 +1,331 @@
+//! Rust types for fields: structs for objects, enums for string `one_of`s and `any_of`s,
+//! `Option` for optional and nullable fields, and functions for `default:` values.
+
+use std::collections::BTreeSet;
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+use serde_json::Value as Json;
+
+use crate::spec::model::{Field, FieldType};
+
+/// Paths every generated item spells out in full, so a user's imports cannot break them.
+pub fn serde_derives() -> TokenStream {
+    quote! {
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::cmp::PartialEq, ::toolspec::__private::serde::Serialize, ::toolspec::__private::serde::Deserialize)]
+        #[serde(crate = "::toolspec::__private::serde")]
+    }
+}
+
+/// `#[doc = …]` attributes for a text, one per line.
+pub fn doc(text: Option<&str>) -> TokenStream {
+    let Some(text) = text else {
+        return TokenStream::new();
+    };
+    let lines = text.trim_end().lines().map(|line| format!(" {line}"));
+    quote! { #( #[doc = #lines] )* }
+}
+
+/// A Rust identifier for a snake_case name (raw if it is a keyword).
+pub fn field_ident(name: &str) -> Ident {
+    let snake = toolspec::naming::snake_case(name);
+    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("f_{snake}")
+    } else {
+        snake
+    };
+    ident(&snake)
+}
+
+/// An identifier, raw when it is a keyword that can be raw.
+pub fn ident(name: &str) -> Ident {
+    if syn::parse_str::<Ident>(name).is_ok() {
+        format_ident!("{}", name)
+    } else {
+        Ident::new_raw(name, Span::call_site())
+    }
+}
+
+/// UpperCamelCase for type names; never starts with a digit, never empty.
+pub fn type_name(text: &str) -> String {
+    let name = heck::AsUpperCamelCase(text).to_string();
+    if name.is_empty() {
+        "Empty".into()
+    } else if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("V{name}")
+    } else {
+        name
+    }
+}
+
+/// Generates the types of one module (a tool's, or the named types').
+pub struct TypeGen {
+    /// Items generated so far (structs, enums, default functions).
+    pub items: Vec<TokenStream>,
+    /// Path from this module to the named types module.
+    types_path: TokenStream,
+    used: BTreeSet<String>,
+}
+
+impl TypeGen {
+    /// A generator whose named-type references go through `types_path`; `reserved` names are
+    /// never used for generated types.
+    pub fn new(types_path: TokenStream, reserved: &[&str]) -> Self {
+        Self {
+            items: Vec::new(),
+            types_path,
+            used: reserved.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+
+    /// Reserves a type name, adding a number if it is taken.
+    pub fn claim(&mut self, base: &str, prefix: &str) -> Ident {
+        let mut name = base.to_owned();
+        if self.used.contains(&name) {
+            name = format!("{prefix}{base}");
+        }
+        let stem = name.clone();
+        let mut n = 2;
+        while self.used.contains(&name) {
+            name = format!("{stem}{n}");
+            n += 1;
+        }
+        self.used.insert(name.clone());
+        format_ident!("{}", name)
+    }
+
+    /// Emits a struct named `name` for `fields`.
+    pub fn structure(
+        &mut self,
+        name: &Ident,
+        description: Option<&str>,
+        fields: &[&Field],
+        prefix: &str,
+    ) {
+        let docs = doc(description);
+        let derives = serde_derives();
+        let mut members = Vec::new();
+        for field in fields {
+            members.push(self.member(field, &name.to_string(), prefix));
+        }
+        self.items.push(quote! {
+            #docs
+            #derives
+            pub struct #name { #(#members)* }
+        });
+    }
+
+    fn member(&mut self, field: &Field, owner: &str, prefix: &str) -> TokenStream {
+        let ident = field_ident(&field.name);
+        let base = format!("{}{}", owner_prefix(owner), type_name(&field.name));
+        let ty = self.field_type(field, &base, prefix);
+        let mut docs = field.description.clone();
+        if field.deprecated {
+            docs = Some(match docs {
+                Some(d) => format!("{d}\n\nDeprecated."),
+                None => "Deprecated.".into(),
+            });
+        }
+        let docs = doc(docs.as_deref());
+        let unraw = ident.to_string().trim_start_matches("r#").to_owned();
+        let rename = (unraw != field.name).then(|| {
+            let name = &field.name;
+            quote! { #[serde(rename = #name)] }
+        });
+        let serde_default = if let Some(default) = &field.default {
+            let fn_name =
+                format_ident!("default_{}_{}", toolspec::naming::snake_case(owner), unraw);
+            let fn_path = fn_name.to_string();
+            let value = self.default_expr(field, &default.value, &ty);
+            self.items.push(quote! {
+                fn #fn_name() -> #ty { #value }
+            });
+            quote! { #[serde(default = #fn_path)] }
+        } else if field.optional {
+            quote! { #[serde(default, skip_serializing_if = "::core::option::Option::is_none")] }
+        } else {
+            TokenStream::new()
+        };
+        quote! {
+            #docs
+            #rename
+            #serde_default
+            pub #ident: #ty,
+        }
+    }
+
+    /// The Rust type of a field, generating what it needs; `base` names generated types.
+    pub fn field_type(&mut self, field: &Field, base: &str, prefix: &str) -> TokenStream {
+        let inner = self.value_type(field, base, prefix);
+        let wrapped = field.optional && field.default.is_none()
+            || field.nullable && !matches!(field.ty, FieldType::Json);
+        if wrapped {
+            quote! { ::core::option::Option<#inner> }
+        } else {
+            inner
+        }
+    }
+
+    fn value_type(&mut self, field: &Field, base: &str, prefix: &str) -> TokenStream {
+        if let Some(path) = &field.rust_type {
+            return syn::parse_str::<syn::TypePath>(&path.value)
+                .map(|p| quote! { #p })
+                .unwrap_or_else(|_| quote! { ::toolspec::__private::serde_json::Value });
+        }
+        match &field.ty {
+            FieldType::String => match &field.one_of {
+                Some(values) => {
+                    let name = self.claim(base, prefix);
+                    let strings: Vec<&str> = values.value.iter().filter_map(Json::as_str).collect();
+                    self.string_enum(&name, field.description.as_deref(), &strings);
+                    quote! { #name }
+                }
+                None => quote! { ::std::string::String },
+            },
+            FieldType::Integer => quote! { i64 },
+            FieldType::Number => quote! { f64 },
+            FieldType::Boolean => quote! { bool },
+            FieldType::Uuid => quote! { ::toolspec::types::Uuid },
+            FieldType::Date => quote! { ::toolspec::types::NaiveDate },
+            FieldType::DateTime => {
+                quote! { ::toolspec::types::DateTime<::toolspec::types::FixedOffset> }
+            }
+            FieldType::Decimal => quote! { ::toolspec::types::Decimal },
+            FieldType::Json | FieldType::Shape(_) => {
+                quote! { ::toolspec::__private::serde_json::Value }
+            }
+            FieldType::Object(fields) => {
+                let name = self.claim(base, prefix);
+                let fields: Vec<&Field> = fields.iter().collect();
+                self.structure(&name, field.description.as_deref(), &fields, prefix);
+                quote! { #name }
+            }
+            FieldType::Array(items) => {
+                let inner = self.field_type(items, &format!("{base}Item"), prefix);
+                quote! { ::std::vec::Vec<#inner> }
+            }
+            FieldType::Map(values) => {
+                let inner = self.field_type(values, &format!("{base}Value"), prefix);
+                quote! { ::std::collections::BTreeMap<::std::string::String, #inner> }
+            }
+            FieldType::Named(name) => {
+                let name = format_ident!("{}", name);
+                let path = &self.types_path;
+                quote! { #path::#name }
+            }
+            FieldType::AnyOf { variants, tag } => {
+                let name = self.claim(base, prefix);
+                let mut arms = Vec::new();
+                for variant in variants {
+                    let variant_ident = format_ident!("{}", type_name(&variant.name));
+                    let payload_base = format!("{name}{variant_ident}");
+                    let payload = self.field_type(&variant.field, &payload_base, prefix);
+                    let docs = doc(variant.field.description.as_deref());
+                    let rename = tag.as_ref().map(|_| {
+                        let value = &variant.name;
+                        quote! { #[serde(rename = #value)] }
+                    });
+                    arms.push(quote! { #docs #rename #variant_ident(#payload), });
+                }
+                let docs = doc(field.description.as_deref());
+                let derives = serde_derives();
+                let representation = match tag {
+                    Some(tag) => quote! { #[serde(tag = #tag)] },
+                    None => quote! { #[serde(untagged)] },
+                };
+                self.items.push(quote! {
+                    #docs
+                    #derives
+                    #representation
+                    pub enum #name { #(#arms)* }
+                });
+                quote! { #name }
+            }
+        }
+    }
+
+    /// Emits an enum for string values, with `as_str` and `Display`.
+    pub fn string_enum(&mut self, name: &Ident, description: Option<&str>, values: &[&str]) {
+        let docs = doc(description);
+        let mut seen = BTreeSet::new();
+        let variants: Vec<Ident> = values
+            .iter()
+            .map(|v| {
+                let base = type_name(v);
+                let mut candidate = base.clone();
+                let mut n = 2;
+                while !seen.insert(candidate.clone()) {
+                    candidate = format!("{base}{n}");
+                    n += 1;
+                }
+                format_ident!("{}", candidate)
+            })
+            .collect();
+        self.items.push(quote! {
+            #docs
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash, ::toolspec::__private::serde::Serialize, ::toolspec::__private::serde::Deserialize)]
+            #[serde(crate = "::toolspec::__private::serde")]
+            pub enum #name {
+                #( #[serde(rename = #values)] #variants, )*
+            }
+            impl #name {
+                /// The value as written in the spec.
+                pub fn as_str(&self) -> &'static str {
+                    match self { #( Self::#variants => #values, )* }
+                }
+            }
+            impl ::core::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+        });
+    }
+
+    /// A Rust expression for a checked `default:` value.
+    fn default_expr(&self, field: &Field, value: &Json, ty: &TokenStream) -> TokenStream {
+        let nullable = field.nullable && !matches!(field.ty, FieldType::Json);
+        if nullable {
+            if value.is_null() {
+                return quote! { ::core::option::Option::None };
+            }
+            let inner = self.plain_default(field, value);
+            return quote! { ::core::option::Option::Some(#inner) };
+        }
+        let _ = ty;
+        self.plain_default(field, value)
+    }
+
+    fn plain_default(&self, field: &Field, value: &Json) -> TokenStream {
+        if field.rust_type.is_none() {
+            match (&field.ty, value) {
+                (FieldType::String, Json::String(s)) if field.one_of.is_none() => {
+                    return quote! { ::std::string::String::from(#s) };
+                }
+                (FieldType::Integer, Json::Number(n)) => {
+                    if let Some(i) = n.as_i64() {
+                        return quote! { #i };
+                    }
+                }
+                (FieldType::Number, Json::Number(n)) => {
+                    if let Some(f) = n.as_f64() {
+                        return quote! { #f };
+                    }
+                }
+                (FieldType::Boolean, Json::Bool(b)) => return quote! { #b },
+                _ => {}
+            }
+        }
+        let json = value.to_string();
+        quote! { ::toolspec::__private::default_from_json(#json) }
+    }
+}
+
+/// Generated types nested in `Input` are named from the field path alone (`Reason`,
+/// `Shipping`); the root structs themselves do not prefix their children.
+fn owner_prefix(owner: &str) -> &str {
+    match owner {
+        "Input" | "Ambient" => "",
+        other => other,
+    }
+}

@@ -1,0 +1,201 @@
+//! Reading typed values out of YAML nodes, reporting every mismatch as a diagnostic that
+//! names the key, the expected kind and what was found.
+
+use serde_json::Number;
+use toolspec::settings::SettingValue;
+
+use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::spec::model::Spanned;
+use crate::yaml::{Node, Span, Value};
+
+/// Collects the diagnostics of one file.
+pub struct Reader<'a> {
+    /// The display path of the file.
+    pub file: &'a str,
+    /// Where diagnostics go.
+    pub diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl<'a> Reader<'a> {
+    /// Starts reading `file`.
+    pub fn new(file: &'a str, diagnostics: &'a mut Vec<Diagnostic>) -> Self {
+        Self { file, diagnostics }
+    }
+
+    /// Records an error and returns it for decoration.
+    pub fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::error(self.file, Some(span), message));
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    /// Records a finished diagnostic.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Reports `what` as having the wrong kind of value.
+    pub fn wrong_kind(&mut self, node: &Node, what: &str, expected: &str) {
+        let message = format!("{what} must be {expected}, found {}", article(node.kind()));
+        let label = format!("expected {expected}");
+        let d = self.error(node.span, message);
+        d.label = Some(label);
+    }
+
+    /// The entries of a map, or an error.
+    pub fn map<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [(Node, Node)]> {
+        match node.as_map() {
+            Some(entries) => Some(entries),
+            None => {
+                self.wrong_kind(node, what, "a map");
+                None
+            }
+        }
+    }
+
+    /// Reports every key not in `allowed` (with a did-you-mean); returns the string keys.
+    pub fn check_keys(&mut self, entries: &[(Node, Node)], allowed: &[&str], context: &str) {
+        for (key, _) in entries {
+            let Some(name) = key.as_str() else {
+                self.wrong_kind(key, "a key", "a string");
+                continue;
+            };
+            if allowed.contains(&name) {
+                continue;
+            }
+            let help =
+                did_you_mean(name, allowed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
+            let d = self.error(key.span, format!("unknown key `{name}` in {context}"));
+            d.label = Some("not a known key".into());
+            d.help = help.or_else(|| Some(format!("known keys: {}", allowed.join(", "))));
+        }
+    }
+
+    /// A string value.
+    pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+        match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            _ => {
+                self.wrong_kind(node, what, "a string");
+                None
+            }
+        }
+    }
+
+    /// A string value that must not be blank.
+    pub fn non_empty_string(&mut self, node: &Node, what: &str) -> Option<String> {
+        let s = self.string(node, what)?;
+        if s.trim().is_empty() {
+            let d = self.error(node.span, format!("{what} must not be empty"));
+            d.label = Some("empty".into());
+            return None;
+        }
+        Some(s)
+    }
+
+    /// A string with its span.
+    pub fn spanned_string(&mut self, node: &Node, what: &str) -> Option<Spanned<String>> {
+        self.string(node, what).map(|s| Spanned::new(s, node.span))
+    }
+
+    /// A boolean value.
+    pub fn bool(&mut self, node: &Node, what: &str) -> Option<bool> {
+        match node.value {
+            Value::Bool(b) => Some(b),
+            _ => {
+                self.wrong_kind(node, what, "a boolean (`true` or `false`)");
+                None
+            }
+        }
+    }
+
+    /// A non-negative integer.
+    pub fn u64(&mut self, node: &Node, what: &str) -> Option<u64> {
+        match node.value {
+            Value::Int(i) if i >= 0 => Some(i as u64),
+            Value::Int(_) => {
+                let d = self.error(node.span, format!("{what} must not be negative"));
+                d.label = Some("negative".into());
+                None
+            }
+            _ => {
+                self.wrong_kind(node, what, "a whole number");
+                None
+            }
+        }
+    }
+
+    /// Any number.
+    pub fn number(&mut self, node: &Node, what: &str) -> Option<Number> {
+        match node.value {
+            Value::Int(i) => Some(Number::from(i)),
+            Value::Float(f) => match Number::from_f64(f) {
+                Some(n) => Some(n),
+                None => {
+                    let d = self.error(node.span, format!("{what} must be a finite number"));
+                    d.label = Some("not finite".into());
+                    None
+                }
+            },
+            _ => {
+                self.wrong_kind(node, what, "a number");
+                None
+            }
+        }
+    }
+
+    /// A list of nodes.
+    pub fn seq<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [Node]> {
+        match node.as_seq() {
+            Some(items) => Some(items),
+            None => {
+                self.wrong_kind(node, what, "a list");
+                None
+            }
+        }
+    }
+
+    /// A list of strings (a single string is accepted as a one-item list).
+    pub fn string_list(&mut self, node: &Node, what: &str) -> Vec<Spanned<String>> {
+        if let Value::Str(s) = &node.value {
+            return vec![Spanned::new(s.clone(), node.span)];
+        }
+        let Some(items) = self.seq(node, what) else {
+            return Vec::new();
+        };
+        items
+            .iter()
+            .filter_map(|item| self.spanned_string(item, &format!("each item of {what}")))
+            .collect()
+    }
+
+    /// A setting value (string, boolean or integer).
+    pub fn setting_value(&mut self, node: &Node, what: &str) -> Option<Spanned<SettingValue>> {
+        let value = match &node.value {
+            Value::Str(s) => SettingValue::Str(s.clone().into()),
+            Value::Bool(b) => SettingValue::Bool(*b),
+            Value::Int(i) => SettingValue::Int(*i),
+            _ => {
+                self.wrong_kind(node, what, "a string, boolean or integer");
+                return None;
+            }
+        };
+        Some(Spanned::new(value, node.span))
+    }
+}
+
+/// "a map", "an integer"…
+pub fn article(kind: &str) -> String {
+    match kind.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {kind}"),
+        _ => format!("a {kind}"),
+    }
+}
+
+/// Whether `s` is an identifier in the spec sense: `[a-z][a-z0-9_]*`.
+pub fn is_snake_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}

@@ -1,0 +1,107 @@
+//! What a handler gets besides its input: the resolved ambient fields, the tool's descriptor,
+//! a cancellation token and a progress reporter.
+
+use std::fmt;
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::descriptor::Descriptor;
+
+/// One progress report from a handler.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressUpdate {
+    /// Work done, as a fraction in `0.0..=1.0`.
+    pub fraction: f64,
+    /// What the handler is doing now.
+    pub message: String,
+}
+
+/// Where progress reports go: the transport's progress channel, or nowhere.
+#[derive(Clone, Default)]
+pub struct Progress {
+    sink: Option<Arc<dyn Fn(ProgressUpdate) + Send + Sync>>,
+}
+
+impl Progress {
+    /// Reports to `sink`.
+    pub fn new(sink: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        Self {
+            sink: Some(Arc::new(sink)),
+        }
+    }
+
+    /// Drops every report (the transport has no progress channel).
+    pub fn ignore() -> Self {
+        Self::default()
+    }
+
+    /// Sends one report.
+    pub fn report(&self, fraction: f64, message: impl Into<String>) {
+        if let Some(sink) = &self.sink {
+            sink(ProgressUpdate {
+                fraction: fraction.clamp(0.0, 1.0),
+                message: message.into(),
+            });
+        }
+    }
+}
+
+impl fmt::Debug for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Progress")
+            .field("connected", &self.sink.is_some())
+            .finish()
+    }
+}
+
+/// A handler's view of the call it serves.
+#[derive(Debug)]
+pub struct Context<'a, A> {
+    ambient: &'a A,
+    tool: &'static Descriptor,
+    cancellation: CancellationToken,
+    progress: Progress,
+}
+
+impl<'a, A> Context<'a, A> {
+    /// A context for one call (adapters and tests build these).
+    pub fn new(
+        ambient: &'a A,
+        tool: &'static Descriptor,
+        cancellation: CancellationToken,
+        progress: Progress,
+    ) -> Self {
+        Self {
+            ambient,
+            tool,
+            cancellation,
+            progress,
+        }
+    }
+
+    /// The tool's fields resolved from the trusted ambient context.
+    pub fn ambient(&self) -> &'a A {
+        self.ambient
+    }
+
+    /// The tool being called.
+    pub fn tool(&self) -> &'static Descriptor {
+        self.tool
+    }
+
+    /// Cancelled when the client cancels the call or its timeout passes.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancellation
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancellation.is_cancelled()
+    }
+
+    /// Reports progress to the client, if its transport supports it.
+    pub fn progress(&self, fraction: f64, message: impl Into<String>) {
+        self.progress.report(fraction, message);
+    }
+}

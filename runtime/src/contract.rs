@@ -1,0 +1,61 @@
+//! The typed surface of one tool: the marker type's [`Contract`], its declared errors, and the
+//! [`Operation`] the generated code implements to bind a handler to it.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::context::Context;
+use crate::descriptor::Descriptor;
+use crate::failure::Failure;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Implemented by each tool's generated marker type (`tools::orders::cancel::Tool`).
+pub trait Contract: Send + Sync + 'static {
+    /// The canonical tool name.
+    const NAME: &'static str;
+    /// Model-facing input, defaults applied.
+    type Input: DeserializeOwned + Send + Sync + 'static;
+    /// Fields resolved from the trusted ambient context.
+    type Ambient: DeserializeOwned + Send + Sync + 'static;
+    /// Exposed output.
+    type Output: Serialize + Send + 'static;
+    /// Declared error codes.
+    type Error: DeclaredError;
+    /// Everything known about the tool at build time.
+    fn descriptor() -> &'static Descriptor;
+}
+
+/// A generated `Error` enum: one variant per declared code.
+pub trait DeclaredError: std::fmt::Display + std::fmt::Debug + Send + Sync + 'static {
+    /// The code shown to the model (`already_shipped`).
+    fn code(&self) -> &'static str;
+}
+
+/// A tool bound to its handler; the generated `Bound<H>` implements it.
+pub trait Operation: Send + Sync + 'static {
+    /// The tool.
+    type Contract: Contract;
+
+    /// Runs the handler.
+    fn call<'a>(
+        &'a self,
+        input: <Self::Contract as Contract>::Input,
+        cx: Context<'a, <Self::Contract as Contract>::Ambient>,
+    ) -> BoxFuture<'a, Outcome<Self::Contract>>;
+
+    /// Runs guard number `index` (in descriptor order); `None` if there is no such guard.
+    fn guard<'a>(
+        &'a self,
+        index: usize,
+        input: &'a <Self::Contract as Contract>::Input,
+        cx: &'a Context<'a, <Self::Contract as Contract>::Ambient>,
+    ) -> Option<BoxFuture<'a, bool>>;
+}
+
+/// What a handler returns.
+pub type Outcome<C> = Result<<C as Contract>::Output, Failure<<C as Contract>::Error>>;

@@ -1,0 +1,148 @@
+//! What is known about a tool at build time, embedded as static data by the generated code.
+
+use std::time::Duration;
+
+use crate::settings::SettingValue;
+
+/// The kind of a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Runs a handler (`expects` → `exposes`).
+    Action,
+}
+
+/// One input field (`expects`), as the runtime needs to know it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Field {
+    /// The field's key in the arguments (or in the ambient context).
+    pub name: &'static str,
+    /// Resolved from the trusted ambient context (`on: ambient_context`), never model input.
+    pub ambient: bool,
+    /// Redacted in audit records and logs.
+    pub sensitive: bool,
+    /// May be omitted by the caller (optional, or has a default).
+    pub optional: bool,
+}
+
+/// A precondition checked before the handler runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    /// Identifier; also the error code when the guard fails.
+    pub name: &'static str,
+    /// What must hold, shown to the model under "Preconditions".
+    pub description: &'static str,
+}
+
+/// A declared error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCode {
+    /// Identifier shown to the model.
+    pub code: &'static str,
+    /// The reason text.
+    pub message: &'static str,
+    /// Shown as is, without the tool's error headline.
+    pub standalone: bool,
+}
+
+/// A tool's membership in one adapter, with its name and setting overrides there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AdapterBinding {
+    /// The adapter (`mcp`, `openai`, a custom adapter…).
+    pub adapter: &'static str,
+    /// The tool's name on this adapter (the canonical name unless overridden).
+    pub name: &'static str,
+    /// Per-tool setting overrides for this adapter, checked at build time.
+    pub settings: &'static [(&'static str, SettingValue)],
+}
+
+/// Everything the build knows about one tool.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Descriptor {
+    /// The canonical, provider-safe name (`[a-z0-9_]`, 1–64 characters).
+    pub name: &'static str,
+    /// The spec file, relative to the specs directory (`orders/cancel.yaml`).
+    pub spec: &'static str,
+    /// The generated module path below the tools module (`orders::cancel`).
+    pub module: &'static str,
+    /// What kind of tool this is.
+    pub kind: ToolKind,
+    /// Display title.
+    pub title: Option<&'static str>,
+    /// The spec's own description.
+    pub summary: &'static str,
+    /// The description shown to models: the summary, then "Preconditions: …" and "Errors: …".
+    pub description: &'static str,
+    /// The spec's `version`.
+    pub version: Option<u32>,
+    /// Canonical JSON Schema 2020-12 of the model-facing input (ambient fields excluded).
+    pub input_schema: &'static str,
+    /// Canonical JSON Schema 2020-12 of the exposed output.
+    pub output_schema: &'static str,
+    /// Every `expects` field in spec order, ambient ones included.
+    pub fields: &'static [Field],
+    /// Preconditions, in spec order.
+    pub guards: &'static [Guard],
+    /// The headline failures are composed with ("Headline: reason").
+    pub error_headline: Option<&'static str>,
+    /// Declared error codes, in spec order.
+    pub errors: &'static [ErrorCode],
+    /// Semantic hints (`read_only`, `destructive`, registered extras…), in spec order.
+    pub hints: &'static [&'static str],
+    /// The success message template (minijinja), if the spec has one.
+    pub message: Option<&'static str>,
+    /// How long a call may run.
+    pub timeout: Option<Duration>,
+    /// Free-form tags.
+    pub tags: &'static [&'static str],
+    /// Scopes a caller needs on authenticated transports.
+    pub scopes: &'static [&'static str],
+    /// The adapters this tool is a member of, sorted by adapter name.
+    pub adapters: &'static [AdapterBinding],
+}
+
+impl Descriptor {
+    /// This tool's binding to `adapter`, if it is a member.
+    pub fn binding(&self, adapter: &str) -> Option<&'static AdapterBinding> {
+        self.adapters.iter().find(|b| b.adapter == adapter)
+    }
+
+    /// Whether the tool is a member of `adapter`.
+    pub fn is_member(&self, adapter: &str) -> bool {
+        self.binding(adapter).is_some()
+    }
+
+    /// The tool's name on `adapter`, if it is a member.
+    pub fn name_for(&self, adapter: &str) -> Option<&'static str> {
+        self.binding(adapter).map(|b| b.name)
+    }
+
+    /// Whether the spec declares `hint`.
+    pub fn has_hint(&self, hint: &str) -> bool {
+        self.hints.contains(&hint)
+    }
+
+    /// The declared error code `code`, if any.
+    pub fn error(&self, code: &str) -> Option<&'static ErrorCode> {
+        self.errors.iter().find(|e| e.code == code)
+    }
+
+    /// The fields resolved from the ambient context.
+    pub fn ambient_fields(&self) -> impl Iterator<Item = &'static Field> {
+        self.fields.iter().filter(|f| f.ambient)
+    }
+
+    /// The input schema, parsed.
+    pub fn input_schema_json(&self) -> serde_json::Value {
+        parse_embedded(self.input_schema)
+    }
+
+    /// The output schema, parsed.
+    pub fn output_schema_json(&self) -> serde_json::Value {
+        parse_embedded(self.output_schema)
+    }
+}
+
+fn parse_embedded(schema: &str) -> serde_json::Value {
+    // The compiler serialized these schemas itself; a failure would mean a corrupted build.
+    serde_json::from_str(schema).unwrap_or(serde_json::Value::Null)
+}

@@ -1,0 +1,55 @@
+//! Project-wide configuration compiled from `specs/toolspec.yaml`.
+
+use crate::settings::{AdapterDecl, BUILTIN_ADAPTERS};
+
+/// The built-in `explain` tool's configuration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExplainConfig {
+    /// Whether the explain tool is offered.
+    pub enabled: bool,
+    /// Its name on every adapter.
+    pub name: &'static str,
+}
+
+/// What the project config says, as the runtime needs it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Project {
+    /// Every adapter, built-in and custom, with the project's setting defaults applied; sorted.
+    pub adapters: &'static [AdapterDecl],
+    /// Every semantic hint a spec may use.
+    pub hints: &'static [&'static str],
+    /// The explain tool.
+    pub explain: ExplainConfig,
+    /// Whether calls are recorded in the audit trail.
+    pub audit: bool,
+}
+
+impl Project {
+    /// The configuration of a project without `toolspec.yaml`.
+    pub const DEFAULT: Project = Project {
+        adapters: BUILTIN_ADAPTERS,
+        hints: &[
+            "read_only",
+            "idempotent",
+            "destructive",
+            "open_world",
+            "closed_world",
+        ],
+        explain: ExplainConfig {
+            enabled: true,
+            name: "explain",
+        },
+        audit: false,
+    };
+
+    /// The adapter named `name`.
+    pub fn adapter(&self, name: &str) -> Option<&'static AdapterDecl> {
+        self.adapters.iter().find(|a| a.name == name)
+    }
+}
+
+impl Default for Project {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}

@@ -1,0 +1,319 @@
+//! Adapter settings: what each adapter lets a project and a tool configure, and how a tool's
+//! effective value is resolved (tool override, else project default, else adapter default).
+//!
+//! The built-in adapters' declarations live here so that the build-time compiler checks tool
+//! overrides against exactly what the adapters read at run time.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::naming::NameRule;
+
+/// A setting's value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SettingValue {
+    /// A string (also used for one-of choices such as `present_as: message`).
+    Str(Cow<'static, str>),
+    /// A boolean.
+    Bool(bool),
+    /// An integer.
+    Int(i64),
+}
+
+impl SettingValue {
+    /// A static string value (usable in `const` and `static` items).
+    pub const fn str(value: &'static str) -> Self {
+        Self::Str(Cow::Borrowed(value))
+    }
+
+    /// The value's type.
+    pub fn kind(&self) -> SettingKind {
+        match self {
+            Self::Str(_) => SettingKind::String,
+            Self::Bool(_) => SettingKind::Boolean,
+            Self::Int(_) => SettingKind::Integer,
+        }
+    }
+}
+
+impl fmt::Display for SettingValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Str(s) => f.write_str(s),
+            Self::Bool(b) => write!(f, "{b}"),
+            Self::Int(i) => write!(f, "{i}"),
+        }
+    }
+}
+
+/// The type of a setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SettingKind {
+    /// A string.
+    String,
+    /// `true` or `false`.
+    Boolean,
+    /// A whole number.
+    Integer,
+}
+
+impl SettingKind {
+    /// The spelling used in specs (`string`, `boolean`, `integer`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Boolean => "boolean",
+            Self::Integer => "integer",
+        }
+    }
+
+    /// Parses a spelling used in specs.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "string" => Some(Self::String),
+            "boolean" => Some(Self::Boolean),
+            "integer" => Some(Self::Integer),
+            _ => None,
+        }
+    }
+
+    /// Every kind's spelling.
+    pub const NAMES: &'static [&'static str] = &["string", "boolean", "integer"];
+}
+
+/// One setting an adapter declares.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SettingDecl {
+    /// The setting's key under `tool: {ADAPTER: {…}}`.
+    pub name: Cow<'static, str>,
+    /// Its type.
+    pub kind: SettingKind,
+    /// The value when neither the project nor the tool sets one.
+    pub default: Option<SettingValue>,
+    /// The only values allowed (empty: any value of the kind).
+    pub allowed: Cow<'static, [SettingValue]>,
+    /// Whether a tool may override it.
+    pub overridable: bool,
+}
+
+impl SettingDecl {
+    /// Checks a value against the declaration; the error says what is wrong.
+    pub fn check(&self, value: &SettingValue) -> Result<(), String> {
+        if value.kind() != self.kind {
+            return Err(format!(
+                "setting `{}` takes a {}, found a {}",
+                self.name,
+                self.kind.as_str(),
+                value.kind().as_str()
+            ));
+        }
+        if !self.allowed.is_empty() && !self.allowed.contains(value) {
+            let allowed: Vec<String> = self.allowed.iter().map(|v| format!("`{v}`")).collect();
+            return Err(format!(
+                "`{value}` is not a valid value for setting `{}` (expected one of {})",
+                self.name,
+                allowed.join(", ")
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// An adapter as the project knows it: its settings and the tool names it accepts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AdapterDecl {
+    /// The adapter's key (`mcp`, `openai`, a custom adapter's name).
+    pub name: Cow<'static, str>,
+    /// Its settings, with the project's defaults applied.
+    pub settings: Cow<'static, [SettingDecl]>,
+    /// Which tool names the adapter's transport accepts.
+    pub name_rule: NameRule,
+    /// Semantic hints this adapter registers (like axn-mcp's `open_world`, `closed_world`).
+    pub hints: Cow<'static, [Cow<'static, str>]>,
+}
+
+impl AdapterDecl {
+    /// The declaration of setting `name`.
+    pub fn setting(&self, name: &str) -> Option<&SettingDecl> {
+        self.settings.iter().find(|s| s.name == name)
+    }
+}
+
+const PRESENT_AS_VALUES: &[SettingValue] = &[
+    SettingValue::str("structured"),
+    SettingValue::str("message"),
+];
+
+const fn present_as() -> SettingDecl {
+    SettingDecl {
+        name: Cow::Borrowed("present_as"),
+        kind: SettingKind::String,
+        default: Some(SettingValue::str("structured")),
+        allowed: Cow::Borrowed(PRESENT_AS_VALUES),
+        overridable: true,
+    }
+}
+
+const fn strict() -> SettingDecl {
+    SettingDecl {
+        name: Cow::Borrowed("strict"),
+        kind: SettingKind::Boolean,
+        default: Some(SettingValue::Bool(false)),
+        allowed: Cow::Borrowed(&[]),
+        overridable: true,
+    }
+}
+
+const fn builtin(
+    name: &'static str,
+    settings: &'static [SettingDecl],
+    name_rule: NameRule,
+    hints: &'static [Cow<'static, str>],
+) -> AdapterDecl {
+    AdapterDecl {
+        name: Cow::Borrowed(name),
+        settings: Cow::Borrowed(settings),
+        name_rule,
+        hints: Cow::Borrowed(hints),
+    }
+}
+
+const PRESENT_AS: &[SettingDecl] = &[present_as()];
+const STRICT_AND_PRESENT_AS: &[SettingDecl] = &[present_as(), strict()];
+const MCP_HINTS: &[Cow<'static, str>] =
+    &[Cow::Borrowed("open_world"), Cow::Borrowed("closed_world")];
+
+/// The adapters toolspec ships, with their settings at their library defaults.
+pub const BUILTIN_ADAPTERS: &[AdapterDecl] = &[
+    builtin(
+        "anthropic",
+        STRICT_AND_PRESENT_AS,
+        NameRule::FunctionCalling,
+        &[],
+    ),
+    builtin("gemini", PRESENT_AS, NameRule::Gemini, &[]),
+    builtin("http", &[], NameRule::Mcp, &[]),
+    builtin("mcp", PRESENT_AS, NameRule::Mcp, MCP_HINTS),
+    builtin(
+        "openai",
+        STRICT_AND_PRESENT_AS,
+        NameRule::FunctionCalling,
+        &[],
+    ),
+    builtin("rig", PRESENT_AS, NameRule::FunctionCalling, &[]),
+];
+
+/// The semantic hints every project knows (more come from adapters and the project config).
+pub const CORE_HINTS: &[&str] = &["read_only", "idempotent", "destructive"];
+
+/// How a successful result is presented by MCP and function-calling adapters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PresentAs {
+    /// The exposed values as JSON.
+    #[default]
+    Structured,
+    /// The rendered success message.
+    Message,
+}
+
+/// A tool's effective settings on one adapter.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings<'a> {
+    adapter: &'a AdapterDecl,
+    overrides: &'a [(&'static str, SettingValue)],
+}
+
+impl<'a> Settings<'a> {
+    /// Resolves settings from an adapter's declaration and a tool's overrides on it.
+    pub fn new(adapter: &'a AdapterDecl, overrides: &'a [(&'static str, SettingValue)]) -> Self {
+        Self { adapter, overrides }
+    }
+
+    /// The effective value of `name`: the tool's override, else the project/adapter default.
+    pub fn get(&self, name: &str) -> Option<&'a SettingValue> {
+        if let Some((_, v)) = self.overrides.iter().find(|(k, _)| *k == name) {
+            return Some(v);
+        }
+        self.adapter.setting(name).and_then(|s| s.default.as_ref())
+    }
+
+    /// A string setting's value.
+    pub fn get_str(&self, name: &str) -> Option<&'a str> {
+        match self.get(name)? {
+            SettingValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A boolean setting's value.
+    pub fn get_bool(&self, name: &str) -> Option<bool> {
+        match self.get(name)? {
+            SettingValue::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// An integer setting's value.
+    pub fn get_int(&self, name: &str) -> Option<i64> {
+        match self.get(name)? {
+            SettingValue::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The shared `present_as` render toggle (structured when the adapter has no such setting).
+    pub fn present_as(&self) -> PresentAs {
+        match self.get_str("present_as") {
+            Some("message") => PresentAs::Message,
+            _ => PresentAs::Structured,
+        }
+    }
+
+    /// The adapter these settings belong to.
+    pub fn adapter(&self) -> &'a AdapterDecl {
+        self.adapter
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mcp() -> &'static AdapterDecl {
+        BUILTIN_ADAPTERS.iter().find(|a| a.name == "mcp").unwrap()
+    }
+
+    #[test]
+    fn builtins_are_sorted_and_unique() {
+        let names: Vec<&str> = BUILTIN_ADAPTERS.iter().map(|a| a.name.as_ref()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(names, sorted);
+    }
+
+    #[test]
+    fn override_beats_default() {
+        let overrides = [("present_as", SettingValue::str("message"))];
+        let settings = Settings::new(mcp(), &overrides);
+        assert_eq!(settings.present_as(), PresentAs::Message);
+        assert_eq!(
+            Settings::new(mcp(), &[]).present_as(),
+            PresentAs::Structured
+        );
+    }
+
+    #[test]
+    fn check_names_type_and_allowed_values() {
+        let decl = mcp().setting("present_as").unwrap();
+        assert_eq!(
+            decl.check(&SettingValue::Bool(true)).unwrap_err(),
+            "setting `present_as` takes a string, found a boolean"
+        );
+        assert_eq!(
+            decl.check(&SettingValue::str("html")).unwrap_err(),
+            "`html` is not a valid value for setting `present_as` (expected one of `structured`, `message`)"
+        );
+        assert!(decl.check(&SettingValue::str("message")).is_ok());
+    }
+}
