@@ -15,6 +15,10 @@ use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 const MAX_DEPTH: usize = 256;
 /// Most nodes that aliases may copy in one document (guards against "billion laughs").
 const MAX_ALIAS_NODES: usize = 100_000;
+/// How many `key:<tab>value` separators [`parse`] repairs before giving up.
+const MAX_TAB_RETRIES: usize = 200;
+/// yaml-rust2's message for a tab right after `:`.
+const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
 /// The full tag that `!!str` expands to.
 const STR_TAG: &str = "tag:yaml.org,2002:str";
 
@@ -179,12 +183,39 @@ pub fn parse(source: &str) -> Result<Node, YamlError> {
         Some(rest) => ('\u{feff}'.len_utf8(), rest),
         None => (0, source),
     };
-    let mut builder = Builder::new(Text::new(text, base));
     // yaml-rust2 treats NUL as the end of the input; refuse it rather than silently truncate.
     if let Some(nul) = text.find('\0') {
-        return Err(builder.error_at(nul, nul, "the file contains a NUL character"));
+        return Err(Builder::new(Text::new(text, base)).error_at(
+            nul,
+            nul,
+            "the file contains a NUL character",
+        ));
     }
-    builder.run()
+    // yaml-rust2 rejects a tab between `:` and a value (`type:\tstring`), which YAML allows.
+    // Such a tab is only separation, so it is replaced by a space (same bytes, same columns)
+    // and the text parsed again.
+    let mut patched: Option<String> = None;
+    for _ in 0..MAX_TAB_RETRIES {
+        let current = patched.as_deref().unwrap_or(text);
+        let error = match Builder::new(Text::new(current, base)).run() {
+            Err(e) if e.message == TAB_AFTER_COLON => e,
+            result => return result,
+        };
+        let at = error
+            .span
+            .start
+            .offset
+            .saturating_sub(base)
+            .min(current.len());
+        let gap_start = current[..at].trim_end_matches([' ', '\t']).len();
+        if !current[..gap_start].ends_with(':') || !current[gap_start..at].contains('\t') {
+            return Err(error);
+        }
+        let mut fixed = current.to_owned();
+        fixed.replace_range(gap_start..at, &" ".repeat(at - gap_start));
+        patched = Some(fixed);
+    }
+    Builder::new(Text::new(patched.as_deref().unwrap_or(text), base)).run()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -313,7 +344,7 @@ impl<'s> Text<'s> {
         let end = self.line_end_of(idx);
         let (c_idx, c_byte, c_col) = self.cache;
         let want = m.col() + 1;
-        let (mut b, mut col) = if c_idx == idx && (c_col as usize) <= want {
+        let (mut b, mut col) = if c_idx == idx && (c_col as usize) <= want && c_byte <= end {
             (c_byte, c_col as usize)
         } else {
             (self.line_starts[idx], 1)
@@ -809,9 +840,10 @@ impl<'s> Builder<'s> {
             let at_line_start = b == self.text.line_start(b);
             if is_ws(c) {
                 b += 1;
-            } else if c == '#' && self.text.char_before(b).is_none_or(is_ws) {
-                b = self.text.line_end(b);
-            } else if at_line_start && c == '%' {
+            } else if (c == '#' && self.text.char_before(b).is_none_or(is_ws))
+                || (at_line_start && c == '%')
+            {
+                // A comment, or a directive.
                 b = self.text.line_end(b);
             } else if at_line_start
                 && (src[b..].starts_with("---") || src[b..].starts_with("..."))
@@ -1040,7 +1072,7 @@ mod tests {
     }
 
     /// The source text a span covers.
-    fn text<'a>(src: &'a str, span: Span) -> &'a str {
+    fn text(src: &str, span: Span) -> &str {
         &src[span.start.offset..span.end.offset]
     }
 
@@ -1369,6 +1401,13 @@ mod tests {
         let (_, c) = entry(&root, "c");
         assert_eq!(c.as_str(), Some("t\n"));
         assert_eq!(text(src, c.span), "|\r\n  t");
+        // A tab as the only separator after `:` is accepted.
+        let src = "a:\tx\nb:\t\t- 1\n";
+        let e = parse_err(src);
+        assert_eq!(lc(e.span).0.0, 2);
+        let root = parse_ok("a:\tx\nb: \t[1]\nc:\t'q'\n");
+        assert_eq!(lc(entry(&root, "a").1.span), ((1, 4), (1, 5)));
+        assert_eq!(entry(&root, "c").1.as_str(), Some("q"));
     }
 
     #[test]

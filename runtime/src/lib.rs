@@ -62,7 +62,7 @@ macro_rules! include_tools {
         $crate::include_tools!($module, "toolspec_tools.rs");
     };
     ($module:ident, $file:literal) => {
-        #[allow(clippy::all, missing_docs, unused_qualifications)]
+        #[allow(clippy::all, dead_code, missing_docs, unused_qualifications)]
         pub mod $module {
             include!(concat!(env!("OUT_DIR"), "/", $file));
         }

@@ -211,7 +211,7 @@ fn error_enum(tool: &Tool) -> TokenStream {
     let messages: Vec<&str> = spec.errors.iter().map(|e| e.message.as_str()).collect();
     let docs: Vec<TokenStream> = messages.iter().map(|m| doc(Some(m))).collect();
     let (display_body, code_body) = if variants.is_empty() {
-        (quote! { match *self {} }, quote! { match *self {} })
+        (quote! { let _ = f; match *self {} }, quote! { match *self {} })
     } else {
         (
             quote! { f.write_str(match self { #( Self::#variants => #messages, )* }) },

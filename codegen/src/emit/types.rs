@@ -118,7 +118,8 @@ impl TypeGen {
     fn member(&mut self, field: &Field, owner: &str, prefix: &str) -> TokenStream {
         let ident = field_ident(&field.name);
         let base = format!("{}{}", owner_prefix(owner), type_name(&field.name));
-        let ty = self.field_type(field, &base, prefix);
+        let inner = self.value_type(field, &base, prefix);
+        let ty = wrap(field, inner.clone());
         let mut docs = field.description.clone();
         if field.deprecated {
             docs = Some(match docs {
@@ -136,7 +137,7 @@ impl TypeGen {
             let fn_name =
                 format_ident!("default_{}_{}", toolspec::naming::snake_case(owner), unraw);
             let fn_path = fn_name.to_string();
-            let value = self.default_expr(field, &default.value, &ty);
+            let value = self.default_expr(field, &default.value, &inner);
             self.items.push(quote! {
                 fn #fn_name() -> #ty { #value }
             });
@@ -247,20 +248,7 @@ impl TypeGen {
     /// Emits an enum for string values, with `as_str` and `Display`.
     pub fn string_enum(&mut self, name: &Ident, description: Option<&str>, values: &[&str]) {
         let docs = doc(description);
-        let mut seen = BTreeSet::new();
-        let variants: Vec<Ident> = values
-            .iter()
-            .map(|v| {
-                let base = type_name(v);
-                let mut candidate = base.clone();
-                let mut n = 2;
-                while !seen.insert(candidate.clone()) {
-                    candidate = format!("{base}{n}");
-                    n += 1;
-                }
-                format_ident!("{}", candidate)
-            })
-            .collect();
+        let variants = variant_idents(values);
         self.items.push(quote! {
             #docs
             #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash, ::toolspec::__private::serde::Serialize, ::toolspec::__private::serde::Deserialize)]
@@ -282,26 +270,32 @@ impl TypeGen {
         });
     }
 
-    /// A Rust expression for a checked `default:` value.
-    fn default_expr(&self, field: &Field, value: &Json, ty: &TokenStream) -> TokenStream {
+    /// A Rust expression for a checked `default:` value; `inner` is the type without `Option`.
+    fn default_expr(&self, field: &Field, value: &Json, inner: &TokenStream) -> TokenStream {
         let nullable = field.nullable && !matches!(field.ty, FieldType::Json);
         if nullable {
             if value.is_null() {
                 return quote! { ::core::option::Option::None };
             }
-            let inner = self.plain_default(field, value);
-            return quote! { ::core::option::Option::Some(#inner) };
+            let value = self.plain_default(field, value, inner);
+            return quote! { ::core::option::Option::Some(#value) };
         }
-        let _ = ty;
-        self.plain_default(field, value)
+        self.plain_default(field, value, inner)
     }
 
-    fn plain_default(&self, field: &Field, value: &Json) -> TokenStream {
+    fn plain_default(&self, field: &Field, value: &Json, ty: &TokenStream) -> TokenStream {
         if field.rust_type.is_none() {
             match (&field.ty, value) {
-                (FieldType::String, Json::String(s)) if field.one_of.is_none() => {
-                    return quote! { ::std::string::String::from(#s) };
-                }
+                (FieldType::String, Json::String(s)) => match &field.one_of {
+                    None => return quote! { ::std::string::String::from(#s) },
+                    Some(one_of) => {
+                        let values: Vec<&str> = one_of.value.iter().filter_map(Json::as_str).collect();
+                        if let Some(i) = values.iter().position(|v| v == s) {
+                            let variant = &variant_idents(&values)[i];
+                            return quote! { #ty::#variant };
+                        }
+                    }
+                },
                 (FieldType::Integer, Json::Number(n)) => {
                     if let Some(i) = n.as_i64() {
                         return quote! { #i };
@@ -319,6 +313,31 @@ impl TypeGen {
         let json = value.to_string();
         quote! { ::toolspec::__private::default_from_json(#json) }
     }
+}
+
+/// `Option<inner>` for optional (without default) and nullable fields.
+fn wrap(field: &Field, inner: TokenStream) -> TokenStream {
+    let optional = field.optional && field.default.is_none();
+    let nullable = field.nullable && !matches!(field.ty, FieldType::Json);
+    if optional || nullable { quote! { ::core::option::Option<#inner> } } else { inner }
+}
+
+/// Enum variant names for string values: UpperCamelCase, numbered when two collide.
+pub fn variant_idents(values: &[&str]) -> Vec<Ident> {
+    let mut seen = BTreeSet::new();
+    values
+        .iter()
+        .map(|v| {
+            let base = type_name(v);
+            let mut candidate = base.clone();
+            let mut n = 2;
+            while !seen.insert(candidate.clone()) {
+                candidate = format!("{base}{n}");
+                n += 1;
+            }
+            format_ident!("{}", candidate)
+        })
+        .collect()
 }
 
 /// Generated types nested in `Input` are named from the field path alone (`Reason`,

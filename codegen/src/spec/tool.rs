@@ -377,6 +377,10 @@ fn read_tool_decl(r: &mut Reader<'_>, node: &Node, config: &ProjectConfig) -> To
                     }
                 }
             }
+            // `tool: { except: [...] }` alone declares the spec a tool everywhere but there.
+            if decl.grant == GrantDecl::Default && decl.options.is_empty() && !decl.except.is_empty() {
+                decl.grant = GrantDecl::All;
+            }
             for excluded in &decl.except {
                 if let Some(options) = decl
                     .options

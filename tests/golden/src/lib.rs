@@ -1,1 +1,20 @@
+//! Compiles the golden outputs of `toolspec-codegen` (checked in under
+//! `codegen/tests/golden/*/expected/`) with every warning denied, and exercises them.
+#![deny(warnings)]
 
+macro_rules! golden {
+    ($name:ident, $path:literal) => {
+        #[allow(clippy::all, missing_docs)]
+        pub mod $name {
+            include!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../codegen/tests/golden/", $path, "/expected/toolspec_tools.rs"));
+        }
+    };
+}
+
+golden!(empty, "empty");
+golden!(fields, "fields");
+golden!(membership, "membership");
+golden!(store, "store");
+
+#[cfg(test)]
+mod tests;
