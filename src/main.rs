@@ -1,1 +1,223 @@
-fn main() {}
+//! `toolspec-store` — the example store: a small order system over SQLite whose operations
+//! are LLM-agent tools, compiled from the YAML specs in `specs/` by `build.rs`.
+//!
+//! ```text
+//! toolspec-store tools                                      # list the tools
+//! toolspec-store call orders_get '{"order_id": 1}' --as customer_id=1
+//! toolspec-store --db shop.db init                          # drop, recreate and seed
+//! ```
+//!
+//! The database (`--db`, default `store.db` in the current directory) is created and
+//! seeded on first use; `--db :memory:` gives a throwaway one.
+//!
+//! `call` exits with 0 when the tool succeeds, 1 when it fails (or the store cannot be
+//! opened) and 2 on a usage error (unknown tool, arguments that are not JSON).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+use toolspec::{AmbientContext, Progress};
+
+use crate::handlers::App;
+use crate::store::Store;
+
+toolspec::include_tools!();
+
+mod handlers;
+mod store;
+#[cfg(test)]
+mod tests;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolspec-store",
+    version,
+    about = "The toolspec example store: order tools over SQLite."
+)]
+struct Cli {
+    /// SQLite database file, created and seeded on first use (`:memory:` for a throwaway one).
+    #[arg(long, global = true, value_name = "PATH", default_value = "store.db")]
+    db: PathBuf,
+    /// Also print the developer-facing exception and progress reports (on stderr).
+    #[arg(long, short, global = true)]
+    verbose: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// List the tools, sorted by name, with their titles and adapters.
+    Tools,
+    /// Call a tool the way an agent would, with a trusted ambient context.
+    Call {
+        /// The tool's name (see `tools`).
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        args: String,
+        /// A trusted ambient context entry, e.g. `customer_id=1`; the value is read as JSON
+        /// when it parses and as a string otherwise. Repeatable.
+        #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient)]
+        ambient: Vec<(String, Value)>,
+    },
+    /// Drop, recreate and seed the database.
+    Init,
+}
+
+/// Parses one `--as KEY=VALUE`.
+fn parse_ambient(entry: &str) -> Result<(String, Value), String> {
+    let (key, value) = entry
+        .split_once('=')
+        .ok_or_else(|| format!("`{entry}` is not KEY=VALUE"))?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!("`{entry}` has an empty key"));
+    }
+    let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.to_owned()));
+    Ok((key.to_owned(), value))
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Tools => {
+            print!("{}", tool_listing());
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Call {
+            tool,
+            args,
+            ambient,
+        } => call(&cli.db, &tool, &args, ambient, cli.verbose).await,
+        Command::Init => {
+            let store = open(&cli.db).await?;
+            store
+                .reset()
+                .await
+                .with_context(|| format!("could not reset {}", cli.db.display()))?;
+            store.close().await;
+            let (customers, products, orders) = store::SEED_COUNTS;
+            println!(
+                "Seeded {}: {customers} customers, {products} products, {orders} orders.",
+                describe(&cli.db)
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// One line per tool: name, title and the adapters it is a member of, in aligned columns.
+///
+/// The listing reads the generated descriptors — the same statics the registry serves —
+/// so listing needs no database.
+fn tool_listing() -> String {
+    let mut descriptors: Vec<_> = tools::TOOLS.to_vec();
+    descriptors.sort_by_key(|d| d.name);
+    let title = |d: &toolspec::Descriptor| d.title.unwrap_or("");
+    let name_width = descriptors.iter().map(|d| d.name.len()).max().unwrap_or(0);
+    let title_width = descriptors
+        .iter()
+        .map(|d| title(d).len())
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for d in descriptors {
+        let adapters: Vec<&str> = d.adapters.iter().map(|b| b.adapter).collect();
+        out += &format!(
+            "{:name_width$}  {:title_width$}  [{}]\n",
+            d.name,
+            title(d),
+            adapters.join(", ")
+        );
+    }
+    out
+}
+
+async fn call(
+    db: &Path,
+    tool: &str,
+    args: &str,
+    ambient: Vec<(String, Value)>,
+    verbose: bool,
+) -> anyhow::Result<ExitCode> {
+    if !tools::TOOLS.iter().any(|d| d.name == tool) {
+        let names: Vec<&str> = tools::TOOLS.iter().map(|d| d.name).collect();
+        eprintln!(
+            "error: there is no tool `{tool}`; the tools are: {}",
+            names.join(", ")
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let args: Value = match serde_json::from_str(args) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("error: the arguments for `{tool}` are not valid JSON ({e}): {args}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let ambient: AmbientContext = ambient.into_iter().collect();
+
+    let store = open(db).await?;
+    let registry = tools::registry(App::new(store.clone()));
+    let Some(registered) = registry.get(tool) else {
+        anyhow::bail!("tool `{tool}` is described but not registered");
+    };
+    let progress = if verbose {
+        Progress::new(|update| {
+            eprintln!(
+                "progress: {:>3.0}% {}",
+                update.fraction * 100.0,
+                update.message
+            );
+        })
+    } else {
+        Progress::ignore()
+    };
+    let result = registered
+        .invoke_with(args, &ambient, toolspec::CancellationToken::new(), progress)
+        .await;
+    store.close().await;
+
+    println!("{}", serde_json::to_string_pretty(&result.to_model_json())?);
+    if verbose && let Some(exception) = &result.exception {
+        eprintln!("exception: {exception}");
+    }
+    match result.error() {
+        None => Ok(ExitCode::SUCCESS),
+        Some(error) => {
+            eprintln!("error [{}]: {}", error.code, error.message);
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+async fn open(db: &Path) -> anyhow::Result<Store> {
+    Store::open(db).await.context("could not open the store")
+}
+
+/// Where the database is, for messages.
+fn describe(db: &Path) -> String {
+    if db == Path::new(":memory:") {
+        "an in-memory database (gone when this command exits)".to_owned()
+    } else {
+        std::path::absolute(db)
+            .unwrap_or_else(|_| db.to_path_buf())
+            .display()
+            .to_string()
+    }
+}

@@ -143,3 +143,25 @@ pub fn compose_error(headline: Option<&str>, reason: &str, standalone: bool) -> 
         _ => reason.to_owned(),
     }
 }
+
+/// A string that is none of an enum's spec values (from a generated enum's `FromStr`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownVariant {
+    enum_name: &'static str,
+    value: String,
+}
+
+impl UnknownVariant {
+    /// `value` is not a variant of `enum_name`.
+    pub fn new(enum_name: &'static str, value: &str) -> Self {
+        Self { enum_name, value: value.to_owned() }
+    }
+}
+
+impl fmt::Display for UnknownVariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}` is not a valid {}", self.value, self.enum_name)
+    }
+}
+
+impl std::error::Error for UnknownVariant {}

@@ -31,7 +31,7 @@ pub use ambient::AmbientContext;
 pub use context::{Context, Progress, ProgressUpdate};
 pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
-pub use failure::{Failure, ToolError, ToolResult, compose_error};
+pub use failure::{Failure, ToolError, ToolResult, UnknownVariant, compose_error};
 pub use project::{ExplainConfig, Project};
 pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError};
 pub use settings::{PresentAs, SettingValue, Settings};

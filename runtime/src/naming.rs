@@ -135,7 +135,8 @@ impl NameRule {
     /// assert!(NameRule::FunctionCalling.check("orders.cancel").is_err());
     /// ```
     pub fn check(self, name: &str) -> Result<(), String> {
-        let (max, ok_char, first_ok): (usize, fn(char) -> bool, fn(char) -> bool) = match self {
+        type CharRule = fn(char) -> bool;
+        let (max, ok_char, first_ok): (usize, CharRule, CharRule) = match self {
             Self::Mcp => (
                 128,
                 |c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'),

@@ -249,6 +249,7 @@ impl TypeGen {
     pub fn string_enum(&mut self, name: &Ident, description: Option<&str>, values: &[&str]) {
         let docs = doc(description);
         let variants = variant_idents(values);
+        let name_str = name.to_string();
         self.items.push(quote! {
             #docs
             #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash, ::toolspec::__private::serde::Serialize, ::toolspec::__private::serde::Deserialize)]
@@ -265,6 +266,15 @@ impl TypeGen {
             impl ::core::fmt::Display for #name {
                 fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                     f.write_str(self.as_str())
+                }
+            }
+            impl ::core::str::FromStr for #name {
+                type Err = ::toolspec::UnknownVariant;
+                fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+                    match value {
+                        #( #values => ::core::result::Result::Ok(Self::#variants), )*
+                        _ => ::core::result::Result::Err(::toolspec::UnknownVariant::new(#name_str, value)),
+                    }
                 }
             }
         });

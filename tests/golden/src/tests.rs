@@ -123,9 +123,9 @@ impl store::orders::refund::Handler for Store {
     }
 }
 
-impl store::customers::get::Handler for Store {
-    async fn call(&self, _: store::customers::get::Input, cx: store::customers::get::Context<'_>) -> store::customers::get::Outcome {
-        Ok(store::customers::get::Output {
+impl store::customers::me::Handler for Store {
+    async fn call(&self, _: store::customers::me::Input, cx: store::customers::me::Context<'_>) -> store::customers::me::Outcome {
+        Ok(store::customers::me::Output {
             id: cx.ambient().customer_id,
             name: "Ada".into(),
             email: "ada@example.com".into(),

@@ -36,6 +36,21 @@ pub mod types {
             f.write_str(self.as_str())
         }
     }
+    impl ::core::str::FromStr for AddressCountry {
+        type Err = ::toolspec::UnknownVariant;
+        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+            match value {
+                "DE" => ::core::result::Result::Ok(Self::De),
+                "FR" => ::core::result::Result::Ok(Self::Fr),
+                "US" => ::core::result::Result::Ok(Self::Us),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolspec::UnknownVariant::new("AddressCountry", value),
+                    )
+                }
+            }
+        }
+    }
     fn default_address_country() -> AddressCountry {
         AddressCountry::De
     }
@@ -88,6 +103,21 @@ pub mod types {
     impl ::core::fmt::Display for Level {
         fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
             f.write_str(self.as_str())
+        }
+    }
+    impl ::core::str::FromStr for Level {
+        type Err = ::toolspec::UnknownVariant;
+        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+            match value {
+                "low" => ::core::result::Result::Ok(Self::Low),
+                "medium" => ::core::result::Result::Ok(Self::Medium),
+                "high" => ::core::result::Result::Ok(Self::High),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolspec::UnknownVariant::new("Level", value),
+                    )
+                }
+            }
         }
     }
     pub type Tags = ::std::vec::Vec<::std::string::String>;
@@ -231,8 +261,8 @@ pub mod ping {
         summary: "A tool without inputs, outputs, errors or guards.",
         description: "A tool without inputs, outputs, errors or guards.",
         version: ::core::option::Option::None,
-        input_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
-        output_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
+        input_schema: r#"{"type":"object","additionalProperties":false}"#,
+        output_schema: r#"{"type":"object","additionalProperties":false}"#,
         fields: &[],
         guards: &[],
         error_headline: ::core::option::Option::None,
@@ -484,6 +514,20 @@ pub mod kitchen {
                 f.write_str(self.as_str())
             }
         }
+        impl ::core::str::FromStr for OutputNestedHistoryItem {
+            type Err = ::toolspec::UnknownVariant;
+            fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+                match value {
+                    "a" => ::core::result::Result::Ok(Self::A),
+                    "b" => ::core::result::Result::Ok(Self::B),
+                    _ => {
+                        ::core::result::Result::Err(
+                            ::toolspec::UnknownVariant::new("OutputNestedHistoryItem", value),
+                        )
+                    }
+                }
+            }
+        }
         #[derive(
             ::core::fmt::Debug,
             ::core::clone::Clone,
@@ -598,16 +642,12 @@ pub mod kitchen {
                 match index {
                     0usize => {
                         ::core::option::Option::Some(
-                            ::std::boxed::Box::pin(
-                                Handler::has_water(&*self.0, input, cx),
-                            ),
+                            ::std::boxed::Box::pin(Handler::has_water(&*self.0, input, cx)),
                         )
                     }
                     1usize => {
                         ::core::option::Option::Some(
-                            ::std::boxed::Box::pin(
-                                Handler::tap_open(&*self.0, input, cx),
-                            ),
+                            ::std::boxed::Box::pin(Handler::tap_open(&*self.0, input, cx)),
                         )
                     }
                     _ => ::core::option::Option::None,
@@ -624,8 +664,8 @@ pub mod kitchen {
             summary: "Every field type and modifier, in one tool.\nSecond line of the description.",
             description: "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open.\nErrors: has_water, tap_open, clogged, overflow.",
             version: ::core::option::Option::Some(3u32),
-            input_schema: "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\",\"pattern\":\"^[a-z ]+$\",\"minLength\":1,\"maxLength\":80,\"description\":\"Lowercase text.\"},\"email\":{\"type\":\"string\",\"format\":\"email\",\"examples\":[\"a@example.com\"]},\"count\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10,\"default\":3},\"ratio\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"exclusiveMaximum\":1,\"multipleOf\":0.25,\"default\":0.5},\"flag\":{\"type\":\"boolean\",\"default\":true},\"id\":{\"type\":\"string\",\"format\":\"uuid\"},\"day\":{\"type\":\"string\",\"format\":\"date\"},\"at\":{\"type\":[\"string\",\"null\"],\"format\":\"date-time\"},\"price\":{\"type\":\"string\",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"default\":\"9.99\"},\"blob\":{\"description\":\"Anything at all.\"},\"size\":{\"type\":\"integer\",\"enum\":[1,2,4]},\"level\":{\"$ref\":\"#/$defs/Level\",\"default\":\"medium\"},\"home\":{\"$ref\":\"#/$defs/Address\"},\"tags\":{\"$ref\":\"#/$defs/Tags\"},\"tree\":{\"$ref\":\"#/$defs/Tree\"},\"labels\":{\"type\":\"object\",\"additionalProperties\":{\"type\":\"integer\",\"minimum\":0}},\"items\":{\"type\":\"array\",\"items\":{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"},\"qty\":{\"type\":\"integer\",\"default\":1}},\"required\":[\"name\"],\"additionalProperties\":false},\"minItems\":1,\"maxItems\":5},\"payment\":{\"anyOf\":[{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"card\"},\"number\":{\"type\":\"string\"}},\"required\":[\"kind\",\"number\"],\"additionalProperties\":false},{\"type\":\"object\",\"properties\":{\"kind\":{\"const\":\"bank\"},\"iban\":{\"type\":\"string\"}},\"required\":[\"kind\",\"iban\"],\"additionalProperties\":false}]},\"either\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"integer\"}]},\"type\":{\"type\":\"string\",\"description\":\"A keyword as a field name.\"},\"camelCase\":{\"type\":\"boolean\",\"deprecated\":true},\"amount\":{\"type\":\"integer\"}},\"required\":[\"text\",\"email\",\"at\",\"size\",\"items\"],\"additionalProperties\":false,\"$defs\":{\"Address\":{\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\",\"minLength\":1},\"city\":{\"type\":\"string\"},\"country\":{\"type\":\"string\",\"enum\":[\"DE\",\"FR\",\"US\"],\"default\":\"DE\"},\"zip\":{\"type\":\"string\",\"pattern\":\"^[0-9]{5}$\"}},\"required\":[\"street\",\"city\"],\"additionalProperties\":false,\"description\":\"A postal address.\"},\"Level\":{\"type\":\"string\",\"enum\":[\"low\",\"medium\",\"high\"]},\"Tags\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},\"uniqueItems\":true},\"Tree\":{\"type\":\"object\",\"properties\":{\"label\":{\"type\":\"string\"},\"children\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/Tree\"}}},\"required\":[\"label\",\"children\"],\"additionalProperties\":false,\"description\":\"A recursive structure (through an array).\"}}}",
-            output_schema: "{\"type\":\"object\",\"properties\":{\"echo\":{\"type\":\"string\"},\"maybe\":{\"type\":[\"string\",\"null\"]},\"nested\":{\"type\":\"object\",\"properties\":{\"level\":{\"$ref\":\"#/$defs/Level\"},\"history\":{\"type\":\"array\",\"items\":{\"type\":\"string\",\"enum\":[\"a\",\"b\"]}}},\"required\":[\"level\",\"history\"],\"additionalProperties\":false}},\"required\":[\"echo\",\"maybe\",\"nested\"],\"additionalProperties\":false,\"$defs\":{\"Level\":{\"type\":\"string\",\"enum\":[\"low\",\"medium\",\"high\"]}}}",
+            input_schema: r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
+            output_schema: r##"{"type":"object","properties":{"echo":{"type":"string"},"maybe":{"type":["string","null"]},"nested":{"type":"object","properties":{"level":{"$ref":"#/$defs/Level"},"history":{"type":"array","items":{"type":"string","enum":["a","b"]}}},"required":["level","history"],"additionalProperties":false}},"required":["echo","maybe","nested"],"additionalProperties":false,"$defs":{"Level":{"type":"string","enum":["low","medium","high"]}}}"##,
             fields: &[
                 ::toolspec::Field {
                     name: "text",

@@ -127,8 +127,8 @@ pub mod agent {
             summary: "Look something up, with per-adapter names.",
             description: "Look something up, with per-adapter names.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
+            input_schema: r#"{"type":"object","additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","additionalProperties":false}"#,
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -229,10 +229,7 @@ pub mod agent {
             )]
             pub enum Error {}
             impl ::core::fmt::Display for Error {
-                fn fmt(
-                    &self,
-                    f: &mut ::core::fmt::Formatter<'_>,
-                ) -> ::core::fmt::Result {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                     let _ = f;
                     match *self {}
                 }
@@ -248,10 +245,7 @@ pub mod agent {
                 }
             }
             /// What the handler returns.
-            pub type Outcome = ::core::result::Result<
-                Output,
-                ::toolspec::Failure<Error>,
-            >;
+            pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
             /// The handler's view of the call.
             pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
             /// Implement this for your app type to serve the tool.
@@ -266,9 +260,7 @@ pub mod agent {
                     &self,
                     input: Input,
                     cx: Context<'_>,
-                ) -> impl ::core::future::Future<
-                    Output = Outcome,
-                > + ::core::marker::Send;
+                ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
             }
             /// The tool bound to a handler.
             pub struct Bound<H>(pub ::std::sync::Arc<H>);
@@ -301,8 +293,8 @@ pub mod agent {
                 summary: "Open a support ticket (member of mcp by directory).",
                 description: "Open a support ticket (member of mcp by directory).",
                 version: ::core::option::Option::None,
-                input_schema: "{\"type\":\"object\",\"properties\":{\"subject\":{\"type\":\"string\"}},\"required\":[\"subject\"],\"additionalProperties\":false}",
-                output_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
+                input_schema: r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
+                output_schema: r#"{"type":"object","additionalProperties":false}"#,
                 fields: &[
                     ::toolspec::Field {
                         name: "subject",
@@ -470,8 +462,8 @@ pub mod internal {
             summary: "Every adapter.",
             description: "Every adapter.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
+            input_schema: r#"{"type":"object","additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","additionalProperties":false}"#,
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -646,8 +638,8 @@ pub mod internal {
             summary: "Everywhere but http.",
             description: "Everywhere but http.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
+            input_schema: r#"{"type":"object","additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","additionalProperties":false}"#,
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -817,8 +809,8 @@ pub mod internal {
             summary: "A helper that is not a tool on any adapter.",
             description: "A helper that is not a tool on any adapter.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
+            input_schema: r#"{"type":"object","additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","additionalProperties":false}"#,
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -957,8 +949,8 @@ pub mod internal {
             summary: "Only for http and anthropic.",
             description: "Only for http and anthropic.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
+            input_schema: r#"{"type":"object","additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","additionalProperties":false}"#,
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,

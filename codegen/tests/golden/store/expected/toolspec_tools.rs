@@ -37,6 +37,21 @@ pub mod types {
             f.write_str(self.as_str())
         }
     }
+    impl ::core::str::FromStr for MoneyCurrency {
+        type Err = ::toolspec::UnknownVariant;
+        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+            match value {
+                "EUR" => ::core::result::Result::Ok(Self::Eur),
+                "USD" => ::core::result::Result::Ok(Self::Usd),
+                "GBP" => ::core::result::Result::Ok(Self::Gbp),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolspec::UnknownVariant::new("MoneyCurrency", value),
+                    )
+                }
+            }
+        }
+    }
     /// An amount in the smallest unit of a currency.
     #[derive(
         ::core::fmt::Debug,
@@ -92,6 +107,23 @@ pub mod types {
             f.write_str(self.as_str())
         }
     }
+    impl ::core::str::FromStr for OrderStatus {
+        type Err = ::toolspec::UnknownVariant;
+        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+            match value {
+                "pending" => ::core::result::Result::Ok(Self::Pending),
+                "shipped" => ::core::result::Result::Ok(Self::Shipped),
+                "delivered" => ::core::result::Result::Ok(Self::Delivered),
+                "cancelled" => ::core::result::Result::Ok(Self::Cancelled),
+                "refunded" => ::core::result::Result::Ok(Self::Refunded),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolspec::UnknownVariant::new("OrderStatus", value),
+                    )
+                }
+            }
+        }
+    }
     /// An order as customers see it.
     #[derive(
         ::core::fmt::Debug,
@@ -126,7 +158,7 @@ pub mod types {
 }
 pub mod customers {
     /// Show the current customer's profile.
-    pub mod get {
+    pub mod me {
         #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
@@ -194,16 +226,24 @@ pub mod customers {
             ::core::cmp::Eq,
             ::core::hash::Hash
         )]
-        pub enum Error {}
+        pub enum Error {
+            /// No such customer.
+            NotFound,
+        }
         impl ::core::fmt::Display for Error {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                let _ = f;
-                match *self {}
+                f.write_str(
+                    match self {
+                        Self::NotFound => "No such customer.",
+                    },
+                )
             }
         }
         impl ::toolspec::DeclaredError for Error {
             fn code(&self) -> &'static str {
-                match *self {}
+                match self {
+                    Self::NotFound => "not_found",
+                }
             }
         }
         impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
@@ -219,7 +259,7 @@ pub mod customers {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `customers_me`",
             label = "missing a handler for `customers_me`",
-            note = "implement `customers::get::Handler` for `{Self}` (spec: customers/get.yaml)"
+            note = "implement `customers::me::Handler` for `{Self}` (spec: customers/me.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `customers_me`: Show the current customer's profile.
@@ -253,15 +293,15 @@ pub mod customers {
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "customers_me",
-            spec: "customers/get.yaml",
-            module: "customers::get",
+            spec: "customers/me.yaml",
+            module: "customers::me",
             kind: ::toolspec::ToolKind::Action,
             title: ::core::option::Option::Some("My profile"),
             summary: "Show the current customer's profile.",
-            description: "Show the current customer's profile.",
+            description: "Show the current customer's profile.\nErrors: not_found.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"name\":{\"type\":\"string\"},\"email\":{\"type\":\"string\",\"format\":\"email\"},\"active\":{\"type\":\"boolean\"},\"vip\":{\"type\":[\"boolean\",\"null\"],\"description\":\"Loyalty status; null when unknown.\"}},\"required\":[\"id\",\"name\",\"email\",\"active\",\"vip\"],\"additionalProperties\":false}",
+            input_schema: r#"{"type":"object","additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
             fields: &[
                 ::toolspec::Field {
                     name: "customer_id",
@@ -272,7 +312,13 @@ pub mod customers {
             ],
             guards: &[],
             error_headline: ::core::option::Option::None,
-            errors: &[],
+            errors: &[
+                ::toolspec::ErrorCode {
+                    code: "not_found",
+                    message: "No such customer.",
+                    standalone: true,
+                },
+            ],
             hints: &["read_only", "closed_world"],
             message: ::core::option::Option::None,
             timeout: ::core::option::Option::None,
@@ -368,6 +414,21 @@ pub mod orders {
         impl ::core::fmt::Display for Reason {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+        impl ::core::str::FromStr for Reason {
+            type Err = ::toolspec::UnknownVariant;
+            fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+                match value {
+                    "customer_request" => ::core::result::Result::Ok(Self::CustomerRequest),
+                    "duplicate" => ::core::result::Result::Ok(Self::Duplicate),
+                    "fraud" => ::core::result::Result::Ok(Self::Fraud),
+                    _ => {
+                        ::core::result::Result::Err(
+                            ::toolspec::UnknownVariant::new("Reason", value),
+                        )
+                    }
+                }
             }
         }
         fn default_input_reason() -> Reason {
@@ -514,8 +575,8 @@ pub mod orders {
             summary: "Cancel an existing order.",
             description: "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nErrors: not_cancelled, already_shipped, not_found.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"The order to cancel.\"},\"reason\":{\"type\":\"string\",\"enum\":[\"customer_request\",\"duplicate\",\"fraud\"],\"description\":\"Why the order is cancelled.\",\"default\":\"customer_request\"}},\"required\":[\"order_id\"],\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"properties\":{\"order\":{\"$ref\":\"#/$defs/Order\"}},\"required\":[\"order\"],\"additionalProperties\":false,\"$defs\":{\"Money\":{\"type\":\"object\",\"properties\":{\"amount\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Minor units (cents).\"},\"currency\":{\"type\":\"string\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"description\":\"ISO 4217 code.\"}},\"required\":[\"amount\",\"currency\"],\"additionalProperties\":false,\"description\":\"An amount in the smallest unit of a currency.\"},\"Order\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"shipped\",\"delivered\",\"cancelled\",\"refunded\"]},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/OrderLine\"}},\"total\":{\"$ref\":\"#/$defs/Money\"},\"placed_at\":{\"type\":\"string\",\"format\":\"date-time\"}},\"required\":[\"id\",\"status\",\"lines\",\"total\",\"placed_at\"],\"additionalProperties\":false,\"description\":\"An order as customers see it.\"},\"OrderLine\":{\"type\":\"object\",\"properties\":{\"sku\":{\"type\":\"string\",\"pattern\":\"^[A-Z0-9-]{3,20}$\",\"description\":\"Stock keeping unit.\"},\"quantity\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"unit_price\":{\"$ref\":\"#/$defs/Money\"}},\"required\":[\"sku\",\"quantity\",\"unit_price\"],\"additionalProperties\":false,\"description\":\"One line of an order.\"}}}",
+            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             fields: &[
                 ::toolspec::Field {
                     name: "order_id",
@@ -555,7 +616,7 @@ pub mod orders {
                     standalone: true,
                 },
             ],
-            hints: &["destructive", "idempotent", "closed_world"],
+            hints: &["destructive", "closed_world"],
             message: ::core::option::Option::Some(
                 "Order {{ order.id }} is now {{ order.status }}.",
             ),
@@ -745,8 +806,8 @@ pub mod orders {
             summary: "Look up one of the current customer's orders.",
             description: "Look up one of the current customer's orders.\nErrors: not_found.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"order_id\"],\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"properties\":{\"order\":{\"$ref\":\"#/$defs/Order\"}},\"required\":[\"order\"],\"additionalProperties\":false,\"$defs\":{\"Money\":{\"type\":\"object\",\"properties\":{\"amount\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Minor units (cents).\"},\"currency\":{\"type\":\"string\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"description\":\"ISO 4217 code.\"}},\"required\":[\"amount\",\"currency\"],\"additionalProperties\":false,\"description\":\"An amount in the smallest unit of a currency.\"},\"Order\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"shipped\",\"delivered\",\"cancelled\",\"refunded\"]},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/OrderLine\"}},\"total\":{\"$ref\":\"#/$defs/Money\"},\"placed_at\":{\"type\":\"string\",\"format\":\"date-time\"}},\"required\":[\"id\",\"status\",\"lines\",\"total\",\"placed_at\"],\"additionalProperties\":false,\"description\":\"An order as customers see it.\"},\"OrderLine\":{\"type\":\"object\",\"properties\":{\"sku\":{\"type\":\"string\",\"pattern\":\"^[A-Z0-9-]{3,20}$\",\"description\":\"Stock keeping unit.\"},\"quantity\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"unit_price\":{\"$ref\":\"#/$defs/Money\"}},\"required\":[\"sku\",\"quantity\",\"unit_price\"],\"additionalProperties\":false,\"description\":\"One line of an order.\"}}}",
+            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             fields: &[
                 ::toolspec::Field {
                     name: "order_id",
@@ -830,6 +891,19 @@ pub mod orders {
                 &DESCRIPTOR
             }
         }
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct LinesItem {
+            /// Stock keeping unit.
+            pub sku: ::std::string::String,
+            pub quantity: i64,
+        }
         /// The model-facing input, defaults applied.
         #[derive(
             ::core::fmt::Debug,
@@ -840,8 +914,8 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Input {
-            /// What to order.
-            pub lines: ::std::vec::Vec<super::super::types::OrderLine>,
+            /// What to order; prices come from the catalogue.
+            pub lines: ::std::vec::Vec<LinesItem>,
             /// A note for the packer.
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub note: ::core::option::Option<::std::string::String>,
@@ -973,8 +1047,8 @@ pub mod orders {
             summary: "Place a new order for the current customer.",
             description: "Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/OrderLine\"},\"minItems\":1,\"maxItems\":20,\"description\":\"What to order.\"},\"note\":{\"type\":\"string\",\"maxLength\":500,\"description\":\"A note for the packer.\"}},\"required\":[\"lines\"],\"additionalProperties\":false,\"$defs\":{\"Money\":{\"type\":\"object\",\"properties\":{\"amount\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Minor units (cents).\"},\"currency\":{\"type\":\"string\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"description\":\"ISO 4217 code.\"}},\"required\":[\"amount\",\"currency\"],\"additionalProperties\":false,\"description\":\"An amount in the smallest unit of a currency.\"},\"OrderLine\":{\"type\":\"object\",\"properties\":{\"sku\":{\"type\":\"string\",\"pattern\":\"^[A-Z0-9-]{3,20}$\",\"description\":\"Stock keeping unit.\"},\"quantity\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"unit_price\":{\"$ref\":\"#/$defs/Money\"}},\"required\":[\"sku\",\"quantity\",\"unit_price\"],\"additionalProperties\":false,\"description\":\"One line of an order.\"}}}",
-            output_schema: "{\"type\":\"object\",\"properties\":{\"order\":{\"$ref\":\"#/$defs/Order\"}},\"required\":[\"order\"],\"additionalProperties\":false,\"$defs\":{\"Money\":{\"type\":\"object\",\"properties\":{\"amount\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Minor units (cents).\"},\"currency\":{\"type\":\"string\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"description\":\"ISO 4217 code.\"}},\"required\":[\"amount\",\"currency\"],\"additionalProperties\":false,\"description\":\"An amount in the smallest unit of a currency.\"},\"Order\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"shipped\",\"delivered\",\"cancelled\",\"refunded\"]},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/OrderLine\"}},\"total\":{\"$ref\":\"#/$defs/Money\"},\"placed_at\":{\"type\":\"string\",\"format\":\"date-time\"}},\"required\":[\"id\",\"status\",\"lines\",\"total\",\"placed_at\"],\"additionalProperties\":false,\"description\":\"An order as customers see it.\"},\"OrderLine\":{\"type\":\"object\",\"properties\":{\"sku\":{\"type\":\"string\",\"pattern\":\"^[A-Z0-9-]{3,20}$\",\"description\":\"Stock keeping unit.\"},\"quantity\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"unit_price\":{\"$ref\":\"#/$defs/Money\"}},\"required\":[\"sku\",\"quantity\",\"unit_price\"],\"additionalProperties\":false,\"description\":\"One line of an order.\"}}}",
+            input_schema: r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             fields: &[
                 ::toolspec::Field {
                     name: "lines",
@@ -1014,7 +1088,7 @@ pub mod orders {
                     standalone: false,
                 },
             ],
-            hints: &["idempotent", "closed_world"],
+            hints: &["closed_world"],
             message: ::core::option::Option::Some("Order {{ order.id }} placed."),
             timeout: ::core::option::Option::Some(
                 ::core::time::Duration::from_millis(10000u64),
@@ -1130,7 +1204,7 @@ pub mod orders {
             NotFound,
             /// Only delivered orders can be refunded.
             NotDelivered,
-            /// The refund is larger than the order total.
+            /// The refund is larger than what is left to refund.
             TooMuch,
         }
         impl ::core::fmt::Display for Error {
@@ -1139,7 +1213,7 @@ pub mod orders {
                     match self {
                         Self::NotFound => "No such order.",
                         Self::NotDelivered => "Only delivered orders can be refunded.",
-                        Self::TooMuch => "The refund is larger than the order total.",
+                        Self::TooMuch => "The refund is larger than what is left to refund.",
                     },
                 )
             }
@@ -1207,8 +1281,8 @@ pub mod orders {
             summary: "Refund a delivered order, fully or in part.",
             description: "Refund a delivered order, fully or in part.\nErrors: not_found, not_delivered, too_much.",
             version: ::core::option::Option::None,
-            input_schema: "{\"type\":\"object\",\"properties\":{\"order_id\":{\"type\":\"integer\",\"minimum\":1},\"amount\":{\"type\":\"integer\",\"minimum\":1,\"description\":\"Minor units to refund; the whole order when omitted.\"}},\"required\":[\"order_id\"],\"additionalProperties\":false}",
-            output_schema: "{\"type\":\"object\",\"properties\":{\"order\":{\"$ref\":\"#/$defs/Order\"},\"refunded\":{\"$ref\":\"#/$defs/Money\"}},\"required\":[\"order\",\"refunded\"],\"additionalProperties\":false,\"$defs\":{\"Money\":{\"type\":\"object\",\"properties\":{\"amount\":{\"type\":\"integer\",\"minimum\":0,\"description\":\"Minor units (cents).\"},\"currency\":{\"type\":\"string\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"description\":\"ISO 4217 code.\"}},\"required\":[\"amount\",\"currency\"],\"additionalProperties\":false,\"description\":\"An amount in the smallest unit of a currency.\"},\"Order\":{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"integer\"},\"status\":{\"type\":\"string\",\"enum\":[\"pending\",\"shipped\",\"delivered\",\"cancelled\",\"refunded\"]},\"lines\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/OrderLine\"}},\"total\":{\"$ref\":\"#/$defs/Money\"},\"placed_at\":{\"type\":\"string\",\"format\":\"date-time\"}},\"required\":[\"id\",\"status\",\"lines\",\"total\",\"placed_at\"],\"additionalProperties\":false,\"description\":\"An order as customers see it.\"},\"OrderLine\":{\"type\":\"object\",\"properties\":{\"sku\":{\"type\":\"string\",\"pattern\":\"^[A-Z0-9-]{3,20}$\",\"description\":\"Stock keeping unit.\"},\"quantity\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100},\"unit_price\":{\"$ref\":\"#/$defs/Money\"}},\"required\":[\"sku\",\"quantity\",\"unit_price\"],\"additionalProperties\":false,\"description\":\"One line of an order.\"}}}",
+            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             fields: &[
                 ::toolspec::Field {
                     name: "order_id",
@@ -1244,7 +1318,7 @@ pub mod orders {
                 },
                 ::toolspec::ErrorCode {
                     code: "too_much",
-                    message: "The refund is larger than the order total.",
+                    message: "The refund is larger than what is left to refund.",
                     standalone: false,
                 },
             ],
@@ -1472,7 +1546,7 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::Descriptor] = &[
-    &customers::get::DESCRIPTOR,
+    &customers::me::DESCRIPTOR,
     &orders::cancel::DESCRIPTOR,
     &orders::get::DESCRIPTOR,
     &orders::place::DESCRIPTOR,
@@ -1482,14 +1556,14 @@ pub static TOOLS: &[&::toolspec::Descriptor] = &[
 /// `Handler`; the error names each tool that is missing.
 pub fn registry<H>(handler: H) -> ::toolspec::Registry
 where
-    H: ::core::marker::Send + ::core::marker::Sync + 'static + customers::get::Handler
+    H: ::core::marker::Send + ::core::marker::Sync + 'static + customers::me::Handler
         + orders::cancel::Handler + orders::get::Handler + orders::place::Handler
         + orders::refund::Handler,
 {
     let handler = ::std::sync::Arc::new(handler);
     ::toolspec::__private::generated_registry(
         ::toolspec::Registry::builder(&PROJECT)
-            .tool(customers::get::Bound(::std::sync::Arc::clone(&handler)))
+            .tool(customers::me::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::cancel::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::get::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::place::Bound(::std::sync::Arc::clone(&handler)))

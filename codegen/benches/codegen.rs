@@ -1,0 +1,100 @@
+//! Codegen over 1,000 generated specs: parse + validate + derive schemas + emit Rust, against
+//! parsing the same YAML alone (yaml-rust2's document loader, and our spanned parser).
+//!
+//! `cargo bench -p toolspec-codegen --bench codegen`
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use toolspec_codegen::project::{Source, analyze};
+use toolspec_codegen::{emit, yaml};
+
+/// One realistic action spec: 5 inputs (one ambient, one enum with a default, one optional,
+/// one named type), nested output, errors, guards, hints, message, tool options.
+fn spec(i: usize) -> String {
+    format!(
+        r#"description: Operation number {i}, which changes a record.
+title: Operation {i}
+expects:
+  record_id: {{ type: integer, minimum: 1, description: The record to change. }}
+  mode:
+    type: string
+    one_of: [fast, careful, dry_run]
+    default: careful
+  note: {{ type: string, optional: true, max_length: 500, sensitive: true }}
+  amount: {{ type: Money, optional: true }}
+  customer_id: {{ type: integer, on: ambient_context }}
+exposes:
+  record:
+    type: object
+    fields:
+      id: {{ type: integer }}
+      status: {{ type: string, one_of: [open, closed] }}
+      tags: {{ type: array, items: string }}
+errors:
+  headline: Could not change record
+  codes:
+    locked: The record is locked.
+    not_found: {{ message: No such record., standalone: true }}
+guards:
+  not_closed: Record must be open.
+hints: [idempotent, closed_world]
+message: "Record {{{{ record.id }}}} is {{{{ record.status }}}}."
+timeout: 30s
+tags: [records]
+tool:
+  mcp: {{ present_as: message }}
+"#
+    )
+}
+
+fn sources(n: usize) -> (Vec<Source>, Vec<String>) {
+    let mut sources = vec![Source {
+        path: "types.yaml".into(),
+        text: "types:\n  Money:\n    type: object\n    fields:\n      amount: { type: integer, minimum: 0 }\n      currency: { type: string, one_of: [EUR, USD] }\n".into(),
+    }];
+    let mut dirs = Vec::new();
+    for i in 0..n {
+        let dir = format!("area{:02}", i / 20);
+        if !dirs.contains(&dir) {
+            dirs.push(dir.clone());
+        }
+        sources.push(Source { path: format!("{dir}/op{i:04}.yaml"), text: spec(i) });
+    }
+    (sources, dirs)
+}
+
+fn bench(c: &mut Criterion) {
+    let (sources, dirs) = sources(1000);
+    let project = analyze(&sources, &dirs, "specs");
+    assert!(!project.has_errors(), "benchmark specs must be valid: {:?}", project.diagnostics.first());
+    assert_eq!(project.tools.len(), 1000);
+
+    let mut group = c.benchmark_group("1000 specs");
+    group.sample_size(10);
+    group.bench_function("parse only (yaml-rust2 loader)", |b| {
+        b.iter(|| {
+            for s in &sources {
+                black_box(yaml_rust2::YamlLoader::load_from_str(&s.text).ok());
+            }
+        })
+    });
+    group.bench_function("parse only (spanned)", |b| {
+        b.iter(|| {
+            for s in &sources {
+                black_box(yaml::parse(&s.text).ok());
+            }
+        })
+    });
+    group.bench_function("parse + validate + schemas", |b| b.iter(|| black_box(analyze(&sources, &dirs, "specs"))));
+    group.bench_function("parse + validate + schemas + emit", |b| {
+        b.iter(|| {
+            let project = analyze(&sources, &dirs, "specs");
+            black_box(emit::generate(&project))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,179 @@
+//! The store's tools: one generated `Handler` per spec, implemented for [`App`].
+//!
+//! Every handler is scoped by the trusted ambient `customer_id`: an order of another
+//! customer is indistinguishable from one that does not exist (`not_found`). The SQL lives
+//! in [`Store`]; this module maps its outcomes onto each tool's declared error codes.
+//!
+//! Guards are previews that the runtime (and `explain`) run before a call; the handler
+//! re-checks the same rule inside its write transaction, so a guard never has to be trusted
+//! alone. A guard that cannot reach the database therefore passes, and the handler then
+//! reports the database failure as an internal error (with the cause in `exception`)
+//! instead of the guard claiming a precondition that nobody could check.
+
+use serde_json::json;
+use toolspec::Failure;
+
+use crate::store::{CancelOutcome, PlaceOutcome, Quoted, RefundOutcome, Store};
+use crate::tools::customers::me as customers_me;
+use crate::tools::orders::{cancel, get, place, refund};
+use crate::tools::types::OrderStatus;
+
+/// The example store as a tool handler.
+#[derive(Debug, Clone)]
+pub struct App {
+    store: Store,
+}
+
+impl App {
+    /// Serves the tools from `store`.
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+}
+
+impl customers_me::Handler for App {
+    async fn call(
+        &self,
+        _input: customers_me::Input,
+        cx: customers_me::Context<'_>,
+    ) -> customers_me::Outcome {
+        let id = cx.ambient().customer_id;
+        // The spec declares no error code: an unknown customer means the trusted caller
+        // passed a bad `customer_id`, which is the integrator's bug, not the model's.
+        let customer = self
+            .store
+            .customer(id)
+            .await?
+            .ok_or_else(|| Failure::internal(format!("no customer has id {id}")))?;
+        Ok(customers_me::Output {
+            id: customer.id,
+            name: customer.name,
+            email: customer.email,
+            active: customer.active,
+            vip: customer.vip,
+        })
+    }
+}
+
+impl get::Handler for App {
+    async fn call(&self, input: get::Input, cx: get::Context<'_>) -> get::Outcome {
+        let order = self
+            .store
+            .order(cx.ambient().customer_id, input.order_id)
+            .await?
+            .ok_or(get::Error::NotFound)?;
+        Ok(get::Output { order })
+    }
+}
+
+impl place::Handler for App {
+    /// Prices every line from the catalogue: what is charged and returned.
+    async fn call(&self, input: place::Input, cx: place::Context<'_>) -> place::Outcome {
+        let customer_id = cx.ambient().customer_id;
+        cx.progress(0.0, "pricing the lines");
+        let quote = match self.store.quote(&input.lines).await? {
+            Quoted::Priced(quote) => quote,
+            Quoted::UnknownSkus(skus) => {
+                return Err(Failure::declared(place::Error::UnknownSku)
+                    .with_details(json!({ "skus": skus })));
+            }
+            Quoted::MixedCurrencies(currencies) => {
+                let currencies: Vec<&str> = currencies.iter().map(|c| c.as_str()).collect();
+                return Err(Failure::declared(place::Error::MixedCurrencies)
+                    .with_details(json!({ "currencies": currencies })));
+            }
+        };
+        if cx.is_cancelled() {
+            return Err(Failure::internal(
+                "the call was cancelled before the order was written",
+            ));
+        }
+        cx.progress(0.5, "reserving stock");
+        let order = match self
+            .store
+            .place(customer_id, &quote, input.note.as_deref())
+            .await?
+        {
+            PlaceOutcome::Placed(order) => order,
+            // Only reachable when the account was deactivated after the guard ran.
+            PlaceOutcome::CustomerInactive => {
+                return Err(Failure::internal(format!(
+                    "customer {customer_id} is unknown or inactive"
+                )));
+            }
+        };
+        cx.progress(1.0, "order placed");
+        Ok(place::Output { order })
+    }
+
+    async fn customer_active(&self, _input: &place::Input, cx: &place::Context<'_>) -> bool {
+        match self.store.customer(cx.ambient().customer_id).await {
+            Ok(customer) => customer.is_some_and(|c| c.active),
+            Err(_) => true, // the handler re-checks and reports the failure; see module docs
+        }
+    }
+}
+
+impl cancel::Handler for App {
+    async fn call(&self, input: cancel::Input, cx: cancel::Context<'_>) -> cancel::Outcome {
+        let customer_id = cx.ambient().customer_id;
+        match self
+            .store
+            .cancel(customer_id, input.order_id, input.reason)
+            .await?
+        {
+            // Cancelling a cancelled order returns it unchanged (a second cancel is harmless);
+            // normally the `not_cancelled` guard stops such a call first.
+            CancelOutcome::Done(order) => Ok(cancel::Output { order }),
+            CancelOutcome::NotFound => Err(cancel::Error::NotFound.into()),
+            CancelOutcome::TooLate(status) => Err(Failure::declared(cancel::Error::AlreadyShipped)
+                .with_details(json!({ "status": status.as_str() }))),
+        }
+    }
+
+    /// An order the customer cannot see passes, so the handler answers `not_found` and
+    /// the guard never reveals another customer's order.
+    async fn not_cancelled(&self, input: &cancel::Input, cx: &cancel::Context<'_>) -> bool {
+        match self
+            .store
+            .order_status(cx.ambient().customer_id, input.order_id)
+            .await
+        {
+            Ok(status) => status != Some(OrderStatus::Cancelled),
+            Err(_) => true, // the handler re-checks and reports the failure; see module docs
+        }
+    }
+}
+
+impl refund::Handler for App {
+    async fn call(&self, input: refund::Input, cx: refund::Context<'_>) -> refund::Outcome {
+        let customer_id = cx.ambient().customer_id;
+        match self
+            .store
+            .refund(customer_id, input.order_id, input.amount)
+            .await?
+        {
+            RefundOutcome::Done { order, amount } => Ok(refund::Output {
+                order,
+                refunded: amount,
+            }),
+            RefundOutcome::NotFound => Err(refund::Error::NotFound.into()),
+            RefundOutcome::NotDelivered(status) => {
+                Err(Failure::declared(refund::Error::NotDelivered)
+                    .with_details(json!({ "status": status.as_str() })))
+            }
+            RefundOutcome::TooMuch {
+                requested,
+                refundable,
+            } => Err(
+                Failure::declared(refund::Error::TooMuch).with_details(json!({
+                    "requested": requested,
+                    "refundable": {
+                        "amount": refundable.amount,
+                        "currency": refundable.currency.as_str(),
+                    },
+                })),
+            ),
+        }
+    }
+}

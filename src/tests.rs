@@ -1,0 +1,648 @@
+//! Every tool through the registry, the way an adapter calls it, over a real SQLite file.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+use toolspec::types::{DateTime, FixedOffset};
+use toolspec::{AmbientContext, CancellationToken, Progress, Registry, ToolResult};
+
+use crate::handlers::App;
+use crate::store::Store;
+use crate::tools;
+
+/// New orders are placed at this time in tests.
+fn fixed_clock() -> DateTime<FixedOffset> {
+    DateTime::parse_from_rfc3339("2026-03-01T12:00:00+01:00").expect("a valid timestamp")
+}
+
+/// A seeded store in a fresh temp dir (kept alive by the returned guard).
+struct Fixture {
+    dir: TempDir,
+    registry: Registry,
+}
+
+impl Fixture {
+    async fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temp dir");
+        let store = Store::open(&dir.path().join("store.db"))
+            .await
+            .expect("the store opens")
+            .with_clock(fixed_clock);
+        Self {
+            dir,
+            registry: tools::registry(App::new(store)),
+        }
+    }
+
+    async fn call(&self, tool: &str, args: Value, customer_id: i64) -> ToolResult {
+        let ambient = AmbientContext::from([("customer_id", customer_id)]);
+        self.registry
+            .get(tool)
+            .unwrap_or_else(|| panic!("tool {tool} is registered"))
+            .invoke(args, &ambient)
+            .await
+    }
+
+    /// Calls and expects success; returns the exposed values.
+    async fn ok(&self, tool: &str, args: Value, customer_id: i64) -> Value {
+        let result = self.call(tool, args, customer_id).await;
+        assert!(
+            result.is_ok(),
+            "{tool} failed: {:?} ({:?})",
+            result.error(),
+            result.exception
+        );
+        result.to_model_json()
+    }
+
+    /// Calls and expects a failure; returns what the model sees.
+    async fn err(&self, tool: &str, args: Value, customer_id: i64) -> Value {
+        let result = self.call(tool, args, customer_id).await;
+        assert!(
+            !result.is_ok(),
+            "{tool} unexpectedly succeeded: {:?}",
+            result.value()
+        );
+        assert_eq!(
+            result.exception, None,
+            "a declared failure has no exception"
+        );
+        result.to_model_json()
+    }
+}
+
+fn order_1() -> Value {
+    json!({
+        "id": 1,
+        "status": "pending",
+        "lines": [{"sku": "MUG-001", "quantity": 2, "unit_price": {"amount": 1250, "currency": "EUR"}}],
+        "total": {"amount": 2500, "currency": "EUR"},
+        "placed_at": "2026-01-05T10:00:00Z",
+    })
+}
+
+fn order_3(status: &str) -> Value {
+    json!({
+        "id": 3,
+        "status": status,
+        "lines": [
+            {"sku": "STICKER-10", "quantity": 3, "unit_price": {"amount": 500, "currency": "USD"}},
+            {"sku": "CABLE-USB-C", "quantity": 1, "unit_price": {"amount": 899, "currency": "USD"}},
+        ],
+        "total": {"amount": 2399, "currency": "USD"},
+        "placed_at": "2025-12-20T16:45:00-05:00",
+    })
+}
+
+fn not_found() -> Value {
+    json!({"error": "not_found", "message": "No such order."})
+}
+
+#[tokio::test]
+async fn every_tool_is_registered_on_its_adapters() {
+    let f = Fixture::new().await;
+    let names: Vec<&str> = f.registry.tools().map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "customers_me",
+            "orders_cancel",
+            "orders_get",
+            "orders_place",
+            "orders_refund"
+        ]
+    );
+    let http: Vec<&str> = f
+        .registry
+        .tools_for("http")
+        .iter()
+        .map(|t| t.name())
+        .collect();
+    assert_eq!(
+        http,
+        [
+            "customers_me",
+            "orders_cancel",
+            "orders_get",
+            "orders_place"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn customers_me_shows_the_callers_profile() {
+    let f = Fixture::new().await;
+    assert_eq!(
+        f.ok("customers_me", json!({}), 1).await,
+        json!({"id": 1, "name": "Ada Lovelace", "email": "ada@example.com", "active": true, "vip": true})
+    );
+    assert_eq!(
+        f.ok("customers_me", json!({}), 2).await,
+        json!({"id": 2, "name": "Grace Hopper", "email": "grace@example.com", "active": true, "vip": null})
+    );
+    assert_eq!(
+        f.ok("customers_me", json!({}), 3).await,
+        json!({"id": 3, "name": "Alan Turing", "email": "alan@example.com", "active": false, "vip": false})
+    );
+}
+
+#[tokio::test]
+async fn an_unknown_customer_is_an_internal_error_with_a_developer_exception() {
+    let f = Fixture::new().await;
+    let result = f.call("customers_me", json!({}), 99).await;
+    assert_eq!(
+        result.to_model_json(),
+        json!({"error": "internal_error", "message": "The tool failed unexpectedly."})
+    );
+    assert_eq!(result.exception.as_deref(), Some("no customer has id 99"));
+}
+
+#[tokio::test]
+async fn a_call_without_the_ambient_customer_fails_without_touching_data() {
+    let f = Fixture::new().await;
+    let result = f
+        .registry
+        .get("orders_get")
+        .expect("orders_get is registered")
+        .invoke(json!({"order_id": 1}), &AmbientContext::new())
+        .await;
+    assert_eq!(
+        result.error().map(|e| e.code.as_str()),
+        Some("internal_error")
+    );
+    assert!(
+        result
+            .exception
+            .as_deref()
+            .is_some_and(|e| e.contains("customer_id")),
+        "{:?}",
+        result.exception
+    );
+}
+
+#[tokio::test]
+async fn orders_get_returns_the_order_with_its_lines() {
+    let f = Fixture::new().await;
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 1}), 1).await,
+        json!({"order": order_1()})
+    );
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 3}), 1).await,
+        json!({"order": order_3("delivered")})
+    );
+}
+
+#[tokio::test]
+async fn orders_get_hides_other_customers_orders() {
+    let f = Fixture::new().await;
+    // Order 5 is customer 2's: customer 1 sees exactly what a missing order looks like.
+    assert_eq!(
+        f.err("orders_get", json!({"order_id": 5}), 1).await,
+        not_found()
+    );
+    assert_eq!(
+        f.err("orders_get", json!({"order_id": 999}), 1).await,
+        not_found()
+    );
+    assert_eq!(
+        f.err("orders_get", json!({"order_id": 1}), 2).await,
+        not_found()
+    );
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 5}), 2).await["order"]["id"],
+        5
+    );
+}
+
+#[tokio::test]
+async fn orders_place_prices_from_the_catalogue_and_reports_progress() {
+    let f = Fixture::new().await;
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&updates);
+    let ambient = AmbientContext::from([("customer_id", 2)]);
+    let args = json!({
+        "lines": [
+            {"sku": "BOOK-RUST", "quantity": 1},
+            {"sku": "MUG-001", "quantity": 3},
+        ],
+        "note": "Gift wrap, please.",
+    });
+    let result = f
+        .registry
+        .get("orders_place")
+        .expect("orders_place is registered")
+        .invoke_with(
+            args,
+            &ambient,
+            CancellationToken::new(),
+            Progress::new(move |u| {
+                sink.lock()
+                    .expect("not poisoned")
+                    .push((u.fraction, u.message))
+            }),
+        )
+        .await;
+    let expected = json!({"order": {
+        "id": 8,
+        "status": "pending",
+        "lines": [
+            {"sku": "BOOK-RUST", "quantity": 1, "unit_price": {"amount": 3999, "currency": "EUR"}},
+            {"sku": "MUG-001", "quantity": 3, "unit_price": {"amount": 1250, "currency": "EUR"}},
+        ],
+        "total": {"amount": 7749, "currency": "EUR"},
+        "placed_at": "2026-03-01T12:00:00+01:00",
+    }});
+    assert_eq!(result.to_model_json(), expected);
+    assert_eq!(
+        *updates.lock().expect("not poisoned"),
+        [
+            (0.0, "pricing the lines".to_owned()),
+            (0.5, "reserving stock".to_owned()),
+            (1.0, "order placed".to_owned()),
+        ]
+    );
+    // It is stored, and only its customer sees it.
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 8}), 2).await,
+        expected
+    );
+    assert_eq!(
+        f.err("orders_get", json!({"order_id": 8}), 1).await,
+        not_found()
+    );
+}
+
+#[tokio::test]
+async fn orders_place_names_every_unknown_sku_and_writes_nothing() {
+    let f = Fixture::new().await;
+    let line = |sku: &str| json!({"sku": sku, "quantity": 1});
+    let args = json!({"lines": [line("NOPE-1"), line("MUG-001"), line("NOPE-2"), line("NOPE-1")]});
+    assert_eq!(
+        f.err("orders_place", args, 1).await,
+        json!({
+            "error": "unknown_sku",
+            "message": "Could not place the order: A product in the order does not exist.",
+            "details": {"skus": ["NOPE-1", "NOPE-2"]},
+        })
+    );
+    assert_eq!(
+        f.err("orders_get", json!({"order_id": 8}), 1).await,
+        not_found()
+    );
+}
+
+#[tokio::test]
+async fn orders_place_refuses_mixed_currencies() {
+    let f = Fixture::new().await;
+    // Both lines claim EUR; the catalogue prices the cable in USD.
+    let args = json!({"lines": [
+        {"sku": "MUG-001", "quantity": 1},
+        {"sku": "CABLE-USB-C", "quantity": 1},
+    ]});
+    assert_eq!(
+        f.err("orders_place", args, 1).await,
+        json!({
+            "error": "mixed_currencies",
+            "message": "Could not place the order: All lines of an order must use one currency.",
+            "details": {"currencies": ["EUR", "USD"]},
+        })
+    );
+}
+
+#[tokio::test]
+async fn orders_place_guard_requires_an_active_customer() {
+    let f = Fixture::new().await;
+    let args = json!({"lines": [{"sku": "MUG-001", "quantity": 1}]});
+    let refused = json!({
+        "error": "customer_active",
+        "message": "Could not place the order: The customer account must be active.",
+    });
+    assert_eq!(f.err("orders_place", args.clone(), 3).await, refused);
+    assert_eq!(f.err("orders_place", args.clone(), 99).await, refused);
+    assert_eq!(
+        f.err("orders_get", json!({"order_id": 8}), 3).await,
+        not_found()
+    );
+    assert_eq!(f.ok("orders_place", args, 1).await["order"]["id"], 8);
+}
+
+#[tokio::test]
+async fn orders_cancel_cancels_a_pending_order_once() {
+    let f = Fixture::new().await;
+    let mut expected = order_1();
+    expected["status"] = json!("cancelled");
+    assert_eq!(
+        f.ok(
+            "orders_cancel",
+            json!({"order_id": 1, "reason": "duplicate"}),
+            1
+        )
+        .await,
+        json!({"order": expected})
+    );
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 1}), 1).await,
+        json!({"order": expected})
+    );
+    let again = json!({
+        "error": "not_cancelled",
+        "message": "Could not cancel the order: Order must not already be cancelled.",
+    });
+    assert_eq!(
+        f.err("orders_cancel", json!({"order_id": 1}), 1).await,
+        again
+    );
+    // Seeded order 4 was cancelled from the start.
+    assert_eq!(
+        f.err("orders_cancel", json!({"order_id": 4}), 1).await,
+        again
+    );
+}
+
+#[tokio::test]
+async fn orders_cancel_refuses_orders_that_left_the_warehouse() {
+    let f = Fixture::new().await;
+    for (order_id, status) in [(2, "shipped"), (3, "delivered")] {
+        assert_eq!(
+            f.err("orders_cancel", json!({"order_id": order_id}), 1)
+                .await,
+            json!({
+                "error": "already_shipped",
+                "message": "Could not cancel the order: The order has already shipped.",
+                "details": {"status": status},
+            })
+        );
+    }
+}
+
+#[tokio::test]
+async fn orders_cancel_never_touches_or_reveals_another_customers_order() {
+    let f = Fixture::new().await;
+    // Order 5 is customer 2's pending order.
+    assert_eq!(
+        f.err("orders_cancel", json!({"order_id": 5}), 1).await,
+        not_found()
+    );
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 5}), 2).await["order"]["status"],
+        "pending"
+    );
+    // Order 4 is customer 1's cancelled order: the guard does not give it away either.
+    assert_eq!(
+        f.err("orders_cancel", json!({"order_id": 4}), 2).await,
+        not_found()
+    );
+    assert_eq!(
+        f.err("orders_cancel", json!({"order_id": 999}), 2).await,
+        not_found()
+    );
+}
+
+#[tokio::test]
+async fn orders_cancel_rejects_an_undeclared_reason() {
+    let f = Fixture::new().await;
+    let result = f
+        .call(
+            "orders_cancel",
+            json!({"order_id": 1, "reason": "bored"}),
+            1,
+        )
+        .await;
+    assert_eq!(
+        result.error().map(|e| e.code.as_str()),
+        Some("invalid_arguments")
+    );
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 1}), 1).await["order"]["status"],
+        "pending"
+    );
+}
+
+#[tokio::test]
+async fn orders_refund_defaults_to_the_whole_order() {
+    let f = Fixture::new().await;
+    assert_eq!(
+        f.ok("orders_refund", json!({"order_id": 3}), 1).await,
+        json!({"order": order_3("refunded"), "refunded": {"amount": 2399, "currency": "USD"}})
+    );
+    assert_eq!(
+        f.err("orders_refund", json!({"order_id": 3}), 1).await,
+        json!({
+            "error": "not_delivered",
+            "message": "Could not refund the order: Only delivered orders can be refunded.",
+            "details": {"status": "refunded"},
+        })
+    );
+}
+
+#[tokio::test]
+async fn orders_refund_in_parts_up_to_the_total() {
+    let f = Fixture::new().await;
+    assert_eq!(
+        f.ok("orders_refund", json!({"order_id": 3, "amount": 1000}), 1)
+            .await,
+        json!({"order": order_3("delivered"), "refunded": {"amount": 1000, "currency": "USD"}})
+    );
+    assert_eq!(
+        f.err("orders_refund", json!({"order_id": 3, "amount": 1500}), 1)
+            .await,
+        json!({
+            "error": "too_much",
+            "message": "Could not refund the order: The refund is larger than what is left to refund.",
+            "details": {"requested": 1500, "refundable": {"amount": 1399, "currency": "USD"}},
+        })
+    );
+    assert_eq!(
+        f.ok("orders_refund", json!({"order_id": 3, "amount": 1399}), 1)
+            .await,
+        json!({"order": order_3("refunded"), "refunded": {"amount": 1399, "currency": "USD"}})
+    );
+}
+
+#[tokio::test]
+async fn orders_refund_too_much_on_a_fresh_order() {
+    let f = Fixture::new().await;
+    let refused = f
+        .err("orders_refund", json!({"order_id": 3, "amount": 2400}), 1)
+        .await;
+    assert_eq!(refused["error"], "too_much");
+    assert_eq!(refused["details"]["refundable"]["amount"], 2399);
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 3}), 1).await,
+        json!({"order": order_3("delivered")})
+    );
+}
+
+#[tokio::test]
+async fn orders_refund_only_delivered_orders_of_the_caller() {
+    let f = Fixture::new().await;
+    for (order_id, status) in [(1, "pending"), (2, "shipped"), (4, "cancelled")] {
+        assert_eq!(
+            f.err("orders_refund", json!({"order_id": order_id}), 1)
+                .await,
+            json!({
+                "error": "not_delivered",
+                "message": "Could not refund the order: Only delivered orders can be refunded.",
+                "details": {"status": status},
+            })
+        );
+    }
+    // Order 6 is customer 2's delivered order.
+    assert_eq!(
+        f.err("orders_refund", json!({"order_id": 6}), 1).await,
+        not_found()
+    );
+    assert_eq!(
+        f.err("orders_refund", json!({"order_id": 999}), 1).await,
+        not_found()
+    );
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 6}), 2).await["order"]["status"],
+        "delivered"
+    );
+}
+
+#[tokio::test]
+async fn the_store_persists_across_opens_and_reset_restores_the_seed() {
+    let f = Fixture::new().await;
+    let path = f.dir.path().join("store.db");
+    f.ok("orders_cancel", json!({"order_id": 1}), 1).await;
+
+    let reopened = Store::open(&path).await.expect("the store reopens");
+    let order = reopened.order(1, 1).await.expect("order 1 loads");
+    assert_eq!(
+        order.map(|o| o.status.as_str()),
+        Some("cancelled"),
+        "the change is on disk and reopening does not seed again"
+    );
+
+    reopened.reset().await.expect("the store resets");
+    let order = reopened.order(1, 1).await.expect("order 1 loads");
+    assert_eq!(order.map(|o| o.status.as_str()), Some("pending"));
+    let customer = reopened.customer(3).await.expect("customer 3 loads");
+    assert_eq!(customer.map(|c| c.active), Some(false));
+}
+
+#[tokio::test]
+async fn an_in_memory_store_keeps_its_data_between_calls() {
+    let store = Store::open(std::path::Path::new(":memory:"))
+        .await
+        .expect("an in-memory store opens")
+        .with_clock(fixed_clock);
+    let registry = tools::registry(App::new(store));
+    let ambient = AmbientContext::from([("customer_id", 1)]);
+    let tool = |name| registry.get(name).expect("registered");
+    let placed = tool("orders_place")
+        .invoke(
+            json!({"lines": [{"sku": "TEE-BLK-M", "quantity": 1}]}),
+            &ambient,
+        )
+        .await;
+    assert!(placed.is_ok(), "{:?}", placed.exception);
+    let got = tool("orders_get")
+        .invoke(json!({"order_id": 8}), &ambient)
+        .await;
+    assert_eq!(got.to_model_json(), placed.to_model_json());
+}
+
+#[test]
+fn ambient_entries_parse_as_json_or_strings() {
+    use crate::parse_ambient;
+    assert_eq!(
+        parse_ambient("customer_id=1"),
+        Ok(("customer_id".into(), json!(1)))
+    );
+    assert_eq!(parse_ambient("vip=true"), Ok(("vip".into(), json!(true))));
+    assert_eq!(
+        parse_ambient("tenant=acme"),
+        Ok(("tenant".into(), json!("acme")))
+    );
+    assert_eq!(parse_ambient("note=a=b"), Ok(("note".into(), json!("a=b"))));
+    assert_eq!(parse_ambient("empty="), Ok(("empty".into(), json!(""))));
+    assert!(parse_ambient("customer_id").is_err());
+    assert!(parse_ambient("=1").is_err());
+}
+
+#[test]
+fn the_tool_listing_is_sorted_and_aligned() {
+    let listing = crate::tool_listing();
+    let lines: Vec<&str> = listing.lines().collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(
+        lines[1],
+        "orders_cancel  Cancel order  [anthropic, gemini, http, mcp, openai, rig]"
+    );
+    assert_eq!(
+        lines[4],
+        "orders_refund  Refund order  [anthropic, gemini, mcp, openai, rig]"
+    );
+}
+
+/// Runs `sql` on the fixture's database file behind the store's back.
+async fn sabotage(f: &Fixture, sql: &'static str) {
+    use sqlx::Connection as _;
+    let path = f.dir.path().join("store.db");
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(&path)
+        .foreign_keys(false);
+    let mut conn = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .expect("a second connection opens");
+    sqlx::raw_sql(sql)
+        .execute(&mut conn)
+        .await
+        .expect("the sabotage runs");
+    conn.close().await.expect("the connection closes");
+}
+
+#[tokio::test]
+async fn a_database_failure_is_hidden_from_the_model_and_explained_to_the_developer() {
+    let f = Fixture::new().await;
+    sabotage(&f, "DROP TABLE order_lines").await;
+    let result = f.call("orders_get", json!({"order_id": 1}), 1).await;
+    assert_eq!(
+        result.to_model_json(),
+        json!({"error": "internal_error", "message": "The tool failed unexpectedly."})
+    );
+    let exception = result.exception.unwrap_or_default();
+    assert!(
+        exception.starts_with("loading the lines of order 1: ")
+            && exception.contains("no such table: order_lines"),
+        "{exception}"
+    );
+}
+
+#[tokio::test]
+async fn a_guard_that_cannot_read_defers_to_the_handler() {
+    let f = Fixture::new().await;
+    sabotage(&f, "DROP TABLE customers").await;
+    let args = json!({"lines": [{"sku": "MUG-001", "quantity": 1}]});
+    let result = f.call("orders_place", args, 1).await;
+    // Not `customer_active`: the precondition could not be checked, so the model is not
+    // told the account is inactive.
+    assert_eq!(
+        result.to_model_json(),
+        json!({"error": "internal_error", "message": "Could not place the order"})
+    );
+    let exception = result.exception.unwrap_or_default();
+    assert!(
+        exception.contains("no such table: customers"),
+        "{exception}"
+    );
+}
+
+#[tokio::test]
+async fn a_refund_of_nothing_changes_nothing() {
+    let f = Fixture::new().await;
+    // The schema says `minimum: 1`; whoever rejects it (invoker or store), the order stays.
+    let result = f
+        .call("orders_refund", json!({"order_id": 3, "amount": 0}), 1)
+        .await;
+    assert!(!result.is_ok(), "{:?}", result.value());
+    assert_eq!(
+        f.ok("orders_get", json!({"order_id": 3}), 1).await,
+        json!({"order": order_3("delivered")})
+    );
+}
