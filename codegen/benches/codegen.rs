@@ -59,7 +59,10 @@ fn sources(n: usize) -> (Vec<Source>, Vec<String>) {
         if !dirs.contains(&dir) {
             dirs.push(dir.clone());
         }
-        sources.push(Source { path: format!("{dir}/op{i:04}.yaml"), text: spec(i) });
+        sources.push(Source {
+            path: format!("{dir}/op{i:04}.yaml"),
+            text: spec(i),
+        });
     }
     (sources, dirs)
 }
@@ -67,7 +70,11 @@ fn sources(n: usize) -> (Vec<Source>, Vec<String>) {
 fn bench(c: &mut Criterion) {
     let (sources, dirs) = sources(1000);
     let project = analyze(&sources, &dirs, "specs");
-    assert!(!project.has_errors(), "benchmark specs must be valid: {:?}", project.diagnostics.first());
+    assert!(
+        !project.has_errors(),
+        "benchmark specs must be valid: {:?}",
+        project.diagnostics.first()
+    );
     assert_eq!(project.tools.len(), 1000);
 
     let mut group = c.benchmark_group("1000 specs");
@@ -86,7 +93,9 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
-    group.bench_function("parse + validate + schemas", |b| b.iter(|| black_box(analyze(&sources, &dirs, "specs"))));
+    group.bench_function("parse + validate + schemas", |b| {
+        b.iter(|| black_box(analyze(&sources, &dirs, "specs")))
+    });
     group.bench_function("parse + validate + schemas + emit", |b| {
         b.iter(|| {
             let project = analyze(&sources, &dirs, "specs");

@@ -4,11 +4,10 @@
 //! `toolspec.yaml` project config), checks it with rustc-style diagnostics, derives canonical
 //! JSON Schemas, and writes one Rust file for `toolspec::include_tools!()`.
 //!
+//! In `build.rs`:
+//!
 //! ```no_run
-//! // build.rs
-//! fn main() {
-//!     toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
-//! }
+//! toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
 //! ```
 //!
 //! The stages are separate modules: [`yaml`] (parsing with spans), [`spec`] (the spec model

@@ -143,12 +143,7 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
         texts.insert(file.clone(), source.text.clone());
         match yaml::parse(&source.text) {
             Ok(node) => parsed.push((source.path.as_str(), file, node)),
-            Err(e) => {
-                let mut d =
-                    Diagnostic::error(file, Some(e.span), format!("invalid YAML: {}", e.message));
-                d.label = Some("here".into());
-                diagnostics.push(d);
-            }
+            Err(e) => diagnostics.push(yaml_error(file, &source.text, &e)),
         }
     }
 
@@ -233,6 +228,127 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
         sources: texts,
         diagnostics,
     }
+}
+
+/// A YAML error as a diagnostic. When the parser stopped inside a `[` or `{` that is never
+/// closed, the diagnostic points at that bracket rather than where the parser gave up.
+fn yaml_error(file: String, text: &str, e: &yaml::YamlError) -> Diagnostic {
+    if let Some((open, span)) = unclosed_bracket(text, e.span.start) {
+        let (close, what) = if open == '[' {
+            (']', "list")
+        } else {
+            ('}', "map")
+        };
+        return Diagnostic::error(
+            file.clone(),
+            Some(span),
+            format!("invalid YAML: unclosed `{open}`"),
+        )
+        .with_label(format!("this `{open}` is never closed"))
+        .with_related(
+            file,
+            e.span,
+            format!("the parser gave up here: {}", e.message),
+        )
+        .with_help(format!("close the {what} with `{close}`"));
+    }
+    let label = if e.message.starts_with("duplicate key") {
+        "duplicate key"
+    } else {
+        "here"
+    };
+    Diagnostic::error(file, Some(e.span), format!("invalid YAML: {}", e.message)).with_label(label)
+}
+
+/// The last flow-collection bracket (`[` or `{`) before `before` in `text` that is never
+/// closed, found with a light scan that skips comments, quoted scalars and block scalars.
+fn unclosed_bracket(text: &str, before: yaml::Pos) -> Option<(char, Span)> {
+    let (text, base) = match text.strip_prefix('\u{feff}') {
+        Some(rest) => (rest, '\u{feff}'.len_utf8()),
+        None => (text, 0),
+    };
+    if text.replace("\r\n", "").contains('\r') {
+        return None; // old Mac line ends: lines would not be counted as the parser counts them
+    }
+    let mut stack: Vec<(char, Span)> = Vec::new();
+    let mut unclosed: Vec<(char, Span)> = Vec::new();
+    let mut block_indent: Option<usize> = None;
+    let mut offset = base;
+    for (index, line) in text.split_inclusive('\n').enumerate() {
+        let line_start = offset;
+        offset += line.len();
+        let line = line.trim_end_matches(['\n', '\r']);
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        // Inside a block scalar (`|`, `>`): skip lines indented deeper than its key.
+        if let Some(key_indent) = block_indent {
+            if line.trim().is_empty() || indent > key_indent {
+                continue;
+            }
+            block_indent = None;
+        }
+        let mut value_start = true;
+        let mut quote: Option<char> = None;
+        let mut chars = line.char_indices().peekable();
+        let mut col = 0u32;
+        while let Some((i, c)) = chars.next() {
+            col += 1;
+            if let Some(q) = quote {
+                if c == '\\' && q == '"' {
+                    chars.next();
+                    col += 1;
+                } else if c == q {
+                    quote = None;
+                }
+                continue;
+            }
+            let next = chars.peek().map(|(_, n)| *n);
+            match c {
+                ' ' | '\t' => continue,
+                '#' if i == 0 || line[..i].ends_with([' ', '\t']) => break,
+                '\'' | '"' if value_start => quote = Some(c),
+                '|' | '>' if value_start && stack.is_empty() => {
+                    block_indent = Some(indent);
+                    break;
+                }
+                '[' | '{' if value_start || !stack.is_empty() => {
+                    let pos = |col, off| yaml::Pos {
+                        line: u32::try_from(index + 1).unwrap_or(u32::MAX),
+                        col,
+                        offset: off,
+                    };
+                    let span = Span {
+                        start: pos(col, line_start + i),
+                        end: pos(col + 1, line_start + i + 1),
+                    };
+                    stack.push((c, span));
+                    value_start = true;
+                    continue;
+                }
+                ']' | '}' if !stack.is_empty() => {
+                    let open = if c == ']' { '[' } else { '{' };
+                    if let Some(at) = stack.iter().rposition(|(o, _)| *o == open) {
+                        unclosed.extend(stack.drain(at..).skip(1));
+                    }
+                }
+                ',' if !stack.is_empty() => {
+                    value_start = true;
+                    continue;
+                }
+                ':' if next.is_none_or(|n| n == ' ' || n == '\t') || !stack.is_empty() => {
+                    value_start = true;
+                    continue;
+                }
+                '-' if value_start && next.is_none_or(|n| n == ' ' || n == '\t') => continue,
+                _ => {}
+            }
+            value_start = false;
+        }
+    }
+    unclosed.extend(stack);
+    unclosed
+        .into_iter()
+        .filter(|(_, s)| (s.start.line, s.start.col) < (before.line, before.col))
+        .max_by_key(|(_, s)| s.start.offset)
 }
 
 /// The tool description models see: the spec's description, then the preconditions and the
@@ -338,6 +454,12 @@ fn check_hints(r: &mut Reader<'_>, spec: &ToolSpec, config: &ProjectConfig) {
                     format!("contradictory hints: `{other}` and `{}`", hint.value),
                 );
                 d.label = Some(format!("contradicts `{other}`"));
+                d.help = Some(if a == "read_only" {
+                    "a read-only tool changes nothing, so it cannot be destructive: keep one of them"
+                } else {
+                    "a tool works either in an open world or a closed one: keep one of them"
+                }
+                .into());
             }
         }
         seen.push(&hint.value);
@@ -360,11 +482,14 @@ fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
         }
         for reserved in ["invalid_arguments", "internal_error"] {
             if error.code.value == reserved {
-                r.error(
+                let d = r.error(
                     error.code.span,
                     format!("error code `{reserved}` is reserved by toolspec"),
-                )
-                .label = Some("reserved".into());
+                );
+                d.label = Some("reserved".into());
+                d.help = Some(format!(
+                    "toolspec reports `{reserved}` itself; name this error after what went wrong"
+                ));
             }
         }
     }
@@ -447,6 +572,10 @@ fn name_span(tool: &Tool, adapter: &str) -> Option<Span> {
         .map(|n| n.span)
 }
 
+/// A name clash with an earlier tool: the earlier tool, the name, where this tool and the
+/// earlier one write it, and the adapters it happens on.
+type Clash<'a> = (&'a Tool, &'a str, Option<Span>, Option<Span>, Vec<&'a str>);
+
 fn check_duplicate_names(
     tools: &[Tool],
     config: &ProjectConfig,
@@ -464,43 +593,66 @@ fn check_duplicate_names(
                         tool.name
                     ),
                 )
+                .with_label("the built-in tool's name")
                 .with_help("rename the tool, or set `explain: { name: … }` in toolspec.yaml"),
             );
         }
+        // One diagnostic per clash between two tools, listing every adapter it happens on.
+        let mut clashes: Vec<Clash<'_>> = Vec::new();
         for binding in &tool.bindings {
             let key = (binding.adapter.as_str(), binding.name.as_str());
             match seen.get(&key) {
                 Some(first) => {
-                    let span = name_span(tool, &binding.adapter);
-                    let mut d = Diagnostic::error(
-                        &tool.spec.file,
-                        span,
-                        format!(
-                            "tool name `{}` is used twice on adapter `{}`",
-                            binding.name, binding.adapter
-                        ),
-                    )
-                    .with_help(
-                        "give one of them another `name:` (or a per-adapter `name:` under `tool:`)",
+                    let spans = (
+                        name_span(tool, &binding.adapter),
+                        name_span(first, &binding.adapter),
                     );
-                    if span.is_some() {
-                        d.label = Some("second use".into());
-                    }
-                    d = match name_span(first, &binding.adapter) {
-                        Some(first_span) => {
-                            d.with_related(first.spec.file.clone(), first_span, "first used here")
-                        }
-                        None => d.with_note(format!(
-                            "`{}` is also named `{}`",
-                            first.spec.file, binding.name
+                    let same = clashes.iter_mut().find(|(f, name, a, b, _)| {
+                        std::ptr::eq(*f, *first) && *name == binding.name && (*a, *b) == spans
+                    });
+                    match same {
+                        Some(clash) => clash.4.push(&binding.adapter),
+                        None => clashes.push((
+                            first,
+                            &binding.name,
+                            spans.0,
+                            spans.1,
+                            vec![&binding.adapter],
                         )),
-                    };
-                    diagnostics.push(d);
+                    }
                 }
                 None => {
                     seen.insert(key, tool);
                 }
             }
+        }
+        for (first, name, span, first_span, adapters) in clashes {
+            let quoted: Vec<String> = adapters.iter().map(|a| format!("`{a}`")).collect();
+            let on = match quoted.split_last() {
+                _ if adapters.len() > 1 && adapters.len() == config.adapters.len() => {
+                    "on every adapter".to_owned()
+                }
+                Some((last, rest)) if !rest.is_empty() => {
+                    format!("on adapters {} and {last}", rest.join(", "))
+                }
+                _ => format!("on adapter {}", quoted.concat()),
+            };
+            let mut d = Diagnostic::error(
+                &tool.spec.file,
+                span,
+                format!("tool name `{name}` is used twice {on}"),
+            )
+            .with_help("give one of them another `name:` (or a per-adapter `name:` under `tool:`)");
+            if span.is_some() {
+                d.label = Some("second use".into());
+            }
+            d = match first_span {
+                Some(first_span) => {
+                    d.with_related(first.spec.file.clone(), first_span, "first used here")
+                }
+                None => d.with_note(format!("`{}` is also named `{name}`", first.spec.file)),
+            };
+            diagnostics.push(d);
         }
     }
 }
@@ -522,11 +674,22 @@ fn module_paths(
                 || matches!(s.as_str(), "self" | "super" | "crate")
         });
         if let Some(bad) = bad {
+            let why = if bad.is_empty() {
+                let part = stem
+                    .split('/')
+                    .find(|p| toolspec::naming::snake_case(p).is_empty())
+                    .unwrap_or(stem);
+                format!("`{part}` has no letters or digits")
+            } else if bad.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("`{bad}` starts with a digit")
+            } else {
+                format!("`{bad}` is a Rust keyword")
+            };
             diagnostics.push(
                 Diagnostic::error(
                     &spec.file,
                     None,
-                    format!("`{}` cannot become a Rust module name (`{bad}`)", spec.path),
+                    format!("`{}` cannot become a Rust module name: {why}", spec.path),
                 )
                 .with_help(
                     "name spec files and folders with letters first, like `orders/cancel.yaml`",
@@ -553,18 +716,31 @@ fn module_paths(
         let clash = taken.iter().find(|(other, _)| {
             **other == segments || other.starts_with(&segments) || segments.starts_with(other)
         });
-        if let Some((_, first)) = clash {
-            diagnostics.push(
-                Diagnostic::error(
-                    &spec.file,
-                    None,
-                    format!(
-                        "`{}` and `{}` map to the same Rust module",
-                        spec.path, first.path
-                    ),
+        if let Some((other, first)) = clash {
+            let module = |segments: &[String]| format!("tools::{}", segments.join("::"));
+            let message = if *other == segments {
+                format!(
+                    "`{}` and `{}` both map to the Rust module `{}`",
+                    spec.path,
+                    first.path,
+                    module(&segments)
                 )
-                .with_help("rename one of them"),
-            );
+            } else {
+                let (tool, folder) = if other.len() < segments.len() {
+                    (other.as_slice(), &segments)
+                } else {
+                    (segments.as_slice(), other)
+                };
+                format!(
+                    "`{}` and `{}` clash: the Rust module `{}` cannot be both a tool and the parent of `{}`",
+                    spec.path,
+                    first.path,
+                    module(tool),
+                    module(folder)
+                )
+            };
+            diagnostics
+                .push(Diagnostic::error(&spec.file, None, message).with_help("rename one of them"));
             out.push(None);
             continue;
         }
@@ -581,26 +757,22 @@ fn check_named_types(types: &Types, specs: &[ToolSpec], diagnostics: &mut Vec<Di
     known.extend(types.keys().map(String::as_str));
     let check = |file: &str, field: &Field, diagnostics: &mut Vec<Diagnostic>| {
         visit(field, &mut |f| {
-            if let FieldType::Named(name) = &f.ty {
-                if !types.contains_key(name) {
-                    let help = did_you_mean(name, known.iter().copied())
-                        .map(|m| format!("did you mean `{m}`?"))
-                        .unwrap_or_else(|| {
-                            format!(
-                                "types are {} or a named type from a `types:` file",
-                                FieldType::BUILTIN.join(", ")
-                            )
-                        });
-                    diagnostics.push(
-                        Diagnostic::error(
-                            file,
-                            Some(f.type_span),
-                            format!("unknown type `{name}`"),
+            if let FieldType::Named(name) = &f.ty
+                && !types.contains_key(name)
+            {
+                let help = did_you_mean(name, known.iter().copied())
+                    .map(|m| format!("did you mean `{m}`?"))
+                    .unwrap_or_else(|| {
+                        format!(
+                            "types are {} or a named type from a `types:` file",
+                            FieldType::BUILTIN.join(", ")
                         )
+                    });
+                diagnostics.push(
+                    Diagnostic::error(file, Some(f.type_span), format!("unknown type `{name}`"))
                         .with_label("not a known type")
                         .with_help(help),
-                    );
-                }
+                );
             }
         });
     };
@@ -691,14 +863,39 @@ fn check_defaults(r: &mut Reader<'_>, spec: &ToolSpec, types: &Types) {
                 Err(_) => continue, // an invalid pattern is reported where it is written
             };
             if let Some(error) = validator.iter_errors(&default.value).next() {
+                let path = error.instance_path().to_string();
+                let at = if path.is_empty() {
+                    String::new()
+                } else {
+                    format!(" at `{path}`")
+                };
                 let d = r.error(
                     default.span,
                     format!(
-                        "default of `{}` does not match the field: {error}",
+                        "default of `{}` does not match the field{at}: {error}",
                         field.name
                     ),
                 );
-                d.label = Some(format!("not a valid `{}`", field.ty.describe()));
+                let constraint = match error.kind().keyword() {
+                    "enum" => Some("one_of"),
+                    "minimum" => Some("minimum"),
+                    "maximum" => Some("maximum"),
+                    "exclusiveMinimum" => Some("exclusive_minimum"),
+                    "exclusiveMaximum" => Some("exclusive_maximum"),
+                    "multipleOf" => Some("multiple_of"),
+                    "minLength" => Some("min_length"),
+                    "maxLength" => Some("max_length"),
+                    "pattern" => Some("pattern"),
+                    "minItems" => Some("min_items"),
+                    "maxItems" => Some("max_items"),
+                    "uniqueItems" => Some("unique_items"),
+                    _ => None,
+                };
+                d.label = Some(match constraint {
+                    Some("one_of") if path.is_empty() => "not in `one_of`".into(),
+                    Some(key) if path.is_empty() => format!("violates `{key}`"),
+                    _ => format!("not a valid `{}`", field.ty.describe()),
+                });
             }
         }
     }
@@ -716,5 +913,9 @@ fn check_message(r: &mut Reader<'_>, spec: &ToolSpec) {
             ),
         );
         d.label = Some("does not compile".into());
+        d.help = Some(
+            "the message is a minijinja template: write values as `{{ order.id }}`, with `{{` and `}}` balanced"
+                .into(),
+        );
     }
 }

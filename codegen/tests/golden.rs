@@ -20,7 +20,11 @@ fn fixtures() -> Vec<(String, PathBuf)> {
     for entry in std::fs::read_dir(&root).expect("tests/golden exists") {
         let entry = entry.expect("readable entry");
         let name = entry.file_name().to_string_lossy().into_owned();
-        let specs = if name == "store" { manifest_dir().join("../specs") } else { entry.path().join("specs") };
+        let specs = if name == "store" {
+            manifest_dir().join("../specs")
+        } else {
+            entry.path().join("specs")
+        };
         out.push((name, specs));
     }
     out.sort();
@@ -29,14 +33,21 @@ fn fixtures() -> Vec<(String, PathBuf)> {
 
 fn schemas_json(specs: &Path) -> String {
     let project = toolspec_codegen::load(specs).expect("fixture loads");
-    assert!(!project.has_errors(), "fixture has errors: {:?}", project.diagnostics);
+    assert!(
+        !project.has_errors(),
+        "fixture has errors: {:?}",
+        project.diagnostics
+    );
     let mut tools: Vec<_> = project.tools.iter().collect();
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let out: Vec<Value> = tools
         .iter()
         .map(|t| {
-            let adapters: serde_json::Map<String, Value> =
-                t.bindings.iter().map(|b| (b.adapter.clone(), json!(b.name))).collect();
+            let adapters: serde_json::Map<String, Value> = t
+                .bindings
+                .iter()
+                .map(|b| (b.adapter.clone(), json!(b.name)))
+                .collect();
             json!({
                 "name": t.name,
                 "description": t.description,
@@ -51,15 +62,24 @@ fn schemas_json(specs: &Path) -> String {
 
 fn check(expected: &Path, actual: &str, mismatches: &mut Vec<String>) {
     if std::env::var_os("TOOLSPEC_BLESS").is_some() {
-        std::fs::create_dir_all(expected.parent().expect("has parent")).expect("create expected dir");
+        std::fs::create_dir_all(expected.parent().expect("has parent"))
+            .expect("create expected dir");
         std::fs::write(expected, actual).expect("write expected");
         return;
     }
     match std::fs::read_to_string(expected) {
         Ok(text) if text == actual => {}
         Ok(text) => {
-            let line = text.lines().zip(actual.lines()).position(|(a, b)| a != b).unwrap_or(0) + 1;
-            mismatches.push(format!("{} differs from the generated output (first at line {line})", expected.display()));
+            let line = text
+                .lines()
+                .zip(actual.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(0)
+                + 1;
+            mismatches.push(format!(
+                "{} differs from the generated output (first at line {line})",
+                expected.display()
+            ));
         }
         Err(_) => mismatches.push(format!("{} is missing", expected.display())),
     }
@@ -70,7 +90,10 @@ fn generated_code_and_schemas_match_golden_files() {
     let mut mismatches = Vec::new();
     let tmp = tempfile::tempdir().expect("temp dir");
     for (name, specs) in fixtures() {
-        let expected = manifest_dir().join("tests/golden").join(&name).join("expected");
+        let expected = manifest_dir()
+            .join("tests/golden")
+            .join(&name)
+            .join("expected");
         let out = tmp.path().join(&name);
         let compiled = Config::new()
             .out_dir(&out)
@@ -80,7 +103,11 @@ fn generated_code_and_schemas_match_golden_files() {
             .unwrap_or_else(|e| panic!("fixture {name} failed:\n{e}"));
         let code = std::fs::read_to_string(&compiled.output).expect("generated file");
         check(&expected.join("toolspec_tools.rs"), &code, &mut mismatches);
-        check(&expected.join("schemas.json"), &schemas_json(&specs), &mut mismatches);
+        check(
+            &expected.join("schemas.json"),
+            &schemas_json(&specs),
+            &mut mismatches,
+        );
     }
     assert!(
         mismatches.is_empty(),
@@ -93,12 +120,18 @@ fn generated_code_and_schemas_match_golden_files() {
 fn generation_is_deterministic_and_writes_only_on_change() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let specs = manifest_dir().join("tests/golden/fields/specs");
-    let config = Config::new().out_dir(tmp.path()).emit_rerun_if_changed(false);
+    let config = Config::new()
+        .out_dir(tmp.path())
+        .emit_rerun_if_changed(false);
     let first = config.compile(&specs).expect("compiles");
-    let before = std::fs::metadata(&first.output).and_then(|m| m.modified()).expect("mtime");
+    let before = std::fs::metadata(&first.output)
+        .and_then(|m| m.modified())
+        .expect("mtime");
     std::thread::sleep(std::time::Duration::from_millis(20));
     let second = config.compile(&specs).expect("compiles again");
-    let after = std::fs::metadata(&second.output).and_then(|m| m.modified()).expect("mtime");
+    let after = std::fs::metadata(&second.output)
+        .and_then(|m| m.modified())
+        .expect("mtime");
     assert_eq!(before, after, "an unchanged output must not be rewritten");
     let a = toolspec_codegen::emit::generate(&toolspec_codegen::load(&specs).expect("loads"));
     let b = toolspec_codegen::emit::generate(&toolspec_codegen::load(&specs).expect("loads"));

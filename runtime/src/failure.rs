@@ -154,7 +154,10 @@ pub struct UnknownVariant {
 impl UnknownVariant {
     /// `value` is not a variant of `enum_name`.
     pub fn new(enum_name: &'static str, value: &str) -> Self {
-        Self { enum_name, value: value.to_owned() }
+        Self {
+            enum_name,
+            value: value.to_owned(),
+        }
     }
 }
 

@@ -67,6 +67,15 @@ impl SettingKind {
         }
     }
 
+    /// "a string", "a boolean", "an integer".
+    pub fn with_article(self) -> &'static str {
+        match self {
+            Self::String => "a string",
+            Self::Boolean => "a boolean",
+            Self::Integer => "an integer",
+        }
+    }
+
     /// Parses a spelling used in specs.
     pub fn parse(s: &str) -> Option<Self> {
         match s {
@@ -101,10 +110,10 @@ impl SettingDecl {
     pub fn check(&self, value: &SettingValue) -> Result<(), String> {
         if value.kind() != self.kind {
             return Err(format!(
-                "setting `{}` takes a {}, found a {}",
+                "setting `{}` takes {}, found {}",
                 self.name,
-                self.kind.as_str(),
-                value.kind().as_str()
+                self.kind.with_article(),
+                value.kind().with_article()
             ));
         }
         if !self.allowed.is_empty() && !self.allowed.contains(value) {

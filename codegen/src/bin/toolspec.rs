@@ -140,11 +140,9 @@ fn schema(project: &Project, only: Option<&str>) -> ExitCode {
         .iter()
         .filter(|t| only.is_none_or(|n| t.name == n))
         .collect();
-    if tools.is_empty() {
-        if let Some(name) = only {
-            eprintln!("error: no tool named `{name}`");
-            return ExitCode::from(2);
-        }
+    if let (true, Some(name)) = (tools.is_empty(), only) {
+        eprintln!("error: no tool named `{name}`");
+        return ExitCode::from(2);
     }
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let out: Vec<Value> = tools

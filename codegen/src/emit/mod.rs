@@ -75,13 +75,22 @@ fn format_tools(project: &Project) -> Vec<String> {
             .collect();
         workers
             .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .flat_map(|w| {
+                w.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
             .collect()
     })
 }
 
 /// Writes the tool modules below `prefix`, nested in `pub mod` blocks for their folders.
-fn write_tree(out: &mut String, project: &Project, formatted: &[String], prefix: &[String], depth: usize) {
+fn write_tree(
+    out: &mut String,
+    project: &Project,
+    formatted: &[String],
+    prefix: &[String],
+    depth: usize,
+) {
     let indent = "    ".repeat(depth);
     let mut children: Vec<&String> = Vec::new();
     for (tool, text) in project.tools.iter().zip(formatted) {
@@ -238,7 +247,10 @@ fn error_enum(tool: &Tool) -> TokenStream {
     let messages: Vec<&str> = spec.errors.iter().map(|e| e.message.as_str()).collect();
     let docs: Vec<TokenStream> = messages.iter().map(|m| doc(Some(m))).collect();
     let (display_body, code_body) = if variants.is_empty() {
-        (quote! { let _ = f; match *self {} }, quote! { match *self {} })
+        (
+            quote! { let _ = f; match *self {} },
+            quote! { match *self {} },
+        )
     } else {
         (
             quote! { f.write_str(match self { #( Self::#variants => #messages, )* }) },

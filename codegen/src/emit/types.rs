@@ -299,7 +299,8 @@ impl TypeGen {
                 (FieldType::String, Json::String(s)) => match &field.one_of {
                     None => return quote! { ::std::string::String::from(#s) },
                     Some(one_of) => {
-                        let values: Vec<&str> = one_of.value.iter().filter_map(Json::as_str).collect();
+                        let values: Vec<&str> =
+                            one_of.value.iter().filter_map(Json::as_str).collect();
                         if let Some(i) = values.iter().position(|v| v == s) {
                             let variant = &variant_idents(&values)[i];
                             return quote! { #ty::#variant };
@@ -329,7 +330,11 @@ impl TypeGen {
 fn wrap(field: &Field, inner: TokenStream) -> TokenStream {
     let optional = field.optional && field.default.is_none();
     let nullable = field.nullable && !matches!(field.ty, FieldType::Json);
-    if optional || nullable { quote! { ::core::option::Option<#inner> } } else { inner }
+    if optional || nullable {
+        quote! { ::core::option::Option<#inner> }
+    } else {
+        inner
+    }
 }
 
 /// Enum variant names for string values: UpperCamelCase, numbered when two collide.

@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use toolspec::membership::{MembershipDefault, check_tool_root};
+use toolspec::membership::{MembershipDefault, RootError, check_tool_root};
 use toolspec::naming::NameRule;
 use toolspec::settings::{
     AdapterDecl, BUILTIN_ADAPTERS, CORE_HINTS, SettingDecl, SettingKind, SettingValue,
@@ -10,7 +10,9 @@ use toolspec::settings::{
 
 use crate::diagnostic::did_you_mean;
 use crate::spec::model::{AdapterConfig, ProjectConfig};
-use crate::spec::read::{Reader, is_snake_identifier};
+use crate::spec::read::{
+    Reader, article, check_setting, is_snake_identifier, setting_value_hint, suggest, unquote_hint,
+};
 use crate::yaml::{Node, Value};
 
 const CONFIG_KEYS: &[&str] = &[
@@ -61,16 +63,16 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
         return config;
     };
     r.check_keys(entries, CONFIG_KEYS, "the project config");
-    if let Some(naming) = root.get("naming") {
-        if let Some(entries) = r.map(naming, "`naming`") {
-            r.check_keys(entries, &["strip_prefixes"], "`naming`");
-            if let Some(n) = naming.get("strip_prefixes") {
-                config.strip_prefixes = r
-                    .string_list(n, "`strip_prefixes`")
-                    .into_iter()
-                    .map(|s| s.value)
-                    .collect();
-            }
+    if let Some(naming) = root.get("naming")
+        && let Some(entries) = r.map(naming, "`naming`")
+    {
+        r.check_keys(entries, &["strip_prefixes"], "`naming`");
+        if let Some(n) = naming.get("strip_prefixes") {
+            config.strip_prefixes = r
+                .string_list(n, "`strip_prefixes`")
+                .into_iter()
+                .map(|s| s.value)
+                .collect();
         }
     }
     if let Some(hints) = root.get("hints") {
@@ -86,49 +88,57 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             }
         }
     }
-    if let Some(membership) = root.get("membership") {
-        if let Some(entries) = r.map(membership, "`membership`") {
-            r.check_keys(entries, &["default"], "`membership`");
-            if let Some(n) = membership.get("default") {
-                match r.string(n, "`membership.default`").as_deref() {
-                    Some("all") => config.membership = MembershipDefault::All,
-                    Some("none") => config.membership = MembershipDefault::None,
-                    Some(other) => {
-                        let d = r.error(n.span, format!("unknown membership default `{other}`"));
-                        d.label = Some("expected `all` or `none`".into());
-                    }
-                    None => {}
+    if let Some(membership) = root.get("membership")
+        && let Some(entries) = r.map(membership, "`membership`")
+    {
+        r.check_keys(entries, &["default"], "`membership`");
+        if let Some(n) = membership.get("default") {
+            match r.string(n, "`membership.default`").as_deref() {
+                Some("all") => config.membership = MembershipDefault::All,
+                Some("none") => config.membership = MembershipDefault::None,
+                Some(other) => {
+                    let help = did_you_mean(other, ["all", "none"])
+                        .map(|m| format!("did you mean `{m}`?"))
+                        .unwrap_or_else(|| {
+                            "`all` makes every spec a tool on every adapter; `none` grants \
+                                 membership only through `tool:` and `tool_roots`"
+                                .into()
+                        });
+                    let d = r.error(n.span, format!("unknown membership default `{other}`"));
+                    d.label = Some("expected `all` or `none`".into());
+                    d.help = Some(help);
                 }
+                None => {}
             }
         }
     }
-    if let Some(audit) = root.get("audit") {
-        if let Some(entries) = r.map(audit, "`audit`") {
-            r.check_keys(entries, &["enabled"], "`audit`");
-            if let Some(n) = audit.get("enabled") {
-                config.audit = r.bool(n, "`audit.enabled`").unwrap_or(false);
-            }
+    if let Some(audit) = root.get("audit")
+        && let Some(entries) = r.map(audit, "`audit`")
+    {
+        r.check_keys(entries, &["enabled"], "`audit`");
+        if let Some(n) = audit.get("enabled") {
+            config.audit = r.bool(n, "`audit.enabled`").unwrap_or(false);
         }
     }
-    if let Some(explain) = root.get("explain") {
-        if let Some(entries) = r.map(explain, "`explain`") {
-            r.check_keys(entries, &["enabled", "name"], "`explain`");
-            if let Some(n) = explain.get("enabled") {
-                config.explain_enabled = r.bool(n, "`explain.enabled`").unwrap_or(true);
-            }
-            if let Some(n) = explain.get("name") {
-                if let Some(name) = r.string(n, "`explain.name`") {
-                    if toolspec::naming::is_canonical(&name) {
-                        config.explain_name = name;
-                    } else {
-                        let d = r.error(
-                            n.span,
-                            format!("explain tool name `{name}` is not a valid tool name"),
-                        );
-                        d.label = Some("not a tool name".into());
-                        d.help = Some("use 1–64 lowercase letters, digits and underscores".into());
-                    }
-                }
+    if let Some(explain) = root.get("explain")
+        && let Some(entries) = r.map(explain, "`explain`")
+    {
+        r.check_keys(entries, &["enabled", "name"], "`explain`");
+        if let Some(n) = explain.get("enabled") {
+            config.explain_enabled = r.bool(n, "`explain.enabled`").unwrap_or(true);
+        }
+        if let Some(n) = explain.get("name")
+            && let Some(name) = r.string(n, "`explain.name`")
+        {
+            if toolspec::naming::is_canonical(&name) {
+                config.explain_name = name;
+            } else {
+                let d = r.error(
+                    n.span,
+                    format!("explain tool name `{name}` is not a valid tool name"),
+                );
+                d.label = Some("not a tool name".into());
+                d.help = Some("use 1–64 lowercase letters, digits and underscores".into());
             }
         }
     }
@@ -238,8 +248,20 @@ fn read_adapter(
                             }
                         }
                         Err(e) => {
+                            let help = match &e {
+                                RootError::SpecsRoot => {
+                                    "name a folder that holds only this adapter's tools, like `agent_tools`"
+                                }
+                                RootError::Escapes => {
+                                    "tool roots are relative to the specs directory, like `agent_tools`"
+                                }
+                                RootError::CatchAll(_) => {
+                                    "name a folder that holds only this adapter's tools, or list the tools with `tool:` in their specs"
+                                }
+                            };
                             let d = r.error(root.span, e.to_string());
                             d.label = Some("refused tool root".into());
+                            d.help = Some(help.into());
                         }
                     }
                 }
@@ -250,7 +272,7 @@ fn read_adapter(
                     let mut known: Vec<&str> =
                         decl.settings.iter().map(|s| s.name.as_ref()).collect();
                     known.push("tool_roots");
-                    let help = did_you_mean(other, known.iter().copied())
+                    let help = suggest(other, known.iter().copied())
                         .map(|m| format!("did you mean `{m}`?"))
                         .unwrap_or_else(|| format!("`{name}` settings: {}", known.join(", ")));
                     let d = r.error(k.span, format!("adapter `{name}` has no setting `{other}`"));
@@ -261,8 +283,13 @@ fn read_adapter(
                 let Some(value) = r.setting_value(v, &format!("setting `{other}`")) else {
                     continue;
                 };
-                if let Err(reason) = decl.settings[position].check(&value.value) {
-                    r.error(v.span, reason).label = Some("invalid value".into());
+                let setting_decl = &decl.settings[position];
+                if let Err(reason) = check_setting(setting_decl, &value.value) {
+                    let help = unquote_hint(v, setting_decl.kind)
+                        .or_else(|| setting_value_hint(setting_decl, &value.value));
+                    let d = r.error(v.span, reason);
+                    d.label = Some("invalid value".into());
+                    d.help = help;
                     continue;
                 }
                 config.adapters[index].decl.settings.to_mut()[position].default = Some(value.value);
@@ -334,31 +361,35 @@ fn read_setting_decls(r: &mut Reader<'_>, node: &Node, adapter: &str) -> Vec<Set
         if let Some(n) = def.get("overridable") {
             decl.overridable = r.bool(n, "`overridable`").unwrap_or(true);
         }
-        if let Some(n) = def.get("one_of") {
-            if let Some(items) = r.seq(n, "`one_of`") {
-                let mut allowed: Vec<SettingValue> = Vec::new();
-                for item in items {
-                    if let Some(v) = r.setting_value(item, "each `one_of` value") {
-                        if v.value.kind() != kind {
-                            let d = r.error(
-                                item.span,
-                                format!("`one_of` value `{}` is not a {}", v.value, kind.as_str()),
-                            );
-                            d.label = Some("wrong type".into());
-                            continue;
-                        }
-                        allowed.push(v.value);
+        if let Some(n) = def.get("one_of")
+            && let Some(items) = r.seq(n, "`one_of`")
+        {
+            let mut allowed: Vec<SettingValue> = Vec::new();
+            for item in items {
+                if let Some(v) = r.setting_value(item, "each `one_of` value") {
+                    if v.value.kind() != kind {
+                        let d = r.error(
+                            item.span,
+                            format!(
+                                "`one_of` value `{}` is not {}",
+                                v.value,
+                                article(kind.as_str())
+                            ),
+                        );
+                        d.label = Some("wrong type".into());
+                        continue;
                     }
+                    allowed.push(v.value);
                 }
-                decl.allowed = Cow::Owned(allowed);
             }
+            decl.allowed = Cow::Owned(allowed);
         }
-        if let Some(n) = def.get("default") {
-            if let Some(v) = r.setting_value(n, "`default`") {
-                match decl.check(&v.value) {
-                    Ok(()) => decl.default = Some(v.value),
-                    Err(reason) => r.error(n.span, reason).label = Some("invalid default".into()),
-                }
+        if let Some(n) = def.get("default")
+            && let Some(v) = r.setting_value(n, "`default`")
+        {
+            match check_setting(&decl, &v.value) {
+                Ok(()) => decl.default = Some(v.value),
+                Err(reason) => r.error(n.span, reason).label = Some("invalid default".into()),
             }
         }
         out.push(decl);

@@ -5,7 +5,7 @@ use serde_json::Value as Json;
 
 use crate::diagnostic::did_you_mean;
 use crate::spec::model::{Constraints, Field, FieldType, Format, Spanned, Variant};
-use crate::spec::read::{Reader, article};
+use crate::spec::read::{Reader, article, suggest};
 use crate::yaml::{Node, Span, Value};
 
 /// Where a field definition stands; decides which keys it may use.
@@ -85,6 +85,13 @@ pub fn read_fields(r: &mut Reader<'_>, node: &Node, what: &str, place: Place) ->
         return Vec::new();
     }
     let Some(entries) = r.map(node, what) else {
+        if matches!(node.value, Value::Seq(_))
+            && let Some(last) = r.diagnostics.last_mut()
+        {
+            last.help = Some(format!(
+                "{what} maps each field name to its definition, like `order_id: {{ type: integer }}`"
+            ));
+        }
         return Vec::new();
     };
     let mut fields = Vec::new();
@@ -208,27 +215,26 @@ pub fn read_field(
             .label = Some("no `any_of` here".into());
     }
     for (key, needs) in [("fields", "object"), ("items", "array"), ("values", "map")] {
-        if let Some(node) = get(key) {
-            if field.ty.describe() != needs {
-                let d = r.error(
-                    node.span,
-                    format!(
-                        "`{key}` applies to `{needs}` fields, not `{}`",
-                        field.ty.describe()
-                    ),
-                );
-                d.label = Some(format!("`{}` field", field.ty.describe()));
-            }
+        if get(key).is_some() && field.ty.describe() != needs && !misspelt_builtin(&field.ty) {
+            let d = r.error(
+                key_span(def, key).unwrap_or(span),
+                format!(
+                    "`{key}` applies to `{needs}` fields, not `{}`",
+                    field.ty.describe()
+                ),
+            );
+            d.label = Some(on_field(&field.ty.describe()));
+            d.help = Some(format!("remove `{key}`, or make the field `type: {needs}`"));
         }
     }
 
     if let Some(n) = get("description") {
         field.description = r.string(n, "`description`");
     }
-    if let Some(n) = get("examples") {
-        if let Some(items) = r.seq(n, "`examples`") {
-            field.examples = items.iter().map(Node::to_json).collect();
-        }
+    if let Some(n) = get("examples")
+        && let Some(items) = r.seq(n, "`examples`")
+    {
+        field.examples = items.iter().map(Node::to_json).collect();
     }
     if let Some(n) = get("deprecated") {
         field.deprecated = r.bool(n, "`deprecated`").unwrap_or(false);
@@ -255,11 +261,12 @@ pub fn read_field(
     }
     if let Some(n) = get("default") {
         if place.output() {
-            r.error(
+            let d = r.error(
                 n.span,
                 "`default` applies to inputs (`expects`), not outputs",
-            )
-            .label = Some("output field".into());
+            );
+            d.label = Some("output field".into());
+            d.help = Some("remove `default`: outputs are what the handler returns".into());
         } else if field.ambient {
             let d = r.error(
                 n.span,
@@ -274,19 +281,19 @@ pub fn read_field(
             field.default = Some(Spanned::new(n.to_json(), n.span));
         }
     }
-    if let Some(n) = get("rust_type") {
-        if let Some(path) = r.spanned_string(n, "`rust_type`") {
-            if syn::parse_str::<syn::TypePath>(&path.value).is_ok() {
-                field.rust_type = Some(path);
-            } else {
-                let d = r.error(
-                    n.span,
-                    format!("`rust_type` `{}` is not a Rust type path", path.value),
-                );
-                d.label = Some("not a type path".into());
-                d.help =
-                    Some("write a path such as `crate::money::Cents` or `std::net::IpAddr`".into());
-            }
+    if let Some(n) = get("rust_type")
+        && let Some(path) = r.spanned_string(n, "`rust_type`")
+    {
+        if syn::parse_str::<syn::TypePath>(&path.value).is_ok() {
+            field.rust_type = Some(path);
+        } else {
+            let d = r.error(
+                n.span,
+                format!("`rust_type` `{}` is not a Rust type path", path.value),
+            );
+            d.label = Some("not a type path".into());
+            d.help =
+                Some("write a path such as `crate::money::Cents` or `std::net::IpAddr`".into());
         }
     }
     if let Some(n) = get("one_of") {
@@ -301,8 +308,7 @@ fn read_on(r: &mut Reader<'_>, node: &Node, place: Place, field: &mut Field) {
         return;
     };
     if value != "ambient_context" {
-        let help =
-            did_you_mean(&value, ["ambient_context"]).map(|m| format!("did you mean `{m}`?"));
+        let help = suggest(&value, ["ambient_context"]).map(|m| format!("did you mean `{m}`?"));
         let d = r.error(node.span, format!("unknown `on` value `{value}`"));
         d.label = Some("expected `ambient_context`".into());
         d.help = help;
@@ -314,6 +320,14 @@ fn read_on(r: &mut Reader<'_>, node: &Node, place: Place, field: &mut Field) {
             "`on: ambient_context` is allowed on top-level `expects` fields only",
         );
         d.label = Some("not a top-level input".into());
+        d.help = Some(if place == Place::Exposes {
+            "ambient values are inputs: declare the field under `expects`".into()
+        } else {
+            format!(
+                "declare `{}` as a top-level `expects` field; the handler receives it in `Ambient`",
+                field.name
+            )
+        });
         return;
     }
     field.ambient = true;
@@ -336,6 +350,10 @@ fn read_type_name(
     let missing = |r: &mut Reader<'_>, key: &str| {
         let d = r.error(span, format!("`{type_name}` fields need `{key}`"));
         d.label = Some(format!("`{type_name}` without `{key}`"));
+        d.help = Some(match key {
+            "fields" => "add `fields:` mapping each property to its definition, like `fields: { id: { type: integer } }`".into(),
+            _ => format!("add `{key}:` with the type of each {}, like `{key}: {{ type: string }}`", if key == "items" { "item" } else { "value" }),
+        });
     };
     match type_name {
         "object" => match child("fields") {
@@ -442,8 +460,11 @@ fn read_any_of(
             });
         }
         if variants.is_empty() {
-            r.error(node.span, format!("`any_of` of `{field}` has no variants"))
-                .label = Some("empty".into());
+            // Variants that were read but rejected are reported already.
+            if entries.is_empty() {
+                r.error(node.span, format!("`any_of` of `{field}` has no variants"))
+                    .label = Some("empty".into());
+            }
             return None;
         }
         return Some(FieldType::AnyOf {
@@ -453,11 +474,12 @@ fn read_any_of(
     }
     let items = r.seq(node, "`any_of`")?;
     if items.len() < 2 {
-        r.error(
+        let d = r.error(
             node.span,
             format!("`any_of` of `{field}` needs at least two variants"),
-        )
-        .label = Some("fewer than two".into());
+        );
+        d.label = Some("fewer than two".into());
+        d.help = Some("for a single type, write `type:` instead of `any_of`".into());
         return None;
     }
     let mut variants: Vec<Variant> = Vec::new();
@@ -556,6 +578,10 @@ fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Spanne
             ),
         );
         d.label = Some(format!("{first} values"));
+        d.help = Some(format!(
+            "write {} values, or change the field's `type`",
+            ty.describe()
+        ));
         return None;
     }
     let mut seen: Vec<Json> = Vec::new();
@@ -589,7 +615,7 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
         if !is_constraint {
             continue;
         }
-        if !applies(key) {
+        if !applies(key) && !misspelt_builtin(&field.ty) {
             let target = if STRING_KEYS.contains(&key) {
                 "string"
             } else if NUMBER_KEYS.contains(&key) {
@@ -601,7 +627,7 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
                 node.span,
                 format!("`{key}` applies to {target} fields, not `{kind}`"),
             );
-            d.label = Some(format!("on a `{kind}` field"));
+            d.label = Some(on_field(&kind));
             continue;
         }
         let what = format!("`{key}`");
@@ -649,15 +675,21 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
                 if let Some(p) = r.spanned_string(node, &what) {
                     match jsonschema::validator_for(&serde_json::json!({ "pattern": p.value })) {
                         Ok(_) => c.pattern = Some(p),
-                        Err(e) => {
+                        Err(_) => {
                             let d = r.error(
                                 node.span,
                                 format!(
-                                    "invalid regular expression in `pattern`: {}",
-                                    first_line(&e.to_string())
+                                    "`pattern` `{}` is not a valid regular expression",
+                                    p.value
                                 ),
                             );
-                            d.label = Some("does not compile".into());
+                            d.label =
+                                Some(regex_problem(&p.value).unwrap_or("does not compile").into());
+                            d.help = Some(
+                                "patterns are ECMA 262 regular expressions; escape a literal \
+                                 `[`, `(` or `{` with `\\`"
+                                    .into(),
+                            );
                         }
                     }
                 }
@@ -668,8 +700,53 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
     check_bounds(r, def, field);
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines().next().unwrap_or(s)
+/// "on an `integer` field"
+fn on_field(kind: &str) -> String {
+    let an = kind.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']);
+    format!("on {} `{kind}` field", if an { "an" } else { "a" })
+}
+
+/// A lower-case type name that is not built in: never a named type (those are UpperCamelCase),
+/// so it is reported as an unknown type, and keys that depend on the type are not checked.
+fn misspelt_builtin(ty: &FieldType) -> bool {
+    matches!(ty, FieldType::Named(name) if !name.starts_with(|c: char| c.is_ascii_uppercase()))
+}
+
+/// The span of `key` itself (not its value) in the map `def`.
+fn key_span(def: &Node, key: &str) -> Option<Span> {
+    def.as_map()?
+        .iter()
+        .find(|(k, _)| k.as_str() == Some(key))
+        .map(|(k, _)| k.span)
+}
+
+/// A common reason a regular expression does not compile: an unclosed `[` or `(`, or an
+/// unmatched `)`.
+fn regex_problem(pattern: &str) -> Option<&'static str> {
+    let mut chars = pattern.chars();
+    let mut in_class = false;
+    let mut depth = 0usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            ']' if in_class => in_class = false,
+            _ if in_class => {}
+            '[' => in_class = true,
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some("unmatched `)`"),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    if in_class {
+        Some("`[` is never closed")
+    } else if depth > 0 {
+        Some("`(` is never closed")
+    } else {
+        None
+    }
 }
 
 fn check_bounds(r: &mut Reader<'_>, def: &Node, field: &Field) {
@@ -695,15 +772,15 @@ fn check_bounds(r: &mut Reader<'_>, def: &Node, field: &Field) {
         ),
     ];
     for (lo_key, lo, hi_key, hi) in pairs {
-        if let (Some(lo), Some(hi)) = (lo, hi) {
-            if lo > hi {
-                let span = def.get(lo_key).map(|n| n.span).unwrap_or(field.span);
-                let d = r.error(
-                    span,
-                    format!("`{lo_key}` ({lo}) is greater than `{hi_key}` ({hi})"),
-                );
-                d.label = Some("no value can satisfy both".into());
-            }
+        if let (Some(lo), Some(hi)) = (lo, hi)
+            && lo > hi
+        {
+            let span = def.get(lo_key).map(|n| n.span).unwrap_or(field.span);
+            let d = r.error(
+                span,
+                format!("`{lo_key}` ({lo}) is greater than `{hi_key}` ({hi})"),
+            );
+            d.label = Some("no value can satisfy both".into());
         }
     }
 }

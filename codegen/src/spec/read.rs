@@ -2,7 +2,7 @@
 //! names the key, the expected kind and what was found.
 
 use serde_json::Number;
-use toolspec::settings::SettingValue;
+use toolspec::settings::{SettingDecl, SettingKind, SettingValue};
 
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::spec::model::Spanned;
@@ -43,6 +43,16 @@ impl<'a> Reader<'a> {
         d.label = Some(label);
     }
 
+    /// Adds a help to the last diagnostic when `node` is a string that reads like the
+    /// boolean or number that was expected (`"yes"`, `"1"`).
+    pub fn unquote_help(&mut self, node: &Node, expected: SettingKind) {
+        if let Some(help) = unquote_hint(node, expected)
+            && let Some(last) = self.diagnostics.last_mut()
+        {
+            last.help = Some(help);
+        }
+    }
+
     /// The entries of a map, or an error.
     pub fn map<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [(Node, Node)]> {
         match node.as_map() {
@@ -65,7 +75,7 @@ impl<'a> Reader<'a> {
                 continue;
             }
             let help =
-                did_you_mean(name, allowed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
+                suggest(name, allowed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
             let d = self.error(key.span, format!("unknown key `{name}` in {context}"));
             d.label = Some("not a known key".into());
             d.help = help.or_else(|| Some(format!("known keys: {}", allowed.join(", "))));
@@ -105,6 +115,7 @@ impl<'a> Reader<'a> {
             Value::Bool(b) => Some(b),
             _ => {
                 self.wrong_kind(node, what, "a boolean (`true` or `false`)");
+                self.unquote_help(node, SettingKind::Boolean);
                 None
             }
         }
@@ -121,6 +132,7 @@ impl<'a> Reader<'a> {
             }
             _ => {
                 self.wrong_kind(node, what, "a whole number");
+                self.unquote_help(node, SettingKind::Integer);
                 None
             }
         }
@@ -140,6 +152,7 @@ impl<'a> Reader<'a> {
             },
             _ => {
                 self.wrong_kind(node, what, "a number");
+                self.unquote_help(node, SettingKind::Integer);
                 None
             }
         }
@@ -182,6 +195,73 @@ impl<'a> Reader<'a> {
             }
         };
         Some(Spanned::new(value, node.span))
+    }
+}
+
+/// A help for a string written where a boolean or number was expected, when the string
+/// looks like one (`"true"`, `yes`, `"1"`).
+pub fn unquote_hint(node: &Node, expected: SettingKind) -> Option<String> {
+    let Value::Str(text) = &node.value else {
+        return None;
+    };
+    let t = text.trim();
+    match expected {
+        SettingKind::Boolean => match t.to_ascii_lowercase().as_str() {
+            "true" | "false" if node.quoted => {
+                Some(format!("remove the quotes: `{}`", t.to_ascii_lowercase()))
+            }
+            "true" | "yes" | "on" | "y" => Some("write `true` (without quotes)".into()),
+            "false" | "no" | "off" | "n" => Some("write `false` (without quotes)".into()),
+            _ => None,
+        },
+        SettingKind::Integer => (!t.is_empty() && t.parse::<f64>().is_ok_and(f64::is_finite))
+            .then(|| format!("remove the quotes: `{t}`")),
+        SettingKind::String => None,
+    }
+}
+
+/// Checks a setting value against its declaration: the type first (with a grammatical
+/// message), then the allowed values.
+pub fn check_setting(decl: &SettingDecl, value: &SettingValue) -> Result<(), String> {
+    if value.kind() != decl.kind {
+        return Err(format!(
+            "setting `{}` takes {}, found {}",
+            decl.name,
+            article(decl.kind.as_str()),
+            article(value.kind().as_str())
+        ));
+    }
+    decl.check(value)
+}
+
+/// A help for a setting value that is not one of the allowed values: the closest allowed one.
+pub fn setting_value_hint(decl: &SettingDecl, value: &SettingValue) -> Option<String> {
+    let SettingValue::Str(text) = value else {
+        return None;
+    };
+    let allowed: Vec<String> = decl.allowed.iter().map(ToString::to_string).collect();
+    did_you_mean(text, allowed.iter().map(String::as_str)).map(|m| format!("did you mean `{m}`?"))
+}
+
+/// A "did you mean" candidate: the closest by edit distance, else the only candidate that
+/// starts with `word` (`present` → `present_as`, `ambient` → `ambient_context`).
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    if let Some(m) = did_you_mean(word, candidates.iter().copied()) {
+        return Some(m);
+    }
+    let normalize = |s: &str| s.to_lowercase().replace('-', "_");
+    let word = normalize(word);
+    if word.chars().count() < 3 {
+        return None;
+    }
+    let mut prefixed = candidates
+        .iter()
+        .copied()
+        .filter(|c| normalize(c).starts_with(&word));
+    match (prefixed.next(), prefixed.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
     }
 }
 

@@ -8,7 +8,9 @@ use crate::spec::model::{
     AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, NamedType, ProjectConfig, Spanned, ToolDecl,
     ToolSpec,
 };
-use crate::spec::read::{Reader, is_snake_identifier};
+use crate::spec::read::{
+    Reader, check_setting, is_snake_identifier, setting_value_hint, suggest, unquote_hint,
+};
 use crate::yaml::{Node, Value};
 
 const TOOL_KEYS: &[&str] = &[
@@ -68,8 +70,15 @@ pub fn read_tool(
     r.check_keys(entries, TOOL_KEYS, "a tool spec");
     let get = |key: &str| root.get(key);
 
+    // A misspelt `description:` is already reported as an unknown key with a did-you-mean.
+    let misspelt_description = entries.iter().any(|(k, _)| {
+        k.as_str().is_some_and(|k| {
+            !TOOL_KEYS.contains(&k) && suggest(k, TOOL_KEYS.iter().copied()) == Some("description")
+        })
+    });
     let description = match get("description") {
         Some(n) => r.non_empty_string(n, "`description`"),
+        None if misspelt_description => None,
         None => {
             let d = r.error(first_key_span(root), "tool spec has no `description`");
             d.label = Some("missing `description`".into());
@@ -167,56 +176,56 @@ fn read_errors(r: &mut Reader<'_>, node: &Node) -> (Option<String>, Vec<ErrorDec
         .get("headline")
         .and_then(|n| r.non_empty_string(n, "`errors.headline`"));
     let mut codes = Vec::new();
-    if let Some(codes_node) = node.get("codes") {
-        if let Some(entries) = r.map(codes_node, "`errors.codes`") {
-            for (key, value) in entries {
-                let Some(code) = check_identifier(r, key, "error code") else {
-                    continue;
-                };
-                let decl = match &value.value {
-                    Value::Str(message) => Some(ErrorDecl {
+    if let Some(codes_node) = node.get("codes")
+        && let Some(entries) = r.map(codes_node, "`errors.codes`")
+    {
+        for (key, value) in entries {
+            let Some(code) = check_identifier(r, key, "error code") else {
+                continue;
+            };
+            let decl = match &value.value {
+                Value::Str(message) => Some(ErrorDecl {
+                    code,
+                    message: message.clone(),
+                    standalone: false,
+                }),
+                Value::Map(m) => {
+                    r.check_keys(
+                        m,
+                        &["message", "standalone"],
+                        &format!("error code `{}`", code.value),
+                    );
+                    let message = match value.get("message") {
+                        Some(n) => r.non_empty_string(n, "`message`"),
+                        None => {
+                            r.error(
+                                key.span,
+                                format!("error code `{}` has no `message`", code.value),
+                            )
+                            .label = Some("missing `message`".into());
+                            None
+                        }
+                    };
+                    let standalone = value
+                        .get("standalone")
+                        .and_then(|n| r.bool(n, "`standalone`"))
+                        .unwrap_or(false);
+                    message.map(|message| ErrorDecl {
                         code,
-                        message: message.clone(),
-                        standalone: false,
-                    }),
-                    Value::Map(m) => {
-                        r.check_keys(
-                            m,
-                            &["message", "standalone"],
-                            &format!("error code `{}`", code.value),
-                        );
-                        let message = match value.get("message") {
-                            Some(n) => r.non_empty_string(n, "`message`"),
-                            None => {
-                                r.error(
-                                    key.span,
-                                    format!("error code `{}` has no `message`", code.value),
-                                )
-                                .label = Some("missing `message`".into());
-                                None
-                            }
-                        };
-                        let standalone = value
-                            .get("standalone")
-                            .and_then(|n| r.bool(n, "`standalone`"))
-                            .unwrap_or(false);
-                        message.map(|message| ErrorDecl {
-                            code,
-                            message,
-                            standalone,
-                        })
-                    }
-                    _ => {
-                        r.wrong_kind(
-                            value,
-                            &format!("error code `{}`", code.value),
-                            "a message or a map with `message`",
-                        );
-                        None
-                    }
-                };
-                codes.extend(decl);
-            }
+                        message,
+                        standalone,
+                    })
+                }
+                _ => {
+                    r.wrong_kind(
+                        value,
+                        &format!("error code `{}`", code.value),
+                        "a message or a map with `message`",
+                    );
+                    None
+                }
+            };
+            codes.extend(decl);
         }
     }
     (headline, codes)
@@ -234,6 +243,7 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
         if name.value == "call" {
             let d = r.error(key.span, "a guard cannot be named `call`");
             d.label = Some("reserved for the handler's main method".into());
+            d.help = Some("name the guard after what it checks, like `order_is_open`".into());
             continue;
         }
         let description = match &value.value {
@@ -378,7 +388,10 @@ fn read_tool_decl(r: &mut Reader<'_>, node: &Node, config: &ProjectConfig) -> To
                 }
             }
             // `tool: { except: [...] }` alone declares the spec a tool everywhere but there.
-            if decl.grant == GrantDecl::Default && decl.options.is_empty() && !decl.except.is_empty() {
+            if decl.grant == GrantDecl::Default
+                && decl.options.is_empty()
+                && !decl.except.is_empty()
+            {
                 decl.grant = GrantDecl::All;
             }
             for excluded in &decl.except {
@@ -434,25 +447,25 @@ fn read_adapter_options(
         };
         if setting.value == "name" {
             options.name = r.spanned_string(v, "`name`");
-            if let Some(name) = &options.name {
-                if let Err(reason) = decl.name_rule.check(&name.value) {
-                    let d = r.error(
-                        name.span,
-                        format!(
-                            "`{}` is not a valid tool name on adapter `{}`",
-                            name.value, decl.name
-                        ),
-                    );
-                    d.label = Some("rejected by the transport".into());
-                    d.help = Some(reason);
-                }
+            if let Some(name) = &options.name
+                && let Err(reason) = decl.name_rule.check(&name.value)
+            {
+                let d = r.error(
+                    name.span,
+                    format!(
+                        "`{}` is not a valid tool name on adapter `{}`",
+                        name.value, decl.name
+                    ),
+                );
+                d.label = Some("rejected by the transport".into());
+                d.help = Some(reason);
             }
             continue;
         }
         let Some(setting_decl) = decl.setting(&setting.value) else {
             let mut known: Vec<&str> = decl.settings.iter().map(|s| s.name.as_ref()).collect();
             known.push("name");
-            let help = did_you_mean(&setting.value, known.iter().copied())
+            let help = suggest(&setting.value, known.iter().copied())
                 .map(|m| format!("did you mean `{m}`?"))
                 .unwrap_or_else(|| format!("`{}` settings: {}", decl.name, known.join(", ")));
             let d = r.error(
@@ -478,9 +491,11 @@ fn read_adapter_options(
         let Some(value) = r.setting_value(v, &format!("setting `{}`", setting.value)) else {
             continue;
         };
-        if let Err(reason) = setting_decl.check(&value.value) {
+        if let Err(reason) = check_setting(setting_decl, &value.value) {
             let d = r.error(v.span, reason);
             d.label = Some("invalid value".into());
+            d.help = unquote_hint(v, setting_decl.kind)
+                .or_else(|| setting_value_hint(setting_decl, &value.value));
             continue;
         }
         options.settings.push((setting, value));
@@ -512,7 +527,7 @@ pub fn read_types(r: &mut Reader<'_>, root: &Node) -> Vec<NamedType> {
                 format!("type name `{name}` must be UpperCamelCase"),
             );
             d.label = Some("not UpperCamelCase".into());
-            d.help = Some(format!("like `{}`", heck::AsUpperCamelCase(&name)));
+            d.help = Some(format!("rename it `{}`", heck::AsUpperCamelCase(&name)));
             continue;
         }
         if let Some(field) = read_field(r, name, key.span, def, Place::Element { output: false }) {

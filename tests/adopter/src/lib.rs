@@ -17,7 +17,10 @@ pub struct Notebook {
 impl Notebook {
     /// An empty notebook holding at most `capacity` notes.
     pub fn new(capacity: usize) -> Self {
-        Self { notes: Mutex::new(Vec::new()), capacity }
+        Self {
+            notes: Mutex::new(Vec::new()),
+            capacity,
+        }
     }
 
     fn len(&self) -> usize {
@@ -26,20 +29,41 @@ impl Notebook {
 }
 
 impl math::add::Handler for Notebook {
-    async fn call(&self, input: math::add::Input, _cx: math::add::Context<'_>) -> math::add::Outcome {
-        let sum = input.a.checked_add(input.b).ok_or(math::add::Error::Overflow)?;
+    async fn call(
+        &self,
+        input: math::add::Input,
+        _cx: math::add::Context<'_>,
+    ) -> math::add::Outcome {
+        let sum = input
+            .a
+            .checked_add(input.b)
+            .ok_or(math::add::Error::Overflow)?;
         Ok(math::add::Output { sum })
     }
 }
 
 impl notes::create::Handler for Notebook {
-    async fn call(&self, input: notes::create::Input, cx: notes::create::Context<'_>) -> notes::create::Outcome {
-        let mut notes = self.notes.lock().map_err(|_| toolspec::Failure::internal("notebook lock poisoned"))?;
+    async fn call(
+        &self,
+        input: notes::create::Input,
+        cx: notes::create::Context<'_>,
+    ) -> notes::create::Outcome {
+        let mut notes = self
+            .notes
+            .lock()
+            .map_err(|_| toolspec::Failure::internal("notebook lock poisoned"))?;
         notes.push(input.text);
-        Ok(notes::create::Output { id: notes.len() as i64, author: cx.ambient().user.clone() })
+        Ok(notes::create::Output {
+            id: notes.len() as i64,
+            author: cx.ambient().user.clone(),
+        })
     }
 
-    async fn not_full(&self, _input: &notes::create::Input, _cx: &notes::create::Context<'_>) -> bool {
+    async fn not_full(
+        &self,
+        _input: &notes::create::Input,
+        _cx: &notes::create::Context<'_>,
+    ) -> bool {
         self.len() < self.capacity
     }
 }

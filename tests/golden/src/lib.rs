@@ -6,7 +6,12 @@ macro_rules! golden {
     ($name:ident, $path:literal) => {
         #[allow(clippy::all, missing_docs)]
         pub mod $name {
-            include!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../codegen/tests/golden/", $path, "/expected/toolspec_tools.rs"));
+            include!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../codegen/tests/golden/",
+                $path,
+                "/expected/toolspec_tools.rs"
+            ));
         }
     };
 }

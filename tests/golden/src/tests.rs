@@ -52,11 +52,20 @@ fn descriptors_carry_the_spec() {
         d.description,
         "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open.\nErrors: has_water, tap_open, clogged, overflow."
     );
-    assert_eq!(d.ambient_fields().map(|f| f.name).collect::<Vec<_>>(), ["user_id", "tenant"]);
+    assert_eq!(
+        d.ambient_fields().map(|f| f.name).collect::<Vec<_>>(),
+        ["user_id", "tenant"]
+    );
     let schema = d.input_schema_json();
-    assert!(schema["properties"].get("user_id").is_none(), "ambient fields stay out of the schema");
+    assert!(
+        schema["properties"].get("user_id").is_none(),
+        "ambient fields stay out of the schema"
+    );
     assert_eq!(schema["additionalProperties"], json!(false));
-    assert_eq!(fields::TOOLS.iter().map(|t| t.name).collect::<Vec<_>>(), ["kitchen_sink", "ping"]);
+    assert_eq!(
+        fields::TOOLS.iter().map(|t| t.name).collect::<Vec<_>>(),
+        ["kitchen_sink", "ping"]
+    );
     assert!(empty::TOOLS.is_empty());
 }
 
@@ -74,7 +83,11 @@ fn membership_names_and_settings_resolve() {
     assert_eq!(settings.get_bool("ephemeral"), Some(false));
     let mcp = membership::PROJECT.adapter("mcp").unwrap();
     let settings = toolspec::Settings::new(mcp, ticket.binding("mcp").unwrap().settings);
-    assert_eq!(settings.present_as(), toolspec::PresentAs::Message, "project default");
+    assert_eq!(
+        settings.present_as(),
+        toolspec::PresentAs::Message,
+        "project default"
+    );
     assert_eq!(membership::PROJECT.explain.name, "check_call");
     let hidden = membership::internal::hidden::Tool::descriptor();
     assert!(hidden.adapters.is_empty());
@@ -83,7 +96,11 @@ fn membership_names_and_settings_resolve() {
 struct Store;
 
 impl store::orders::get::Handler for Store {
-    async fn call(&self, input: store::orders::get::Input, cx: store::orders::get::Context<'_>) -> store::orders::get::Outcome {
+    async fn call(
+        &self,
+        input: store::orders::get::Input,
+        cx: store::orders::get::Context<'_>,
+    ) -> store::orders::get::Outcome {
         if input.order_id != 7 || cx.ambient().customer_id != 1 {
             return Err(store::orders::get::Error::NotFound.into());
         }
@@ -92,7 +109,10 @@ impl store::orders::get::Handler for Store {
                 id: 7,
                 status: store::types::OrderStatus::Pending,
                 lines: vec![],
-                total: store::types::Money { amount: 0, currency: store::types::MoneyCurrency::Eur },
+                total: store::types::Money {
+                    amount: 0,
+                    currency: store::types::MoneyCurrency::Eur,
+                },
                 placed_at: "2026-12-01T10:00:00+01:00".parse().unwrap(),
             },
         })
@@ -100,31 +120,56 @@ impl store::orders::get::Handler for Store {
 }
 
 impl store::orders::cancel::Handler for Store {
-    async fn call(&self, _: store::orders::cancel::Input, _: store::orders::cancel::Context<'_>) -> store::orders::cancel::Outcome {
+    async fn call(
+        &self,
+        _: store::orders::cancel::Input,
+        _: store::orders::cancel::Context<'_>,
+    ) -> store::orders::cancel::Outcome {
         Err(Failure::internal("database is down"))
     }
-    async fn not_cancelled(&self, input: &store::orders::cancel::Input, _: &store::orders::cancel::Context<'_>) -> bool {
+    async fn not_cancelled(
+        &self,
+        input: &store::orders::cancel::Input,
+        _: &store::orders::cancel::Context<'_>,
+    ) -> bool {
         input.order_id != 13
     }
 }
 
 impl store::orders::place::Handler for Store {
-    async fn call(&self, _: store::orders::place::Input, _: store::orders::place::Context<'_>) -> store::orders::place::Outcome {
-        Err(Failure::declared(store::orders::place::Error::UnknownSku).with_details(json!({ "skus": ["NOPE"] })))
+    async fn call(
+        &self,
+        _: store::orders::place::Input,
+        _: store::orders::place::Context<'_>,
+    ) -> store::orders::place::Outcome {
+        Err(Failure::declared(store::orders::place::Error::UnknownSku)
+            .with_details(json!({ "skus": ["NOPE"] })))
     }
-    async fn customer_active(&self, _: &store::orders::place::Input, _: &store::orders::place::Context<'_>) -> bool {
+    async fn customer_active(
+        &self,
+        _: &store::orders::place::Input,
+        _: &store::orders::place::Context<'_>,
+    ) -> bool {
         true
     }
 }
 
 impl store::orders::refund::Handler for Store {
-    async fn call(&self, _: store::orders::refund::Input, _: store::orders::refund::Context<'_>) -> store::orders::refund::Outcome {
+    async fn call(
+        &self,
+        _: store::orders::refund::Input,
+        _: store::orders::refund::Context<'_>,
+    ) -> store::orders::refund::Outcome {
         Err(store::orders::refund::Error::NotDelivered.into())
     }
 }
 
 impl store::customers::me::Handler for Store {
-    async fn call(&self, _: store::customers::me::Input, cx: store::customers::me::Context<'_>) -> store::customers::me::Outcome {
+    async fn call(
+        &self,
+        _: store::customers::me::Input,
+        cx: store::customers::me::Context<'_>,
+    ) -> store::customers::me::Outcome {
         Ok(store::customers::me::Output {
             id: cx.ambient().customer_id,
             name: "Ada".into(),
@@ -136,39 +181,94 @@ impl store::customers::me::Handler for Store {
 }
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(future)
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(future)
 }
 
 #[test]
 fn registry_binds_handlers_and_reports_outcomes() {
     let registry = store::registry(Store);
-    assert_eq!(registry.tools().map(|t| t.name()).collect::<Vec<_>>(), ["customers_me", "orders_cancel", "orders_get", "orders_place", "orders_refund"]);
+    assert_eq!(
+        registry.tools().map(|t| t.name()).collect::<Vec<_>>(),
+        [
+            "customers_me",
+            "orders_cancel",
+            "orders_get",
+            "orders_place",
+            "orders_refund"
+        ]
+    );
     assert_eq!(registry.tools_for("http").len(), 4, "refund excludes http");
     let ambient = AmbientContext::from([("customer_id", 1)]);
     block_on(async {
-        let ok = registry.get("orders_get").unwrap().invoke(json!({ "order_id": 7 }), &ambient).await;
+        let ok = registry
+            .get("orders_get")
+            .unwrap()
+            .invoke(json!({ "order_id": 7 }), &ambient)
+            .await;
         assert_eq!(ok.value().unwrap()["order"]["status"], json!("pending"));
 
         // A model cannot smuggle ambient context through its arguments.
         let smuggled = json!({ "order_id": 7, "ambient_context": { "customer_id": 2 } });
-        let ok = registry.get("orders_get").unwrap().invoke(smuggled, &ambient).await;
+        let ok = registry
+            .get("orders_get")
+            .unwrap()
+            .invoke(smuggled, &ambient)
+            .await;
         assert!(ok.is_ok());
 
         let other = AmbientContext::from([("customer_id", 2)]);
-        let missing = registry.get("orders_get").unwrap().invoke(json!({ "order_id": 7 }), &other).await;
-        assert_eq!(missing.to_model_json(), json!({ "error": "not_found", "message": "No such order." }));
+        let missing = registry
+            .get("orders_get")
+            .unwrap()
+            .invoke(json!({ "order_id": 7 }), &other)
+            .await;
+        assert_eq!(
+            missing.to_model_json(),
+            json!({ "error": "not_found", "message": "No such order." })
+        );
 
-        let guard = registry.get("orders_cancel").unwrap().invoke(json!({ "order_id": 13 }), &ambient).await;
-        assert_eq!(guard.to_model_json(), json!({ "error": "not_cancelled", "message": "Could not cancel the order: Order must not already be cancelled." }));
+        let guard = registry
+            .get("orders_cancel")
+            .unwrap()
+            .invoke(json!({ "order_id": 13 }), &ambient)
+            .await;
+        assert_eq!(
+            guard.to_model_json(),
+            json!({ "error": "not_cancelled", "message": "Could not cancel the order: Order must not already be cancelled." })
+        );
 
-        let internal = registry.get("orders_cancel").unwrap().invoke(json!({ "order_id": 1 }), &ambient).await;
-        assert_eq!(internal.to_model_json(), json!({ "error": "internal_error", "message": "Could not cancel the order" }));
+        let internal = registry
+            .get("orders_cancel")
+            .unwrap()
+            .invoke(json!({ "order_id": 1 }), &ambient)
+            .await;
+        assert_eq!(
+            internal.to_model_json(),
+            json!({ "error": "internal_error", "message": "Could not cancel the order" })
+        );
         assert_eq!(internal.exception.as_deref(), Some("database is down"));
 
-        let details = registry.get("orders_place").unwrap().invoke(json!({ "lines": [] }), &ambient).await;
-        assert_eq!(details.to_model_json(), json!({ "error": "unknown_sku", "message": "Could not place the order: A product in the order does not exist.", "details": { "skus": ["NOPE"] } }));
+        let details = registry
+            .get("orders_place")
+            .unwrap()
+            .invoke(json!({ "lines": [] }), &ambient)
+            .await;
+        assert_eq!(
+            details.to_model_json(),
+            json!({ "error": "unknown_sku", "message": "Could not place the order: A product in the order does not exist.", "details": { "skus": ["NOPE"] } })
+        );
 
-        let headline = registry.get("orders_refund").unwrap().invoke(json!({ "order_id": 1 }), &ambient).await;
-        assert_eq!(headline.error().unwrap().message, "Could not refund the order: Only delivered orders can be refunded.");
+        let headline = registry
+            .get("orders_refund")
+            .unwrap()
+            .invoke(json!({ "order_id": 1 }), &ambient)
+            .await;
+        assert_eq!(
+            headline.error().unwrap().message,
+            "Could not refund the order: Only delivered orders can be refunded."
+        );
     });
 }

@@ -1,0 +1,191 @@
+//! Invalid-spec corpus: every folder under `tests/invalid/` holds a `specs/` directory that
+//! must fail to compile, and an `expected.txt` with the exact rendered diagnostics (message,
+//! `file:line:col`, source line, caret and help), as `toolspec check` would print them with the
+//! specs directory shown as `specs`.
+//!
+//! Regenerate the expected files with `TOOLSPEC_BLESS=1 cargo test -p toolspec-codegen --test
+//! invalid`, then review every changed `expected.txt` by hand before committing it.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+
+use toolspec_codegen::diagnostic::{Severity, render_all};
+use toolspec_codegen::project::{self, Source};
+
+/// How diagnostics show the specs directory.
+const DISPLAY_ROOT: &str = "specs";
+
+fn corpus_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/invalid")
+}
+
+/// Every case folder, sorted by name.
+fn cases() -> Vec<(String, PathBuf)> {
+    let mut out: Vec<(String, PathBuf)> = std::fs::read_dir(corpus_dir())
+        .expect("tests/invalid exists")
+        .map(|entry| entry.expect("readable entry"))
+        .filter(|entry| entry.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|entry| {
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                entry.path(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Reads a case's specs the way `toolspec_codegen::load` does and renders its diagnostics.
+/// Returns the rendering and the problems with it that do not depend on `expected.txt`.
+fn run_case(case: &Path) -> (String, Vec<String>) {
+    let dir = case.join("specs");
+    let (files, dirs) = project::scan(&dir).expect("the case has a readable specs/ folder");
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|file| Source {
+            path: file.to_string_lossy().replace('\\', "/"),
+            text: std::fs::read_to_string(dir.join(file)).expect("readable spec file"),
+        })
+        .collect();
+    let project = project::analyze(&sources, &dirs, DISPLAY_ROOT);
+    let rendered = render_all(&project.diagnostics, &project.sources);
+
+    let mut problems = Vec::new();
+    let errors: Vec<_> = project
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if errors.is_empty() {
+        problems.push("no error reported".to_owned());
+    }
+    for d in errors {
+        if !d.file.starts_with(&format!("{DISPLAY_ROOT}/")) && d.file != DISPLAY_ROOT {
+            problems.push(format!("`{}` is not shown below `{DISPLAY_ROOT}`", d.file));
+        }
+        if let Some(span) = d.span {
+            let location = format!("{}:{}:{}", d.file, span.start.line, span.start.col);
+            if !rendered.contains(&format!("--> {location}\n")) {
+                problems.push(format!("the rendering does not point at `{location}`"));
+            }
+        }
+    }
+    (rendered, problems)
+}
+
+/// A short hint at where two texts first differ.
+fn diff_hint(expected: &str, actual: &str) -> String {
+    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let line = e
+        .iter()
+        .zip(&a)
+        .position(|(x, y)| x != y)
+        .unwrap_or(e.len().min(a.len()));
+    let show = |lines: &[&str]| {
+        lines
+            .get(line)
+            .map_or_else(|| "<end of text>".to_owned(), |l| format!("{l:?}"))
+    };
+    format!(
+        "first difference at line {}:\n      expected: {}\n      actual:   {}",
+        line + 1,
+        show(&e),
+        show(&a)
+    )
+}
+
+#[test]
+fn every_invalid_spec_is_reported_exactly() {
+    let bless = std::env::var_os("TOOLSPEC_BLESS").is_some();
+    let cases = cases();
+    assert!(
+        cases.len() >= 45,
+        "the corpus has only {} cases",
+        cases.len()
+    );
+    let mut failures = Vec::new();
+    for (name, dir) in &cases {
+        let (rendered, problems) = match catch_unwind(AssertUnwindSafe(|| run_case(dir))) {
+            Ok(result) => result,
+            Err(_) => {
+                failures.push(format!("{name}: the compiler panicked"));
+                continue;
+            }
+        };
+        for problem in problems {
+            failures.push(format!("{name}: {problem}"));
+        }
+        let expected_path = dir.join("expected.txt");
+        if bless {
+            std::fs::write(&expected_path, &rendered).expect("write expected.txt");
+            continue;
+        }
+        match std::fs::read_to_string(&expected_path) {
+            Ok(expected) if expected == rendered => {}
+            Ok(expected) => failures.push(format!(
+                "{name}: expected.txt differs from the rendered diagnostics; {}",
+                diff_hint(&expected, &rendered)
+            )),
+            Err(_) => failures.push(format!("{name}: expected.txt is missing")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} problem(s) in {} invalid-spec cases (if the new output is right, rerun with \
+         TOOLSPEC_BLESS=1 and review the changed expected.txt files):\n  {}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n  ")
+    );
+}
+
+/// Damaged versions of every corpus file (cut off before a line, a line removed, a bracket,
+/// quote or colon inserted) must be reported, never make the compiler panic.
+#[test]
+fn damaged_specs_never_panic() {
+    let mut panics = Vec::new();
+    for (name, case) in cases() {
+        let dir = case.join("specs");
+        let (files, dirs) = project::scan(&dir).expect("readable specs/ folder");
+        let sources: Vec<Source> = files
+            .iter()
+            .map(|file| Source {
+                path: file.to_string_lossy().replace('\\', "/"),
+                text: std::fs::read_to_string(dir.join(file)).expect("readable spec file"),
+            })
+            .collect();
+        for (index, source) in sources.iter().enumerate() {
+            let lines: Vec<&str> = source.text.split_inclusive('\n').collect();
+            for at in 0..lines.len() {
+                let (before, after) = (lines[..at].concat(), lines[at..].concat());
+                let mut variants = vec![before.clone(), before.clone() + &lines[at + 1..].concat()];
+                let content = after.trim_start_matches(' ');
+                let indent = &after[..after.len() - content.len()];
+                for insert in ["[", "{", "\"", ":", "- ", "\t"] {
+                    variants.push(format!("{before}{indent}{insert}{content}"));
+                }
+                for text in variants {
+                    let mut damaged = sources.clone();
+                    damaged[index].text = text;
+                    let run = catch_unwind(AssertUnwindSafe(|| {
+                        let project = project::analyze(&damaged, &dirs, DISPLAY_ROOT);
+                        render_all(&project.diagnostics, &project.sources)
+                    }));
+                    if run.is_err() {
+                        panics.push(format!(
+                            "{name}: {} damaged at line {}",
+                            source.path,
+                            at + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        panics.is_empty(),
+        "the compiler panicked:\n  {}",
+        panics.join("\n  ")
+    );
+}
