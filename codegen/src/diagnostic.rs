@@ -143,6 +143,18 @@ impl Diagnostic {
         }
     }
 
+    /// "specs/orders/cancel.yaml:7:11: unknown type `strng`": the place and the message, for
+    /// channels that state the severity themselves (`cargo::error=`, `cargo::warning=`).
+    pub fn located_message(&self) -> String {
+        let message = self.message.replace(['\r', '\n'], " ");
+        let location = location(&self.file, self.span);
+        if location.is_empty() {
+            message
+        } else {
+            format!("{location}: {message}")
+        }
+    }
+
     /// Full multi-line rendering, no colour codes. Every line ends with `\n`.
     ///
     /// The source line of each span is taken from `sources`; when the file is not there, only

@@ -137,7 +137,7 @@ impl Config {
         }
         if in_build_script {
             for warning in &warnings {
-                println!("cargo::warning={}", warning.one_line());
+                println!("cargo::warning={}", warning.located_message());
             }
         }
         let out_dir = match &self.out_dir {
@@ -226,7 +226,7 @@ impl Error {
         eprintln!("{self}");
         if let Self::Specs { diagnostics, .. } = &self {
             for d in diagnostics.iter().filter(|d| d.severity == Severity::Error) {
-                println!("cargo::error={}", d.one_line());
+                println!("cargo::error={}", d.located_message());
             }
         } else {
             println!(

@@ -20,7 +20,7 @@ use crate::yaml::{self, Span};
 /// The name of the project config file at the root of the specs directory.
 pub const CONFIG_FILE: &str = "toolspec.yaml";
 
-/// One spec file's text.
+/// One file's text: a spec (`.yaml`, `.yml`) or a JSON Schema for `shape: { file: … }`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     /// Its path below the specs directory, '/'-separated.
@@ -85,8 +85,9 @@ impl Project {
     }
 }
 
-/// Lists the spec files (`.yaml`, `.yml`) and folders below `dir`, skipping hidden entries.
-/// Paths are relative and '/'-separated, sorted.
+/// Lists the spec files (`.yaml`, `.yml`), the JSON files `shape: { file: … }` may name
+/// (`.json`) and the folders below `dir`, skipping hidden entries. Paths are relative and
+/// '/'-separated, sorted.
 pub fn scan(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
     let mut files = Vec::new();
     let mut dirs = Vec::new();
@@ -118,7 +119,7 @@ fn walk(
         if kind.is_dir() {
             dirs.push(rel.clone());
             walk(&entry.path(), &rel, files, dirs)?;
-        } else if name.ends_with(".yaml") || name.ends_with(".yml") {
+        } else if name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json") {
             files.push(PathBuf::from(rel));
         }
     }
@@ -138,9 +139,15 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
     let mut diagnostics = Vec::new();
     let mut texts = Sources::new();
     let mut parsed = Vec::new();
+    let mut json_files = BTreeMap::new();
     for source in sources {
         let file = display(&source.path);
         texts.insert(file.clone(), source.text.clone());
+        if source.path.ends_with(".json") {
+            // Not a spec: a JSON Schema for `shape: { file: … }`, keyed by display path.
+            json_files.insert(file, source.text.clone());
+            continue;
+        }
         match yaml::parse(&source.text) {
             Ok(node) => parsed.push((source.path.as_str(), file, node)),
             Err(e) => diagnostics.push(yaml_error(file, &source.text, &e)),
@@ -185,6 +192,7 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
         }
     }
 
+    crate::emit::shape::resolve_shapes(&mut specs, &mut types, &json_files, &mut diagnostics);
     check_named_types(&types, &specs, &mut diagnostics);
     let modules = module_paths(&specs, !types.is_empty(), &mut diagnostics);
 
@@ -713,9 +721,13 @@ fn module_paths(
             out.push(None);
             continue;
         }
-        let clash = taken.iter().find(|(other, _)| {
-            **other == segments || other.starts_with(&segments) || segments.starts_with(other)
-        });
+        // The same module, an ancestor that is a tool, or a descendant that is one.
+        let ancestor = (1..segments.len()).find_map(|n| taken.get_key_value(&segments[..n]));
+        let descendant = taken
+            .range(segments.clone()..)
+            .next()
+            .filter(|(other, _)| other.starts_with(&segments));
+        let clash = ancestor.or(descendant);
         if let Some((other, first)) = clash {
             let module = |segments: &[String]| format!("tools::{}", segments.join("::"));
             let message = if *other == segments {

@@ -167,7 +167,7 @@ fn type_schema(field: &Field) -> Map<String, Value> {
                 .collect();
             schema.insert("anyOf".into(), Value::Array(branches));
         }
-        FieldType::Shape(raw) => {
+        FieldType::Shape { schema: raw, .. } => {
             if let Value::Object(map) = raw {
                 return map.clone();
             }

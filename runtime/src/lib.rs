@@ -21,6 +21,7 @@ mod context;
 mod contract;
 mod descriptor;
 mod failure;
+mod macros;
 pub mod membership;
 pub mod naming;
 mod project;

@@ -2,6 +2,7 @@
 //! named types, the project configuration and a `registry()` that refuses to compile until
 //! every tool has a handler. Built with `quote`, printed with `prettyplease`.
 
+pub(crate) mod shape;
 mod types;
 
 use proc_macro2::TokenStream;
@@ -243,42 +244,14 @@ fn error_enum(tool: &Tool) -> TokenStream {
         .iter()
         .map(|e| format_ident!("{}", types::type_name(&e.code.value)))
         .collect();
-    let codes: Vec<&str> = spec.errors.iter().map(|e| e.code.value.as_str()).collect();
+    let codes = spec.errors.iter().map(|e| e.code.value.as_str());
     let messages: Vec<&str> = spec.errors.iter().map(|e| e.message.as_str()).collect();
-    let docs: Vec<TokenStream> = messages.iter().map(|m| doc(Some(m))).collect();
-    let (display_body, code_body) = if variants.is_empty() {
-        (
-            quote! { let _ = f; match *self {} },
-            quote! { match *self {} },
-        )
-    } else {
-        (
-            quote! { f.write_str(match self { #( Self::#variants => #messages, )* }) },
-            quote! { match self { #( Self::#variants => #codes, )* } },
-        )
-    };
+    let docs = messages.iter().map(|m| doc(Some(m)));
     quote! {
         /// The tool's declared error codes; `Display` is the spec's message.
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
         pub enum Error { #( #docs #variants, )* }
-
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                #display_body
-            }
-        }
-
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                #code_body
-            }
-        }
-
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(Error { #( #variants = (#codes, #messages) ),* });
     }
 }
 
@@ -301,20 +274,7 @@ fn handler_trait(tool: &Tool) -> TokenStream {
         .iter()
         .map(|g| doc(Some(&format!("Guard: {}", g.description))))
         .collect();
-    let indexes = 0..guard_idents.len();
-    let guard_body = if guard_idents.is_empty() {
-        quote! {
-            let _ = (index, input, cx);
-            ::core::option::Option::None
-        }
-    } else {
-        quote! {
-            match index {
-                #( #indexes => ::core::option::Option::Some(::std::boxed::Box::pin(Handler::#guard_idents(&*self.0, input, cx))), )*
-                _ => ::core::option::Option::None,
-            }
-        }
-    };
+    let indexes = (0..guard_idents.len()).map(proc_macro2::Literal::usize_unsuffixed);
     let call_doc = doc(Some(&format!(
         "Runs `{}`: {}",
         tool.name,
@@ -332,20 +292,7 @@ fn handler_trait(tool: &Tool) -> TokenStream {
             )*
         }
 
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-
-            fn call<'a>(&'a self, input: Input, cx: Context<'a>) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-
-            fn guard<'a>(&'a self, index: usize, input: &'a Input, cx: &'a Context<'a>) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                #guard_body
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, [ #( #indexes => #guard_idents ),* ]);
     }
 }
 

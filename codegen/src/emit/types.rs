@@ -7,6 +7,7 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value as Json;
 
+use super::shape;
 use crate::spec::model::{Field, FieldType};
 
 /// Paths every generated item spells out in full, so a user's imports cannot break them.
@@ -192,7 +193,13 @@ impl TypeGen {
                 quote! { ::toolspec::types::DateTime<::toolspec::types::FixedOffset> }
             }
             FieldType::Decimal => quote! { ::toolspec::types::Decimal },
-            FieldType::Json | FieldType::Shape(_) => {
+            FieldType::Shape {
+                schema,
+                rust: Some(rust),
+                ..
+            } => shape::emit(self, field, schema, rust, base, prefix)
+                .unwrap_or_else(|| quote! { ::toolspec::__private::serde_json::Value }),
+            FieldType::Json | FieldType::Shape { rust: None, .. } => {
                 quote! { ::toolspec::__private::serde_json::Value }
             }
             FieldType::Object(fields) => {
@@ -245,38 +252,15 @@ impl TypeGen {
         }
     }
 
-    /// Emits an enum for string values, with `as_str` and `Display`.
+    /// Emits an enum for string values (see `toolspec::string_enum!`).
     pub fn string_enum(&mut self, name: &Ident, description: Option<&str>, values: &[&str]) {
         let docs = doc(description);
         let variants = variant_idents(values);
-        let name_str = name.to_string();
         self.items.push(quote! {
             #docs
-            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash, ::toolspec::__private::serde::Serialize, ::toolspec::__private::serde::Deserialize)]
-            #[serde(crate = "::toolspec::__private::serde")]
-            pub enum #name {
-                #( #[serde(rename = #values)] #variants, )*
-            }
-            impl #name {
-                /// The value as written in the spec.
-                pub fn as_str(&self) -> &'static str {
-                    match self { #( Self::#variants => #values, )* }
-                }
-            }
-            impl ::core::fmt::Display for #name {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(self.as_str())
-                }
-            }
-            impl ::core::str::FromStr for #name {
-                type Err = ::toolspec::UnknownVariant;
-                fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
-                    match value {
-                        #( #values => ::core::result::Result::Ok(Self::#variants), )*
-                        _ => ::core::result::Result::Err(::toolspec::UnknownVariant::new(#name_str, value)),
-                    }
-                }
-            }
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
+            pub enum #name { #( #variants, )* }
+            ::toolspec::string_enum!(#name { #( #variants = #values ),* });
         });
     }
 

@@ -199,7 +199,7 @@ pub fn read_field(
         field.ty = read_any_of(r, &field.name, node, def.get("tag"), place)?;
     } else if let Some(node) = get("shape") {
         field.type_span = node.span;
-        field.ty = FieldType::Shape(read_shape(r, node)?);
+        field.ty = read_shape(r, node)?;
     } else {
         let d = r.error(span, format!("field `{}` has no `type`", field.name));
         d.label = Some("missing `type`".into());
@@ -505,7 +505,20 @@ fn read_any_of(
     })
 }
 
-fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<Json> {
+fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
+    // `{ file: path/to/schema.json }`: read (and checked) once the whole project is.
+    if let (Some(file), Some(entries)) = (node.get("file"), node.as_map()) {
+        for (key, _) in entries.iter().filter(|(k, _)| k.as_str() != Some("file")) {
+            r.error(key.span, "`shape: { file: … }` takes no other keys")
+                .label = Some("not allowed next to `file`".into());
+        }
+        let file = r.spanned_string(file, "`file`")?;
+        return Some(FieldType::Shape {
+            schema: Json::Null,
+            file: Some(file),
+            rust: None,
+        });
+    }
     let schema = node.to_json();
     if !schema.is_object() {
         r.wrong_kind(node, "`shape`", "a JSON Schema object");
@@ -519,7 +532,11 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<Json> {
         d.label = Some("invalid schema".into());
         return None;
     }
-    Some(schema)
+    Some(FieldType::Shape {
+        schema,
+        file: None,
+        rust: None,
+    })
 }
 
 fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Spanned<Vec<Json>>> {

@@ -61,8 +61,15 @@ pub enum FieldType {
         /// The tag property of a tagged union.
         tag: Option<String>,
     },
-    /// `shape`: a raw JSON Schema.
-    Shape(Value),
+    /// `shape`: a raw JSON Schema, inline or `{ file: … }`.
+    Shape {
+        /// The schema (for `file:`, `Null` until the project reads the file).
+        schema: Value,
+        /// `{ file: … }`: the path as written (relative to the spec) and where it is written.
+        file: Option<Spanned<String>>,
+        /// The Rust items typify generated for it (set while checking the project).
+        rust: Option<String>,
+    },
 }
 
 impl FieldType {
@@ -81,7 +88,7 @@ impl FieldType {
             Self::Boolean => "boolean",
             Self::Object(_) | Self::Map(_) => "object",
             Self::Array(_) => "array",
-            Self::Json | Self::Named(_) | Self::AnyOf { .. } | Self::Shape(_) => return None,
+            Self::Json | Self::Named(_) | Self::AnyOf { .. } | Self::Shape { .. } => return None,
         })
     }
 
@@ -102,7 +109,7 @@ impl FieldType {
             Self::Map(_) => "map".into(),
             Self::Named(n) => n.clone(),
             Self::AnyOf { .. } => "any_of".into(),
-            Self::Shape(_) => "shape".into(),
+            Self::Shape { .. } => "shape".into(),
         }
     }
 }

@@ -19,6 +19,7 @@ macro_rules! golden {
 golden!(empty, "empty");
 golden!(fields, "fields");
 golden!(membership, "membership");
+golden!(shapes, "shapes");
 golden!(store, "store");
 
 #[cfg(test)]

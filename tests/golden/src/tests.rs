@@ -272,3 +272,70 @@ fn registry_binds_handlers_and_reports_outcomes() {
         );
     });
 }
+
+#[test]
+fn shape_types_round_trip_through_json() {
+    use crate::shapes::{draw, layout};
+
+    let value = json!({
+        "geometry": {
+            "kind": "polygon",
+            "points": [{ "x": 0.0, "y": 0.0 }, { "x": 1.0, "y": 0.5 }],
+            "label": "a roof",
+            "style": { "color": "red" },
+        },
+        "canvas": { "width": 640, "height": 480, "background": "transparent" },
+    });
+    let input: draw::Input = serde_json::from_value(value.clone()).unwrap();
+    let geometry: &draw::Geometry = &input.geometry;
+    assert_eq!(geometry.kind, draw::GeometryKind::Polygon);
+    assert_eq!(geometry.kind.to_string(), "polygon");
+    assert_eq!(
+        geometry.points[1],
+        draw::GeometryPointsItem { x: 1.0, y: 0.5 }
+    );
+    let style: &draw::GeometryStyle = geometry.style.as_ref().unwrap();
+    assert!(!style.dashed, "schema default");
+    let canvas: &draw::Canvas = input.canvas.as_ref().unwrap();
+    assert_eq!(canvas.width.get(), 640);
+    assert_eq!(canvas.background, Some(draw::CanvasBackground::Transparent));
+    assert!(canvas.layers.is_empty());
+
+    // Back to JSON: the same value, with the schema's default filled in.
+    let mut expected = value;
+    expected["geometry"]["style"]["dashed"] = json!(false);
+    assert_eq!(serde_json::to_value(&input).unwrap(), expected);
+
+    // The shape's own rules hold on the Rust side too.
+    let unknown = json!({ "kind": "point", "points": [], "extra": 1 });
+    assert!(serde_json::from_value::<draw::Geometry>(unknown).is_err());
+    let zero = json!({ "width": 0, "height": 1 });
+    assert!(serde_json::from_value::<draw::Canvas>(zero).is_err());
+
+    // Types of nested and renamed shapes are named after their place.
+    let page: layout::Page =
+        serde_json::from_value(json!({ "margin": { "top": 10, "unit": "mm" } })).unwrap();
+    assert_eq!(page.margin.unit, Some(layout::PageMarginUnit::Mm));
+    let output = layout::Output {
+        error: Some(layout::OutputError {
+            code: layout::OutputErrorCode::Overflow,
+            detail: None,
+        }),
+    };
+    assert_eq!(
+        serde_json::to_value(&output).unwrap(),
+        json!({ "error": { "code": "overflow" } })
+    );
+
+    // `format`s typify knows map to toolspec's own types.
+    let stamp =
+        json!({ "at": "2026-12-01T10:00:00+01:00", "by": "67e55044-10b1-426f-9247-bb680e5fe0c8" });
+    let parsed: crate::shapes::types::Stamp = serde_json::from_value(stamp.clone()).unwrap();
+    assert_eq!(parsed.at.offset().local_minus_utc(), 3600);
+    assert_eq!(
+        parsed.by.to_string(),
+        "67e55044-10b1-426f-9247-bb680e5fe0c8"
+    );
+    assert_eq!(parsed.day, None);
+    assert_eq!(serde_json::to_value(&parsed).unwrap(), stamp);
+}

@@ -8,49 +8,14 @@ pub mod types {
         ::core::marker::Copy,
         ::core::cmp::PartialEq,
         ::core::cmp::Eq,
-        ::core::hash::Hash,
-        ::toolspec::__private::serde::Serialize,
-        ::toolspec::__private::serde::Deserialize
+        ::core::hash::Hash
     )]
-    #[serde(crate = "::toolspec::__private::serde")]
     pub enum AddressCountry {
-        #[serde(rename = "DE")]
         De,
-        #[serde(rename = "FR")]
         Fr,
-        #[serde(rename = "US")]
         Us,
     }
-    impl AddressCountry {
-        /// The value as written in the spec.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::De => "DE",
-                Self::Fr => "FR",
-                Self::Us => "US",
-            }
-        }
-    }
-    impl ::core::fmt::Display for AddressCountry {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-    impl ::core::str::FromStr for AddressCountry {
-        type Err = ::toolspec::UnknownVariant;
-        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
-            match value {
-                "DE" => ::core::result::Result::Ok(Self::De),
-                "FR" => ::core::result::Result::Ok(Self::Fr),
-                "US" => ::core::result::Result::Ok(Self::Us),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolspec::UnknownVariant::new("AddressCountry", value),
-                    )
-                }
-            }
-        }
-    }
+    ::toolspec::string_enum!(AddressCountry { De = "DE", Fr = "FR", Us = "US" });
     fn default_address_country() -> AddressCountry {
         AddressCountry::De
     }
@@ -77,49 +42,14 @@ pub mod types {
         ::core::marker::Copy,
         ::core::cmp::PartialEq,
         ::core::cmp::Eq,
-        ::core::hash::Hash,
-        ::toolspec::__private::serde::Serialize,
-        ::toolspec::__private::serde::Deserialize
+        ::core::hash::Hash
     )]
-    #[serde(crate = "::toolspec::__private::serde")]
     pub enum Level {
-        #[serde(rename = "low")]
         Low,
-        #[serde(rename = "medium")]
         Medium,
-        #[serde(rename = "high")]
         High,
     }
-    impl Level {
-        /// The value as written in the spec.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Low => "low",
-                Self::Medium => "medium",
-                Self::High => "high",
-            }
-        }
-    }
-    impl ::core::fmt::Display for Level {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-    impl ::core::str::FromStr for Level {
-        type Err = ::toolspec::UnknownVariant;
-        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
-            match value {
-                "low" => ::core::result::Result::Ok(Self::Low),
-                "medium" => ::core::result::Result::Ok(Self::Medium),
-                "high" => ::core::result::Result::Ok(Self::High),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolspec::UnknownVariant::new("Level", value),
-                    )
-                }
-            }
-        }
-    }
+    ::toolspec::string_enum!(Level { Low = "low", Medium = "medium", High = "high" });
     pub type Tags = ::std::vec::Vec<::std::string::String>;
     /// A recursive structure (through an array).
     #[derive(
@@ -196,22 +126,7 @@ pub mod ping {
         ::core::hash::Hash
     )]
     pub enum Error {}
-    impl ::core::fmt::Display for Error {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            let _ = f;
-            match *self {}
-        }
-    }
-    impl ::toolspec::DeclaredError for Error {
-        fn code(&self) -> &'static str {
-            match *self {}
-        }
-    }
-    impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-        fn from(error: Error) -> Self {
-            ::toolspec::Failure::declared(error)
-        }
-    }
+    ::toolspec::declared_errors!(Error {});
     /// What the handler returns.
     pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
     /// The handler's view of the call.
@@ -230,27 +145,7 @@ pub mod ping {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    /// The tool bound to a handler.
-    pub struct Bound<H>(pub ::std::sync::Arc<H>);
-    impl<H: Handler> ::toolspec::Operation for Bound<H> {
-        type Contract = Tool;
-        fn call<'a>(
-            &'a self,
-            input: Input,
-            cx: Context<'a>,
-        ) -> ::toolspec::BoxFuture<'a, Outcome> {
-            ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-        }
-        fn guard<'a>(
-            &'a self,
-            index: usize,
-            input: &'a Input,
-            cx: &'a Context<'a>,
-        ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-            let _ = (index, input, cx);
-            ::core::option::Option::None
-        }
-    }
+    ::toolspec::bind_handler!(Tool, Handler, []);
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
         name: "ping",
@@ -489,45 +384,13 @@ pub mod kitchen {
             ::core::marker::Copy,
             ::core::cmp::PartialEq,
             ::core::cmp::Eq,
-            ::core::hash::Hash,
-            ::toolspec::__private::serde::Serialize,
-            ::toolspec::__private::serde::Deserialize
+            ::core::hash::Hash
         )]
-        #[serde(crate = "::toolspec::__private::serde")]
         pub enum OutputNestedHistoryItem {
-            #[serde(rename = "a")]
             A,
-            #[serde(rename = "b")]
             B,
         }
-        impl OutputNestedHistoryItem {
-            /// The value as written in the spec.
-            pub fn as_str(&self) -> &'static str {
-                match self {
-                    Self::A => "a",
-                    Self::B => "b",
-                }
-            }
-        }
-        impl ::core::fmt::Display for OutputNestedHistoryItem {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-        impl ::core::str::FromStr for OutputNestedHistoryItem {
-            type Err = ::toolspec::UnknownVariant;
-            fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
-                match value {
-                    "a" => ::core::result::Result::Ok(Self::A),
-                    "b" => ::core::result::Result::Ok(Self::B),
-                    _ => {
-                        ::core::result::Result::Err(
-                            ::toolspec::UnknownVariant::new("OutputNestedHistoryItem", value),
-                        )
-                    }
-                }
-            }
-        }
+        ::toolspec::string_enum!(OutputNestedHistoryItem { A = "a", B = "b" });
         #[derive(
             ::core::fmt::Debug,
             ::core::clone::Clone,
@@ -569,29 +432,10 @@ pub mod kitchen {
             /// Water everywhere.
             Overflow,
         }
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(
-                    match self {
-                        Self::Clogged => "The pipe is clogged.",
-                        Self::Overflow => "Water everywhere.",
-                    },
-                )
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match self {
-                    Self::Clogged => "clogged",
-                    Self::Overflow => "overflow",
-                }
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(
+            Error { Clogged = ("clogged", "The pipe is clogged."), Overflow = ("overflow",
+            "Water everywhere.") }
+        );
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -622,38 +466,7 @@ pub mod kitchen {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                match index {
-                    0usize => {
-                        ::core::option::Option::Some(
-                            ::std::boxed::Box::pin(Handler::has_water(&*self.0, input, cx)),
-                        )
-                    }
-                    1usize => {
-                        ::core::option::Option::Some(
-                            ::std::boxed::Box::pin(Handler::tap_open(&*self.0, input, cx)),
-                        )
-                    }
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, [0 => has_water, 1 => tap_open]);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "kitchen_sink",

@@ -62,22 +62,7 @@ pub mod agent {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                let _ = f;
-                match *self {}
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match *self {}
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(Error {});
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -96,27 +81,7 @@ pub mod agent {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "lookup",
@@ -228,22 +193,7 @@ pub mod agent {
                 ::core::hash::Hash
             )]
             pub enum Error {}
-            impl ::core::fmt::Display for Error {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    let _ = f;
-                    match *self {}
-                }
-            }
-            impl ::toolspec::DeclaredError for Error {
-                fn code(&self) -> &'static str {
-                    match *self {}
-                }
-            }
-            impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-                fn from(error: Error) -> Self {
-                    ::toolspec::Failure::declared(error)
-                }
-            }
+            ::toolspec::declared_errors!(Error {});
             /// What the handler returns.
             pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
             /// The handler's view of the call.
@@ -262,27 +212,7 @@ pub mod agent {
                     cx: Context<'_>,
                 ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
             }
-            /// The tool bound to a handler.
-            pub struct Bound<H>(pub ::std::sync::Arc<H>);
-            impl<H: Handler> ::toolspec::Operation for Bound<H> {
-                type Contract = Tool;
-                fn call<'a>(
-                    &'a self,
-                    input: Input,
-                    cx: Context<'a>,
-                ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                    ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-                }
-                fn guard<'a>(
-                    &'a self,
-                    index: usize,
-                    input: &'a Input,
-                    cx: &'a Context<'a>,
-                ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                    let _ = (index, input, cx);
-                    ::core::option::Option::None
-                }
-            }
+            ::toolspec::bind_handler!(Tool, Handler, []);
             /// Everything known about the tool at build time.
             pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
                 name: "support_ticket",
@@ -397,22 +327,7 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                let _ = f;
-                match *self {}
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match *self {}
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(Error {});
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -431,27 +346,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "internal_all",
@@ -573,22 +468,7 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                let _ = f;
-                match *self {}
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match *self {}
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(Error {});
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -607,27 +487,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "internal_everywhere",
@@ -744,22 +604,7 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                let _ = f;
-                match *self {}
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match *self {}
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(Error {});
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -778,27 +623,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "internal_hidden",
@@ -884,22 +709,7 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                let _ = f;
-                match *self {}
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match *self {}
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(Error {});
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -918,27 +728,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "internal_report",

@@ -9,49 +9,14 @@ pub mod types {
         ::core::marker::Copy,
         ::core::cmp::PartialEq,
         ::core::cmp::Eq,
-        ::core::hash::Hash,
-        ::toolspec::__private::serde::Serialize,
-        ::toolspec::__private::serde::Deserialize
+        ::core::hash::Hash
     )]
-    #[serde(crate = "::toolspec::__private::serde")]
     pub enum MoneyCurrency {
-        #[serde(rename = "EUR")]
         Eur,
-        #[serde(rename = "USD")]
         Usd,
-        #[serde(rename = "GBP")]
         Gbp,
     }
-    impl MoneyCurrency {
-        /// The value as written in the spec.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Eur => "EUR",
-                Self::Usd => "USD",
-                Self::Gbp => "GBP",
-            }
-        }
-    }
-    impl ::core::fmt::Display for MoneyCurrency {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-    impl ::core::str::FromStr for MoneyCurrency {
-        type Err = ::toolspec::UnknownVariant;
-        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
-            match value {
-                "EUR" => ::core::result::Result::Ok(Self::Eur),
-                "USD" => ::core::result::Result::Ok(Self::Usd),
-                "GBP" => ::core::result::Result::Ok(Self::Gbp),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolspec::UnknownVariant::new("MoneyCurrency", value),
-                    )
-                }
-            }
-        }
-    }
+    ::toolspec::string_enum!(MoneyCurrency { Eur = "EUR", Usd = "USD", Gbp = "GBP" });
     /// An amount in the smallest unit of a currency.
     #[derive(
         ::core::fmt::Debug,
@@ -73,57 +38,19 @@ pub mod types {
         ::core::marker::Copy,
         ::core::cmp::PartialEq,
         ::core::cmp::Eq,
-        ::core::hash::Hash,
-        ::toolspec::__private::serde::Serialize,
-        ::toolspec::__private::serde::Deserialize
+        ::core::hash::Hash
     )]
-    #[serde(crate = "::toolspec::__private::serde")]
     pub enum OrderStatus {
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "shipped")]
         Shipped,
-        #[serde(rename = "delivered")]
         Delivered,
-        #[serde(rename = "cancelled")]
         Cancelled,
-        #[serde(rename = "refunded")]
         Refunded,
     }
-    impl OrderStatus {
-        /// The value as written in the spec.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Pending => "pending",
-                Self::Shipped => "shipped",
-                Self::Delivered => "delivered",
-                Self::Cancelled => "cancelled",
-                Self::Refunded => "refunded",
-            }
-        }
-    }
-    impl ::core::fmt::Display for OrderStatus {
-        fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-    impl ::core::str::FromStr for OrderStatus {
-        type Err = ::toolspec::UnknownVariant;
-        fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
-            match value {
-                "pending" => ::core::result::Result::Ok(Self::Pending),
-                "shipped" => ::core::result::Result::Ok(Self::Shipped),
-                "delivered" => ::core::result::Result::Ok(Self::Delivered),
-                "cancelled" => ::core::result::Result::Ok(Self::Cancelled),
-                "refunded" => ::core::result::Result::Ok(Self::Refunded),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolspec::UnknownVariant::new("OrderStatus", value),
-                    )
-                }
-            }
-        }
-    }
+    ::toolspec::string_enum!(
+        OrderStatus { Pending = "pending", Shipped = "shipped", Delivered = "delivered",
+        Cancelled = "cancelled", Refunded = "refunded" }
+    );
     /// An order as customers see it.
     #[derive(
         ::core::fmt::Debug,
@@ -230,27 +157,9 @@ pub mod customers {
             /// No such customer.
             NotFound,
         }
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(
-                    match self {
-                        Self::NotFound => "No such customer.",
-                    },
-                )
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match self {
-                    Self::NotFound => "not_found",
-                }
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(
+            Error { NotFound = ("not_found", "No such customer.") }
+        );
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -269,27 +178,7 @@ pub mod customers {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "customers_me",
@@ -388,49 +277,17 @@ pub mod orders {
             ::core::marker::Copy,
             ::core::cmp::PartialEq,
             ::core::cmp::Eq,
-            ::core::hash::Hash,
-            ::toolspec::__private::serde::Serialize,
-            ::toolspec::__private::serde::Deserialize
+            ::core::hash::Hash
         )]
-        #[serde(crate = "::toolspec::__private::serde")]
         pub enum Reason {
-            #[serde(rename = "customer_request")]
             CustomerRequest,
-            #[serde(rename = "duplicate")]
             Duplicate,
-            #[serde(rename = "fraud")]
             Fraud,
         }
-        impl Reason {
-            /// The value as written in the spec.
-            pub fn as_str(&self) -> &'static str {
-                match self {
-                    Self::CustomerRequest => "customer_request",
-                    Self::Duplicate => "duplicate",
-                    Self::Fraud => "fraud",
-                }
-            }
-        }
-        impl ::core::fmt::Display for Reason {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-        impl ::core::str::FromStr for Reason {
-            type Err = ::toolspec::UnknownVariant;
-            fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
-                match value {
-                    "customer_request" => ::core::result::Result::Ok(Self::CustomerRequest),
-                    "duplicate" => ::core::result::Result::Ok(Self::Duplicate),
-                    "fraud" => ::core::result::Result::Ok(Self::Fraud),
-                    _ => {
-                        ::core::result::Result::Err(
-                            ::toolspec::UnknownVariant::new("Reason", value),
-                        )
-                    }
-                }
-            }
-        }
+        ::toolspec::string_enum!(
+            Reason { CustomerRequest = "customer_request", Duplicate = "duplicate", Fraud =
+            "fraud" }
+        );
         fn default_input_reason() -> Reason {
             Reason::CustomerRequest
         }
@@ -489,29 +346,10 @@ pub mod orders {
             /// No such order.
             NotFound,
         }
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(
-                    match self {
-                        Self::AlreadyShipped => "The order has already shipped.",
-                        Self::NotFound => "No such order.",
-                    },
-                )
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match self {
-                    Self::AlreadyShipped => "already_shipped",
-                    Self::NotFound => "not_found",
-                }
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(
+            Error { AlreadyShipped = ("already_shipped", "The order has already shipped."),
+            NotFound = ("not_found", "No such order.") }
+        );
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -536,35 +374,7 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                match index {
-                    0usize => {
-                        ::core::option::Option::Some(
-                            ::std::boxed::Box::pin(
-                                Handler::not_cancelled(&*self.0, input, cx),
-                            ),
-                        )
-                    }
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, [0 => not_cancelled]);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "orders_cancel",
@@ -736,27 +546,7 @@ pub mod orders {
             /// No such order.
             NotFound,
         }
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(
-                    match self {
-                        Self::NotFound => "No such order.",
-                    },
-                )
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match self {
-                    Self::NotFound => "not_found",
-                }
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(Error { NotFound = ("not_found", "No such order.") });
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -775,27 +565,7 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "orders_get",
@@ -959,31 +729,11 @@ pub mod orders {
             /// All lines of an order must use one currency.
             MixedCurrencies,
         }
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(
-                    match self {
-                        Self::UnknownSku => "A product in the order does not exist.",
-                        Self::MixedCurrencies => {
-                            "All lines of an order must use one currency."
-                        }
-                    },
-                )
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match self {
-                    Self::UnknownSku => "unknown_sku",
-                    Self::MixedCurrencies => "mixed_currencies",
-                }
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(
+            Error { UnknownSku = ("unknown_sku", "A product in the order does not exist."),
+            MixedCurrencies = ("mixed_currencies",
+            "All lines of an order must use one currency.") }
+        );
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -1008,35 +758,7 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                match index {
-                    0usize => {
-                        ::core::option::Option::Some(
-                            ::std::boxed::Box::pin(
-                                Handler::customer_active(&*self.0, input, cx),
-                            ),
-                        )
-                    }
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, [0 => customer_active]);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "orders_place",
@@ -1207,31 +929,11 @@ pub mod orders {
             /// The refund is larger than what is left to refund.
             TooMuch,
         }
-        impl ::core::fmt::Display for Error {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(
-                    match self {
-                        Self::NotFound => "No such order.",
-                        Self::NotDelivered => "Only delivered orders can be refunded.",
-                        Self::TooMuch => "The refund is larger than what is left to refund.",
-                    },
-                )
-            }
-        }
-        impl ::toolspec::DeclaredError for Error {
-            fn code(&self) -> &'static str {
-                match self {
-                    Self::NotFound => "not_found",
-                    Self::NotDelivered => "not_delivered",
-                    Self::TooMuch => "too_much",
-                }
-            }
-        }
-        impl ::core::convert::From<Error> for ::toolspec::Failure<Error> {
-            fn from(error: Error) -> Self {
-                ::toolspec::Failure::declared(error)
-            }
-        }
+        ::toolspec::declared_errors!(
+            Error { NotFound = ("not_found", "No such order."), NotDelivered =
+            ("not_delivered", "Only delivered orders can be refunded."), TooMuch =
+            ("too_much", "The refund is larger than what is left to refund.") }
+        );
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
         /// The handler's view of the call.
@@ -1250,27 +952,7 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        /// The tool bound to a handler.
-        pub struct Bound<H>(pub ::std::sync::Arc<H>);
-        impl<H: Handler> ::toolspec::Operation for Bound<H> {
-            type Contract = Tool;
-            fn call<'a>(
-                &'a self,
-                input: Input,
-                cx: Context<'a>,
-            ) -> ::toolspec::BoxFuture<'a, Outcome> {
-                ::std::boxed::Box::pin(Handler::call(&*self.0, input, cx))
-            }
-            fn guard<'a>(
-                &'a self,
-                index: usize,
-                input: &'a Input,
-                cx: &'a Context<'a>,
-            ) -> ::core::option::Option<::toolspec::BoxFuture<'a, bool>> {
-                let _ = (index, input, cx);
-                ::core::option::Option::None
-            }
-        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
             name: "orders_refund",

@@ -1,0 +1,132 @@
+//! Macros the generated code uses for its repetitive items, so that `OUT_DIR` stays short
+//! and readable and the code generator stays fast. Each expands to plain items in the
+//! caller's module; they are public API only for generated code.
+
+/// The impls of a string enum from a spec's `one_of`: `as_str`, `ALL`, `Display`, `FromStr`,
+/// and serde as the spec's strings.
+///
+/// ```
+/// #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// pub enum Reason { CustomerRequest, Fraud }
+/// toolspec::string_enum!(Reason { CustomerRequest = "customer_request", Fraud = "fraud" });
+///
+/// assert_eq!(Reason::CustomerRequest.as_str(), "customer_request");
+/// assert_eq!("fraud".parse::<Reason>().unwrap(), Reason::Fraud);
+/// assert_eq!(serde_json::to_string(&Reason::Fraud).unwrap(), "\"fraud\"");
+/// ```
+#[macro_export]
+macro_rules! string_enum {
+    ($name:ident { $($variant:ident = $value:literal),* $(,)? }) => {
+        impl $name {
+            /// Every value, in spec order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant,)*];
+
+            /// The value as written in the spec.
+            pub fn as_str(&self) -> &'static str {
+                match *self { $(Self::$variant => $value,)* }
+            }
+        }
+
+        impl ::core::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::core::str::FromStr for $name {
+            type Err = $crate::UnknownVariant;
+            fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
+                match value {
+                    $($value => ::core::result::Result::Ok(Self::$variant),)*
+                    _ => ::core::result::Result::Err($crate::UnknownVariant::new(::core::stringify!($name), value)),
+                }
+            }
+        }
+
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S: $crate::__private::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                let value = <::std::string::String as $crate::__private::serde::Deserialize>::deserialize(deserializer)?;
+                value.parse().map_err(|_| {
+                    <D::Error as $crate::__private::serde::de::Error>::unknown_variant(&value, &[$($value),*])
+                })
+            }
+        }
+    };
+}
+
+/// The impls of a tool's declared error codes: `Display` (the spec's message),
+/// [`DeclaredError`](crate::DeclaredError) (the code) and the conversion into
+/// [`Failure`](crate::Failure), so `Err(Error::NotFound)?` works in handlers.
+///
+/// ```
+/// #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// pub enum Error { NotFound }
+/// toolspec::declared_errors!(Error { NotFound = ("not_found", "No such order.") });
+/// use toolspec::DeclaredError;
+/// assert_eq!(Error::NotFound.code(), "not_found");
+/// assert_eq!(Error::NotFound.to_string(), "No such order.");
+/// ```
+#[macro_export]
+macro_rules! declared_errors {
+    ($name:ident { $($variant:ident = ($code:literal, $message:literal)),* $(,)? }) => {
+        impl ::core::fmt::Display for $name {
+            #[allow(unused_variables)]
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                match *self { $(Self::$variant => f.write_str($message),)* }
+            }
+        }
+
+        impl $crate::DeclaredError for $name {
+            fn code(&self) -> &'static str {
+                match *self { $(Self::$variant => $code,)* }
+            }
+        }
+
+        impl ::core::convert::From<$name> for $crate::Failure<$name> {
+            fn from(error: $name) -> Self {
+                $crate::Failure::declared(error)
+            }
+        }
+    };
+}
+
+/// Binds a tool's `Handler` trait to the runtime: `pub struct Bound<H>(Arc<H>)` implementing
+/// [`Operation`](crate::Operation), with guard number `n` dispatched to the listed method.
+#[macro_export]
+macro_rules! bind_handler {
+    ($tool:ty, $handler:ident, [$($index:literal => $guard:ident),* $(,)?]) => {
+        /// The tool bound to a handler.
+        pub struct Bound<H>(pub ::std::sync::Arc<H>);
+
+        impl<H: $handler> $crate::Operation for Bound<H> {
+            type Contract = $tool;
+
+            fn call<'a>(
+                &'a self,
+                input: <$tool as $crate::Contract>::Input,
+                cx: $crate::Context<'a, <$tool as $crate::Contract>::Ambient>,
+            ) -> $crate::BoxFuture<'a, $crate::Outcome<$tool>> {
+                ::std::boxed::Box::pin($handler::call(&*self.0, input, cx))
+            }
+
+            #[allow(unused_variables)]
+            fn guard<'a>(
+                &'a self,
+                index: usize,
+                input: &'a <$tool as $crate::Contract>::Input,
+                cx: &'a $crate::Context<'a, <$tool as $crate::Contract>::Ambient>,
+            ) -> ::core::option::Option<$crate::BoxFuture<'a, bool>> {
+                match index {
+                    $($index => ::core::option::Option::Some(::std::boxed::Box::pin($handler::$guard(&*self.0, input, cx))),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+    };
+}
