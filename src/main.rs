@@ -4,6 +4,7 @@
 //! ```text
 //! toolspec-store tools                                      # list the tools
 //! toolspec-store call orders_get '{"order_id": 1}' --as customer_id=1
+//! toolspec-store explain orders_cancel '{"order_id": 4}' --as customer_id=1
 //! toolspec-store --db shop.db init                          # drop, recreate and seed
 //! ```
 //!
@@ -11,7 +12,8 @@
 //! seeded on first use; `--db :memory:` gives a throwaway one.
 //!
 //! `call` exits with 0 when the tool succeeds, 1 when it fails (or the store cannot be
-//! opened) and 2 on a usage error (unknown tool, arguments that are not JSON).
+//! opened) and 2 on a usage error (unknown tool, arguments that are not JSON). `explain`
+//! exits with 0 when the call could run and 1 when it could not.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -19,7 +21,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
-use toolspec::{AmbientContext, Progress};
+use toolspec::{AmbientContext, CallOptions, Progress};
 
 use crate::handlers::App;
 use crate::store::Store;
@@ -64,6 +66,17 @@ enum Command {
         #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient)]
         ambient: Vec<(String, Value)>,
     },
+    /// Check whether a call could run (arguments and guards) without running it.
+    Explain {
+        /// The tool's name (see `tools`).
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(default_value = "{}")]
+        args: String,
+        /// A trusted ambient context entry, as for `call`. Repeatable.
+        #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient)]
+        ambient: Vec<(String, Value)>,
+    },
     /// Drop, recreate and seed the database.
     Init,
 }
@@ -104,6 +117,11 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             args,
             ambient,
         } => call(&cli.db, &tool, &args, ambient, cli.verbose).await,
+        Command::Explain {
+            tool,
+            args,
+            ambient,
+        } => explain(&cli.db, &tool, &args, ambient).await,
         Command::Init => {
             let store = open(&cli.db).await?;
             store
@@ -148,6 +166,52 @@ fn tool_listing() -> String {
     out
 }
 
+/// Checks the tool name and parses the arguments before any database work; `Err` is the
+/// exit code of a usage error (already reported).
+fn usage(tool: &str, args: &str) -> Result<Value, ExitCode> {
+    let known = tools::TOOLS
+        .iter()
+        .copied()
+        .chain([&tools::EXPLAIN])
+        .any(|d| d.name == tool);
+    if !known {
+        let names: Vec<&str> = tools::TOOLS.iter().map(|d| d.name).collect();
+        eprintln!(
+            "error: there is no tool `{tool}`; the tools are: {}, {}",
+            names.join(", "),
+            tools::EXPLAIN.name
+        );
+        return Err(ExitCode::from(2));
+    }
+    serde_json::from_str(args).map_err(|e| {
+        eprintln!("error: the arguments for `{tool}` are not valid JSON ({e}): {args}");
+        ExitCode::from(2)
+    })
+}
+
+async fn explain(
+    db: &Path,
+    tool: &str,
+    args: &str,
+    ambient: Vec<(String, Value)>,
+) -> anyhow::Result<ExitCode> {
+    let args = match usage(tool, args) {
+        Ok(args) => args,
+        Err(code) => return Ok(code),
+    };
+    let ambient: AmbientContext = ambient.into_iter().collect();
+    let store = open(db).await?;
+    let registry = tools::registry(App::new(store.clone()));
+    let explanation = registry.explain(tool, args, &ambient).await?;
+    store.close().await;
+    println!("{}", serde_json::to_string_pretty(&explanation)?);
+    Ok(if explanation.callable {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 async fn call(
     db: &Path,
     tool: &str,
@@ -155,20 +219,9 @@ async fn call(
     ambient: Vec<(String, Value)>,
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
-    if !tools::TOOLS.iter().any(|d| d.name == tool) {
-        let names: Vec<&str> = tools::TOOLS.iter().map(|d| d.name).collect();
-        eprintln!(
-            "error: there is no tool `{tool}`; the tools are: {}",
-            names.join(", ")
-        );
-        return Ok(ExitCode::from(2));
-    }
-    let args: Value = match serde_json::from_str(args) {
+    let args = match usage(tool, args) {
         Ok(args) => args,
-        Err(e) => {
-            eprintln!("error: the arguments for `{tool}` are not valid JSON ({e}): {args}");
-            return Ok(ExitCode::from(2));
-        }
+        Err(code) => return Ok(code),
     };
     let ambient: AmbientContext = ambient.into_iter().collect();
 
@@ -188,9 +241,12 @@ async fn call(
     } else {
         Progress::ignore()
     };
-    let result = registered
-        .invoke_with(args, &ambient, toolspec::CancellationToken::new(), progress)
-        .await;
+    let options = CallOptions {
+        caller: Some("cli".into()),
+        progress,
+        ..CallOptions::default()
+    };
+    let result = registered.invoke_with(args, &ambient, options).await;
     store.close().await;
 
     println!("{}", serde_json::to_string_pretty(&result.to_model_json())?);

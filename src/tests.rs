@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 use toolspec::types::{DateTime, FixedOffset};
-use toolspec::{AmbientContext, CancellationToken, Progress, Registry, ToolResult};
+use toolspec::{AmbientContext, CallOptions, Progress, Registry, ToolResult};
 
 use crate::handlers::App;
 use crate::store::Store;
@@ -107,6 +107,7 @@ async fn every_tool_is_registered_on_its_adapters() {
         names,
         [
             "customers_me",
+            "explain",
             "orders_cancel",
             "orders_get",
             "orders_place",
@@ -123,6 +124,7 @@ async fn every_tool_is_registered_on_its_adapters() {
         http,
         [
             "customers_me",
+            "explain",
             "orders_cancel",
             "orders_get",
             "orders_place"
@@ -236,12 +238,14 @@ async fn orders_place_prices_from_the_catalogue_and_reports_progress() {
         .invoke_with(
             args,
             &ambient,
-            CancellationToken::new(),
-            Progress::new(move |u| {
-                sink.lock()
-                    .expect("not poisoned")
-                    .push((u.fraction, u.message))
-            }),
+            CallOptions {
+                progress: Progress::new(move |u| {
+                    sink.lock()
+                        .expect("not poisoned")
+                        .push((u.fraction, u.message))
+                }),
+                ..CallOptions::default()
+            },
         )
         .await;
     let expected = json!({"order": {

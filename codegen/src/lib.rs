@@ -12,9 +12,11 @@
 //!
 //! The stages are separate modules: [`yaml`] (parsing with spans), [`spec`] (the spec model
 //! and its reader), [`project`] (cross-file checks and resolution), [`schema`] (JSON Schema),
-//! [`emit`] (Rust), [`diagnostic`] (errors and their rendering).
+//! [`dialect`] (each provider's schema dialect), [`emit`] (Rust), [`diagnostic`] (errors and
+//! their rendering).
 
 pub mod diagnostic;
+pub mod dialect;
 pub mod emit;
 pub mod project;
 pub mod schema;

@@ -57,6 +57,9 @@ pub struct Tool {
     pub input_schema: Json,
     /// Canonical output schema.
     pub output_schema: Json,
+    /// The input schema in each dialect the tool is a member of (always `mcp`), by dialect
+    /// name (see [`crate::dialect`]); empty when the project has errors.
+    pub dialects: BTreeMap<String, Json>,
 }
 
 /// A read and checked specs directory.
@@ -225,9 +228,14 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
             description,
             input_schema,
             output_schema,
+            dialects: BTreeMap::new(),
         });
     }
     check_duplicate_names(&tools, &config, &mut diagnostics);
+    crate::dialect::check_names(&tools, &config, &mut diagnostics);
+    if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        crate::dialect::apply(&mut tools, &config, &types, &mut diagnostics);
+    }
     Project {
         display_root: display_root.to_owned(),
         config,

@@ -38,6 +38,16 @@ impl AmbientContext {
         self.values.get(key)
     }
 
+    /// The value for a declared field: under `key`, or under a symbol-like `:key`.
+    pub fn lookup(&self, key: &str) -> Option<&Value> {
+        self.values.get(key).or_else(|| {
+            self.values
+                .iter()
+                .find(|(k, _)| k.strip_prefix(':') == Some(key))
+                .map(|(_, v)| v)
+        })
+    }
+
     /// Whether no key is set.
     pub fn is_empty(&self) -> bool {
         self.values.is_empty()
@@ -46,17 +56,6 @@ impl AmbientContext {
     /// The keys and values, in key order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.values.iter().map(|(k, v)| (k.as_str(), v))
-    }
-
-    /// A JSON object holding only the `declared` keys that are present.
-    pub fn project<'a>(&self, declared: impl IntoIterator<Item = &'a str>) -> Value {
-        let mut out = Map::new();
-        for key in declared {
-            if let Some(value) = self.values.get(key) {
-                out.insert(key.to_owned(), value.clone());
-            }
-        }
-        Value::Object(out)
     }
 }
 

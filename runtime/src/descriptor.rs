@@ -9,6 +9,8 @@ use crate::settings::SettingValue;
 pub enum ToolKind {
     /// Runs a handler (`expects` → `exposes`).
     Action,
+    /// The built-in explain tool.
+    Explain,
 }
 
 /// One input field (`expects`), as the runtime needs to know it.
@@ -78,6 +80,11 @@ pub struct Descriptor {
     pub input_schema: &'static str,
     /// Canonical JSON Schema 2020-12 of the exposed output.
     pub output_schema: &'static str,
+    /// The input schema in each provider dialect the tool is a member of, as JSON, sorted by
+    /// dialect name: `mcp` (always: the canonical schema), `openai`, `openai-strict`,
+    /// `anthropic`, `anthropic-strict`, `gemini`. Computed at build time, so adapters never
+    /// derive them at run time. See [`Descriptor::dialect`].
+    pub dialects: &'static [(&'static str, &'static str)],
     /// Every `expects` field in spec order, ambient ones included.
     pub fields: &'static [Field],
     /// Preconditions, in spec order.
@@ -101,6 +108,47 @@ pub struct Descriptor {
 }
 
 impl Descriptor {
+    /// The descriptor of the built-in explain tool, named `name` on every adapter in `adapters`
+    /// (the generated `EXPLAIN` static uses it).
+    pub const fn explain(name: &'static str, adapters: &'static [AdapterBinding]) -> Self {
+        Self {
+            name,
+            spec: "",
+            module: "",
+            kind: ToolKind::Explain,
+            title: Some("Explain a call"),
+            summary: crate::registry::EXPLAIN_DESCRIPTION,
+            description: crate::registry::EXPLAIN_DESCRIPTION,
+            version: None,
+            input_schema: crate::registry::EXPLAIN_INPUT_SCHEMA,
+            output_schema: crate::registry::EXPLAIN_OUTPUT_SCHEMA,
+            fields: &[
+                Field {
+                    name: "tool",
+                    ambient: false,
+                    sensitive: false,
+                    optional: false,
+                },
+                Field {
+                    name: "arguments",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+            ],
+            guards: &[],
+            error_headline: None,
+            errors: &[],
+            hints: &["read_only", "idempotent"],
+            message: None,
+            timeout: None,
+            tags: &[],
+            scopes: &[],
+            adapters,
+            dialects: &[],
+        }
+    }
+
     /// This tool's binding to `adapter`, if it is a member.
     pub fn binding(&self, adapter: &str) -> Option<&'static AdapterBinding> {
         self.adapters.iter().find(|b| b.adapter == adapter)
@@ -114,6 +162,28 @@ impl Descriptor {
     /// The tool's name on `adapter`, if it is a member.
     pub fn name_for(&self, adapter: &str) -> Option<&'static str> {
         self.binding(adapter).map(|b| b.name)
+    }
+
+    /// The input schema in dialect `name` (`openai-strict`…) as JSON text, if the tool is a
+    /// member of it: `openai` for `openai` members with `strict: false` and for `rig`,
+    /// `openai-strict` for those with `strict: true`, `anthropic` / `anthropic-strict` likewise,
+    /// `gemini` for `gemini` members, and `mcp` for every tool.
+    ///
+    /// For `gemini` it is `null` when the tool takes no parameters: the function declaration
+    /// then carries no `parameters` (Gemini rejects an `OBJECT` without properties).
+    /// `mcp` is the canonical [`Descriptor::input_schema`] even when `dialects` omits it (as
+    /// for a hand-written descriptor).
+    pub fn dialect(&self, name: &str) -> Option<&'static str> {
+        self.dialects
+            .iter()
+            .find(|(dialect, _)| *dialect == name)
+            .map(|(_, schema)| *schema)
+            .or((name == "mcp").then_some(self.input_schema))
+    }
+
+    /// The input schema in dialect `name`, parsed (see [`Descriptor::dialect`]).
+    pub fn dialect_json(&self, name: &str) -> Option<serde_json::Value> {
+        self.dialect(name).map(parse_embedded)
     }
 
     /// Whether the spec declares `hint`.

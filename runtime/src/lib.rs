@@ -21,6 +21,8 @@ mod context;
 mod contract;
 mod descriptor;
 mod failure;
+mod hooks;
+pub mod invoker;
 mod macros;
 pub mod membership;
 pub mod naming;
@@ -33,8 +35,13 @@ pub use context::{Context, Progress, ProgressUpdate};
 pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
 pub use failure::{Failure, ToolError, ToolResult, UnknownVariant, compose_error};
+pub use hooks::{CallInfo, Hook};
+pub use invoker::{CallOptions, Explanation, FieldError, GuardCheck, UndeclaredKeys};
 pub use project::{ExplainConfig, Project};
-pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError};
+pub use registry::{
+    EXPLAIN_DESCRIPTION, EXPLAIN_INPUT_SCHEMA, EXPLAIN_OUTPUT_SCHEMA, RegisteredTool, Registry,
+    RegistryBuilder, RegistryError, UnknownTool,
+};
 pub use settings::{PresentAs, SettingValue, Settings};
 pub use tokio_util::sync::CancellationToken;
 

@@ -22,6 +22,9 @@ pub struct Project {
     pub explain: ExplainConfig,
     /// Whether calls are recorded in the audit trail.
     pub audit: bool,
+    /// Whether argument keys no schema declares are dropped instead of refused
+    /// (`invoker: { undeclared_keys: drop }`).
+    pub drop_undeclared_keys: bool,
 }
 
 impl Project {
@@ -40,6 +43,7 @@ impl Project {
             name: "explain",
         },
         audit: false,
+        drop_undeclared_keys: false,
     };
 
     /// The adapter named `name`.

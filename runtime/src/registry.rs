@@ -1,17 +1,20 @@
 //! The tools of one crate, bound to their handlers: lookup by canonical name, by adapter, and
-//! by an adapter's own name for a tool; each tool's effective settings per adapter.
+//! by an adapter's own name for a tool; each tool's effective settings per adapter; calls and
+//! explanations through the invoker, with hooks around every call.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
+use std::sync::Arc;
+use std::time::Instant;
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use crate::ambient::AmbientContext;
-use crate::context::{Context, Progress};
-use crate::contract::{BoxFuture, Contract, DeclaredError, Operation};
-use crate::descriptor::Descriptor;
-use crate::failure::{Failure, ToolError, ToolResult, compose_error};
+use crate::contract::{BoxFuture, Contract, Operation};
+use crate::descriptor::{Descriptor, ToolKind};
+use crate::failure::{ToolError, ToolResult};
+use crate::hooks::{CallInfo, Hook};
+use crate::invoker::{CallOptions, Explanation, Typed, UndeclaredKeys, codes};
 use crate::project::Project;
 use crate::settings::Settings;
 
@@ -19,155 +22,240 @@ use crate::settings::Settings;
 trait ErasedTool: Send + Sync {
     fn invoke<'a>(
         &'a self,
+        registry: &'a Registry,
         args: Value,
         ambient: &'a AmbientContext,
-        cancellation: CancellationToken,
-        progress: Progress,
+        options: CallOptions,
     ) -> BoxFuture<'a, ToolResult>;
-}
 
-struct Typed<O>(O);
+    fn explain<'a>(
+        &'a self,
+        registry: &'a Registry,
+        args: Value,
+        ambient: &'a AmbientContext,
+    ) -> BoxFuture<'a, Result<Explanation, ToolResult>>;
+}
 
 impl<O: Operation> ErasedTool for Typed<O> {
     fn invoke<'a>(
         &'a self,
+        registry: &'a Registry,
         args: Value,
         ambient: &'a AmbientContext,
-        cancellation: CancellationToken,
-        progress: Progress,
+        options: CallOptions,
     ) -> BoxFuture<'a, ToolResult> {
-        Box::pin(invoke_typed(&self.0, args, ambient, cancellation, progress))
+        Box::pin(Typed::invoke(
+            self,
+            args,
+            ambient,
+            options,
+            registry.undeclared,
+        ))
+    }
+
+    fn explain<'a>(
+        &'a self,
+        registry: &'a Registry,
+        args: Value,
+        ambient: &'a AmbientContext,
+    ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
+        Box::pin(Typed::explain(self, args, ambient, registry.undeclared))
     }
 }
 
-/// The plain call path: decode, resolve ambient fields, run guards, call, encode.
-async fn invoke_typed<O: Operation>(
-    op: &O,
-    mut args: Value,
-    ambient: &AmbientContext,
-    cancellation: CancellationToken,
-    progress: Progress,
-) -> ToolResult {
-    let tool = <O::Contract as Contract>::descriptor();
-    if let Value::Object(map) = &mut args {
-        map.remove("ambient_context");
-    }
-    let input: <O::Contract as Contract>::Input = match serde_json::from_value(args) {
-        Ok(input) => input,
-        Err(e) => {
-            let error = ToolError {
-                code: "invalid_arguments".into(),
-                message: format!("Invalid arguments: {e}"),
-                details: None,
+/// The built-in `explain` tool: checks another tool's call without running it.
+struct ExplainTool;
+
+impl ErasedTool for ExplainTool {
+    fn invoke<'a>(
+        &'a self,
+        registry: &'a Registry,
+        args: Value,
+        ambient: &'a AmbientContext,
+        options: CallOptions,
+    ) -> BoxFuture<'a, ToolResult> {
+        Box::pin(async move {
+            let name = args
+                .get("tool")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned();
+            let arguments = args.get("arguments").cloned().unwrap_or(Value::Null);
+            let target = match options.adapter.as_deref() {
+                Some(adapter) => registry
+                    .find(adapter, &name)
+                    .or_else(|| registry.get(&name)),
+                None => registry.get(&name),
             };
-            return ToolResult::failed(error, Some(e.to_string()));
-        }
-    };
-    let declared = ambient.project(tool.ambient_fields().map(|f| f.name));
-    let resolved: <O::Contract as Contract>::Ambient = match serde_json::from_value(declared) {
-        Ok(resolved) => resolved,
-        Err(e) => {
-            let error = internal_error(tool);
-            let exception = format!("ambient context for `{}` does not resolve: {e}", tool.name);
-            return ToolResult::failed(error, Some(exception));
-        }
-    };
-    let cx = Context::new(&resolved, tool, cancellation, progress);
-    for (index, guard) in tool.guards.iter().enumerate() {
-        let passed = match op.guard(index, &input, &cx) {
-            Some(check) => check.await,
-            None => false,
-        };
-        if !passed {
-            let error = ToolError {
-                code: guard.name.to_owned(),
-                message: compose_error(tool.error_headline, guard.description, false),
-                details: None,
+            let Some(target) = target.filter(|t| !t.is_explain()) else {
+                let error = ToolError {
+                    code: codes::UNKNOWN_TOOL.into(),
+                    message: format!("There is no tool named `{name}`."),
+                    details: None,
+                };
+                return ToolResult::failed(error, None);
             };
-            return ToolResult::failed(error, None);
-        }
+            match target.entry.imp.explain(registry, arguments, ambient).await {
+                Ok(explanation) => {
+                    let message = if explanation.callable {
+                        format!("`{name}` can be called with these arguments.")
+                    } else {
+                        format!("`{name}` cannot be called with these arguments.")
+                    };
+                    let value = serde_json::to_value(&explanation).unwrap_or(Value::Null);
+                    ToolResult {
+                        outcome: Ok(value),
+                        message,
+                        exception: None,
+                    }
+                }
+                Err(result) => result,
+            }
+        })
     }
-    match op.call(input, cx).await {
-        Ok(output) => match serde_json::to_value(&output) {
-            Ok(value) => ToolResult {
-                outcome: Ok(value),
-                message: tool.title.unwrap_or(tool.name).to_owned() + ": done.",
-                exception: None,
-            },
-            Err(e) => ToolResult::failed(internal_error(tool), Some(e.to_string())),
-        },
-        Err(Failure::Declared { error, details }) => {
-            let code = error.code();
-            let standalone = tool.error(code).is_some_and(|e| e.standalone);
-            let message = compose_error(tool.error_headline, &error.to_string(), standalone);
-            ToolResult::failed(
-                ToolError {
-                    code: code.to_owned(),
-                    message,
-                    details,
-                },
-                None,
-            )
-        }
-        Err(Failure::Internal(e)) => ToolResult::failed(internal_error(tool), Some(e.to_string())),
+
+    fn explain<'a>(
+        &'a self,
+        _registry: &'a Registry,
+        _args: Value,
+        _ambient: &'a AmbientContext,
+    ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
+        Box::pin(async {
+            Ok(Explanation {
+                tool: String::new(),
+                callable: true,
+                errors: Vec::new(),
+                guards: Vec::new(),
+            })
+        })
     }
 }
 
-fn internal_error(tool: &Descriptor) -> ToolError {
-    ToolError {
-        code: "internal_error".into(),
-        message: tool
-            .error_headline
-            .unwrap_or("The tool failed unexpectedly.")
-            .to_owned(),
-        details: None,
-    }
-}
-
-/// One registered tool.
-pub struct RegisteredTool {
+struct Entry {
     descriptor: &'static Descriptor,
     imp: Box<dyn ErasedTool>,
 }
 
-impl RegisteredTool {
+/// One registered tool, borrowed from its registry.
+#[derive(Clone, Copy)]
+pub struct RegisteredTool<'r> {
+    registry: &'r Registry,
+    entry: &'r Entry,
+}
+
+impl<'r> RegisteredTool<'r> {
     /// Everything known about the tool at build time.
     pub fn descriptor(&self) -> &'static Descriptor {
-        self.descriptor
+        self.entry.descriptor
     }
 
     /// The canonical name.
     pub fn name(&self) -> &'static str {
-        self.descriptor.name
+        self.entry.descriptor.name
     }
 
     /// The tool's name on `adapter`, if it is a member.
     pub fn name_for(&self, adapter: &str) -> Option<&'static str> {
-        self.descriptor.name_for(adapter)
+        self.entry.descriptor.name_for(adapter)
     }
 
-    /// Calls the tool with raw JSON arguments and the trusted ambient context.
+    /// Whether this is the built-in explain tool.
+    pub fn is_explain(&self) -> bool {
+        self.entry.descriptor.kind == ToolKind::Explain
+    }
+
+    /// The tool's effective settings on `adapter` (None unless it is a member).
+    pub fn settings(&self, adapter: &str) -> Option<Settings<'static>> {
+        let binding = self.entry.descriptor.binding(adapter)?;
+        let decl = self.registry.project.adapter(adapter)?;
+        Some(Settings::new(decl, binding.settings))
+    }
+
+    /// Calls the tool with the model's raw JSON arguments and the trusted ambient context.
     pub async fn invoke(&self, args: Value, ambient: &AmbientContext) -> ToolResult {
-        self.invoke_with(args, ambient, CancellationToken::new(), Progress::ignore())
+        self.invoke_with(args, ambient, CallOptions::default())
             .await
     }
 
-    /// Calls the tool with a cancellation token and a progress sink.
+    /// Calls the tool with options (adapter, caller, cancellation, progress).
     pub async fn invoke_with(
         &self,
         args: Value,
         ambient: &AmbientContext,
-        cancellation: CancellationToken,
-        progress: Progress,
+        options: CallOptions,
     ) -> ToolResult {
-        self.imp.invoke(args, ambient, cancellation, progress).await
+        let registry = self.registry;
+        let tool = self.entry.descriptor;
+        let span = tracing::info_span!(
+            "tool.call",
+            tool = tool.name,
+            adapter = options.adapter.as_deref(),
+            caller = options.caller.as_deref()
+        );
+        let _entered = span.enter();
+        let started = Instant::now();
+        let adapter = options.adapter.clone();
+        let caller = options.caller.clone();
+        let call = CallInfo {
+            tool,
+            adapter: adapter.as_deref(),
+            caller: caller.as_deref(),
+            arguments: &args,
+        };
+        for hook in &registry.hooks {
+            if let Err(error) = hook.before(&call) {
+                let result = ToolResult::failed(error, Some("refused by a hook".into()));
+                finish(registry, &call, &result, started);
+                return result;
+            }
+        }
+        drop(_entered);
+        let result = self
+            .entry
+            .imp
+            .invoke(registry, args.clone(), ambient, options)
+            .await;
+        let call = CallInfo {
+            tool,
+            adapter: adapter.as_deref(),
+            caller: caller.as_deref(),
+            arguments: &args,
+        };
+        finish(registry, &call, &result, started);
+        result
+    }
+
+    /// Validates arguments and runs the guards without calling the handler.
+    pub async fn explain(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+    ) -> Result<Explanation, ToolResult> {
+        self.entry.imp.explain(self.registry, args, ambient).await
     }
 }
 
-impl fmt::Debug for RegisteredTool {
+fn finish(registry: &Registry, call: &CallInfo<'_>, result: &ToolResult, started: Instant) {
+    let took = started.elapsed();
+    match result.error() {
+        None => tracing::info!(
+            tool = call.tool.name,
+            took_us = took.as_micros() as u64,
+            "tool call succeeded"
+        ),
+        Some(error) => {
+            tracing::info!(tool = call.tool.name, code = %error.code, took_us = took.as_micros() as u64, "tool call failed")
+        }
+    }
+    for hook in &registry.hooks {
+        hook.after(call, result, took);
+    }
+}
+
+impl fmt::Debug for RegisteredTool<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RegisteredTool")
-            .field("name", &self.descriptor.name)
+            .field("name", &self.name())
             .finish()
     }
 }
@@ -225,28 +313,56 @@ impl fmt::Display for RegistryError {
 
 impl std::error::Error for RegistryError {}
 
+/// No tool by the name an adapter asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownTool(pub String);
+
+impl fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown tool `{}`", self.0)
+    }
+}
+
+impl std::error::Error for UnknownTool {}
+
 /// Assembles a [`Registry`] from operations.
 pub struct RegistryBuilder {
     project: &'static Project,
-    tools: Vec<RegisteredTool>,
+    entries: Vec<Entry>,
+    hooks: Vec<Arc<dyn Hook>>,
 }
 
 impl RegistryBuilder {
     /// Adds one tool bound to its handler.
     pub fn tool<O: Operation>(mut self, operation: O) -> Self {
         let descriptor = <O::Contract as Contract>::descriptor();
-        self.tools.push(RegisteredTool {
+        self.entries.push(Entry {
             descriptor,
-            imp: Box::new(Typed(operation)),
+            imp: Box::new(Typed::new(operation)),
         });
+        self
+    }
+
+    /// Adds the built-in explain tool under `descriptor` (generated as `EXPLAIN`).
+    pub fn explain(mut self, descriptor: &'static Descriptor) -> Self {
+        self.entries.push(Entry {
+            descriptor,
+            imp: Box::new(ExplainTool),
+        });
+        self
+    }
+
+    /// Adds a hook run around every call.
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(Arc::new(hook));
         self
     }
 
     /// Checks names and adapters, then builds.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
-        for tool in &self.tools {
-            let d = tool.descriptor;
+        for entry in &self.entries {
+            let d = entry.descriptor;
             let keys =
                 std::iter::once(("", d.name)).chain(d.adapters.iter().map(|b| (b.adapter, b.name)));
             for (adapter, name) in keys {
@@ -271,17 +387,24 @@ impl RegistryBuilder {
     /// Builds without the checks `build` makes: for generated code, whose compiler made them.
     #[doc(hidden)]
     pub fn build_trusted(mut self) -> Registry {
-        self.tools.sort_by_key(|t| t.descriptor.name);
+        self.entries.sort_by_key(|t| t.descriptor.name);
         let by_name = self
-            .tools
+            .entries
             .iter()
             .enumerate()
             .map(|(i, t)| (t.descriptor.name, i))
             .collect();
+        let undeclared = if self.project.drop_undeclared_keys {
+            UndeclaredKeys::Drop
+        } else {
+            UndeclaredKeys::Reject
+        };
         Registry {
             project: self.project,
-            tools: self.tools,
+            entries: self.entries,
             by_name,
+            hooks: self.hooks,
+            undeclared,
         }
     }
 }
@@ -289,8 +412,10 @@ impl RegistryBuilder {
 /// The tools of one crate with their handlers.
 pub struct Registry {
     project: &'static Project,
-    tools: Vec<RegisteredTool>,
+    entries: Vec<Entry>,
     by_name: HashMap<&'static str, usize>,
+    hooks: Vec<Arc<dyn Hook>>,
+    undeclared: UndeclaredKeys,
 }
 
 impl Registry {
@@ -298,8 +423,15 @@ impl Registry {
     pub fn builder(project: &'static Project) -> RegistryBuilder {
         RegistryBuilder {
             project,
-            tools: Vec::new(),
+            entries: Vec::new(),
+            hooks: Vec::new(),
         }
+    }
+
+    /// Adds a hook run around every call.
+    pub fn with_hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(Arc::new(hook));
+        self
     }
 
     /// The project configuration the tools were compiled with.
@@ -307,21 +439,27 @@ impl Registry {
         self.project
     }
 
-    /// The tool with canonical name `name`.
-    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
-        self.by_name.get(name).map(|&i| &self.tools[i])
+    fn handle(&self, index: usize) -> RegisteredTool<'_> {
+        RegisteredTool {
+            registry: self,
+            entry: &self.entries[index],
+        }
     }
 
-    /// Every tool, sorted by canonical name.
-    pub fn tools(&self) -> impl ExactSizeIterator<Item = &RegisteredTool> {
-        self.tools.iter()
+    /// The tool with canonical name `name`.
+    pub fn get(&self, name: &str) -> Option<RegisteredTool<'_>> {
+        self.by_name.get(name).map(|&i| self.handle(i))
+    }
+
+    /// Every tool, sorted by canonical name (the explain tool included).
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = RegisteredTool<'_>> {
+        (0..self.entries.len()).map(|i| self.handle(i))
     }
 
     /// The members of `adapter`, sorted by their name on that adapter.
-    pub fn tools_for(&self, adapter: &str) -> Vec<&RegisteredTool> {
-        let mut members: Vec<(&str, &RegisteredTool)> = self
-            .tools
-            .iter()
+    pub fn tools_for(&self, adapter: &str) -> Vec<RegisteredTool<'_>> {
+        let mut members: Vec<(&str, RegisteredTool<'_>)> = self
+            .tools()
             .filter_map(|t| t.name_for(adapter).map(|name| (name, t)))
             .collect();
         members.sort_by_key(|(name, _)| *name);
@@ -329,34 +467,82 @@ impl Registry {
     }
 
     /// The member of `adapter` that the adapter calls `name`.
-    pub fn find(&self, adapter: &str, name: &str) -> Option<&RegisteredTool> {
-        self.tools
-            .iter()
-            .find(|t| t.name_for(adapter) == Some(name))
+    pub fn find(&self, adapter: &str, name: &str) -> Option<RegisteredTool<'_>> {
+        self.tools().find(|t| t.name_for(adapter) == Some(name))
     }
 
     /// The effective settings of tool `tool` on `adapter` (None unless it is a member).
     pub fn settings(&self, tool: &str, adapter: &str) -> Option<Settings<'static>> {
-        let binding = self.get(tool)?.descriptor.binding(adapter)?;
-        let decl = self.project.adapter(adapter)?;
-        Some(Settings::new(decl, binding.settings))
+        self.get(tool)?.settings(adapter)
+    }
+
+    /// Calls tool `name` (canonical) through the invoker.
+    pub async fn invoke(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+    ) -> Result<ToolResult, UnknownTool> {
+        self.invoke_with(name, args, ambient, CallOptions::default())
+            .await
+    }
+
+    /// Calls tool `name`: by its name on `options.adapter` when one is given, else canonical.
+    pub async fn invoke_with(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> Result<ToolResult, UnknownTool> {
+        let tool = match options.adapter.as_deref() {
+            Some(adapter) => self.find(adapter, name),
+            None => self.get(name),
+        };
+        let tool = tool.ok_or_else(|| UnknownTool(name.to_owned()))?;
+        Ok(tool.invoke_with(args, ambient, options).await)
+    }
+
+    /// Validates arguments and runs the guards of tool `name` without calling its handler.
+    pub async fn explain(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+    ) -> Result<Explanation, UnknownTool> {
+        let tool = self.get(name).ok_or_else(|| UnknownTool(name.to_owned()))?;
+        match tool.explain(args, ambient).await {
+            Ok(explanation) => Ok(explanation),
+            Err(result) => Ok(Explanation {
+                tool: name.to_owned(),
+                callable: false,
+                errors: vec![crate::invoker::FieldError {
+                    field: "/".into(),
+                    message: result
+                        .error()
+                        .map(|e| e.message.clone())
+                        .unwrap_or_default(),
+                }],
+                guards: Vec::new(),
+            }),
+        }
     }
 
     /// How many tools there are.
     pub fn len(&self) -> usize {
-        self.tools.len()
+        self.entries.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
+        self.entries.is_empty()
     }
 }
 
 impl fmt::Debug for Registry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()
-            .entries(self.tools.iter().map(|t| t.descriptor.name))
+            .entries(self.entries.iter().map(|t| t.descriptor.name))
             .finish()
     }
 }
@@ -366,3 +552,12 @@ impl fmt::Debug for Registry {
 pub fn generated_registry(builder: RegistryBuilder) -> Registry {
     builder.build_trusted()
 }
+
+/// The input schema of the explain tool.
+pub const EXPLAIN_INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#;
+
+/// The output schema of the explain tool.
+pub const EXPLAIN_OUTPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]}},"required":["name","description","passed"],"additionalProperties":false}}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#;
+
+/// The description of the explain tool.
+pub const EXPLAIN_DESCRIPTION: &str = "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.";

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use serde_json::{Value, json};
 use toolspec_codegen::diagnostic::render_all;
+use toolspec_codegen::dialect::{self, Dialect};
 use toolspec_codegen::project::Project;
 
 #[derive(Parser)]
@@ -36,7 +37,8 @@ enum Command {
         #[arg(long)]
         adapter: Option<String>,
     },
-    /// Print canonical input and output schemas as JSON.
+    /// Print canonical input and output schemas as JSON, or with `--dialect` a provider's
+    /// native tool definitions (a JSON array, as a request's `tools` field takes it).
     Schema {
         /// The specs directory.
         #[arg(default_value = "specs")]
@@ -44,6 +46,11 @@ enum Command {
         /// Only this tool (canonical name).
         #[arg(long)]
         tool: Option<String>,
+        /// Print the tools of this dialect's adapter, as its provider takes them: `openai` and
+        /// `anthropic` list the members in non-strict mode, `openai-strict` and
+        /// `anthropic-strict` those in strict mode.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(Dialect::names()))]
+        dialect: Option<String>,
     },
 }
 
@@ -76,7 +83,12 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::List { adapter, .. } => list(&project, adapter.as_deref()),
-        Command::Schema { tool, .. } => schema(&project, tool.as_deref()),
+        Command::Schema { tool, dialect, .. } => {
+            match dialect.as_deref().and_then(Dialect::parse) {
+                Some(dialect) => native(&project, dialect, tool.as_deref()),
+                None => schema(&project, tool.as_deref()),
+            }
+        }
     }
 }
 
@@ -154,7 +166,42 @@ fn schema(project: &Project, only: Option<&str>) -> ExitCode {
     } else {
         Value::Array(out)
     };
-    match serde_json::to_string_pretty(&out) {
+    print_json(&out)
+}
+
+/// `schema --dialect`: the native tool definitions of the dialect's members.
+fn native(project: &Project, dialect: Dialect, only: Option<&str>) -> ExitCode {
+    if let Some(name) = only
+        && !project.tools.iter().any(|t| t.name == name)
+    {
+        eprintln!("error: no tool named `{name}`");
+        return ExitCode::from(2);
+    }
+    let tools: Vec<_> = project
+        .tools
+        .iter()
+        .filter(|t| only.is_none_or(|n| t.name == n))
+        .cloned()
+        .collect();
+    let out = dialect::native_tools(&tools, &project.config, dialect);
+    // Members of the same adapter in its other mode are not in this dialect: say where they are.
+    let other = tools
+        .iter()
+        .filter_map(|t| t.bindings.iter().find(|b| b.adapter == dialect.adapter()))
+        .map(|b| dialect::binding_dialect(b, &project.config))
+        .filter(|d| *d != dialect)
+        .collect::<std::collections::BTreeSet<_>>();
+    for other in other {
+        eprintln!(
+            "note: some `{}` tools are in the {other} dialect; see `--dialect {other}`",
+            dialect.adapter()
+        );
+    }
+    print_json(&Value::Array(out))
+}
+
+fn print_json(out: &Value) -> ExitCode {
+    match serde_json::to_string_pretty(out) {
         Ok(text) => {
             println!("{text}");
             ExitCode::SUCCESS

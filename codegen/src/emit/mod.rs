@@ -332,6 +332,8 @@ fn descriptor(tool: &Tool) -> TokenStream {
     };
     let input_schema = raw_string(&tool.input_schema.to_string());
     let output_schema = raw_string(&tool.output_schema.to_string());
+    let dialect_names = tool.dialects.keys();
+    let dialect_schemas = tool.dialects.values().map(|s| raw_string(&s.to_string()));
     let fields = spec.expects.iter().map(|f| {
         let (n, a, s, o) = (&f.name, f.ambient, f.sensitive, !f.is_required());
         quote! { ::toolspec::Field { name: #n, ambient: #a, sensitive: #s, optional: #o } }
@@ -377,6 +379,7 @@ fn descriptor(tool: &Tool) -> TokenStream {
             version: #version,
             input_schema: #input_schema,
             output_schema: #output_schema,
+            dialects: &[ #( (#dialect_names, #dialect_schemas), )* ],
             fields: &[ #(#fields,)* ],
             guards: &[ #(#guards,)* ],
             error_headline: #headline,
@@ -455,6 +458,16 @@ fn project_static(project: &Project) -> TokenStream {
     let explain_enabled = config.explain_enabled;
     let explain_name = &config.explain_name;
     let audit = config.audit;
+    let drop_undeclared = config.drop_undeclared_keys;
+    let explain = config.explain_enabled.then(|| {
+        let adapters = config.adapters.iter().map(|a| a.decl.name.as_ref());
+        quote! {
+            /// The built-in explain tool: checks a call of another tool without running it.
+            pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(#explain_name, &[
+                #( ::toolspec::AdapterBinding { adapter: #adapters, name: #explain_name, settings: &[] }, )*
+            ]);
+        }
+    });
     let mut tools: Vec<&Tool> = project.tools.iter().collect();
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let paths = tools.iter().map(|t| {
@@ -468,7 +481,10 @@ fn project_static(project: &Project) -> TokenStream {
             hints: &[ #(#hints,)* ],
             explain: ::toolspec::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
             audit: #audit,
+            drop_undeclared_keys: #drop_undeclared,
         };
+
+        #explain
 
         /// Every tool's descriptor, sorted by name.
         pub static TOOLS: &[&::toolspec::Descriptor] = &[ #(#paths,)* ];
@@ -484,10 +500,14 @@ fn registry(project: &Project) -> TokenStream {
             quote! { #(#segments)::* }
         })
         .collect();
+    let explain = project
+        .config
+        .explain_enabled
+        .then(|| quote! { .explain(&EXPLAIN) });
     let body = if paths.is_empty() {
         quote! {
             let _ = handler;
-            ::toolspec::__private::generated_registry(::toolspec::Registry::builder(&PROJECT))
+            ::toolspec::__private::generated_registry(::toolspec::Registry::builder(&PROJECT) #explain)
         }
     } else {
         quote! {
@@ -495,6 +515,7 @@ fn registry(project: &Project) -> TokenStream {
             ::toolspec::__private::generated_registry(
                 ::toolspec::Registry::builder(&PROJECT)
                     #( .tool(#paths::Bound(::std::sync::Arc::clone(&handler))) )*
+                    #explain
             )
         }
     };

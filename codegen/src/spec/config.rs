@@ -22,6 +22,7 @@ const CONFIG_KEYS: &[&str] = &[
     "adapters",
     "audit",
     "explain",
+    "invoker",
 ];
 
 /// The configuration of a project without `toolspec.yaml`.
@@ -49,6 +50,7 @@ pub fn default_config() -> ProjectConfig {
         audit: false,
         explain_enabled: true,
         explain_name: "explain".into(),
+        drop_undeclared_keys: false,
     }
 }
 
@@ -139,6 +141,29 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                 );
                 d.label = Some("not a tool name".into());
                 d.help = Some("use 1–64 lowercase letters, digits and underscores".into());
+            }
+        }
+    }
+    if let Some(invoker) = root.get("invoker")
+        && let Some(entries) = r.map(invoker, "`invoker`")
+    {
+        r.check_keys(entries, &["undeclared_keys"], "`invoker`");
+        if let Some(n) = invoker.get("undeclared_keys") {
+            match r.string(n, "`invoker.undeclared_keys`").as_deref() {
+                Some("reject") => config.drop_undeclared_keys = false,
+                Some("drop") => config.drop_undeclared_keys = true,
+                Some(other) => {
+                    let d = r.error(
+                        n.span,
+                        format!("unknown `undeclared_keys` policy `{other}`"),
+                    );
+                    d.label = Some("expected `reject` or `drop`".into());
+                    d.help = Some(
+                        "undeclared argument keys are refused (`reject`) or ignored (`drop`)"
+                            .into(),
+                    );
+                }
+                None => {}
             }
         }
     }

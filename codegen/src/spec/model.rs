@@ -371,6 +371,8 @@ pub struct ProjectConfig {
     pub explain_enabled: bool,
     /// `explain.name`
     pub explain_name: String,
+    /// `invoker.undeclared_keys: drop`
+    pub drop_undeclared_keys: bool,
 }
 
 impl ProjectConfig {

@@ -8,7 +8,7 @@ async fn tools_run_through_the_registry() {
     let registry = toolspec_test_adopter::registry(1);
     assert_eq!(
         registry.tools().map(|t| t.name()).collect::<Vec<_>>(),
-        ["math_add", "notes_create"]
+        ["explain", "math_add", "notes_create"]
     );
 
     let add = registry.get("math_add").unwrap();

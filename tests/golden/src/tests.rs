@@ -182,6 +182,7 @@ impl store::customers::me::Handler for Store {
 
 fn block_on<F: std::future::Future>(future: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
+        .enable_time()
         .build()
         .unwrap()
         .block_on(future)
@@ -194,13 +195,18 @@ fn registry_binds_handlers_and_reports_outcomes() {
         registry.tools().map(|t| t.name()).collect::<Vec<_>>(),
         [
             "customers_me",
+            "explain",
             "orders_cancel",
             "orders_get",
             "orders_place",
             "orders_refund"
         ]
     );
-    assert_eq!(registry.tools_for("http").len(), 4, "refund excludes http");
+    assert_eq!(
+        registry.tools_for("http").len(),
+        5,
+        "refund excludes http; explain is everywhere"
+    );
     let ambient = AmbientContext::from([("customer_id", 1)]);
     block_on(async {
         let ok = registry
@@ -254,7 +260,10 @@ fn registry_binds_handlers_and_reports_outcomes() {
         let details = registry
             .get("orders_place")
             .unwrap()
-            .invoke(json!({ "lines": [] }), &ambient)
+            .invoke(
+                json!({ "lines": [{ "sku": "NOPE-1", "quantity": 1 }] }),
+                &ambient,
+            )
             .await;
         assert_eq!(
             details.to_model_json(),

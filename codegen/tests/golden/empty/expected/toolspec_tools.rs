@@ -184,7 +184,44 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
         name: "explain",
     },
     audit: false,
+    drop_undeclared_keys: false,
 };
+/// The built-in explain tool: checks a call of another tool without running it.
+pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+    "explain",
+    &[
+        ::toolspec::AdapterBinding {
+            adapter: "anthropic",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "gemini",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "http",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "mcp",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "openai",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "rig",
+            name: "explain",
+            settings: &[],
+        },
+    ],
+);
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::Descriptor] = &[];
 /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
@@ -194,5 +231,7 @@ where
     H: ::core::marker::Send + ::core::marker::Sync + 'static,
 {
     let _ = handler;
-    ::toolspec::__private::generated_registry(::toolspec::Registry::builder(&PROJECT))
+    ::toolspec::__private::generated_registry(
+        ::toolspec::Registry::builder(&PROJECT).explain(&EXPLAIN),
+    )
 }

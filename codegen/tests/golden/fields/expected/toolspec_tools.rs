@@ -158,6 +158,15 @@ pub mod ping {
         version: ::core::option::Option::None,
         input_schema: r#"{"type":"object","additionalProperties":false}"#,
         output_schema: r#"{"type":"object","additionalProperties":false}"#,
+        dialects: &[
+            ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
+            ("gemini", r#"null"#),
+            ("mcp", r#"{"type":"object","additionalProperties":false}"#),
+            (
+                "openai",
+                r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+            ),
+        ],
         fields: &[],
         guards: &[],
         error_headline: ::core::option::Option::None,
@@ -479,6 +488,20 @@ pub mod kitchen {
             version: ::core::option::Option::Some(3u32),
             input_schema: r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
             output_schema: r##"{"type":"object","properties":{"echo":{"type":"string"},"maybe":{"type":["string","null"]},"nested":{"type":"object","properties":{"level":{"$ref":"#/$defs/Level"},"history":{"type":"array","items":{"type":"string","enum":["a","b"]}}},"required":["level","history"],"additionalProperties":false}},"required":["echo","maybe","nested"],"additionalProperties":false,"$defs":{"Level":{"type":"string","enum":["low","medium","high"]}}}"##,
+            dialects: &[
+                (
+                    "anthropic",
+                    r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
+                ),
+                (
+                    "mcp",
+                    r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
+                ),
+                (
+                    "openai",
+                    r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]+(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","properties":{},"additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
+                ),
+            ],
             fields: &[
                 ::toolspec::Field {
                     name: "text",
@@ -658,11 +681,6 @@ pub mod kitchen {
             adapters: &[
                 ::toolspec::AdapterBinding {
                     adapter: "anthropic",
-                    name: "kitchen_sink",
-                    settings: &[],
-                },
-                ::toolspec::AdapterBinding {
-                    adapter: "gemini",
                     name: "kitchen_sink",
                     settings: &[],
                 },
@@ -874,7 +892,44 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
         name: "explain",
     },
     audit: false,
+    drop_undeclared_keys: false,
 };
+/// The built-in explain tool: checks a call of another tool without running it.
+pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+    "explain",
+    &[
+        ::toolspec::AdapterBinding {
+            adapter: "anthropic",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "gemini",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "http",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "mcp",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "openai",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "rig",
+            name: "explain",
+            settings: &[],
+        },
+    ],
+);
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::Descriptor] = &[
     &kitchen::sink::DESCRIPTOR,
@@ -891,6 +946,7 @@ where
     ::toolspec::__private::generated_registry(
         ::toolspec::Registry::builder(&PROJECT)
             .tool(kitchen::sink::Bound(::std::sync::Arc::clone(&handler)))
-            .tool(ping::Bound(::std::sync::Arc::clone(&handler))),
+            .tool(ping::Bound(::std::sync::Arc::clone(&handler)))
+            .explain(&EXPLAIN),
     )
 }

@@ -94,6 +94,14 @@ pub mod agent {
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
+            dialects: &[
+                ("gemini", r#"null"#),
+                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
+                (
+                    "openai",
+                    r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                ),
+            ],
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -225,6 +233,12 @@ pub mod agent {
                 version: ::core::option::Option::None,
                 input_schema: r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
                 output_schema: r#"{"type":"object","additionalProperties":false}"#,
+                dialects: &[
+                    (
+                        "mcp",
+                        r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
+                    ),
+                ],
                 fields: &[
                     ::toolspec::Field {
                         name: "subject",
@@ -359,6 +373,19 @@ pub mod internal {
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
+            dialects: &[
+                ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
+                ("gemini", r#"null"#),
+                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
+                (
+                    "openai",
+                    r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                ),
+                (
+                    "openai-strict",
+                    r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
+                ),
+            ],
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -500,6 +527,19 @@ pub mod internal {
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
+            dialects: &[
+                ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
+                ("gemini", r#"null"#),
+                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
+                (
+                    "openai",
+                    r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                ),
+                (
+                    "openai-strict",
+                    r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
+                ),
+            ],
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -636,6 +676,7 @@ pub mod internal {
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
+            dialects: &[("mcp", r#"{"type":"object","additionalProperties":false}"#)],
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -741,6 +782,10 @@ pub mod internal {
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
+            dialects: &[
+                ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
+                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
+            ],
             fields: &[],
             guards: &[],
             error_headline: ::core::option::Option::None,
@@ -1000,7 +1045,49 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
         name: "check_call",
     },
     audit: false,
+    drop_undeclared_keys: false,
 };
+/// The built-in explain tool: checks a call of another tool without running it.
+pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+    "check_call",
+    &[
+        ::toolspec::AdapterBinding {
+            adapter: "anthropic",
+            name: "check_call",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "gemini",
+            name: "check_call",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "http",
+            name: "check_call",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "mcp",
+            name: "check_call",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "openai",
+            name: "check_call",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "rig",
+            name: "check_call",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "slack",
+            name: "check_call",
+            settings: &[],
+        },
+    ],
+);
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::Descriptor] = &[
     &internal::all::DESCRIPTOR,
@@ -1027,6 +1114,7 @@ where
             .tool(internal::all::Bound(::std::sync::Arc::clone(&handler)))
             .tool(internal::everywhere::Bound(::std::sync::Arc::clone(&handler)))
             .tool(internal::hidden::Bound(::std::sync::Arc::clone(&handler)))
-            .tool(internal::report::Bound(::std::sync::Arc::clone(&handler))),
+            .tool(internal::report::Bound(::std::sync::Arc::clone(&handler)))
+            .explain(&EXPLAIN),
     )
 }

@@ -493,6 +493,24 @@ pub mod draw {
         version: ::core::option::Option::None,
         input_schema: r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
         output_schema: r##"{"type":"object","properties":{"stamp":{"$ref":"#/$defs/Stamp"},"area":{"type":"object","required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","enum":["px","cm"]}}}},"required":["stamp","area"],"additionalProperties":false,"$defs":{"Stamp":{"type":"object","required":["at","by"],"properties":{"at":{"type":"string","format":"date-time"},"by":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"}},"description":"When and by whom something was drawn."}}}"##,
+        dialects: &[
+            (
+                "anthropic",
+                r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
+            ),
+            (
+                "gemini",
+                r#"{"type":"OBJECT","properties":{"geometry":{"type":"OBJECT","required":["kind","points"],"propertyOrdering":["kind","points","label","style"],"properties":{"kind":{"description":"The kind of geometry.","type":"STRING","enum":["point","line","polygon"]},"points":{"type":"ARRAY","items":{"type":"OBJECT","required":["x","y"],"propertyOrdering":["x","y"],"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}}}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"STRING","pattern":"^[a-z ]+$"},"style":{"type":"OBJECT","properties":{"color":{"type":"STRING"},"dashed":{"type":"BOOLEAN","default":false}},"propertyOrdering":["color","dashed"]}},"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"OBJECT","required":["width","height"],"propertyOrdering":["width","height","background","layers"],"properties":{"width":{"type":"INTEGER","minimum":1},"height":{"type":"INTEGER","minimum":1},"background":{"type":"STRING","enum":["white","black","transparent"]},"layers":{"type":"ARRAY","items":{"type":"STRING"},"maxItems":8}}}},"required":["geometry"],"propertyOrdering":["geometry","canvas"]}"#,
+            ),
+            (
+                "mcp",
+                r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
+            ),
+            (
+                "openai",
+                r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
+            ),
+        ],
         fields: &[
             ::toolspec::Field {
                 name: "geometry",
@@ -873,6 +891,24 @@ pub mod layout {
         version: ::core::option::Option::None,
         input_schema: r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
         output_schema: r#"{"type":"object","properties":{"error":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["overflow","empty"]},"detail":{"type":"string"}},"description":"Why the layout failed, if it did."}},"additionalProperties":false}"#,
+        dialects: &[
+            (
+                "anthropic",
+                r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
+            ),
+            (
+                "gemini",
+                r#"{"type":"OBJECT","properties":{"page":{"type":"OBJECT","properties":{"margin":{"type":"OBJECT","properties":{"top":{"type":"INTEGER"},"unit":{"type":"STRING","enum":["mm","in"]}},"propertyOrdering":["top","unit"]}},"required":["margin"],"propertyOrdering":["margin"]}},"required":["page"],"propertyOrdering":["page"]}"#,
+            ),
+            (
+                "mcp",
+                r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
+            ),
+            (
+                "openai",
+                r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
+            ),
+        ],
         fields: &[
             ::toolspec::Field {
                 name: "page",
@@ -1107,7 +1143,44 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
         name: "explain",
     },
     audit: false,
+    drop_undeclared_keys: false,
 };
+/// The built-in explain tool: checks a call of another tool without running it.
+pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+    "explain",
+    &[
+        ::toolspec::AdapterBinding {
+            adapter: "anthropic",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "gemini",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "http",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "mcp",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "openai",
+            name: "explain",
+            settings: &[],
+        },
+        ::toolspec::AdapterBinding {
+            adapter: "rig",
+            name: "explain",
+            settings: &[],
+        },
+    ],
+);
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::Descriptor] = &[&draw::DESCRIPTOR, &layout::DESCRIPTOR];
 /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
@@ -1121,6 +1194,7 @@ where
     ::toolspec::__private::generated_registry(
         ::toolspec::Registry::builder(&PROJECT)
             .tool(draw::Bound(::std::sync::Arc::clone(&handler)))
-            .tool(layout::Bound(::std::sync::Arc::clone(&handler))),
+            .tool(layout::Bound(::std::sync::Arc::clone(&handler)))
+            .explain(&EXPLAIN),
     )
 }

@@ -1,0 +1,1292 @@
+//! Provider dialects (issue 5, part 1).
+//!
+//! - Every tool of a corpus of specs (the golden fixtures, the example store and
+//!   `tests/dialects/corpus`, which covers every field type and constraint) is derived in every
+//!   dialect, and each output is checked against the rules of `PROVIDERS.md` by a checker
+//!   written from those rules ([`check`]), not by comparing with a stored copy.
+//! - The example store's native tool definitions per dialect are golden files under
+//!   `tests/dialects/store/`.
+//! - `tests/dialects/warnings` and every case under `tests/dialects/errors` hold specs and the
+//!   exact rendered diagnostics (`expected.txt`, as `toolspec check` prints them).
+//!
+//! Regenerate the golden and expected files with `TOOLSPEC_BLESS=1 cargo test -p
+//! toolspec-codegen --test dialects`, then review the changes by hand.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Map, Value, json};
+use toolspec_codegen::diagnostic::{Severity, render_all};
+use toolspec_codegen::dialect::{self, Dialect};
+use toolspec_codegen::project::{self, Project, Source};
+
+const DISPLAY_ROOT: &str = "specs";
+
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn blessing() -> bool {
+    std::env::var_os("TOOLSPEC_BLESS").is_some()
+}
+
+/// Reads a specs directory the way `toolspec check` does, shown as `specs`.
+fn load(dir: &Path) -> Project {
+    let (files, dirs) = project::scan(dir).expect("a readable specs folder");
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|file| Source {
+            path: file.to_string_lossy().replace('\\', "/"),
+            text: std::fs::read_to_string(dir.join(file)).expect("readable spec"),
+        })
+        .collect();
+    project::analyze(&sources, &dirs, DISPLAY_ROOT)
+}
+
+/// A project from in-memory files.
+fn load_files(files: &[(&str, String)]) -> Project {
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|(path, text)| Source {
+            path: (*path).to_owned(),
+            text: text.clone(),
+        })
+        .collect();
+    let mut dirs: Vec<String> = files
+        .iter()
+        .filter_map(|(p, _)| p.rsplit_once('/').map(|(d, _)| d.to_owned()))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    project::analyze(&sources, &dirs, DISPLAY_ROOT)
+}
+
+/// Compares `actual` with the file at `expected` (or writes it when blessing).
+fn compare(expected: &Path, actual: &str, mismatches: &mut Vec<String>) {
+    if blessing() {
+        std::fs::create_dir_all(expected.parent().expect("a parent")).expect("create dir");
+        std::fs::write(expected, actual).expect("write expected");
+        return;
+    }
+    match std::fs::read_to_string(expected) {
+        Ok(text) if text == actual => {}
+        Ok(text) => {
+            let line = text
+                .lines()
+                .zip(actual.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(text.lines().count().min(actual.lines().count()))
+                + 1;
+            mismatches.push(format!(
+                "{} differs (first at line {line}); actual:\n{actual}",
+                expected.display()
+            ));
+        }
+        Err(_) => mismatches.push(format!("{} is missing", expected.display())),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checker: PROVIDERS.md's rules, applied to every schema node of a dialect's output.
+
+/// Every schema node with a readable path, descending only into keywords that hold schemas
+/// (never into `enum`, `default`, `examples` values).
+fn schema_nodes(schema: &Value) -> Vec<(String, &Map<String, Value>)> {
+    fn go<'a>(value: &'a Value, path: String, out: &mut Vec<(String, &'a Map<String, Value>)>) {
+        let Value::Object(node) = value else { return };
+        out.push((path.clone(), node));
+        for (key, sub) in node {
+            match (key.as_str(), sub) {
+                (
+                    "properties" | "$defs" | "definitions" | "patternProperties"
+                    | "dependentSchemas",
+                    Value::Object(map),
+                ) => {
+                    for (name, s) in map {
+                        go(s, format!("{path}/{key}/{name}"), out);
+                    }
+                }
+                ("anyOf" | "oneOf" | "allOf" | "prefixItems" | "items", Value::Array(list)) => {
+                    for (i, s) in list.iter().enumerate() {
+                        go(s, format!("{path}/{key}/{i}"), out);
+                    }
+                }
+                (
+                    "items"
+                    | "additionalProperties"
+                    | "not"
+                    | "if"
+                    | "then"
+                    | "else"
+                    | "contains"
+                    | "propertyNames"
+                    | "unevaluatedProperties"
+                    | "unevaluatedItems",
+                    Value::Object(_),
+                ) => go(sub, format!("{path}/{key}"), out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    go(schema, String::new(), &mut out);
+    out
+}
+
+fn type_names(node: &Map<String, Value>) -> Vec<String> {
+    match node.get("type") {
+        Some(Value::String(t)) => vec![t.clone()],
+        Some(Value::Array(list)) => list
+            .iter()
+            .filter_map(|t| t.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn property_keys(node: &Map<String, Value>) -> Vec<String> {
+    match node.get("properties") {
+        Some(Value::Object(p)) => p.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn required_keys(node: &Map<String, Value>) -> Vec<String> {
+    match node.get("required") {
+        Some(Value::Array(r)) => r
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a schema accepts `null`: by type, by a union branch, or by enum value.
+fn accepts_null(node: &Map<String, Value>) -> bool {
+    let listed = match node.get("enum") {
+        Some(Value::Array(values)) => values.contains(&Value::Null),
+        _ => true,
+    };
+    (type_names(node).iter().any(|t| t == "null") && listed)
+        || (!node.contains_key("type")
+            && !node.contains_key("anyOf")
+            && node.get("enum").is_some()
+            && listed)
+        || matches!(node.get("anyOf"), Some(Value::Array(b)) if b.iter().any(|b| matches!(b, Value::Object(b) if accepts_null(b))))
+}
+
+fn uses_lookaround_or_backreference(pattern: &str) -> bool {
+    ["(?=", "(?!", "(?<=", "(?<!", "\\k<"]
+        .iter()
+        .any(|s| pattern.contains(s))
+        || pattern
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]))
+}
+
+/// `$ref`s reachable from the root through other `$ref`s lead back into themselves.
+fn is_recursive(schema: &Value) -> bool {
+    fn refs(value: &Value) -> Vec<String> {
+        schema_nodes(value)
+            .into_iter()
+            .filter_map(|(_, n)| n.get("$ref").and_then(Value::as_str).map(str::to_owned))
+            .collect()
+    }
+    fn visit(r: &str, schema: &Value, stack: &mut Vec<String>) -> bool {
+        if stack.iter().any(|s| s == r) {
+            return true;
+        }
+        let Some(target) = r.strip_prefix('#').and_then(|p| schema.pointer(p)) else {
+            return false;
+        };
+        stack.push(r.to_owned());
+        let mut target = target.clone();
+        if let Value::Object(t) = &mut target {
+            t.remove("$defs");
+        }
+        let found = refs(&target).iter().any(|next| visit(next, schema, stack));
+        stack.pop();
+        found
+    }
+    let mut root = schema.clone();
+    if let Value::Object(r) = &mut root {
+        r.remove("$defs");
+    }
+    refs(&root)
+        .iter()
+        .any(|r| visit(r, schema, &mut Vec::new()))
+}
+
+/// The deepest nesting of objects (the root object is level 1), following `$ref`s once.
+fn object_depth(value: &Value, root: &Value, stack: &mut Vec<String>) -> usize {
+    let Value::Object(node) = value else { return 0 };
+    let own = usize::from(type_names(node).iter().any(|t| t == "object"));
+    let mut deepest = 0;
+    if let Some(r) = node.get("$ref").and_then(Value::as_str)
+        && !stack.iter().any(|s| s == r)
+        && let Some(target) = r.strip_prefix('#').and_then(|p| root.pointer(p))
+    {
+        stack.push(r.to_owned());
+        deepest = deepest.max(object_depth(target, root, stack));
+        stack.pop();
+    }
+    for (key, sub) in node {
+        match (key.as_str(), sub) {
+            ("properties", Value::Object(map)) => {
+                for s in map.values() {
+                    deepest = deepest.max(object_depth(s, root, stack));
+                }
+            }
+            ("anyOf", Value::Array(list)) => {
+                for s in list {
+                    deepest = deepest.max(object_depth(s, root, stack));
+                }
+            }
+            ("items", s @ Value::Object(_)) => deepest = deepest.max(object_depth(s, root, stack)),
+            _ => {}
+        }
+    }
+    own + deepest
+}
+
+const OPENAI_STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "anyOf",
+    "$ref",
+    "$defs",
+    "description",
+    "title",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+];
+const OPENAI_STRICT_FORBIDDEN: &[&str] = &[
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "oneOf",
+    "patternProperties",
+    "prefixItems",
+    "uniqueItems",
+    "default",
+    "minLength",
+    "maxLength",
+];
+const OPENAI_STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+const ANTHROPIC_STRICT_FORBIDDEN: &[&str] = &[
+    "minimum",
+    "maximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+];
+const ANTHROPIC_STRICT_FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+const GEMINI_KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "propertyOrdering",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "anyOf",
+    "default",
+];
+const GEMINI_TYPES: &[&str] = &["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"];
+
+/// Every rule of `PROVIDERS.md` that `schema` (dialect `dialect` of `canonical`) breaks.
+fn check(dialect: Dialect, schema: &Value, canonical: &Value) -> Vec<String> {
+    let mut bad = Vec::new();
+    let canonical_keys = match canonical {
+        Value::Object(c) => property_keys(c),
+        _ => Vec::new(),
+    };
+    if dialect == Dialect::Gemini && schema.is_null() {
+        if !canonical_keys.is_empty() {
+            bad.push("gemini: parameters left out of a tool that has some".to_owned());
+        }
+        return bad;
+    }
+    let Value::Object(root) = schema else {
+        return vec![format!("{dialect}: the schema is not an object")];
+    };
+    // Every dialect: the same parameters, in spec order.
+    if property_keys(root) != canonical_keys {
+        bad.push(format!(
+            "{dialect}: root properties {:?} differ from the canonical {:?}",
+            property_keys(root),
+            canonical_keys
+        ));
+    }
+    let root_type = if dialect == Dialect::Gemini {
+        "OBJECT"
+    } else {
+        "object"
+    };
+    if root.get("type") != Some(&json!(root_type)) || root.contains_key("anyOf") {
+        bad.push(format!("{dialect}: the root is not `type: {root_type}`"));
+    }
+    let nodes = schema_nodes(schema);
+    let mut say = |path: &str, what: String| bad.push(format!("{dialect}: at `{path}`: {what}"));
+    match dialect {
+        Dialect::Mcp => {
+            if schema != canonical {
+                say("", "mcp is not the canonical schema".into());
+            }
+        }
+        Dialect::Anthropic => {}
+        Dialect::OpenAi => {
+            for (path, node) in &nodes {
+                let types = type_names(node);
+                if types.iter().any(|t| t == "object") && !node.contains_key("properties") {
+                    say(path, "object schema missing properties".into());
+                }
+                if types.iter().any(|t| t == "array") && !node.contains_key("items") {
+                    say(path, "array schema missing items".into());
+                }
+            }
+        }
+        Dialect::OpenAiStrict => {
+            let mut properties = 0;
+            let mut enum_values = 0;
+            for (path, node) in &nodes {
+                for key in node.keys() {
+                    if OPENAI_STRICT_FORBIDDEN.contains(&key.as_str()) {
+                        say(path, format!("unsupported keyword `{key}`"));
+                    } else if !OPENAI_STRICT_KEYWORDS.contains(&key.as_str()) {
+                        say(
+                            path,
+                            format!("keyword `{key}` is not in the supported list"),
+                        );
+                    }
+                }
+                if node.contains_key("$ref") && node.len() > 1 {
+                    say(path, "siblings beside `$ref`".into());
+                }
+                if let Some(r) = node.get("$ref").and_then(Value::as_str)
+                    && !r.starts_with('#')
+                {
+                    say(path, format!("non-local `$ref` {r}"));
+                }
+                if let Some(Value::String(f)) = node.get("format")
+                    && !OPENAI_STRICT_FORMATS.contains(&f.as_str())
+                {
+                    say(path, format!("unsupported format `{f}`"));
+                }
+                if !["type", "anyOf", "$ref", "enum"]
+                    .iter()
+                    .any(|k| node.contains_key(*k))
+                    && !path.ends_with("/$defs")
+                {
+                    say(path, "a schema without `type`".into());
+                }
+                if type_names(node).iter().any(|t| t == "object") {
+                    if node.get("additionalProperties") != Some(&json!(false)) {
+                        say(path, "object without `additionalProperties: false`".into());
+                    }
+                    let keys: BTreeSet<String> = property_keys(node).into_iter().collect();
+                    let required: BTreeSet<String> = required_keys(node).into_iter().collect();
+                    if !node.contains_key("required") || keys != required {
+                        say(
+                            path,
+                            format!("`required` {required:?} is not every property {keys:?}"),
+                        );
+                    }
+                }
+                properties += property_keys(node).len();
+                if let Some(Value::Array(v)) = node.get("enum") {
+                    enum_values += v.len();
+                }
+            }
+            if properties > 5000 {
+                say("", format!("{properties} properties (at most 5000)"));
+            }
+            if enum_values > 1000 {
+                say("", format!("{enum_values} enum values (at most 1000)"));
+            }
+            let depth = object_depth(schema, schema, &mut Vec::new());
+            if depth > 10 {
+                say(
+                    "",
+                    format!("objects nested {depth} levels deep (at most 10)"),
+                );
+            }
+            // Optional canonical parameters are required and nullable.
+            if let (Value::Object(c), Some(Value::Object(props))) =
+                (canonical, root.get("properties"))
+            {
+                let required = required_keys(c);
+                for (name, p) in props {
+                    if !required.contains(name) && !matches!(p, Value::Object(p) if accepts_null(p))
+                    {
+                        say(
+                            &format!("/properties/{name}"),
+                            "an optional parameter that does not accept null".into(),
+                        );
+                    }
+                }
+            }
+        }
+        Dialect::AnthropicStrict => {
+            let mut optional = 0;
+            let mut unions = 0;
+            for (path, node) in &nodes {
+                for key in node.keys() {
+                    if ANTHROPIC_STRICT_FORBIDDEN.contains(&key.as_str()) {
+                        say(path, format!("unsupported keyword `{key}`"));
+                    }
+                }
+                if let Some(min) = node.get("minItems")
+                    && min != &json!(0)
+                    && min != &json!(1)
+                {
+                    say(path, format!("`minItems: {min}`"));
+                }
+                if let Some(Value::String(f)) = node.get("format")
+                    && !ANTHROPIC_STRICT_FORMATS.contains(&f.as_str())
+                {
+                    say(path, format!("unsupported format `{f}`"));
+                }
+                if let Some(Value::String(p)) = node.get("pattern")
+                    && uses_lookaround_or_backreference(p)
+                {
+                    say(
+                        path,
+                        format!("pattern `{p}` uses lookaround or backreferences"),
+                    );
+                }
+                if let Some(Value::Array(values)) = node.get("enum")
+                    && values.iter().any(|v| v.is_object() || v.is_array())
+                {
+                    say(path, "an enum of non-primitive values".into());
+                }
+                if type_names(node).iter().any(|t| t == "object")
+                    && node.get("additionalProperties") != Some(&json!(false))
+                {
+                    say(path, "object without `additionalProperties: false`".into());
+                }
+                let required = required_keys(node);
+                if let Some(Value::Object(props)) = node.get("properties") {
+                    for (name, p) in props {
+                        optional += usize::from(!required.contains(name));
+                        unions += usize::from(
+                            p.get("anyOf").is_some()
+                                || matches!(p.get("type"), Some(Value::Array(_))),
+                        );
+                    }
+                }
+            }
+            if is_recursive(schema) {
+                say("", "a recursive schema".into());
+            }
+            if optional > 24 {
+                say("", format!("{optional} optional parameters (at most 24)"));
+            }
+            if unions > 16 {
+                say(
+                    "",
+                    format!("{unions} parameters with anyOf or type lists (at most 16)"),
+                );
+            }
+        }
+        Dialect::Gemini => {
+            for (path, node) in &nodes {
+                for key in node.keys() {
+                    if !GEMINI_KEYWORDS.contains(&key.as_str()) {
+                        say(
+                            path,
+                            format!("keyword `{key}` is not in the OpenAPI subset"),
+                        );
+                    }
+                }
+                match node.get("type") {
+                    None => {}
+                    Some(Value::String(t)) if GEMINI_TYPES.contains(&t.as_str()) => {}
+                    Some(other) => {
+                        say(path, format!("type {other} is not one of {GEMINI_TYPES:?}"))
+                    }
+                }
+                if let Some(Value::Array(values)) = node.get("enum") {
+                    if !values.iter().all(Value::is_string) {
+                        say(path, "an enum of non-strings".into());
+                    }
+                    if node.get("type") != Some(&json!("STRING")) {
+                        say(path, "an enum that is not `type: STRING`".into());
+                    }
+                }
+                let keys = property_keys(node);
+                if !keys.is_empty() {
+                    let ordering: Vec<String> = match node.get("propertyOrdering") {
+                        Some(Value::Array(o)) => o
+                            .iter()
+                            .filter_map(|v| v.as_str().map(str::to_owned))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    if ordering != keys {
+                        say(
+                            path,
+                            format!("propertyOrdering {ordering:?} is not {keys:?}"),
+                        );
+                    }
+                }
+                for r in required_keys(node) {
+                    if !keys.contains(&r) {
+                        say(path, format!("required `{r}` is not a property"));
+                    }
+                }
+            }
+        }
+    }
+    bad
+}
+
+// ---------------------------------------------------------------------------------------------
+// The corpus.
+
+/// (name, specs directory) of every project in the corpus.
+fn corpus() -> Vec<(String, PathBuf)> {
+    let mut out = vec![
+        ("store".to_owned(), manifest_dir().join("../specs")),
+        (
+            "dialects/corpus".to_owned(),
+            manifest_dir().join("tests/dialects/corpus/specs"),
+        ),
+        (
+            "dialects/warnings".to_owned(),
+            manifest_dir().join("tests/dialects/warnings/specs"),
+        ),
+    ];
+    for entry in std::fs::read_dir(manifest_dir().join("tests/golden")).expect("golden fixtures") {
+        let entry = entry.expect("entry");
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name != "store" {
+            out.push((format!("golden/{name}"), entry.path().join("specs")));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The dialects that cannot express a corpus tool, and why (a word of the reason).
+fn expected_refusals(tool: &str) -> Vec<(Dialect, &'static str)> {
+    use Dialect::*;
+    match tool {
+        "maps" => vec![(AnthropicStrict, "map"), (OpenAiStrict, "map")],
+        "free" => vec![
+            (AnthropicStrict, "any JSON value"),
+            (OpenAiStrict, "any JSON value"),
+        ],
+        "recursive" => vec![
+            (AnthropicStrict, "contains itself"),
+            (Gemini, "contains itself"),
+        ],
+        // blob: json, labels: map, tree: the recursive `Tree`.
+        "kitchen_sink" => vec![
+            (AnthropicStrict, "any JSON value"),
+            (AnthropicStrict, "map"),
+            (AnthropicStrict, "contains itself"),
+            (Gemini, "contains itself"),
+            (OpenAiStrict, "any JSON value"),
+            (OpenAiStrict, "map"),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+#[test]
+fn every_dialect_of_every_corpus_tool_follows_the_provider_rules() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for (name, dir) in corpus() {
+        let project = load(&dir);
+        assert!(
+            !project.has_errors(),
+            "{name} has errors:\n{}",
+            render_all(&project.diagnostics, &project.sources)
+        );
+        for tool in &project.tools {
+            let expected = expected_refusals(&tool.name);
+            for d in Dialect::ALL {
+                let derived = d.derive(&tool.input_schema);
+                let mut refused: Vec<&str> = Vec::new();
+                for (dialect, word) in &expected {
+                    if *dialect == d {
+                        refused.push(word);
+                        if !derived.refusals.iter().any(|r| r.reason.contains(word)) {
+                            problems.push(format!(
+                                "{name}/{}: {d} should refuse ({word}), got {:?}",
+                                tool.name, derived.refusals
+                            ));
+                        }
+                    }
+                }
+                if refused.is_empty() {
+                    if !derived.is_expressible() {
+                        problems.push(format!(
+                            "{name}/{}: {d} refused: {:?}",
+                            tool.name, derived.refusals
+                        ));
+                        continue;
+                    }
+                    for violation in check(d, &derived.schema, &tool.input_schema) {
+                        problems.push(format!("{name}/{}: {violation}", tool.name));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} outputs checked");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_checker_catches_broken_outputs() {
+    let canonical = json!({
+        "type": "object",
+        "properties": { "a": { "type": "string", "maxLength": 3 }, "b": { "type": "integer" } },
+        "required": ["a"],
+        "additionalProperties": false
+    });
+    // The canonical schema itself breaks strict rules (maxLength, b not required).
+    let strict = check(Dialect::OpenAiStrict, &canonical, &canonical);
+    assert!(
+        strict.iter().any(|v| v.contains("`maxLength`")),
+        "{strict:?}"
+    );
+    assert!(
+        strict.iter().any(|v| v.contains("`required`")),
+        "{strict:?}"
+    );
+    assert!(
+        strict.iter().any(|v| v.contains("does not accept null")),
+        "{strict:?}"
+    );
+    let gemini = check(Dialect::Gemini, &canonical, &canonical);
+    assert!(
+        gemini.iter().any(|v| v.contains("`additionalProperties`")),
+        "{gemini:?}"
+    );
+    assert!(
+        gemini.iter().any(|v| v.contains("type \"string\"")),
+        "{gemini:?}"
+    );
+    let anthropic = check(Dialect::AnthropicStrict, &canonical, &canonical);
+    assert!(
+        anthropic.iter().any(|v| v.contains("`maxLength`")),
+        "{anthropic:?}"
+    );
+    let recursive = json!({
+        "type": "object",
+        "properties": { "t": { "$ref": "#/$defs/T" } },
+        "additionalProperties": false,
+        "$defs": { "T": { "type": "object", "properties": { "c": { "type": "array", "items": { "$ref": "#/$defs/T" } } }, "additionalProperties": false } }
+    });
+    assert!(is_recursive(&recursive));
+    assert!(!is_recursive(&canonical));
+    let open = json!({ "type": "object" });
+    assert!(
+        check(Dialect::OpenAi, &open, &open)
+            .iter()
+            .any(|v| v.contains("missing properties"))
+    );
+}
+
+/// Each moved constraint is a warning only for a dialect the tool is a member of, and its
+/// description states it.
+#[test]
+fn descriptions_state_what_a_dialect_cannot_express() {
+    let project = load(&manifest_dir().join("tests/dialects/corpus/specs"));
+    let tool = |name: &str| project.tools.iter().find(|t| t.name == name).expect("tool");
+    let strings = Dialect::OpenAiStrict.derive(&tool("strings").input_schema);
+    let short = &strings.schema["properties"]["short"];
+    assert_eq!(
+        short,
+        &json!({
+            "type": "string",
+            "description": "Short text. Must be at least 1 character. Must be at most 10 characters."
+        })
+    );
+    assert_eq!(
+        strings.schema["properties"]["site"],
+        json!({ "type": ["string", "null"], "description": "Must be an absolute URI." })
+    );
+    assert_eq!(
+        strings.schema["properties"]["old"]["description"],
+        json!("Deprecated. Use `plain`.")
+    );
+    assert_eq!(
+        strings.schema["properties"]["email"]["description"],
+        json!("Example: \"a@example.com\", \"b@example.com\".".replace("Example:", "Examples:"))
+    );
+    assert_eq!(
+        strings.schema["properties"]["mode"],
+        json!({ "type": ["string", "null"], "enum": ["fast", "slow", null], "description": "Defaults to \"fast\"." })
+    );
+    // Anthropic strict keeps the pattern it supports and states the ones it does not.
+    let anthropic = Dialect::AnthropicStrict.derive(&tool("strings").input_schema);
+    assert_eq!(
+        anthropic.schema["properties"]["lower"]["pattern"],
+        json!("^[a-z]+$")
+    );
+    assert_eq!(
+        anthropic.schema["properties"]["not_admin"],
+        json!({ "type": "string", "description": "Must match the regular expression `^(?!admin).*$`." })
+    );
+    let collections = Dialect::AnthropicStrict.derive(&tool("collections").input_schema);
+    assert_eq!(
+        collections.schema["properties"]["three_to_five"],
+        json!({
+            "type": "array",
+            "items": { "type": "string", "description": "Must be at most 8 characters." },
+            "minItems": 1,
+            "description": "Must have at least 3 items. Must have at most 5 items."
+        })
+    );
+    // Gemini: numbers in an enum become strings; a nullable named type is written out.
+    let numbers = Dialect::Gemini.derive(&tool("numbers").input_schema);
+    assert_eq!(
+        numbers.schema["properties"]["size"],
+        json!({
+            "type": "STRING",
+            "enum": ["1", "2", "4"],
+            "default": "2",
+            "description": "Sent as a string: the integer it spells."
+        })
+    );
+    assert_eq!(
+        numbers.schema["properties"]["maybe_size"],
+        json!({
+            "type": "STRING",
+            "nullable": true,
+            "enum": ["8", "16"],
+            "description": "Sent as a string: the integer it spells."
+        })
+    );
+    let unions = Dialect::Gemini.derive(&tool("unions").input_schema);
+    let away = &unions.schema["properties"]["away"];
+    assert_eq!(away["type"], json!("OBJECT"));
+    assert_eq!(away["nullable"], json!(true));
+    assert_eq!(away["propertyOrdering"], json!(["x", "y", "label"]));
+    assert_eq!(
+        away["properties"]["y"]["description"],
+        json!("Must be greater than -1000. Must be less than 1000.")
+    );
+    let payment = &unions.schema["properties"]["payment"]["anyOf"][0]["properties"]["method"];
+    assert_eq!(payment, &json!({ "type": "STRING", "enum": ["card"] }));
+    // openai-strict: a `$ref` with siblings is replaced by its definition.
+    let strict_unions = Dialect::OpenAiStrict.derive(&tool("unions").input_schema);
+    assert_eq!(
+        strict_unions.schema["properties"]["tint"],
+        json!({ "type": "string", "enum": ["red", "green", "blue"], "description": "The tint." })
+    );
+    // An optional one is a nullable reference, its default stated beside.
+    assert_eq!(
+        strict_unions.schema["properties"]["color"],
+        json!({
+            "anyOf": [{ "$ref": "#/$defs/Color" }, { "type": "null" }],
+            "description": "Defaults to \"red\"."
+        })
+    );
+    assert_eq!(
+        strict_unions.schema["properties"]["home"]["anyOf"],
+        json!([{ "$ref": "#/$defs/Point" }, { "type": "null" }])
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exact diagnostics.
+
+fn rendered(project: &Project) -> String {
+    render_all(&project.diagnostics, &project.sources)
+}
+
+#[test]
+fn warnings_name_the_dialect_the_keyword_and_the_spec_line() {
+    let dir = manifest_dir().join("tests/dialects/warnings");
+    let project = load(&dir.join("specs"));
+    assert!(!project.has_errors(), "{}", rendered(&project));
+    let mut mismatches = Vec::new();
+    compare(
+        &dir.join("expected.txt"),
+        &rendered(&project),
+        &mut mismatches,
+    );
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+
+    let lines: Vec<String> = project.diagnostics.iter().map(|d| d.one_line()).collect();
+    for expected in [
+        "specs/notes/create.yaml:6:3: warning: openai-strict cannot express `maxLength` of `note`; it is stated in the description instead",
+        "specs/notes/create.yaml:6:3: warning: anthropic-strict cannot express `maxLength` of `note`; it is stated in the description instead",
+        "specs/notes/create.yaml:7:3: warning: openai-strict cannot express `default` of `pinned`; it is stated in the description instead",
+        "specs/notes/create.yaml:8:3: warning: gemini cannot express the integer `enum` of `priority`; its values are sent as strings and the description says so",
+    ] {
+        assert!(
+            lines.iter().any(|l| l == expected),
+            "missing `{expected}` in:\n{}",
+            lines.join("\n")
+        );
+    }
+    // One warning per (dialect, place, keyword): the named type warns once, at its definition.
+    let mut seen = BTreeSet::new();
+    for d in &project.diagnostics {
+        assert_eq!(d.severity, Severity::Warning);
+        assert!(seen.insert(d.one_line()), "duplicate: {}", d.one_line());
+    }
+    // Dialects the tools are not members of do not warn.
+    assert!(!lines.iter().any(|l| l.contains("warning: openai cannot")));
+    // The members' dialects are embedded; others are not.
+    let create = project
+        .tools
+        .iter()
+        .find(|t| t.name == "notes_create")
+        .expect("tool");
+    let names: Vec<&str> = create.dialects.keys().map(String::as_str).collect();
+    // `openai` for rig, a member too.
+    assert_eq!(
+        names,
+        [
+            "anthropic-strict",
+            "gemini",
+            "mcp",
+            "openai",
+            "openai-strict"
+        ]
+    );
+    let quiet = project
+        .tools
+        .iter()
+        .find(|t| t.name == "notes_quiet")
+        .expect("tool");
+    let names: Vec<&str> = quiet.dialects.keys().map(String::as_str).collect();
+    assert_eq!(names, ["mcp", "openai"]);
+}
+
+/// Every folder under `tests/dialects/errors` must fail with exactly its `expected.txt`.
+#[test]
+fn inexpressible_schemas_fail_the_build_with_the_reason() {
+    let root = manifest_dir().join("tests/dialects/errors");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("error cases")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 6);
+    let mut mismatches = Vec::new();
+    for case in cases {
+        let project = load(&case.join("specs"));
+        if !project.has_errors() {
+            mismatches.push(format!("{} reports no error", case.display()));
+        }
+        compare(
+            &case.join("expected.txt"),
+            &rendered(&project),
+            &mut mismatches,
+        );
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+fn strict_project(tool: String) -> Project {
+    load_files(&[
+        (
+            "toolspec.yaml",
+            "adapters: { openai: { strict: true } }\nmembership: { default: none }\n".to_owned(),
+        ),
+        ("big.yaml", tool),
+    ])
+}
+
+#[test]
+fn openai_strict_limits_are_checked() {
+    // 5001 properties: 51 objects of 98 fields, plus their 51 keys.
+    let mut spec = String::from("description: Many properties.\ntool: [openai]\nexpects:\n");
+    for i in 0..51 {
+        spec.push_str(&format!("  o{i}:\n    type: object\n    fields:\n"));
+        for j in 0..98 {
+            spec.push_str(&format!("      f{j}: {{ type: boolean }}\n"));
+        }
+    }
+    let project = strict_project(spec);
+    let errors: Vec<String> = project.diagnostics.iter().map(|d| d.one_line()).collect();
+    assert_eq!(
+        errors,
+        [
+            "specs/big.yaml: error: tool `big` cannot be expressed in openai-strict: it has 5049 object properties in all, and openai-strict allows at most 5000"
+        ]
+    );
+
+    // 1001 enum values.
+    let values: Vec<String> = (0..1001).map(|i| format!("v{i}")).collect();
+    let spec = format!(
+        "description: Many values.\ntool: [openai]\nexpects:\n  pick: {{ type: string, one_of: [{}] }}\n",
+        values.join(", ")
+    );
+    let project = strict_project(spec);
+    let errors: Vec<String> = project.diagnostics.iter().map(|d| d.one_line()).collect();
+    assert_eq!(
+        errors,
+        [
+            "specs/big.yaml: error: tool `big` cannot be expressed in openai-strict: its enums have 1001 values in all, and openai-strict allows at most 1000"
+        ]
+    );
+
+    // Exactly 5000 properties and 1000 values pass.
+    let values: Vec<String> = (0..1000).map(|i| format!("v{i}")).collect();
+    let spec = format!(
+        "description: Enough values.\ntool: [openai]\nexpects:\n  pick: {{ type: string, one_of: [{}] }}\n",
+        values.join(", ")
+    );
+    assert!(!strict_project(spec).has_errors());
+    let mut spec = String::from("description: Enough properties.\ntool: [openai]\nexpects:\n");
+    for i in 0..50 {
+        spec.push_str(&format!("  o{i}:\n    type: object\n    fields:\n"));
+        for j in 0..99 {
+            spec.push_str(&format!("      f{j}: {{ type: boolean }}\n"));
+        }
+    }
+    assert!(!strict_project(spec).has_errors());
+}
+
+#[test]
+fn the_strict_setting_picks_the_dialect() {
+    let files = |tool_line: &str| {
+        vec![
+            (
+                "toolspec.yaml",
+                "adapters: { openai: { strict: false }, anthropic: { strict: true } }\n".to_owned(),
+            ),
+            (
+                "t.yaml",
+                format!(
+                    "description: T.\nexpects:\n  n: {{ type: string, max_length: 3 }}\n{tool_line}"
+                ),
+            ),
+        ]
+    };
+    let project = load_files(&files(""));
+    let names: Vec<&str> = project.tools[0]
+        .dialects
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(names, ["anthropic-strict", "gemini", "mcp", "openai"]);
+    // Tool overrides win over the project default; rig keeps `openai`.
+    let project = load_files(&files(
+        "tool: { openai: { strict: true }, anthropic: { strict: false } }\n",
+    ));
+    let names: Vec<&str> = project.tools[0]
+        .dialects
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        names,
+        ["anthropic", "gemini", "mcp", "openai", "openai-strict"]
+    );
+    let project = load_files(&files(
+        "tool: { openai: { strict: true }, except: [rig] }\n",
+    ));
+    let names: Vec<&str> = project.tools[0]
+        .dialects
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        names,
+        ["anthropic-strict", "gemini", "mcp", "openai-strict"]
+    );
+    let project = load_files(&files("tool: [rig, http]\n"));
+    let names: Vec<&str> = project.tools[0]
+        .dialects
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(names, ["mcp", "openai"]);
+    assert!(project.diagnostics.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The example store: golden native definitions per dialect, and the CLI.
+
+/// The store's tools in `dialect`, as the provider takes them, whatever their membership.
+fn store_tools(project: &Project, dialect: Dialect) -> Value {
+    let mut tools: Vec<_> = project.tools.iter().collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    Value::Array(
+        tools
+            .iter()
+            .map(|t| {
+                let derived = dialect.derive(&t.input_schema);
+                assert!(
+                    derived.is_expressible(),
+                    "{}: {:?}",
+                    t.name,
+                    derived.refusals
+                );
+                let name = t
+                    .bindings
+                    .iter()
+                    .find(|b| b.adapter == dialect.adapter())
+                    .map_or(t.name.as_str(), |b| b.name.as_str());
+                dialect::native_tool(dialect, name, t, &derived.schema)
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn store_dialects_match_golden_files() {
+    let project = load(&manifest_dir().join("../specs"));
+    assert!(!project.has_errors(), "{}", rendered(&project));
+    let mut mismatches = Vec::new();
+    for dialect in Dialect::ALL {
+        let json =
+            serde_json::to_string_pretty(&store_tools(&project, dialect)).expect("json") + "\n";
+        let path = manifest_dir().join(format!("tests/dialects/store/{dialect}.json"));
+        compare(&path, &json, &mut mismatches);
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+fn cli(args: &[&str]) -> (String, String, bool) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .output()
+        .expect("runs the toolspec binary");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+#[test]
+fn cli_prints_native_tool_definitions_per_dialect() {
+    let specs = manifest_dir().join("../specs");
+    let specs = specs.to_string_lossy();
+    let project = load(&manifest_dir().join("../specs"));
+    // The store's tools are members of gemini, mcp, openai and anthropic in non-strict mode.
+    for dialect in [
+        Dialect::Mcp,
+        Dialect::OpenAi,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+    ] {
+        let (stdout, _, ok) = cli(&["schema", &specs, "--dialect", dialect.name()]);
+        assert!(ok);
+        let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+        assert_eq!(printed, store_tools(&project, dialect), "{dialect}");
+    }
+    let (stdout, stderr, ok) = cli(&["schema", &specs, "--dialect", "openai-strict"]);
+    assert!(ok);
+    assert_eq!(stdout.trim(), "[]");
+    assert!(stderr.contains("see `--dialect openai`"), "{stderr}");
+    let (stdout, _, ok) = cli(&[
+        "schema",
+        &specs,
+        "--dialect",
+        "openai",
+        "--tool",
+        "orders_get",
+    ]);
+    assert!(ok);
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(printed[0]["type"], json!("function"));
+    assert_eq!(printed[0]["function"]["name"], json!("orders_get"));
+    assert_eq!(printed[0]["function"]["strict"], json!(false));
+    let (_, stderr, ok) = cli(&["schema", &specs, "--dialect", "openai-lax"]);
+    assert!(!ok);
+    assert!(stderr.contains("openai-strict"), "{stderr}");
+    // Strict members, with their names on the adapter.
+    let warnings = manifest_dir().join("tests/dialects/warnings/specs");
+    let (stdout, stderr, ok) = cli(&[
+        "schema",
+        &warnings.to_string_lossy(),
+        "--dialect",
+        "anthropic-strict",
+    ]);
+    assert!(ok, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    let names: Vec<&str> = printed
+        .as_array()
+        .map(|l| l.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["notes_tagged", "write_note"]);
+    assert_eq!(printed[1]["strict"], json!(true));
+    assert_eq!(
+        printed[1]["input_schema"]["properties"]["note"]["type"],
+        json!("string")
+    );
+    let (stdout, _, _) = cli(&["schema", &warnings.to_string_lossy(), "--dialect", "gemini"]);
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert!(
+        printed
+            .as_array()
+            .is_some_and(|l| l.iter().all(|t| t.get("parameters").is_some()))
+    );
+    // `check` prints the dialect warnings.
+    let (_, stderr, ok) = cli(&["check", &warnings.to_string_lossy()]);
+    assert!(ok);
+    assert!(
+        stderr.contains("warning: openai-strict cannot express `maxLength` of `note`"),
+        "{stderr}"
+    );
+}
+
+/// Schemas no field type produces (a `shape` can hold any JSON Schema) never make a dialect
+/// panic or loop; whatever it cannot express it refuses with a reason.
+#[test]
+fn exotic_schemas_never_panic() {
+    let exotic = [
+        json!({ "type": "object", "properties": { "a": true, "b": false } }),
+        json!({ "type": "object", "properties": { "a": { "$ref": "#" } } }),
+        json!({ "type": "object", "properties": { "a": { "$ref": "#/$defs/missing" } } }),
+        json!({ "type": "object", "properties": { "a": { "$ref": "#/$defs/A", "description": "x" } },
+                "$defs": { "A": { "$ref": "#/$defs/B", "title": "alias" }, "B": { "$ref": "#/$defs/A" } } }),
+        json!({ "type": "object", "properties": { "a": { "type": 5, "enum": "x", "items": [1, 2] } } }),
+        json!({ "type": "object", "properties": { "a": { "type": ["string", "integer", "null"], "minLength": 2 } } }),
+        json!({ "type": "object", "properties": { "a": { "anyOf": [{ "type": "null" }] } } }),
+        json!({ "type": "object", "properties": { "a": { "not": { "type": "string" } } } }),
+        json!({ "type": "object", "properties": { "a": { "allOf": [{ "type": "string" }, { "maxLength": 3 }],
+                "if": { "minLength": 1 }, "then": { "pattern": "x" }, "else": { "const": "" } } } }),
+        json!({ "type": "object", "properties": { "a": { "type": "array", "prefixItems": [{ "type": "string" }],
+                "contains": { "const": 1 }, "minContains": 1 } } }),
+        json!({ "type": "object", "properties": { "a": { "type": "object",
+                "patternProperties": { "^x": { "type": "integer" } }, "propertyNames": { "maxLength": 3 },
+                "dependentRequired": { "x": ["y"] } } } }),
+        json!({ "type": "object", "properties": { "a": { "enum": [1, "two", null, [3], { "four": 4 }] } } }),
+        json!({ "type": "object", "properties": { "a": { "const": { "k": [1] } } } }),
+        json!({ "type": "object", "properties": { "a": { "$defs": { "N": { "type": "string" } }, "$ref": "#/properties/a/$defs/N" } } }),
+        json!({ "properties": "nonsense", "required": 3, "additionalProperties": "no" }),
+        json!(true),
+        json!({}),
+    ];
+    for schema in &exotic {
+        for d in Dialect::ALL {
+            let derived = d.derive(schema);
+            for r in &derived.refusals {
+                assert!(!r.reason.is_empty());
+            }
+            if derived.is_expressible() && d != Dialect::Mcp && schema.is_object() {
+                // Whatever a strict dialect accepts follows its rules.
+                if matches!(
+                    d,
+                    Dialect::OpenAiStrict | Dialect::AnthropicStrict | Dialect::Gemini
+                ) && schema.get("type") == Some(&json!("object"))
+                {
+                    let violations: Vec<String> = check(d, &derived.schema, schema)
+                        .into_iter()
+                        .filter(|v| !v.contains("root properties"))
+                        .collect();
+                    assert!(
+                        violations.is_empty(),
+                        "{schema}\n{d}: {violations:?}\n{}",
+                        derived.schema
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Paths through a schema map back to the spec line of the field they came from, through
+/// arrays, maps, unions, nullable wrappers and named types.
+#[test]
+fn paths_map_back_to_fields() {
+    use dialect::Seg::{Branch, Def, Items, Prop, Values};
+    let project = load(&manifest_dir().join("../codegen/tests/golden/fields/specs"));
+    let sink = project
+        .tools
+        .iter()
+        .find(|t| t.name == "kitchen_sink")
+        .expect("sink");
+    let at = |path: Vec<dialect::Seg>| {
+        let l = dialect::locate(&sink.spec, &project.types, &path);
+        let span = l.span.map(|s| (s.start.line, s.start.col));
+        (
+            l.file.rsplit('/').next().unwrap_or_default().to_owned(),
+            span,
+            l.display,
+        )
+    };
+    let p = |s: &str| Prop(s.to_owned());
+    assert_eq!(
+        at(vec![p("text")]),
+        ("sink.yaml".into(), Some((7, 3)), "text".into())
+    );
+    assert_eq!(
+        at(vec![p("items"), Items, p("qty")]),
+        ("sink.yaml".into(), Some((31, 9)), "items[].qty".into())
+    );
+    assert_eq!(at(vec![p("labels"), Values]).2, "labels.*");
+    assert_eq!(
+        at(vec![p("payment"), Branch(0), p("number")]).2,
+        "payment.number"
+    );
+    assert_eq!(
+        at(vec![p("home"), p("zip")]),
+        ("types.yaml".into(), Some((9, 7)), "Address.zip".into())
+    );
+    assert_eq!(
+        at(vec![Def("Address".into()), p("street")]).2,
+        "Address.street"
+    );
+    assert_eq!(
+        at(vec![p("tree"), p("children"), Items]).2,
+        "Tree.children[]"
+    );
+    assert_eq!(at(vec![]), ("sink.yaml".into(), None, String::new()));
+}

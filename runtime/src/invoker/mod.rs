@@ -1,0 +1,537 @@
+//! The one sanctioned call path, shared by every adapter:
+//!
+//! strip a model-sent `ambient_context` → reject (or drop) undeclared keys → coerce wire values
+//! → validate against the canonical schema (all errors, by JSON pointer) → deserialize the
+//! typed `Input` → resolve `Ambient` from the trusted context → guards → the handler under its
+//! timeout, with cancellation and progress, panics caught → a [`ToolResult`].
+//!
+//! Anything valid under the published input schema is accepted; coercions only widen that.
+
+// Pipeline steps return the call's final `ToolResult` as their error, so each step can end
+// the call early; that value is large, but it is built once, on the failure path only.
+#![allow(clippy::result_large_err)]
+
+mod coerce;
+mod validate;
+
+use std::panic::AssertUnwindSafe;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use futures_util::FutureExt;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+pub use coerce::coerce;
+pub use validate::FieldError;
+
+use crate::ambient::AmbientContext;
+use crate::context::{Context, Progress};
+use crate::contract::{Contract, DeclaredError, Operation};
+use crate::descriptor::Descriptor;
+use crate::failure::{Failure, ToolError, ToolResult, compose_error};
+
+/// What to do with argument keys the input schema does not declare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UndeclaredKeys {
+    /// Refuse the call, naming the keys (the default).
+    #[default]
+    Reject,
+    /// Drop them silently (logged at debug level).
+    Drop,
+}
+
+/// Built-in error codes.
+pub mod codes {
+    /// The arguments do not fit the input schema.
+    pub const INVALID_ARGUMENTS: &str = "invalid_arguments";
+    /// The handler failed in a way it did not declare (or panicked); details are hidden.
+    pub const INTERNAL_ERROR: &str = "internal_error";
+    /// The handler ran past the tool's timeout.
+    pub const TIMEOUT: &str = "timeout";
+    /// The client cancelled the call.
+    pub const CANCELLED: &str = "cancelled";
+    /// No tool by that name (explain only; adapters answer unknown tools natively).
+    pub const UNKNOWN_TOOL: &str = "unknown_tool";
+}
+
+/// Per-call options an adapter passes along with the arguments.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// The adapter the call came through.
+    pub adapter: Option<String>,
+    /// Who is calling.
+    pub caller: Option<String>,
+    /// Cancelled by the client (MCP `notifications/cancelled`, a dropped HTTP request…).
+    pub cancellation: CancellationToken,
+    /// Where progress reports go.
+    pub progress: Progress,
+}
+
+/// A guard's result in an explanation.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GuardCheck {
+    /// The guard (also its error code).
+    pub name: String,
+    /// What must hold.
+    pub description: String,
+    /// Whether it holds; `None` when the arguments were too wrong to check it.
+    pub passed: Option<bool>,
+}
+
+/// Whether a call could run, without running it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Explanation {
+    /// The tool.
+    pub tool: String,
+    /// Whether the call would get past validation and every guard.
+    pub callable: bool,
+    /// Every argument error.
+    pub errors: Vec<FieldError>,
+    /// Every guard's result, in spec order.
+    pub guards: Vec<GuardCheck>,
+}
+
+/// A call's typed input and resolved ambient fields.
+type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
+
+/// The compiled parts of one tool, built on first use.
+struct Compiled {
+    input_schema: Value,
+    declared: Vec<String>,
+    input: jsonschema::Validator,
+    output: jsonschema::Validator,
+    templates: minijinja::Environment<'static>,
+}
+
+impl Compiled {
+    fn new(tool: &'static Descriptor) -> Result<Self, String> {
+        let input_schema: Value =
+            serde_json::from_str(tool.input_schema).map_err(|e| e.to_string())?;
+        let output_schema: Value =
+            serde_json::from_str(tool.output_schema).map_err(|e| e.to_string())?;
+        let declared = input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let mut templates = minijinja::Environment::new();
+        templates.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
+        if let Some(message) = tool.message {
+            templates
+                .add_template("message", message)
+                .map_err(|e| e.to_string())?;
+        }
+        Ok(Self {
+            input: validate::compile(&input_schema)?,
+            output: validate::compile(&output_schema)?,
+            input_schema,
+            declared,
+            templates,
+        })
+    }
+}
+
+/// A typed tool behind the type-erased registry entry.
+pub(crate) struct Typed<O> {
+    op: O,
+    compiled: OnceLock<Result<Compiled, String>>,
+}
+
+impl<O: Operation> Typed<O> {
+    pub(crate) fn new(op: O) -> Self {
+        Self {
+            op,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    fn tool() -> &'static Descriptor {
+        <O::Contract as Contract>::descriptor()
+    }
+
+    fn compiled(&self) -> Result<&Compiled, ToolResult> {
+        match self.compiled.get_or_init(|| Compiled::new(Self::tool())) {
+            Ok(compiled) => Ok(compiled),
+            Err(e) => Err(internal(
+                Self::tool(),
+                format!(
+                    "the embedded schemas of `{}` do not compile: {e}",
+                    Self::tool().name
+                ),
+            )),
+        }
+    }
+
+    /// Arguments → validated, coerced JSON; or the user-facing argument errors.
+    fn prepare(
+        &self,
+        compiled: &Compiled,
+        args: Value,
+        undeclared: UndeclaredKeys,
+    ) -> Result<Value, Vec<FieldError>> {
+        let mut map = match args {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                let kind = json_kind(&other);
+                return Err(vec![FieldError {
+                    field: "/".into(),
+                    message: format!("arguments must be a JSON object, not {kind}"),
+                }]);
+            }
+        };
+        map.remove("ambient_context");
+        let unknown: Vec<String> = map
+            .keys()
+            .filter(|k| !compiled.declared.contains(k))
+            .cloned()
+            .collect();
+        if !unknown.is_empty() {
+            match undeclared {
+                UndeclaredKeys::Reject => {
+                    let expected = if compiled.declared.is_empty() {
+                        "this tool takes no arguments".to_owned()
+                    } else {
+                        format!("expected: {}", compiled.declared.join(", "))
+                    };
+                    return Err(unknown
+                        .iter()
+                        .map(|k| FieldError {
+                            field: format!("/{}", validate::escape_pointer(k)),
+                            message: format!("is not an argument of this tool ({expected})"),
+                        })
+                        .collect());
+                }
+                UndeclaredKeys::Drop => {
+                    tracing::debug!(tool = Self::tool().name, keys = ?unknown, "dropping undeclared argument keys");
+                    for key in &unknown {
+                        map.remove(key);
+                    }
+                }
+            }
+        }
+        let mut value = Value::Object(map);
+        coerce::coerce(&mut value, &compiled.input_schema, &compiled.input_schema);
+        let errors = validate::errors(&compiled.input, &value);
+        if errors.is_empty() {
+            Ok(value)
+        } else {
+            Err(errors)
+        }
+    }
+
+    fn decode(value: Value, ambient: &AmbientContext) -> Result<Decoded<O::Contract>, ToolResult> {
+        let tool = Self::tool();
+        let input = serde_json::from_value(value).map_err(|e| {
+            let errors = vec![FieldError {
+                field: "/".into(),
+                message: e.to_string(),
+            }];
+            invalid_arguments(&errors)
+        })?;
+        let resolved = resolve_ambient::<<O::Contract as Contract>::Ambient>(tool, ambient)?;
+        Ok((input, resolved))
+    }
+
+    pub(crate) async fn invoke(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        undeclared: UndeclaredKeys,
+    ) -> ToolResult {
+        let tool = Self::tool();
+        let compiled = match self.compiled() {
+            Ok(c) => c,
+            Err(result) => return result,
+        };
+        let value = match self.prepare(compiled, args, undeclared) {
+            Ok(value) => value,
+            Err(errors) => return invalid_arguments(&errors),
+        };
+        let (input, resolved) = match Self::decode(value, ambient) {
+            Ok(decoded) => decoded,
+            Err(result) => return result,
+        };
+        let cancellation = options.cancellation.clone();
+        let cx = Context::new(
+            &resolved,
+            tool,
+            cancellation.child_token(),
+            options.progress.clone(),
+        );
+        for (index, guard) in tool.guards.iter().enumerate() {
+            let passed = match self.op.guard(index, &input, &cx) {
+                Some(check) => match AssertUnwindSafe(check).catch_unwind().await {
+                    Ok(passed) => passed,
+                    Err(panic) => {
+                        return internal(
+                            tool,
+                            format!("guard `{}` panicked: {}", guard.name, panic_message(panic)),
+                        );
+                    }
+                },
+                None => {
+                    return internal(
+                        tool,
+                        format!("no guard number {index} (`{}`) is bound", guard.name),
+                    );
+                }
+            };
+            if !passed {
+                return ToolResult::failed(
+                    ToolError {
+                        code: guard.name.to_owned(),
+                        message: compose_error(tool.error_headline, guard.description, false),
+                        details: None,
+                    },
+                    None,
+                );
+            }
+        }
+        let handler_token = cx.cancellation().clone();
+        let run = AssertUnwindSafe(self.op.call(input, cx)).catch_unwind();
+        // Only a tool with a `timeout` needs the tokio time driver.
+        let limited = async {
+            match tool.timeout {
+                Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
+                None => Ok(run.await),
+            }
+        };
+        let outcome = tokio::select! {
+            biased;
+            _ = cancellation.cancelled() => {
+                handler_token.cancel();
+                let error = ToolError { code: codes::CANCELLED.into(), message: "The call was cancelled.".into(), details: None };
+                return ToolResult::failed(error, Some("cancelled by the client".into()));
+            }
+            result = limited => result,
+        };
+        let outcome = match outcome {
+            Err(timeout) => {
+                handler_token.cancel();
+                let reason = format!("The call did not finish within {}.", human(timeout));
+                let error = ToolError {
+                    code: codes::TIMEOUT.into(),
+                    message: compose_error(tool.error_headline, &reason, false),
+                    details: None,
+                };
+                return ToolResult::failed(error, Some(format!("timed out after {timeout:?}")));
+            }
+            Ok(Err(panic)) => {
+                return internal(
+                    tool,
+                    format!("the handler panicked: {}", panic_message(panic)),
+                );
+            }
+            Ok(Ok(outcome)) => outcome,
+        };
+        match outcome {
+            Ok(output) => self.succeed(compiled, &output),
+            Err(Failure::Declared { error, details }) => {
+                let code = error.code();
+                let standalone = tool.error(code).is_some_and(|e| e.standalone);
+                let message = compose_error(tool.error_headline, &error.to_string(), standalone);
+                ToolResult::failed(
+                    ToolError {
+                        code: code.to_owned(),
+                        message,
+                        details,
+                    },
+                    None,
+                )
+            }
+            Err(Failure::Internal(e)) => internal(tool, e.to_string()),
+        }
+    }
+
+    fn succeed(
+        &self,
+        compiled: &Compiled,
+        output: &<O::Contract as Contract>::Output,
+    ) -> ToolResult {
+        let tool = Self::tool();
+        let value = match serde_json::to_value(output) {
+            Ok(value) => value,
+            Err(e) => return internal(tool, format!("the output does not serialize: {e}")),
+        };
+        let errors = validate::errors(&compiled.output, &value);
+        if !errors.is_empty() {
+            return internal(
+                tool,
+                format!(
+                    "the output does not match the output schema: {}",
+                    validate::list(&errors)
+                ),
+            );
+        }
+        let message = match compiled.templates.get_template("message") {
+            Ok(template) => match template.render(minijinja::value::Serde(&value)) {
+                Ok(text) => text,
+                Err(e) => {
+                    tracing::warn!(tool = tool.name, error = %e, "the success message does not render");
+                    default_message(tool)
+                }
+            },
+            Err(_) => default_message(tool),
+        };
+        ToolResult {
+            outcome: Ok(value),
+            message,
+            exception: None,
+        }
+    }
+
+    pub(crate) async fn explain(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        undeclared: UndeclaredKeys,
+    ) -> Result<Explanation, ToolResult> {
+        let tool = Self::tool();
+        let compiled = self.compiled()?;
+        let mut explanation = Explanation {
+            tool: tool.name.to_owned(),
+            callable: false,
+            errors: Vec::new(),
+            guards: tool
+                .guards
+                .iter()
+                .map(|g| GuardCheck {
+                    name: g.name.into(),
+                    description: g.description.into(),
+                    passed: None,
+                })
+                .collect(),
+        };
+        let value = match self.prepare(compiled, args, undeclared) {
+            Ok(value) => value,
+            Err(errors) => {
+                explanation.errors = errors;
+                return Ok(explanation);
+            }
+        };
+        let (input, resolved) = match Self::decode(value, ambient) {
+            Ok(decoded) => decoded,
+            Err(result) => match result.outcome {
+                Err(error) if error.code == codes::INVALID_ARGUMENTS => {
+                    explanation.errors = vec![FieldError {
+                        field: "/".into(),
+                        message: error.message,
+                    }];
+                    return Ok(explanation);
+                }
+                _ => return Err(result),
+            },
+        };
+        let cx = Context::new(
+            &resolved,
+            tool,
+            CancellationToken::new(),
+            Progress::ignore(),
+        );
+        for (index, check) in explanation.guards.iter_mut().enumerate() {
+            if let Some(guard) = self.op.guard(index, &input, &cx) {
+                check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
+            }
+        }
+        explanation.callable = explanation.guards.iter().all(|g| g.passed == Some(true));
+        Ok(explanation)
+    }
+}
+
+fn resolve_ambient<A: serde::de::DeserializeOwned>(
+    tool: &'static Descriptor,
+    ambient: &AmbientContext,
+) -> Result<A, ToolResult> {
+    let mut declared = Map::new();
+    for field in tool.ambient_fields() {
+        match ambient.lookup(field.name) {
+            Some(value) => {
+                declared.insert(field.name.to_owned(), value.clone());
+            }
+            None if !field.optional => {
+                return Err(internal(
+                    tool,
+                    format!(
+                        "the adapter supplied no ambient `{}`, which `{}` requires",
+                        field.name, tool.name
+                    ),
+                ));
+            }
+            None => {}
+        }
+    }
+    serde_json::from_value(Value::Object(declared)).map_err(|e| {
+        internal(
+            tool,
+            format!(
+                "the ambient context of `{}` does not resolve: {e}",
+                tool.name
+            ),
+        )
+    })
+}
+
+fn invalid_arguments(errors: &[FieldError]) -> ToolResult {
+    let error = ToolError {
+        code: codes::INVALID_ARGUMENTS.into(),
+        message: validate::summary(errors),
+        details: Some(json!({ "errors": errors })),
+    };
+    ToolResult::failed(error, None)
+}
+
+/// A failure whose cause only the developer sees.
+fn internal(tool: &Descriptor, exception: String) -> ToolResult {
+    tracing::error!(tool = tool.name, exception = %exception, "tool failed");
+    let error = ToolError {
+        code: codes::INTERNAL_ERROR.into(),
+        message: tool
+            .error_headline
+            .unwrap_or("The tool failed unexpectedly.")
+            .to_owned(),
+        details: None,
+    };
+    ToolResult::failed(error, Some(exception))
+}
+
+fn default_message(tool: &Descriptor) -> String {
+    format!("{} succeeded.", tool.title.unwrap_or(tool.name))
+}
+
+/// Takes the box itself: a `&Box<dyn Any>` would coerce to `&dyn Any` of the box, and never
+/// downcast to the payload.
+fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".into())
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// "30s", "1.5s", "2m" for messages.
+fn human(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(60_000) && ms >= 60_000 {
+        format!("{}m", ms / 60_000)
+    } else if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else if ms >= 1000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{ms}ms")
+    }
+}

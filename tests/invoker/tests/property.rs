@@ -1,0 +1,542 @@
+//! The invoker's promise, as a property: anything valid under a tool's published input schema
+//! is accepted, and anything the `jsonschema` crate finds invalid is rejected with
+//! `invalid_arguments` — unless a documented coercion (see `toolspec::invoker::coerce`) turns
+//! it into something valid.
+//!
+//! Values are generated from the input schemas themselves (types, enums, bounds, lengths,
+//! patterns, formats, required/optional keys, arrays, nested objects), then mutated.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::strategy::Union;
+use serde_json::{Map, Value, json};
+use toolspec::types::{NaiveDate, Uuid};
+use toolspec::{AmbientContext, Registry, ToolResult};
+use toolspec_test_invoker::App;
+
+/// The decimal pattern allows any number of digits; `rust_decimal` holds 28 or so. Valid
+/// values are generated within that (see `decimals_beyond_28_digits_are_accepted`).
+const DECIMAL_PATTERN: &str = r"^-?[0-9]+(\.[0-9]+)?$";
+const DECIMAL_GENERATED: &str = r"-?[0-9]{1,20}(\.[0-9]{1,8})?";
+
+// ---------------------------------------------------------------------------------------------
+// The tools under test.
+
+struct Tool {
+    name: &'static str,
+    /// Whether it is served by the registry that drops undeclared keys.
+    drops: bool,
+    schema: Arc<Value>,
+    validator: jsonschema::Validator,
+}
+
+struct Fixture {
+    runtime: tokio::runtime::Runtime,
+    registry: Registry,
+    drop_registry: Registry,
+    tools: Vec<Tool>,
+}
+
+impl Fixture {
+    fn get() -> &'static Fixture {
+        static FIXTURE: OnceLock<Fixture> = OnceLock::new();
+        FIXTURE.get_or_init(|| {
+            let app = App::new();
+            let (registry, drop_registry) = (app.registry(), app.drop_registry());
+            let names = [
+                ("profile_update", false),
+                ("kinds_coerce", false),
+                ("orders_cancel", false),
+                ("jobs_progress", false),
+                ("admin_purge", false),
+                ("echo", true),
+            ];
+            let tools = names
+                .into_iter()
+                .map(|(name, drops)| {
+                    let registry = if drops { &drop_registry } else { &registry };
+                    let schema = registry.get(name).expect("tool").descriptor().input_schema_json();
+                    let validator = jsonschema::options()
+                        .should_validate_formats(true)
+                        .build(&schema)
+                        .expect("the published schema compiles");
+                    Tool { name, drops, schema: Arc::new(schema), validator }
+                })
+                .collect();
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            Fixture { runtime, registry, drop_registry, tools }
+        })
+    }
+
+    fn invoke(&self, tool: &Tool, args: Value) -> ToolResult {
+        let registry = if tool.drops { &self.drop_registry } else { &self.registry };
+        let ambient = AmbientContext::from([("user_id", "alice")]);
+        self.runtime.block_on(registry.invoke(tool.name, args, &ambient)).expect("tool")
+    }
+}
+
+fn code(result: &ToolResult) -> Option<&str> {
+    result.error().map(|e| e.code.as_str())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Values from a JSON Schema.
+
+fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
+    match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        Some(pointer) => resolve(root.pointer(pointer).expect("local $ref"), root),
+        None => schema,
+    }
+}
+
+/// Values valid under `schema`.
+fn valid(schema: &Value, root: &Value) -> BoxedStrategy<Value> {
+    let schema = resolve(schema, root);
+    let Some(object) = schema.as_object() else {
+        return Just(json!("anything")).boxed();
+    };
+    if let Some(Value::Array(branches)) = object.get("anyOf") {
+        return Union::new(branches.iter().map(|b| valid(b, root))).boxed();
+    }
+    if let Some(Value::Array(values)) = object.get("enum") {
+        return proptest::sample::select(values.clone()).boxed();
+    }
+    if let Some(value) = object.get("const") {
+        return Just(value.clone()).boxed();
+    }
+    match object.get("type") {
+        Some(Value::String(t)) => valid_of_type(t, object, root),
+        Some(Value::Array(types)) => {
+            Union::new(types.iter().filter_map(Value::as_str).map(|t| valid_of_type(t, object, root))).boxed()
+        }
+        _ => prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::from), "[a-z]{0,5}".prop_map(Value::from)]
+            .boxed(),
+    }
+}
+
+fn bound(object: &Map<String, Value>, key: &str) -> Option<i64> {
+    object.get(key).and_then(Value::as_i64)
+}
+
+fn valid_of_type(kind: &str, object: &Map<String, Value>, root: &Value) -> BoxedStrategy<Value> {
+    match kind {
+        "null" => Just(Value::Null).boxed(),
+        "boolean" => any::<bool>().prop_map(Value::from).boxed(),
+        "integer" => {
+            let (lo, hi) = match (bound(object, "minimum"), bound(object, "maximum")) {
+                (Some(lo), Some(hi)) => (lo, hi),
+                (Some(lo), None) => (lo, lo + 1_000_000),
+                (None, Some(hi)) => (hi - 1_000_000, hi),
+                (None, None) => (-1_000_000, 1_000_000),
+            };
+            // JSON Schema counts 3.0 as an integer: send some integers as floats.
+            (lo..=hi, any::<bool>())
+                .prop_map(|(i, float)| if float { json!(i as f64) } else { json!(i) })
+                .boxed()
+        }
+        "number" => match (object.get("minimum").and_then(Value::as_f64), object.get("maximum").and_then(Value::as_f64)) {
+            (Some(lo), Some(hi)) => prop_oneof![(lo..=hi).prop_map(Value::from), Just(json!(lo)), Just(json!(hi))].boxed(),
+            _ => prop_oneof![
+                (proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO)
+                    .prop_map(Value::from),
+                (-1000i64..1000).prop_map(|i| json!(i as f64)),
+                (-1000i64..1000).prop_map(Value::from),
+            ]
+            .boxed(),
+        },
+        "string" => valid_string(object),
+        "array" => {
+            let item = object.get("items").map_or_else(|| Just(Value::Null).boxed(), |s| valid(s, root));
+            let min = bound(object, "minItems").unwrap_or(0) as usize;
+            let max = bound(object, "maxItems").map_or(min + 3, |m| m as usize);
+            proptest::collection::vec(item, min..=max).prop_map(Value::Array).boxed()
+        }
+        "object" => valid_object(object, root),
+        other => panic!("no generator for type {other}"),
+    }
+}
+
+fn valid_string(object: &Map<String, Value>) -> BoxedStrategy<Value> {
+    match object.get("format").and_then(Value::as_str) {
+        Some("uuid") => {
+            return any::<[u8; 16]>().prop_map(|bytes| json!(Uuid::from_bytes(bytes).hyphenated().to_string())).boxed();
+        }
+        Some("date") => return date().prop_map(Value::from).boxed(),
+        Some("date-time") => return datetime().prop_map(Value::from).boxed(),
+        _ => {}
+    }
+    let min = bound(object, "minLength").unwrap_or(0) as usize;
+    let max = bound(object, "maxLength").map_or(min + 20, |m| m as usize);
+    if let Some(pattern) = object.get("pattern").and_then(Value::as_str) {
+        let pattern = if pattern == DECIMAL_PATTERN {
+            DECIMAL_GENERATED
+        } else {
+            pattern.trim_start_matches('^').trim_end_matches('$')
+        };
+        return proptest::string::string_regex(pattern)
+            .expect("a pattern proptest can generate from")
+            .prop_filter("length", move |s| (min..=max).contains(&s.chars().count()))
+            .prop_map(Value::from)
+            .boxed();
+    }
+    let char = prop_oneof![4 => proptest::char::range('a', 'z'), 2 => proptest::char::range(' ', '~'), 1 => any::<char>()];
+    proptest::collection::vec(char, min..=max).prop_map(|chars| Value::from(String::from_iter(chars))).boxed()
+}
+
+fn date() -> impl Strategy<Value = String> {
+    (1i32..=9999, 1u32..=12, 1u32..=31)
+        .prop_filter("a real date", |&(y, m, d)| NaiveDate::from_ymd_opt(y, m, d).is_some())
+        .prop_map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}"))
+}
+
+fn datetime() -> impl Strategy<Value = String> {
+    let fraction = prop_oneof![Just(String::new()), "\\.[0-9]{1,9}"];
+    let offset = prop_oneof![
+        Just("Z".to_owned()),
+        (prop_oneof![Just('+'), Just('-')], 0u32..24, 0u32..60).prop_map(|(s, h, m)| format!("{s}{h:02}:{m:02}")),
+    ];
+    (date(), 0u32..24, 0u32..60, 0u32..60, fraction, offset)
+        .prop_map(|(date, h, m, s, fraction, offset)| format!("{date}T{h:02}:{m:02}:{s:02}{fraction}{offset}"))
+}
+
+fn valid_object(object: &Map<String, Value>, root: &Value) -> BoxedStrategy<Value> {
+    let required: Vec<&str> = object
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties = object.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let fields: Vec<BoxedStrategy<Option<(String, Value)>>> = properties
+        .iter()
+        .map(|(key, schema)| {
+            let key = key.clone();
+            let value = valid(schema, root);
+            if required.contains(&key.as_str()) {
+                value.prop_map(move |v| Some((key.clone(), v))).boxed()
+            } else {
+                proptest::option::of(value.prop_map(move |v| (key.clone(), v))).boxed()
+            }
+        })
+        .collect();
+    let extra = match object.get("additionalProperties") {
+        Some(values @ Value::Object(_)) => {
+            proptest::collection::btree_map("[a-z]{1,5}", valid(values, root), 0..3).boxed()
+        }
+        _ => Just(BTreeMap::new()).boxed(),
+    };
+    (fields, extra)
+        .prop_map(|(fields, extra)| {
+            let mut map: Map<String, Value> = extra.into_iter().collect();
+            map.extend(fields.into_iter().flatten());
+            Value::Object(map)
+        })
+        .boxed()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mutations.
+
+/// A step of a path into a value.
+#[derive(Debug, Clone)]
+enum Step {
+    Key(String),
+    Item(usize),
+}
+
+/// Every node of `value`, with its path.
+fn sites(value: &Value, path: &mut Vec<Step>, out: &mut Vec<Vec<Step>>) {
+    out.push(path.clone());
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                path.push(Step::Key(key.clone()));
+                sites(child, path, out);
+                path.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                path.push(Step::Item(index));
+                sites(child, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+fn at<'a>(value: &'a mut Value, path: &[Step]) -> &'a mut Value {
+    path.iter().fold(value, |node, step| match step {
+        Step::Key(key) => &mut node[key.as_str()],
+        Step::Item(index) => &mut node[*index],
+    })
+}
+
+/// What a model might send instead.
+fn pool() -> Vec<Value> {
+    vec![
+        Value::Null,
+        json!(true),
+        json!(false),
+        json!(0),
+        json!(-1),
+        json!(7),
+        json!(2.5),
+        json!(3.0),
+        json!(""),
+        json!("x"),
+        json!("42"),
+        json!("4.5"),
+        json!("-3"),
+        json!("1e2"),
+        json!("true"),
+        json!("false"),
+        json!("yes"),
+        json!("NaN"),
+        json!("2026-01-02 03:04:05+02:00"),
+        json!("2026-01-02T03:04:05z"),
+        json!("2026-01-02 03:04:05"),
+        json!("{67E55044-10B1-426F-9247-BB680E5FE0C8}"),
+        json!("67e5504410b1426f9247bb680e5fe0c8"),
+        json!("free"),
+        json!("ABC-12"),
+        json!([]),
+        json!(["x"]),
+        json!({}),
+        json!({ "a": 1 }),
+        json!("a string that is much longer than any of the length limits"),
+    ]
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    /// Replace the node by a value from the pool.
+    Replace(Index),
+    /// A number or boolean as a string, a string as a number.
+    Retype,
+    /// Remove a key (of an object node).
+    Remove(Index),
+    /// Add an undeclared key (to an object node).
+    AddKey,
+    /// Add the key `ambient_context` (to an object node).
+    AddAmbient,
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        4 => any::<Index>().prop_map(Mutation::Replace),
+        2 => Just(Mutation::Retype),
+        2 => any::<Index>().prop_map(Mutation::Remove),
+        1 => Just(Mutation::AddKey),
+        1 => Just(Mutation::AddAmbient),
+    ]
+}
+
+fn mutate(value: &mut Value, site: Index, mutation: &Mutation) {
+    let mut all = Vec::new();
+    sites(value, &mut Vec::new(), &mut all);
+    let node = at(value, site.get(&all).as_slice());
+    match (mutation, &mut *node) {
+        (Mutation::Remove(key), Value::Object(map)) if !map.is_empty() => {
+            let key = key.get(&map.keys().cloned().collect::<Vec<_>>()).clone();
+            map.remove(&key);
+        }
+        (Mutation::AddKey, Value::Object(map)) => {
+            map.insert("zz_extra".into(), json!(1));
+        }
+        (Mutation::AddAmbient, Value::Object(map)) => {
+            map.insert("ambient_context".into(), json!({ "user_id": "mallory" }));
+        }
+        (Mutation::Retype, Value::Number(n)) => *node = Value::String(n.to_string()),
+        (Mutation::Retype, Value::Bool(b)) => *node = Value::String(b.to_string()),
+        (Mutation::Retype, Value::String(s)) => *node = json!(s.chars().count()),
+        (Mutation::Replace(choice), _) => *node = choice.get(&pool()).clone(),
+        // Not applicable to this node: make it null.
+        _ => *node = Value::Null,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The documented coercions, written from the docs of `toolspec::invoker::coerce`, not its code.
+
+fn types(schema: &Value) -> Vec<&str> {
+    match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    }
+}
+
+/// "a string holding a number": what Rust parses as a finite number.
+fn number_in(text: &str) -> Option<f64> {
+    text.parse::<f64>().ok().filter(|f| f.is_finite())
+}
+
+fn documented(value: &mut Value, schema: &Value, root: &Value) {
+    let schema = resolve(schema, root);
+    let types = types(schema);
+    let wants = |t: &str| types.contains(&t);
+    let format = schema.get("format").and_then(Value::as_str);
+    match value {
+        Value::String(text) if wants("string") => match format {
+            Some("uuid") => {
+                if let Ok(uuid) = Uuid::parse_str(text) {
+                    *value = json!(uuid.hyphenated().to_string());
+                }
+            }
+            Some("date-time") => {
+                let mut fixed = text.clone();
+                if fixed.len() > 10 && fixed.as_bytes()[10] == b' ' {
+                    fixed.replace_range(10..11, "T");
+                }
+                if fixed.ends_with('z') {
+                    fixed.pop();
+                    fixed.push('Z');
+                }
+                *value = json!(fixed);
+            }
+            _ => {}
+        },
+        Value::String(text) if wants("integer") && !wants("number") => {
+            if let Some(f) = number_in(text).filter(|f| f.fract() == 0.0 && f.abs() < 1e15) {
+                *value = json!(f as i64);
+            }
+        }
+        Value::String(text) if wants("number") => {
+            if let Some(f) = number_in(text) {
+                *value = json!(f);
+            }
+        }
+        Value::String(text) if wants("boolean") => match text.as_str() {
+            "true" => *value = json!(true),
+            "false" => *value = json!(false),
+            _ => {}
+        },
+        Value::Number(n) if wants("string") && !wants("number") && !wants("integer") => {
+            *value = Value::String(n.to_string());
+        }
+        Value::Number(n) if wants("integer") && !wants("number") => {
+            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15) {
+                *value = json!(f as i64);
+            }
+        }
+        Value::Object(map) => {
+            let properties = schema.get("properties").and_then(Value::as_object);
+            for (key, child) in map.iter_mut() {
+                if let Some(property) = properties.and_then(|p| p.get(key)) {
+                    documented(child, property, root);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for child in items {
+                    documented(child, item, root);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// What the invoker should validate, from the model's arguments: `ambient_context` stripped,
+/// no arguments (`null`) as none, undeclared keys dropped (under that policy), then coerced.
+fn prepared(tool: &Tool, args: &Value) -> Value {
+    let mut value = if args.is_null() { json!({}) } else { args.clone() };
+    if let Value::Object(map) = &mut value {
+        map.remove("ambient_context");
+        if tool.drops {
+            let declared = tool.schema["properties"].as_object().cloned().unwrap_or_default();
+            map.retain(|key, _| declared.contains_key(key));
+        }
+    }
+    documented(&mut value, &tool.schema, &tool.schema);
+    value
+}
+
+// ---------------------------------------------------------------------------------------------
+// The properties.
+
+/// A tool and a valid value of its input schema.
+fn tool_and_value() -> impl Strategy<Value = (usize, Value)> {
+    let tools = &Fixture::get().tools;
+    (0..tools.len()).prop_flat_map(|i| {
+        let schema = Arc::clone(&Fixture::get().tools[i].schema);
+        (Just(i), valid(&schema, &schema))
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_valid_value_is_accepted((index, args) in tool_and_value()) {
+        let fixture = Fixture::get();
+        let tool = &fixture.tools[index];
+        prop_assert!(tool.validator.is_valid(&args), "the generator made an invalid value: {args}");
+        let result = fixture.invoke(tool, args.clone());
+        prop_assert_ne!(code(&result), Some("invalid_arguments"), "{} rejected {}: {}", tool.name, args, result.message);
+        if tool.name != "orders_cancel" {
+            // Its handler fails on purpose for some orders; the others always answer.
+            prop_assert!(result.is_ok(), "{} failed on {}: {:?}", tool.name, args, result);
+        }
+    }
+
+    #[test]
+    fn invalid_values_are_rejected_unless_a_documented_coercion_fixes_them(
+        (index, mut args) in tool_and_value(),
+        site in any::<Index>(),
+        mutation in mutation(),
+    ) {
+        let fixture = Fixture::get();
+        let tool = &fixture.tools[index];
+        mutate(&mut args, site, &mutation);
+        let fixed = prepared(tool, &args);
+        let acceptable = fixed.is_object() && tool.validator.is_valid(&fixed);
+        if tool.validator.is_valid(&args) {
+            prop_assert!(acceptable, "a documented coercion broke a valid value: {args} → {fixed}");
+        }
+        let result = fixture.invoke(tool, args.clone());
+        if acceptable {
+            prop_assert_ne!(code(&result), Some("invalid_arguments"), "{} rejected {} (as {}): {}", tool.name, args, fixed, result.message);
+        } else {
+            prop_assert_eq!(code(&result), Some("invalid_arguments"), "{} accepted {} (as {}): {:?}", tool.name, args, fixed, result);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where the runtime types are narrower than the published schemas (known; see the report).
+
+#[test]
+#[ignore = "bug: `integer` is published without bounds, but deserialized as i64"]
+fn integers_beyond_i64_are_accepted() {
+    let fixture = Fixture::get();
+    let tool = fixture.tools.iter().find(|t| t.name == "orders_cancel").expect("tool");
+    for id in [json!(u64::MAX), json!(1e19)] {
+        let args = json!({ "order_id": id });
+        assert!(tool.validator.is_valid(&args));
+        let result = fixture.invoke(tool, args);
+        assert_ne!(code(&result), Some("invalid_arguments"), "{}", result.message);
+    }
+}
+
+#[test]
+#[ignore = "bug: `decimal` is published as any digit string, but rust_decimal holds about 28 digits"]
+fn decimals_beyond_28_digits_are_accepted() {
+    let fixture = Fixture::get();
+    let tool = fixture.tools.iter().find(|t| t.name == "kinds_coerce").expect("tool");
+    let args = json!({
+        "id": "67e55044-10b1-426f-9247-bb680e5fe0c8",
+        "day": "2026-01-02",
+        "at": "2026-01-02T03:04:05Z",
+        "price": "79228162514264337593543950336",
+        "lines": [{ "sku": "ABC", "quantity": 1 }]
+    });
+    assert!(tool.validator.is_valid(&args));
+    let result = fixture.invoke(tool, args);
+    assert_ne!(code(&result), Some("invalid_arguments"), "{}", result.message);
+}
