@@ -18,6 +18,7 @@
 pub mod diagnostic;
 pub mod dialect;
 pub mod emit;
+mod parallel;
 pub mod project;
 pub mod schema;
 pub mod spec;

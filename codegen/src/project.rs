@@ -143,17 +143,19 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
     let mut texts = Sources::new();
     let mut parsed = Vec::new();
     let mut json_files = BTreeMap::new();
-    for source in sources {
+    let trees = crate::parallel::map(sources, |source| {
+        (!source.path.ends_with(".json")).then(|| yaml::parse(&source.text))
+    });
+    for (source, tree) in sources.iter().zip(trees) {
         let file = display(&source.path);
         texts.insert(file.clone(), source.text.clone());
-        if source.path.ends_with(".json") {
+        match tree {
             // Not a spec: a JSON Schema for `shape: { file: … }`, keyed by display path.
-            json_files.insert(file, source.text.clone());
-            continue;
-        }
-        match yaml::parse(&source.text) {
-            Ok(node) => parsed.push((source.path.as_str(), file, node)),
-            Err(e) => diagnostics.push(yaml_error(file, &source.text, &e)),
+            None => {
+                json_files.insert(file, source.text.clone());
+            }
+            Some(Ok(node)) => parsed.push((source.path.as_str(), file, node)),
+            Some(Err(e)) => diagnostics.push(yaml_error(file, &source.text, &e)),
         }
     }
 
@@ -202,34 +204,43 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
     // 3. Per tool: name, membership, hints, description, schemas.
     let adapters = config.adapter_names();
     let strip: Vec<&str> = config.strip_prefixes.iter().map(String::as_str).collect();
-    let mut tools = Vec::new();
-    for (spec, module) in specs.into_iter().zip(modules) {
-        let mut r = Reader::new(&spec.file, &mut diagnostics);
-        let name = tool_name(&mut r, &spec, &strip);
-        check_hints(&mut r, &spec, &config);
-        check_codes(&mut r, &spec);
+    let pairs: Vec<(ToolSpec, Option<Vec<String>>)> = specs.into_iter().zip(modules).collect();
+    let checked = crate::parallel::map(&pairs, |(spec, module)| {
+        let mut local = Vec::new();
+        let mut r = Reader::new(&spec.file, &mut local);
+        let name = tool_name(&mut r, spec, &strip);
+        check_hints(&mut r, spec, &config);
+        check_codes(&mut r, spec);
         let bindings = name
             .as_ref()
-            .map(|name| bindings(&spec, name, &config, &adapters))
+            .map(|name| bindings(spec, name, &config, &adapters))
             .unwrap_or_default();
-        let (Some(name), Some(module)) = (name, module) else {
-            continue;
+        let resolved = match (name, module) {
+            (Some(name), Some(module)) => {
+                check_defaults(&mut r, spec, &types);
+                check_message(&mut r, spec);
+                Some(Tool {
+                    spec: ToolSpec::placeholder(),
+                    name,
+                    module: module.clone(),
+                    bindings,
+                    description: compose_description(spec),
+                    input_schema: schema::input_schema(spec, &types),
+                    output_schema: schema::output_schema(spec, &types),
+                    dialects: BTreeMap::new(),
+                })
+            }
+            _ => None,
         };
-        let input_schema = schema::input_schema(&spec, &types);
-        let output_schema = schema::output_schema(&spec, &types);
-        check_defaults(&mut r, &spec, &types);
-        check_message(&mut r, &spec);
-        let description = compose_description(&spec);
-        tools.push(Tool {
-            spec,
-            name,
-            module,
-            bindings,
-            description,
-            input_schema,
-            output_schema,
-            dialects: BTreeMap::new(),
-        });
+        (local, resolved)
+    });
+    let mut tools = Vec::new();
+    for ((spec, _), (local, resolved)) in pairs.into_iter().zip(checked) {
+        diagnostics.extend(local);
+        if let Some(mut tool) = resolved {
+            tool.spec = spec;
+            tools.push(tool);
+        }
     }
     check_duplicate_names(&tools, &config, &mut diagnostics);
     crate::dialect::check_names(&tools, &config, &mut diagnostics);

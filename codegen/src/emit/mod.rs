@@ -64,24 +64,7 @@ fn format_tokens(tokens: TokenStream) -> String {
 fn format_tools(project: &Project) -> Vec<String> {
     let tools = &project.tools;
     let format = |tool: &Tool| format_tokens(tool_module(tool, tool.module.len()));
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || tools.len() < 32 {
-        return tools.iter().map(format).collect();
-    }
-    let chunk = tools.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = tools
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(format).collect::<Vec<_>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
-    })
+    crate::parallel::map(tools, format)
 }
 
 /// Writes the tool modules below `prefix`, nested in `pub mod` blocks for their folders.

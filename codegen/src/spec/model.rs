@@ -334,6 +334,37 @@ pub struct ToolSpec {
     pub tool: ToolDecl,
 }
 
+impl ToolSpec {
+    /// An empty spec, filled in later (lets checks run on borrowed specs in parallel and the
+    /// owned spec move into its result afterwards).
+    pub(crate) fn placeholder() -> Self {
+        Self {
+            path: String::new(),
+            file: String::new(),
+            description: String::new(),
+            title: None,
+            name: None,
+            version: None,
+            expects: Vec::new(),
+            exposes: Vec::new(),
+            headline: None,
+            errors: Vec::new(),
+            guards: Vec::new(),
+            hints: Vec::new(),
+            message: None,
+            timeout: None,
+            tags: Vec::new(),
+            scopes: Vec::new(),
+            tool: ToolDecl {
+                grant: GrantDecl::Default,
+                options: Vec::new(),
+                except: Vec::new(),
+                span: None,
+            },
+        }
+    }
+}
+
 /// A named type from a `types:` file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NamedType {

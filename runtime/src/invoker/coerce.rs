@@ -54,10 +54,10 @@ fn coerce_at(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
             if n.is_f64() && types.contains(&"integer") && !types.contains(&"number") =>
         {
             // JSON Schema counts `3.0` (and `1e2`) as integers; serde's `i64` does not.
-            if let Some(f) = n.as_f64().filter(|f| {
-                f.fract() == 0.0
-                    && (-9.223_372_036_854_775_808e18..9.223_372_036_854_775_808e18).contains(f)
-            }) {
+            if let Some(f) = n
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(f))
+            {
                 *value = Value::from(f as i64);
             }
         }
