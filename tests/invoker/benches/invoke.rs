@@ -31,7 +31,10 @@ fn plain_serde(args: Value, user_id: &str) -> Value {
 }
 
 fn bench(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let registry = App::new().registry();
     let tool = registry.get("profile_update").expect("tool");
     let ambient = AmbientContext::from([("user_id", "alice")]);
@@ -42,7 +45,11 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("profile_update");
     group.bench_function("plain_serde", |b| {
-        b.iter_batched(args, |args| black_box(plain_serde(args, "alice")), BatchSize::SmallInput)
+        b.iter_batched(
+            args,
+            |args| black_box(plain_serde(args, "alice")),
+            BatchSize::SmallInput,
+        )
     });
     group.bench_function("invoke", |b| {
         b.iter_batched(
@@ -60,9 +67,66 @@ fn bench(c: &mut Criterion) {
         )
     });
     // What `block_on` alone costs, to subtract from `invoke`.
-    group.bench_function("block_on_only", |b| b.iter(|| runtime.block_on(async { black_box(1) })));
+    group.bench_function("block_on_only", |b| {
+        b.iter(|| runtime.block_on(async { black_box(1) }))
+    });
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The invoker's stages one by one, with the same inputs: where an `invoke` goes.
+fn stages(c: &mut Criterion) {
+    let registry = App::new().registry();
+    let descriptor = registry.get("profile_update").expect("tool").descriptor();
+    let input_schema = descriptor.input_schema_json();
+    let output_schema = descriptor.output_schema_json();
+    let compile = |schema: &Value| {
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(schema)
+            .expect("schema")
+    };
+    let (input_validator, output_validator) = (compile(&input_schema), compile(&output_schema));
+    let output = plain_serde(args(), "alice");
+
+    let mut group = c.benchmark_group("stage");
+    group.bench_function("clone_arguments", |b| {
+        let args = args();
+        b.iter(|| black_box(args.clone()))
+    });
+    group.bench_function("coerce", |b| {
+        b.iter_batched(
+            args,
+            |mut args| {
+                toolspec::invoker::coerce(&mut args, &input_schema, &input_schema);
+                args
+            },
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("validate_input_iter_errors", |b| {
+        let args = args();
+        b.iter(|| black_box(input_validator.iter_errors(&args).count()))
+    });
+    group.bench_function("validate_input_is_valid", |b| {
+        let args = args();
+        b.iter(|| black_box(input_validator.is_valid(&args)))
+    });
+    group.bench_function("validate_output_iter_errors", |b| {
+        b.iter(|| black_box(output_validator.iter_errors(&output).count()))
+    });
+    group.bench_function("from_value_input", |b| {
+        b.iter_batched(
+            args,
+            |args| serde_json::from_value::<Input>(args).expect("input"),
+            BatchSize::SmallInput,
+        )
+    });
+    group.bench_function("to_value_output", |b| {
+        let typed: Output = serde_json::from_value(output.clone()).expect("output");
+        b.iter(|| serde_json::to_value(&typed).expect("output"))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, stages);
 criterion_main!(benches);

@@ -503,3 +503,16 @@ async fn typed_values_reach_the_handler() {
         }})
     );
 }
+
+/// Known gap: undeclared keys are reported alone; the other errors of the same call only show
+/// up on the model's next attempt.
+#[tokio::test]
+#[ignore = "gap: undeclared keys hide every other argument error"]
+async fn undeclared_keys_are_listed_with_the_other_errors() {
+    let result = call("orders_cancel", json!({ "order_id": 0, "x": 1 })).await;
+    assert_eq!(
+        invalid(&result),
+        "Invalid arguments: `/order_id`: 0 is less than the minimum of 1; \
+         `/x`: is not an argument of this tool (expected: order_id, reason)."
+    );
+}

@@ -58,23 +58,46 @@ impl Fixture {
                 .into_iter()
                 .map(|(name, drops)| {
                     let registry = if drops { &drop_registry } else { &registry };
-                    let schema = registry.get(name).expect("tool").descriptor().input_schema_json();
+                    let schema = registry
+                        .get(name)
+                        .expect("tool")
+                        .descriptor()
+                        .input_schema_json();
                     let validator = jsonschema::options()
                         .should_validate_formats(true)
                         .build(&schema)
                         .expect("the published schema compiles");
-                    Tool { name, drops, schema: Arc::new(schema), validator }
+                    Tool {
+                        name,
+                        drops,
+                        schema: Arc::new(schema),
+                        validator,
+                    }
                 })
                 .collect();
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
-            Fixture { runtime, registry, drop_registry, tools }
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("runtime");
+            Fixture {
+                runtime,
+                registry,
+                drop_registry,
+                tools,
+            }
         })
     }
 
     fn invoke(&self, tool: &Tool, args: Value) -> ToolResult {
-        let registry = if tool.drops { &self.drop_registry } else { &self.registry };
+        let registry = if tool.drops {
+            &self.drop_registry
+        } else {
+            &self.registry
+        };
         let ambient = AmbientContext::from([("user_id", "alice")]);
-        self.runtime.block_on(registry.invoke(tool.name, args, &ambient)).expect("tool")
+        self.runtime
+            .block_on(registry.invoke(tool.name, args, &ambient))
+            .expect("tool")
     }
 }
 
@@ -86,7 +109,11 @@ fn code(result: &ToolResult) -> Option<&str> {
 // Values from a JSON Schema.
 
 fn resolve<'a>(schema: &'a Value, root: &'a Value) -> &'a Value {
-    match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+    match schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+    {
         Some(pointer) => resolve(root.pointer(pointer).expect("local $ref"), root),
         None => schema,
     }
@@ -109,11 +136,19 @@ fn valid(schema: &Value, root: &Value) -> BoxedStrategy<Value> {
     }
     match object.get("type") {
         Some(Value::String(t)) => valid_of_type(t, object, root),
-        Some(Value::Array(types)) => {
-            Union::new(types.iter().filter_map(Value::as_str).map(|t| valid_of_type(t, object, root))).boxed()
-        }
-        _ => prop_oneof![Just(Value::Null), any::<bool>().prop_map(Value::from), "[a-z]{0,5}".prop_map(Value::from)]
-            .boxed(),
+        Some(Value::Array(types)) => Union::new(
+            types
+                .iter()
+                .filter_map(Value::as_str)
+                .map(|t| valid_of_type(t, object, root)),
+        )
+        .boxed(),
+        _ => prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::from),
+            "[a-z]{0,5}".prop_map(Value::from)
+        ]
+        .boxed(),
     }
 }
 
@@ -137,10 +172,20 @@ fn valid_of_type(kind: &str, object: &Map<String, Value>, root: &Value) -> Boxed
                 .prop_map(|(i, float)| if float { json!(i as f64) } else { json!(i) })
                 .boxed()
         }
-        "number" => match (object.get("minimum").and_then(Value::as_f64), object.get("maximum").and_then(Value::as_f64)) {
-            (Some(lo), Some(hi)) => prop_oneof![(lo..=hi).prop_map(Value::from), Just(json!(lo)), Just(json!(hi))].boxed(),
+        "number" => match (
+            object.get("minimum").and_then(Value::as_f64),
+            object.get("maximum").and_then(Value::as_f64),
+        ) {
+            (Some(lo), Some(hi)) => prop_oneof![
+                (lo..=hi).prop_map(Value::from),
+                Just(json!(lo)),
+                Just(json!(hi))
+            ]
+            .boxed(),
             _ => prop_oneof![
-                (proptest::num::f64::NORMAL | proptest::num::f64::SUBNORMAL | proptest::num::f64::ZERO)
+                (proptest::num::f64::NORMAL
+                    | proptest::num::f64::SUBNORMAL
+                    | proptest::num::f64::ZERO)
                     .prop_map(Value::from),
                 (-1000i64..1000).prop_map(|i| json!(i as f64)),
                 (-1000i64..1000).prop_map(Value::from),
@@ -149,10 +194,14 @@ fn valid_of_type(kind: &str, object: &Map<String, Value>, root: &Value) -> Boxed
         },
         "string" => valid_string(object),
         "array" => {
-            let item = object.get("items").map_or_else(|| Just(Value::Null).boxed(), |s| valid(s, root));
+            let item = object
+                .get("items")
+                .map_or_else(|| Just(Value::Null).boxed(), |s| valid(s, root));
             let min = bound(object, "minItems").unwrap_or(0) as usize;
             let max = bound(object, "maxItems").map_or(min + 3, |m| m as usize);
-            proptest::collection::vec(item, min..=max).prop_map(Value::Array).boxed()
+            proptest::collection::vec(item, min..=max)
+                .prop_map(Value::Array)
+                .boxed()
         }
         "object" => valid_object(object, root),
         other => panic!("no generator for type {other}"),
@@ -162,7 +211,9 @@ fn valid_of_type(kind: &str, object: &Map<String, Value>, root: &Value) -> Boxed
 fn valid_string(object: &Map<String, Value>) -> BoxedStrategy<Value> {
     match object.get("format").and_then(Value::as_str) {
         Some("uuid") => {
-            return any::<[u8; 16]>().prop_map(|bytes| json!(Uuid::from_bytes(bytes).hyphenated().to_string())).boxed();
+            return any::<[u8; 16]>()
+                .prop_map(|bytes| json!(Uuid::from_bytes(bytes).hyphenated().to_string()))
+                .boxed();
         }
         Some("date") => return date().prop_map(Value::from).boxed(),
         Some("date-time") => return datetime().prop_map(Value::from).boxed(),
@@ -183,12 +234,16 @@ fn valid_string(object: &Map<String, Value>) -> BoxedStrategy<Value> {
             .boxed();
     }
     let char = prop_oneof![4 => proptest::char::range('a', 'z'), 2 => proptest::char::range(' ', '~'), 1 => any::<char>()];
-    proptest::collection::vec(char, min..=max).prop_map(|chars| Value::from(String::from_iter(chars))).boxed()
+    proptest::collection::vec(char, min..=max)
+        .prop_map(|chars| Value::from(String::from_iter(chars)))
+        .boxed()
 }
 
 fn date() -> impl Strategy<Value = String> {
     (1i32..=9999, 1u32..=12, 1u32..=31)
-        .prop_filter("a real date", |&(y, m, d)| NaiveDate::from_ymd_opt(y, m, d).is_some())
+        .prop_filter("a real date", |&(y, m, d)| {
+            NaiveDate::from_ymd_opt(y, m, d).is_some()
+        })
         .prop_map(|(y, m, d)| format!("{y:04}-{m:02}-{d:02}"))
 }
 
@@ -196,10 +251,14 @@ fn datetime() -> impl Strategy<Value = String> {
     let fraction = prop_oneof![Just(String::new()), "\\.[0-9]{1,9}"];
     let offset = prop_oneof![
         Just("Z".to_owned()),
-        (prop_oneof![Just('+'), Just('-')], 0u32..24, 0u32..60).prop_map(|(s, h, m)| format!("{s}{h:02}:{m:02}")),
+        (prop_oneof![Just('+'), Just('-')], 0u32..24, 0u32..60)
+            .prop_map(|(s, h, m)| format!("{s}{h:02}:{m:02}")),
     ];
-    (date(), 0u32..24, 0u32..60, 0u32..60, fraction, offset)
-        .prop_map(|(date, h, m, s, fraction, offset)| format!("{date}T{h:02}:{m:02}:{s:02}{fraction}{offset}"))
+    (date(), 0u32..24, 0u32..60, 0u32..60, fraction, offset).prop_map(
+        |(date, h, m, s, fraction, offset)| {
+            format!("{date}T{h:02}:{m:02}:{s:02}{fraction}{offset}")
+        },
+    )
 }
 
 fn valid_object(object: &Map<String, Value>, root: &Value) -> BoxedStrategy<Value> {
@@ -208,7 +267,11 @@ fn valid_object(object: &Map<String, Value>, root: &Value) -> BoxedStrategy<Valu
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let properties = object.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    let properties = object
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
     let fields: Vec<BoxedStrategy<Option<(String, Value)>>> = properties
         .iter()
         .map(|(key, schema)| {
@@ -445,11 +508,18 @@ fn documented(value: &mut Value, schema: &Value, root: &Value) {
 /// What the invoker should validate, from the model's arguments: `ambient_context` stripped,
 /// no arguments (`null`) as none, undeclared keys dropped (under that policy), then coerced.
 fn prepared(tool: &Tool, args: &Value) -> Value {
-    let mut value = if args.is_null() { json!({}) } else { args.clone() };
+    let mut value = if args.is_null() {
+        json!({})
+    } else {
+        args.clone()
+    };
     if let Value::Object(map) = &mut value {
         map.remove("ambient_context");
         if tool.drops {
-            let declared = tool.schema["properties"].as_object().cloned().unwrap_or_default();
+            let declared = tool.schema["properties"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default();
             map.retain(|key, _| declared.contains_key(key));
         }
     }
@@ -515,12 +585,21 @@ proptest! {
 #[ignore = "bug: `integer` is published without bounds, but deserialized as i64"]
 fn integers_beyond_i64_are_accepted() {
     let fixture = Fixture::get();
-    let tool = fixture.tools.iter().find(|t| t.name == "orders_cancel").expect("tool");
+    let tool = fixture
+        .tools
+        .iter()
+        .find(|t| t.name == "orders_cancel")
+        .expect("tool");
     for id in [json!(u64::MAX), json!(1e19)] {
         let args = json!({ "order_id": id });
         assert!(tool.validator.is_valid(&args));
         let result = fixture.invoke(tool, args);
-        assert_ne!(code(&result), Some("invalid_arguments"), "{}", result.message);
+        assert_ne!(
+            code(&result),
+            Some("invalid_arguments"),
+            "{}",
+            result.message
+        );
     }
 }
 
@@ -528,7 +607,11 @@ fn integers_beyond_i64_are_accepted() {
 #[ignore = "bug: `decimal` is published as any digit string, but rust_decimal holds about 28 digits"]
 fn decimals_beyond_28_digits_are_accepted() {
     let fixture = Fixture::get();
-    let tool = fixture.tools.iter().find(|t| t.name == "kinds_coerce").expect("tool");
+    let tool = fixture
+        .tools
+        .iter()
+        .find(|t| t.name == "kinds_coerce")
+        .expect("tool");
     let args = json!({
         "id": "67e55044-10b1-426f-9247-bb680e5fe0c8",
         "day": "2026-01-02",
@@ -538,5 +621,10 @@ fn decimals_beyond_28_digits_are_accepted() {
     });
     assert!(tool.validator.is_valid(&args));
     let result = fixture.invoke(tool, args);
-    assert_ne!(code(&result), Some("invalid_arguments"), "{}", result.message);
+    assert_ne!(
+        code(&result),
+        Some("invalid_arguments"),
+        "{}",
+        result.message
+    );
 }
