@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
+use tracing::Instrument;
 
 use crate::ambient::AmbientContext;
 use crate::contract::{BoxFuture, Contract, Operation};
@@ -82,9 +83,8 @@ impl ErasedTool for ExplainTool {
                 .to_owned();
             let arguments = args.get("arguments").cloned().unwrap_or(Value::Null);
             let target = match options.adapter.as_deref() {
-                Some(adapter) => registry
-                    .find(adapter, &name)
-                    .or_else(|| registry.get(&name)),
+                // Through an adapter, only that adapter's members (by their names there).
+                Some(adapter) => registry.find(adapter, &name),
                 None => registry.get(&name),
             };
             let Some(target) = target.filter(|t| !t.is_explain()) else {
@@ -192,7 +192,6 @@ impl<'r> RegisteredTool<'r> {
             adapter = options.adapter.as_deref(),
             caller = options.caller.as_deref()
         );
-        let _entered = span.enter();
         let started = Instant::now();
         let adapter = options.adapter.clone();
         let caller = options.caller.clone();
@@ -205,23 +204,29 @@ impl<'r> RegisteredTool<'r> {
         for hook in &registry.hooks {
             if let Err(error) = hook.before(&call) {
                 let result = ToolResult::failed(error, Some("refused by a hook".into()));
-                finish(registry, &call, &result, started);
+                span.in_scope(|| finish(registry, &call, &result, started));
                 return result;
             }
         }
-        drop(_entered);
+        // Hooks see the arguments as sent; copy them only when someone will look.
+        let sent = if registry.hooks.is_empty() {
+            Value::Null
+        } else {
+            args.clone()
+        };
         let result = self
             .entry
             .imp
-            .invoke(registry, args.clone(), ambient, options)
+            .invoke(registry, args, ambient, options)
+            .instrument(span.clone())
             .await;
         let call = CallInfo {
             tool,
             adapter: adapter.as_deref(),
             caller: caller.as_deref(),
-            arguments: &args,
+            arguments: &sent,
         };
-        finish(registry, &call, &result, started);
+        span.in_scope(|| finish(registry, &call, &result, started));
         result
     }
 

@@ -290,42 +290,72 @@ impl<O: Operation> Typed<O> {
                 );
             }
         }
+        if cancellation.is_cancelled() {
+            let error = ToolError {
+                code: codes::CANCELLED.into(),
+                message: "The call was cancelled.".into(),
+                details: None,
+            };
+            return ToolResult::failed(
+                error,
+                Some("cancelled by the client before the handler ran".into()),
+            );
+        }
         let handler_token = cx.cancellation().clone();
         let run = AssertUnwindSafe(self.op.call(input, cx)).catch_unwind();
+        tokio::pin!(run);
         // Only a tool with a `timeout` needs the tokio time driver.
-        let limited = async {
+        let deadline = async {
             match tool.timeout {
-                Some(limit) => tokio::time::timeout(limit, run).await.map_err(|_| limit),
-                None => Ok(run.await),
+                Some(limit) => {
+                    tokio::time::sleep(limit).await;
+                    limit
+                }
+                None => std::future::pending().await,
             }
         };
-        let outcome = tokio::select! {
+        let stopped = tokio::select! {
             biased;
-            _ = cancellation.cancelled() => {
+            _ = cancellation.cancelled() => Err(None),
+            result = &mut run => Ok(result),
+            limit = deadline => Err(Some(limit)),
+        };
+        let outcome = match stopped {
+            Err(reason) => {
+                // Tell the handler, and let it run once more to see it (and clean up) before
+                // its future is dropped.
                 handler_token.cancel();
-                let error = ToolError { code: codes::CANCELLED.into(), message: "The call was cancelled.".into(), details: None };
-                return ToolResult::failed(error, Some("cancelled by the client".into()));
+                let _ = run.as_mut().now_or_never();
+                return match reason {
+                    None => {
+                        let error = ToolError {
+                            code: codes::CANCELLED.into(),
+                            message: "The call was cancelled.".into(),
+                            details: None,
+                        };
+                        ToolResult::failed(error, Some("cancelled by the client".into()))
+                    }
+                    Some(timeout) => {
+                        let reason = format!("The call did not finish within {}.", human(timeout));
+                        let error = ToolError {
+                            code: codes::TIMEOUT.into(),
+                            message: compose_error(tool.error_headline, &reason, false),
+                            details: None,
+                        };
+                        ToolResult::failed(error, Some(format!("timed out after {timeout:?}")))
+                    }
+                };
             }
-            result = limited => result,
+            Ok(result) => result,
         };
         let outcome = match outcome {
-            Err(timeout) => {
-                handler_token.cancel();
-                let reason = format!("The call did not finish within {}.", human(timeout));
-                let error = ToolError {
-                    code: codes::TIMEOUT.into(),
-                    message: compose_error(tool.error_headline, &reason, false),
-                    details: None,
-                };
-                return ToolResult::failed(error, Some(format!("timed out after {timeout:?}")));
-            }
-            Ok(Err(panic)) => {
+            Err(panic) => {
                 return internal(
                     tool,
                     format!("the handler panicked: {}", panic_message(panic)),
                 );
             }
-            Ok(Ok(outcome)) => outcome,
+            Ok(outcome) => outcome,
         };
         match outcome {
             Ok(output) => self.succeed(compiled, &output),

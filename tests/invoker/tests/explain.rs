@@ -252,7 +252,7 @@ async fn the_explain_tool_finds_tools_by_their_adapter_name() {
 /// Known bug: through an adapter, the explain tool falls back to canonical names without
 /// checking membership, so a model on `http` can probe `admin_purge` (`except: [http]`).
 #[tokio::test]
-#[ignore = "bug: the explain tool explains tools that are not members of the calling adapter"]
+
 async fn the_explain_tool_does_not_reach_past_its_adapter() {
     let registry = App::new().registry();
     let options = CallOptions {
