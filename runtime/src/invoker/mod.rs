@@ -296,10 +296,7 @@ impl<O: Operation> Typed<O> {
                 message: "The call was cancelled.".into(),
                 details: None,
             };
-            return ToolResult::failed(
-                error,
-                Some("cancelled by the client before the handler ran".into()),
-            );
+            return ToolResult::failed(error, Some("cancelled by the client".into()));
         }
         let handler_token = cx.cancellation().clone();
         let run = AssertUnwindSafe(self.op.call(input, cx)).catch_unwind();
