@@ -76,6 +76,15 @@ impl ErasedTool for ExplainTool {
         options: CallOptions,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
+            let args = if args.is_null() {
+                Value::Object(serde_json::Map::new())
+            } else {
+                args
+            };
+            let errors = explain_argument_errors(&args);
+            if !errors.is_empty() {
+                return crate::invoker::invalid_arguments(&errors);
+            }
             let name = args
                 .get("tool")
                 .and_then(Value::as_str)
@@ -116,18 +125,35 @@ impl ErasedTool for ExplainTool {
 
     fn explain<'a>(
         &'a self,
-        _registry: &'a Registry,
-        _args: Value,
+        registry: &'a Registry,
+        args: Value,
         _ambient: &'a AmbientContext,
     ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
-        Box::pin(async {
+        // The explain tool always runs; only its own arguments can be wrong.
+        let errors = explain_argument_errors(&args);
+        let tool = registry.project().explain.name.to_owned();
+        Box::pin(async move {
             Ok(Explanation {
-                tool: String::new(),
-                callable: true,
-                errors: Vec::new(),
+                tool,
+                callable: errors.is_empty(),
+                errors,
                 guards: Vec::new(),
             })
         })
+    }
+}
+
+/// The explain tool's own argument errors, checked against its published schema.
+fn explain_argument_errors(args: &Value) -> Vec<crate::invoker::FieldError> {
+    static SCHEMA: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
+    let validator = SCHEMA.get_or_init(|| {
+        serde_json::from_str(EXPLAIN_INPUT_SCHEMA)
+            .ok()
+            .and_then(|s| crate::invoker::compile_schema(&s).ok())
+    });
+    match validator {
+        Some(validator) => crate::invoker::schema_errors(validator, args),
+        None => Vec::new(),
     }
 }
 

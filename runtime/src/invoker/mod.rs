@@ -24,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use coerce::coerce;
 pub use validate::FieldError;
+pub(crate) use validate::{compile as compile_schema, errors as schema_errors};
 
 use crate::ambient::AmbientContext;
 use crate::context::{Context, Progress};
@@ -187,36 +188,33 @@ impl<O: Operation> Typed<O> {
             .filter(|k| !compiled.declared.contains(k))
             .cloned()
             .collect();
+        // Undeclared keys are reported together with every other error of the call.
+        let mut errors = Vec::new();
         if !unknown.is_empty() {
-            match undeclared {
-                UndeclaredKeys::Reject => {
-                    let expected = if compiled.declared.is_empty() {
-                        "this tool takes no arguments".to_owned()
-                    } else {
-                        format!("expected: {}", compiled.declared.join(", "))
-                    };
-                    return Err(unknown
-                        .iter()
-                        .map(|k| FieldError {
-                            field: format!("/{}", validate::escape_pointer(k)),
-                            message: format!("is not an argument of this tool ({expected})"),
-                        })
-                        .collect());
-                }
-                UndeclaredKeys::Drop => {
-                    tracing::debug!(tool = Self::tool().name, keys = ?unknown, "dropping undeclared argument keys");
-                    for key in &unknown {
-                        map.remove(key);
-                    }
-                }
+            if undeclared == UndeclaredKeys::Reject {
+                let expected = if compiled.declared.is_empty() {
+                    "this tool takes no arguments".to_owned()
+                } else {
+                    format!("expected: {}", compiled.declared.join(", "))
+                };
+                errors.extend(unknown.iter().map(|k| FieldError {
+                    field: format!("/{}", validate::escape_pointer(k)),
+                    message: format!("is not an argument of this tool ({expected})"),
+                }));
+            } else {
+                tracing::debug!(tool = Self::tool().name, keys = ?unknown, "dropping undeclared argument keys");
+            }
+            for key in &unknown {
+                map.remove(key);
             }
         }
         let mut value = Value::Object(map);
         coerce::coerce(&mut value, &compiled.input_schema, &compiled.input_schema);
-        let errors = validate::errors(&compiled.input, &value);
+        errors.extend(validate::errors(&compiled.input, &value));
         if errors.is_empty() {
             Ok(value)
         } else {
+            errors.sort_by(|a, b| a.field.cmp(&b.field).then(a.message.cmp(&b.message)));
             Err(errors)
         }
     }
@@ -501,7 +499,7 @@ fn resolve_ambient<A: serde::de::DeserializeOwned>(
     })
 }
 
-fn invalid_arguments(errors: &[FieldError]) -> ToolResult {
+pub(crate) fn invalid_arguments(errors: &[FieldError]) -> ToolResult {
     let error = ToolError {
         code: codes::INVALID_ARGUMENTS.into(),
         message: validate::summary(errors),

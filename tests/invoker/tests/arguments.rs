@@ -169,14 +169,14 @@ async fn undeclared_keys_are_rejected_by_name() {
     assert_eq!(
         invalid(&result),
         "Invalid arguments: \
-         `/zzz`: is not an argument of this tool (expected: age, score, active, plan, nickname); \
-         `/colour`: is not an argument of this tool (expected: age, score, active, plan, nickname)."
+         `/colour`: is not an argument of this tool (expected: age, score, active, plan, nickname); \
+         `/zzz`: is not an argument of this tool (expected: age, score, active, plan, nickname)."
     );
     assert_eq!(
         result.to_model_json()["details"],
         json!({ "errors": [
-            { "field": "/zzz", "message": "is not an argument of this tool (expected: age, score, active, plan, nickname)" },
-            { "field": "/colour", "message": "is not an argument of this tool (expected: age, score, active, plan, nickname)" }
+            { "field": "/colour", "message": "is not an argument of this tool (expected: age, score, active, plan, nickname)" },
+            { "field": "/zzz", "message": "is not an argument of this tool (expected: age, score, active, plan, nickname)" }
         ]})
     );
 
@@ -507,7 +507,7 @@ async fn typed_values_reach_the_handler() {
 /// Known gap: undeclared keys are reported alone; the other errors of the same call only show
 /// up on the model's next attempt.
 #[tokio::test]
-#[ignore = "gap: undeclared keys hide every other argument error"]
+
 async fn undeclared_keys_are_listed_with_the_other_errors() {
     let result = call("orders_cancel", json!({ "order_id": 0, "x": 1 })).await;
     assert_eq!(
