@@ -166,9 +166,13 @@ fn tool_listing() -> String {
     out
 }
 
-/// Checks the tool name and parses the arguments before any database work; `Err` is the
-/// exit code of a usage error (already reported).
-fn usage(tool: &str, args: &str) -> Result<Value, ExitCode> {
+/// Checks the tool name, parses the arguments and gathers the `--as` entries before any
+/// database work; `Err` is the exit code of a usage error (already reported).
+fn request(
+    tool: &str,
+    args: &str,
+    ambient: Vec<(String, Value)>,
+) -> Result<(Value, AmbientContext), ExitCode> {
     let known = tools::TOOLS
         .iter()
         .copied()
@@ -183,10 +187,11 @@ fn usage(tool: &str, args: &str) -> Result<Value, ExitCode> {
         );
         return Err(ExitCode::from(2));
     }
-    serde_json::from_str(args).map_err(|e| {
+    let args = serde_json::from_str(args).map_err(|e| {
         eprintln!("error: the arguments for `{tool}` are not valid JSON ({e}): {args}");
         ExitCode::from(2)
-    })
+    })?;
+    Ok((args, ambient.into_iter().collect()))
 }
 
 async fn explain(
@@ -195,11 +200,10 @@ async fn explain(
     args: &str,
     ambient: Vec<(String, Value)>,
 ) -> anyhow::Result<ExitCode> {
-    let args = match usage(tool, args) {
-        Ok(args) => args,
+    let (args, ambient) = match request(tool, args, ambient) {
+        Ok(request) => request,
         Err(code) => return Ok(code),
     };
-    let ambient: AmbientContext = ambient.into_iter().collect();
     let store = open(db).await?;
     let registry = tools::registry(App::new(store.clone()));
     let explanation = registry.explain(tool, args, &ambient).await?;
@@ -219,11 +223,10 @@ async fn call(
     ambient: Vec<(String, Value)>,
     verbose: bool,
 ) -> anyhow::Result<ExitCode> {
-    let args = match usage(tool, args) {
-        Ok(args) => args,
+    let (args, ambient) = match request(tool, args, ambient) {
+        Ok(request) => request,
         Err(code) => return Ok(code),
     };
-    let ambient: AmbientContext = ambient.into_iter().collect();
 
     let store = open(db).await?;
     let registry = tools::registry(App::new(store.clone()));
