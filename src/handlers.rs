@@ -15,7 +15,7 @@ use toolspec::Failure;
 
 use crate::store::{CancelOutcome, PlaceOutcome, Quoted, RefundOutcome, Store};
 use crate::tools::customers::me as customers_me;
-use crate::tools::orders::{cancel, get, place, refund};
+use crate::tools::orders::{cancel, export, get, place, refund};
 use crate::tools::types::OrderStatus;
 
 /// The example store as a tool handler.
@@ -175,5 +175,44 @@ impl refund::Handler for App {
                 })),
             ),
         }
+    }
+}
+
+impl export::Handler for App {
+    /// Loads one order at a time, so a cancelled export stops between two orders; the
+    /// cancellation is logged, since no one is left to read the result.
+    async fn call(&self, input: export::Input, cx: export::Context<'_>) -> export::Outcome {
+        let customer_id = cx.ambient().customer_id;
+        let status = input.status.map(|s| s.as_str());
+        let ids = self.store.order_ids(customer_id, status).await?;
+        let total = ids.len();
+        let pace = std::time::Duration::from_millis(input.pace_ms.unsigned_abs());
+        let mut orders = Vec::with_capacity(total);
+        for (done, id) in ids.into_iter().enumerate() {
+            if cx.is_cancelled() {
+                tracing::info!(customer_id, done, total, "export cancelled");
+                return Err(Failure::internal(format!(
+                    "cancelled after {done} of {total} orders"
+                )));
+            }
+            // An order deleted since the listing is simply no longer exported.
+            if let Some(order) = self.store.order(customer_id, id).await? {
+                orders.push(order);
+            }
+            cx.progress(
+                (done + 1) as f64 / total as f64,
+                format!("exported {} of {total} orders", done + 1),
+            );
+            if !pace.is_zero() {
+                tokio::select! {
+                    _ = tokio::time::sleep(pace) => {}
+                    _ = cx.cancellation().cancelled() => {}
+                }
+            }
+        }
+        Ok(export::Output {
+            count: orders.len() as i64,
+            orders,
+        })
     }
 }

@@ -6,6 +6,8 @@
 //! toolspec-store call orders_get '{"order_id": 1}' --as customer_id=1
 //! toolspec-store explain orders_cancel '{"order_id": 4}' --as customer_id=1
 //! toolspec-store --db shop.db init                          # drop, recreate and seed
+//! toolspec-store serve --as customer_id=1                   # MCP over stdio
+//! toolspec-store serve --http 127.0.0.1:8787                # MCP over HTTP, tokens.json
 //! ```
 //!
 //! The database (`--db`, default `store.db` in the current directory) is created and
@@ -15,13 +17,16 @@
 //! opened) and 2 on a usage error (unknown tool, arguments that are not JSON). `explain`
 //! exits with 0 when the call could run and 1 when it could not.
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
-use toolspec::{AmbientContext, CallOptions, Progress};
+use toolspec::mcp::McpServer;
+use toolspec::mcp::http::{self, BearerTokens, HttpTransport};
+use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Progress};
 
 use crate::handlers::App;
 use crate::store::Store;
@@ -79,6 +84,51 @@ enum Command {
     },
     /// Drop, recreate and seed the database.
     Init,
+    /// Serve the tools over MCP: on stdin/stdout, or over streamable HTTP at `/mcp`.
+    Serve {
+        /// Serve streamable HTTP on this address instead of stdio, e.g. `127.0.0.1:8787`.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<SocketAddr>,
+        /// HTTP only: the bearer tokens file, mapping each token to a caller (`id`,
+        /// `ambient`, `scopes`).
+        #[arg(long, value_name = "PATH", default_value = "tokens.json", requires = "http")]
+        tokens: PathBuf,
+        /// HTTP only: also accept this `Host` (default: loopback names only). Repeatable.
+        #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+        allowed_hosts: Vec<String>,
+        /// Stdio only: the caller's trusted ambient context entry, as for `call`. Repeatable.
+        #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient, conflicts_with = "http")]
+        ambient: Vec<(String, Value)>,
+        /// Stdio only: the caller holds only these scopes (default: every scope). Repeatable.
+        #[arg(long = "scope", value_name = "SCOPE", conflicts_with = "http")]
+        scopes: Vec<String>,
+    },
+}
+
+/// Logs to stderr (on stdio, stdout belongs to the MCP protocol): warnings, plus each tool
+/// call when serving, plus everything of ours with `--verbose`.
+fn init_logging(cli: &Cli) {
+    use tracing::level_filters::LevelFilter;
+    use tracing_subscriber::prelude::*;
+    let ours = if cli.verbose {
+        LevelFilter::DEBUG
+    } else if matches!(cli.command, Command::Serve { .. }) {
+        LevelFilter::INFO
+    } else {
+        LevelFilter::WARN
+    };
+    let filter = tracing_subscriber::filter::Targets::new()
+        .with_default(LevelFilter::WARN)
+        .with_target("toolspec", ours)
+        .with_target("toolspec_store", ours);
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(false),
+        )
+        .with(filter)
+        .init();
 }
 
 /// Parses one `--as KEY=VALUE`.
@@ -97,6 +147,8 @@ fn parse_ambient(entry: &str) -> Result<(String, Value), String> {
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Logs go to stderr: on stdio, stdout belongs to the MCP protocol.
+    init_logging(&cli);
     match run(cli).await {
         Ok(code) => code,
         Err(e) => {
@@ -122,6 +174,28 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             args,
             ambient,
         } => explain(&cli.db, &tool, &args, ambient).await,
+        Command::Serve {
+            http,
+            tokens,
+            allowed_hosts,
+            ambient,
+            scopes,
+        } => {
+            let store = open(&cli.db).await?;
+            let registry = tools::registry(App::new(store.clone()));
+            let served = match http {
+                Some(addr) => serve_http(registry, addr, &tokens, allowed_hosts).await,
+                None => {
+                    let mut caller = Caller::new("stdio").with_ambient(ambient.into_iter().collect());
+                    if !scopes.is_empty() {
+                        caller = caller.with_scopes(scopes);
+                    }
+                    server(registry, caller).serve_stdio().await.map_err(Into::into)
+                }
+            };
+            store.close().await;
+            served.map(|()| ExitCode::SUCCESS)
+        }
         Command::Init => {
             let store = open(&cli.db).await?;
             store
@@ -263,6 +337,48 @@ async fn call(
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The store's MCP server, as `caller` unless a transport says otherwise.
+fn server(registry: toolspec::Registry, caller: Caller) -> McpServer {
+    McpServer::new(registry, caller).with_server_info("toolspec-store", env!("CARGO_PKG_VERSION"))
+}
+
+/// Serves MCP over streamable HTTP until Ctrl-C; every request must carry a bearer token
+/// from `tokens`.
+async fn serve_http(
+    registry: toolspec::Registry,
+    addr: SocketAddr,
+    tokens: &Path,
+    allowed_hosts: Vec<String>,
+) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(tokens)
+        .with_context(|| format!("could not read the tokens file {}", tokens.display()))?;
+    let tokens: BearerTokens = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a valid tokens file", tokens.display()))?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("could not listen on {addr}"))?;
+    let local = listener.local_addr()?;
+    // Nobody calls anonymously over HTTP: the authenticator supplies every caller.
+    let mut transport = HttpTransport::new(server(registry, Caller::new("anonymous").with_scopes(Vec::<String>::new())))
+        .authenticator(tokens);
+    if !allowed_hosts.is_empty() {
+        let loopback = ["localhost", "127.0.0.1", "::1"].map(String::from);
+        transport = transport.allowed_hosts(loopback.into_iter().chain(allowed_hosts));
+    }
+    let shutdown = CancellationToken::new();
+    tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            let _ = tokio::signal::ctrl_c().await;
+            shutdown.cancel();
+        }
+    });
+    tracing::info!("serving MCP at http://{local}{}", http::PATH);
+    eprintln!("MCP endpoint: http://{local}{}", http::PATH);
+    transport.serve(listener, shutdown).await?;
+    Ok(())
 }
 
 async fn open(db: &Path) -> anyhow::Result<Store> {

@@ -431,6 +431,25 @@ impl Store {
         load_order(&mut conn, customer_id, order_id).await
     }
 
+    /// The ids of `customer_id`'s orders in the order they were placed, only those in
+    /// `status` when given.
+    pub async fn order_ids(
+        &self,
+        customer_id: i64,
+        status: Option<&str>,
+    ) -> Result<Vec<i64>, StoreError> {
+        let mut conn = self.conn().await?;
+        sqlx::query_scalar(
+            "SELECT id FROM orders WHERE customer_id = ? AND (?2 IS NULL OR status = ?2)
+             ORDER BY id",
+        )
+        .bind(customer_id)
+        .bind(status)
+        .fetch_all(&mut *conn)
+        .await
+        .doing(|| format!("listing the orders of customer {customer_id}"))
+    }
+
     /// The status of order `order_id` if it belongs to `customer_id`.
     pub async fn order_status(
         &self,

@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 /// let ambient = toolspec::AmbientContext::from([("customer_id", 42)]);
 /// assert_eq!(ambient.get("customer_id"), Some(&serde_json::json!(42)));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(transparent)]
 pub struct AmbientContext {
     values: Map<String, Value>,
 }

@@ -149,6 +149,11 @@ impl Descriptor {
         }
     }
 
+    /// The name a call through `adapter` (or none: the canonical name) knows this tool by.
+    pub fn name_for_call(&self, adapter: Option<&str>) -> &'static str {
+        adapter.and_then(|a| self.name_for(a)).unwrap_or(self.name)
+    }
+
     /// This tool's binding to `adapter`, if it is a member.
     pub fn binding(&self, adapter: &str) -> Option<&'static AdapterBinding> {
         self.adapters.iter().find(|b| b.adapter == adapter)

@@ -17,6 +17,7 @@
 //! ```
 
 mod ambient;
+mod caller;
 mod context;
 mod contract;
 mod descriptor;
@@ -24,6 +25,8 @@ mod failure;
 mod hooks;
 pub mod invoker;
 mod macros;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod membership;
 pub mod naming;
 mod project;
@@ -31,6 +34,7 @@ mod registry;
 pub mod settings;
 
 pub use ambient::AmbientContext;
+pub use caller::{Caller, Scopes};
 pub use context::{Context, Progress, ProgressUpdate};
 pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};

@@ -34,6 +34,7 @@ trait ErasedTool: Send + Sync {
         registry: &'a Registry,
         args: Value,
         ambient: &'a AmbientContext,
+        options: &'a CallOptions,
     ) -> BoxFuture<'a, Result<Explanation, ToolResult>>;
 }
 
@@ -59,8 +60,15 @@ impl<O: Operation> ErasedTool for Typed<O> {
         registry: &'a Registry,
         args: Value,
         ambient: &'a AmbientContext,
+        options: &'a CallOptions,
     ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
-        Box::pin(Typed::explain(self, args, ambient, registry.undeclared))
+        Box::pin(Typed::explain(
+            self,
+            args,
+            ambient,
+            options,
+            registry.undeclared,
+        ))
     }
 }
 
@@ -96,15 +104,18 @@ impl ErasedTool for ExplainTool {
                 Some(adapter) => registry.find(adapter, &name),
                 None => registry.get(&name),
             };
-            let Some(target) = target.filter(|t| !t.is_explain()) else {
-                let error = ToolError {
-                    code: codes::UNKNOWN_TOOL.into(),
-                    message: format!("There is no tool named `{name}`."),
-                    details: None,
-                };
-                return ToolResult::failed(error, None);
+            // A tool the caller may not call does not exist for it, here as everywhere.
+            let Some(target) = target
+                .filter(|t| !t.is_explain() && options.scopes.allow_tool(t.descriptor()))
+            else {
+                return unknown_tool(&name);
             };
-            match target.entry.imp.explain(registry, arguments, ambient).await {
+            let explained = target
+                .entry
+                .imp
+                .explain(registry, arguments, ambient, &options)
+                .await;
+            match explained {
                 Ok(explanation) => {
                     let message = if explanation.callable {
                         format!("`{name}` can be called with these arguments.")
@@ -128,6 +139,7 @@ impl ErasedTool for ExplainTool {
         registry: &'a Registry,
         args: Value,
         _ambient: &'a AmbientContext,
+        _options: &'a CallOptions,
     ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
         // The explain tool always runs; only its own arguments can be wrong.
         let errors = explain_argument_errors(&args);
@@ -141,6 +153,16 @@ impl ErasedTool for ExplainTool {
             })
         })
     }
+}
+
+/// The answer to a call of a tool that does not exist (for this caller).
+fn unknown_tool(name: &str) -> ToolResult {
+    let error = ToolError {
+        code: codes::UNKNOWN_TOOL.into(),
+        message: format!("There is no tool named `{name}`."),
+        details: None,
+    };
+    ToolResult::failed(error, None)
 }
 
 /// The explain tool's own argument errors, checked against its published schema.
@@ -212,6 +234,10 @@ impl<'r> RegisteredTool<'r> {
     ) -> ToolResult {
         let registry = self.registry;
         let tool = self.entry.descriptor;
+        if !options.scopes.allow_tool(tool) {
+            tracing::debug!(tool = tool.name, caller = options.caller.as_deref(), "the caller lacks the tool's scopes");
+            return unknown_tool(tool.name_for_call(options.adapter.as_deref()));
+        }
         let span = tracing::info_span!(
             "tool.call",
             tool = tool.name,
@@ -262,7 +288,24 @@ impl<'r> RegisteredTool<'r> {
         args: Value,
         ambient: &AmbientContext,
     ) -> Result<Explanation, ToolResult> {
-        self.entry.imp.explain(self.registry, args, ambient).await
+        self.explain_with(args, ambient, CallOptions::default())
+            .await
+    }
+
+    /// [`explain`](Self::explain) for a call with options, as [`invoke_with`](Self::invoke_with)
+    /// takes them: the guards run under the tool's timeout and `options.cancellation` (a
+    /// cancelled explanation is a `cancelled` error; guards still running when the timeout
+    /// passes are neither passed nor failed); progress reports are dropped.
+    pub async fn explain_with(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> Result<Explanation, ToolResult> {
+        self.entry
+            .imp
+            .explain(self.registry, args, ambient, &options)
+            .await
     }
 }
 
@@ -534,18 +577,38 @@ impl Registry {
         Ok(tool.invoke_with(args, ambient, options).await)
     }
 
-    /// Validates arguments and runs the guards of tool `name` without calling its handler.
+    /// Validates arguments and runs the guards of tool `name` (canonical) without calling its
+    /// handler.
     pub async fn explain(
         &self,
         name: &str,
         args: Value,
         ambient: &AmbientContext,
     ) -> Result<Explanation, UnknownTool> {
-        let tool = self.get(name).ok_or_else(|| UnknownTool(name.to_owned()))?;
-        match tool.explain(args, ambient).await {
+        self.explain_with(name, args, ambient, CallOptions::default())
+            .await
+    }
+
+    /// Explains a call of tool `name` with options, found as [`invoke_with`](Self::invoke_with)
+    /// finds it: by its name on `options.adapter` when one is given (members of that adapter
+    /// only), else canonical. See [`RegisteredTool::explain_with`]; a failure to explain (the
+    /// call cancelled, the ambient context incomplete) is an explanation with that error at `/`.
+    pub async fn explain_with(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> Result<Explanation, UnknownTool> {
+        let tool = match options.adapter.as_deref() {
+            Some(adapter) => self.find(adapter, name),
+            None => self.get(name),
+        };
+        let tool = tool.ok_or_else(|| UnknownTool(name.to_owned()))?;
+        match tool.explain_with(args, ambient, options).await {
             Ok(explanation) => Ok(explanation),
             Err(result) => Ok(Explanation {
-                tool: name.to_owned(),
+                tool: tool.name().to_owned(),
                 callable: false,
                 errors: vec![crate::invoker::FieldError {
                     field: "/".into(),

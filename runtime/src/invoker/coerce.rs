@@ -2,8 +2,10 @@
 //! into what it says before validation. Documented and deliberately small:
 //!
 //! - a string holding a number, where the schema wants an `integer` or `number` (`"42"` → `42`);
-//! - a number without a fractional part, where the schema wants an `integer` (`3.0` → `3`: the
-//!   schema already accepts it, the typed `i64` would not);
+//!   for an `integer`, the string of any `i64`, or of an integral number below 2^53 in
+//!   magnitude in any other spelling (`"3.0"`, `"1e2"`);
+//! - a number without a fractional part within the `i64` range, where the schema wants an
+//!   `integer` (`3.0` → `3`: the schema already accepts it, the typed `i64` would not);
 //! - `"true"` / `"false"`, where it wants a `boolean`;
 //! - a number, where it wants a `string` (`9.99` → `"9.99"`, e.g. for `decimal` fields);
 //! - a `uuid` in any form the uuid crate reads (braced, URN, upper case) → hyphenated lower case;
@@ -11,114 +13,260 @@
 //!
 //! Anything else is left alone for validation to judge.
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
+/// How deep coercion follows a value (and `$ref`s); deeper parts are left to validation.
+const MAX_DEPTH: usize = 64;
+
 /// Coerces `value` in place following `schema`; `root` resolves local `$ref`s.
+///
+/// Compiles a [`Coercion`] on every call: the invoker compiles one per tool, once.
 pub fn coerce(value: &mut Value, schema: &Value, root: &Value) {
-    coerce_at(value, schema, root, 0);
+    Coercion::compile(schema, root).apply(value);
 }
 
-fn coerce_at(value: &mut Value, schema: &Value, root: &Value, depth: usize) {
-    if depth > 64 {
-        return;
+/// The coercions a schema allows, compiled once: only the parts of the schema where a value
+/// may need coercion, `$ref`s resolved (a recursive type refers to itself by index).
+#[derive(Debug, Clone)]
+pub struct Coercion {
+    root: Plan,
+    /// The plans of `$ref` targets, by index.
+    refs: Vec<Plan>,
+}
+
+/// What may need coercion in one schema node.
+#[derive(Debug, Clone, Default)]
+enum Plan {
+    /// Nothing: any value is left as it is.
+    #[default]
+    Skip,
+    /// The plan of a `$ref` target.
+    Ref(usize),
+    /// A node with a type (or subschemas).
+    Node(Box<Node>),
+}
+
+#[derive(Debug, Clone, Default)]
+struct Node {
+    wants: Wants,
+    /// A string `format` coercion normalizes.
+    format: Option<StringFormat>,
+    /// Object properties that may need coercion, sorted by name.
+    properties: Vec<(String, Plan)>,
+    /// Whether the node has `properties` (then `values` does not apply, as in the schema walk).
+    has_properties: bool,
+    /// The values of a map (`additionalProperties` as a schema).
+    values: Option<Plan>,
+    /// Array items.
+    items: Option<Plan>,
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Wants {
+    integer: bool,
+    number: bool,
+    boolean: bool,
+    string: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StringFormat {
+    Uuid,
+    DateTime,
+}
+
+impl Coercion {
+    /// Compiles the coercions of `schema`; `root` resolves local `$ref`s.
+    pub fn compile(schema: &Value, root: &Value) -> Self {
+        let mut compiler = Compiler {
+            root,
+            indices: HashMap::new(),
+            refs: Vec::new(),
+        };
+        let plan = compiler.plan(schema, 0);
+        Self {
+            root: plan,
+            refs: compiler.refs,
+        }
     }
-    let Some(schema) = schema.as_object() else {
-        return;
-    };
-    if let Some(Value::String(reference)) = schema.get("$ref") {
-        if let Some(target) = resolve(reference, root) {
-            coerce_at(value, target, root, depth + 1);
-        }
-        return;
+
+    /// Whether no value can ever need coercion under this schema.
+    pub fn is_noop(&self) -> bool {
+        matches!(self.root, Plan::Skip)
     }
-    if let Some(Value::Array(branches)) = schema.get("anyOf") {
-        // Only coerce when exactly one branch accepts the coerced value's type.
-        if let [only] = branches
-            .iter()
-            .filter(|b| !is_null_schema(b))
-            .collect::<Vec<_>>()
-            .as_slice()
-        {
-            coerce_at(value, only, root, depth + 1);
-        }
-        return;
+
+    /// Coerces `value` in place.
+    pub fn apply(&self, value: &mut Value) {
+        self.apply_at(value, &self.root, 0);
     }
-    let types = types_of(schema);
-    match value {
-        Value::String(text) => {
-            if let Some(coerced) = from_string(text, &types, schema) {
-                *value = coerced;
-            }
+
+    fn apply_at(&self, value: &mut Value, plan: &Plan, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
         }
-        Value::Number(n)
-            if n.is_f64() && types.contains(&"integer") && !types.contains(&"number") =>
-        {
-            // JSON Schema counts `3.0` (and `1e2`) as integers; serde's `i64` does not.
-            if let Some(f) = n
-                .as_f64()
-                .filter(|f| f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(f))
-            {
-                *value = Value::from(f as i64);
-            }
-        }
-        Value::Number(n)
-            if types.contains(&"string")
-                && !types.iter().any(|t| *t == "number" || *t == "integer") =>
-        {
-            *value = Value::String(n.to_string());
-        }
-        Value::Object(map) => coerce_object(map, schema, root, depth),
-        Value::Array(items) => {
-            if let Some(item_schema) = schema.get("items") {
-                for item in items {
-                    coerce_at(item, item_schema, root, depth + 1);
+        let node = match plan {
+            Plan::Skip => return,
+            Plan::Ref(index) => return self.apply_at(value, &self.refs[*index], depth + 1),
+            Plan::Node(node) => node,
+        };
+        let wants = node.wants;
+        match value {
+            Value::String(text) => {
+                if let Some(coerced) = from_string(text, wants, node.format) {
+                    *value = coerced;
                 }
             }
+            Value::Number(n) if n.is_f64() && wants.integer && !wants.number => {
+                // JSON Schema counts `3.0` (and `1e2`) as integers; serde's `i64` does not.
+                if let Some(f) = n
+                    .as_f64()
+                    .filter(|f| f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(f))
+                {
+                    *value = Value::from(f as i64);
+                }
+            }
+            Value::Number(n) if wants.string && !wants.number && !wants.integer => {
+                *value = Value::String(n.to_string());
+            }
+            Value::Object(map) => self.apply_object(map, node, depth),
+            Value::Array(items) => {
+                if let Some(item) = &node.items {
+                    for value in items {
+                        self.apply_at(value, item, depth + 1);
+                    }
+                }
+            }
+            _ => {}
         }
-        _ => {}
     }
-}
 
-fn coerce_object(
-    map: &mut Map<String, Value>,
-    schema: &Map<String, Value>,
-    root: &Value,
-    depth: usize,
-) {
-    if let Some(Value::Object(properties)) = schema.get("properties") {
-        for (key, value) in map.iter_mut() {
-            if let Some(property) = properties.get(key) {
-                coerce_at(value, property, root, depth + 1);
+    fn apply_object(&self, map: &mut Map<String, Value>, node: &Node, depth: usize) {
+        if node.has_properties {
+            if node.properties.is_empty() {
+                return;
+            }
+            for (key, value) in map.iter_mut() {
+                if let Ok(i) = node
+                    .properties
+                    .binary_search_by(|(name, _)| name.as_str().cmp(key))
+                {
+                    self.apply_at(value, &node.properties[i].1, depth + 1);
+                }
+            }
+        } else if let Some(values) = &node.values {
+            for value in map.values_mut() {
+                self.apply_at(value, values, depth + 1);
             }
         }
-    } else if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
-        for value in map.values_mut() {
-            coerce_at(value, values, root, depth + 1);
-        }
     }
 }
 
-fn from_string(text: &str, types: &[&str], schema: &Map<String, Value>) -> Option<Value> {
+struct Compiler<'a> {
+    root: &'a Value,
+    indices: HashMap<&'a str, usize>,
+    refs: Vec<Plan>,
+}
+
+impl<'a> Compiler<'a> {
+    fn plan(&mut self, schema: &'a Value, depth: usize) -> Plan {
+        if depth > MAX_DEPTH {
+            return Plan::Skip;
+        }
+        let Some(schema) = schema.as_object() else {
+            return Plan::Skip;
+        };
+        if let Some(Value::String(reference)) = schema.get("$ref") {
+            return self.reference(reference, depth);
+        }
+        if let Some(Value::Array(branches)) = schema.get("anyOf") {
+            // Only coerce when exactly one branch accepts the coerced value's type.
+            let mut rest = branches.iter().filter(|b| !is_null_schema(b));
+            return match (rest.next(), rest.next()) {
+                (Some(only), None) => self.plan(only, depth + 1),
+                _ => Plan::Skip,
+            };
+        }
+        let mut node = Node::default();
+        for t in types_of(schema) {
+            match t {
+                "integer" => node.wants.integer = true,
+                "number" => node.wants.number = true,
+                "boolean" => node.wants.boolean = true,
+                "string" => node.wants.string = true,
+                _ => {}
+            }
+        }
+        node.format = match schema.get("format").and_then(Value::as_str) {
+            Some("uuid") => Some(StringFormat::Uuid),
+            Some("date-time") => Some(StringFormat::DateTime),
+            _ => None,
+        };
+        if let Some(Value::Object(properties)) = schema.get("properties") {
+            node.has_properties = true;
+            for (name, property) in properties {
+                let plan = self.plan(property, depth + 1);
+                if !matches!(plan, Plan::Skip) {
+                    node.properties.push((name.clone(), plan));
+                }
+            }
+            node.properties.sort_by(|a, b| a.0.cmp(&b.0));
+        } else if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
+            node.values = Some(self.plan(values, depth + 1)).filter(|p| !matches!(p, Plan::Skip));
+        }
+        if let Some(items) = schema.get("items") {
+            node.items = Some(self.plan(items, depth + 1)).filter(|p| !matches!(p, Plan::Skip));
+        }
+        let w = node.wants;
+        let empty = !(w.integer || w.number || w.boolean || w.string)
+            && node.properties.is_empty()
+            && node.values.is_none()
+            && node.items.is_none();
+        if empty {
+            Plan::Skip
+        } else {
+            Plan::Node(Box::new(node))
+        }
+    }
+
+    fn reference(&mut self, reference: &'a str, depth: usize) -> Plan {
+        if let Some(&index) = self.indices.get(reference) {
+            return Plan::Ref(index);
+        }
+        let Some(target) = resolve(reference, self.root) else {
+            return Plan::Skip;
+        };
+        let index = self.refs.len();
+        self.refs.push(Plan::Skip);
+        self.indices.insert(reference, index);
+        let plan = self.plan(target, depth + 1);
+        self.refs[index] = plan;
+        Plan::Ref(index)
+    }
+}
+
+fn from_string(text: &str, wants: Wants, format: Option<StringFormat>) -> Option<Value> {
     let trimmed = text.trim();
-    if types.contains(&"string") {
-        return match schema.get("format").and_then(Value::as_str) {
-            Some("uuid") => uuid::Uuid::parse_str(trimmed)
+    if wants.string {
+        return match format {
+            Some(StringFormat::Uuid) => uuid::Uuid::parse_str(trimmed)
                 .ok()
                 .map(|u| Value::String(u.hyphenated().to_string()))
                 .filter(|v| v.as_str() != Some(text)),
-            Some("date-time") => {
+            Some(StringFormat::DateTime) => {
                 let fixed = normalize_datetime(trimmed);
                 (fixed != text).then_some(Value::String(fixed))
             }
-            _ => None,
+            None => None,
         };
     }
-    if types.contains(&"integer")
+    if wants.integer
         && let Ok(i) = trimmed.parse::<i64>()
     {
         return Some(Value::from(i));
     }
-    let numeric = types.contains(&"number") || types.contains(&"integer");
+    let numeric = wants.number || wants.integer;
     let finite_text =
         !trimmed.eq_ignore_ascii_case("nan") && !trimmed.to_ascii_lowercase().contains("inf");
     if numeric
@@ -126,8 +274,9 @@ fn from_string(text: &str, types: &[&str], schema: &Map<String, Value>) -> Optio
         && let Ok(f) = trimmed.parse::<f64>()
         && f.is_finite()
     {
-        if types.contains(&"integer") && !types.contains(&"number") {
-            // "3.0" → 3 for integers; "3.5" stays a string and fails validation.
+        if wants.integer && !wants.number {
+            // "3.0" → 3 for integers, while the float is exact (below 2^53); "3.5" stays a
+            // string and fails validation.
             if f.fract() == 0.0 && f.abs() < 9.0e15 {
                 return Some(Value::from(f as i64));
             }
@@ -135,7 +284,7 @@ fn from_string(text: &str, types: &[&str], schema: &Map<String, Value>) -> Optio
         }
         return serde_json::Number::from_f64(f).map(Value::Number);
     }
-    if types.contains(&"boolean") {
+    if wants.boolean {
         match trimmed {
             "true" => return Some(Value::Bool(true)),
             "false" => return Some(Value::Bool(false)),

@@ -2,8 +2,8 @@
 //!
 //! strip a model-sent `ambient_context` → reject (or drop) undeclared keys → coerce wire values
 //! → validate against the canonical schema (all errors, by JSON pointer) → deserialize the
-//! typed `Input` → resolve `Ambient` from the trusted context → guards → the handler under its
-//! timeout, with cancellation and progress, panics caught → a [`ToolResult`].
+//! typed `Input` → resolve `Ambient` from the trusted context → guards, then the handler, under
+//! the tool's timeout, with cancellation and progress, panics caught → a [`ToolResult`].
 //!
 //! Anything valid under the published input schema is accepted; coercions only widen that.
 
@@ -14,22 +14,24 @@
 mod coerce;
 mod validate;
 
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use futures_util::FutureExt;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-pub use coerce::coerce;
+pub use coerce::{Coercion, coerce};
 pub use validate::FieldError;
 pub(crate) use validate::{compile as compile_schema, errors as schema_errors};
 
 use crate::ambient::AmbientContext;
 use crate::context::{Context, Progress};
 use crate::contract::{Contract, DeclaredError, Operation};
-use crate::descriptor::Descriptor;
+use crate::descriptor::{Descriptor, Field};
 use crate::failure::{Failure, ToolError, ToolResult, compose_error};
 
 /// What to do with argument keys the input schema does not declare.
@@ -63,6 +65,9 @@ pub struct CallOptions {
     pub adapter: Option<String>,
     /// Who is calling.
     pub caller: Option<String>,
+    /// The caller's scopes: a tool requiring scopes the caller lacks answers exactly as an
+    /// unknown tool would (adapters also hide it from their listings).
+    pub scopes: crate::caller::Scopes,
     /// Cancelled by the client (MCP `notifications/cancelled`, a dropped HTTP request…).
     pub cancellation: CancellationToken,
     /// Where progress reports go.
@@ -98,11 +103,15 @@ type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
 
 /// The compiled parts of one tool, built on first use.
 struct Compiled {
-    input_schema: Value,
     declared: Vec<String>,
+    /// The coercions the input schema allows.
+    coercion: Coercion,
+    /// The fields resolved from the ambient context (none for most tools).
+    ambient: Vec<&'static Field>,
     input: jsonschema::Validator,
     output: jsonschema::Validator,
-    templates: minijinja::Environment<'static>,
+    /// The success message template, if the tool has one.
+    templates: Option<minijinja::Environment<'static>>,
 }
 
 impl Compiled {
@@ -116,17 +125,22 @@ impl Compiled {
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default();
-        let mut templates = minijinja::Environment::new();
-        templates.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
-        if let Some(message) = tool.message {
-            templates
-                .add_template("message", message)
-                .map_err(|e| e.to_string())?;
-        }
+        let templates = match tool.message {
+            Some(message) => {
+                let mut templates = minijinja::Environment::new();
+                templates.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
+                templates
+                    .add_template("message", message)
+                    .map_err(|e| e.to_string())?;
+                Some(templates)
+            }
+            None => None,
+        };
         Ok(Self {
             input: validate::compile(&input_schema)?,
             output: validate::compile(&output_schema)?,
-            input_schema,
+            coercion: Coercion::compile(&input_schema, &input_schema),
+            ambient: tool.ambient_fields().collect(),
             declared,
             templates,
         })
@@ -183,11 +197,14 @@ impl<O: Operation> Typed<O> {
             }
         };
         map.remove("ambient_context");
-        let unknown: Vec<String> = map
-            .keys()
-            .filter(|k| !compiled.declared.contains(k))
-            .cloned()
-            .collect();
+        let unknown: Vec<String> = if map.keys().all(|k| compiled.declared.contains(k)) {
+            Vec::new()
+        } else {
+            map.keys()
+                .filter(|k| !compiled.declared.contains(k))
+                .cloned()
+                .collect()
+        };
         // Undeclared keys are reported together with every other error of the call.
         let mut errors = Vec::new();
         if !unknown.is_empty() {
@@ -209,7 +226,7 @@ impl<O: Operation> Typed<O> {
             }
         }
         let mut value = Value::Object(map);
-        coerce::coerce(&mut value, &compiled.input_schema, &compiled.input_schema);
+        compiled.coercion.apply(&mut value);
         errors.extend(validate::errors(&compiled.input, &value));
         if errors.is_empty() {
             Ok(value)
@@ -219,17 +236,60 @@ impl<O: Operation> Typed<O> {
         }
     }
 
-    fn decode(value: Value, ambient: &AmbientContext) -> Result<Decoded<O::Contract>, ToolResult> {
-        let tool = Self::tool();
-        let input = serde_json::from_value(value).map_err(|e| {
-            let errors = vec![FieldError {
-                field: "/".into(),
-                message: e.to_string(),
-            }];
-            invalid_arguments(&errors)
-        })?;
-        let resolved = resolve_ambient::<<O::Contract as Contract>::Ambient>(tool, ambient)?;
+    /// Validated arguments → the typed input (its errors named by JSON pointer), and the
+    /// ambient fields from the trusted context.
+    fn decode(
+        compiled: &Compiled,
+        value: Value,
+        ambient: &AmbientContext,
+    ) -> Result<Decoded<O::Contract>, Decoding> {
+        let input = decode_input(value).map_err(Decoding::Arguments)?;
+        let resolved = resolve_ambient(Self::tool(), &compiled.ambient, ambient)
+            .map_err(Decoding::Internal)?;
         Ok((input, resolved))
+    }
+
+    /// The guards in spec order, then the handler; a failing or panicking guard ends the call.
+    async fn run<'a>(
+        &'a self,
+        input: <O::Contract as Contract>::Input,
+        cx: Context<'a, <O::Contract as Contract>::Ambient>,
+    ) -> Result<Outcome<O>, ToolResult> {
+        let tool = Self::tool();
+        for (index, guard) in tool.guards.iter().enumerate() {
+            let Some(check) = self.op.guard(index, &input, &cx) else {
+                return Err(internal(
+                    tool,
+                    format!("no guard number {index} (`{}`) is bound", guard.name),
+                ));
+            };
+            match AssertUnwindSafe(check).catch_unwind().await {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Err(ToolResult::failed(
+                        ToolError {
+                            code: guard.name.to_owned(),
+                            message: compose_error(tool.error_headline, guard.description, false),
+                            details: None,
+                        },
+                        None,
+                    ));
+                }
+                Err(panic) => {
+                    return Err(internal(
+                        tool,
+                        format!("guard `{}` panicked: {}", guard.name, panic_message(panic)),
+                    ));
+                }
+            }
+        }
+        match AssertUnwindSafe(self.op.call(input, cx)).catch_unwind().await {
+            Ok(outcome) => Ok(outcome),
+            Err(panic) => Err(internal(
+                tool,
+                format!("the handler panicked: {}", panic_message(panic)),
+            )),
+        }
     }
 
     pub(crate) async fn invoke(
@@ -248,109 +308,24 @@ impl<O: Operation> Typed<O> {
             Ok(value) => value,
             Err(errors) => return invalid_arguments(&errors),
         };
-        let (input, resolved) = match Self::decode(value, ambient) {
+        let (input, resolved) = match Self::decode(compiled, value, ambient) {
             Ok(decoded) => decoded,
-            Err(result) => return result,
+            Err(Decoding::Arguments(errors)) => return invalid_arguments(&errors),
+            Err(Decoding::Internal(result)) => return result,
         };
-        let cancellation = options.cancellation.clone();
-        let cx = Context::new(
-            &resolved,
-            tool,
-            cancellation.child_token(),
-            options.progress.clone(),
-        );
-        for (index, guard) in tool.guards.iter().enumerate() {
-            let passed = match self.op.guard(index, &input, &cx) {
-                Some(check) => match AssertUnwindSafe(check).catch_unwind().await {
-                    Ok(passed) => passed,
-                    Err(panic) => {
-                        return internal(
-                            tool,
-                            format!("guard `{}` panicked: {}", guard.name, panic_message(panic)),
-                        );
-                    }
-                },
-                None => {
-                    return internal(
-                        tool,
-                        format!("no guard number {index} (`{}`) is bound", guard.name),
-                    );
-                }
-            };
-            if !passed {
-                return ToolResult::failed(
-                    ToolError {
-                        code: guard.name.to_owned(),
-                        message: compose_error(tool.error_headline, guard.description, false),
-                        details: None,
-                    },
-                    None,
-                );
-            }
-        }
-        if cancellation.is_cancelled() {
-            let error = ToolError {
-                code: codes::CANCELLED.into(),
-                message: "The call was cancelled.".into(),
-                details: None,
-            };
-            return ToolResult::failed(error, Some("cancelled by the client".into()));
-        }
-        let handler_token = cx.cancellation().clone();
-        let run = AssertUnwindSafe(self.op.call(input, cx)).catch_unwind();
-        tokio::pin!(run);
-        // Only a tool with a `timeout` needs the tokio time driver.
-        let deadline = async {
-            match tool.timeout {
-                Some(limit) => {
-                    tokio::time::sleep(limit).await;
-                    limit
-                }
-                None => std::future::pending().await,
-            }
-        };
-        let stopped = tokio::select! {
-            biased;
-            _ = cancellation.cancelled() => Err(None),
-            result = &mut run => Ok(result),
-            limit = deadline => Err(Some(limit)),
-        };
-        let outcome = match stopped {
-            Err(reason) => {
-                // Tell the handler, and let it run once more to see it (and clean up) before
-                // its future is dropped.
-                handler_token.cancel();
-                let _ = run.as_mut().now_or_never();
-                return match reason {
-                    None => {
-                        let error = ToolError {
-                            code: codes::CANCELLED.into(),
-                            message: "The call was cancelled.".into(),
-                            details: None,
-                        };
-                        ToolResult::failed(error, Some("cancelled by the client".into()))
-                    }
-                    Some(timeout) => {
-                        let reason = format!("The call did not finish within {}.", human(timeout));
-                        let error = ToolError {
-                            code: codes::TIMEOUT.into(),
-                            message: compose_error(tool.error_headline, &reason, false),
-                            details: None,
-                        };
-                        ToolResult::failed(error, Some(format!("timed out after {timeout:?}")))
-                    }
-                };
-            }
-            Ok(result) => result,
-        };
-        let outcome = match outcome {
-            Err(panic) => {
-                return internal(
-                    tool,
-                    format!("the handler panicked: {}", panic_message(panic)),
-                );
-            }
-            Ok(outcome) => outcome,
+        let CallOptions {
+            cancellation,
+            progress,
+            ..
+        } = options;
+        // The guards and the handler see this token: cancelled with the call, or when the
+        // tool's timeout passes.
+        let token = cancellation.child_token();
+        let cx = Context::new(&resolved, tool, token.clone(), progress);
+        let outcome = match supervise(tool, &cancellation, &token, self.run(input, cx)).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(result)) => return result,
+            Err(stop) => return stop.result(tool),
         };
         match outcome {
             Ok(output) => self.succeed(compiled, &output),
@@ -391,15 +366,19 @@ impl<O: Operation> Typed<O> {
                 ),
             );
         }
-        let message = match compiled.templates.get_template("message") {
-            Ok(template) => match template.render(minijinja::value::Serde(&value)) {
+        let template = compiled
+            .templates
+            .as_ref()
+            .and_then(|t| t.get_template("message").ok());
+        let message = match template {
+            Some(template) => match template.render(minijinja::value::Serde(&value)) {
                 Ok(text) => text,
                 Err(e) => {
                     tracing::warn!(tool = tool.name, error = %e, "the success message does not render");
                     default_message(tool)
                 }
             },
-            Err(_) => default_message(tool),
+            None => default_message(tool),
         };
         ToolResult {
             outcome: Ok(value),
@@ -408,10 +387,14 @@ impl<O: Operation> Typed<O> {
         }
     }
 
+    /// Validates `args` and runs every guard, without the handler. The guards run under the
+    /// tool's timeout and `options.cancellation`: a cancelled explanation is an error, guards
+    /// not done when the timeout passes are neither passed nor failed.
     pub(crate) async fn explain(
         &self,
         args: Value,
         ambient: &AmbientContext,
+        options: &CallOptions,
         undeclared: UndeclaredKeys,
     ) -> Result<Explanation, ToolResult> {
         let tool = Self::tool();
@@ -437,45 +420,149 @@ impl<O: Operation> Typed<O> {
                 return Ok(explanation);
             }
         };
-        let (input, resolved) = match Self::decode(value, ambient) {
+        let (input, resolved) = match Self::decode(compiled, value, ambient) {
             Ok(decoded) => decoded,
-            Err(result) => match result.outcome {
-                Err(error) if error.code == codes::INVALID_ARGUMENTS => {
-                    explanation.errors = vec![FieldError {
-                        field: "/".into(),
-                        message: error.message,
-                    }];
-                    return Ok(explanation);
-                }
-                _ => return Err(result),
-            },
-        };
-        let cx = Context::new(
-            &resolved,
-            tool,
-            CancellationToken::new(),
-            Progress::ignore(),
-        );
-        for (index, check) in explanation.guards.iter_mut().enumerate() {
-            if let Some(guard) = self.op.guard(index, &input, &cx) {
-                check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
+            Err(Decoding::Arguments(errors)) => {
+                explanation.errors = errors;
+                return Ok(explanation);
             }
+            Err(Decoding::Internal(result)) => return Err(result),
+        };
+        let token = options.cancellation.child_token();
+        let cx = Context::new(&resolved, tool, token.clone(), Progress::ignore());
+        let checks = async {
+            for (index, check) in explanation.guards.iter_mut().enumerate() {
+                if let Some(guard) = self.op.guard(index, &input, &cx) {
+                    check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
+                }
+            }
+        };
+        match supervise(tool, &options.cancellation, &token, checks).await {
+            Ok(()) | Err(Stop::TimedOut(_)) => {}
+            Err(stop @ Stop::Cancelled) => return Err(stop.result(tool)),
         }
         explanation.callable = explanation.guards.iter().all(|g| g.passed == Some(true));
         Ok(explanation)
     }
 }
 
-fn resolve_ambient<A: serde::de::DeserializeOwned>(
+/// What a tool's handler returns.
+type Outcome<O> = crate::contract::Outcome<<O as Operation>::Contract>;
+
+/// Why validated arguments did not decode.
+enum Decoding {
+    /// The typed input refused them: the model's mistake.
+    Arguments(Vec<FieldError>),
+    /// The ambient fields did not resolve: the developer's.
+    Internal(ToolResult),
+}
+
+/// How a supervised run was stopped.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    /// The client cancelled the call.
+    Cancelled,
+    /// The tool's timeout passed.
+    TimedOut(Duration),
+}
+
+impl Stop {
+    fn result(self, tool: &Descriptor) -> ToolResult {
+        match self {
+            Self::Cancelled => {
+                let error = ToolError {
+                    code: codes::CANCELLED.into(),
+                    message: "The call was cancelled.".into(),
+                    details: None,
+                };
+                ToolResult::failed(error, Some("cancelled by the client".into()))
+            }
+            Self::TimedOut(timeout) => {
+                let reason = format!("The call did not finish within {}.", human(timeout));
+                let error = ToolError {
+                    code: codes::TIMEOUT.into(),
+                    message: compose_error(tool.error_headline, &reason, false),
+                    details: None,
+                };
+                ToolResult::failed(error, Some(format!("timed out after {timeout:?}")))
+            }
+        }
+    }
+}
+
+/// Runs `work` until it finishes, `cancellation` is cancelled or the tool's timeout passes. A
+/// call cancelled before it starts never polls `work`. When stopped, `token` (the one `work`
+/// sees) is cancelled and `work` polled once more, so that it can see that (and clean up)
+/// before it is dropped.
+async fn supervise<F: Future>(
+    tool: &Descriptor,
+    cancellation: &CancellationToken,
+    token: &CancellationToken,
+    work: F,
+) -> Result<F::Output, Stop> {
+    if cancellation.is_cancelled() {
+        return Err(Stop::Cancelled);
+    }
+    tokio::pin!(work);
+    // Only a tool with a `timeout` needs the tokio time driver.
+    let deadline = async {
+        match tool.timeout {
+            Some(limit) => {
+                tokio::time::sleep(limit).await;
+                limit
+            }
+            None => std::future::pending().await,
+        }
+    };
+    let stop = tokio::select! {
+        biased;
+        _ = cancellation.cancelled() => Stop::Cancelled,
+        output = &mut work => return Ok(output),
+        limit = deadline => Stop::TimedOut(limit),
+    };
+    token.cancel();
+    let _ = work.as_mut().now_or_never();
+    Err(stop)
+}
+
+/// Decodes the typed input; an error names the field by its JSON pointer.
+fn decode_input<I: DeserializeOwned>(value: Value) -> Result<I, Vec<FieldError>> {
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut field = String::new();
+        for segment in e.path().iter() {
+            use serde_path_to_error::Segment;
+            match segment {
+                Segment::Seq { index } => {
+                    field.push('/');
+                    field.push_str(&index.to_string());
+                }
+                Segment::Map { key } | Segment::Enum { variant: key } => {
+                    field.push('/');
+                    field.push_str(&validate::escape_pointer(key));
+                }
+                Segment::Unknown => break,
+            }
+        }
+        if field.is_empty() {
+            field.push('/');
+        }
+        vec![FieldError {
+            field,
+            message: e.into_inner().to_string(),
+        }]
+    })
+}
+
+/// The ambient fields a tool declares, from the trusted context only; borrowed, not copied.
+fn resolve_ambient<A: DeserializeOwned>(
     tool: &'static Descriptor,
+    fields: &[&'static Field],
     ambient: &AmbientContext,
 ) -> Result<A, ToolResult> {
-    let mut declared = Map::new();
-    for field in tool.ambient_fields() {
+    let mut declared: Vec<(&'static str, &Value)> = Vec::with_capacity(fields.len());
+    for field in fields {
         match ambient.lookup(field.name) {
-            Some(value) => {
-                declared.insert(field.name.to_owned(), value.clone());
-            }
+            Some(value) => declared.push((field.name, value)),
             None if !field.optional => {
                 return Err(internal(
                     tool,
@@ -488,7 +575,8 @@ fn resolve_ambient<A: serde::de::DeserializeOwned>(
             None => {}
         }
     }
-    serde_json::from_value(Value::Object(declared)).map_err(|e| {
+    let fields = serde::de::value::MapDeserializer::new(declared.into_iter());
+    A::deserialize(fields).map_err(|e: serde_json::Error| {
         internal(
             tool,
             format!(

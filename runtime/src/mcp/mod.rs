@@ -1,0 +1,386 @@
+//! The MCP adapter (feature `mcp`): every member tool of a [`Registry`] served to MCP clients
+//! through the official `rmcp` SDK, over stdio and streamable HTTP.
+//!
+//! - [`tools`] projects the registry's members to rmcp [`Tool`]s and [`wrap`] projects one
+//!   descriptor: MCP name, title, description (with preconditions and errors), the canonical
+//!   input schema (ambient fields absent), the output schema, all four annotations set from the
+//!   spec's hints, tags and version in `_meta`.
+//! - [`McpServer`] implements rmcp's `ServerHandler`: `tools/list` from a listing computed
+//!   once (sorted by name, filtered by the caller's scopes), `tools/call` through the invoker
+//!   with the caller's trusted ambient context, progress and cancellation.
+//! - [`McpServer::serve_stdio`] runs it on stdin/stdout; [`http::HttpTransport`] mounts it at
+//!   `/mcp` in axum, with an [`http::Authenticator`] deciding who each request comes from.
+//!
+//! Who is calling never comes from the arguments: on stdio it is the [`Caller`] the server was
+//! configured with, on HTTP the one the authenticator returned. A tool whose scopes the caller
+//! lacks is neither listed nor callable, and calling it looks exactly like calling a tool that
+//! does not exist (JSON-RPC `-32602`).
+
+pub mod http;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::caller::Caller;
+use crate::context::{Progress, ProgressUpdate};
+use crate::descriptor::Descriptor;
+use crate::invoker::CallOptions;
+use crate::registry::Registry;
+use crate::settings::PresentAs;
+
+pub use rmcp;
+
+/// The adapter's name in specs (`tool: {mcp: …}`) and in the registry.
+pub const ADAPTER: &str = "mcp";
+
+/// The protocol versions served: the newest (stateless over HTTP) and the two before it.
+pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2026_07_28,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2025_06_18,
+];
+
+/// `_meta` key carrying a tool's tags.
+pub const META_TAGS: &str = "toolspec/tags";
+/// `_meta` key carrying a tool's spec version.
+pub const META_VERSION: &str = "toolspec/version";
+
+/// Every tool of `registry` that is a member of the MCP adapter, as rmcp tools sorted by
+/// their MCP names.
+pub fn tools(registry: &Registry) -> Vec<Tool> {
+    let mut tools: Vec<Tool> = registry
+        .tools_for(ADAPTER)
+        .into_iter()
+        .filter_map(|tool| wrap(tool.descriptor()))
+        .collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    tools
+}
+
+/// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
+/// adapter.
+pub fn wrap(tool: &'static Descriptor) -> Option<Tool> {
+    let name = tool.name_for(ADAPTER)?;
+    let input_schema = object(tool.dialect(ADAPTER).unwrap_or(tool.input_schema));
+    let output_schema = object(tool.output_schema);
+    let read_only = tool.has_hint("read_only");
+    let mut annotations = ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(!read_only && tool.has_hint("destructive"))
+        .idempotent(read_only || tool.has_hint("idempotent"))
+        .open_world(!tool.has_hint("closed_world"));
+    let mut meta = JsonObject::new();
+    if !tool.tags.is_empty() {
+        meta.insert(META_TAGS.into(), json!(tool.tags));
+    }
+    if let Some(version) = tool.version {
+        meta.insert(META_VERSION.into(), json!(version));
+    }
+    let mut wrapped = Tool::new(name, tool.description, input_schema);
+    if let Some(title) = tool.title {
+        wrapped.title = Some(title.to_owned());
+        annotations.title = Some(title.to_owned());
+    }
+    wrapped.output_schema = Some(output_schema);
+    wrapped.annotations = Some(annotations);
+    wrapped.meta = (!meta.is_empty()).then(|| MetaObject(meta));
+    Some(wrapped)
+}
+
+/// A schema embedded at build time, as the JSON object rmcp carries (an empty object if the
+/// build embedded something else, which the codegen never does).
+fn object(schema: &str) -> Arc<JsonObject> {
+    match serde_json::from_str(schema) {
+        Ok(Value::Object(map)) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// An MCP server over a registry: cheap to clone (the streamable HTTP transport makes one
+/// per request).
+#[derive(Clone)]
+pub struct McpServer {
+    shared: Arc<Shared>,
+    /// The caller of requests that carry none of their own (stdio, unauthenticated HTTP).
+    caller: Arc<Caller>,
+}
+
+struct Shared {
+    registry: Arc<Registry>,
+    /// Every member tool, sorted by MCP name.
+    listing: Vec<Listed>,
+    /// MCP name → position in `listing`.
+    index: HashMap<&'static str, usize>,
+    info: ServerConfig,
+}
+
+struct Listed {
+    tool: Tool,
+    descriptor: &'static Descriptor,
+    present_as: PresentAs,
+}
+
+impl McpServer {
+    /// Serves every MCP member of `registry`, as `caller` unless a transport says otherwise.
+    pub fn new(registry: impl Into<Arc<Registry>>, caller: Caller) -> Self {
+        let registry = registry.into();
+        let mut listing: Vec<Listed> = registry
+            .tools_for(ADAPTER)
+            .into_iter()
+            .filter_map(|registered| {
+                let descriptor = registered.descriptor();
+                Some(Listed {
+                    tool: wrap(descriptor)?,
+                    descriptor,
+                    present_as: registered
+                        .settings(ADAPTER)
+                        .map(|s| s.present_as())
+                        .unwrap_or_default(),
+                })
+            })
+            .collect();
+        listing.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+        let index = listing
+            .iter()
+            .enumerate()
+            .filter_map(|(i, listed)| Some((listed.descriptor.name_for(ADAPTER)?, i)))
+            .collect();
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
+        info.server_info = Implementation::new("toolspec", env!("CARGO_PKG_VERSION"));
+        Self {
+            shared: Arc::new(Shared {
+                registry,
+                listing,
+                index,
+                info,
+            }),
+            caller: Arc::new(caller),
+        }
+    }
+
+    /// Names this server to clients in `initialize` (`serverInfo`).
+    pub fn with_server_info(mut self, name: &str, version: &str) -> Self {
+        if let Some(shared) = Arc::get_mut(&mut self.shared) {
+            shared.info.server_info = Implementation::new(name, version);
+        }
+        self
+    }
+
+    /// The registry this server calls into.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.shared.registry
+    }
+
+    /// Every tool `caller` may see, sorted by MCP name.
+    pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
+        self.shared
+            .listing
+            .iter()
+            .filter(|listed| caller.may_call(listed.descriptor))
+            .map(|listed| listed.tool.clone())
+            .collect()
+    }
+
+    /// Serves on stdin/stdout until the client disconnects.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServeError(e.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| ServeError(e.to_string()))
+    }
+
+    /// The caller of one request: the one an HTTP authenticator attached to it, else the
+    /// server's own.
+    fn caller_of<'a>(&'a self, context: &'a RequestContext<RoleServer>) -> &'a Caller {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+            .map(Arc::as_ref)
+            .unwrap_or(&self.caller)
+    }
+
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.caller_of(&context);
+        let listed = self
+            .shared
+            .index
+            .get(request.name.as_ref())
+            .map(|&i| &self.shared.listing[i])
+            .filter(|listed| caller.may_call(listed.descriptor))
+            .ok_or_else(|| unknown_tool(&request.name))?;
+        let registered = self
+            .shared
+            .registry
+            .get(listed.descriptor.name)
+            .ok_or_else(|| unknown_tool(&request.name))?;
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let reporter = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForwarder::start(context.peer.clone(), token));
+        let options = CallOptions {
+            adapter: Some(ADAPTER.into()),
+            caller: caller.id.clone(),
+            scopes: caller.scopes.clone(),
+            cancellation: context.ct.clone(),
+            progress: reporter
+                .as_ref()
+                .map(ProgressForwarder::progress)
+                .unwrap_or_default(),
+        };
+        let result = registered
+            .invoke_with(arguments, &caller.ambient, options)
+            .await;
+        if let Some(reporter) = reporter {
+            reporter.finish().await;
+        }
+        Ok(match result.outcome {
+            Ok(value) => {
+                let text = match listed.present_as {
+                    PresentAs::Message => result.message,
+                    PresentAs::Structured => value.to_string(),
+                };
+                let mut reply = CallToolResult::success(vec![ContentBlock::text(text)]);
+                reply.structured_content = Some(value);
+                reply
+            }
+            Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message)]),
+        })
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("tools", &self.shared.listing.len())
+            .field("caller", &self.caller.id)
+            .finish()
+    }
+}
+
+/// The MCP answer to a tool that does not exist, or that this caller may not see.
+fn unknown_tool(name: &str) -> ErrorData {
+    ErrorData::invalid_params(format!("Unknown tool: {name}"), None)
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.info.clone()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(PROTOCOL_VERSIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.tools_for(self.caller_of(&context)),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context).await.map(CallToolResponse::from)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        let &i = self.shared.index.get(name)?;
+        Some(self.shared.listing[i].tool.clone())
+    }
+}
+
+/// Why a transport stopped serving.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeError(pub String);
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the MCP server stopped: {}", self.0)
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// Sends a handler's progress reports to the client as `notifications/progress`, in order,
+/// all of them before the call's response.
+struct ProgressForwarder {
+    sender: mpsc::UnboundedSender<ProgressUpdate>,
+    done: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ProgressForwarder {
+    fn start(peer: Peer<RoleServer>, token: ProgressToken) -> Self {
+        let (sender, mut updates) = mpsc::unbounded_channel::<ProgressUpdate>();
+        let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let notify = |update: ProgressUpdate| {
+                let param = ProgressNotificationParam::new(token.clone(), update.fraction)
+                    .with_total(1.0)
+                    .with_message(update.message);
+                let peer = peer.clone();
+                async move {
+                    if let Err(e) = peer.notify_progress(param).await {
+                        tracing::debug!(error = %e, "a progress notification was not delivered");
+                    }
+                }
+            };
+            loop {
+                tokio::select! {
+                    biased;
+                    update = updates.recv() => match update {
+                        Some(update) => notify(update).await,
+                        None => return,
+                    },
+                    _ = &mut finished => break,
+                }
+            }
+            // The call is over: deliver what is queued, even if a handler kept a reporter.
+            while let Ok(update) = updates.try_recv() {
+                notify(update).await;
+            }
+        });
+        Self { sender, done, task }
+    }
+
+    fn progress(&self) -> Progress {
+        let sender = self.sender.clone();
+        Progress::new(move |update| {
+            let _ = sender.send(update);
+        })
+    }
+
+    async fn finish(self) {
+        let _ = self.done.send(());
+        drop(self.sender);
+        let _ = self.task.await;
+    }
+}

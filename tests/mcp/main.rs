@@ -1,0 +1,6 @@
+//! End to end: the example store's binary serving its tools over MCP (stdio and streamable
+//! HTTP), driven by rmcp's own client, on a real SQLite file per test.
+
+mod http;
+mod stdio;
+mod support;

@@ -1,0 +1,247 @@
+//! The store over stdio: `toolspec-store serve --as customer_id=1`.
+
+use futures_util::future::join_all;
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+const ALL_TOOLS: [&str; 7] = [
+    "customers_me",
+    "explain",
+    "orders_cancel",
+    "orders_export",
+    "orders_get",
+    "orders_place",
+    "orders_refund",
+];
+
+#[tokio::test]
+async fn lists_every_tool_sorted_with_schemas_annotations_and_meta() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let tools = client.list_tools(None).await.unwrap().tools;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ALL_TOOLS);
+
+    let tool = |name: &str| {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        serde_json::to_value(tool).unwrap()
+    };
+    let cancel = tool("orders_cancel");
+    assert_eq!(cancel["title"], "Cancel order");
+    assert_eq!(
+        cancel["description"],
+        "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\n\
+         Errors: not_cancelled, already_shipped, not_found."
+    );
+    assert_eq!(
+        cancel["annotations"],
+        json!({
+            "title": "Cancel order",
+            "readOnlyHint": false,
+            "destructiveHint": true,
+            "idempotentHint": false,
+            "openWorldHint": false
+        })
+    );
+    assert_eq!(cancel["_meta"], json!({ "toolspec/tags": ["orders", "write"] }));
+    // The ambient `customer_id` is not an input the model sees.
+    assert_eq!(cancel["inputSchema"]["required"], json!(["order_id"]));
+    assert_eq!(
+        cancel["inputSchema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["order_id", "reason"]
+    );
+    assert_eq!(cancel["outputSchema"]["required"], json!(["order"]));
+
+    assert_eq!(
+        tool("orders_get")["annotations"],
+        json!({
+            "title": "Get order",
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": false
+        })
+    );
+    assert_eq!(
+        tool("customers_me")["inputSchema"],
+        json!({ "type": "object", "additionalProperties": false })
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_successful_call_returns_structured_content_and_the_same_json_as_text() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let result = result(&client, "orders_get", json!({ "order_id": 1 })).await;
+    assert_eq!(result.is_error, Some(false));
+    let structured = result.structured_content.clone().expect("structuredContent");
+    assert_eq!(structured["order"]["id"], 1);
+    assert_eq!(structured["order"]["status"], "pending");
+    assert_eq!(structured["order"]["total"], json!({ "amount": 2500, "currency": "EUR" }));
+    let text: Value = serde_json::from_str(text(&result)).unwrap();
+    assert_eq!(text, structured);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn failures_are_error_results_with_the_user_facing_text_only() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+
+    let missing = result(&client, "orders_get", json!({ "order_id": 999 })).await;
+    assert_eq!(missing.is_error, Some(true));
+    assert_eq!(text(&missing), "No such order.");
+    assert_eq!(missing.structured_content, None);
+
+    let shipped = result(&client, "orders_cancel", json!({ "order_id": 2 })).await;
+    assert_eq!(shipped.is_error, Some(true));
+    assert_eq!(
+        text(&shipped),
+        "Could not cancel the order: The order has already shipped."
+    );
+
+    let guarded = result(&client, "orders_cancel", json!({ "order_id": 4 })).await;
+    assert_eq!(
+        text(&guarded),
+        "Could not cancel the order: Order must not already be cancelled."
+    );
+
+    let invalid = result(&client, "orders_get", json!({ "order_id": "abc" })).await;
+    assert_eq!(invalid.is_error, Some(true));
+    assert_eq!(
+        text(&invalid),
+        "Invalid arguments: `/order_id`: \"abc\" is not of type \"integer\"."
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn present_as_message_shows_the_rendered_message_beside_the_structured_value() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let result = result(&client, "orders_cancel", json!({ "order_id": 1 })).await;
+    assert_eq!(result.is_error, Some(false));
+    assert_eq!(text(&result), "Order 1 is now cancelled.");
+    let structured = result.structured_content.expect("structuredContent");
+    assert_eq!(structured["order"]["status"], "cancelled");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_model_cannot_smuggle_an_ambient_value() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let smuggled = result(
+        &client,
+        "customers_me",
+        json!({ "ambient_context": { "customer_id": 2 } }),
+    )
+    .await;
+    assert_eq!(smuggled.is_error, Some(false));
+    assert_eq!(smuggled.structured_content.unwrap()["name"], "Ada Lovelace");
+
+    let direct = result(&client, "orders_get", json!({ "order_id": 5, "customer_id": 2 })).await;
+    assert_eq!(direct.is_error, Some(true));
+    assert_eq!(
+        text(&direct),
+        "Invalid arguments: `/customer_id`: is not an argument of this tool (expected: order_id)."
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_tool_outside_the_callers_scopes_is_neither_listed_nor_callable() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(
+        &scratch,
+        &["--as", "customer_id=2", "--scope", "orders:read"],
+    )
+    .await;
+    assert_eq!(
+        names(&client).await,
+        ["customers_me", "explain", "orders_export", "orders_get"]
+    );
+
+    let hidden = protocol_error(
+        call(&client, "orders_cancel", json!({ "order_id": 5 }))
+            .await
+            .unwrap_err(),
+    );
+    let unknown = protocol_error(
+        call(&client, "orders_burn", json!({ "order_id": 5 }))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(hidden, (-32602, "Unknown tool: orders_cancel".to_owned()));
+    assert_eq!(unknown, (-32602, "Unknown tool: orders_burn".to_owned()));
+
+    // Explaining it reveals nothing either.
+    let explained = result(
+        &client,
+        "explain",
+        json!({ "tool": "orders_cancel", "arguments": { "order_id": 5 } }),
+    )
+    .await;
+    assert_eq!(text(&explained), "There is no tool named `orders_cancel`.");
+
+    // The order is untouched: Grace's pending order 5 can still be read.
+    let order = result(&client, "orders_get", json!({ "order_id": 5 })).await;
+    assert_eq!(order.structured_content.unwrap()["order"]["status"], "pending");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn progress_reports_reach_the_client_before_the_result() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let handle = start_call(&client, "orders_place", one_mug()).await;
+    let result = finish_call(handle).await;
+    assert_eq!(result.is_error, Some(false), "{result:?}");
+    let recorder = client.service();
+    recorder.wait_for_progress(3).await;
+    assert_eq!(
+        recorder.progress(),
+        [
+            (0.0, Some(1.0), Some("pricing the lines".to_owned())),
+            (0.5, Some(1.0), Some("reserving stock".to_owned())),
+            (1.0, Some(1.0), Some("order placed".to_owned())),
+        ]
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn cancellation_reaches_the_handler() {
+    let scratch = Scratch::new();
+    let (client, log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    // Ada has four orders; at 400 ms per order the export takes 1.6 s unless cancelled.
+    let handle = start_call(&client, "orders_export", json!({ "pace_ms": 400 })).await;
+    client.service().wait_for_progress(1).await;
+    handle.cancel(Some("changed my mind".into())).await.unwrap();
+    let line = log.wait_for(&["export cancelled"]).await;
+    assert!(line.contains("done=1") && line.contains("total=4"), "{line}");
+    assert_eq!(client.service().progress().len(), 1);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn concurrent_calls_on_one_session_each_get_their_own_answer() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let ids: Vec<i64> = (0..16).map(|i| 1 + i % 4).collect();
+    let results = join_all(
+        ids.iter()
+            .map(|id| result(&client, "orders_get", json!({ "order_id": id }))),
+    )
+    .await;
+    for (id, result) in ids.iter().zip(results) {
+        assert_eq!(result.structured_content.unwrap()["order"]["id"], *id);
+    }
+    client.cancel().await.unwrap();
+}

@@ -1,0 +1,323 @@
+//! Starting the real store binary as an MCP server (stdio or HTTP) on a fresh SQLite file, and
+//! an rmcp client that records the progress notifications it receives.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest, ProgressNotificationParam,
+    ProtocolVersion, Request, ServerResult,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RequestHandle, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ClientServiceExt, RoleClient, ServiceError, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::Notify;
+
+/// How long a test waits for anything the server should do promptly.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+/// The example store's binary, built by cargo for this test.
+const BINARY: &str = env!("CARGO_BIN_EXE_toolspec-store");
+
+pub type Client = RunningService<RoleClient, Recorder>;
+
+/// A fresh database directory; the store seeds the database on first use.
+pub struct Scratch {
+    dir: tempfile::TempDir,
+}
+
+impl Scratch {
+    pub fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("a temporary directory"),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("store.db")
+    }
+
+    pub fn file(&self, name: &str, contents: &str) -> PathBuf {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, contents).expect("write a scratch file");
+        path
+    }
+}
+
+/// Lines a server process wrote to stderr, collected in the background.
+#[derive(Clone, Default)]
+pub struct ServerLog {
+    lines: Arc<Mutex<Vec<String>>>,
+    changed: Arc<Notify>,
+}
+
+impl ServerLog {
+    fn follow(stderr: impl tokio::io::AsyncRead + Unpin + Send + 'static) -> Self {
+        let log = Self::default();
+        let writer = log.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                writer.lines.lock().unwrap().push(line);
+                writer.changed.notify_waiters();
+            }
+        });
+        log
+    }
+
+    /// The first line containing every one of `needles`, waiting for it.
+    pub async fn wait_for(&self, needles: &[&str]) -> String {
+        let find = || {
+            self.lines
+                .lock()
+                .unwrap()
+                .iter()
+                .find(|line| needles.iter().all(|n| line.contains(n)))
+                .cloned()
+        };
+        let waited = tokio::time::timeout(PATIENCE, async {
+            loop {
+                let changed = self.changed.notified();
+                if let Some(line) = find() {
+                    return line;
+                }
+                changed.await;
+            }
+        })
+        .await;
+        waited.unwrap_or_else(|_| {
+            panic!(
+                "the server never logged a line with {needles:?}; it logged:\n{}",
+                self.lines.lock().unwrap().join("\n")
+            )
+        })
+    }
+}
+
+/// An MCP client that records `notifications/progress`.
+#[derive(Clone)]
+pub struct Recorder {
+    info: ClientConfig,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    progressed: Arc<Notify>,
+}
+
+impl Recorder {
+    pub fn new(version: ProtocolVersion) -> Self {
+        let mut info = ClientConfig::default();
+        info.protocol_version = version;
+        Self {
+            info,
+            progress: Arc::default(),
+            progressed: Arc::default(),
+        }
+    }
+
+    /// Every progress notification received so far, as `(progress, total, message)`.
+    pub fn progress(&self) -> Vec<(f64, Option<f64>, Option<String>)> {
+        self.progress
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| (p.progress, p.total, p.message.clone()))
+            .collect()
+    }
+
+    /// Waits until at least `count` progress notifications arrived.
+    pub async fn wait_for_progress(&self, count: usize) {
+        tokio::time::timeout(PATIENCE, async {
+            loop {
+                let progressed = self.progressed.notified();
+                if self.progress.lock().unwrap().len() >= count {
+                    return;
+                }
+                progressed.await;
+            }
+        })
+        .await
+        .unwrap_or_else(|_| panic!("fewer than {count} progress notifications: {:?}", self.progress()));
+    }
+}
+
+impl ClientHandler for Recorder {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+        self.progressed.notify_waiters();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+}
+
+/// The store served on stdio with `args` after `serve` (e.g. `--as customer_id=1`), and a
+/// client connected to it.
+pub async fn stdio(scratch: &Scratch, args: &[&str]) -> (Client, ServerLog) {
+    let mut command = tokio::process::Command::new(BINARY);
+    command
+        .arg("--db")
+        .arg(scratch.db())
+        .arg("serve")
+        .args(args);
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the store binary");
+    let log = ServerLog::follow(stderr.expect("piped stderr"));
+    let client = Recorder::new(ProtocolVersion::V_2025_11_25)
+        .serve(transport)
+        .await
+        .expect("an MCP session over stdio");
+    (client, log)
+}
+
+/// The store served over streamable HTTP on a free loopback port.
+pub struct HttpServer {
+    _process: tokio::process::Child,
+    pub url: String,
+    pub log: ServerLog,
+}
+
+/// The tokens file every HTTP test uses.
+pub const TOKENS: &str = r#"{
+  "ada-token": { "id": "ada", "ambient": { "customer_id": 1 },
+                 "scopes": ["orders:read", "orders:write", "payments:refund"] },
+  "grace-token": { "id": "grace", "ambient": { "customer_id": 2 }, "scopes": ["orders:read"] }
+}"#;
+
+impl HttpServer {
+    pub async fn start(scratch: &Scratch) -> Self {
+        let tokens = scratch.file("tokens.json", TOKENS);
+        let mut process = tokio::process::Command::new(BINARY)
+            .arg("--db")
+            .arg(scratch.db())
+            .args(["serve", "--http", "127.0.0.1:0", "--tokens"])
+            .arg(tokens)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the store binary");
+        let log = ServerLog::follow(process.stderr.take().expect("piped stderr"));
+        let line = log.wait_for(&["MCP endpoint: "]).await;
+        let url = line
+            .split_once("MCP endpoint: ")
+            .map(|(_, url)| url.trim().to_owned())
+            .expect("the endpoint line names the URL");
+        Self {
+            _process: process,
+            url,
+            log,
+        }
+    }
+
+    /// A client authenticated with `token`: `version` 2026-07-28 uses the stateless
+    /// discover lifecycle, older versions an `initialize` handshake and a session.
+    pub async fn client(&self, token: &str, version: ProtocolVersion) -> Client {
+        self.try_client(token, version)
+            .await
+            .expect("an MCP session over HTTP")
+    }
+
+    pub async fn try_client(
+        &self,
+        token: &str,
+        version: ProtocolVersion,
+    ) -> Result<Client, rmcp::service::ClientInitializeError> {
+        let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
+            .auth_header(token.to_owned());
+        let transport = StreamableHttpClientTransport::from_config(config);
+        let recorder = Recorder::new(version.clone());
+        if version == ProtocolVersion::V_2026_07_28 {
+            recorder
+                .serve_with_lifecycle(
+                    transport,
+                    rmcp::ClientLifecycleMode::Discover {
+                        preferred_versions: vec![version],
+                    },
+                )
+                .await
+        } else {
+            recorder.serve(transport).await
+        }
+    }
+}
+
+/// Calls `tool` with `arguments` (a JSON object).
+pub async fn call(client: &Client, tool: &str, arguments: Value) -> Result<CallToolResult, ServiceError> {
+    client.call_tool(params(tool, arguments)).await
+}
+
+/// Calls `tool` and expects a tool result (success or failure), not a protocol error.
+pub async fn result(client: &Client, tool: &str, arguments: Value) -> CallToolResult {
+    call(client, tool, arguments.clone())
+        .await
+        .unwrap_or_else(|e| panic!("{tool}({arguments}) was a protocol error: {e}"))
+}
+
+pub fn params(tool: &str, arguments: Value) -> CallToolRequestParams {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments)
+}
+
+/// Starts a call whose progress is reported and which can be cancelled.
+pub async fn start_call(client: &Client, tool: &str, arguments: Value) -> RequestHandle<RoleClient> {
+    client
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(Request::new(params(tool, arguments))),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .expect("the request is sent")
+}
+
+/// The tool result a started call ended with.
+pub async fn finish_call(handle: RequestHandle<RoleClient>) -> CallToolResult {
+    match handle.await_response().await.expect("a response") {
+        ServerResult::CallToolResult(result) => result,
+        other => panic!("not a tool result: {other:?}"),
+    }
+}
+
+/// The text of a result's only content block.
+pub fn text(result: &CallToolResult) -> &str {
+    assert_eq!(result.content.len(), 1, "one content block: {result:?}");
+    &result.content[0].as_text().expect("a text block").text
+}
+
+/// The JSON-RPC error code and message of a protocol error.
+pub fn protocol_error(error: ServiceError) -> (i32, String) {
+    match error {
+        ServiceError::McpError(data) => (data.code.0, data.message.into_owned()),
+        other => panic!("not a JSON-RPC error: {other}"),
+    }
+}
+
+/// Every listed tool's name, in listing order.
+pub async fn names(client: &Client) -> Vec<String> {
+    client
+        .list_tools(None)
+        .await
+        .expect("tools/list")
+        .tools
+        .into_iter()
+        .map(|t| t.name.into_owned())
+        .collect()
+}
+
+/// Arguments of an order the store can place (one enamel mug).
+pub fn one_mug() -> Value {
+    json!({ "lines": [{ "sku": "MUG-001", "quantity": 1 }] })
+}
