@@ -91,7 +91,12 @@ enum Command {
         http: Option<SocketAddr>,
         /// HTTP only: the bearer tokens file, mapping each token to a caller (`id`,
         /// `ambient`, `scopes`).
-        #[arg(long, value_name = "PATH", default_value = "tokens.json", requires = "http")]
+        #[arg(
+            long,
+            value_name = "PATH",
+            default_value = "tokens.json",
+            requires = "http"
+        )]
         tokens: PathBuf,
         /// HTTP only: also accept this `Host` (default: loopback names only). Repeatable.
         #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
@@ -186,11 +191,15 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let served = match http {
                 Some(addr) => serve_http(registry, addr, &tokens, allowed_hosts).await,
                 None => {
-                    let mut caller = Caller::new("stdio").with_ambient(ambient.into_iter().collect());
+                    let mut caller =
+                        Caller::new("stdio").with_ambient(ambient.into_iter().collect());
                     if !scopes.is_empty() {
                         caller = caller.with_scopes(scopes);
                     }
-                    server(registry, caller).serve_stdio().await.map_err(Into::into)
+                    server(registry, caller)
+                        .serve_stdio()
+                        .await
+                        .map_err(Into::into)
                 }
             };
             store.close().await;
@@ -361,8 +370,11 @@ async fn serve_http(
         .with_context(|| format!("could not listen on {addr}"))?;
     let local = listener.local_addr()?;
     // Nobody calls anonymously over HTTP: the authenticator supplies every caller.
-    let mut transport = HttpTransport::new(server(registry, Caller::new("anonymous").with_scopes(Vec::<String>::new())))
-        .authenticator(tokens);
+    let mut transport = HttpTransport::new(server(
+        registry,
+        Caller::new("anonymous").with_scopes(Vec::<String>::new()),
+    ))
+    .authenticator(tokens);
     if !allowed_hosts.is_empty() {
         let loopback = ["localhost", "127.0.0.1", "::1"].map(String::from);
         transport = transport.allowed_hosts(loopback.into_iter().chain(allowed_hosts));

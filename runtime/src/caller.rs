@@ -115,7 +115,10 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(caller.id.as_deref(), Some("alice"));
-        assert_eq!(caller.ambient.get("customer_id"), Some(&serde_json::json!(1)));
+        assert_eq!(
+            caller.ambient.get("customer_id"),
+            Some(&serde_json::json!(1))
+        );
         assert_eq!(caller.scopes, Scopes::only(["orders:read"]));
 
         let open: Caller = serde_json::from_value(serde_json::json!({})).unwrap();

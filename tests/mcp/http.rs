@@ -7,7 +7,11 @@ use serde_json::json;
 use crate::support::*;
 
 /// `tools/list` as a raw HTTP request, with or without a token and with a chosen `Host`.
-async fn raw_list(server: &HttpServer, token: Option<&str>, host: Option<&str>) -> reqwest::Response {
+async fn raw_list(
+    server: &HttpServer,
+    token: Option<&str>,
+    host: Option<&str>,
+) -> reqwest::Response {
     let mut request = reqwest::Client::new()
         .post(&server.url)
         .header("content-type", "application/json")
@@ -43,7 +47,10 @@ async fn requests_without_a_known_token_get_401() {
             "Bearer realm=\"mcp\""
         );
     }
-    assert_eq!(raw_list(&server, Some("ada-token"), None).await.status(), 200);
+    assert_eq!(
+        raw_list(&server, Some("ada-token"), None).await.status(),
+        200
+    );
     // rmcp's client sees the refusal too.
     assert!(
         server
@@ -87,7 +94,9 @@ async fn every_supported_protocol_version_lists_and_calls() {
 async fn the_token_decides_the_ambient_context_and_the_visible_tools() {
     let scratch = Scratch::new();
     let server = HttpServer::start(&scratch).await;
-    let grace = server.client("grace-token", ProtocolVersion::V_2026_07_28).await;
+    let grace = server
+        .client("grace-token", ProtocolVersion::V_2026_07_28)
+        .await;
     assert_eq!(
         names(&grace).await,
         ["customers_me", "explain", "orders_export", "orders_get"]
@@ -110,7 +119,9 @@ async fn the_token_decides_the_ambient_context_and_the_visible_tools() {
     assert_eq!(text(&foreign), "No such order.");
     grace.cancel().await.unwrap();
 
-    let ada = server.client("ada-token", ProtocolVersion::V_2025_11_25).await;
+    let ada = server
+        .client("ada-token", ProtocolVersion::V_2025_11_25)
+        .await;
     let cancelled = result(&ada, "orders_cancel", json!({ "order_id": 1 })).await;
     assert_eq!(text(&cancelled), "Order 1 is now cancelled.");
     ada.cancel().await.unwrap();
@@ -153,7 +164,9 @@ async fn progress_and_cancellation_over_http() {
 async fn concurrent_calls_on_one_session() {
     let scratch = Scratch::new();
     let server = HttpServer::start(&scratch).await;
-    let client = server.client("ada-token", ProtocolVersion::V_2025_11_25).await;
+    let client = server
+        .client("ada-token", ProtocolVersion::V_2025_11_25)
+        .await;
     let ids: Vec<i64> = (0..16).map(|i| 1 + i % 4).collect();
     let results = join_all(
         ids.iter()

@@ -44,7 +44,10 @@ async fn lists_every_tool_sorted_with_schemas_annotations_and_meta() {
             "openWorldHint": false
         })
     );
-    assert_eq!(cancel["_meta"], json!({ "toolspec/tags": ["orders", "write"] }));
+    assert_eq!(
+        cancel["_meta"],
+        json!({ "toolspec/tags": ["orders", "write"] })
+    );
     // The ambient `customer_id` is not an input the model sees.
     assert_eq!(cancel["inputSchema"]["required"], json!(["order_id"]));
     assert_eq!(
@@ -80,10 +83,16 @@ async fn a_successful_call_returns_structured_content_and_the_same_json_as_text(
     let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
     let result = result(&client, "orders_get", json!({ "order_id": 1 })).await;
     assert_eq!(result.is_error, Some(false));
-    let structured = result.structured_content.clone().expect("structuredContent");
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
     assert_eq!(structured["order"]["id"], 1);
     assert_eq!(structured["order"]["status"], "pending");
-    assert_eq!(structured["order"]["total"], json!({ "amount": 2500, "currency": "EUR" }));
+    assert_eq!(
+        structured["order"]["total"],
+        json!({ "amount": 2500, "currency": "EUR" })
+    );
     let text: Value = serde_json::from_str(text(&result)).unwrap();
     assert_eq!(text, structured);
     client.cancel().await.unwrap();
@@ -146,7 +155,12 @@ async fn the_model_cannot_smuggle_an_ambient_value() {
     assert_eq!(smuggled.is_error, Some(false));
     assert_eq!(smuggled.structured_content.unwrap()["name"], "Ada Lovelace");
 
-    let direct = result(&client, "orders_get", json!({ "order_id": 5, "customer_id": 2 })).await;
+    let direct = result(
+        &client,
+        "orders_get",
+        json!({ "order_id": 5, "customer_id": 2 }),
+    )
+    .await;
     assert_eq!(direct.is_error, Some(true));
     assert_eq!(
         text(&direct),
@@ -192,7 +206,10 @@ async fn a_tool_outside_the_callers_scopes_is_neither_listed_nor_callable() {
 
     // The order is untouched: Grace's pending order 5 can still be read.
     let order = result(&client, "orders_get", json!({ "order_id": 5 })).await;
-    assert_eq!(order.structured_content.unwrap()["order"]["status"], "pending");
+    assert_eq!(
+        order.structured_content.unwrap()["order"]["status"],
+        "pending"
+    );
     client.cancel().await.unwrap();
 }
 
@@ -225,7 +242,10 @@ async fn cancellation_reaches_the_handler() {
     client.service().wait_for_progress(1).await;
     handle.cancel(Some("changed my mind".into())).await.unwrap();
     let line = log.wait_for(&["export cancelled"]).await;
-    assert!(line.contains("done=1") && line.contains("total=4"), "{line}");
+    assert!(
+        line.contains("done=1") && line.contains("total=4"),
+        "{line}"
+    );
     assert_eq!(client.service().progress().len(), 1);
     client.cancel().await.unwrap();
 }

@@ -140,7 +140,12 @@ impl Recorder {
             }
         })
         .await
-        .unwrap_or_else(|_| panic!("fewer than {count} progress notifications: {:?}", self.progress()));
+        .unwrap_or_else(|_| {
+            panic!(
+                "fewer than {count} progress notifications: {:?}",
+                self.progress()
+            )
+        });
     }
 }
 
@@ -254,7 +259,11 @@ impl HttpServer {
 }
 
 /// Calls `tool` with `arguments` (a JSON object).
-pub async fn call(client: &Client, tool: &str, arguments: Value) -> Result<CallToolResult, ServiceError> {
+pub async fn call(
+    client: &Client,
+    tool: &str,
+    arguments: Value,
+) -> Result<CallToolResult, ServiceError> {
     client.call_tool(params(tool, arguments)).await
 }
 
@@ -273,7 +282,11 @@ pub fn params(tool: &str, arguments: Value) -> CallToolRequestParams {
 }
 
 /// Starts a call whose progress is reported and which can be cancelled.
-pub async fn start_call(client: &Client, tool: &str, arguments: Value) -> RequestHandle<RoleClient> {
+pub async fn start_call(
+    client: &Client,
+    tool: &str,
+    arguments: Value,
+) -> RequestHandle<RoleClient> {
     client
         .send_request_with_option(
             ClientRequest::CallToolRequest(Request::new(params(tool, arguments))),

@@ -139,16 +139,13 @@ impl HttpTransport {
     pub fn router(self) -> axum::Router {
         let server = self.server;
         let service: StreamableHttpService<McpServer, LocalSessionManager> =
-            StreamableHttpService::new(
-                move || Ok(server.clone()),
-                Arc::default(),
-                self.config,
-            );
+            StreamableHttpService::new(move || Ok(server.clone()), Arc::default(), self.config);
         let router = axum::Router::new().nest_service(PATH, service);
         match self.authenticator {
-            Some(authenticator) => {
-                router.layer(axum::middleware::from_fn_with_state(authenticator, authenticate))
-            }
+            Some(authenticator) => router.layer(axum::middleware::from_fn_with_state(
+                authenticator,
+                authenticate,
+            )),
             None => router,
         }
     }

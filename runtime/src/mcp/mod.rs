@@ -107,6 +107,86 @@ fn object(schema: &str) -> Arc<JsonObject> {
     }
 }
 
+/// The MCP tools of a registry, projected once: sorted by MCP name, with each tool's
+/// descriptor and `present_as`, looked up by MCP name. [`McpServer`] serves from it.
+#[derive(Debug, Clone, Default)]
+pub struct Listing {
+    entries: Vec<Listed>,
+    /// MCP name → position in `entries`.
+    index: HashMap<&'static str, usize>,
+}
+
+#[derive(Debug, Clone)]
+struct Listed {
+    tool: Tool,
+    descriptor: &'static Descriptor,
+    present_as: PresentAs,
+}
+
+impl Listing {
+    /// Every MCP member of `registry`.
+    pub fn new(registry: &Registry) -> Self {
+        Self::from_descriptors(registry.tools_for(ADAPTER).into_iter().map(|registered| {
+            let present_as = registered
+                .settings(ADAPTER)
+                .map(|s| s.present_as())
+                .unwrap_or_default();
+            (registered.descriptor(), present_as)
+        }))
+    }
+
+    /// These descriptors (those that are MCP members), each presented as given.
+    pub fn from_descriptors(
+        descriptors: impl IntoIterator<Item = (&'static Descriptor, PresentAs)>,
+    ) -> Self {
+        let mut entries: Vec<Listed> = descriptors
+            .into_iter()
+            .filter_map(|(descriptor, present_as)| {
+                Some(Listed {
+                    tool: wrap(descriptor)?,
+                    descriptor,
+                    present_as,
+                })
+            })
+            .collect();
+        entries.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
+        let index = entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, listed)| Some((listed.descriptor.name_for(ADAPTER)?, i)))
+            .collect();
+        Self { entries, index }
+    }
+
+    /// Every tool `caller` may see, sorted by MCP name.
+    pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
+        self.entries
+            .iter()
+            .filter(|listed| caller.may_call(listed.descriptor))
+            .map(|listed| listed.tool.clone())
+            .collect()
+    }
+
+    /// The tool named `name` on MCP, whoever asks.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.find(name).map(|listed| &listed.tool)
+    }
+
+    /// How many tools are listed.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether no tool is listed.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn find(&self, name: &str) -> Option<&Listed> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+}
+
 /// An MCP server over a registry: cheap to clone (the streamable HTTP transport makes one
 /// per request).
 #[derive(Clone)]
@@ -118,51 +198,21 @@ pub struct McpServer {
 
 struct Shared {
     registry: Arc<Registry>,
-    /// Every member tool, sorted by MCP name.
-    listing: Vec<Listed>,
-    /// MCP name → position in `listing`.
-    index: HashMap<&'static str, usize>,
+    listing: Listing,
     info: ServerConfig,
-}
-
-struct Listed {
-    tool: Tool,
-    descriptor: &'static Descriptor,
-    present_as: PresentAs,
 }
 
 impl McpServer {
     /// Serves every MCP member of `registry`, as `caller` unless a transport says otherwise.
     pub fn new(registry: impl Into<Arc<Registry>>, caller: Caller) -> Self {
         let registry = registry.into();
-        let mut listing: Vec<Listed> = registry
-            .tools_for(ADAPTER)
-            .into_iter()
-            .filter_map(|registered| {
-                let descriptor = registered.descriptor();
-                Some(Listed {
-                    tool: wrap(descriptor)?,
-                    descriptor,
-                    present_as: registered
-                        .settings(ADAPTER)
-                        .map(|s| s.present_as())
-                        .unwrap_or_default(),
-                })
-            })
-            .collect();
-        listing.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
-        let index = listing
-            .iter()
-            .enumerate()
-            .filter_map(|(i, listed)| Some((listed.descriptor.name_for(ADAPTER)?, i)))
-            .collect();
+        let listing = Listing::new(&registry);
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = Implementation::new("toolspec", env!("CARGO_PKG_VERSION"));
         Self {
             shared: Arc::new(Shared {
                 registry,
                 listing,
-                index,
                 info,
             }),
             caller: Arc::new(caller),
@@ -182,14 +232,9 @@ impl McpServer {
         &self.shared.registry
     }
 
-    /// Every tool `caller` may see, sorted by MCP name.
-    pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
-        self.shared
-            .listing
-            .iter()
-            .filter(|listed| caller.may_call(listed.descriptor))
-            .map(|listed| listed.tool.clone())
-            .collect()
+    /// What this server lists.
+    pub fn listing(&self) -> &Listing {
+        &self.shared.listing
     }
 
     /// Serves on stdin/stdout until the client disconnects.
@@ -224,9 +269,8 @@ impl McpServer {
         let caller = self.caller_of(&context);
         let listed = self
             .shared
-            .index
-            .get(request.name.as_ref())
-            .map(|&i| &self.shared.listing[i])
+            .listing
+            .find(&request.name)
             .filter(|listed| caller.may_call(listed.descriptor))
             .ok_or_else(|| unknown_tool(&request.name))?;
         let registered = self
@@ -298,9 +342,8 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.tools_for(self.caller_of(&context)),
-        ))
+        let tools = self.shared.listing.tools_for(self.caller_of(&context));
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -308,12 +351,13 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context).await.map(CallToolResponse::from)
+        self.call(request, context)
+            .await
+            .map(CallToolResponse::from)
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let &i = self.shared.index.get(name)?;
-        Some(self.shared.listing[i].tool.clone())
+        self.shared.listing.get(name).cloned()
     }
 }
 
@@ -330,57 +374,73 @@ impl std::fmt::Display for ServeError {
 impl std::error::Error for ServeError {}
 
 /// Sends a handler's progress reports to the client as `notifications/progress`, in order,
-/// all of them before the call's response.
+/// all of them before the call's response. Clients send a progress token with every request,
+/// while few handlers report progress: the forwarding task starts with the first report.
 struct ProgressForwarder {
-    sender: mpsc::UnboundedSender<ProgressUpdate>,
-    done: tokio::sync::oneshot::Sender<()>,
-    task: tokio::task::JoinHandle<()>,
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+    state: Arc<std::sync::Mutex<Forwarding>>,
+}
+
+enum Forwarding {
+    Idle,
+    Running {
+        sender: mpsc::UnboundedSender<ProgressUpdate>,
+        task: tokio::task::JoinHandle<()>,
+    },
+    /// The call is over; later reports (from a handler that kept its reporter) are dropped.
+    Finished,
 }
 
 impl ProgressForwarder {
     fn start(peer: Peer<RoleServer>, token: ProgressToken) -> Self {
-        let (sender, mut updates) = mpsc::unbounded_channel::<ProgressUpdate>();
-        let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            let notify = |update: ProgressUpdate| {
-                let param = ProgressNotificationParam::new(token.clone(), update.fraction)
-                    .with_total(1.0)
-                    .with_message(update.message);
-                let peer = peer.clone();
-                async move {
-                    if let Err(e) = peer.notify_progress(param).await {
-                        tracing::debug!(error = %e, "a progress notification was not delivered");
-                    }
-                }
-            };
-            loop {
-                tokio::select! {
-                    biased;
-                    update = updates.recv() => match update {
-                        Some(update) => notify(update).await,
-                        None => return,
-                    },
-                    _ = &mut finished => break,
-                }
-            }
-            // The call is over: deliver what is queued, even if a handler kept a reporter.
-            while let Ok(update) = updates.try_recv() {
-                notify(update).await;
-            }
-        });
-        Self { sender, done, task }
+        Self {
+            peer,
+            token,
+            state: Arc::new(std::sync::Mutex::new(Forwarding::Idle)),
+        }
     }
 
     fn progress(&self) -> Progress {
-        let sender = self.sender.clone();
+        let (peer, token, state) = (self.peer.clone(), self.token.clone(), self.state.clone());
         Progress::new(move |update| {
-            let _ = sender.send(update);
+            let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
+            if let Forwarding::Idle = *state {
+                let (sender, updates) = mpsc::unbounded_channel();
+                let task = tokio::spawn(forward(peer.clone(), token.clone(), updates));
+                *state = Forwarding::Running { sender, task };
+            }
+            if let Forwarding::Running { sender, .. } = &*state {
+                let _ = sender.send(update);
+            }
         })
     }
 
+    /// Waits until every report made during the call has been sent.
     async fn finish(self) {
-        let _ = self.done.send(());
-        drop(self.sender);
-        let _ = self.task.await;
+        let previous = {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            std::mem::replace(&mut *state, Forwarding::Finished)
+        };
+        if let Forwarding::Running { sender, task } = previous {
+            // Closing the channel ends the task once it has sent what is queued.
+            drop(sender);
+            let _ = task.await;
+        }
+    }
+}
+
+async fn forward(
+    peer: Peer<RoleServer>,
+    token: ProgressToken,
+    mut updates: mpsc::UnboundedReceiver<ProgressUpdate>,
+) {
+    while let Some(update) = updates.recv().await {
+        let param = ProgressNotificationParam::new(token.clone(), update.fraction)
+            .with_total(1.0)
+            .with_message(update.message);
+        if let Err(e) = peer.notify_progress(param).await {
+            tracing::debug!(error = %e, "a progress notification was not delivered");
+        }
     }
 }

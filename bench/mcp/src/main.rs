@@ -1,0 +1,536 @@
+//! `tools/call` over MCP through toolspec's adapter, against the same tool written with rmcp's
+//! own `#[tool]` macros, in one run: each server is this binary in a child process, driven by
+//! rmcp's client over stdio, streamable HTTP with a session (2025-11-25) and stateless
+//! streamable HTTP (2026-07-28). Then `tools/list` of 1,000 tools, server side.
+//!
+//! ```text
+//! cargo run --release -p toolspec-bench-mcp               # everything, default sizes
+//! cargo run --release -p toolspec-bench-mcp -- --calls 500 # quicker
+//! ```
+//!
+//! The tool (`catalog_quote`: sku, quantity, currency → total) does no I/O, so the figures are
+//! the cost of the MCP layers: toolspec validates arguments and output against the schemas
+//! and runs the invoker; the macro server deserializes with serde and validates nothing.
+
+use std::net::SocketAddr;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand, ValueEnum};
+use futures_util::StreamExt;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    CallToolRequestParams, ClientConfig, ListToolsResult, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{
+    ClientServiceExt, Json, RoleClient, ServerHandler, ServiceExt, tool, tool_handler, tool_router,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use toolspec::mcp::http::HttpTransport;
+use toolspec::mcp::{Listing, McpServer};
+use toolspec::{AdapterBinding, Caller, CancellationToken, Descriptor, PresentAs};
+
+toolspec::include_tools!();
+
+use tools::catalog::{order, quote};
+
+#[derive(Debug, Parser)]
+#[command(about = "MCP benchmark: toolspec's adapter vs an rmcp #[tool] macro server.")]
+struct Cli {
+    /// Sequential calls measured per server and transport.
+    #[arg(long, default_value_t = 2000)]
+    calls: usize,
+    /// Calls kept in flight at once in the throughput run.
+    #[arg(long, default_value_t = 16)]
+    in_flight: usize,
+    /// Tools in the `tools/list` measurement.
+    #[arg(long, default_value_t = 1000)]
+    list_tools: usize,
+    #[command(subcommand)]
+    serve: Option<Serve>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Serve {
+    /// Serve (what the driver starts in a child process).
+    Serve {
+        server: Server,
+        /// Streamable HTTP on this address instead of stdio.
+        #[arg(long)]
+        http: Option<SocketAddr>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Server {
+    Toolspec,
+    Macros,
+}
+
+impl Server {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Toolspec => "toolspec",
+            Self::Macros => "rmcp macros",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    Stdio,
+    HttpSession,
+    HttpStateless,
+}
+
+impl Transport {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Stdio => "stdio",
+            Self::HttpSession => "HTTP 2025-11-25",
+            Self::HttpStateless => "HTTP 2026-07-28",
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tool, twice.
+
+/// toolspec's handler for the spec'd tools.
+struct Catalog;
+
+impl quote::Handler for Catalog {
+    async fn call(&self, input: quote::Input, _cx: quote::Context<'_>) -> quote::Outcome {
+        let currency = match input.currency {
+            quote::Currency::Eur => quote::OutputCurrency::Eur,
+            quote::Currency::Usd => quote::OutputCurrency::Usd,
+            quote::Currency::Gbp => quote::OutputCurrency::Gbp,
+        };
+        Ok(quote::Output {
+            total: input.quantity * UNIT_PRICE,
+            sku: input.sku,
+            quantity: input.quantity,
+            currency,
+        })
+    }
+}
+
+impl order::Handler for Catalog {
+    async fn call(&self, input: order::Input, _cx: order::Context<'_>) -> order::Outcome {
+        let lines: Vec<tools::types::Line> = input
+            .lines
+            .into_iter()
+            .map(|line| tools::types::Line {
+                price: tools::types::Money {
+                    amount: line.quantity * UNIT_PRICE,
+                    currency: tools::types::MoneyCurrency::Eur,
+                },
+                sku: line.sku,
+                quantity: line.quantity,
+            })
+            .collect();
+        let amount = lines.iter().map(|line| line.price.amount).sum();
+        Ok(order::Output {
+            lines,
+            total: tools::types::Money {
+                amount,
+                currency: tools::types::MoneyCurrency::Eur,
+            },
+        })
+    }
+
+    async fn not_empty(&self, input: &order::Input, _cx: &order::Context<'_>) -> bool {
+        !input.lines.is_empty()
+    }
+}
+
+const UNIT_PRICE: i64 = 1250;
+
+/// The same tool with rmcp's macros, written the way its documentation shows.
+mod macros {
+    use rmcp::schemars::JsonSchema;
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, JsonSchema)]
+    #[schemars(crate = "rmcp::schemars")]
+    pub enum Currency {
+        #[default]
+        #[serde(rename = "EUR")]
+        Eur,
+        #[serde(rename = "USD")]
+        Usd,
+        #[serde(rename = "GBP")]
+        Gbp,
+    }
+
+    #[derive(Debug, Deserialize, JsonSchema)]
+    #[schemars(crate = "rmcp::schemars")]
+    pub struct QuoteRequest {
+        /// Stock keeping unit.
+        pub sku: String,
+        pub quantity: i64,
+        #[serde(default)]
+        pub currency: Currency,
+    }
+
+    #[derive(Debug, Serialize, JsonSchema)]
+    #[schemars(crate = "rmcp::schemars")]
+    pub struct Quote {
+        pub sku: String,
+        pub quantity: i64,
+        /// Minor units.
+        pub total: i64,
+        pub currency: Currency,
+    }
+}
+
+#[derive(Debug, Clone)]
+struct MacroServer {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl MacroServer {
+    fn new() -> Self {
+        Self {
+            tool_router: Self::tool_router(),
+        }
+    }
+
+    #[tool(
+        name = "catalog_quote",
+        description = "Price a quantity of one product in a currency."
+    )]
+    async fn quote(
+        &self,
+        Parameters(request): Parameters<macros::QuoteRequest>,
+    ) -> Result<Json<macros::Quote>, String> {
+        Ok(Json(macros::Quote {
+            total: request.quantity * UNIT_PRICE,
+            sku: request.sku,
+            quantity: request.quantity,
+            currency: request.currency,
+        }))
+    }
+}
+
+// The router is built once and kept, as rmcp's examples do (the default rebuilds it per call).
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MacroServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+fn toolspec_server() -> McpServer {
+    McpServer::new(tools::registry(Catalog), Caller::new("bench"))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving (child process).
+
+async fn serve(server: Server, http: Option<SocketAddr>) -> anyhow::Result<()> {
+    match (server, http) {
+        (Server::Toolspec, None) => Ok(toolspec_server().serve_stdio().await?),
+        (Server::Macros, None) => {
+            MacroServer::new()
+                .serve(rmcp::transport::stdio())
+                .await?
+                .waiting()
+                .await?;
+            Ok(())
+        }
+        (server, Some(addr)) => {
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            eprintln!("listening on http://{}/mcp", listener.local_addr()?);
+            match server {
+                Server::Toolspec => {
+                    HttpTransport::new(toolspec_server())
+                        .serve(listener, CancellationToken::new())
+                        .await?
+                }
+                Server::Macros => {
+                    // rmcp's own transport, mounted the way rmcp's examples do, with the
+                    // same TCP_NODELAY as ours.
+                    use axum::serve::ListenerExt;
+                    let service: StreamableHttpService<MacroServer, LocalSessionManager> =
+                        StreamableHttpService::new(
+                            || Ok(MacroServer::new()),
+                            Arc::default(),
+                            StreamableHttpServerConfig::default(),
+                        );
+                    let router = axum::Router::new().nest_service("/mcp", service);
+                    let listener = listener.tap_io(|tcp| {
+                        let _ = tcp.set_nodelay(true);
+                    });
+                    axum::serve(listener, router).await?
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driving (parent process).
+
+type Client = RunningService<RoleClient, ClientConfig>;
+
+/// A server in a child process and a client connected to it.
+struct Connection {
+    client: Client,
+    _child: Option<tokio::process::Child>,
+}
+
+async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connection> {
+    let exe = std::env::current_exe()?;
+    let server_arg = match server {
+        Server::Toolspec => "toolspec",
+        Server::Macros => "macros",
+    };
+    if transport == Transport::Stdio {
+        let mut command = tokio::process::Command::new(exe);
+        command.args(["serve", server_arg]);
+        let (process, _) = TokioChildProcess::builder(command)
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let client = ClientConfig::default().serve(process).await?;
+        return Ok(Connection {
+            client,
+            _child: None,
+        });
+    }
+    let mut child = tokio::process::Command::new(exe)
+        .args(["serve", server_arg, "--http", "127.0.0.1:0"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut lines = BufReader::new(child.stderr.take().context("stderr")?).lines();
+    let url = loop {
+        let line = lines
+            .next_line()
+            .await?
+            .context("the server exited before listening")?;
+        if let Some(url) = line.strip_prefix("listening on ") {
+            break url.trim().to_owned();
+        }
+    };
+    let http = StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+    );
+    let client = match transport {
+        Transport::HttpStateless => {
+            let mut info = ClientConfig::default();
+            info.protocol_version = ProtocolVersion::V_2026_07_28;
+            info.serve_with_lifecycle(
+                http,
+                rmcp::ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await?
+        }
+        _ => ClientConfig::default().serve(http).await?,
+    };
+    Ok(Connection {
+        client,
+        _child: Some(child),
+    })
+}
+
+fn quote_call() -> CallToolRequestParams {
+    let Value::Object(arguments) = json!({ "sku": "MUG-001", "quantity": 3, "currency": "EUR" })
+    else {
+        unreachable!()
+    };
+    CallToolRequestParams::new("catalog_quote").with_arguments(arguments)
+}
+
+/// One call, checked: both servers must answer the same total.
+async fn call_once(client: &Client) -> anyhow::Result<()> {
+    let result = client.call_tool(quote_call()).await?;
+    let total = result
+        .structured_content
+        .as_ref()
+        .and_then(|s| s.get("total"))
+        .and_then(Value::as_i64);
+    anyhow::ensure!(
+        result.is_error != Some(true) && total == Some(3 * UNIT_PRICE),
+        "unexpected result: {result:?}"
+    );
+    Ok(())
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Figures {
+    p50: Duration,
+    p99: Duration,
+    sequential_per_s: f64,
+    concurrent_per_s: f64,
+}
+
+async fn measure(client: &Client, calls: usize, in_flight: usize) -> anyhow::Result<Figures> {
+    for _ in 0..calls.min(200) {
+        call_once(client).await?;
+    }
+    let mut latencies = Vec::with_capacity(calls);
+    let started = Instant::now();
+    for _ in 0..calls {
+        let call = Instant::now();
+        call_once(client).await?;
+        latencies.push(call.elapsed());
+    }
+    let sequential = started.elapsed();
+    latencies.sort();
+    let total = calls * 2;
+    let started = Instant::now();
+    let results: Vec<anyhow::Result<()>> = futures_util::stream::iter(0..total)
+        .map(|_| call_once(client))
+        .buffer_unordered(in_flight)
+        .collect()
+        .await;
+    let concurrent = started.elapsed();
+    results.into_iter().collect::<anyhow::Result<()>>()?;
+    Ok(Figures {
+        p50: latencies[latencies.len() / 2],
+        p99: latencies[latencies.len() * 99 / 100],
+        sequential_per_s: calls as f64 / sequential.as_secs_f64(),
+        concurrent_per_s: total as f64 / concurrent.as_secs_f64(),
+    })
+}
+
+async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
+    println!(
+        "tools/call catalog_quote: {} sequential calls, then {} with {} in flight (after 200 warm-up calls)\n",
+        cli.calls,
+        cli.calls * 2,
+        cli.in_flight
+    );
+    println!(
+        "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14}",
+        "transport", "server", "p50 µs", "p99 µs", "seq calls/s", "16-way calls/s"
+    );
+    for transport in [
+        Transport::Stdio,
+        Transport::HttpSession,
+        Transport::HttpStateless,
+    ] {
+        let mut figures = Vec::new();
+        for server in [Server::Toolspec, Server::Macros] {
+            let connection = connect(server, transport)
+                .await
+                .with_context(|| format!("{} over {}", server.name(), transport.name()))?;
+            let f = measure(&connection.client, cli.calls, cli.in_flight).await?;
+            println!(
+                "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0}",
+                transport.name(),
+                server.name(),
+                f.p50.as_secs_f64() * 1e6,
+                f.p99.as_secs_f64() * 1e6,
+                f.sequential_per_s,
+                f.concurrent_per_s
+            );
+            figures.push(f);
+            let _ = connection.client.cancel().await;
+        }
+        let (ours, theirs) = (figures[0], figures[1]);
+        println!(
+            "{:<16} {:<12} ratio toolspec/macros (throughput): sequential {:.2}, {}-way {:.2}\n",
+            transport.name(),
+            "",
+            ours.sequential_per_s / theirs.sequential_per_s,
+            cli.in_flight,
+            ours.concurrent_per_s / theirs.concurrent_per_s
+        );
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// tools/list of many tools, server side: the listing filtered for the caller and serialized
+// to the bytes rmcp writes.
+
+/// `count` tools: copies of the two spec'd tools under their own names.
+fn many_tools(count: usize) -> Vec<(&'static Descriptor, PresentAs)> {
+    (0..count)
+        .map(|i| {
+            let template = if i % 2 == 0 {
+                &quote::DESCRIPTOR
+            } else {
+                &order::DESCRIPTOR
+            };
+            let name: &'static str =
+                Box::leak(format!("{}_{i:04}", template.name).into_boxed_str());
+            let adapters: &'static [AdapterBinding] = Box::leak(Box::new([AdapterBinding {
+                adapter: "mcp",
+                name,
+                settings: &[],
+            }]));
+            let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor {
+                name,
+                adapters,
+                ..*template
+            }));
+            (descriptor, PresentAs::Structured)
+        })
+        .collect()
+}
+
+fn run_list(count: usize) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let listing = Listing::from_descriptors(many_tools(count));
+    let built = started.elapsed();
+    let everyone = Caller::new("bench");
+    let scoped = Caller::new("bench").with_scopes(["catalog:read"]);
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..200 {
+        let started = Instant::now();
+        let result = ListToolsResult::with_all_items(listing.tools_for(&everyone));
+        let body = serde_json::to_vec(&result)?;
+        times.push(started.elapsed());
+        bytes = body.len();
+    }
+    times.sort();
+    let mut filtered = Vec::new();
+    for _ in 0..200 {
+        let started = Instant::now();
+        let tools = listing.tools_for(&scoped);
+        filtered.push(started.elapsed());
+        std::hint::black_box(tools);
+    }
+    filtered.sort();
+    println!(
+        "tools/list of {count} tools (server side): listing built once in {:.1} ms; \
+         per request, filter + clone + serialize {} KB: median {:.2} ms, p99 {:.2} ms \
+         (filter + clone alone: median {:.3} ms)",
+        built.as_secs_f64() * 1e3,
+        bytes / 1024,
+        times[times.len() / 2].as_secs_f64() * 1e3,
+        times[times.len() * 99 / 100].as_secs_f64() * 1e3,
+        filtered[filtered.len() / 2].as_secs_f64() * 1e3,
+    );
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    if let Some(Serve::Serve { server, http }) = cli.serve {
+        return serve(server, http).await;
+    }
+    run_calls(&cli).await?;
+    run_list(cli.list_tools)
+}
