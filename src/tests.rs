@@ -109,6 +109,7 @@ async fn every_tool_is_registered_on_its_adapters() {
             "customers_me",
             "explain",
             "orders_cancel",
+            "orders_export",
             "orders_get",
             "orders_place",
             "orders_refund"
@@ -126,6 +127,7 @@ async fn every_tool_is_registered_on_its_adapters() {
             "customers_me",
             "explain",
             "orders_cancel",
+            "orders_export",
             "orders_get",
             "orders_place"
         ]
@@ -509,6 +511,55 @@ async fn orders_refund_only_delivered_orders_of_the_caller() {
 }
 
 #[tokio::test]
+async fn orders_export_lists_the_callers_orders_in_order_with_progress() {
+    let f = Fixture::new().await;
+    let all = f.ok("orders_export", json!({}), 1).await;
+    assert_eq!(all["count"], 4);
+    let ids: Vec<&Value> = all["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| &o["id"])
+        .collect();
+    assert_eq!(ids, [&json!(1), &json!(2), &json!(3), &json!(4)]);
+    assert_eq!(all["orders"][0], order_1());
+
+    let delivered = f
+        .ok("orders_export", json!({"status": "delivered"}), 1)
+        .await;
+    assert_eq!(
+        delivered,
+        json!({"orders": [order_3("delivered")], "count": 1})
+    );
+    // Grace sees only her own two orders.
+    assert_eq!(f.ok("orders_export", json!({}), 2).await["count"], 2);
+
+    let reports = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = reports.clone();
+    let options = toolspec::CallOptions {
+        progress: toolspec::Progress::new(move |update| {
+            sink.lock().unwrap().push((update.fraction, update.message));
+        }),
+        ..Default::default()
+    };
+    let ambient = AmbientContext::from([("customer_id", 2)]);
+    let result = f
+        .registry
+        .get("orders_export")
+        .unwrap()
+        .invoke_with(json!({}), &ambient, options)
+        .await;
+    assert_eq!(result.message, "Exported 2 orders.");
+    assert_eq!(
+        *reports.lock().unwrap(),
+        [
+            (0.5, "exported 1 of 2 orders".to_owned()),
+            (1.0, "exported 2 of 2 orders".to_owned())
+        ]
+    );
+}
+
+#[tokio::test]
 async fn the_store_persists_across_opens_and_reset_restores_the_seed() {
     let f = Fixture::new().await;
     let path = f.dir.path().join("store.db");
@@ -573,14 +624,14 @@ fn ambient_entries_parse_as_json_or_strings() {
 fn the_tool_listing_is_sorted_and_aligned() {
     let listing = crate::tool_listing();
     let lines: Vec<&str> = listing.lines().collect();
-    assert_eq!(lines.len(), 5);
+    assert_eq!(lines.len(), 6);
     assert_eq!(
         lines[1],
-        "orders_cancel  Cancel order  [anthropic, gemini, http, mcp, openai, rig]"
+        "orders_cancel  Cancel order   [anthropic, gemini, http, mcp, openai, rig]"
     );
     assert_eq!(
-        lines[4],
-        "orders_refund  Refund order  [anthropic, gemini, mcp, openai, rig]"
+        lines[5],
+        "orders_refund  Refund order   [anthropic, gemini, mcp, openai, rig]"
     );
 }
 
