@@ -59,13 +59,7 @@ pub const META_VERSION: &str = "toolspec/version";
 /// Every tool of `registry` that is a member of the MCP adapter, as rmcp tools sorted by
 /// their MCP names.
 pub fn tools(registry: &Registry) -> Vec<Tool> {
-    let mut tools: Vec<Tool> = registry
-        .tools_for(ADAPTER)
-        .into_iter()
-        .filter_map(|tool| wrap(tool.descriptor()))
-        .collect();
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
-    tools
+    Listing::new(registry).tools_for(&Caller::default())
 }
 
 /// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
@@ -196,6 +190,7 @@ pub struct McpServer {
     caller: Arc<Caller>,
 }
 
+#[derive(Clone)]
 struct Shared {
     registry: Arc<Registry>,
     listing: Listing,
@@ -221,9 +216,7 @@ impl McpServer {
 
     /// Names this server to clients in `initialize` (`serverInfo`).
     pub fn with_server_info(mut self, name: &str, version: &str) -> Self {
-        if let Some(shared) = Arc::get_mut(&mut self.shared) {
-            shared.info.server_info = Implementation::new(name, version);
-        }
+        Arc::make_mut(&mut self.shared).info.server_info = Implementation::new(name, version);
         self
     }
 
@@ -442,5 +435,114 @@ async fn forward(
         if let Err(e) = peer.notify_progress(param).await {
             tracing::debug!(error = %e, "a progress notification was not delivered");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::descriptor::AdapterBinding;
+
+    const MCP: &[AdapterBinding] = &[AdapterBinding {
+        adapter: "mcp",
+        name: "mcp_name",
+        settings: &[],
+    }];
+
+    fn tool(hints: &'static [&'static str]) -> &'static Descriptor {
+        Box::leak(Box::new(Descriptor {
+            name: "canonical",
+            hints,
+            tags: &["a", "b"],
+            version: Some(3),
+            ..Descriptor::explain("canonical", MCP)
+        }))
+    }
+
+    fn annotations(hints: &'static [&'static str]) -> Value {
+        let wrapped = wrap(tool(hints)).expect("a member");
+        serde_json::to_value(wrapped.annotations).unwrap()
+    }
+
+    #[test]
+    fn every_annotation_is_explicit_and_follows_the_hints() {
+        let hints = |read_only, destructive, idempotent, open_world| {
+            json!({
+                "title": "Explain a call",
+                "readOnlyHint": read_only,
+                "destructiveHint": destructive,
+                "idempotentHint": idempotent,
+                "openWorldHint": open_world
+            })
+        };
+        assert_eq!(annotations(&[]), hints(false, false, false, true));
+        assert_eq!(annotations(&["read_only"]), hints(true, false, true, true));
+        assert_eq!(
+            annotations(&["destructive", "closed_world"]),
+            hints(false, true, false, false)
+        );
+        assert_eq!(
+            annotations(&["idempotent", "open_world"]),
+            hints(false, false, true, true)
+        );
+    }
+
+    #[test]
+    fn a_wrapped_tool_has_its_mcp_name_schemas_and_meta() {
+        let wrapped = serde_json::to_value(wrap(tool(&[])).unwrap()).unwrap();
+        assert_eq!(wrapped["name"], "mcp_name");
+        assert_eq!(wrapped["title"], "Explain a call");
+        assert_eq!(wrapped["inputSchema"]["required"], json!(["tool"]));
+        assert_eq!(wrapped["outputSchema"]["type"], "object");
+        assert_eq!(
+            wrapped["_meta"],
+            json!({ "toolspec/tags": ["a", "b"], "toolspec/version": 3 })
+        );
+        let outsider = Descriptor {
+            adapters: &[],
+            ..*tool(&[])
+        };
+        assert!(wrap(Box::leak(Box::new(outsider))).is_none());
+    }
+
+    #[test]
+    fn the_listing_filters_by_scope_and_finds_by_mcp_name() {
+        let open = tool(&[]);
+        let guarded: &'static Descriptor = Box::leak(Box::new(Descriptor {
+            name: "guarded",
+            scopes: &["orders:write"],
+            adapters: &[AdapterBinding {
+                adapter: "mcp",
+                name: "a_guarded",
+                settings: &[],
+            }],
+            ..*open
+        }));
+        let listing = Listing::from_descriptors([
+            (open, PresentAs::Structured),
+            (guarded, PresentAs::Message),
+        ]);
+        let names = |caller: &Caller| -> Vec<String> {
+            listing
+                .tools_for(caller)
+                .into_iter()
+                .map(|t| t.name.into_owned())
+                .collect()
+        };
+        assert_eq!(names(&Caller::default()), ["a_guarded", "mcp_name"]);
+        assert_eq!(
+            names(&Caller::new("reader").with_scopes(["orders:read"])),
+            ["mcp_name"]
+        );
+        assert_eq!(
+            listing.get("a_guarded").map(|t| t.name.as_ref()),
+            Some("a_guarded")
+        );
+        assert!(
+            listing.get("guarded").is_none(),
+            "found by its MCP name only"
+        );
     }
 }
