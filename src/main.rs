@@ -28,15 +28,7 @@ use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{self, BearerTokens, HttpTransport};
 use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Progress};
 
-use crate::handlers::App;
-use crate::store::Store;
-
-toolspec::include_tools!();
-
-mod handlers;
-mod store;
-#[cfg(test)]
-mod tests;
+use toolspec_store::{App, Store, store, tools};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -406,5 +398,44 @@ fn describe(db: &Path) -> String {
             .unwrap_or_else(|_| db.to_path_buf())
             .display()
             .to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn ambient_entries_parse_as_json_or_strings() {
+        assert_eq!(
+            parse_ambient("customer_id=1"),
+            Ok(("customer_id".into(), json!(1)))
+        );
+        assert_eq!(parse_ambient("vip=true"), Ok(("vip".into(), json!(true))));
+        assert_eq!(
+            parse_ambient("tenant=acme"),
+            Ok(("tenant".into(), json!("acme")))
+        );
+        assert_eq!(parse_ambient("note=a=b"), Ok(("note".into(), json!("a=b"))));
+        assert_eq!(parse_ambient("empty="), Ok(("empty".into(), json!(""))));
+        assert!(parse_ambient("customer_id").is_err());
+        assert!(parse_ambient("=1").is_err());
+    }
+
+    #[test]
+    fn the_tool_listing_is_sorted_and_aligned() {
+        let listing = crate::tool_listing();
+        let lines: Vec<&str> = listing.lines().collect();
+        assert_eq!(lines.len(), 6);
+        assert_eq!(
+            lines[1],
+            "orders_cancel  Cancel order   [anthropic, gemini, http, mcp, openai, rig]"
+        );
+        assert_eq!(
+            lines[5],
+            "orders_refund  Refund order   [anthropic, gemini, mcp, openai, rig]"
+        );
     }
 }

@@ -602,39 +602,6 @@ async fn an_in_memory_store_keeps_its_data_between_calls() {
     assert_eq!(got.to_model_json(), placed.to_model_json());
 }
 
-#[test]
-fn ambient_entries_parse_as_json_or_strings() {
-    use crate::parse_ambient;
-    assert_eq!(
-        parse_ambient("customer_id=1"),
-        Ok(("customer_id".into(), json!(1)))
-    );
-    assert_eq!(parse_ambient("vip=true"), Ok(("vip".into(), json!(true))));
-    assert_eq!(
-        parse_ambient("tenant=acme"),
-        Ok(("tenant".into(), json!("acme")))
-    );
-    assert_eq!(parse_ambient("note=a=b"), Ok(("note".into(), json!("a=b"))));
-    assert_eq!(parse_ambient("empty="), Ok(("empty".into(), json!(""))));
-    assert!(parse_ambient("customer_id").is_err());
-    assert!(parse_ambient("=1").is_err());
-}
-
-#[test]
-fn the_tool_listing_is_sorted_and_aligned() {
-    let listing = crate::tool_listing();
-    let lines: Vec<&str> = listing.lines().collect();
-    assert_eq!(lines.len(), 6);
-    assert_eq!(
-        lines[1],
-        "orders_cancel  Cancel order   [anthropic, gemini, http, mcp, openai, rig]"
-    );
-    assert_eq!(
-        lines[5],
-        "orders_refund  Refund order   [anthropic, gemini, mcp, openai, rig]"
-    );
-}
-
 /// Runs `sql` on the fixture's database file behind the store's back.
 async fn sabotage(f: &Fixture, sql: &'static str) {
     use sqlx::Connection as _;

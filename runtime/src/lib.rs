@@ -17,11 +17,17 @@
 //! ```
 
 mod ambient;
+#[cfg(feature = "anthropic")]
+pub mod anthropic;
 mod caller;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub mod calling;
 mod context;
 mod contract;
 mod descriptor;
 mod failure;
+#[cfg(feature = "gemini")]
+pub mod gemini;
 mod hooks;
 pub mod invoker;
 mod macros;
@@ -29,6 +35,10 @@ mod macros;
 pub mod mcp;
 pub mod membership;
 pub mod naming;
+#[cfg(feature = "openai")]
+pub mod openai;
+#[cfg(feature = "rig")]
+pub mod rig;
 mod project;
 mod registry;
 pub mod settings;

@@ -1,0 +1,115 @@
+//! The rig adapter (feature `rig`, rig-core 0.44): every member tool of a [`Registry`] as a
+//! rig [`DynamicTool`], called through the invoker with the app's trusted [`Caller`].
+//!
+//! ```ignore
+//! let registry = Arc::new(tools::registry(app));
+//! let caller = Arc::new(Caller::new("agent").with_ambient(AmbientContext::from([("customer_id", 1)])));
+//! for tool in toolspec::rig::tools(&registry, &caller) {
+//!     agent_builder = agent_builder.dynamic_tool(tool); // or however your rig version registers them
+//! }
+//! ```
+//!
+//! The parameters are the tool's `openai` dialect (the widest accepted by rig's providers;
+//! the canonical schema when the tool has none). Success returns the exposed values as JSON,
+//! or the rendered message when the tool's `present_as` setting is `message`; a failure is a
+//! [`ToolExecutionError`] whose model output is `{"error": code, "message", "details"}` and
+//! whose kind follows the code (`invalid_arguments` → `InvalidArgs`, `timeout`, `cancelled`,
+//! `unknown_tool` → `NotFound`, anything else `Other`). The developer-facing exception stays
+//! in the error's diagnostic message, which rig never shows the model.
+
+use std::sync::Arc;
+
+use rig_core::message::ToolName;
+use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
+use serde_json::Value;
+
+use crate::caller::Caller;
+use crate::failure::ToolResult;
+use crate::invoker::{CallOptions, codes};
+use crate::registry::Registry;
+use crate::settings::PresentAs;
+
+pub use rig_core;
+
+/// The adapter's name in specs (`tool: {rig: …}`) and in the registry.
+pub const ADAPTER: &str = "rig";
+
+/// Every rig member of `registry` that `caller` may call, sorted by its rig name.
+pub fn tools(registry: &Arc<Registry>, caller: &Arc<Caller>) -> Vec<DynamicTool> {
+    let mut names: Vec<(&'static str, &'static str)> = registry
+        .tools_for(ADAPTER)
+        .into_iter()
+        .filter(|tool| caller.may_call(tool.descriptor()))
+        .filter_map(|tool| Some((tool.name_for(ADAPTER)?, tool.name())))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|(_, canonical)| wrap(registry, canonical, caller))
+        .collect()
+}
+
+/// Tool `name` (canonical) as a rig tool calling into `registry` as `caller`; `None` when
+/// there is no such tool or it is not a rig member.
+pub fn wrap(registry: &Arc<Registry>, name: &str, caller: &Arc<Caller>) -> Option<DynamicTool> {
+    let tool = registry.get(name)?;
+    let descriptor = tool.descriptor();
+    let rig_name = ToolName::new(descriptor.name_for(ADAPTER)?).ok()?;
+    let present_as = tool
+        .settings(ADAPTER)
+        .map(|s| s.present_as())
+        .unwrap_or_default();
+    let parameters: Value = descriptor
+        .dialect_json("openai")
+        .unwrap_or_else(|| descriptor.input_schema_json());
+    let canonical = descriptor.name;
+    let (registry, caller) = (registry.clone(), caller.clone());
+    Some(DynamicTool::new(
+        rig_name,
+        descriptor.description,
+        parameters,
+        move |arguments| {
+            let (registry, caller) = (registry.clone(), caller.clone());
+            Box::pin(async move {
+                let Some(tool) = registry.get(canonical) else {
+                    return Err(ToolExecutionError::not_found(format!(
+                        "There is no tool named `{canonical}`."
+                    )));
+                };
+                let options = CallOptions {
+                    adapter: Some(ADAPTER.into()),
+                    caller: caller.id.clone(),
+                    scopes: caller.scopes.clone(),
+                    ..CallOptions::default()
+                };
+                let result = tool.invoke_with(arguments, &caller.ambient, options).await;
+                render(result, present_as)
+            })
+        },
+    ))
+}
+
+/// A call's result as rig's output or error.
+fn render(result: ToolResult, present_as: PresentAs) -> Result<ToolOutput, ToolExecutionError> {
+    let model_json = result.to_model_json();
+    match result.outcome {
+        Ok(value) => Ok(match present_as {
+            PresentAs::Structured => ToolOutput::json(value),
+            PresentAs::Message => ToolOutput::text(result.message),
+        }),
+        Err(error) => {
+            let kind = match error.code.as_str() {
+                codes::INVALID_ARGUMENTS => ToolErrorKind::InvalidArgs,
+                codes::TIMEOUT => ToolErrorKind::Timeout,
+                codes::CANCELLED => ToolErrorKind::Cancelled,
+                codes::UNKNOWN_TOOL => ToolErrorKind::NotFound,
+                _ => ToolErrorKind::Other,
+            };
+            // The diagnostic message (operators only) carries the exception when there is one.
+            let diagnostic = result.exception.unwrap_or(error.message);
+            Err(ToolExecutionError::new(kind, diagnostic)
+                .with_code(error.code)
+                .with_model_output(ToolOutput::json(model_json)))
+        }
+    }
+}

@@ -1,0 +1,22 @@
+//! The example store: a small order system over SQLite whose operations are LLM-agent tools,
+//! compiled from the YAML specs in `specs/` by `build.rs`. The `toolspec-store` binary serves
+//! them (MCP over stdio or HTTP) and calls them from the command line; the `agent` example
+//! hands them to an LLM through rig.
+//!
+//! ```no_run
+//! # async fn run() -> anyhow::Result<()> {
+//! let store = toolspec_store::Store::open("store.db".as_ref()).await?;
+//! let registry = toolspec_store::tools::registry(toolspec_store::App::new(store));
+//! assert!(registry.get("orders_get").is_some());
+//! # Ok(()) }
+//! ```
+
+toolspec::include_tools!();
+
+pub mod handlers;
+pub mod store;
+#[cfg(test)]
+mod tests;
+
+pub use handlers::App;
+pub use store::Store;

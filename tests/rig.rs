@@ -1,0 +1,132 @@
+//! The store's tools as rig `DynamicTool`s, executed by rig over a real SQLite file.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use toolspec::rig::rig_core::tool::{DynamicTool, ToolErrorKind};
+use toolspec::{AmbientContext, Caller, Registry};
+use toolspec_store::{App, Store, tools};
+
+async fn registry(dir: &tempfile::TempDir) -> Arc<Registry> {
+    let store = Store::open(&dir.path().join("store.db"))
+        .await
+        .expect("the store opens");
+    Arc::new(tools::registry(App::new(store)))
+}
+
+fn ada() -> Arc<Caller> {
+    Arc::new(Caller::new("ada").with_ambient(AmbientContext::from([("customer_id", 1)])))
+}
+
+fn find<'a>(tools: &'a [DynamicTool], name: &str) -> &'a DynamicTool {
+    tools
+        .iter()
+        .find(|t| t.name().as_str() == name)
+        .unwrap_or_else(|| panic!("no rig tool {name}"))
+}
+
+#[tokio::test]
+async fn every_member_is_a_dynamic_tool_with_its_openai_parameters() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let tools = toolspec::rig::tools(&registry, &ada());
+    let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "customers_me",
+            "explain",
+            "orders_cancel",
+            "orders_export",
+            "orders_get",
+            "orders_place",
+            "orders_refund"
+        ]
+    );
+    let get = find(&tools, "orders_get").definition();
+    assert_eq!(get.description, tools::orders::get::DESCRIPTOR.description);
+    assert_eq!(
+        get.parameters,
+        tools::orders::get::DESCRIPTOR
+            .dialect_json("openai")
+            .unwrap()
+    );
+    assert_eq!(get.parameters["required"], json!(["order_id"]));
+}
+
+#[tokio::test]
+async fn a_call_runs_through_the_invoker_with_the_callers_ambient_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let tools = toolspec::rig::tools(&registry, &ada());
+    let output = find(&tools, "orders_get")
+        .execute(json!({ "order_id": 1 }))
+        .await
+        .expect("success");
+    let value = output.as_json().expect("JSON output");
+    assert_eq!(value["order"]["id"], 1);
+    assert_eq!(value["order"]["status"], "pending");
+
+    // The model cannot choose the customer.
+    let me = find(&tools, "customers_me")
+        .execute(json!({ "ambient_context": { "customer_id": 2 } }))
+        .await
+        .expect("success");
+    assert_eq!(me.as_json().unwrap()["name"], "Ada Lovelace");
+}
+
+#[tokio::test]
+async fn failures_are_tool_errors_with_the_shared_model_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let tools = toolspec::rig::tools(&registry, &ada());
+
+    let missing = find(&tools, "orders_get")
+        .execute(json!({ "order_id": 999 }))
+        .await
+        .expect_err("a failure");
+    assert_eq!(missing.kind(), ToolErrorKind::Other);
+    assert_eq!(missing.code(), Some("not_found"));
+    assert_eq!(
+        missing.model_output().as_json(),
+        Some(&json!({ "error": "not_found", "message": "No such order." }))
+    );
+
+    let invalid = find(&tools, "orders_get")
+        .execute(json!({ "order_id": "first" }))
+        .await
+        .expect_err("a failure");
+    assert_eq!(invalid.kind(), ToolErrorKind::InvalidArgs);
+    assert_eq!(
+        invalid.model_output().as_json().unwrap()["message"],
+        "Invalid arguments: `/order_id`: \"first\" is not of type \"integer\"."
+    );
+}
+
+#[tokio::test]
+async fn a_caller_sees_only_the_tools_its_scopes_allow() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let reader = Arc::new(
+        Caller::new("grace")
+            .with_ambient(AmbientContext::from([("customer_id", 2)]))
+            .with_scopes(["orders:read"]),
+    );
+    let tools = toolspec::rig::tools(&registry, &reader);
+    let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
+    assert_eq!(
+        names,
+        ["customers_me", "explain", "orders_export", "orders_get"]
+    );
+    // A tool wrapped for this caller anyway still refuses, as if it did not exist.
+    let cancel = toolspec::rig::wrap(&registry, "orders_cancel", &reader).unwrap();
+    let refused = cancel
+        .execute(json!({ "order_id": 5 }))
+        .await
+        .expect_err("refused");
+    assert_eq!(refused.kind(), ToolErrorKind::NotFound);
+    assert_eq!(
+        refused.model_output().as_json().unwrap()["message"],
+        "There is no tool named `orders_cancel`."
+    );
+}
