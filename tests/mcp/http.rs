@@ -1,6 +1,5 @@
 //! The store over streamable HTTP: `toolspec-store serve --http 127.0.0.1:0 --tokens FILE`.
 
-use futures_util::future::join_all;
 use rmcp::model::ProtocolVersion;
 use serde_json::json;
 
@@ -167,14 +166,6 @@ async fn concurrent_calls_on_one_session() {
     let client = server
         .client("ada-token", ProtocolVersion::V_2025_11_25)
         .await;
-    let ids: Vec<i64> = (0..16).map(|i| 1 + i % 4).collect();
-    let results = join_all(
-        ids.iter()
-            .map(|id| result(&client, "orders_get", json!({ "order_id": id }))),
-    )
-    .await;
-    for (id, result) in ids.iter().zip(results) {
-        assert_eq!(result.structured_content.unwrap()["order"]["id"], *id);
-    }
+    sixteen_concurrent_gets(&client).await;
     client.cancel().await.unwrap();
 }

@@ -1,6 +1,5 @@
 //! The store over stdio: `toolspec-store serve --as customer_id=1`.
 
-use futures_util::future::join_all;
 use serde_json::{Value, json};
 
 use crate::support::*;
@@ -254,14 +253,6 @@ async fn cancellation_reaches_the_handler() {
 async fn concurrent_calls_on_one_session_each_get_their_own_answer() {
     let scratch = Scratch::new();
     let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
-    let ids: Vec<i64> = (0..16).map(|i| 1 + i % 4).collect();
-    let results = join_all(
-        ids.iter()
-            .map(|id| result(&client, "orders_get", json!({ "order_id": id }))),
-    )
-    .await;
-    for (id, result) in ids.iter().zip(results) {
-        assert_eq!(result.structured_content.unwrap()["order"]["id"], *id);
-    }
+    sixteen_concurrent_gets(&client).await;
     client.cancel().await.unwrap();
 }

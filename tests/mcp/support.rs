@@ -334,3 +334,17 @@ pub async fn names(client: &Client) -> Vec<String> {
 pub fn one_mug() -> Value {
     json!({ "lines": [{ "sku": "MUG-001", "quantity": 1 }] })
 }
+
+/// Sixteen `orders_get` calls in flight on one session (Ada's orders 1–4, four times each),
+/// each answered with its own order.
+pub async fn sixteen_concurrent_gets(client: &Client) {
+    let ids: Vec<i64> = (0..16).map(|i| 1 + i % 4).collect();
+    let results = futures_util::future::join_all(
+        ids.iter()
+            .map(|id| result(client, "orders_get", json!({ "order_id": id }))),
+    )
+    .await;
+    for (id, result) in ids.iter().zip(results) {
+        assert_eq!(result.structured_content.unwrap()["order"]["id"], *id);
+    }
+}
