@@ -1,0 +1,668 @@
+//! The shared core of the function-calling adapters ([`openai`](crate::openai),
+//! [`anthropic`](crate::anthropic), [`gemini`](crate::gemini)); compiled when any of their
+//! features is on.
+//!
+//! Each adapter only knows its provider's envelopes. Everything else lives here, so that the
+//! three behave alike:
+//!
+//! - **Listing**: a registry's members of one adapter, sorted by their names there, each with
+//!   the input schema in the provider's dialect computed at build time (the strict dialect
+//!   when the tool's `strict` setting is on), its `present_as` setting, and filtered by a
+//!   [`Caller`]'s scopes.
+//! - **Dispatch**: a native tool call is looked up by the adapter's name for the tool; a tool
+//!   that does not exist, or that the caller's scopes do not cover, answers with the same
+//!   `unknown_tool` failure. Arguments go through the registry's invoker with the caller's
+//!   trusted ambient context, never anything the model sent.
+//! - **Rendering** ([`Answer`]): success is the exposed values (or the rendered message when
+//!   the tool's `present_as` is `message`); failure is `{"error": code, "message", "details"?}`,
+//!   never the developer-facing exception.
+//! - **Strict nulls** ([`drop_null_optionals`]): OpenAI's strict mode makes every optional
+//!   property nullable and sends `null` for "not given"; such nulls are dropped before the
+//!   invoker validates against the canonical schema, unless that schema accepts `null` there.
+//!
+//! Calls can be cancelled by dropping their future (a handler's future is dropped with it).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::caller::Caller;
+use crate::descriptor::{Descriptor, ToolKind};
+use crate::failure::{ToolError, ToolResult};
+use crate::invoker::{CallOptions, FieldError, codes};
+use crate::registry::Registry;
+use crate::settings::PresentAs;
+
+/// What one tool call answers, before a provider wraps it in its envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// On success, the exposed values (a JSON object), or the rendered message (a JSON
+    /// string) when the tool's `present_as` is `message`; on failure,
+    /// `{"error": code, "message": …, "details": …}` (`details` only when there are some).
+    pub content: Value,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+impl Answer {
+    /// A call's result as the model sees it, presented as the tool's setting says.
+    pub fn from_result(result: &ToolResult, present_as: PresentAs) -> Self {
+        match &result.outcome {
+            Ok(value) => Self {
+                content: match present_as {
+                    PresentAs::Structured => value.clone(),
+                    PresentAs::Message => Value::String(result.message.clone()),
+                },
+                is_error: false,
+            },
+            Err(error) => Self::failure(error),
+        }
+    }
+
+    /// A failure: `{"error": code, "message": …, "details": …}`.
+    pub fn failure(error: &ToolError) -> Self {
+        let mut content = Map::new();
+        content.insert("error".into(), Value::String(error.code.clone()));
+        content.insert("message".into(), Value::String(error.message.clone()));
+        if let Some(details) = &error.details {
+            content.insert("details".into(), details.clone());
+        }
+        Self {
+            content: Value::Object(content),
+            is_error: true,
+        }
+    }
+
+    /// The answer to a call of a tool that does not exist, or that the caller may not call:
+    /// the same text in both cases, so that a caller cannot tell them apart.
+    pub fn unknown_tool(name: &str) -> Self {
+        Self::failure(&ToolError {
+            code: codes::UNKNOWN_TOOL.into(),
+            message: format!("There is no tool named `{name}`."),
+            details: None,
+        })
+    }
+
+    /// The answer to arguments that are not JSON at all (`invalid_arguments`, in the shape of
+    /// the invoker's own argument errors).
+    pub fn malformed_arguments(error: &serde_json::Error) -> Self {
+        let reason = format!("the arguments are not valid JSON ({error})");
+        let errors = [FieldError {
+            field: "/".into(),
+            message: reason.clone(),
+        }];
+        Self::failure(&ToolError {
+            code: codes::INVALID_ARGUMENTS.into(),
+            message: format!("Invalid arguments: `/`: {reason}."),
+            details: Some(json!({ "errors": errors })),
+        })
+    }
+
+    /// The content as text: the message itself when it is one, else its JSON.
+    pub fn text(&self) -> String {
+        match &self.content {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// Parses arguments a provider sends as a JSON string (OpenAI). An empty string means no
+/// arguments; anything that is not JSON is an `invalid_arguments` answer.
+pub fn parse_arguments(text: &str) -> Result<Value, Answer> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Map::new()));
+    }
+    serde_json::from_str(text).map_err(|e| Answer::malformed_arguments(&e))
+}
+
+/// One function-calling provider, as its adapter describes it to the shared core.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Provider {
+    /// The adapter's name in specs and in the registry.
+    pub adapter: &'static str,
+    /// The dialect of its non-strict tools.
+    pub dialect: &'static str,
+    /// The dialect of its strict tools, if it has a strict mode.
+    pub strict_dialect: Option<&'static str>,
+    /// Whether the strict dialect makes optional properties nullable (their nulls are then
+    /// dropped before the invoker runs).
+    pub strict_nulls: bool,
+    /// The built-in explain tool's parameters in the non-strict dialect (its descriptor
+    /// embeds no dialects, and its free-form `arguments` object has no strict form).
+    pub explain_parameters: &'static str,
+}
+
+/// A tool as a provider declares it: what each adapter puts into its own envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Function {
+    /// The tool's name on the adapter.
+    pub name: &'static str,
+    /// The description models read.
+    pub description: &'static str,
+    /// The parameters in the provider's dialect; `None` when the provider wants no schema
+    /// (a Gemini tool without parameters).
+    pub parameters: Option<Value>,
+    /// Whether `parameters` is the strict dialect.
+    pub strict: bool,
+}
+
+impl Provider {
+    /// `tool` as this provider declares it, or `None` when it is not a member. `strict` is
+    /// the tool's `strict` setting; without one, the dialect embedded at build time says
+    /// (the compiler embeds the strict dialect exactly for tools whose setting is on). A tool
+    /// whose descriptor lacks the wanted dialect gets the one it has; a hand-written
+    /// descriptor without any, its canonical schema (not strict).
+    pub fn function(&self, tool: &'static Descriptor, strict: Option<bool>) -> Option<Function> {
+        let name = tool.name_for(self.adapter)?;
+        let plain = tool.dialect(self.dialect);
+        let strict_schema = self.strict_dialect.and_then(|d| tool.dialect(d));
+        let want_strict = strict.unwrap_or(strict_schema.is_some());
+        let (schema, strict) = match (want_strict, strict_schema, plain) {
+            (true, Some(schema), _) => (schema, true),
+            (_, _, Some(schema)) => (schema, false),
+            (_, Some(schema), None) => (schema, true),
+            (_, None, None) if tool.kind == ToolKind::Explain => (self.explain_parameters, false),
+            (_, None, None) => (tool.input_schema, false),
+        };
+        let parameters = match serde_json::from_str::<Value>(schema) {
+            Ok(Value::Null) => None,
+            Ok(parameters) => Some(parameters),
+            Err(e) => {
+                tracing::error!(tool = tool.name, adapter = self.adapter, error = %e, "an embedded schema is not JSON; the tool is not offered");
+                return None;
+            }
+        };
+        Some(Function {
+            name,
+            description: tool.description,
+            parameters,
+            strict,
+        })
+    }
+}
+
+/// One member of an adapter.
+#[derive(Debug, Clone)]
+struct Member {
+    function: Function,
+    descriptor: &'static Descriptor,
+    present_as: PresentAs,
+    /// The canonical input schema, for tools whose strict dialect makes optionals nullable.
+    nulls: Option<Arc<Value>>,
+}
+
+/// The members of one adapter in a registry, projected once: sorted by their names there,
+/// looked up by name.
+#[derive(Debug, Clone)]
+pub(crate) struct Members {
+    provider: Provider,
+    entries: Vec<Member>,
+    /// Name on the adapter → position in `entries`.
+    index: HashMap<&'static str, usize>,
+}
+
+impl Members {
+    /// Every member of `provider`'s adapter in `registry`, with its settings there.
+    pub fn new(provider: Provider, registry: &Registry) -> Self {
+        let mut entries: Vec<Member> = registry
+            .tools_for(provider.adapter)
+            .into_iter()
+            .filter_map(|registered| {
+                let settings = registered.settings(provider.adapter);
+                let strict = settings.and_then(|s| s.get_bool("strict"));
+                let present_as = settings.map(|s| s.present_as()).unwrap_or_default();
+                let descriptor = registered.descriptor();
+                let function = provider.function(descriptor, strict)?;
+                let nulls = (function.strict && provider.strict_nulls)
+                    .then(|| Arc::new(descriptor.input_schema_json()));
+                Some(Member {
+                    function,
+                    descriptor,
+                    present_as,
+                    nulls,
+                })
+            })
+            .collect();
+        entries.sort_by(|a, b| a.function.name.cmp(b.function.name));
+        let index = entries
+            .iter()
+            .enumerate()
+            .map(|(i, member)| (member.function.name, i))
+            .collect();
+        Self {
+            provider,
+            entries,
+            index,
+        }
+    }
+
+    /// The declarations `caller` may see (every one without a caller), sorted by name.
+    pub fn functions<'a>(
+        &'a self,
+        caller: Option<&'a Caller>,
+    ) -> impl Iterator<Item = &'a Function> + 'a {
+        self.entries
+            .iter()
+            .filter(move |member| caller.is_none_or(|c| c.may_call(member.descriptor)))
+            .map(|member| &member.function)
+    }
+
+    /// The member `caller` knows as `name`.
+    fn find(&self, name: &str, caller: &Caller) -> Option<&Member> {
+        self.index
+            .get(name)
+            .map(|&i| &self.entries[i])
+            .filter(|member| caller.may_call(member.descriptor))
+    }
+}
+
+/// A registry with one adapter's members projected: what each adapter's `Dispatcher` holds.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
+    registry: Arc<Registry>,
+    members: Members,
+}
+
+impl Core {
+    pub fn new(provider: Provider, registry: Arc<Registry>) -> Self {
+        let members = Members::new(provider, &registry);
+        Self { registry, members }
+    }
+
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    pub fn members(&self) -> &Members {
+        &self.members
+    }
+
+    /// Calls the tool `caller` knows as `name` on this adapter with `arguments` (or answers
+    /// why not), through the invoker with the caller's trusted ambient context and scopes.
+    pub async fn call(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Result<Value, Answer>,
+    ) -> Answer {
+        let adapter = self.members.provider.adapter;
+        let Some(member) = self.members.find(name, caller) else {
+            tracing::debug!(adapter, tool = name, "a call of an unknown tool");
+            return Answer::unknown_tool(name);
+        };
+        let Some(registered) = self.registry.get(member.descriptor.name) else {
+            return Answer::unknown_tool(name);
+        };
+        let mut arguments = match arguments {
+            Ok(arguments) => arguments,
+            Err(answer) => return answer,
+        };
+        if let Some(schema) = &member.nulls {
+            drop_null_optionals(&mut arguments, schema);
+        }
+        if member.descriptor.kind == ToolKind::Explain {
+            self.drop_explained_nulls(&mut arguments, caller);
+        }
+        let options = CallOptions {
+            adapter: Some(adapter.into()),
+            caller: caller.id.clone(),
+            scopes: caller.scopes.clone(),
+            ..CallOptions::default()
+        };
+        let result = registered
+            .invoke_with(arguments, &caller.ambient, options)
+            .await;
+        Answer::from_result(&result, member.present_as)
+    }
+
+    /// The explain tool's `arguments` are the target tool's arguments: in the strict form
+    /// the model learnt them, so its nulls go too.
+    fn drop_explained_nulls(&self, arguments: &mut Value, caller: &Caller) {
+        let Some(target) = arguments
+            .get("tool")
+            .and_then(Value::as_str)
+            .and_then(|name| self.members.find(name, caller))
+        else {
+            return;
+        };
+        if let (Some(schema), Some(inner)) = (&target.nulls, arguments.get_mut("arguments")) {
+            drop_null_optionals(inner, schema);
+        }
+    }
+}
+
+/// How deep [`drop_null_optionals`] follows a value (and `$ref`s).
+const MAX_DEPTH: usize = 64;
+
+/// How many schema nodes one [`drop_null_optionals`] may visit: a bound on the work a
+/// schema that refers to itself could otherwise multiply.
+const BUDGET: usize = 100_000;
+
+/// Removes every `null` that stands for "not given": an optional property (one not in its
+/// object's `required`) whose value is `null` where `schema` does not accept `null`, at any
+/// depth (nested objects, array items, map values, local `$ref`s, the matching branch of an
+/// `anyOf` / `oneOf`). `schema` is the tool's canonical input schema; it also resolves
+/// `$ref`s. A `null` the schema accepts stays, and so does any other `null` (a required
+/// property's, an array item), for validation to judge.
+///
+/// ```
+/// # use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {
+///     "note": {"type": "string"}, "tag": {"type": ["string", "null"]}}});
+/// let mut args = json!({"note": null, "tag": null});
+/// toolspec::calling::drop_null_optionals(&mut args, &schema);
+/// assert_eq!(args, json!({"tag": null}));
+/// ```
+pub fn drop_null_optionals(value: &mut Value, schema: &Value) {
+    let mut walker = Walker {
+        root: schema,
+        budget: BUDGET,
+    };
+    walker.walk(value, schema, 0);
+}
+
+/// One walk of a value along its schema, within a budget.
+struct Walker<'s> {
+    root: &'s Value,
+    budget: usize,
+}
+
+impl<'s> Walker<'s> {
+    /// Spends one step at `depth`; false when the walk must stop here.
+    fn step(&mut self, depth: usize) -> bool {
+        if depth > MAX_DEPTH || self.budget == 0 {
+            return false;
+        }
+        self.budget -= 1;
+        true
+    }
+
+    /// The target of `node`'s local `$ref` (`#/$defs/Name`, any JSON pointer into the root).
+    fn target(&self, node: &Map<String, Value>) -> Option<&'s Value> {
+        let pointer = node.get("$ref")?.as_str()?.strip_prefix('#')?;
+        if pointer.is_empty() {
+            Some(self.root)
+        } else {
+            self.root.pointer(pointer)
+        }
+    }
+
+    fn walk(&mut self, value: &mut Value, schema: &'s Value, depth: usize) {
+        if !self.step(depth) {
+            return;
+        }
+        let Some(node) = schema.as_object() else {
+            return;
+        };
+        if let Some(target) = self.target(node) {
+            self.walk(value, target, depth + 1);
+        }
+        for keyword in ["anyOf", "oneOf"] {
+            if let Some(branches) = node.get(keyword).and_then(Value::as_array)
+                && let Some(branch) = branches.iter().find(|b| self.fits(value, b, depth + 1))
+            {
+                self.walk(value, branch, depth + 1);
+            }
+        }
+        if let Some(branches) = node.get("allOf").and_then(Value::as_array) {
+            for branch in branches {
+                self.walk(value, branch, depth + 1);
+            }
+        }
+        match value {
+            Value::Object(map) => {
+                let properties = node.get("properties").and_then(Value::as_object);
+                let required: Vec<&str> = node
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let additional = node.get("additionalProperties").filter(|s| s.is_object());
+                map.retain(|key, child| {
+                    let property = properties.and_then(|p| p.get(key));
+                    if child.is_null() {
+                        return match property {
+                            Some(property) => {
+                                required.contains(&key.as_str())
+                                    || self.accepts_null(property, depth + 1)
+                            }
+                            None => true,
+                        };
+                    }
+                    if let Some(child_schema) = property.or(additional) {
+                        self.walk(child, child_schema, depth + 1);
+                    }
+                    true
+                });
+            }
+            Value::Array(items) => {
+                if let Some(item_schema) = node.get("items").filter(|s| s.is_object()) {
+                    for item in items.iter_mut().filter(|item| !item.is_null()) {
+                        self.walk(item, item_schema, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether `schema` accepts `null`. Conservative: a keyword not understood never refuses
+    /// it, and neither does a schema too deep or too costly to look into.
+    fn accepts_null(&mut self, schema: &'s Value, depth: usize) -> bool {
+        if !self.step(depth) {
+            return true;
+        }
+        let node = match schema {
+            Value::Bool(accepts) => return *accepts,
+            Value::Object(node) => node,
+            _ => return true,
+        };
+        let by_type = match node.get("type") {
+            Some(Value::String(t)) => t == "null",
+            Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+            _ => true,
+        };
+        let by_enum = node
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_none_or(|values| values.contains(&Value::Null));
+        let by_const = node.get("const").is_none_or(Value::is_null);
+        if !(by_type && by_enum && by_const) {
+            return false;
+        }
+        if let Some(target) = self.target(node)
+            && !self.accepts_null(target, depth + 1)
+        {
+            return false;
+        }
+        for keyword in ["anyOf", "oneOf"] {
+            if let Some(branches) = node.get(keyword).and_then(Value::as_array)
+                && !branches.iter().any(|b| self.accepts_null(b, depth + 1))
+            {
+                return false;
+            }
+        }
+        if let Some(branches) = node.get("allOf").and_then(Value::as_array)
+            && !branches.iter().all(|b| self.accepts_null(b, depth + 1))
+        {
+            return false;
+        }
+        match node.get("not") {
+            Some(inner) => !self.accepts_null(inner, depth + 1),
+            None => true,
+        }
+    }
+
+    /// Whether `value` looks like an instance of the union branch `schema`: its type fits,
+    /// and for an object, every property with one allowed value (a tag) holds it and no key is
+    /// undeclared where the branch is closed.
+    fn fits(&mut self, value: &Value, schema: &'s Value, depth: usize) -> bool {
+        if !self.step(depth) {
+            return false;
+        }
+        let Some(node) = schema.as_object() else {
+            return schema.as_bool().unwrap_or(false);
+        };
+        if let Some(target) = self.target(node) {
+            return self.fits(value, target, depth + 1);
+        }
+        let kind = match value {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        };
+        let type_fits = |t: &Value| t == kind || (kind == "integer" && t == "number");
+        let typed = match node.get("type") {
+            Some(Value::Array(types)) => types.iter().any(type_fits),
+            Some(t) => type_fits(t),
+            None => true,
+        };
+        if !typed {
+            return false;
+        }
+        let Value::Object(map) = value else {
+            return true;
+        };
+        let properties = node.get("properties").and_then(Value::as_object);
+        let closed = node.get("additionalProperties") == Some(&Value::Bool(false));
+        if closed
+            && map
+                .keys()
+                .any(|k| properties.is_none_or(|p| !p.contains_key(k)))
+        {
+            return false;
+        }
+        properties.into_iter().flatten().all(|(key, property)| {
+            let tag = match property.get("const") {
+                Some(tag) => Some(tag),
+                None => property
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .filter(|values| values.len() == 1)
+                    .and_then(|values| values.first()),
+            };
+            match (tag, map.get(key)) {
+                (Some(tag), Some(sent)) => tag == sent,
+                _ => true,
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dropped(schema: Value, mut args: Value) -> Value {
+        drop_null_optionals(&mut args, &schema);
+        args
+    }
+
+    #[test]
+    fn drops_optional_nulls_the_schema_refuses() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "integer"},
+                "note": {"type": "string"},
+                "cursor": {"type": ["string", "null"]},
+                "mode": {"enum": ["a", "b", null]},
+                "any": {},
+                "either": {"anyOf": [{"type": "string"}, {"type": "null"}]}
+            },
+            "required": ["id"]
+        });
+        let args = json!({"id": null, "note": null, "cursor": null, "mode": null, "any": null, "either": null, "extra": null});
+        assert_eq!(
+            dropped(schema, args),
+            json!({"id": null, "cursor": null, "mode": null, "any": null, "either": null, "extra": null})
+        );
+    }
+
+    #[test]
+    fn follows_nested_objects_arrays_refs_and_maps() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "ship_to": {"$ref": "#/$defs/Address"},
+                "lines": {"type": "array", "items": {"type": "object", "properties": {
+                    "sku": {"type": "string"}, "gift": {"type": "string"}}, "required": ["sku"]}},
+                "labels": {"type": "object", "additionalProperties": {"$ref": "#/$defs/Address"}}
+            },
+            "$defs": {"Address": {"type": "object", "properties": {
+                "city": {"type": "string"}, "zip": {"type": "string"}}, "required": ["city"]}}
+        });
+        let args = json!({
+            "ship_to": {"city": "Oslo", "zip": null},
+            "lines": [{"sku": "A", "gift": null}, null, {"sku": "B", "gift": "yes"}],
+            "labels": {"home": {"city": "Rome", "zip": null}, "gone": null}
+        });
+        assert_eq!(
+            dropped(schema, args),
+            json!({
+                "ship_to": {"city": "Oslo"},
+                "lines": [{"sku": "A"}, null, {"sku": "B", "gift": "yes"}],
+                "labels": {"home": {"city": "Rome"}, "gone": null}
+            })
+        );
+    }
+
+    #[test]
+    fn picks_the_union_branch_by_its_tag() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"payment": {"anyOf": [
+                {"type": "object", "properties": {"kind": {"const": "card"}, "cvc": {"type": ["string", "null"]}}, "required": ["kind"], "additionalProperties": false},
+                {"type": "object", "properties": {"kind": {"const": "iban"}, "cvc": {"type": "string"}}, "required": ["kind"], "additionalProperties": false}
+            ]}}
+        });
+        assert_eq!(
+            dropped(
+                schema.clone(),
+                json!({"payment": {"kind": "card", "cvc": null}})
+            ),
+            json!({"payment": {"kind": "card", "cvc": null}})
+        );
+        assert_eq!(
+            dropped(schema, json!({"payment": {"kind": "iban", "cvc": null}})),
+            json!({"payment": {"kind": "iban"}})
+        );
+    }
+
+    #[test]
+    fn survives_recursive_and_broken_schemas() {
+        let schema = json!({"$ref": "#", "type": "object", "properties": {"next": {"$ref": "#"}, "n": {"type": "integer"}}});
+        let mut deep = json!({"n": null});
+        for _ in 0..200 {
+            deep = json!({"next": deep, "n": null});
+        }
+        drop_null_optionals(&mut deep, &schema);
+        assert_eq!(deep.get("n"), None);
+        let mut args = json!({"a": null});
+        drop_null_optionals(
+            &mut args,
+            &json!({"properties": {"a": {"$ref": "#/$defs/missing"}}}),
+        );
+        assert_eq!(args, json!({"a": null}));
+        drop_null_optionals(&mut args, &json!("not a schema"));
+        assert_eq!(args, json!({"a": null}));
+    }
+
+    #[test]
+    fn malformed_arguments_are_invalid_arguments() {
+        let answer = parse_arguments("{\"order_id\": 1").unwrap_err();
+        assert!(answer.is_error);
+        assert_eq!(
+            answer.text(),
+            r#"{"error":"invalid_arguments","message":"Invalid arguments: `/`: the arguments are not valid JSON (EOF while parsing an object at line 1 column 14).","details":{"errors":[{"field":"/","message":"the arguments are not valid JSON (EOF while parsing an object at line 1 column 14)"}]}}"#
+        );
+        assert_eq!(parse_arguments("  ").unwrap(), json!({}));
+        assert_eq!(parse_arguments("[1]").unwrap(), json!([1]));
+    }
+}
