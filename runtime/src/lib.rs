@@ -37,10 +37,10 @@ pub mod membership;
 pub mod naming;
 #[cfg(feature = "openai")]
 pub mod openai;
-#[cfg(feature = "rig")]
-pub mod rig;
 mod project;
 mod registry;
+#[cfg(feature = "rig")]
+pub mod rig;
 pub mod settings;
 
 pub use ambient::AmbientContext;
