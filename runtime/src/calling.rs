@@ -1,6 +1,5 @@
-//! The shared core of the function-calling adapters ([`openai`](crate::openai),
-//! [`anthropic`](crate::anthropic), [`gemini`](crate::gemini)); compiled when any of their
-//! features is on.
+//! The shared core of the function-calling adapters (`toolspec::openai`,
+//! `toolspec::anthropic`, `toolspec::gemini`); compiled when any of their features is on.
 //!
 //! Each adapter only knows its provider's envelopes. Everything else lives here, so that the
 //! three behave alike:
