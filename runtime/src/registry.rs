@@ -105,8 +105,8 @@ impl ErasedTool for ExplainTool {
                 None => registry.get(&name),
             };
             // A tool the caller may not call does not exist for it, here as everywhere.
-            let Some(target) = target
-                .filter(|t| !t.is_explain() && options.scopes.allow_tool(t.descriptor()))
+            let Some(target) =
+                target.filter(|t| !t.is_explain() && options.scopes.allow_tool(t.descriptor()))
             else {
                 return unknown_tool(&name);
             };
@@ -235,7 +235,11 @@ impl<'r> RegisteredTool<'r> {
         let registry = self.registry;
         let tool = self.entry.descriptor;
         if !options.scopes.allow_tool(tool) {
-            tracing::debug!(tool = tool.name, caller = options.caller.as_deref(), "the caller lacks the tool's scopes");
+            tracing::debug!(
+                tool = tool.name,
+                caller = options.caller.as_deref(),
+                "the caller lacks the tool's scopes"
+            );
             return unknown_tool(tool.name_for_call(options.adapter.as_deref()));
         }
         let span = tracing::info_span!(

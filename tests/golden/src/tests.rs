@@ -164,6 +164,21 @@ impl store::orders::refund::Handler for Store {
     }
 }
 
+impl store::orders::export::Handler for Store {
+    async fn call(
+        &self,
+        input: store::orders::export::Input,
+        _: store::orders::export::Context<'_>,
+    ) -> store::orders::export::Outcome {
+        // No orders in this fixture; a status filter narrows nothing further.
+        let _ = input.status.map(|status| status.as_str());
+        Ok(store::orders::export::Output {
+            orders: Vec::new(),
+            count: 0,
+        })
+    }
+}
+
 impl store::customers::me::Handler for Store {
     async fn call(
         &self,
@@ -197,6 +212,7 @@ fn registry_binds_handlers_and_reports_outcomes() {
             "customers_me",
             "explain",
             "orders_cancel",
+            "orders_export",
             "orders_get",
             "orders_place",
             "orders_refund"
@@ -204,7 +220,7 @@ fn registry_binds_handlers_and_reports_outcomes() {
     );
     assert_eq!(
         registry.tools_for("http").len(),
-        5,
+        6,
         "refund excludes http; explain is everywhere"
     );
     let ambient = AmbientContext::from([("customer_id", 1)]);
