@@ -85,12 +85,13 @@ pub fn field_schema(field: &Field) -> Value {
     put("pattern", c.pattern.as_ref().map(|p| json!(p.value)));
     put("minLength", c.min_length.map(Value::from));
     put("maxLength", c.max_length.map(Value::from));
-    put("minimum", c.minimum.clone().map(Value::Number));
+    let (minimum, maximum) = integer_bounds(field);
+    put("minimum", minimum);
     put(
         "exclusiveMinimum",
         c.exclusive_minimum.clone().map(Value::Number),
     );
-    put("maximum", c.maximum.clone().map(Value::Number));
+    put("maximum", maximum);
     put(
         "exclusiveMaximum",
         c.exclusive_maximum.clone().map(Value::Number),
@@ -114,6 +115,60 @@ pub fn field_schema(field: &Field) -> Value {
     }
     Value::Object(schema)
 }
+
+/// A field's `minimum` and `maximum`. An `integer` is an `i64` in Rust: unless the spec's own
+/// bounds (or its `one_of` values) already keep it within `i64`, the schema says so with
+/// [`I64_MIN`] / [`I64_MAX`], so that anything valid under the schema decodes; a looser spec
+/// bound gives way to the `i64` one. (A `rust_type` decides its own range.)
+fn integer_bounds(field: &Field) -> (Option<Value>, Option<Value>) {
+    let c = &field.constraints;
+    let spec = (
+        c.minimum.clone().map(Value::Number),
+        c.maximum.clone().map(Value::Number),
+    );
+    if !matches!(field.ty, FieldType::Integer) || field.rust_type.is_some() {
+        return spec;
+    }
+    if let Some(values) = &field.one_of
+        && values.value.iter().all(|v| v.is_null() || v.is_i64())
+    {
+        return spec;
+    }
+    // Every f64 below 2^63 is at most i64::MAX; -2^63 is exactly i64::MIN.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    let at_least = |n: &Option<serde_json::Number>, floor: f64| {
+        n.as_ref()
+            .is_some_and(|n| n.is_i64() || n.as_f64().is_some_and(|f| f >= floor))
+    };
+    let at_most = |n: &Option<serde_json::Number>, strict: bool| {
+        n.as_ref().is_some_and(|n| {
+            n.is_i64()
+                || n.as_u64()
+                    .is_some_and(|u| u <= i64::MAX as u64 + u64::from(strict))
+                || n.as_f64()
+                    .is_some_and(|f| f < TWO_63 || (strict && f <= TWO_63))
+        })
+    };
+    let low_inside = at_least(&c.minimum, -TWO_63) || at_least(&c.exclusive_minimum, -TWO_63);
+    let high_inside = at_most(&c.maximum, false) || at_most(&c.exclusive_maximum, true);
+    (
+        if low_inside {
+            spec.0
+        } else {
+            Some(json!(I64_MIN))
+        },
+        if high_inside {
+            spec.1
+        } else {
+            Some(json!(I64_MAX))
+        },
+    )
+}
+
+/// The implicit `minimum` of an `integer` field, its Rust type's: `i64::MIN`.
+pub const I64_MIN: i64 = i64::MIN;
+/// The implicit `maximum` of an `integer` field, its Rust type's: `i64::MAX`.
+pub const I64_MAX: i64 = i64::MAX;
 
 /// The type part of a field's schema (before constraints and documentation).
 fn type_schema(field: &Field) -> Map<String, Value> {
@@ -176,8 +231,10 @@ fn type_schema(field: &Field) -> Map<String, Value> {
     schema
 }
 
-/// The pattern every `decimal` string matches.
-pub const DECIMAL_PATTERN: &str = r"^-?[0-9]+(\.[0-9]+)?$";
+/// The pattern every `decimal` string matches: what `rust_decimal` reads without error. It
+/// holds 96 bits of digits (up to 79228162514264337593543950335), so at most 28 digits before
+/// the point; a longer fraction is rounded to fit, never refused.
+pub const DECIMAL_PATTERN: &str = r"^-?[0-9]{1,28}(\.[0-9]+)?$";
 
 fn tagged_variant(tag: &str, value: &str, field: &Field) -> Value {
     let mut schema = field_schema(field);
@@ -261,5 +318,137 @@ pub fn collect_named(field: &Field, out: &mut Vec<String>) {
             variants.iter().for_each(|v| collect_named(&v.field, out))
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::project::{Source, analyze};
+
+    const SPEC: &str = r#"
+description: Integer bounds.
+expects:
+  any: { type: integer }
+  small: { type: integer, minimum: 1, maximum: 10 }
+  positive: { type: integer, minimum: 0 }
+  below: { type: integer, exclusive_maximum: 100 }
+  huge: { type: integer, minimum: -1e30, maximum: 1e30 }
+  choice: { type: integer, one_of: [1, 2] }
+  maybe: { type: integer, nullable: true, optional: true }
+  custom: { type: integer, rust_type: u64 }
+  list: { type: array, items: integer }
+exposes:
+  count: { type: integer }
+tool: { anthropic: { strict: true }, openai: { strict: true } }
+"#;
+
+    #[test]
+    fn integers_are_bounded_to_i64_unless_the_spec_already_is() {
+        let project = analyze(
+            &[Source {
+                path: "bounds.yaml".into(),
+                text: SPEC.into(),
+            }],
+            &[],
+            "specs",
+        );
+        let tool = &project.tools[0];
+        let (min, max) = (json!(i64::MIN), json!(i64::MAX));
+        let p = &tool.input_schema["properties"];
+        let bounds = |name: &str| (p[name].get("minimum"), p[name].get("maximum"));
+        assert_eq!(bounds("any"), (Some(&min), Some(&max)));
+        assert_eq!(bounds("small"), (Some(&json!(1)), Some(&json!(10))));
+        assert_eq!(bounds("positive"), (Some(&json!(0)), Some(&max)));
+        assert_eq!(bounds("below"), (Some(&min), None));
+        assert_eq!(p["below"]["exclusiveMaximum"], json!(100));
+        assert_eq!(
+            bounds("huge"),
+            (Some(&min), Some(&max)),
+            "the tighter bound wins"
+        );
+        assert_eq!(bounds("choice"), (None, None), "every value is an i64");
+        assert_eq!(p["maybe"]["type"], json!(["integer", "null"]));
+        assert_eq!(bounds("maybe"), (Some(&min), Some(&max)));
+        assert_eq!(
+            bounds("custom"),
+            (None, None),
+            "a rust_type has its own range"
+        );
+        assert_eq!(p["list"]["items"]["maximum"], max);
+        assert_eq!(
+            tool.output_schema["properties"]["count"]["minimum"], min,
+            "outputs too"
+        );
+
+        // Dialects with `minimum` / `maximum` keep them; anthropic-strict drops the implicit
+        // ones silently and states only the spec's own bounds.
+        for dialect in ["mcp", "openai-strict", "gemini"] {
+            assert_eq!(
+                tool.dialects[dialect]["properties"]["any"]["maximum"], max,
+                "{dialect}"
+            );
+        }
+        let strict = &tool.dialects["anthropic-strict"]["properties"];
+        assert_eq!(strict["any"], json!({ "type": "integer" }));
+        assert_eq!(
+            strict["positive"],
+            json!({ "type": "integer", "description": "Must be at least 0." })
+        );
+        let warnings: Vec<&str> = project
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .filter(|m| m.contains("imum"))
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "anthropic-strict cannot express `minimum` of `small`; it is stated in the description instead",
+                "anthropic-strict cannot express `maximum` of `small`; it is stated in the description instead",
+                "anthropic-strict cannot express `minimum` of `positive`; it is stated in the description instead",
+                "anthropic-strict cannot express `exclusiveMaximum` of `below`; it is stated in the description instead",
+                "gemini cannot express `exclusiveMaximum` of `below`; it is stated in the description instead",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_decimal_pattern_admits_only_what_rust_decimal_reads() {
+        let pattern = regex_lite(super::DECIMAL_PATTERN);
+        let digits = |n: usize| "9".repeat(n);
+        for ok in [
+            "0".to_owned(),
+            "-1.5".to_owned(),
+            digits(28),
+            format!("-{}.{}", digits(28), digits(40)),
+            format!("0.{}1", "0".repeat(60)),
+        ] {
+            assert!(pattern(&ok), "{ok}");
+        }
+        for bad in [
+            digits(29),
+            "1.".into(),
+            ".5".into(),
+            "+1".into(),
+            "1e5".into(),
+        ] {
+            assert!(!pattern(&bad), "{bad}");
+        }
+    }
+
+    /// `^-?[0-9]{1,28}(\.[0-9]+)?$`, checked by hand (the codegen has no regex engine).
+    fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool {
+        assert_eq!(pattern, r"^-?[0-9]{1,28}(\.[0-9]+)?$");
+        |s: &str| {
+            let s = s.strip_prefix('-').unwrap_or(s);
+            let (int, fraction) = match s.split_once('.') {
+                Some((i, f)) => (i, Some(f)),
+                None => (s, None),
+            };
+            let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            digits(int) && int.len() <= 28 && fraction.is_none_or(digits)
+        }
     }
 }

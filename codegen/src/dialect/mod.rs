@@ -58,7 +58,7 @@ use toolspec::settings::SettingValue;
 
 use crate::diagnostic::Diagnostic;
 use crate::project::{Binding, Tool};
-use crate::schema::Types;
+use crate::schema::{I64_MAX, I64_MIN, Types};
 use crate::spec::model::{Field, FieldType, ProjectConfig, ToolSpec};
 use crate::yaml::Span;
 
@@ -525,7 +525,8 @@ pub const ANNOTATIONS: &[&str] = &[
 ];
 
 /// Removes every keyword of `node` that `allowed` does not list: annotations as described by
-/// [`ANNOTATIONS`], constraints moved into the description.
+/// [`ANNOTATIONS`], the implicit bounds of an integer silently ([`is_implicit_bound`]), other
+/// constraints moved into the description.
 pub fn restrict(node: &mut Map<String, Value>, allowed: &[&str], cx: &mut Cx) {
     let keys: Vec<String> = node.keys().cloned().collect();
     for key in keys {
@@ -534,10 +535,25 @@ pub fn restrict(node: &mut Map<String, Value>, allowed: &[&str], cx: &mut Cx) {
         }
         if ANNOTATIONS.contains(&key.as_str()) {
             drop_annotation(node, &key);
+        } else if is_implicit_bound(node, &key) {
+            node.remove(&key);
         } else {
             cx.move_keyword(node, &key);
         }
     }
+}
+
+/// Whether `keyword` of `node` is the bound an `integer` gets for its Rust type, `i64` (see
+/// `schema::field_schema`): `minimum` of `i64::MIN` or `maximum` of `i64::MAX` on an integer
+/// schema. It is no constraint of the spec's, so a dialect without the keyword drops it
+/// without stating it or warning; the invoker still enforces it.
+pub fn is_implicit_bound(node: &Map<String, Value>, keyword: &str) -> bool {
+    let bound = match keyword {
+        "minimum" => I64_MIN,
+        "maximum" => I64_MAX,
+        _ => return false,
+    };
+    types_of(node).contains(&"integer") && node.get(keyword).and_then(Value::as_i64) == Some(bound)
 }
 
 /// Removes an annotation, keeping what a model can use (`examples`, `deprecated`) as text.

@@ -4,7 +4,9 @@
 //! it into something valid.
 //!
 //! Values are generated from the input schemas themselves (types, enums, bounds, lengths,
-//! patterns, formats, required/optional keys, arrays, nested objects), then mutated.
+//! patterns, formats, required/optional keys, arrays, nested objects), then mutated. The
+//! published schemas bound every `integer` (to `i64` at the widest) and every `decimal` (to
+//! what `rust_decimal` reads), so the generators cover their whole published range.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -13,14 +15,12 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::strategy::Union;
 use serde_json::{Map, Value, json};
-use toolspec::types::{NaiveDate, Uuid};
+use toolspec::types::{Decimal, NaiveDate, Uuid};
 use toolspec::{AmbientContext, Registry, ToolResult};
 use toolspec_test_invoker::App;
 
-/// The decimal pattern allows any number of digits; `rust_decimal` holds 28 or so. Valid
-/// values are generated within that (see `decimals_beyond_28_digits_are_accepted`).
-const DECIMAL_PATTERN: &str = r"^-?[0-9]+(\.[0-9]+)?$";
-const DECIMAL_GENERATED: &str = r"-?[0-9]{1,20}(\.[0-9]{1,8})?";
+/// The pattern every published `decimal` string matches.
+const DECIMAL_PATTERN: &str = r"^-?[0-9]{1,28}(\.[0-9]+)?$";
 
 // ---------------------------------------------------------------------------------------------
 // The tools under test.
@@ -161,15 +161,36 @@ fn valid_of_type(kind: &str, object: &Map<String, Value>, root: &Value) -> Boxed
         "null" => Just(Value::Null).boxed(),
         "boolean" => any::<bool>().prop_map(Value::from).boxed(),
         "integer" => {
-            let (lo, hi) = match (bound(object, "minimum"), bound(object, "maximum")) {
-                (Some(lo), Some(hi)) => (lo, hi),
-                (Some(lo), None) => (lo, lo + 1_000_000),
-                (None, Some(hi)) => (hi - 1_000_000, hi),
-                (None, None) => (-1_000_000, 1_000_000),
+            // Every published integer is bounded; without bounds it could not be decoded.
+            let lo = match (bound(object, "minimum"), bound(object, "exclusiveMinimum")) {
+                (Some(lo), Some(x)) => lo.max(x + 1),
+                (Some(lo), None) => lo,
+                (None, Some(x)) => x + 1,
+                (None, None) => panic!("an integer without a lower bound: {object:?}"),
             };
-            // JSON Schema counts 3.0 as an integer: send some integers as floats.
-            (lo..=hi, any::<bool>())
-                .prop_map(|(i, float)| if float { json!(i as f64) } else { json!(i) })
+            let hi = match (bound(object, "maximum"), bound(object, "exclusiveMaximum")) {
+                (Some(hi), Some(x)) => hi.min(x - 1),
+                (Some(hi), None) => hi,
+                (None, Some(x)) => x - 1,
+                (None, None) => panic!("an integer without an upper bound: {object:?}"),
+            };
+            // The whole range, its ends, and small values (clamped into it).
+            let int = prop_oneof![
+                3 => lo..=hi,
+                1 => prop_oneof![Just(lo), Just(hi)],
+                2 => (-1000i64..=1000).prop_map(move |i| i.clamp(lo, hi)),
+            ];
+            // JSON Schema counts 3.0 as an integer: send some integers as floats, where the
+            // float is exactly the integer.
+            (int, any::<bool>())
+                .prop_map(|(i, float)| {
+                    let exact = (i as f64) as i128 == i128::from(i);
+                    if float && exact {
+                        json!(i as f64)
+                    } else {
+                        json!(i)
+                    }
+                })
                 .boxed()
         }
         "number" => match (
@@ -222,11 +243,7 @@ fn valid_string(object: &Map<String, Value>) -> BoxedStrategy<Value> {
     let min = bound(object, "minLength").unwrap_or(0) as usize;
     let max = bound(object, "maxLength").map_or(min + 20, |m| m as usize);
     if let Some(pattern) = object.get("pattern").and_then(Value::as_str) {
-        let pattern = if pattern == DECIMAL_PATTERN {
-            DECIMAL_GENERATED
-        } else {
-            pattern.trim_start_matches('^').trim_end_matches('$')
-        };
+        let pattern = pattern.trim_start_matches('^').trim_end_matches('$');
         return proptest::string::string_regex(pattern)
             .expect("a pattern proptest can generate from")
             .prop_filter("length", move |s| (min..=max).contains(&s.chars().count()))
@@ -438,6 +455,11 @@ fn number_in(text: &str) -> Option<f64> {
     text.parse::<f64>().ok().filter(|f| f.is_finite())
 }
 
+/// 2^53: below it, every integer is exactly a float.
+const EXACT: f64 = 9_007_199_254_740_992.0;
+/// 2^63: `i64` holds -2^63 up to (not including) 2^63.
+const I64_END: f64 = 9_223_372_036_854_775_808.0;
+
 fn documented(value: &mut Value, schema: &Value, root: &Value) {
     let schema = resolve(schema, root);
     let types = types(schema);
@@ -464,7 +486,11 @@ fn documented(value: &mut Value, schema: &Value, root: &Value) {
             _ => {}
         },
         Value::String(text) if wants("integer") && !wants("number") => {
-            if let Some(f) = number_in(text).filter(|f| f.fract() == 0.0 && f.abs() < 1e15) {
+            // The string of any i64, or an integral number below 2^53 spelled otherwise.
+            if let Ok(i) = text.parse::<i64>() {
+                *value = json!(i);
+            } else if let Some(f) = number_in(text).filter(|f| f.fract() == 0.0 && f.abs() < EXACT)
+            {
                 *value = json!(f as i64);
             }
         }
@@ -481,8 +507,12 @@ fn documented(value: &mut Value, schema: &Value, root: &Value) {
         Value::Number(n) if wants("string") && !wants("number") && !wants("integer") => {
             *value = Value::String(n.to_string());
         }
-        Value::Number(n) if wants("integer") && !wants("number") => {
-            if let Some(f) = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 1e15) {
+        Value::Number(n) if n.is_f64() && wants("integer") && !wants("number") => {
+            // An integral number within the i64 range.
+            if let Some(f) = n
+                .as_f64()
+                .filter(|f| f.fract() == 0.0 && (-I64_END..I64_END).contains(f))
+            {
                 *value = json!(f as i64);
             }
         }
@@ -579,52 +609,128 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Where the runtime types are narrower than the published schemas (known; see the report).
+// The published ranges are the runtime types' ranges.
 
-#[test]
-#[ignore = "bug: `integer` is published without bounds, but deserialized as i64"]
-fn integers_beyond_i64_are_accepted() {
-    let fixture = Fixture::get();
-    let tool = fixture
+fn tool(name: &str) -> &'static Tool {
+    Fixture::get()
         .tools
         .iter()
-        .find(|t| t.name == "orders_cancel")
-        .expect("tool");
-    for id in [json!(u64::MAX), json!(1e19)] {
+        .find(|t| t.name == name)
+        .expect("tool")
+}
+
+#[test]
+fn integers_beyond_i64_are_invalid_and_rejected() {
+    let fixture = Fixture::get();
+    let tool = tool("orders_cancel");
+    for (id, message) in [
+        (
+            json!(u64::MAX),
+            "Invalid arguments: `/order_id`: 18446744073709551615 is greater than the maximum of 9223372036854775807.",
+        ),
+        (
+            json!(1e19),
+            "Invalid arguments: `/order_id`: 1e+19 is greater than the maximum of 9223372036854775807.",
+        ),
+        (
+            // 2^63 as a float: the first integer past i64::MAX.
+            json!(9_223_372_036_854_775_808.0),
+            "Invalid arguments: `/order_id`: 9.223372036854776e+18 is greater than the maximum of 9223372036854775807.",
+        ),
+    ] {
         let args = json!({ "order_id": id });
-        assert!(tool.validator.is_valid(&args));
+        assert!(!tool.validator.is_valid(&args), "{args}");
         let result = fixture.invoke(tool, args);
-        assert_ne!(
-            code(&result),
-            Some("invalid_arguments"),
-            "{}",
-            result.message
+        assert_eq!(code(&result), Some("invalid_arguments"));
+        assert_eq!(result.message, message);
+    }
+    // The ends of the range are valid, and decode.
+    for id in [json!(i64::MAX), json!(9_223_372_036_854_774_784.0)] {
+        let args = json!({ "order_id": id });
+        assert!(tool.validator.is_valid(&args), "{args}");
+        let result = fixture.invoke(tool, args);
+        assert!(result.is_ok(), "{result:?}");
+    }
+}
+
+/// A decimal with more than 28 digits before the point.
+const DECIMAL_TOO_LONG: &str = "79228162514264337593543950336";
+
+fn coerce_args(price: &str) -> Value {
+    json!({
+        "id": "67e55044-10b1-426f-9247-bb680e5fe0c8",
+        "day": "2026-01-02",
+        "at": "2026-01-02T03:04:05Z",
+        "price": price,
+        "lines": [{ "sku": "ABC", "quantity": 1 }]
+    })
+}
+
+#[test]
+fn decimals_beyond_28_digits_are_invalid_and_rejected() {
+    let fixture = Fixture::get();
+    let tool = tool("kinds_coerce");
+    assert_eq!(
+        tool.schema["properties"]["price"]["pattern"],
+        DECIMAL_PATTERN
+    );
+    let args = coerce_args(DECIMAL_TOO_LONG);
+    assert!(!tool.validator.is_valid(&args));
+    let result = fixture.invoke(tool, args);
+    assert_eq!(
+        result.message,
+        "Invalid arguments: `/price`: \"79228162514264337593543950336\" does not match \"^-?[0-9]{1,28}(\\.[0-9]+)?$\"."
+    );
+}
+
+#[test]
+fn decimals_with_long_fractions_are_rounded() {
+    let fixture = Fixture::get();
+    let tool = tool("kinds_coerce");
+    let nines = "9".repeat(28);
+    for (price, echoed) in [
+        (
+            format!("{nines}.{nines}"),
+            "10000000000000000000000000000".to_owned(),
+        ),
+        (format!("-{nines}.4{nines}"), format!("-{nines}")),
+        (
+            format!("0.{}", "3".repeat(60)),
+            format!("0.{}", "3".repeat(28)),
+        ),
+        (
+            format!("0.{}1", "0".repeat(60)),
+            "0.0000000000000000000000000000".to_owned(),
+        ),
+    ] {
+        let args = coerce_args(&price);
+        assert!(tool.validator.is_valid(&args), "{price}");
+        let result = fixture.invoke(tool, args);
+        assert!(result.is_ok(), "{price}: {result:?}");
+        assert_eq!(
+            result.value().expect("ok")["echo"]["price"],
+            echoed,
+            "{price}"
         );
     }
 }
 
-#[test]
-#[ignore = "bug: `decimal` is published as any digit string, but rust_decimal holds about 28 digits"]
-fn decimals_beyond_28_digits_are_accepted() {
-    let fixture = Fixture::get();
-    let tool = fixture
-        .tools
-        .iter()
-        .find(|t| t.name == "kinds_coerce")
-        .expect("tool");
-    let args = json!({
-        "id": "67e55044-10b1-426f-9247-bb680e5fe0c8",
-        "day": "2026-01-02",
-        "at": "2026-01-02T03:04:05Z",
-        "price": "79228162514264337593543950336",
-        "lines": [{ "sku": "ABC", "quantity": 1 }]
-    });
-    assert!(tool.validator.is_valid(&args));
-    let result = fixture.invoke(tool, args);
-    assert_ne!(
-        code(&result),
-        Some("invalid_arguments"),
-        "{}",
-        result.message
-    );
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// `rust_decimal` reads every string the published pattern admits (long fractions rounded).
+    #[test]
+    fn every_published_decimal_parses(
+        text in proptest::string::string_regex(r"-?[0-9]{1,28}(\.[0-9]{1,80})?").expect("regex")
+    ) {
+        prop_assert!(text.parse::<Decimal>().is_ok(), "{}", text);
+    }
+
+    /// And refuses what it stops at, past 28 digits (before the point, where rounding cannot
+    /// help) — so the pattern's limit is rust_decimal's.
+    #[test]
+    fn a_29th_digit_can_overflow(tail in "[8-9][0-9]{27}") {
+        let text = format!("9{tail}");
+        prop_assert!(text.parse::<Decimal>().is_err(), "{}", text);
+    }
 }

@@ -190,7 +190,7 @@ pub mod customers {
             description: "Show the current customer's profile.\nErrors: not_found.",
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
             dialects: &[
                 ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
                 ("gemini", r#"null"#),
@@ -394,24 +394,24 @@ pub mod orders {
             summary: "Cancel an existing order.",
             description: "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nErrors: not_cancelled, already_shipped, not_found.",
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
                     "anthropic",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "gemini",
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"description":"The order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"propertyOrdering":["order_id","reason"]}"#,
+                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"propertyOrdering":["order_id","reason"]}"#,
                 ),
                 (
                     "mcp",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "openai",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
@@ -498,6 +498,216 @@ pub mod orders {
                 ::toolspec::AdapterBinding {
                     adapter: "rig",
                     name: "orders_cancel",
+                    settings: &[],
+                },
+            ],
+        };
+    }
+    /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
+    pub mod export {
+        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
+        /// The tool's marker type: its name, types and descriptor.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default
+        )]
+        pub struct Tool;
+        impl ::toolspec::Contract for Tool {
+            const NAME: &'static str = "orders_export";
+            type Input = Input;
+            type Ambient = Ambient;
+            type Output = Output;
+            type Error = Error;
+            fn descriptor() -> &'static ::toolspec::Descriptor {
+                &DESCRIPTOR
+            }
+        }
+        /// Only orders in this status; every order when omitted.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum Status {
+            Pending,
+            Shipped,
+            Delivered,
+            Cancelled,
+            Refunded,
+        }
+        ::toolspec::string_enum!(
+            Status { Pending = "pending", Shipped = "shipped", Delivered = "delivered",
+            Cancelled = "cancelled", Refunded = "refunded" }
+        );
+        fn default_input_pace_ms() -> i64 {
+            0i64
+        }
+        /// The model-facing input, defaults applied.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Input {
+            /// Only orders in this status; every order when omitted.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub status: ::core::option::Option<Status>,
+            /// Pause after each order, in milliseconds, to spare a busy database.
+            #[serde(default = "default_input_pace_ms")]
+            pub pace_ms: i64,
+        }
+        /// Fields resolved from the trusted ambient context, never from the model.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Ambient {
+            pub customer_id: i64,
+        }
+        /// The exposed output.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Output {
+            pub orders: ::std::vec::Vec<super::super::types::Order>,
+            pub count: i64,
+        }
+        /// The tool's declared error codes; `Display` is the spec's message.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum Error {}
+        ::toolspec::declared_errors!(Error {});
+        /// What the handler returns.
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        /// The handler's view of the call.
+        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        /// Implement this for your app type to serve the tool.
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` does not handle tool `orders_export`",
+            label = "missing a handler for `orders_export`",
+            note = "implement `orders::export::Handler` for `{Self}` (spec: orders/export.yaml)"
+        )]
+        pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
+            /// Runs `orders_export`: Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
+            fn call(
+                &self,
+                input: Input,
+                cx: Context<'_>,
+            ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
+        }
+        ::toolspec::bind_handler!(Tool, Handler, []);
+        /// Everything known about the tool at build time.
+        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+            name: "orders_export",
+            spec: "orders/export.yaml",
+            module: "orders::export",
+            kind: ::toolspec::ToolKind::Action,
+            title: ::core::option::Option::Some("Export orders"),
+            summary: "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
+            description: "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
+            version: ::core::option::Option::None,
+            input_schema: r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},"count":{"type":"integer","minimum":0,"maximum":9223372036854775807}},"required":["orders","count"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            dialects: &[
+                (
+                    "anthropic",
+                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
+                ),
+                (
+                    "gemini",
+                    r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"INTEGER","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"propertyOrdering":["status","pace_ms"]}"#,
+                ),
+                (
+                    "mcp",
+                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
+                ),
+                (
+                    "openai",
+                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
+                ),
+            ],
+            fields: &[
+                ::toolspec::Field {
+                    name: "status",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::Field {
+                    name: "pace_ms",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::Field {
+                    name: "customer_id",
+                    ambient: true,
+                    sensitive: false,
+                    optional: false,
+                },
+            ],
+            guards: &[],
+            error_headline: ::core::option::Option::None,
+            errors: &[],
+            hints: &["read_only", "closed_world"],
+            message: ::core::option::Option::Some("Exported {{ count }} orders."),
+            timeout: ::core::option::Option::Some(
+                ::core::time::Duration::from_millis(60000u64),
+            ),
+            tags: &["orders", "read"],
+            scopes: &["orders:read"],
+            adapters: &[
+                ::toolspec::AdapterBinding {
+                    adapter: "anthropic",
+                    name: "orders_export",
+                    settings: &[],
+                },
+                ::toolspec::AdapterBinding {
+                    adapter: "gemini",
+                    name: "orders_export",
+                    settings: &[],
+                },
+                ::toolspec::AdapterBinding {
+                    adapter: "http",
+                    name: "orders_export",
+                    settings: &[],
+                },
+                ::toolspec::AdapterBinding {
+                    adapter: "mcp",
+                    name: "orders_export",
+                    settings: &[],
+                },
+                ::toolspec::AdapterBinding {
+                    adapter: "openai",
+                    name: "orders_export",
+                    settings: &[],
+                },
+                ::toolspec::AdapterBinding {
+                    adapter: "rig",
+                    name: "orders_export",
                     settings: &[],
                 },
             ],
@@ -603,24 +813,24 @@ pub mod orders {
             summary: "Look up one of the current customer's orders.",
             description: "Look up one of the current customer's orders.\nErrors: not_found.",
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
                     "anthropic",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "gemini",
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
+                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
                 ),
                 (
                     "mcp",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "openai",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
@@ -815,7 +1025,7 @@ pub mod orders {
             description: "Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.",
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
                     "anthropic",
@@ -1026,24 +1236,24 @@ pub mod orders {
             summary: "Refund a delivered order, fully or in part.",
             description: "Refund a delivered order, fully or in part.\nErrors: not_found, not_delivered, too_much.",
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807},"amount":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
                     "anthropic",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807},"amount":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "gemini",
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
+                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807},"amount":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
                 ),
                 (
                     "mcp",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807},"amount":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "openai",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807},"amount":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
@@ -1348,6 +1558,7 @@ pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
 pub static TOOLS: &[&::toolspec::Descriptor] = &[
     &customers::me::DESCRIPTOR,
     &orders::cancel::DESCRIPTOR,
+    &orders::export::DESCRIPTOR,
     &orders::get::DESCRIPTOR,
     &orders::place::DESCRIPTOR,
     &orders::refund::DESCRIPTOR,
@@ -1357,14 +1568,15 @@ pub static TOOLS: &[&::toolspec::Descriptor] = &[
 pub fn registry<H>(handler: H) -> ::toolspec::Registry
 where
     H: ::core::marker::Send + ::core::marker::Sync + 'static + customers::me::Handler
-        + orders::cancel::Handler + orders::get::Handler + orders::place::Handler
-        + orders::refund::Handler,
+        + orders::cancel::Handler + orders::export::Handler + orders::get::Handler
+        + orders::place::Handler + orders::refund::Handler,
 {
     let handler = ::std::sync::Arc::new(handler);
     ::toolspec::__private::generated_registry(
         ::toolspec::Registry::builder(&PROJECT)
             .tool(customers::me::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::cancel::Bound(::std::sync::Arc::clone(&handler)))
+            .tool(orders::export::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::get::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::place::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::refund::Bound(::std::sync::Arc::clone(&handler)))
