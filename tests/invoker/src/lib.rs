@@ -39,6 +39,14 @@ pub struct Probe {
     pub slow_dropped_cancelled: AtomicBool,
     /// Set when `jobs_slow` finished sleeping (it should not, past its timeout).
     pub slow_finished: AtomicBool,
+    /// Signalled when `jobs_guarded`'s guard has started and handed its token to a watcher.
+    pub guard_started: Notify,
+    /// Set when `jobs_guarded`'s guard future is dropped: whether its token was cancelled.
+    pub guard_dropped_cancelled: AtomicBool,
+    /// Set when `jobs_guarded`'s guard finished waiting (it should not, past the timeout).
+    pub guard_finished: AtomicBool,
+    /// How many times `jobs_guarded`'s handler ran.
+    pub guarded_calls: AtomicUsize,
 }
 
 /// The app: every tool's handler.
@@ -159,6 +167,42 @@ impl jobs::slow::Handler for App {
         Ok(jobs::slow::Output {
             slept: input.millis,
         })
+    }
+}
+
+impl jobs::guarded::Handler for App {
+    async fn call(
+        &self,
+        _input: jobs::guarded::Input,
+        _cx: jobs::guarded::Context<'_>,
+    ) -> jobs::guarded::Outcome {
+        self.probe.guarded_calls.fetch_add(1, Ordering::SeqCst);
+        Ok(jobs::guarded::Output { done: true })
+    }
+
+    /// Takes `guard_millis` to answer yes, watching its token like a handler.
+    async fn ready(&self, input: &jobs::guarded::Input, cx: &jobs::guarded::Context<'_>) -> bool {
+        self.watch(cx.cancellation());
+        let _on_drop = DropProbe {
+            token: cx.cancellation().clone(),
+            probe: Arc::clone(&self.probe),
+            flag: |p| &p.guard_dropped_cancelled,
+        };
+        self.probe.guard_started.notify_one();
+        tokio::time::sleep(Duration::from_millis(input.guard_millis.unsigned_abs())).await;
+        self.probe.guard_finished.store(true, Ordering::SeqCst);
+        true
+    }
+}
+
+impl kinds::narrow::Handler for App {
+    async fn call(
+        &self,
+        input: kinds::narrow::Input,
+        _cx: kinds::narrow::Context<'_>,
+    ) -> kinds::narrow::Outcome {
+        let total = input.lines.iter().map(|l| i64::from(l.quantity)).sum();
+        Ok(kinds::narrow::Output { total })
     }
 }
 

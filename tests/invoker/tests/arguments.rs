@@ -516,3 +516,31 @@ async fn undeclared_keys_are_listed_with_the_other_errors() {
          `/x`: is not an argument of this tool (expected: order_id, reason)."
     );
 }
+
+#[tokio::test]
+async fn values_the_typed_input_refuses_are_named_by_their_pointer() {
+    // `quantity` is published as an integer but decoded as a `u8` (`rust_type`): valid under
+    // the schema, refused by the type, and named by its full pointer.
+    let result = call(
+        "kinds_narrow",
+        json!({ "lines": [{ "sku": "a", "quantity": 1 }, { "sku": "b", "quantity": 300 }] }),
+    )
+    .await;
+    assert_eq!(
+        invalid(&result),
+        "Invalid arguments: `/lines/1/quantity`: invalid value: integer `300`, expected u8."
+    );
+    assert_eq!(
+        result.error().and_then(|e| e.details.clone()),
+        Some(json!({ "errors": [{
+            "field": "/lines/1/quantity",
+            "message": "invalid value: integer `300`, expected u8"
+        }] }))
+    );
+    let result = call(
+        "kinds_narrow",
+        json!({ "lines": [{ "sku": "a", "quantity": 255 }] }),
+    )
+    .await;
+    assert_eq!(result.to_model_json(), json!({ "total": 255 }));
+}

@@ -4,7 +4,10 @@
 use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
-use toolspec::{AmbientContext, CallOptions, Explanation, FieldError, GuardCheck, UnknownTool};
+use toolspec::{
+    AmbientContext, CallOptions, CancellationToken, Explanation, FieldError, GuardCheck,
+    UnknownTool,
+};
 use toolspec_test_invoker::App;
 
 fn guards(not_locked: Option<bool>, in_business_hours: Option<bool>) -> Vec<GuardCheck> {
@@ -316,4 +319,114 @@ async fn explaining_the_explain_tool_names_it() {
     let app = App::new();
     let explanation = explain(&app, "explain", json!({ "tool": "orders_cancel" })).await;
     assert_eq!(explanation.tool, "explain");
+}
+
+fn through(adapter: &str) -> CallOptions {
+    CallOptions {
+        adapter: Some(adapter.into()),
+        ..CallOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn explain_with_finds_tools_through_the_calling_adapter() {
+    let app = App::new();
+    let registry = app.registry();
+    let explanation = registry
+        .explain_with(
+            "orders_cancel",
+            json!({ "order_id": 13 }),
+            &AmbientContext::new(),
+            through("mcp"),
+        )
+        .await
+        .expect("a member of mcp");
+    assert_eq!(explanation.tool, "orders_cancel");
+    assert_eq!(explanation.guards, guards(Some(false), Some(false)));
+    // `admin_purge` is not offered over http: there, it does not exist.
+    let error = registry
+        .explain_with(
+            "admin_purge",
+            json!({}),
+            &AmbientContext::new(),
+            through("http"),
+        )
+        .await;
+    assert_eq!(error, Err(UnknownTool("admin_purge".into())));
+    let explanation = registry
+        .explain_with(
+            "admin_purge",
+            json!({}),
+            &AmbientContext::new(),
+            through("mcp"),
+        )
+        .await
+        .expect("a member of mcp");
+    assert!(explanation.callable);
+}
+
+#[tokio::test]
+async fn explained_guards_run_under_the_timeout_and_the_cancellation() {
+    let app = App::new();
+    let registry = app.registry();
+    // A guard still running at the timeout is neither passed nor failed.
+    let explanation = registry
+        .explain(
+            "jobs_guarded",
+            json!({ "guard_millis": 2000 }),
+            &AmbientContext::new(),
+        )
+        .await
+        .expect("tool");
+    assert_eq!(
+        explanation,
+        Explanation {
+            tool: "jobs_guarded".into(),
+            callable: false,
+            errors: vec![],
+            guards: vec![GuardCheck {
+                name: "ready".into(),
+                description: "The job must be ready.".into(),
+                passed: None,
+            }],
+        }
+    );
+    assert!(app.probe.guard_dropped_cancelled.load(Ordering::SeqCst));
+    // A cancelled explanation says so.
+    let token = CancellationToken::new();
+    token.cancel();
+    let options = CallOptions {
+        cancellation: token,
+        ..CallOptions::default()
+    };
+    let explanation = registry
+        .explain_with(
+            "jobs_guarded",
+            json!({ "guard_millis": 5 }),
+            &AmbientContext::new(),
+            options,
+        )
+        .await
+        .expect("tool");
+    assert_eq!(explanation.errors, [error("/", "The call was cancelled.")]);
+    assert!(!explanation.callable);
+    assert_eq!(app.probe.guarded_calls.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn values_the_typed_input_refuses_are_explained_by_pointer() {
+    let explanation = explain(
+        &App::new(),
+        "kinds_narrow",
+        json!({ "lines": [{ "sku": "a", "quantity": 256 }] }),
+    )
+    .await;
+    assert_eq!(
+        explanation.errors,
+        [error(
+            "/lines/0/quantity",
+            "invalid value: integer `256`, expected u8"
+        )]
+    );
+    assert!(!explanation.callable);
 }

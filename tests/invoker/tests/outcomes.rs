@@ -322,6 +322,73 @@ async fn a_call_cancelled_before_it_starts_never_runs_the_handler() {
         Some("cancelled by the client"),
     );
     assert_eq!(app.probe.cancel_calls.load(Ordering::SeqCst), 0);
+    assert_eq!(
+        app.probe.guard_calls.load(Ordering::SeqCst),
+        0,
+        "nor its guards"
+    );
+}
+
+#[tokio::test]
+async fn a_slow_guard_times_out() {
+    let app = App::new();
+    let result = call(&app, "jobs_guarded", json!({ "guard_millis": 2000 })).await;
+    assert_failed(
+        &result,
+        json!({ "error": "timeout", "message": "The guarded job did not run: The call did not finish within 50ms." }),
+        Some("timed out after 50ms"),
+    );
+    // The guard saw its token cancelled before it was dropped, and never finished.
+    assert!(app.probe.guard_dropped_cancelled.load(Ordering::SeqCst));
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        app.probe.watcher_saw_cancel.notified(),
+    )
+    .await
+    .expect("the watcher saw the token cancelled");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!app.probe.guard_finished.load(Ordering::SeqCst));
+    assert_eq!(app.probe.guarded_calls.load(Ordering::SeqCst), 0);
+
+    // Under the timeout, guard and handler answer.
+    let result = call(&app, "jobs_guarded", json!({ "guard_millis": 5 })).await;
+    assert_eq!(result.to_model_json(), json!({ "done": true }));
+    assert_eq!(app.probe.guarded_calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_call_cancelled_during_a_guard_is_cancelled() {
+    let app = App::new();
+    let token = CancellationToken::new();
+    let options = CallOptions {
+        cancellation: token.clone(),
+        ..CallOptions::default()
+    };
+    let probe = Arc::clone(&app.probe);
+    let canceller = tokio::spawn(async move {
+        probe.guard_started.notified().await;
+        token.cancel();
+    });
+    // The guard would take 40ms, within the timeout; the cancellation comes first.
+    let result = app
+        .registry()
+        .invoke_with(
+            "jobs_guarded",
+            json!({ "guard_millis": 40 }),
+            &AmbientContext::new(),
+            options,
+        )
+        .await
+        .expect("tool");
+    canceller.await.expect("canceller");
+    assert_failed(
+        &result,
+        json!({ "error": "cancelled", "message": "The call was cancelled." }),
+        Some("cancelled by the client"),
+    );
+    assert!(app.probe.guard_dropped_cancelled.load(Ordering::SeqCst));
+    assert!(!app.probe.guard_finished.load(Ordering::SeqCst));
+    assert_eq!(app.probe.guarded_calls.load(Ordering::SeqCst), 0);
 }
 
 #[tokio::test]
