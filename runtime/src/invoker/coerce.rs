@@ -17,6 +17,8 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use super::keys::Keys;
+
 /// How deep coercion follows a value (and `$ref`s); deeper parts are left to validation.
 const MAX_DEPTH: usize = 64;
 
@@ -53,8 +55,10 @@ struct Node {
     wants: Wants,
     /// A string `format` coercion normalizes.
     format: Option<StringFormat>,
-    /// Object properties that may need coercion, sorted by name.
-    properties: Vec<(String, Plan)>,
+    /// Object properties, in schema order (empty when none may need coercion).
+    properties: Keys,
+    /// Their plans, by position.
+    plans: Vec<Plan>,
     /// Whether the node has `properties` (then `values` does not apply, as in the schema walk).
     has_properties: bool,
     /// The values of a map (`additionalProperties` as a schema).
@@ -120,10 +124,9 @@ impl Coercion {
             }
             Value::Number(n) if n.is_f64() && wants.integer && !wants.number => {
                 // JSON Schema counts `3.0` (and `1e2`) as integers; serde's `i64` does not.
-                if let Some(f) = n
-                    .as_f64()
-                    .filter(|f| f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(f))
-                {
+                if let Some(f) = n.as_f64().filter(|f| {
+                    f.fract() == 0.0 && (i64::MIN as f64..-(i64::MIN as f64)).contains(f)
+                }) {
                     *value = Value::from(f as i64);
                 }
             }
@@ -144,15 +147,14 @@ impl Coercion {
 
     fn apply_object(&self, map: &mut Map<String, Value>, node: &Node, depth: usize) {
         if node.has_properties {
-            if node.properties.is_empty() {
+            if node.plans.is_empty() {
                 return;
             }
+            let mut next = 0;
             for (key, value) in map.iter_mut() {
-                if let Ok(i) = node
-                    .properties
-                    .binary_search_by(|(name, _)| name.as_str().cmp(key))
-                {
-                    self.apply_at(value, &node.properties[i].1, depth + 1);
+                if let Some(i) = node.properties.find(key, next) {
+                    self.apply_at(value, &node.plans[i], depth + 1);
+                    next = i + 1;
                 }
             }
         } else if let Some(values) = &node.values {
@@ -205,13 +207,14 @@ impl<'a> Compiler<'a> {
         };
         if let Some(Value::Object(properties)) = schema.get("properties") {
             node.has_properties = true;
-            for (name, property) in properties {
-                let plan = self.plan(property, depth + 1);
-                if !matches!(plan, Plan::Skip) {
-                    node.properties.push((name.clone(), plan));
-                }
+            let plans: Vec<Plan> = properties
+                .values()
+                .map(|property| self.plan(property, depth + 1))
+                .collect();
+            if plans.iter().any(|p| !matches!(p, Plan::Skip)) {
+                node.properties = Keys::new(properties.keys().cloned().collect());
+                node.plans = plans;
             }
-            node.properties.sort_by(|a, b| a.0.cmp(&b.0));
         } else if let Some(values) = schema.get("additionalProperties").filter(|v| v.is_object()) {
             node.values = Some(self.plan(values, depth + 1)).filter(|p| !matches!(p, Plan::Skip));
         }
@@ -220,7 +223,7 @@ impl<'a> Compiler<'a> {
         }
         let w = node.wants;
         let empty = !(w.integer || w.number || w.boolean || w.string)
-            && node.properties.is_empty()
+            && node.plans.is_empty()
             && node.values.is_none()
             && node.items.is_none();
         if empty {
@@ -277,7 +280,7 @@ fn from_string(text: &str, wants: Wants, format: Option<StringFormat>) -> Option
         if wants.integer && !wants.number {
             // "3.0" → 3 for integers, while the float is exact (below 2^53); "3.5" stays a
             // string and fails validation.
-            if f.fract() == 0.0 && f.abs() < 9.0e15 {
+            if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
                 return Some(Value::from(f as i64));
             }
             return None;

@@ -12,11 +12,13 @@
 #![allow(clippy::result_large_err)]
 
 mod coerce;
+mod keys;
 mod validate;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
+use std::task::Poll;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -103,7 +105,8 @@ type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
 
 /// The compiled parts of one tool, built on first use.
 struct Compiled {
-    declared: Vec<String>,
+    /// The declared argument keys.
+    declared: keys::Keys,
     /// The coercions the input schema allows.
     coercion: Coercion,
     /// The fields resolved from the ambient context (none for most tools).
@@ -112,6 +115,8 @@ struct Compiled {
     output: jsonschema::Validator,
     /// The success message template, if the tool has one.
     templates: Option<minijinja::Environment<'static>>,
+    /// The success message of a tool without a template (or whose template fails).
+    default_message: String,
 }
 
 impl Compiled {
@@ -120,7 +125,7 @@ impl Compiled {
             serde_json::from_str(tool.input_schema).map_err(|e| e.to_string())?;
         let output_schema: Value =
             serde_json::from_str(tool.output_schema).map_err(|e| e.to_string())?;
-        let declared = input_schema
+        let declared: Vec<String> = input_schema
             .get("properties")
             .and_then(Value::as_object)
             .map(|p| p.keys().cloned().collect())
@@ -141,8 +146,9 @@ impl Compiled {
             output: validate::compile(&output_schema)?,
             coercion: Coercion::compile(&input_schema, &input_schema),
             ambient: tool.ambient_fields().collect(),
-            declared,
+            declared: keys::Keys::new(declared),
             templates,
+            default_message: default_message(tool),
         })
     }
 }
@@ -196,23 +202,36 @@ impl<O: Operation> Typed<O> {
                 }]);
             }
         };
-        map.remove("ambient_context");
-        let unknown: Vec<String> = if map.keys().all(|k| compiled.declared.contains(k)) {
-            Vec::new()
-        } else {
+        // One pass over the keys finds both; the common call has neither.
+        let (mut sent_ambient, mut any_unknown, mut next) = (false, false, 0);
+        for key in map.keys() {
+            if key == "ambient_context" {
+                sent_ambient = true;
+            } else if let Some(i) = compiled.declared.find(key, next) {
+                next = i + 1;
+            } else {
+                any_unknown = true;
+            }
+        }
+        if sent_ambient {
+            map.remove("ambient_context");
+        }
+        let unknown: Vec<String> = if any_unknown {
             map.keys()
-                .filter(|k| !compiled.declared.contains(k))
+                .filter(|k| compiled.declared.find(k, 0).is_none())
                 .cloned()
                 .collect()
+        } else {
+            Vec::new()
         };
         // Undeclared keys are reported together with every other error of the call.
         let mut errors = Vec::new();
         if !unknown.is_empty() {
             if undeclared == UndeclaredKeys::Reject {
-                let expected = if compiled.declared.is_empty() {
+                let expected = if compiled.declared.names().is_empty() {
                     "this tool takes no arguments".to_owned()
                 } else {
-                    format!("expected: {}", compiled.declared.join(", "))
+                    format!("expected: {}", compiled.declared.names().join(", "))
                 };
                 errors.extend(unknown.iter().map(|k| FieldError {
                     field: format!("/{}", validate::escape_pointer(k)),
@@ -243,52 +262,65 @@ impl<O: Operation> Typed<O> {
         value: Value,
         ambient: &AmbientContext,
     ) -> Result<Decoded<O::Contract>, Decoding> {
-        let input = decode_input(value).map_err(Decoding::Arguments)?;
+        let input = decode_input(&value).map_err(Decoding::Arguments)?;
         let resolved = resolve_ambient(Self::tool(), &compiled.ambient, ambient)
             .map_err(Decoding::Internal)?;
         Ok((input, resolved))
     }
 
     /// The guards in spec order, then the handler; a failing or panicking guard ends the call.
-    async fn run<'a>(
+    ///
+    /// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
+    /// future (the invoker's future is boxed: its size is an allocation per call).
+    #[allow(clippy::manual_async_fn)]
+    fn run<'a>(
         &'a self,
         input: <O::Contract as Contract>::Input,
         cx: Context<'a, <O::Contract as Contract>::Ambient>,
-    ) -> Result<Outcome<O>, ToolResult> {
-        let tool = Self::tool();
-        for (index, guard) in tool.guards.iter().enumerate() {
-            let Some(check) = self.op.guard(index, &input, &cx) else {
-                return Err(internal(
-                    tool,
-                    format!("no guard number {index} (`{}`) is bound", guard.name),
-                ));
-            };
-            match AssertUnwindSafe(check).catch_unwind().await {
-                Ok(true) => {}
-                Ok(false) => {
-                    return Err(ToolResult::failed(
-                        ToolError {
-                            code: guard.name.to_owned(),
-                            message: compose_error(tool.error_headline, guard.description, false),
-                            details: None,
-                        },
-                        None,
-                    ));
-                }
-                Err(panic) => {
+    ) -> impl Future<Output = Result<Outcome<O>, ToolResult>> + 'a {
+        async move {
+            let tool = Self::tool();
+            for (index, guard) in tool.guards.iter().enumerate() {
+                let Some(check) = self.op.guard(index, &input, &cx) else {
                     return Err(internal(
                         tool,
-                        format!("guard `{}` panicked: {}", guard.name, panic_message(panic)),
+                        format!("no guard number {index} (`{}`) is bound", guard.name),
                     ));
+                };
+                match AssertUnwindSafe(check).catch_unwind().await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        return Err(ToolResult::failed(
+                            ToolError {
+                                code: guard.name.to_owned(),
+                                message: compose_error(
+                                    tool.error_headline,
+                                    guard.description,
+                                    false,
+                                ),
+                                details: None,
+                            },
+                            None,
+                        ));
+                    }
+                    Err(panic) => {
+                        return Err(internal(
+                            tool,
+                            format!("guard `{}` panicked: {}", guard.name, panic_message(panic)),
+                        ));
+                    }
                 }
             }
-        }
-        match AssertUnwindSafe(self.op.call(input, cx)).catch_unwind().await {
-            Ok(outcome) => Ok(outcome),
-            Err(panic) => Err(internal(
-                tool,
-                format!("the handler panicked: {}", panic_message(panic)),
-            )),
+            match AssertUnwindSafe(self.op.call(input, cx))
+                .catch_unwind()
+                .await
+            {
+                Ok(outcome) => Ok(outcome),
+                Err(panic) => Err(internal(
+                    tool,
+                    format!("the handler panicked: {}", panic_message(panic)),
+                )),
+            }
         }
     }
 
@@ -318,11 +350,13 @@ impl<O: Operation> Typed<O> {
             progress,
             ..
         } = options;
-        // The guards and the handler see this token: cancelled with the call, or when the
-        // tool's timeout passes.
-        let token = cancellation.child_token();
-        let cx = Context::new(&resolved, tool, token.clone(), progress);
-        let outcome = match supervise(tool, &cancellation, &token, self.run(input, cx)).await {
+        // The guards and the handler see the call's token; a tool with a timeout gives them a
+        // token of its own, cancelled with the call or when the timeout passes.
+        let own = tool.timeout.map(|_| cancellation.child_token());
+        let token = own.clone().unwrap_or_else(|| cancellation.clone());
+        let cx = Context::new(&resolved, tool, token, progress);
+        let run = std::pin::pin!(self.run(input, cx));
+        let outcome = match supervise(tool, &cancellation, own.as_ref(), run).await {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(result)) => return result,
             Err(stop) => return stop.result(tool),
@@ -375,10 +409,10 @@ impl<O: Operation> Typed<O> {
                 Ok(text) => text,
                 Err(e) => {
                     tracing::warn!(tool = tool.name, error = %e, "the success message does not render");
-                    default_message(tool)
+                    compiled.default_message.clone()
                 }
             },
-            None => default_message(tool),
+            None => compiled.default_message.clone(),
         };
         ToolResult {
             outcome: Ok(value),
@@ -428,16 +462,21 @@ impl<O: Operation> Typed<O> {
             }
             Err(Decoding::Internal(result)) => return Err(result),
         };
-        let token = options.cancellation.child_token();
-        let cx = Context::new(&resolved, tool, token.clone(), Progress::ignore());
-        let checks = async {
-            for (index, check) in explanation.guards.iter_mut().enumerate() {
-                if let Some(guard) = self.op.guard(index, &input, &cx) {
-                    check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
+        let own = tool.timeout.map(|_| options.cancellation.child_token());
+        let token = own.clone().unwrap_or_else(|| options.cancellation.clone());
+        let cx = Context::new(&resolved, tool, token, Progress::ignore());
+        let checked = {
+            let guards = &mut explanation.guards;
+            let checks = std::pin::pin!(async {
+                for (index, check) in guards.iter_mut().enumerate() {
+                    if let Some(guard) = self.op.guard(index, &input, &cx) {
+                        check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
+                    }
                 }
-            }
+            });
+            supervise(tool, &options.cancellation, own.as_ref(), checks).await
         };
-        match supervise(tool, &options.cancellation, &token, checks).await {
+        match checked {
             Ok(()) | Err(Stop::TimedOut(_)) => {}
             Err(stop @ Stop::Cancelled) => return Err(stop.result(tool)),
         }
@@ -491,24 +530,33 @@ impl Stop {
 }
 
 /// Runs `work` until it finishes, `cancellation` is cancelled or the tool's timeout passes. A
-/// call cancelled before it starts never polls `work`. When stopped, `token` (the one `work`
-/// sees) is cancelled and `work` polled once more, so that it can see that (and clean up)
-/// before it is dropped.
+/// call cancelled before it starts never polls `work`. When stopped, `token` (the token of
+/// its own `work` sees, if not `cancellation` itself) is cancelled and `work` polled once
+/// more, so that it can see that (and clean up) before it is dropped.
+///
+/// `work` is pinned by the caller: taken by value, it would be stored twice in this future.
 async fn supervise<F: Future>(
     tool: &Descriptor,
     cancellation: &CancellationToken,
-    token: &CancellationToken,
-    work: F,
+    token: Option<&CancellationToken>,
+    mut work: std::pin::Pin<&mut F>,
 ) -> Result<F::Output, Stop> {
     if cancellation.is_cancelled() {
         return Err(Stop::Cancelled);
     }
-    tokio::pin!(work);
-    // Only a tool with a `timeout` needs the tokio time driver.
+    if tool.timeout.is_none() {
+        // Most work is done in its first poll: then there is nothing to wait for.
+        let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
+        if let Poll::Ready(output) = first {
+            return Ok(output);
+        }
+    }
+    // Only a tool with a `timeout` needs the tokio time driver; its timer is boxed, so that
+    // the (boxed) futures of the others stay small.
     let deadline = async {
         match tool.timeout {
             Some(limit) => {
-                tokio::time::sleep(limit).await;
+                Box::pin(tokio::time::sleep(limit)).await;
                 limit
             }
             None => std::future::pending().await,
@@ -517,16 +565,22 @@ async fn supervise<F: Future>(
     let stop = tokio::select! {
         biased;
         _ = cancellation.cancelled() => Stop::Cancelled,
-        output = &mut work => return Ok(output),
+        output = work.as_mut() => return Ok(output),
         limit = deadline => Stop::TimedOut(limit),
     };
-    token.cancel();
+    if let Some(token) = token {
+        token.cancel();
+    }
     let _ = work.as_mut().now_or_never();
     Err(stop)
 }
 
 /// Decodes the typed input; an error names the field by its JSON pointer.
-fn decode_input<I: DeserializeOwned>(value: Value) -> Result<I, Vec<FieldError>> {
+fn decode_input<I: DeserializeOwned>(value: &Value) -> Result<I, Vec<FieldError>> {
+    // Tracking the path costs an allocation per key: decode again to find it, on errors only.
+    if let Ok(input) = I::deserialize(value) {
+        return Ok(input);
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let mut field = String::new();
         for segment in e.path().iter() {
@@ -559,24 +613,34 @@ fn resolve_ambient<A: DeserializeOwned>(
     fields: &[&'static Field],
     ambient: &AmbientContext,
 ) -> Result<A, ToolResult> {
-    let mut declared: Vec<(&'static str, &Value)> = Vec::with_capacity(fields.len());
-    for field in fields {
-        match ambient.lookup(field.name) {
-            Some(value) => declared.push((field.name, value)),
-            None if !field.optional => {
-                return Err(internal(
-                    tool,
-                    format!(
-                        "the adapter supplied no ambient `{}`, which `{}` requires",
-                        field.name, tool.name
-                    ),
-                ));
-            }
-            None => {}
+    let missing = std::cell::Cell::new(None);
+    let declared = fields.iter().filter_map(|field| {
+        let value = ambient.lookup(field.name);
+        if value.is_none() && !field.optional && missing.get().is_none() {
+            missing.set(Some(field.name));
         }
+        value.map(|value| (field.name, value))
+    });
+    let resolved = A::deserialize(serde::de::value::MapDeserializer::new(declared));
+    // A missing field is reported first, even when another one failed to decode before it.
+    let missing = missing.get().or_else(|| {
+        resolved.is_err().then(|| {
+            fields
+                .iter()
+                .find(|f| !f.optional && ambient.lookup(f.name).is_none())
+                .map(|f| f.name)
+        })?
+    });
+    if let Some(name) = missing {
+        return Err(internal(
+            tool,
+            format!(
+                "the adapter supplied no ambient `{name}`, which `{}` requires",
+                tool.name
+            ),
+        ));
     }
-    let fields = serde::de::value::MapDeserializer::new(declared.into_iter());
-    A::deserialize(fields).map_err(|e: serde_json::Error| {
+    resolved.map_err(|e: serde_json::Error| {
         internal(
             tool,
             format!(

@@ -93,11 +93,13 @@ fn stages(c: &mut Criterion) {
         let args = args();
         b.iter(|| black_box(args.clone()))
     });
+    // The coercion plan, compiled once per tool as the invoker does.
+    let coercion = toolspec::invoker::Coercion::compile(&input_schema, &input_schema);
     group.bench_function("coerce", |b| {
         b.iter_batched(
             args,
             |mut args| {
-                toolspec::invoker::coerce(&mut args, &input_schema, &input_schema);
+                coercion.apply(&mut args);
                 args
             },
             BatchSize::SmallInput,
