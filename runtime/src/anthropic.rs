@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::caller::Caller;
-use crate::calling::{Core, Function, Members, Provider};
+use crate::calling::{Core, Function, Provider, declarations, native_calls};
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
 
@@ -127,14 +127,12 @@ fn assistant() -> String {
 
 /// Every `anthropic` member of `registry` as a tool definition, sorted by name.
 pub fn tools(registry: &Registry) -> Vec<Tool> {
-    let members = Members::new(PROVIDER, registry);
-    members.functions(None).map(Tool::from).collect()
+    declarations(PROVIDER, registry, None)
 }
 
 /// The tool definitions `caller` may see and call.
 pub fn tools_for(registry: &Registry, caller: &Caller) -> Vec<Tool> {
-    let members = Members::new(PROVIDER, registry);
-    members.functions(Some(caller)).map(Tool::from).collect()
+    declarations(PROVIDER, registry, Some(caller))
 }
 
 /// One descriptor as a tool definition, or `None` when it is not an `anthropic` member.
@@ -165,17 +163,12 @@ impl Dispatcher {
 
     /// Every member as a tool definition (as [`tools`]).
     pub fn tools(&self) -> Vec<Tool> {
-        self.core
-            .members()
-            .functions(None)
-            .map(Into::into)
-            .collect()
+        self.core.members().declarations(None)
     }
 
     /// The tool definitions `caller` may see (as [`tools_for`]).
     pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
-        let functions = self.core.members().functions(Some(caller));
-        functions.map(Into::into).collect()
+        self.core.members().declarations(Some(caller))
     }
 
     /// Answers one `tool_use` block, as `caller`.
@@ -196,18 +189,11 @@ impl Dispatcher {
     /// the order of the blocks. Other blocks are skipped, and so is a `tool_use` block without
     /// `id` or `name`, which cannot be answered.
     pub async fn answer(&self, message: &Message, caller: &Caller) -> Vec<ToolResultBlock> {
-        let calls: Vec<ToolUse> = message
+        let blocks = message
             .content
             .iter()
-            .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"))
-            .filter_map(|block| match ToolUse::deserialize(block) {
-                Ok(call) => Some(call),
-                Err(e) => {
-                    tracing::warn!(error = %e, "a tool_use block without id or name is skipped");
-                    None
-                }
-            })
-            .collect();
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("tool_use"));
+        let calls: Vec<ToolUse> = native_calls(blocks, "tool_use block");
         let answers = calls.iter().map(|call| self.call(call, caller));
         futures_util::future::join_all(answers).await
     }

@@ -248,6 +248,12 @@ impl Members {
             .map(|member| &member.function)
     }
 
+    /// The declarations `caller` may see (every one without a caller), each in the adapter's
+    /// envelope `T`.
+    pub fn declarations<T: for<'a> From<&'a Function>>(&self, caller: Option<&Caller>) -> Vec<T> {
+        self.functions(caller).map(T::from).collect()
+    }
+
     /// The member `caller` knows as `name`.
     fn find(&self, name: &str, caller: &Caller) -> Option<&Member> {
         self.index
@@ -255,6 +261,35 @@ impl Members {
             .map(|&i| &self.entries[i])
             .filter(|member| caller.may_call(member.descriptor))
     }
+}
+
+/// The members of `provider`'s adapter in `registry` that `caller` may see (all without a
+/// caller), each in the adapter's envelope `T`: what every adapter's `tools` functions return.
+pub(crate) fn declarations<T: for<'a> From<&'a Function>>(
+    provider: Provider,
+    registry: &Registry,
+    caller: Option<&Caller>,
+) -> Vec<T> {
+    Members::new(provider, registry).declarations(caller)
+}
+
+/// The native calls among `items` (already narrowed to calls of the provider's kind): those
+/// that do not deserialize (a call without its id or name) cannot be answered and are skipped
+/// with a warning naming `what`.
+pub(crate) fn native_calls<'v, T: serde::de::DeserializeOwned>(
+    items: impl IntoIterator<Item = &'v Value>,
+    what: &str,
+) -> Vec<T> {
+    items
+        .into_iter()
+        .filter_map(|item| match T::deserialize(item) {
+            Ok(call) => Some(call),
+            Err(e) => {
+                tracing::warn!(error = %e, "an unanswerable {what} is skipped");
+                None
+            }
+        })
+        .collect()
 }
 
 /// A registry with one adapter's members projected: what each adapter's `Dispatcher` holds.

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::caller::Caller;
-use crate::calling::{Answer, Core, Function, Members, Provider};
+use crate::calling::{Answer, Core, Function, Provider, declarations, native_calls};
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
 
@@ -110,14 +110,12 @@ pub struct Content {
 
 /// Every `gemini` member of `registry` as a function declaration, sorted by name.
 pub fn tools(registry: &Registry) -> Vec<FunctionDeclaration> {
-    let members = Members::new(PROVIDER, registry);
-    members.functions(None).map(Into::into).collect()
+    declarations(PROVIDER, registry, None)
 }
 
 /// The function declarations `caller` may see and call.
 pub fn tools_for(registry: &Registry, caller: &Caller) -> Vec<FunctionDeclaration> {
-    let members = Members::new(PROVIDER, registry);
-    members.functions(Some(caller)).map(Into::into).collect()
+    declarations(PROVIDER, registry, Some(caller))
 }
 
 /// One descriptor as a function declaration, or `None` when it is not a `gemini` member.
@@ -150,17 +148,12 @@ impl Dispatcher {
 
     /// Every member as a function declaration (as [`tools`]).
     pub fn tools(&self) -> Vec<FunctionDeclaration> {
-        self.core
-            .members()
-            .functions(None)
-            .map(Into::into)
-            .collect()
+        self.core.members().declarations(None)
     }
 
     /// The function declarations `caller` may see (as [`tools_for`]).
     pub fn tools_for(&self, caller: &Caller) -> Vec<FunctionDeclaration> {
-        let functions = self.core.members().functions(Some(caller));
-        functions.map(Into::into).collect()
+        self.core.members().declarations(Some(caller))
     }
 
     /// Answers one function call, as `caller`.
@@ -178,18 +171,11 @@ impl Dispatcher {
     /// order of the parts, as the user turn of `functionResponse` parts that follows it.
     /// Other parts are skipped, and so is a `functionCall` without a `name`.
     pub async fn answer(&self, content: &Content, caller: &Caller) -> Content {
-        let calls: Vec<FunctionCall> = content
+        let parts = content
             .parts
             .iter()
-            .filter_map(|part| part.get("functionCall"))
-            .filter_map(|call| match FunctionCall::deserialize(call) {
-                Ok(call) => Some(call),
-                Err(e) => {
-                    tracing::warn!(error = %e, "a functionCall part without a name is skipped");
-                    None
-                }
-            })
-            .collect();
+            .filter_map(|part| part.get("functionCall"));
+        let calls: Vec<FunctionCall> = native_calls(parts, "functionCall part");
         let answers = calls.iter().map(|call| self.call(call, caller));
         let parts = futures_util::future::join_all(answers)
             .await

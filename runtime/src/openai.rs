@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::caller::Caller;
-use crate::calling::{Core, Function, Provider, parse_arguments};
+use crate::calling::{Core, Function, Provider, declarations, native_calls, parse_arguments};
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
 
@@ -226,29 +226,22 @@ pub struct FunctionCallOutput {
 
 /// Every `openai` member of `registry` as a Chat Completions tool, sorted by name.
 pub fn tools(registry: &Registry) -> Vec<ChatTool> {
-    listed(registry, None)
+    declarations(PROVIDER, registry, None)
 }
 
 /// The Chat Completions tools `caller` may see and call.
 pub fn tools_for(registry: &Registry, caller: &Caller) -> Vec<ChatTool> {
-    listed(registry, Some(caller))
+    declarations(PROVIDER, registry, Some(caller))
 }
 
 /// Every `openai` member of `registry` as a Responses API function tool, sorted by name.
 pub fn responses_tools(registry: &Registry) -> Vec<ResponsesTool> {
-    listed(registry, None)
+    declarations(PROVIDER, registry, None)
 }
 
 /// The Responses API function tools `caller` may see and call.
 pub fn responses_tools_for(registry: &Registry, caller: &Caller) -> Vec<ResponsesTool> {
-    listed(registry, Some(caller))
-}
-
-fn listed<T: for<'a> From<&'a Function>>(registry: &Registry, caller: Option<&Caller>) -> Vec<T> {
-    crate::calling::Members::new(PROVIDER, registry)
-        .functions(caller)
-        .map(T::from)
-        .collect()
+    declarations(PROVIDER, registry, Some(caller))
 }
 
 /// One descriptor as a Chat Completions tool, or `None` when it is not an `openai` member.
@@ -287,32 +280,22 @@ impl Dispatcher {
 
     /// Every member as a Chat Completions tool (as [`tools`]).
     pub fn tools(&self) -> Vec<ChatTool> {
-        self.core
-            .members()
-            .functions(None)
-            .map(Into::into)
-            .collect()
+        self.core.members().declarations(None)
     }
 
     /// The Chat Completions tools `caller` may see (as [`tools_for`]).
     pub fn tools_for(&self, caller: &Caller) -> Vec<ChatTool> {
-        let functions = self.core.members().functions(Some(caller));
-        functions.map(Into::into).collect()
+        self.core.members().declarations(Some(caller))
     }
 
     /// Every member as a Responses API function tool (as [`responses_tools`]).
     pub fn responses_tools(&self) -> Vec<ResponsesTool> {
-        self.core
-            .members()
-            .functions(None)
-            .map(Into::into)
-            .collect()
+        self.core.members().declarations(None)
     }
 
     /// The Responses API function tools `caller` may see (as [`responses_tools_for`]).
     pub fn responses_tools_for(&self, caller: &Caller) -> Vec<ResponsesTool> {
-        let functions = self.core.members().functions(Some(caller));
-        functions.map(Into::into).collect()
+        self.core.members().declarations(Some(caller))
     }
 
     /// Answers one Chat Completions tool call, as `caller`.
@@ -364,17 +347,10 @@ impl Dispatcher {
         output: &[Value],
         caller: &Caller,
     ) -> Vec<FunctionCallOutput> {
-        let calls: Vec<FunctionCallItem> = output
+        let items = output
             .iter()
-            .filter(|item| item.get("type").and_then(Value::as_str) == Some("function_call"))
-            .filter_map(|item| match FunctionCallItem::deserialize(item) {
-                Ok(call) => Some(call),
-                Err(e) => {
-                    tracing::warn!(error = %e, "a function_call item without call_id or name is skipped");
-                    None
-                }
-            })
-            .collect();
+            .filter(|item| item.get("type").and_then(Value::as_str) == Some("function_call"));
+        let calls: Vec<FunctionCallItem> = native_calls(items, "function_call item");
         let answers = calls.iter().map(|call| self.call_function(call, caller));
         futures_util::future::join_all(answers).await
     }
