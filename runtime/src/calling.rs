@@ -24,12 +24,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::caller::Caller;
 use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
-use crate::invoker::{CallOptions, FieldError, codes};
+use crate::invoker::{CallOptions, FieldError, invalid_arguments};
 use crate::registry::Registry;
 use crate::settings::PresentAs;
 
@@ -61,14 +61,8 @@ impl Answer {
 
     /// A failure: `{"error": code, "message": …, "details": …}`.
     pub fn failure(error: &ToolError) -> Self {
-        let mut content = Map::new();
-        content.insert("error".into(), Value::String(error.code.clone()));
-        content.insert("message".into(), Value::String(error.message.clone()));
-        if let Some(details) = &error.details {
-            content.insert("details".into(), details.clone());
-        }
         Self {
-            content: Value::Object(content),
+            content: serde_json::to_value(error).unwrap_or(Value::Null),
             is_error: true,
         }
     }
@@ -76,26 +70,17 @@ impl Answer {
     /// The answer to a call of a tool that does not exist, or that the caller may not call:
     /// the same text in both cases, so that a caller cannot tell them apart.
     pub fn unknown_tool(name: &str) -> Self {
-        Self::failure(&ToolError {
-            code: codes::UNKNOWN_TOOL.into(),
-            message: format!("There is no tool named `{name}`."),
-            details: None,
-        })
+        Self::failure(&ToolError::unknown_tool(name))
     }
 
-    /// The answer to arguments that are not JSON at all (`invalid_arguments`, in the shape of
-    /// the invoker's own argument errors).
+    /// The answer to arguments that are not JSON at all (`invalid_arguments`, as the invoker
+    /// reports argument errors).
     pub fn malformed_arguments(error: &serde_json::Error) -> Self {
-        let reason = format!("the arguments are not valid JSON ({error})");
         let errors = [FieldError {
             field: "/".into(),
-            message: reason.clone(),
+            message: format!("the arguments are not valid JSON ({error})"),
         }];
-        Self::failure(&ToolError {
-            code: codes::INVALID_ARGUMENTS.into(),
-            message: format!("Invalid arguments: `/`: {reason}."),
-            details: Some(json!({ "errors": errors })),
-        })
+        Self::from_result(&invalid_arguments(&errors), PresentAs::Structured)
     }
 
     /// The content as text: the message itself when it is one, else its JSON.
@@ -591,6 +576,8 @@ impl<'s> Walker<'s> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn dropped(schema: Value, mut args: Value) -> Value {

@@ -84,6 +84,18 @@ pub struct ToolError {
     pub details: Option<Value>,
 }
 
+impl ToolError {
+    /// `unknown_tool`: no tool is named `name` — or none this caller may call, which must
+    /// look the same.
+    pub fn unknown_tool(name: &str) -> Self {
+        Self {
+            code: crate::invoker::codes::UNKNOWN_TOOL.into(),
+            message: format!("There is no tool named `{name}`."),
+            details: None,
+        }
+    }
+}
+
 /// The result of one call, as every adapter receives it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {

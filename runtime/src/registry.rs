@@ -15,7 +15,7 @@ use crate::contract::{BoxFuture, Contract, Operation};
 use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
 use crate::hooks::{CallInfo, Hook};
-use crate::invoker::{CallOptions, Explanation, Typed, UndeclaredKeys, codes};
+use crate::invoker::{CallOptions, Explanation, Typed, UndeclaredKeys};
 use crate::project::Project;
 use crate::settings::Settings;
 
@@ -157,12 +157,7 @@ impl ErasedTool for ExplainTool {
 
 /// The answer to a call of a tool that does not exist (for this caller).
 fn unknown_tool(name: &str) -> ToolResult {
-    let error = ToolError {
-        code: codes::UNKNOWN_TOOL.into(),
-        message: format!("There is no tool named `{name}`."),
-        details: None,
-    };
-    ToolResult::failed(error, None)
+    ToolResult::failed(ToolError::unknown_tool(name), None)
 }
 
 /// The explain tool's own argument errors, checked against its published schema.

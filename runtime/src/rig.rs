@@ -24,7 +24,7 @@ use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput}
 use serde_json::Value;
 
 use crate::caller::Caller;
-use crate::failure::ToolResult;
+use crate::failure::{ToolError, ToolResult};
 use crate::invoker::{CallOptions, codes};
 use crate::registry::Registry;
 use crate::settings::PresentAs;
@@ -72,9 +72,8 @@ pub fn wrap(registry: &Arc<Registry>, name: &str, caller: &Arc<Caller>) -> Optio
             let (registry, caller) = (registry.clone(), caller.clone());
             Box::pin(async move {
                 let Some(tool) = registry.get(canonical) else {
-                    return Err(ToolExecutionError::not_found(format!(
-                        "There is no tool named `{canonical}`."
-                    )));
+                    let error = ToolError::unknown_tool(canonical);
+                    return render(ToolResult::failed(error, None), present_as);
                 };
                 let options = CallOptions {
                     adapter: Some(ADAPTER.into()),
