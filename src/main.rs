@@ -99,7 +99,20 @@ enum Command {
         /// Stdio only: the caller holds only these scopes (default: every scope). Repeatable.
         #[arg(long = "scope", value_name = "SCOPE", conflicts_with = "http")]
         scopes: Vec<String>,
+        #[command(flatten)]
+        listing: ListingOptions,
     },
+}
+
+/// How `tools/list` answers.
+#[derive(Debug, Clone, Copy, clap::Args)]
+struct ListingOptions {
+    /// Split `tools/list` into pages of this many tools (default: all in one result).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    page_size: Option<u16>,
+    /// How many seconds clients may cache `tools/list` (`ttlMs`; default 0: re-fetch).
+    #[arg(long, value_name = "SECONDS", default_value_t = 0)]
+    list_ttl: u64,
 }
 
 /// Logs to stderr (on stdio, stdout belongs to the MCP protocol): warnings, plus each tool
@@ -177,18 +190,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             allowed_hosts,
             ambient,
             scopes,
+            listing,
         } => {
             let store = open(&cli.db).await?;
             let registry = tools::registry(App::new(store.clone()));
             let served = match http {
-                Some(addr) => serve_http(registry, addr, &tokens, allowed_hosts).await,
+                Some(addr) => serve_http(registry, listing, addr, &tokens, allowed_hosts).await,
                 None => {
                     let mut caller =
                         Caller::new("stdio").with_ambient(ambient.into_iter().collect());
                     if !scopes.is_empty() {
                         caller = caller.with_scopes(scopes);
                     }
-                    server(registry, caller)
+                    server(registry, listing, caller)
                         .serve_stdio()
                         .await
                         .map_err(Into::into)
@@ -341,14 +355,21 @@ async fn call(
 }
 
 /// The store's MCP server, as `caller` unless a transport says otherwise.
-fn server(registry: toolspec::Registry, caller: Caller) -> McpServer {
-    McpServer::new(registry, caller).with_server_info("toolspec-store", env!("CARGO_PKG_VERSION"))
+fn server(registry: toolspec::Registry, listing: ListingOptions, caller: Caller) -> McpServer {
+    let server = McpServer::new(registry, caller)
+        .with_server_info("toolspec-store", env!("CARGO_PKG_VERSION"))
+        .with_list_ttl(std::time::Duration::from_secs(listing.list_ttl));
+    match listing.page_size {
+        Some(size) => server.with_page_size(size.into()),
+        None => server,
+    }
 }
 
 /// Serves MCP over streamable HTTP until Ctrl-C; every request must carry a bearer token
 /// from `tokens`.
 async fn serve_http(
     registry: toolspec::Registry,
+    listing: ListingOptions,
     addr: SocketAddr,
     tokens: &Path,
     allowed_hosts: Vec<String>,
@@ -364,6 +385,7 @@ async fn serve_http(
     // Nobody calls anonymously over HTTP: the authenticator supplies every caller.
     let mut transport = HttpTransport::new(server(
         registry,
+        listing,
         Caller::new("anonymous").with_scopes(Vec::<String>::new()),
     ))
     .authenticator(tokens);

@@ -692,6 +692,41 @@ fn every_dialect_of_every_corpus_tool_follows_the_provider_rules() {
 }
 
 #[test]
+fn the_explain_tool_embeds_the_compilers_derivations() {
+    // The built-in explain tool's dialects are embedded by the runtime, not generated: they
+    // must be exactly what the compiler derives from its canonical schema, and follow the
+    // provider rules like every other tool.
+    let canonical: Value = serde_json::from_str(toolspec::EXPLAIN_INPUT_SCHEMA).expect("JSON");
+    let mut problems = Vec::new();
+    for (name, embedded) in toolspec::EXPLAIN_DIALECTS {
+        let d = Dialect::parse(name).unwrap_or_else(|| panic!("unknown dialect {name}"));
+        assert!(!d.is_strict(), "explain declares {name}, a strict dialect");
+        let derived = d.derive(&canonical);
+        assert!(derived.is_expressible(), "{name}: {:?}", derived.refusals);
+        let embedded: Value = serde_json::from_str(embedded).expect("embedded JSON");
+        if embedded != derived.schema {
+            problems.push(format!(
+                "{name}: embedded {embedded}\n  derived  {}",
+                derived.schema
+            ));
+        }
+        problems.extend(
+            check(d, &embedded, &canonical)
+                .into_iter()
+                .map(|v| format!("{name}: {v}")),
+        );
+    }
+    let names: Vec<&str> = toolspec::EXPLAIN_DIALECTS.iter().map(|(n, _)| *n).collect();
+    let expected: Vec<&str> = Dialect::ALL
+        .iter()
+        .filter(|d| !d.is_strict())
+        .map(|d| d.name())
+        .collect();
+    assert_eq!(names, expected, "one entry per non-strict dialect, sorted");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
 fn the_checker_catches_broken_outputs() {
     let canonical = json!({
         "type": "object",

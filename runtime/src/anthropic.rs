@@ -41,7 +41,6 @@ const PROVIDER: Provider = Provider {
     strict_dialect: Some("anthropic-strict"),
     // Strict tool use keeps optional properties optional: no nulls to drop.
     strict_nulls: false,
-    explain_parameters: crate::registry::EXPLAIN_INPUT_SCHEMA,
 };
 
 /// A Messages API tool definition.

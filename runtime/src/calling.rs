@@ -4,7 +4,7 @@
 //! Each adapter only knows its provider's envelopes. Everything else lives here, so that the
 //! three behave alike:
 //!
-//! - **Listing**: a registry's members of one adapter, sorted by their names there, each with
+//! - **Listing**: a registry's members of one adapter (a [`Catalog`]), each with
 //!   the input schema in the provider's dialect computed at build time (the strict dialect
 //!   when the tool's `strict` setting is on), its `present_as` setting, and filtered by a
 //!   [`Caller`]'s scopes.
@@ -21,12 +21,12 @@
 //!
 //! Calls can be cancelled by dropping their future (a handler's future is dropped with it).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
 use crate::caller::Caller;
+use crate::catalog::{Catalog, Member};
 use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
 use crate::invoker::{CallOptions, FieldError, invalid_arguments};
@@ -113,9 +113,6 @@ pub(crate) struct Provider {
     /// Whether the strict dialect makes optional properties nullable (their nulls are then
     /// dropped before the invoker runs).
     pub strict_nulls: bool,
-    /// The built-in explain tool's parameters in the non-strict dialect (its descriptor
-    /// embeds no dialects, and its free-form `arguments` object has no strict form).
-    pub explain_parameters: &'static str,
 }
 
 /// A tool as a provider declares it: what each adapter puts into its own envelope.
@@ -147,7 +144,6 @@ impl Provider {
             (true, Some(schema), _) => (schema, true),
             (_, _, Some(schema)) => (schema, false),
             (_, Some(schema), None) => (schema, true),
-            (_, None, None) if tool.kind == ToolKind::Explain => (self.explain_parameters, false),
             (_, None, None) => (tool.input_schema, false),
         };
         let parameters = match serde_json::from_str::<Value>(schema) {
@@ -167,84 +163,49 @@ impl Provider {
     }
 }
 
-/// One member of an adapter.
+/// A member as its adapter declares it, with what dispatching to it needs.
 #[derive(Debug, Clone)]
-struct Member {
+struct Declared {
     function: Function,
-    descriptor: &'static Descriptor,
-    present_as: PresentAs,
     /// The canonical input schema, for tools whose strict dialect makes optionals nullable.
     nulls: Option<Arc<Value>>,
 }
 
-/// The members of one adapter in a registry, projected once: sorted by their names there,
-/// looked up by name.
+/// The members of one provider's adapter in a registry, projected once.
 #[derive(Debug, Clone)]
 pub(crate) struct Members {
     provider: Provider,
-    entries: Vec<Member>,
-    /// Name on the adapter → position in `entries`.
-    index: HashMap<&'static str, usize>,
+    catalog: Catalog<Declared>,
 }
 
 impl Members {
     /// Every member of `provider`'s adapter in `registry`, with its settings there.
     pub fn new(provider: Provider, registry: &Registry) -> Self {
-        let mut entries: Vec<Member> = registry
-            .tools_for(provider.adapter)
-            .into_iter()
-            .filter_map(|registered| {
-                let settings = registered.settings(provider.adapter);
-                let strict = settings.and_then(|s| s.get_bool("strict"));
-                let present_as = settings.map(|s| s.present_as()).unwrap_or_default();
-                let descriptor = registered.descriptor();
-                let function = provider.function(descriptor, strict)?;
-                let nulls = (function.strict && provider.strict_nulls)
-                    .then(|| Arc::new(descriptor.input_schema_json()));
-                Some(Member {
-                    function,
-                    descriptor,
-                    present_as,
-                    nulls,
-                })
-            })
-            .collect();
-        entries.sort_by(|a, b| a.function.name.cmp(b.function.name));
-        let index = entries
-            .iter()
-            .enumerate()
-            .map(|(i, member)| (member.function.name, i))
-            .collect();
-        Self {
-            provider,
-            entries,
-            index,
-        }
+        let catalog = Catalog::of(registry, provider.adapter, |registered| {
+            let strict = registered
+                .settings(provider.adapter)
+                .and_then(|s| s.get_bool("strict"));
+            let descriptor = registered.descriptor();
+            let function = provider.function(descriptor, strict)?;
+            let nulls = (function.strict && provider.strict_nulls)
+                .then(|| Arc::new(descriptor.input_schema_json()));
+            Some(Declared { function, nulls })
+        });
+        Self { provider, catalog }
     }
 
-    /// The declarations `caller` may see (every one without a caller), sorted by name.
-    pub fn functions<'a>(
-        &'a self,
-        caller: Option<&'a Caller>,
-    ) -> impl Iterator<Item = &'a Function> + 'a {
-        self.entries
-            .iter()
-            .filter(move |member| caller.is_none_or(|c| c.may_call(member.descriptor)))
-            .map(|member| &member.function)
-    }
-
-    /// The declarations `caller` may see (every one without a caller), each in the adapter's
-    /// envelope `T`.
+    /// The declarations `caller` may see (every one without a caller), sorted by name, each
+    /// in the adapter's envelope `T`.
     pub fn declarations<T: for<'a> From<&'a Function>>(&self, caller: Option<&Caller>) -> Vec<T> {
-        self.functions(caller).map(T::from).collect()
+        self.catalog
+            .visible(caller)
+            .map(|member| T::from(&member.declaration.function))
+            .collect()
     }
 
     /// The member `caller` knows as `name`.
-    fn find(&self, name: &str, caller: &Caller) -> Option<&Member> {
-        self.index
-            .get(name)
-            .map(|&i| &self.entries[i])
-            .filter(|member| caller.may_call(member.descriptor))
+    fn find(&self, name: &str, caller: &Caller) -> Option<&Member<Declared>> {
+        self.catalog.find(name, caller)
     }
 }
 
@@ -318,7 +279,7 @@ impl Core {
             Ok(arguments) => arguments,
             Err(answer) => return answer,
         };
-        if let Some(schema) = &member.nulls {
+        if let Some(schema) = &member.declaration.nulls {
             drop_null_optionals(&mut arguments, schema);
         }
         if member.descriptor.kind == ToolKind::Explain {
@@ -346,7 +307,9 @@ impl Core {
         else {
             return;
         };
-        if let (Some(schema), Some(inner)) = (&target.nulls, arguments.get_mut("arguments")) {
+        if let (Some(schema), Some(inner)) =
+            (&target.declaration.nulls, arguments.get_mut("arguments"))
+        {
             drop_null_optionals(inner, schema);
         }
     }

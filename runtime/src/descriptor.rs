@@ -145,7 +145,7 @@ impl Descriptor {
             tags: &[],
             scopes: &[],
             adapters,
-            dialects: &[],
+            dialects: crate::registry::EXPLAIN_DIALECTS,
         }
     }
 

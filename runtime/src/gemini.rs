@@ -40,11 +40,7 @@ const PROVIDER: Provider = Provider {
     dialect: "gemini",
     strict_dialect: None,
     strict_nulls: false,
-    explain_parameters: EXPLAIN_PARAMETERS,
 };
-
-/// The explain tool's parameters in the Gemini subset.
-const EXPLAIN_PARAMETERS: &str = r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#;
 
 /// A function declaration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -22,6 +22,7 @@ pub mod anthropic;
 mod caller;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod calling;
+pub mod catalog;
 mod context;
 mod contract;
 mod descriptor;
@@ -53,8 +54,8 @@ pub use hooks::{CallInfo, Hook};
 pub use invoker::{CallOptions, Explanation, FieldError, GuardCheck, UndeclaredKeys};
 pub use project::{ExplainConfig, Project};
 pub use registry::{
-    EXPLAIN_DESCRIPTION, EXPLAIN_INPUT_SCHEMA, EXPLAIN_OUTPUT_SCHEMA, RegisteredTool, Registry,
-    RegistryBuilder, RegistryError, UnknownTool,
+    EXPLAIN_DESCRIPTION, EXPLAIN_DIALECTS, EXPLAIN_INPUT_SCHEMA, EXPLAIN_OUTPUT_SCHEMA,
+    RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool,
 };
 pub use settings::{PresentAs, SettingValue, Settings};
 pub use tokio_util::sync::CancellationToken;

@@ -46,11 +46,7 @@ const PROVIDER: Provider = Provider {
     dialect: "openai",
     strict_dialect: Some("openai-strict"),
     strict_nulls: true,
-    explain_parameters: EXPLAIN_PARAMETERS,
 };
-
-/// The explain tool's parameters (OpenAI wants `properties` on every object schema).
-const EXPLAIN_PARAMETERS: &str = r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#;
 
 fn function_type() -> String {
     "function".into()

@@ -649,6 +649,23 @@ pub fn generated_registry(builder: RegistryBuilder) -> Registry {
 /// The input schema of the explain tool.
 pub const EXPLAIN_INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#;
 
+/// The explain tool's input schema in each provider dialect, sorted by dialect name (what
+/// [`Descriptor::explain`] embeds). Only the non-strict dialects: the free-form `arguments`
+/// object has no strict form, so adapters declare explain non-strict. The compiler's own
+/// derivations are checked against these in its dialect tests.
+pub const EXPLAIN_DIALECTS: &[(&str, &str)] = &[
+    ("anthropic", EXPLAIN_INPUT_SCHEMA),
+    (
+        "gemini",
+        r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
+    ),
+    ("mcp", EXPLAIN_INPUT_SCHEMA),
+    (
+        "openai",
+        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+    ),
+];
+
 /// The output schema of the explain tool.
 pub const EXPLAIN_OUTPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]}},"required":["name","description","passed"],"additionalProperties":false}}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#;
 

@@ -1,6 +1,6 @@
 //! The store over streamable HTTP: `toolspec-store serve --http 127.0.0.1:0 --tokens FILE`.
 
-use rmcp::model::ProtocolVersion;
+use rmcp::model::{CacheScope, ProtocolVersion};
 use serde_json::json;
 
 use crate::support::*;
@@ -81,7 +81,14 @@ async fn every_supported_protocol_version_lists_and_calls() {
         if version != ProtocolVersion::V_2026_07_28 {
             assert_eq!(negotiated, Some(version.clone()));
         }
-        assert_eq!(names(&client).await.len(), 7, "{version}");
+        let listed = client.list_tools(None).await.unwrap();
+        assert_eq!(listed.tools.len(), 7, "{version}");
+        // 2026-07-28 requires caching hints on tools/list; older clients ignore them.
+        assert_eq!(
+            (listed.ttl_ms, listed.cache_scope),
+            (Some(0), Some(CacheScope::Private)),
+            "{version}"
+        );
         let result = result(&client, "orders_get", json!({ "order_id": 3 })).await;
         assert_eq!(result.is_error, Some(false), "{version}");
         assert_eq!(result.structured_content.unwrap()["order"]["id"], 3);

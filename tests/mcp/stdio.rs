@@ -1,5 +1,6 @@
 //! The store over stdio: `toolspec-store serve --as customer_id=1`.
 
+use rmcp::model::{CacheScope, PaginatedRequestParams};
 use serde_json::{Value, json};
 
 use crate::support::*;
@@ -254,5 +255,76 @@ async fn concurrent_calls_on_one_session_each_get_their_own_answer() {
     let scratch = Scratch::new();
     let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
     sixteen_concurrent_gets(&client).await;
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn tools_list_carries_caching_hints_and_pages_on_request() {
+    let scratch = Scratch::new();
+    // By default: every tool in one result, immediately stale, and private to the caller
+    // (some tools need scopes, so what the list shows depends on who asks).
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let whole = client.list_tools(None).await.unwrap();
+    assert_eq!(whole.tools.len(), ALL_TOOLS.len());
+    assert_eq!(whole.next_cursor, None);
+    assert_eq!(
+        (whole.ttl_ms, whole.cache_scope),
+        (Some(0), Some(CacheScope::Private))
+    );
+    client.cancel().await.unwrap();
+
+    let (client, _log) = stdio(
+        &scratch,
+        &[
+            "--as",
+            "customer_id=1",
+            "--page-size",
+            "3",
+            "--list-ttl",
+            "60",
+        ],
+    )
+    .await;
+    let mut pages: Vec<Vec<String>> = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = client
+            .list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor)))
+            .await
+            .unwrap();
+        assert_eq!(page.ttl_ms, Some(60_000));
+        pages.push(page.tools.iter().map(|t| t.name.to_string()).collect());
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    assert_eq!(
+        pages.iter().map(Vec::len).collect::<Vec<_>>(),
+        [3, 3, 1],
+        "{pages:?}"
+    );
+    assert_eq!(
+        pages.concat(),
+        ALL_TOOLS,
+        "the pages follow one another in order"
+    );
+    // rmcp's client follows the cursors on its own.
+    assert_eq!(
+        client.list_all_tools().await.unwrap().len(),
+        ALL_TOOLS.len()
+    );
+    // A cursor this server never handed out is refused.
+    for bad in ["abc", "-3", "03", ""] {
+        let refused = protocol_error(
+            client
+                .list_tools(Some(
+                    PaginatedRequestParams::default().with_cursor(Some(bad.to_owned())),
+                ))
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(refused, (-32602, format!("Invalid cursor: {bad}")));
+    }
     client.cancel().await.unwrap();
 }

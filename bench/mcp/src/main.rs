@@ -48,8 +48,11 @@ use tools::catalog::{order, quote};
 #[command(about = "MCP benchmark: toolspec's adapter vs an rmcp #[tool] macro server.")]
 struct Cli {
     /// Sequential calls measured per server and transport.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 4000)]
     calls: usize,
+    /// Rounds the calls are split into, alternating between the two servers.
+    #[arg(long, default_value_t = 20)]
+    rounds: usize,
     /// Calls kept in flight at once in the throughput run.
     #[arg(long, default_value_t = 16)]
     in_flight: usize,
@@ -373,27 +376,45 @@ async fn call_once(client: &Client) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Figures {
-    p50: Duration,
-    p99: Duration,
-    sequential_per_s: f64,
-    concurrent_per_s: f64,
+/// What one server did over one transport, summed over the rounds.
+#[derive(Debug, Default)]
+struct Tally {
+    latencies: Vec<Duration>,
+    sequential: Duration,
+    sequential_calls: usize,
+    concurrent: Duration,
+    concurrent_calls: usize,
 }
 
-async fn measure(client: &Client, calls: usize, in_flight: usize) -> anyhow::Result<Figures> {
-    for _ in 0..calls.min(200) {
-        call_once(client).await?;
+impl Tally {
+    fn p(&mut self, percent: usize) -> Duration {
+        self.latencies.sort_unstable();
+        self.latencies[(self.latencies.len() * percent / 100).min(self.latencies.len() - 1)]
     }
-    let mut latencies = Vec::with_capacity(calls);
+
+    fn sequential_per_s(&self) -> f64 {
+        self.sequential_calls as f64 / self.sequential.as_secs_f64()
+    }
+
+    fn concurrent_per_s(&self) -> f64 {
+        self.concurrent_calls as f64 / self.concurrent.as_secs_f64()
+    }
+}
+
+/// Throughputs of one round: `calls` sequential calls, then twice as many `in_flight` at once.
+async fn round(
+    client: &Client,
+    calls: usize,
+    in_flight: usize,
+    tally: &mut Tally,
+) -> anyhow::Result<(f64, f64)> {
     let started = Instant::now();
     for _ in 0..calls {
         let call = Instant::now();
         call_once(client).await?;
-        latencies.push(call.elapsed());
+        tally.latencies.push(call.elapsed());
     }
     let sequential = started.elapsed();
-    latencies.sort();
     let total = calls * 2;
     let started = Instant::now();
     let results: Vec<anyhow::Result<()>> = futures_util::stream::iter(0..total)
@@ -403,57 +424,95 @@ async fn measure(client: &Client, calls: usize, in_flight: usize) -> anyhow::Res
         .await;
     let concurrent = started.elapsed();
     results.into_iter().collect::<anyhow::Result<()>>()?;
-    Ok(Figures {
-        p50: latencies[latencies.len() / 2],
-        p99: latencies[latencies.len() * 99 / 100],
-        sequential_per_s: calls as f64 / sequential.as_secs_f64(),
-        concurrent_per_s: total as f64 / concurrent.as_secs_f64(),
-    })
+    tally.sequential += sequential;
+    tally.sequential_calls += calls;
+    tally.concurrent += concurrent;
+    tally.concurrent_calls += total;
+    Ok((
+        calls as f64 / sequential.as_secs_f64(),
+        total as f64 / concurrent.as_secs_f64(),
+    ))
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
+    let per_round = cli.calls.div_ceil(cli.rounds).max(1);
     println!(
-        "tools/call catalog_quote: {} sequential calls, then {} with {} in flight (after 200 warm-up calls)\n",
-        cli.calls,
-        cli.calls * 2,
+        "tools/call catalog_quote, both servers connected at once and measured in {} alternating rounds \
+         of {per_round} sequential calls, then {} with {} in flight (after 200 warm-up calls each)\n",
+        cli.rounds,
+        per_round * 2,
         cli.in_flight
     );
     println!(
         "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14}",
-        "transport", "server", "p50 µs", "p99 µs", "seq calls/s", "16-way calls/s"
+        "transport",
+        "server",
+        "p50 µs",
+        "p99 µs",
+        "seq calls/s",
+        format!("{}-way calls/s", cli.in_flight)
     );
     for transport in [
         Transport::Stdio,
         Transport::HttpSession,
         Transport::HttpStateless,
     ] {
-        let mut figures = Vec::new();
+        let mut connections = Vec::new();
         for server in [Server::Toolspec, Server::Macros] {
             let connection = connect(server, transport)
                 .await
                 .with_context(|| format!("{} over {}", server.name(), transport.name()))?;
-            let f = measure(&connection.client, cli.calls, cli.in_flight).await?;
+            for _ in 0..200 {
+                call_once(&connection.client).await?;
+            }
+            connections.push(connection);
+        }
+        let mut tallies = [Tally::default(), Tally::default()];
+        let (mut sequential_ratios, mut concurrent_ratios) = (Vec::new(), Vec::new());
+        for r in 0..cli.rounds {
+            // Alternate who goes first, so that drift in the machine's load hits both alike.
+            let order = if r % 2 == 0 { [0, 1] } else { [1, 0] };
+            let mut rates = [(0.0, 0.0); 2];
+            for i in order {
+                rates[i] = round(
+                    &connections[i].client,
+                    per_round,
+                    cli.in_flight,
+                    &mut tallies[i],
+                )
+                .await
+                .with_context(|| format!("round {r} over {}", transport.name()))?;
+            }
+            sequential_ratios.push(rates[0].0 / rates[1].0);
+            concurrent_ratios.push(rates[0].1 / rates[1].1);
+        }
+        for (server, tally) in [Server::Toolspec, Server::Macros].iter().zip(&mut tallies) {
             println!(
                 "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0}",
                 transport.name(),
                 server.name(),
-                f.p50.as_secs_f64() * 1e6,
-                f.p99.as_secs_f64() * 1e6,
-                f.sequential_per_s,
-                f.concurrent_per_s
+                tally.p(50).as_secs_f64() * 1e6,
+                tally.p(99).as_secs_f64() * 1e6,
+                tally.sequential_per_s(),
+                tally.concurrent_per_s()
             );
-            figures.push(f);
-            let _ = connection.client.cancel().await;
         }
-        let (ours, theirs) = (figures[0], figures[1]);
         println!(
-            "{:<16} {:<12} ratio toolspec/macros (throughput): sequential {:.2}, {}-way {:.2}\n",
+            "{:<16} {:<12} ratio toolspec/macros (throughput, median of rounds): sequential {:.2}, {}-way {:.2}\n",
             transport.name(),
             "",
-            ours.sequential_per_s / theirs.sequential_per_s,
+            median(sequential_ratios),
             cli.in_flight,
-            ours.concurrent_per_s / theirs.concurrent_per_s
+            median(concurrent_ratios)
         );
+        for connection in connections {
+            let _ = connection.client.cancel().await;
+        }
     }
     Ok(())
 }

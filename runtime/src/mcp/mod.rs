@@ -19,13 +19,14 @@
 pub mod http;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    Implementation, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
@@ -33,6 +34,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::caller::Caller;
+use crate::catalog::{Catalog, Member};
 use crate::context::{Progress, ProgressUpdate};
 use crate::descriptor::Descriptor;
 use crate::invoker::CallOptions;
@@ -59,7 +61,7 @@ pub const META_VERSION: &str = "toolspec/version";
 /// Every tool of `registry` that is a member of the MCP adapter, as rmcp tools sorted by
 /// their MCP names.
 pub fn tools(registry: &Registry) -> Vec<Tool> {
-    Listing::new(registry).tools_for(&Caller::default())
+    Listing::mcp(registry).tools_for(&Caller::default())
 }
 
 /// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
@@ -101,83 +103,41 @@ fn object(schema: &str) -> Arc<JsonObject> {
     }
 }
 
-/// The MCP tools of a registry, projected once: sorted by MCP name, with each tool's
-/// descriptor and `present_as`, looked up by MCP name. [`McpServer`] serves from it.
-#[derive(Debug, Clone, Default)]
-pub struct Listing {
-    entries: Vec<Listed>,
-    /// MCP name → position in `entries`.
-    index: HashMap<&'static str, usize>,
-}
-
-#[derive(Debug, Clone)]
-struct Listed {
-    tool: Tool,
-    descriptor: &'static Descriptor,
-    present_as: PresentAs,
-}
+/// The MCP tools of a registry, projected once: sorted by MCP name, each with its descriptor
+/// and `present_as`, found by MCP name. [`McpServer`] serves from it.
+pub type Listing = Catalog<Tool>;
 
 impl Listing {
     /// Every MCP member of `registry`.
-    pub fn new(registry: &Registry) -> Self {
-        Self::from_descriptors(registry.tools_for(ADAPTER).into_iter().map(|registered| {
-            let present_as = registered
-                .settings(ADAPTER)
-                .map(|s| s.present_as())
-                .unwrap_or_default();
-            (registered.descriptor(), present_as)
-        }))
+    pub fn mcp(registry: &Registry) -> Self {
+        Catalog::of(registry, ADAPTER, |registered| {
+            wrap(registered.descriptor())
+        })
     }
 
     /// These descriptors (those that are MCP members), each presented as given.
     pub fn from_descriptors(
         descriptors: impl IntoIterator<Item = (&'static Descriptor, PresentAs)>,
     ) -> Self {
-        let mut entries: Vec<Listed> = descriptors
-            .into_iter()
-            .filter_map(|(descriptor, present_as)| {
-                Some(Listed {
-                    tool: wrap(descriptor)?,
-                    descriptor,
-                    present_as,
-                })
-            })
-            .collect();
-        entries.sort_by(|a, b| a.tool.name.cmp(&b.tool.name));
-        let index = entries
-            .iter()
-            .enumerate()
-            .filter_map(|(i, listed)| Some((listed.descriptor.name_for(ADAPTER)?, i)))
-            .collect();
-        Self { entries, index }
+        Catalog::new(
+            descriptors
+                .into_iter()
+                .filter_map(|(descriptor, present_as)| {
+                    Some(Member {
+                        name: descriptor.name_for(ADAPTER)?,
+                        descriptor,
+                        present_as,
+                        declaration: wrap(descriptor)?,
+                    })
+                }),
+        )
     }
 
     /// Every tool `caller` may see, sorted by MCP name.
     pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
-        self.entries
-            .iter()
-            .filter(|listed| caller.may_call(listed.descriptor))
-            .map(|listed| listed.tool.clone())
+        self.visible(Some(caller))
+            .map(|member| member.declaration.clone())
             .collect()
-    }
-
-    /// The tool named `name` on MCP, whoever asks.
-    pub fn get(&self, name: &str) -> Option<&Tool> {
-        self.find(name).map(|listed| &listed.tool)
-    }
-
-    /// How many tools are listed.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// Whether no tool is listed.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    fn find(&self, name: &str) -> Option<&Listed> {
-        self.index.get(name).map(|&i| &self.entries[i])
     }
 }
 
@@ -195,13 +155,23 @@ struct Shared {
     registry: Arc<Registry>,
     listing: Listing,
     info: ServerConfig,
+    /// How long clients may treat a `tools/list` result as fresh.
+    list_ttl: Duration,
+    /// Whether what `tools/list` shows depends on who asks (some tool needs scopes): its
+    /// results are then `private` to the caller, else `public`.
+    personal_listing: bool,
+    /// Tools per `tools/list` page; `None`: every tool in one result.
+    page_size: Option<usize>,
 }
 
 impl McpServer {
     /// Serves every MCP member of `registry`, as `caller` unless a transport says otherwise.
     pub fn new(registry: impl Into<Arc<Registry>>, caller: Caller) -> Self {
         let registry = registry.into();
-        let listing = Listing::new(&registry);
+        let listing = Listing::mcp(&registry);
+        let personal_listing = listing
+            .visible(None)
+            .any(|member| !member.descriptor.scopes.is_empty());
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = Implementation::new("toolspec", env!("CARGO_PKG_VERSION"));
         Self {
@@ -209,6 +179,9 @@ impl McpServer {
                 registry,
                 listing,
                 info,
+                list_ttl: Duration::ZERO,
+                personal_listing,
+                page_size: None,
             }),
             caller: Arc::new(caller),
         }
@@ -217,6 +190,23 @@ impl McpServer {
     /// Names this server to clients in `initialize` (`serverInfo`).
     pub fn with_server_info(mut self, name: &str, version: &str) -> Self {
         Arc::make_mut(&mut self.shared).info.server_info = Implementation::new(name, version);
+        self
+    }
+
+    /// Tells clients (protocol 2026-07-28 caching hints, `ttlMs`) that a `tools/list` result
+    /// stays fresh for `ttl`. The default is zero: clients re-fetch whenever they need the
+    /// list. The listing never changes while the server runs, so a server deployed with its
+    /// tools can give a long one.
+    pub fn with_list_ttl(mut self, ttl: Duration) -> Self {
+        Arc::make_mut(&mut self.shared).list_ttl = ttl;
+        self
+    }
+
+    /// Splits `tools/list` into pages of `size` tools (at least one), linked by `nextCursor`.
+    /// Without it every tool comes in one result, which is what most clients expect; large
+    /// catalogs page to keep each response small.
+    pub fn with_page_size(mut self, size: usize) -> Self {
+        Arc::make_mut(&mut self.shared).page_size = Some(size.max(1));
         self
     }
 
@@ -263,8 +253,7 @@ impl McpServer {
         let listed = self
             .shared
             .listing
-            .find(&request.name)
-            .filter(|listed| caller.may_call(listed.descriptor))
+            .find(&request.name, caller)
             .ok_or_else(|| unknown_tool(&request.name))?;
         let registered = self
             .shared
@@ -316,6 +305,16 @@ impl std::fmt::Debug for McpServer {
     }
 }
 
+/// The offset a `tools/list` cursor stands for: cursors are the offsets this server hands
+/// out in `nextCursor`, so anything else (or any cursor when the server does not page) is
+/// refused as invalid params, as MCP asks.
+fn parse_cursor(cursor: &str, page_size: Option<usize>) -> Result<usize, ErrorData> {
+    page_size
+        .and_then(|_| cursor.parse::<usize>().ok())
+        .filter(|offset| offset.to_string() == cursor)
+        .ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {cursor}"), None))
+}
+
 /// The MCP answer to a tool that does not exist, or that this caller may not see.
 fn unknown_tool(name: &str) -> ErrorData {
     ErrorData::invalid_params(format!("Unknown tool: {name}"), None)
@@ -332,11 +331,42 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let tools = self.shared.listing.tools_for(self.caller_of(&context));
-        Ok(ListToolsResult::with_all_items(tools))
+        let shared = &self.shared;
+        let offset = match request.and_then(|r| r.cursor) {
+            None => 0,
+            Some(cursor) => parse_cursor(&cursor, shared.page_size)?,
+        };
+        let mut visible = shared
+            .listing
+            .visible(Some(self.caller_of(&context)))
+            .skip(offset);
+        let mut result = match shared.page_size {
+            None => ListToolsResult::with_all_items(
+                visible.map(|member| member.declaration.clone()).collect(),
+            ),
+            Some(size) => {
+                let tools: Vec<Tool> = visible
+                    .by_ref()
+                    .take(size)
+                    .map(|member| member.declaration.clone())
+                    .collect();
+                let mut page = ListToolsResult::with_all_items(tools);
+                if visible.next().is_some() {
+                    page.next_cursor = Some((offset + size).to_string());
+                }
+                page
+            }
+        };
+        result.ttl_ms = Some(u64::try_from(shared.list_ttl.as_millis()).unwrap_or(u64::MAX));
+        result.cache_scope = Some(if shared.personal_listing {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        });
+        Ok(result)
     }
 
     async fn call_tool(
@@ -350,7 +380,10 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.shared.listing.get(name).cloned()
+        self.shared
+            .listing
+            .get(name)
+            .map(|member| member.declaration.clone())
     }
 }
 
@@ -537,7 +570,9 @@ mod tests {
             ["mcp_name"]
         );
         assert_eq!(
-            listing.get("a_guarded").map(|t| t.name.as_ref()),
+            listing
+                .get("a_guarded")
+                .map(|member| member.declaration.name.as_ref()),
             Some("a_guarded")
         );
         assert!(
