@@ -59,6 +59,9 @@ struct Cli {
     /// Tools in the `tools/list` measurement.
     #[arg(long, default_value_t = 1000)]
     list_tools: usize,
+    /// Tools per page in the paged `tools/list` measurement.
+    #[arg(long, default_value_t = 100)]
+    page_size: usize,
     #[command(subcommand)]
     serve: Option<Serve>,
 }
@@ -547,39 +550,55 @@ fn many_tools(count: usize) -> Vec<(&'static Descriptor, PresentAs)> {
         .collect()
 }
 
-fn run_list(count: usize) -> anyhow::Result<()> {
+/// Median and p99 of 200 runs of `work`, and the size of what it serialized.
+fn timed(mut work: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<(f64, f64, usize)> {
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..200 {
+        let started = Instant::now();
+        bytes = work()?;
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[times.len() / 2], times[times.len() * 99 / 100], bytes))
+}
+
+fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
     let started = Instant::now();
     let listing = Listing::from_descriptors(many_tools(count));
     let built = started.elapsed();
     let everyone = Caller::new("bench");
     let scoped = Caller::new("bench").with_scopes(["catalog:read"]);
-    let mut times = Vec::new();
-    let mut bytes = 0;
-    for _ in 0..200 {
-        let started = Instant::now();
-        let result = ListToolsResult::with_all_items(listing.tools_for(&everyone));
-        let body = serde_json::to_vec(&result)?;
-        times.push(started.elapsed());
-        bytes = body.len();
-    }
-    times.sort();
-    let mut filtered = Vec::new();
-    for _ in 0..200 {
-        let started = Instant::now();
-        let tools = listing.tools_for(&scoped);
-        filtered.push(started.elapsed());
-        std::hint::black_box(tools);
-    }
-    filtered.sort();
+    // What `tools/list` does per request: the caller's page of the listing, as the JSON-RPC
+    // result rmcp writes.
+    let serialized = |offset: usize, size: Option<usize>| -> anyhow::Result<usize> {
+        let (tools, next) = listing.page(&everyone, offset, size);
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next.map(|n| n.to_string());
+        Ok(serde_json::to_vec(&result)?.len())
+    };
+    let whole = timed(|| serialized(0, None))?;
+    let paged = timed(|| serialized(count / 2, Some(page_size)))?;
+    let filtered = timed(|| Ok(std::hint::black_box(listing.tools_for(&scoped)).len()))?;
     println!(
-        "tools/list of {count} tools (server side): listing built once in {:.1} ms; \
-         per request, filter + clone + serialize {} KB: median {:.2} ms, p99 {:.2} ms \
-         (filter + clone alone: median {:.3} ms)",
-        built.as_secs_f64() * 1e3,
-        bytes / 1024,
-        times[times.len() / 2].as_secs_f64() * 1e3,
-        times[times.len() * 99 / 100].as_secs_f64() * 1e3,
-        filtered[filtered.len() / 2].as_secs_f64() * 1e3,
+        "tools/list of {count} tools (server side; the listing is built once, in {:.1} ms):",
+        built.as_secs_f64() * 1e3
+    );
+    println!(
+        "  whole list, filter + clone + serialize {} KB: median {:.2} ms, p99 {:.2} ms",
+        whole.2 / 1024,
+        whole.0,
+        whole.1
+    );
+    println!(
+        "  one page of {page_size} (--page-size), {} KB: median {:.3} ms, p99 {:.3} ms",
+        paged.2 / 1024,
+        paged.0,
+        paged.1
+    );
+    println!(
+        "  filter + clone alone (no serialization): median {:.3} ms, p99 {:.3} ms",
+        filtered.0, filtered.1
     );
     Ok(())
 }
@@ -591,5 +610,5 @@ async fn main() -> anyhow::Result<()> {
         return serve(server, http).await;
     }
     run_calls(&cli).await?;
-    run_list(cli.list_tools)
+    run_list(cli.list_tools, cli.page_size)
 }

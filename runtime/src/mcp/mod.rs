@@ -135,9 +135,25 @@ impl Listing {
 
     /// Every tool `caller` may see, sorted by MCP name.
     pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
-        self.visible(Some(caller))
+        self.page(caller, 0, None).0
+    }
+
+    /// The tools `caller` may see from position `offset` on, at most `size` of them (all
+    /// without a size), and the offset of the next page if any remain.
+    pub fn page(
+        &self,
+        caller: &Caller,
+        offset: usize,
+        size: Option<usize>,
+    ) -> (Vec<Tool>, Option<usize>) {
+        let mut visible = self.visible(Some(caller)).skip(offset);
+        let tools: Vec<Tool> = visible
+            .by_ref()
+            .take(size.unwrap_or(usize::MAX))
             .map(|member| member.declaration.clone())
-            .collect()
+            .collect();
+        let next = visible.next().is_some().then(|| offset + tools.len());
+        (tools, next)
     }
 }
 
@@ -339,27 +355,10 @@ impl ServerHandler for McpServer {
             None => 0,
             Some(cursor) => parse_cursor(&cursor, shared.page_size)?,
         };
-        let mut visible = shared
-            .listing
-            .visible(Some(self.caller_of(&context)))
-            .skip(offset);
-        let mut result = match shared.page_size {
-            None => ListToolsResult::with_all_items(
-                visible.map(|member| member.declaration.clone()).collect(),
-            ),
-            Some(size) => {
-                let tools: Vec<Tool> = visible
-                    .by_ref()
-                    .take(size)
-                    .map(|member| member.declaration.clone())
-                    .collect();
-                let mut page = ListToolsResult::with_all_items(tools);
-                if visible.next().is_some() {
-                    page.next_cursor = Some((offset + size).to_string());
-                }
-                page
-            }
-        };
+        let caller = self.caller_of(&context);
+        let (tools, next) = shared.listing.page(caller, offset, shared.page_size);
+        let mut result = ListToolsResult::with_all_items(tools);
+        result.next_cursor = next.map(|offset| offset.to_string());
         result.ttl_ms = Some(u64::try_from(shared.list_ttl.as_millis()).unwrap_or(u64::MAX));
         result.cache_scope = Some(if shared.personal_listing {
             CacheScope::Private
@@ -579,5 +578,26 @@ mod tests {
             listing.get("guarded").is_none(),
             "found by its MCP name only"
         );
+
+        let page = |caller: &Caller, offset, size| {
+            let (tools, next) = listing.page(caller, offset, size);
+            let names: Vec<String> = tools.into_iter().map(|t| t.name.into_owned()).collect();
+            (names, next)
+        };
+        let everyone = Caller::default();
+        let reader = Caller::new("reader").with_scopes(["orders:read"]);
+        assert_eq!(
+            page(&everyone, 0, Some(1)),
+            (vec!["a_guarded".into()], Some(1))
+        );
+        assert_eq!(page(&everyone, 1, Some(1)), (vec!["mcp_name".into()], None));
+        assert_eq!(
+            page(&everyone, 0, Some(5)).1,
+            None,
+            "no page after the last"
+        );
+        assert_eq!(page(&reader, 0, Some(1)), (vec!["mcp_name".into()], None));
+        assert_eq!(page(&everyone, 7, Some(1)), (vec![], None));
+        assert_eq!(page(&everyone, 0, None).0.len(), 2);
     }
 }
