@@ -436,7 +436,19 @@ fn adapter_decl(decl: &AdapterDecl) -> TokenStream {
 
 fn project_static(project: &Project) -> TokenStream {
     let config = &project.config;
-    let adapters = config.adapters.iter().map(|a| adapter_decl(&a.decl));
+    // A project that keeps the built-in adapters as shipped points at the runtime's table
+    // instead of spelling it out again.
+    let adapters = if config
+        .adapters
+        .iter()
+        .map(|a| &a.decl)
+        .eq(toolspec::settings::BUILTIN_ADAPTERS)
+    {
+        quote! { ::toolspec::settings::BUILTIN_ADAPTERS }
+    } else {
+        let decls = config.adapters.iter().map(|a| adapter_decl(&a.decl));
+        quote! { &[ #(#decls,)* ] }
+    };
     let hints = &config.hints;
     let explain_enabled = config.explain_enabled;
     let explain_name = &config.explain_name;
@@ -460,7 +472,7 @@ fn project_static(project: &Project) -> TokenStream {
     quote! {
         /// The project configuration the tools were compiled with (`toolspec.yaml`).
         pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
-            adapters: &[ #(#adapters,)* ],
+            adapters: #adapters,
             hints: &[ #(#hints,)* ],
             explain: ::toolspec::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
             audit: #audit,
