@@ -1,7 +1,8 @@
 //! `tools/call` over MCP through toolspec's adapter, against the same tool written with rmcp's
 //! own `#[tool]` macros, in one run: each server is this binary in a child process, driven by
 //! rmcp's client over stdio, streamable HTTP with a session (2025-11-25) and stateless
-//! streamable HTTP (2026-07-28). Then `tools/list` of 1,000 tools, server side.
+//! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call.
+//! Then `tools/list` of 1,000 tools, server side, whole and paged.
 //!
 //! ```text
 //! cargo run --release -p toolspec-bench-mcp               # everything, default sizes
@@ -296,6 +297,18 @@ type Client = RunningService<RoleClient, ClientConfig>;
 struct Connection {
     client: Client,
     _child: Option<tokio::process::Child>,
+    /// The server process, for its CPU time.
+    pid: Option<u32>,
+}
+
+/// The CPU time (user + system) process `pid` has used so far, from `/proc` (Linux; clock
+/// ticks taken as the usual 100 per second). `None` elsewhere.
+fn cpu_time(pid: Option<u32>) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
+    // Fields after the parenthesized command name: state is field 3, utime 14, stime 15.
+    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
 }
 
 async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connection> {
@@ -310,10 +323,12 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
         let (process, _) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
             .spawn()?;
+        let pid = process.id();
         let client = ClientConfig::default().serve(process).await?;
         return Ok(Connection {
             client,
             _child: None,
+            pid,
         });
     }
     let mut child = tokio::process::Command::new(exe)
@@ -351,6 +366,7 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
         _ => ClientConfig::default().serve(http).await?,
     };
     Ok(Connection {
+        pid: child.id(),
         client,
         _child: Some(child),
     })
@@ -382,6 +398,8 @@ async fn call_once(client: &Client) -> anyhow::Result<()> {
 /// What one server did over one transport, summed over the rounds.
 #[derive(Debug, Default)]
 struct Tally {
+    /// The server's CPU time over the measured calls, if known.
+    cpu: Option<Duration>,
     latencies: Vec<Duration>,
     sequential: Duration,
     sequential_calls: usize,
@@ -401,6 +419,14 @@ impl Tally {
 
     fn concurrent_per_s(&self) -> f64 {
         self.concurrent_calls as f64 / self.concurrent.as_secs_f64()
+    }
+
+    /// The server's CPU time per measured call, in µs, as text.
+    fn cpu_per_call(&self) -> String {
+        self.cpu.map_or("n/a".into(), |cpu| {
+            let calls = self.sequential_calls + self.concurrent_calls;
+            format!("{:.0}", cpu.as_secs_f64() * 1e6 / calls as f64)
+        })
     }
 }
 
@@ -452,13 +478,14 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
         cli.in_flight
     );
     println!(
-        "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14}",
+        "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14} {:>18}",
         "transport",
         "server",
         "p50 µs",
         "p99 µs",
         "seq calls/s",
-        format!("{}-way calls/s", cli.in_flight)
+        format!("{}-way calls/s", cli.in_flight),
+        "server CPU µs/call"
     );
     for transport in [
         Transport::Stdio,
@@ -476,6 +503,10 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
             connections.push(connection);
         }
         let mut tallies = [Tally::default(), Tally::default()];
+        let cpu_before = connections
+            .iter()
+            .map(|c| cpu_time(c.pid))
+            .collect::<Vec<_>>();
         let (mut sequential_ratios, mut concurrent_ratios) = (Vec::new(), Vec::new());
         for r in 0..cli.rounds {
             // Alternate who goes first, so that drift in the machine's load hits both alike.
@@ -494,15 +525,21 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
             sequential_ratios.push(rates[0].0 / rates[1].0);
             concurrent_ratios.push(rates[0].1 / rates[1].1);
         }
+        for ((tally, connection), before) in tallies.iter_mut().zip(&connections).zip(cpu_before) {
+            tally.cpu = cpu_time(connection.pid)
+                .zip(before)
+                .map(|(after, before)| after.saturating_sub(before));
+        }
         for (server, tally) in [Server::Toolspec, Server::Macros].iter().zip(&mut tallies) {
             println!(
-                "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0}",
+                "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0} {:>18}",
                 transport.name(),
                 server.name(),
                 tally.p(50).as_secs_f64() * 1e6,
                 tally.p(99).as_secs_f64() * 1e6,
                 tally.sequential_per_s(),
-                tally.concurrent_per_s()
+                tally.concurrent_per_s(),
+                tally.cpu_per_call()
             );
         }
         println!(
