@@ -41,6 +41,7 @@ const PROVIDER: Provider = Provider {
     strict_dialect: Some("anthropic-strict"),
     // Strict tool use keeps optional properties optional: no nulls to drop.
     strict_nulls: false,
+    spelled_enums: false,
 };
 
 /// A Messages API tool definition.

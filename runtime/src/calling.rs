@@ -18,6 +18,8 @@
 //! - **Strict nulls** ([`drop_null_optionals`]): OpenAI's strict mode makes every optional
 //!   property nullable and sends `null` for "not given"; such nulls are dropped before the
 //!   invoker validates against the canonical schema, unless that schema accepts `null` there.
+//! - **Spelled enums** ([`restore_spelled_enums`]): Gemini declares every enum as strings;
+//!   the spelling of a number or boolean the model sends is turned back into the value.
 //!
 //! Calls can be cancelled by dropping their future (a handler's future is dropped with it).
 
@@ -113,6 +115,9 @@ pub(crate) struct Provider {
     /// Whether the strict dialect makes optional properties nullable (their nulls are then
     /// dropped before the invoker runs).
     pub strict_nulls: bool,
+    /// Whether the dialect declares enums of other values as strings spelling them (those
+    /// spellings are then turned back into the values before the invoker runs).
+    pub spelled_enums: bool,
 }
 
 /// A tool as a provider declares it: what each adapter puts into its own envelope.
@@ -167,8 +172,19 @@ impl Provider {
 #[derive(Debug, Clone)]
 struct Declared {
     function: Function,
-    /// The canonical input schema, for tools whose strict dialect makes optionals nullable.
-    nulls: Option<Arc<Value>>,
+    /// The canonical input schema and what to repair along it, for tools whose arguments
+    /// come in a form the canonical schema does not take.
+    repairs: Option<(Arc<Value>, Repairs)>,
+}
+
+/// What the dialect a tool was declared in makes a model send differently from the
+/// canonical schema.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Repairs {
+    /// `null` for an optional property left out (OpenAI strict).
+    nulls: bool,
+    /// A string spelling a value of an enum of numbers, booleans… (Gemini).
+    spelled_enums: bool,
 }
 
 /// The members of one provider's adapter in a registry, projected once.
@@ -187,9 +203,13 @@ impl Members {
                 .and_then(|s| s.get_bool("strict"));
             let descriptor = registered.descriptor();
             let function = provider.function(descriptor, strict)?;
-            let nulls = (function.strict && provider.strict_nulls)
-                .then(|| Arc::new(descriptor.input_schema_json()));
-            Some(Declared { function, nulls })
+            let schema = descriptor.input_schema_json();
+            let wanted = Repairs {
+                nulls: function.strict && provider.strict_nulls,
+                spelled_enums: provider.spelled_enums && has_unspelled_enum(&schema),
+            };
+            let repairs = (wanted != Repairs::default()).then(|| (Arc::new(schema), wanted));
+            Some(Declared { function, repairs })
         });
         Self { provider, catalog }
     }
@@ -279,11 +299,11 @@ impl Core {
             Ok(arguments) => arguments,
             Err(answer) => return answer,
         };
-        if let Some(schema) = &member.declaration.nulls {
-            drop_null_optionals(&mut arguments, schema);
+        if let Some((schema, repairs)) = &member.declaration.repairs {
+            repair(&mut arguments, schema, *repairs);
         }
         if member.descriptor.kind == ToolKind::Explain {
-            self.drop_explained_nulls(&mut arguments, caller);
+            self.repair_explained(&mut arguments, caller);
         }
         let options = CallOptions {
             adapter: Some(adapter.into()),
@@ -297,9 +317,9 @@ impl Core {
         Answer::from_result(&result, member.present_as)
     }
 
-    /// The explain tool's `arguments` are the target tool's arguments: in the strict form
-    /// the model learnt them, so its nulls go too.
-    fn drop_explained_nulls(&self, arguments: &mut Value, caller: &Caller) {
+    /// The explain tool's `arguments` are the target tool's arguments, in the form the model
+    /// learnt them: they are repaired like that tool's own.
+    fn repair_explained(&self, arguments: &mut Value, caller: &Caller) {
         let Some(target) = arguments
             .get("tool")
             .and_then(Value::as_str)
@@ -307,10 +327,10 @@ impl Core {
         else {
             return;
         };
-        if let (Some(schema), Some(inner)) =
-            (&target.declaration.nulls, arguments.get_mut("arguments"))
+        if let (Some((schema, repairs)), Some(inner)) =
+            (&target.declaration.repairs, arguments.get_mut("arguments"))
         {
-            drop_null_optionals(inner, schema);
+            repair(inner, schema, *repairs);
         }
     }
 }
@@ -338,17 +358,63 @@ const BUDGET: usize = 100_000;
 /// assert_eq!(args, json!({"tag": null}));
 /// ```
 pub fn drop_null_optionals(value: &mut Value, schema: &Value) {
+    let repairs = Repairs {
+        nulls: true,
+        ..Repairs::default()
+    };
+    repair(value, schema, repairs);
+}
+
+/// Turns every string that spells a non-string value of its schema's `enum` back into that
+/// value (its compact JSON: `"2"` → `2`, `"true"` → `true`), at any depth, as
+/// [`drop_null_optionals`] walks. Gemini declares enums as strings only, so a model sends the
+/// spelling; a string the `enum` holds as such stays, and anything else is left for
+/// validation to judge.
+///
+/// ```
+/// # use serde_json::json;
+/// let schema = json!({"type": "object", "properties": {"mode": {"enum": [1, "half", true]}}});
+/// let mut args = json!({"mode": "true"});
+/// toolspec::calling::restore_spelled_enums(&mut args, &schema);
+/// assert_eq!(args, json!({"mode": true}));
+/// ```
+pub fn restore_spelled_enums(value: &mut Value, schema: &Value) {
+    let repairs = Repairs {
+        spelled_enums: true,
+        ..Repairs::default()
+    };
+    repair(value, schema, repairs);
+}
+
+fn repair(value: &mut Value, schema: &Value, repairs: Repairs) {
     let mut walker = Walker {
         root: schema,
         budget: BUDGET,
+        repairs,
     };
     walker.walk(value, schema, 0);
+}
+
+/// Whether some `enum` of `schema` holds a value other than a string or `null` (which a
+/// dialect of string enums spells).
+fn has_unspelled_enum(schema: &Value) -> bool {
+    match schema {
+        Value::Object(node) => {
+            node.get("enum")
+                .and_then(Value::as_array)
+                .is_some_and(|values| values.iter().any(|v| !v.is_string() && !v.is_null()))
+                || node.values().any(has_unspelled_enum)
+        }
+        Value::Array(items) => items.iter().any(has_unspelled_enum),
+        _ => false,
+    }
 }
 
 /// One walk of a value along its schema, within a budget.
 struct Walker<'s> {
     root: &'s Value,
     budget: usize,
+    repairs: Repairs,
 }
 
 impl<'s> Walker<'s> {
@@ -393,6 +459,16 @@ impl<'s> Walker<'s> {
                 self.walk(value, branch, depth + 1);
             }
         }
+        if self.repairs.spelled_enums
+            && let Value::String(spelled) = &*value
+            && let Some(values) = node.get("enum").and_then(Value::as_array)
+            && !values.contains(value)
+            && let Some(spelt) = values
+                .iter()
+                .find(|v| !v.is_string() && serde_json::to_string(v).is_ok_and(|s| s == *spelled))
+        {
+            *value = spelt.clone();
+        }
         match value {
             Value::Object(map) => {
                 let properties = node.get("properties").and_then(Value::as_object);
@@ -404,7 +480,7 @@ impl<'s> Walker<'s> {
                 let additional = node.get("additionalProperties").filter(|s| s.is_object());
                 map.retain(|key, child| {
                     let property = properties.and_then(|p| p.get(key));
-                    if child.is_null() {
+                    if child.is_null() && self.repairs.nulls {
                         return match property {
                             Some(property) => {
                                 required.contains(&key.as_str())
@@ -617,6 +693,34 @@ mod tests {
             dropped(schema, json!({"payment": {"kind": "iban", "cvc": null}})),
             json!({"payment": {"kind": "iban"}})
         );
+    }
+
+    #[test]
+    fn restores_spelled_enum_values_and_nothing_else() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "level": {"$ref": "#/$defs/Level"},
+                "either": {"enum": ["1", 1]},
+                "note": {"type": "string"},
+                "tags": {"type": "array", "items": {"enum": [true, null]}}
+            },
+            "$defs": {"Level": {"enum": [0.5, 2]}}
+        });
+        let mut args = json!({
+            "level": "2", "either": "1", "note": "2", "tags": ["true", null, "nope"]
+        });
+        restore_spelled_enums(&mut args, &schema);
+        assert_eq!(
+            args,
+            json!({"level": 2, "either": "1", "note": "2", "tags": [true, null, "nope"]})
+        );
+        // Nulls are another repair: this one leaves them alone.
+        let mut args = json!({"note": null});
+        restore_spelled_enums(&mut args, &schema);
+        assert_eq!(args, json!({"note": null}));
+        assert!(has_unspelled_enum(&schema));
+        assert!(!has_unspelled_enum(&json!({"enum": ["a", null]})));
     }
 
     #[test]

@@ -40,6 +40,7 @@ const PROVIDER: Provider = Provider {
     dialect: "gemini",
     strict_dialect: None,
     strict_nulls: false,
+    spelled_enums: true,
 };
 
 /// A function declaration.

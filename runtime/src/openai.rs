@@ -46,6 +46,7 @@ const PROVIDER: Provider = Provider {
     dialect: "openai",
     strict_dialect: Some("openai-strict"),
     strict_nulls: true,
+    spelled_enums: false,
 };
 
 fn function_type() -> String {

@@ -215,3 +215,16 @@ impl status::ping::Handler for App {
         Ok(status::ping::Output { ok: true })
     }
 }
+
+impl math::mode::Handler for App {
+    async fn call(
+        &self,
+        input: math::mode::Input,
+        _cx: math::mode::Context<'_>,
+    ) -> math::mode::Outcome {
+        Ok(math::mode::Output {
+            mode: input.mode,
+            flags: input.flags,
+        })
+    }
+}

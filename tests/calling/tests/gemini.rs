@@ -109,14 +109,14 @@ async fn present_as_message_outputs_the_rendered_message_under_the_gemini_name()
 }
 
 #[tokio::test]
-async fn numeric_enums_sent_as_strings_are_coerced_back() {
+async fn enums_sent_as_strings_are_restored_before_the_invoker() {
     let (turn, calls) = answer(fixture!("numeric_enum.json"), &customer()).await;
     assert_eq!(
         turn,
         r#"{"role":"user","parts":[{"functionResponse":{"name":"math_round","response":{"output":{"rounded":2.35,"digits":2}}}}]}"#
     );
-    // The adapter passes `"2"` as Gemini sent it; the invoker's coercion makes it `2`.
-    assert_eq!(calls, [r#"math_round {"value":2.345,"digits":"2"}"#]);
+    // Gemini sent `"2"`, the spelling its declaration offers; the invoker sees `2`.
+    assert_eq!(calls, [r#"math_round {"value":2.345,"digits":2}"#]);
     // A spelling outside the enum is still refused, naming the canonical values.
     let call: FunctionCall =
         serde_json::from_value(json!({"name": "math_round", "args": {"value": 1, "digits": "3"}}))
@@ -125,6 +125,50 @@ async fn numeric_enums_sent_as_strings_are_coerced_back() {
     assert_eq!(
         to_json!(response),
         r#"{"name":"math_round","response":{"error":{"error":"invalid_arguments","message":"Invalid arguments: `/digits`: 3 is not one of 0, 1 or 2.","details":{"errors":[{"field":"/digits","message":"3 is not one of 0, 1 or 2"}]}}}}"#
+    );
+}
+
+#[tokio::test]
+async fn spelled_values_of_json_enums_are_restored_at_any_depth() {
+    // `mode` and `flags[]` are `json` fields: without a type, only the enum tells what
+    // `"2.5"` and `"true"` stand for.
+    let dispatcher = Dispatcher::new(registry().0);
+    let call = |args: Value| -> FunctionCall {
+        serde_json::from_value(json!({"name": "math_mode", "args": args})).unwrap()
+    };
+    let response = dispatcher
+        .call(
+            &call(json!({"mode": "2.5", "flags": ["true", "false"]})),
+            &customer(),
+        )
+        .await;
+    assert_eq!(
+        to_json!(response),
+        r#"{"name":"math_mode","response":{"output":{"mode":2.5,"flags":[true,false]}}}"#
+    );
+    // The explain tool's `arguments` are restored as the target tool's own.
+    let explained = dispatcher
+        .call(
+            &serde_json::from_value(json!({"name": "explain",
+                "args": {"tool": "math_mode", "arguments": {"mode": "3.5"}}}))
+            .unwrap(),
+            &customer(),
+        )
+        .await;
+    assert_eq!(
+        explained.response["output"]["callable"], true,
+        "{explained:?}"
+    );
+    // What spells no value of the enum is left as sent, for validation to refuse.
+    let refused = dispatcher
+        .call(&call(json!({"mode": "4.5", "flags": ["yes"]})), &customer())
+        .await;
+    assert_eq!(
+        refused.response["error"]["details"]["errors"],
+        json!([
+            {"field": "/flags/0", "message": "\"yes\" is not one of true or false"},
+            {"field": "/mode", "message": "\"4.5\" is not one of 1.5, 2.5 or 3.5"}
+        ])
     );
 }
 
@@ -197,6 +241,7 @@ fn declarations_exactly() {
             "cancelOrder",
             "catalog_search",
             "explain",
+            "math_mode",
             "math_round",
             "orders_get",
             "status_ping"
@@ -212,6 +257,7 @@ fn declarations_exactly() {
         [
             "catalog_search",
             "explain",
+            "math_mode",
             "math_round",
             "orders_get",
             "status_ping"
