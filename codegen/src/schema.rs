@@ -382,13 +382,14 @@ tool: { anthropic: { strict: true }, openai: { strict: true } }
             "outputs too"
         );
 
-        // Dialects with `minimum` / `maximum` keep them; anthropic-strict drops the implicit
-        // ones silently and states only the spec's own bounds.
-        for dialect in ["mcp", "openai-strict", "gemini"] {
-            assert_eq!(
-                tool.dialects[dialect]["properties"]["any"]["maximum"], max,
-                "{dialect}"
-            );
+        // MCP (the canonical schema) keeps them; provider dialects drop the implicit ones
+        // silently and keep only the spec's own bounds.
+        assert_eq!(tool.dialects["mcp"]["properties"]["any"]["maximum"], max);
+        for dialect in ["openai-strict", "gemini"] {
+            let properties = &tool.dialects[dialect]["properties"];
+            assert_eq!(properties["any"].get("maximum"), None, "{dialect}");
+            assert_eq!(properties["positive"]["minimum"], json!(0), "{dialect}");
+            assert_eq!(properties["positive"].get("maximum"), None, "{dialect}");
         }
         let strict = &tool.dialects["anthropic-strict"]["properties"];
         assert_eq!(strict["any"], json!({ "type": "integer" }));

@@ -141,8 +141,16 @@ impl Dialect {
         }
     }
 
-    /// Derives this dialect from a canonical input schema.
+    /// Derives this dialect from a canonical input schema. Provider dialects leave out the
+    /// implicit `i64` bounds of integers ([`is_implicit_bound`]): no constraint of the spec's,
+    /// nothing a model can use, and tokens on every request; the invoker still enforces them.
     pub fn derive(self, canonical: &Value) -> Derived {
+        if self == Self::Mcp {
+            return mcp::derive(canonical);
+        }
+        let mut canonical = canonical.clone();
+        drop_implicit_bounds(&mut canonical);
+        let canonical = &canonical;
         match self {
             Self::Mcp => mcp::derive(canonical),
             Self::OpenAi => openai::derive(canonical),
@@ -554,6 +562,17 @@ pub fn is_implicit_bound(node: &Map<String, Value>, keyword: &str) -> bool {
         _ => return false,
     };
     types_of(node).contains(&"integer") && node.get(keyword).and_then(Value::as_i64) == Some(bound)
+}
+
+/// Removes every implicit `i64` bound ([`is_implicit_bound`]) below and including `schema`.
+fn drop_implicit_bounds(schema: &mut Value) {
+    let Value::Object(node) = schema else { return };
+    for keyword in ["minimum", "maximum"] {
+        if is_implicit_bound(node, keyword) {
+            node.remove(keyword);
+        }
+    }
+    for_each_child(node, &mut |_, child| drop_implicit_bounds(child));
 }
 
 /// Removes an annotation, keeping what a model can use (`examples`, `deprecated`) as text.

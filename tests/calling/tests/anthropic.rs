@@ -151,7 +151,7 @@ fn tools_exactly() {
     let get = tools.iter().find(|t| t.name == "orders_get").unwrap();
     assert_eq!(
         to_json!(get),
-        r#"{"name":"orders_get","description":"Look up one of the current customer's orders.\nErrors: not_found.","input_schema":{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to look up."}},"required":["order_id"],"additionalProperties":false}}"#
+        r#"{"name":"orders_get","description":"Look up one of the current customer's orders.\nErrors: not_found.","input_schema":{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to look up."}},"required":["order_id"],"additionalProperties":false}}"#
     );
     assert_eq!(
         anthropic::wrap(&tools::orders::cancel::DESCRIPTOR).as_ref(),

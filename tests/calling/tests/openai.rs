@@ -276,7 +276,7 @@ fn chat_tools_exactly() {
         .unwrap();
     assert_eq!(
         to_json!(cancel),
-        r#"{"type":"function","function":{"name":"cancel_order","description":"Cancel one of the current customer's orders.\nPreconditions: The order must not be locked.\nErrors: not_locked, already_shipped.","parameters":{"type":"object","properties":{"order_id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":["string","null"],"enum":["customer_request","duplicate","fraud",null]}},"required":["order_id","reason"],"additionalProperties":false},"strict":true}}"#
+        r#"{"type":"function","function":{"name":"cancel_order","description":"Cancel one of the current customer's orders.\nPreconditions: The order must not be locked.\nErrors: not_locked, already_shipped.","parameters":{"type":"object","properties":{"order_id":{"type":"integer","description":"The order to cancel."},"reason":{"type":["string","null"],"enum":["customer_request","duplicate","fraud",null]}},"required":["order_id","reason"],"additionalProperties":false},"strict":true}}"#
     );
     let round = tools
         .iter()

@@ -399,11 +399,11 @@ pub mod orders {
             dialects: &[
                 (
                     "anthropic",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "gemini",
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"propertyOrdering":["order_id","reason"]}"#,
+                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"description":"The order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"propertyOrdering":["order_id","reason"]}"#,
                 ),
                 (
                     "mcp",
@@ -411,7 +411,7 @@ pub mod orders {
                 ),
                 (
                     "openai",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
@@ -818,11 +818,11 @@ pub mod orders {
             dialects: &[
                 (
                     "anthropic",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "gemini",
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
+                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
                 ),
                 (
                     "mcp",
@@ -830,7 +830,7 @@ pub mod orders {
                 ),
                 (
                     "openai",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
@@ -1241,11 +1241,11 @@ pub mod orders {
             dialects: &[
                 (
                     "anthropic",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807},"amount":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
                     "gemini",
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807},"amount":{"type":"INTEGER","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
+                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
                 ),
                 (
                     "mcp",
@@ -1253,7 +1253,7 @@ pub mod orders {
                 ),
                 (
                     "openai",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807},"amount":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
