@@ -328,3 +328,16 @@ async fn tools_list_carries_caching_hints_and_pages_on_request() {
     }
     client.cancel().await.unwrap();
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn stdio_that_is_not_a_pipe_is_served_through_tokio_stdio() {
+    // An MCP client starts servers with pipes, which the server reads on the event loop;
+    // anything else (here a socket) goes through tokio's blocking stdio, alike for clients.
+    let scratch = Scratch::new();
+    let (client, _server) = stdio_over_socket(&scratch, &["--as", "customer_id=1"]).await;
+    assert_eq!(names(&client).await, ALL_TOOLS);
+    let order = result(&client, "orders_get", json!({ "order_id": 1 })).await;
+    assert_eq!(order.structured_content.unwrap()["order"]["id"], 1);
+    client.cancel().await.unwrap();
+}

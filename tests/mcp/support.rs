@@ -185,6 +185,38 @@ pub async fn stdio(scratch: &Scratch, args: &[&str]) -> (Client, ServerLog) {
     (client, log)
 }
 
+/// The store served on stdio whose stdin and stdout are one end of a Unix socket pair rather
+/// than pipes (the server then falls back to tokio's stdio), and a client on the other end.
+#[cfg(unix)]
+pub async fn stdio_over_socket(
+    scratch: &Scratch,
+    args: &[&str],
+) -> (Client, tokio::process::Child) {
+    use std::os::fd::OwnedFd;
+    let (ours, theirs) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
+    let theirs_out = theirs.try_clone().expect("a second descriptor");
+    let child = tokio::process::Command::new(BINARY)
+        .arg("--db")
+        .arg(scratch.db())
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::from(OwnedFd::from(theirs)))
+        .stdout(Stdio::from(OwnedFd::from(theirs_out)))
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start the store binary");
+    ours.set_nonblocking(true).expect("non-blocking");
+    let (read, write) = tokio::net::UnixStream::from_std(ours)
+        .expect("a tokio socket")
+        .into_split();
+    let client = Recorder::new(ProtocolVersion::V_2025_11_25)
+        .serve((read, write))
+        .await
+        .expect("an MCP session over the socket");
+    (client, child)
+}
+
 /// The store served over streamable HTTP on a free loopback port.
 pub struct HttpServer {
     _process: tokio::process::Child,
