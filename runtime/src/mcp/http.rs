@@ -104,13 +104,15 @@ pub struct HttpTransport {
 
 impl HttpTransport {
     /// Serves `server` with rmcp's defaults (sessions for clients older than 2026-07-28,
-    /// loopback hosts only). Without an [`authenticator`](Self::authenticator) every request
-    /// runs as the server's own caller.
+    /// loopback hosts only), except that a stateless request whose first answer is its
+    /// result gets it as plain `application/json` rather than an SSE stream (one that
+    /// reports progress first still streams). Without an [`authenticator`](Self::authenticator)
+    /// every request runs as the server's own caller.
     pub fn new(server: McpServer) -> Self {
         Self {
             server,
             authenticator: None,
-            config: StreamableHttpServerConfig::default(),
+            config: StreamableHttpServerConfig::default().with_json_response(true),
         }
     }
 
