@@ -145,12 +145,15 @@ impl Dialect {
     /// implicit `i64` bounds of integers ([`is_implicit_bound`]): no constraint of the spec's,
     /// nothing a model can use, and tokens on every request; the invoker still enforces them.
     pub fn derive(self, canonical: &Value) -> Derived {
-        if self == Self::Mcp {
-            return mcp::derive(canonical);
-        }
-        let mut canonical = canonical.clone();
-        drop_implicit_bounds(&mut canonical);
-        let canonical = &canonical;
+        let without_bounds;
+        let canonical = if self == Self::Mcp {
+            canonical
+        } else {
+            let mut schema = canonical.clone();
+            drop_implicit_bounds(&mut schema);
+            without_bounds = schema;
+            &without_bounds
+        };
         match self {
             Self::Mcp => mcp::derive(canonical),
             Self::OpenAi => openai::derive(canonical),
@@ -533,8 +536,8 @@ pub const ANNOTATIONS: &[&str] = &[
 ];
 
 /// Removes every keyword of `node` that `allowed` does not list: annotations as described by
-/// [`ANNOTATIONS`], the implicit bounds of an integer silently ([`is_implicit_bound`]), other
-/// constraints moved into the description.
+/// [`ANNOTATIONS`], constraints moved into the description. (The implicit bounds of integers
+/// are gone before any provider dialect runs: see [`Dialect::derive`].)
 pub fn restrict(node: &mut Map<String, Value>, allowed: &[&str], cx: &mut Cx) {
     let keys: Vec<String> = node.keys().cloned().collect();
     for key in keys {
@@ -543,8 +546,6 @@ pub fn restrict(node: &mut Map<String, Value>, allowed: &[&str], cx: &mut Cx) {
         }
         if ANNOTATIONS.contains(&key.as_str()) {
             drop_annotation(node, &key);
-        } else if is_implicit_bound(node, &key) {
-            node.remove(&key);
         } else {
             cx.move_keyword(node, &key);
         }
@@ -553,8 +554,8 @@ pub fn restrict(node: &mut Map<String, Value>, allowed: &[&str], cx: &mut Cx) {
 
 /// Whether `keyword` of `node` is the bound an `integer` gets for its Rust type, `i64` (see
 /// `schema::field_schema`): `minimum` of `i64::MIN` or `maximum` of `i64::MAX` on an integer
-/// schema. It is no constraint of the spec's, so a dialect without the keyword drops it
-/// without stating it or warning; the invoker still enforces it.
+/// schema. It is no constraint of the spec's, so provider dialects drop it without stating
+/// it or warning; the invoker still enforces it.
 pub fn is_implicit_bound(node: &Map<String, Value>, keyword: &str) -> bool {
     let bound = match keyword {
         "minimum" => I64_MIN,
