@@ -203,12 +203,17 @@ impl Members {
                 .and_then(|s| s.get_bool("strict"));
             let descriptor = registered.descriptor();
             let function = provider.function(descriptor, strict)?;
-            let schema = descriptor.input_schema_json();
-            let wanted = Repairs {
-                nulls: function.strict && provider.strict_nulls,
-                spelled_enums: provider.spelled_enums && has_unspelled_enum(&schema),
-            };
-            let repairs = (wanted != Repairs::default()).then(|| (Arc::new(schema), wanted));
+            let nulls = function.strict && provider.strict_nulls;
+            // The canonical schema is parsed only for a tool that may need a repair.
+            let repairs = (nulls || provider.spelled_enums)
+                .then(|| descriptor.input_schema_json())
+                .and_then(|schema| {
+                    let wanted = Repairs {
+                        nulls,
+                        spelled_enums: provider.spelled_enums && has_unspelled_enum(&schema),
+                    };
+                    (wanted != Repairs::default()).then(|| (Arc::new(schema), wanted))
+                });
             Some(Declared { function, repairs })
         });
         Self { provider, catalog }
