@@ -21,6 +21,7 @@ pub mod emit;
 mod parallel;
 pub mod project;
 pub mod schema;
+pub mod sensitive;
 pub mod spec;
 pub mod yaml;
 

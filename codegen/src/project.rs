@@ -11,6 +11,7 @@ use toolspec::settings::SettingValue;
 
 use crate::diagnostic::{Diagnostic, Severity, Sources, did_you_mean};
 use crate::schema::{self, Types};
+use crate::sensitive;
 use crate::spec::config::{default_config, read_config};
 use crate::spec::model::{Field, FieldType, GrantDecl, ProjectConfig, ToolSpec};
 use crate::spec::read::Reader;
@@ -57,6 +58,10 @@ pub struct Tool {
     pub input_schema: Json,
     /// Canonical output schema.
     pub output_schema: Json,
+    /// Where the input holds `sensitive` values (see [`crate::sensitive`]), if anywhere.
+    pub sensitive_input: Option<Json>,
+    /// Where the output holds `sensitive` values, if anywhere.
+    pub sensitive_output: Option<Json>,
     /// The input schema in each dialect the tool is a member of (always `mcp`), by dialect
     /// name (see [`crate::dialect`]); empty when the project has errors.
     pub dialects: BTreeMap<String, Json>,
@@ -227,6 +232,8 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
                     description: compose_description(spec),
                     input_schema: schema::input_schema(spec, &types),
                     output_schema: schema::output_schema(spec, &types),
+                    sensitive_input: sensitive::input(spec, &types),
+                    sensitive_output: sensitive::output(spec, &types),
                     dialects: BTreeMap::new(),
                 })
             }

@@ -31,7 +31,7 @@ use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
-use crate::invoker::{CallOptions, FieldError, invalid_arguments};
+use crate::invoker::{CallOptions, Errors, invalid_arguments};
 use crate::registry::Registry;
 use crate::settings::PresentAs;
 
@@ -78,10 +78,7 @@ impl Answer {
     /// The answer to arguments that are not JSON at all (`invalid_arguments`, as the invoker
     /// reports argument errors).
     pub fn malformed_arguments(error: &serde_json::Error) -> Self {
-        let errors = [FieldError {
-            field: "/".into(),
-            message: format!("the arguments are not valid JSON ({error})"),
-        }];
+        let errors = Errors::one("/", format!("the arguments are not valid JSON ({error})"));
         Self::from_result(&invalid_arguments(&errors), PresentAs::Structured)
     }
 

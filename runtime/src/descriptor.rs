@@ -87,6 +87,12 @@ pub struct Descriptor {
     pub dialects: &'static [(&'static str, &'static str)],
     /// Every `expects` field in spec order, ambient ones included.
     pub fields: &'static [Field],
+    /// Where the input (ambient fields included) holds `sensitive` values, at any depth: a
+    /// schema-shaped map of the paths to them, as JSON; `None` when nothing is sensitive.
+    /// Such values are never quoted in errors or logs.
+    pub sensitive_input: Option<&'static str>,
+    /// Where the output holds `sensitive` values (as for `sensitive_input`).
+    pub sensitive_output: Option<&'static str>,
     /// Preconditions, in spec order.
     pub guards: &'static [Guard],
     /// The headline failures are composed with ("Headline: reason").
@@ -136,6 +142,8 @@ impl Descriptor {
                     optional: true,
                 },
             ],
+            sensitive_input: None,
+            sensitive_output: None,
             guards: &[],
             error_headline: None,
             errors: &[],

@@ -42,6 +42,7 @@ mod project;
 mod registry;
 #[cfg(feature = "rig")]
 pub mod rig;
+pub mod sensitive;
 pub mod settings;
 
 pub use ambient::AmbientContext;
@@ -51,7 +52,9 @@ pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
 pub use failure::{Failure, ToolError, ToolResult, UnknownVariant, compose_error};
 pub use hooks::{CallInfo, Hook};
-pub use invoker::{CallOptions, Explanation, FieldError, GuardCheck, UndeclaredKeys};
+pub use invoker::{
+    CallOptions, Errors, Explanation, FieldError, GuardCheck, Limits, UndeclaredKeys,
+};
 pub use project::{ExplainConfig, Project};
 pub use registry::{
     EXPLAIN_DESCRIPTION, EXPLAIN_DIALECTS, EXPLAIN_INPUT_SCHEMA, EXPLAIN_OUTPUT_SCHEMA,

@@ -15,7 +15,7 @@ use crate::contract::{BoxFuture, Contract, Operation};
 use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
 use crate::hooks::{CallInfo, Hook};
-use crate::invoker::{CallOptions, Explanation, Typed, UndeclaredKeys};
+use crate::invoker::{CallOptions, Explanation, Limits, Rules, Typed, UndeclaredKeys};
 use crate::project::Project;
 use crate::settings::Settings;
 
@@ -46,13 +46,7 @@ impl<O: Operation> ErasedTool for Typed<O> {
         ambient: &'a AmbientContext,
         options: CallOptions,
     ) -> BoxFuture<'a, ToolResult> {
-        Box::pin(Typed::invoke(
-            self,
-            args,
-            ambient,
-            options,
-            registry.undeclared,
-        ))
+        Box::pin(Typed::invoke(self, args, ambient, options, &registry.rules))
     }
 
     fn explain<'a>(
@@ -67,7 +61,7 @@ impl<O: Operation> ErasedTool for Typed<O> {
             args,
             ambient,
             options,
-            registry.undeclared,
+            &registry.rules,
         ))
     }
 }
@@ -84,12 +78,12 @@ impl ErasedTool for ExplainTool {
         options: CallOptions,
     ) -> BoxFuture<'a, ToolResult> {
         Box::pin(async move {
-            let args = if args.is_null() {
+            let mut args = if args.is_null() {
                 Value::Object(serde_json::Map::new())
             } else {
                 args
             };
-            let errors = explain_argument_errors(&args);
+            let errors = explain_argument_errors(&args, &registry.rules.limits);
             if !errors.is_empty() {
                 return crate::invoker::invalid_arguments(&errors);
             }
@@ -98,7 +92,7 @@ impl ErasedTool for ExplainTool {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_owned();
-            let arguments = args.get("arguments").cloned().unwrap_or(Value::Null);
+            let arguments = args.get_mut("arguments").map_or(Value::Null, Value::take);
             let target = match options.adapter.as_deref() {
                 // Through an adapter, only that adapter's members (by their names there).
                 Some(adapter) => registry.find(adapter, &name),
@@ -142,16 +136,10 @@ impl ErasedTool for ExplainTool {
         _options: &'a CallOptions,
     ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
         // The explain tool always runs; only its own arguments can be wrong.
-        let errors = explain_argument_errors(&args);
-        let tool = registry.project().explain.name.to_owned();
-        Box::pin(async move {
-            Ok(Explanation {
-                tool,
-                callable: errors.is_empty(),
-                errors,
-                guards: Vec::new(),
-            })
-        })
+        let errors = explain_argument_errors(&args, &registry.rules.limits);
+        let mut explanation = Explanation::refused(registry.project().explain.name, errors);
+        explanation.callable = explanation.errors.is_empty();
+        Box::pin(std::future::ready(Ok(explanation)))
     }
 }
 
@@ -161,7 +149,7 @@ fn unknown_tool(name: &str) -> ToolResult {
 }
 
 /// The explain tool's own argument errors, checked against its published schema.
-fn explain_argument_errors(args: &Value) -> Vec<crate::invoker::FieldError> {
+fn explain_argument_errors(args: &Value, limits: &Limits) -> crate::invoker::Errors {
     static SCHEMA: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
     let validator = SCHEMA.get_or_init(|| {
         serde_json::from_str(EXPLAIN_INPUT_SCHEMA)
@@ -169,8 +157,13 @@ fn explain_argument_errors(args: &Value) -> Vec<crate::invoker::FieldError> {
             .and_then(|s| crate::invoker::compile_schema(&s).ok())
     });
     match validator {
-        Some(validator) => crate::invoker::schema_errors(validator, args),
-        None => Vec::new(),
+        Some(validator) => crate::invoker::schema_errors(
+            validator,
+            args,
+            limits,
+            &crate::sensitive::Sensitivity::default(),
+        ),
+        None => crate::invoker::Errors::default(),
     }
 }
 
@@ -403,6 +396,7 @@ pub struct RegistryBuilder {
     project: &'static Project,
     entries: Vec<Entry>,
     hooks: Vec<Arc<dyn Hook>>,
+    limits: Limits,
 }
 
 impl RegistryBuilder {
@@ -428,6 +422,12 @@ impl RegistryBuilder {
     /// Adds a hook run around every call.
     pub fn hook(mut self, hook: impl Hook) -> Self {
         self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Bounds every call's arguments and errors by `limits` (default: [`Limits::DEFAULT`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -477,7 +477,10 @@ impl RegistryBuilder {
             entries: self.entries,
             by_name,
             hooks: self.hooks,
-            undeclared,
+            rules: Rules {
+                undeclared,
+                limits: self.limits,
+            },
         }
     }
 }
@@ -488,7 +491,7 @@ pub struct Registry {
     entries: Vec<Entry>,
     by_name: HashMap<&'static str, usize>,
     hooks: Vec<Arc<dyn Hook>>,
-    undeclared: UndeclaredKeys,
+    rules: Rules,
 }
 
 impl Registry {
@@ -498,6 +501,7 @@ impl Registry {
             project,
             entries: Vec::new(),
             hooks: Vec::new(),
+            limits: Limits::DEFAULT,
         }
     }
 
@@ -505,6 +509,17 @@ impl Registry {
     pub fn with_hook(mut self, hook: impl Hook) -> Self {
         self.hooks.push(Arc::new(hook));
         self
+    }
+
+    /// Bounds every call's arguments and errors by `limits` (default: [`Limits::DEFAULT`]).
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.rules.limits = limits;
+        self
+    }
+
+    /// The limits every call's arguments and errors are held to.
+    pub fn limits(&self) -> &Limits {
+        &self.rules.limits
     }
 
     /// The project configuration the tools were compiled with.
@@ -606,18 +621,11 @@ impl Registry {
         let tool = tool.ok_or_else(|| UnknownTool(name.to_owned()))?;
         match tool.explain_with(args, ambient, options).await {
             Ok(explanation) => Ok(explanation),
-            Err(result) => Ok(Explanation {
-                tool: tool.name().to_owned(),
-                callable: false,
-                errors: vec![crate::invoker::FieldError {
-                    field: "/".into(),
-                    message: result
-                        .error()
-                        .map(|e| e.message.clone())
-                        .unwrap_or_default(),
-                }],
-                guards: Vec::new(),
-            }),
+            Err(result) => {
+                let message = result.error().map(|e| e.message.clone());
+                let errors = crate::invoker::Errors::one("/", message.unwrap_or_default());
+                Ok(Explanation::refused(tool.name(), errors))
+            }
         }
     }
 
@@ -667,7 +675,7 @@ pub const EXPLAIN_DIALECTS: &[(&str, &str)] = &[
 ];
 
 /// The output schema of the explain tool.
-pub const EXPLAIN_OUTPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]}},"required":["name","description","passed"],"additionalProperties":false}}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#;
+pub const EXPLAIN_OUTPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]}},"required":["name","description","passed"],"additionalProperties":false}}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#;
 
 /// The description of the explain tool.
 pub const EXPLAIN_DESCRIPTION: &str = "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.";

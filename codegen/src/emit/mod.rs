@@ -315,6 +315,17 @@ fn descriptor(tool: &Tool) -> TokenStream {
     };
     let input_schema = raw_string(&tool.input_schema.to_string());
     let output_schema = raw_string(&tool.output_schema.to_string());
+    let sensitive = |map: &Option<serde_json::Value>| match map {
+        Some(map) => {
+            let map = raw_string(&map.to_string());
+            quote! { ::core::option::Option::Some(#map) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
+    let (sensitive_input, sensitive_output) = (
+        sensitive(&tool.sensitive_input),
+        sensitive(&tool.sensitive_output),
+    );
     let dialect_names = tool.dialects.keys();
     let dialect_schemas = tool.dialects.values().map(|s| raw_string(&s.to_string()));
     let fields = spec.expects.iter().map(|f| {
@@ -364,6 +375,8 @@ fn descriptor(tool: &Tool) -> TokenStream {
             output_schema: #output_schema,
             dialects: &[ #( (#dialect_names, #dialect_schemas), )* ],
             fields: &[ #(#fields,)* ],
+            sensitive_input: #sensitive_input,
+            sensitive_output: #sensitive_output,
             guards: &[ #(#guards,)* ],
             error_headline: #headline,
             errors: &[ #(#errors,)* ],

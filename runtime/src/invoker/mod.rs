@@ -11,8 +11,10 @@
 // the call early; that value is large, but it is built once, on the failure path only.
 #![allow(clippy::result_large_err)]
 
-mod coerce;
-mod keys;
+pub(crate) mod keys;
+mod limits;
+mod plan;
+mod report;
 mod validate;
 
 use std::future::Future;
@@ -23,11 +25,12 @@ use std::time::Duration;
 
 use futures_util::FutureExt;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-pub use coerce::{Coercion, coerce};
-pub use validate::FieldError;
+pub use limits::Limits;
+pub use plan::{ArgumentPlan, coerce};
+pub use report::{Errors, FieldError};
 pub(crate) use validate::{compile as compile_schema, errors as schema_errors};
 
 use crate::ambient::AmbientContext;
@@ -35,6 +38,7 @@ use crate::context::{Context, Progress};
 use crate::contract::{Contract, DeclaredError, Operation};
 use crate::descriptor::{Descriptor, Field};
 use crate::failure::{Failure, ToolError, ToolResult, compose_error};
+use crate::sensitive::Sensitivity;
 
 /// What to do with argument keys the input schema does not declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -58,6 +62,14 @@ pub mod codes {
     pub const CANCELLED: &str = "cancelled";
     /// No tool by that name (explain only; adapters answer unknown tools natively).
     pub const UNKNOWN_TOOL: &str = "unknown_tool";
+}
+
+/// What a registry decides for every call it makes: how undeclared keys are treated, and
+/// the limits.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Rules {
+    pub(crate) undeclared: UndeclaredKeys,
+    pub(crate) limits: Limits,
 }
 
 /// Per-call options an adapter passes along with the arguments.
@@ -94,10 +106,30 @@ pub struct Explanation {
     pub tool: String,
     /// Whether the call would get past validation and every guard.
     pub callable: bool,
-    /// Every argument error.
+    /// The argument errors: the first [`Limits::max_errors`] in pointer order.
     pub errors: Vec<FieldError>,
+    /// How many more argument errors there were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_errors: usize,
     /// Every guard's result, in spec order.
     pub guards: Vec<GuardCheck>,
+}
+
+impl Explanation {
+    /// An explanation of `tool` that cannot be called because of `errors`.
+    pub(crate) fn refused(tool: &str, errors: Errors) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            callable: false,
+            errors: errors.list,
+            more_errors: errors.more,
+            guards: Vec::new(),
+        }
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// A call's typed input and resolved ambient fields.
@@ -105,10 +137,12 @@ type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
 
 /// The compiled parts of one tool, built on first use.
 struct Compiled {
-    /// The declared argument keys.
-    declared: keys::Keys,
-    /// The coercions the input schema allows.
-    coercion: Coercion,
+    /// What screening and coercion look at in the input schema.
+    plan: ArgumentPlan,
+    /// Where the input (ambient fields included) is sensitive.
+    sensitive_input: Sensitivity,
+    /// Where the output is sensitive.
+    sensitive_output: Sensitivity,
     /// The fields resolved from the ambient context (none for most tools).
     ambient: Vec<&'static Field>,
     input: jsonschema::Validator,
@@ -125,11 +159,6 @@ impl Compiled {
             serde_json::from_str(tool.input_schema).map_err(|e| e.to_string())?;
         let output_schema: Value =
             serde_json::from_str(tool.output_schema).map_err(|e| e.to_string())?;
-        let declared: Vec<String> = input_schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default();
         let templates = match tool.message {
             Some(message) => {
                 let mut templates = minijinja::Environment::new();
@@ -144,9 +173,10 @@ impl Compiled {
         Ok(Self {
             input: validate::compile(&input_schema)?,
             output: validate::compile(&output_schema)?,
-            coercion: Coercion::compile(&input_schema, &input_schema),
+            plan: ArgumentPlan::compile(&input_schema, &input_schema),
+            sensitive_input: Sensitivity::compile(tool.sensitive_input),
+            sensitive_output: Sensitivity::compile(tool.sensitive_output),
             ambient: tool.ambient_fields().collect(),
-            declared: keys::Keys::new(declared),
             templates,
             default_message: default_message(tool),
         })
@@ -184,75 +214,51 @@ impl<O: Operation> Typed<O> {
         }
     }
 
-    /// Arguments → validated, coerced JSON; or the user-facing argument errors.
-    fn prepare(
-        &self,
-        compiled: &Compiled,
-        args: Value,
-        undeclared: UndeclaredKeys,
-    ) -> Result<Value, Vec<FieldError>> {
-        let mut map = match args {
-            Value::Object(map) => map,
-            Value::Null => Map::new(),
+    /// Arguments → screened, coerced and validated JSON; or the user-facing argument errors.
+    fn prepare(&self, compiled: &Compiled, args: Value, rules: &Rules) -> Result<Value, Errors> {
+        let mut value = match args {
+            Value::Object(mut map) => {
+                map.remove("ambient_context");
+                Value::Object(map)
+            }
+            Value::Null => Value::Object(Map::new()),
             other => {
                 let kind = json_kind(&other);
-                return Err(vec![FieldError {
-                    field: "/".into(),
-                    message: format!("arguments must be a JSON object, not {kind}"),
-                }]);
+                let message = format!("arguments must be a JSON object, not {kind}");
+                return Err(Errors::one("/", message));
             }
         };
-        // One pass over the keys finds both; the common call has neither.
-        let (mut sent_ambient, mut any_unknown, mut next) = (false, false, 0);
-        for key in map.keys() {
-            if key == "ambient_context" {
-                sent_ambient = true;
-            } else if let Some(i) = compiled.declared.find(key, next) {
-                next = i + 1;
-            } else {
-                any_unknown = true;
-            }
-        }
-        if sent_ambient {
-            map.remove("ambient_context");
-        }
-        let unknown: Vec<String> = if any_unknown {
-            map.keys()
-                .filter(|k| compiled.declared.find(k, 0).is_none())
-                .cloned()
-                .collect()
-        } else {
-            Vec::new()
+        let top = match rules.undeclared {
+            UndeclaredKeys::Reject => plan::TopLevel::Reject,
+            UndeclaredKeys::Drop => plan::TopLevel::Drop,
         };
-        // Undeclared keys are reported together with every other error of the call.
-        let mut errors = Vec::new();
-        if !unknown.is_empty() {
-            if undeclared == UndeclaredKeys::Reject {
-                let expected = if compiled.declared.names().is_empty() {
-                    "this tool takes no arguments".to_owned()
-                } else {
-                    format!("expected: {}", compiled.declared.names().join(", "))
-                };
-                errors.extend(unknown.iter().map(|k| FieldError {
-                    field: format!("/{}", validate::escape_pointer(k)),
-                    message: format!("is not an argument of this tool ({expected})"),
-                }));
-            } else {
-                tracing::debug!(tool = Self::tool().name, keys = ?unknown, "dropping undeclared argument keys");
-            }
-            for key in &unknown {
-                map.remove(key);
-            }
+        let screened =
+            compiled
+                .plan
+                .screen(&mut value, &rules.limits, &compiled.sensitive_input, top);
+        if screened.refused {
+            return Err(screened.report.finish());
         }
-        let mut value = Value::Object(map);
-        compiled.coercion.apply(&mut value);
-        errors.extend(validate::errors(&compiled.input, &value));
-        if errors.is_empty() {
-            Ok(value)
-        } else {
-            errors.sort_by(|a, b| a.field.cmp(&b.field).then(a.message.cmp(&b.message)));
-            Err(errors)
+        // Undeclared keys (removed by screening) are reported with every other error.
+        let mut errors = screened.report.finish();
+        let checked = validate::errors(
+            &compiled.input,
+            &value,
+            &rules.limits,
+            &compiled.sensitive_input,
+        );
+        if errors.is_empty() && checked.is_empty() {
+            return Ok(value);
         }
+        errors.list.extend(checked.list);
+        errors.more += checked.more;
+        report::sort(&mut errors.list);
+        let max = rules.limits.max_errors.max(1);
+        if errors.list.len() > max {
+            errors.more += errors.list.len() - max;
+            errors.list.truncate(max);
+        }
+        Err(errors)
     }
 
     /// Validated arguments → the typed input (its errors named by JSON pointer), and the
@@ -261,8 +267,10 @@ impl<O: Operation> Typed<O> {
         compiled: &Compiled,
         value: Value,
         ambient: &AmbientContext,
+        limits: &Limits,
     ) -> Result<Decoded<O::Contract>, Decoding> {
-        let input = decode_input(&value).map_err(Decoding::Arguments)?;
+        let input =
+            decode_input(&value, limits, &compiled.sensitive_input).map_err(Decoding::Arguments)?;
         let resolved = resolve_ambient(Self::tool(), &compiled.ambient, ambient)
             .map_err(Decoding::Internal)?;
         Ok((input, resolved))
@@ -329,18 +337,18 @@ impl<O: Operation> Typed<O> {
         args: Value,
         ambient: &AmbientContext,
         options: CallOptions,
-        undeclared: UndeclaredKeys,
+        rules: &Rules,
     ) -> ToolResult {
         let tool = Self::tool();
         let compiled = match self.compiled() {
             Ok(c) => c,
             Err(result) => return result,
         };
-        let value = match self.prepare(compiled, args, undeclared) {
+        let value = match self.prepare(compiled, args, rules) {
             Ok(value) => value,
             Err(errors) => return invalid_arguments(&errors),
         };
-        let (input, resolved) = match Self::decode(compiled, value, ambient) {
+        let (input, resolved) = match Self::decode(compiled, value, ambient, &rules.limits) {
             Ok(decoded) => decoded,
             Err(Decoding::Arguments(errors)) => return invalid_arguments(&errors),
             Err(Decoding::Internal(result)) => return result,
@@ -362,7 +370,7 @@ impl<O: Operation> Typed<O> {
             Err(stop) => return stop.result(tool),
         };
         match outcome {
-            Ok(output) => self.succeed(compiled, &output),
+            Ok(output) => self.succeed(compiled, &output, &rules.limits),
             Err(Failure::Declared { error, details }) => {
                 let code = error.code();
                 let standalone = tool.error(code).is_some_and(|e| e.standalone);
@@ -384,19 +392,20 @@ impl<O: Operation> Typed<O> {
         &self,
         compiled: &Compiled,
         output: &<O::Contract as Contract>::Output,
+        limits: &Limits,
     ) -> ToolResult {
         let tool = Self::tool();
         let value = match serde_json::to_value(output) {
             Ok(value) => value,
             Err(e) => return internal(tool, format!("the output does not serialize: {e}")),
         };
-        let errors = validate::errors(&compiled.output, &value);
+        let errors = validate::errors(&compiled.output, &value, limits, &compiled.sensitive_output);
         if !errors.is_empty() {
             return internal(
                 tool,
                 format!(
                     "the output does not match the output schema: {}",
-                    validate::list(&errors)
+                    errors.listing()
                 ),
             );
         }
@@ -429,7 +438,7 @@ impl<O: Operation> Typed<O> {
         args: Value,
         ambient: &AmbientContext,
         options: &CallOptions,
-        undeclared: UndeclaredKeys,
+        rules: &Rules,
     ) -> Result<Explanation, ToolResult> {
         let tool = Self::tool();
         let compiled = self.compiled()?;
@@ -437,6 +446,7 @@ impl<O: Operation> Typed<O> {
             tool: tool.name.to_owned(),
             callable: false,
             errors: Vec::new(),
+            more_errors: 0,
             guards: tool
                 .guards
                 .iter()
@@ -447,17 +457,15 @@ impl<O: Operation> Typed<O> {
                 })
                 .collect(),
         };
-        let value = match self.prepare(compiled, args, undeclared) {
-            Ok(value) => value,
-            Err(errors) => {
-                explanation.errors = errors;
-                return Ok(explanation);
-            }
-        };
-        let (input, resolved) = match Self::decode(compiled, value, ambient) {
+        let decoded = self
+            .prepare(compiled, args, rules)
+            .map_err(Decoding::Arguments)
+            .and_then(|value| Self::decode(compiled, value, ambient, &rules.limits));
+        let (input, resolved) = match decoded {
             Ok(decoded) => decoded,
             Err(Decoding::Arguments(errors)) => {
-                explanation.errors = errors;
+                explanation.errors = errors.list;
+                explanation.more_errors = errors.more;
                 return Ok(explanation);
             }
             Err(Decoding::Internal(result)) => return Err(result),
@@ -491,7 +499,7 @@ type Outcome<O> = crate::contract::Outcome<<O as Operation>::Contract>;
 /// Why validated arguments did not decode.
 enum Decoding {
     /// The typed input refused them: the model's mistake.
-    Arguments(Vec<FieldError>),
+    Arguments(Errors),
     /// The ambient fields did not resolve: the developer's.
     Internal(ToolResult),
 }
@@ -575,35 +583,42 @@ async fn supervise<F: Future>(
     Err(stop)
 }
 
-/// Decodes the typed input; an error names the field by its JSON pointer.
-fn decode_input<I: DeserializeOwned>(value: &Value) -> Result<I, Vec<FieldError>> {
+/// Decodes the typed input; an error names the field by its JSON pointer, and quotes a value
+/// only in part (or not at all, when it is sensitive).
+fn decode_input<I: DeserializeOwned>(
+    value: &Value,
+    limits: &Limits,
+    sensitivity: &Sensitivity,
+) -> Result<I, Errors> {
     // Tracking the path costs an allocation per key: decode again to find it, on errors only.
     if let Ok(input) = I::deserialize(value) {
         return Ok(input);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
-        let mut field = String::new();
+        let mut tokens = Vec::new();
         for segment in e.path().iter() {
             use serde_path_to_error::Segment;
             match segment {
-                Segment::Seq { index } => {
-                    field.push('/');
-                    field.push_str(&index.to_string());
-                }
-                Segment::Map { key } | Segment::Enum { variant: key } => {
-                    field.push('/');
-                    field.push_str(&validate::escape_pointer(key));
-                }
+                Segment::Seq { index } => tokens.push(index.to_string()),
+                Segment::Map { key } | Segment::Enum { variant: key } => tokens.push(key.clone()),
                 Segment::Unknown => break,
             }
         }
+        let hidden = sensitivity.covers(&tokens);
+        let mut field: String = tokens
+            .iter()
+            .map(|t| {
+                format!(
+                    "/{}",
+                    report::escape_pointer(&report::shorten(t, limits.max_quote))
+                )
+            })
+            .collect();
         if field.is_empty() {
             field.push('/');
         }
-        vec![FieldError {
-            field,
-            message: e.into_inner().to_string(),
-        }]
+        let message = report::elide_quotes(&e.into_inner().to_string(), limits.max_quote, hidden);
+        Errors::one(field, message)
     })
 }
 
@@ -641,21 +656,24 @@ fn resolve_ambient<A: DeserializeOwned>(
         ));
     }
     resolved.map_err(|e: serde_json::Error| {
+        // The developer sees why, but not a sensitive value.
+        let hide = fields.iter().any(|f| f.sensitive);
+        let why = report::elide_quotes(&e.to_string(), Limits::DEFAULT.max_quote, hide);
         internal(
             tool,
             format!(
-                "the ambient context of `{}` does not resolve: {e}",
+                "the ambient context of `{}` does not resolve: {why}",
                 tool.name
             ),
         )
     })
 }
 
-pub(crate) fn invalid_arguments(errors: &[FieldError]) -> ToolResult {
+pub(crate) fn invalid_arguments(errors: &Errors) -> ToolResult {
     let error = ToolError {
         code: codes::INVALID_ARGUMENTS.into(),
-        message: validate::summary(errors),
-        details: Some(json!({ "errors": errors })),
+        message: errors.summary(),
+        details: Some(errors.details()),
     };
     ToolResult::failed(error, None)
 }

@@ -1,80 +1,133 @@
-//! Validation of arguments against a tool's canonical input schema, with every failing field
-//! named by its JSON pointer in one user-facing message.
+//! Checking values against a tool's canonical schemas (`jsonschema`, compiled once per tool),
+//! with every failing field named by its JSON pointer and described in words that quote the
+//! value only in part, and never a `sensitive` one.
+//!
+//! Patterns run on the `regex` crate's engine, in time linear in the input: a pattern that
+//! needs backtracking (backreferences, lookaround) is refused when the schema compiles, as
+//! the compiler refuses it in the spec.
 
-use serde::Serialize;
+use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
-/// One failing field.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FieldError {
-    /// JSON pointer to the field (`/order_id`, `/lines/0/quantity`; `/` for the whole input).
-    pub field: String,
-    /// What is wrong with it.
-    pub message: String,
-}
+use super::limits::Limits;
+use super::report::{
+    Errors, FieldError, REQUIRED, Report, UNQUOTED, bounded, escape_pointer, pointer_tokens, quote,
+    shorten,
+};
+use crate::sensitive::Sensitivity;
+
+/// The most bytes a compiled `pattern` may take (the `regex` crate's size limit).
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+/// How many unexpected keys a message names.
+const MAX_NAMED_KEYS: usize = 5;
 
 /// Compiles a schema into a validator that also checks `format`s.
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
     jsonschema::options()
         .should_validate_formats(true)
+        .with_pattern_options(
+            jsonschema::PatternOptions::regex()
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .dfa_size_limit(PATTERN_SIZE_LIMIT),
+        )
         .build(schema)
         .map_err(|e| e.to_string())
 }
 
-/// Every error of `instance` under `validator`, sorted by field.
-pub fn errors(validator: &jsonschema::Validator, instance: &Value) -> Vec<FieldError> {
+/// The errors of `instance` under `validator`: the first `limits.max_errors` in pointer order,
+/// and how many more there were.
+pub fn errors(
+    validator: &jsonschema::Validator,
+    instance: &Value,
+    limits: &Limits,
+    sensitivity: &Sensitivity,
+) -> Errors {
     // The common case costs a yes/no check; errors are collected only when there are some.
     if validator.is_valid(instance) {
-        return Vec::new();
+        return Errors::default();
     }
-    let mut out: Vec<FieldError> = validator
+    let mut found: Vec<(String, jsonschema::ValidationError<'_>)> = validator
         .iter_errors(instance)
-        .map(|error| {
-            let mut field = error.instance_path().to_string();
-            if let jsonschema::error::ValidationErrorKind::Required { property } = error.kind() {
-                if let Some(name) = property.as_str() {
-                    field = format!("{field}/{}", escape_pointer(name));
-                }
-                return FieldError {
-                    field,
-                    message: "is required".into(),
-                };
-            }
-            if field.is_empty() {
-                field = "/".into();
-            }
+        .map(|error| (pointer(&error), error))
+        .collect();
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut report = Report::new(limits);
+    for (field, error) in found {
+        report.add(|| {
+            let hidden = sensitivity.covers(pointer_tokens(&field));
             FieldError {
-                field,
-                message: error.to_string(),
+                message: describe(&error, limits, hidden),
+                field: shorten_pointer(field, limits),
             }
-        })
-        .collect();
-    out.sort_by(|a, b| a.field.cmp(&b.field).then(a.message.cmp(&b.message)));
-    out.dedup();
-    out
+        });
+    }
+    report.finish()
 }
 
-/// "Invalid arguments: `/order_id`: 0 is less than the minimum of 1; `/reason` is required."
-pub fn summary(errors: &[FieldError]) -> String {
-    format!("Invalid arguments: {}.", list(errors))
+/// The pointer of an error: a missing property is named by its own pointer.
+fn pointer(error: &jsonschema::ValidationError<'_>) -> String {
+    let mut field = error.instance_path().to_string();
+    if let ValidationErrorKind::Required { property } = error.kind() {
+        if let Some(name) = property.as_str() {
+            field.push('/');
+            field.push_str(&escape_pointer(name));
+        }
+    } else if field.is_empty() {
+        field.push('/');
+    }
+    field
 }
 
-/// "`/order_id`: 0 is less than the minimum of 1; `/reason` is required"
-pub fn list(errors: &[FieldError]) -> String {
-    let parts: Vec<String> = errors
-        .iter()
-        .map(|e| {
-            if e.message == "is required" {
-                format!("`{}` is required", e.field)
+/// A pointer with each over-long token shortened.
+fn shorten_pointer(field: String, limits: &Limits) -> String {
+    let max = limits.max_quote;
+    if field.split('/').all(|token| token.chars().count() <= max) {
+        return field;
+    }
+    field
+        .split('/')
+        .map(|token| shorten(token, max))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// What is wrong, in words: the value quoted in part (or not at all when `hidden`), lists of
+/// keys capped.
+fn describe(error: &jsonschema::ValidationError<'_>, limits: &Limits, hidden: bool) -> String {
+    let keys = |what: &str, unexpected: &[String]| {
+        let named: Vec<String> = unexpected
+            .iter()
+            .take(MAX_NAMED_KEYS)
+            .map(|k| format!("`{}`", shorten(k, limits.max_quote)))
+            .collect();
+        let more = unexpected.len().saturating_sub(MAX_NAMED_KEYS);
+        let tail = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!("{what}: {}{tail}", named.join(", "))
+    };
+    let message = match error.kind() {
+        ValidationErrorKind::Required { .. } => REQUIRED.to_owned(),
+        ValidationErrorKind::AdditionalProperties { unexpected } => {
+            keys("has properties this object does not take", unexpected)
+        }
+        ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+            keys("has properties this object does not take", unexpected)
+        }
+        ValidationErrorKind::UnevaluatedItems { unexpected } => {
+            keys("has items this list does not take", unexpected)
+        }
+        _ => {
+            let placeholder = if hidden {
+                UNQUOTED.to_owned()
             } else {
-                format!("`{}`: {}", e.field, e.message)
-            }
-        })
-        .collect();
-    parts.join("; ")
-}
-
-/// One JSON pointer token: `~` as `~0`, `/` as `~1` (RFC 6901).
-pub fn escape_pointer(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
+                quote(error.instance(), limits.max_quote)
+            };
+            error.masked_with(placeholder).to_string()
+        }
+    };
+    bounded(message, limits)
 }

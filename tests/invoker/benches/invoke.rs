@@ -93,13 +93,13 @@ fn stages(c: &mut Criterion) {
         let args = args();
         b.iter(|| black_box(args.clone()))
     });
-    // The coercion plan, compiled once per tool as the invoker does.
-    let coercion = toolspec::invoker::Coercion::compile(&input_schema, &input_schema);
-    group.bench_function("coerce", |b| {
+    // The argument plan (screening and coercion), compiled once per tool as the invoker does.
+    let plan = toolspec::invoker::ArgumentPlan::compile(&input_schema, &input_schema);
+    group.bench_function("screen_and_coerce", |b| {
         b.iter_batched(
             args,
             |mut args| {
-                coercion.apply(&mut args);
+                plan.coerce(&mut args);
                 args
             },
             BatchSize::SmallInput,

@@ -14,7 +14,7 @@ use tokio::sync::Notify;
 toolspec::include_tools!();
 toolspec::include_tools!(drop_tools, "drop_tools.rs");
 
-use tools::{admin, jobs, kinds, orders, profile};
+use tools::{admin, hostile, jobs, kinds, orders, profile};
 
 /// What the handlers saw, shared with the tests.
 #[derive(Debug, Default)]
@@ -327,5 +327,17 @@ impl drop_tools::echo::Handler for App {
             input.text
         };
         Ok(drop_tools::echo::Output { text })
+    }
+}
+
+impl hostile::place::Handler for App {
+    async fn call(
+        &self,
+        input: hostile::place::Input,
+        _cx: hostile::place::Context<'_>,
+    ) -> hostile::place::Outcome {
+        Ok(hostile::place::Output {
+            lines: input.lines.len() as i64,
+        })
     }
 }

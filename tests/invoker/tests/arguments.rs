@@ -198,13 +198,14 @@ async fn undeclared_keys_are_rejected_by_name() {
         "Invalid arguments: `/a~1b~0c`: is not an argument of this tool (expected: age, score, active, plan, nickname)."
     );
 
-    // Below the top level, the schema's `additionalProperties: false` names them.
+    // Below the top level, each key an object's `additionalProperties: false` refuses is
+    // named by its own pointer.
     let mut args = coerce_base();
     args["lines"][0]["colour"] = json!("red");
     let result = call("kinds_coerce", args).await;
     assert_eq!(
         invalid(&result),
-        "Invalid arguments: `/lines/0`: Additional properties are not allowed ('colour' was unexpected)."
+        "Invalid arguments: `/lines/0/colour`: is not a field of this object (expected: sku, quantity, unit_price)."
     );
 }
 

@@ -49,6 +49,7 @@ async fn a_callable_call_is_explained_without_running_the_handler() {
             tool: "orders_cancel".into(),
             callable: true,
             errors: vec![],
+            more_errors: 0,
             guards: guards(Some(true), Some(true)),
         }
     );
@@ -93,6 +94,7 @@ async fn every_argument_error_is_explained_and_no_guard_runs() {
                     "\"bored\" is not one of \"customer_request\", \"duplicate\" or \"fraud\""
                 ),
             ],
+            more_errors: 0,
             guards: guards(None, None),
         }
     );
@@ -125,6 +127,7 @@ async fn a_missing_ambient_field_makes_a_call_not_callable() {
             tool: "profile_update".into(),
             callable: false,
             errors: vec![error("/", "The tool failed unexpectedly.")],
+            more_errors: 0,
             guards: vec![],
         }
     );
@@ -384,6 +387,7 @@ async fn explained_guards_run_under_the_timeout_and_the_cancellation() {
             tool: "jobs_guarded".into(),
             callable: false,
             errors: vec![],
+            more_errors: 0,
             guards: vec![GuardCheck {
                 name: "ready".into(),
                 description: "The job must be ready.".into(),

@@ -180,11 +180,12 @@ fn valid_of_type(kind: &str, object: &Map<String, Value>, root: &Value) -> Boxed
                 1 => prop_oneof![Just(lo), Just(hi)],
                 2 => (-1000i64..=1000).prop_map(move |i| i.clamp(lo, hi)),
             ];
-            // JSON Schema counts 3.0 as an integer: send some integers as floats, where the
-            // float is exactly the integer.
+            // JSON Schema counts 3.0 as an integer: send some integers as floats, below 2^53
+            // (past it, a float read from JSON text may already be another integer, and the
+            // invoker refuses it; see `integers_no_float_holds_exactly_are_refused`).
             (int, any::<bool>())
                 .prop_map(|(i, float)| {
-                    let exact = (i as f64) as i128 == i128::from(i);
+                    let exact = (i as f64).abs() < EXACT;
                     if float && exact {
                         json!(i as f64)
                     } else {
@@ -508,12 +509,15 @@ fn documented(value: &mut Value, schema: &Value, root: &Value) {
             *value = Value::String(n.to_string());
         }
         Value::Number(n) if n.is_f64() && wants("integer") && !wants("number") => {
-            // An integral number within the i64 range.
-            if let Some(f) = n
-                .as_f64()
-                .filter(|f| f.fract() == 0.0 && (-I64_END..I64_END).contains(f))
-            {
-                *value = json!(f as i64);
+            // An integral number below 2^53; at or past it and within the i64 range, refused
+            // (a value no schema takes stands for the refusal); past the range, the schema's
+            // bounds refuse it.
+            match n.as_f64().filter(|f| f.fract() == 0.0) {
+                Some(f) if f.abs() < EXACT => *value = json!(f as i64),
+                Some(f) if (-I64_END..I64_END).contains(&f) => {
+                    *value = json!({ "refused": "not an exact integer" })
+                }
+                _ => {}
             }
         }
         Value::Object(map) => {
@@ -644,8 +648,8 @@ fn integers_beyond_i64_are_invalid_and_rejected() {
         assert_eq!(code(&result), Some("invalid_arguments"));
         assert_eq!(result.message, message);
     }
-    // The ends of the range are valid, and decode.
-    for id in [json!(i64::MAX), json!(9_223_372_036_854_774_784.0)] {
+    // The ends of the range are valid, and decode; as a float, only below 2^53.
+    for id in [json!(i64::MAX), json!(9_007_199_254_740_991.0)] {
         let args = json!({ "order_id": id });
         assert!(tool.validator.is_valid(&args), "{args}");
         let result = fixture.invoke(tool, args);

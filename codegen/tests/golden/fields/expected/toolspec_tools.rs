@@ -168,6 +168,8 @@ pub mod ping {
             ),
         ],
         fields: &[],
+        sensitive_input: ::core::option::Option::None,
+        sensitive_output: ::core::option::Option::None,
         guards: &[],
         error_headline: ::core::option::Option::None,
         errors: &[],
@@ -648,6 +650,10 @@ pub mod kitchen {
                     optional: true,
                 },
             ],
+            sensitive_input: ::core::option::Option::Some(
+                r#"{"properties":{"payment":{"anyOf":[{"properties":{"number":true}}]}}}"#,
+            ),
+            sensitive_output: ::core::option::Option::None,
             guards: &[
                 ::toolspec::Guard {
                     name: "has_water",

@@ -208,6 +208,8 @@ pub mod customers {
                     optional: false,
                 },
             ],
+            sensitive_input: ::core::option::Option::None,
+            sensitive_output: ::core::option::Option::None,
             guards: &[],
             error_headline: ::core::option::Option::None,
             errors: &[
@@ -434,6 +436,8 @@ pub mod orders {
                     optional: false,
                 },
             ],
+            sensitive_input: ::core::option::Option::None,
+            sensitive_output: ::core::option::Option::None,
             guards: &[
                 ::toolspec::Guard {
                     name: "not_cancelled",
@@ -669,6 +673,8 @@ pub mod orders {
                     optional: false,
                 },
             ],
+            sensitive_input: ::core::option::Option::None,
+            sensitive_output: ::core::option::Option::None,
             guards: &[],
             error_headline: ::core::option::Option::None,
             errors: &[],
@@ -847,6 +853,8 @@ pub mod orders {
                     optional: false,
                 },
             ],
+            sensitive_input: ::core::option::Option::None,
+            sensitive_output: ::core::option::Option::None,
             guards: &[],
             error_headline: ::core::option::Option::None,
             errors: &[
@@ -1064,6 +1072,8 @@ pub mod orders {
                     optional: false,
                 },
             ],
+            sensitive_input: ::core::option::Option::Some(r#"{"properties":{"note":true}}"#),
+            sensitive_output: ::core::option::Option::None,
             guards: &[
                 ::toolspec::Guard {
                     name: "customer_active",
@@ -1276,6 +1286,8 @@ pub mod orders {
                     optional: false,
                 },
             ],
+            sensitive_input: ::core::option::Option::None,
+            sensitive_output: ::core::option::Option::None,
             guards: &[],
             error_headline: ::core::option::Option::Some("Could not refund the order"),
             errors: &[

@@ -1,0 +1,330 @@
+//! Where a tool's values are `sensitive`: the map the compiler embeds in each descriptor
+//! ([`Descriptor::sensitive_input`](crate::Descriptor::sensitive_input) and
+//! [`sensitive_output`](crate::Descriptor::sensitive_output)), compiled once, and the two
+//! questions asked of it: is the value at this JSON pointer sensitive, and what is this value
+//! with every sensitive part replaced by [`REDACTED`].
+//!
+//! The map is shaped like the schema, holding only the paths that lead to a sensitive field:
+//! `true` marks a sensitive value (everything below it included); `properties`, `items` and
+//! `additionalProperties` (a map's values) lead further down; `anyOf` lists the plans of a
+//! union's variants (a value is sensitive where any of them says so, since a pointer does not
+//! say which variant matched); `$ref` names an entry of the root's `$defs` (named types, which
+//! may refer to themselves). Nothing else reads or interprets values here.
+
+use serde_json::Value;
+
+use crate::invoker::keys::Keys;
+
+/// What a sensitive value is replaced with wherever it would be shown or stored.
+pub const REDACTED: &str = "[redacted]";
+
+/// How deep a sensitivity walk follows a value; nothing is sensitive below (the invoker
+/// refuses arguments nested deeper long before).
+const MAX_DEPTH: usize = 128;
+
+/// A compiled sensitivity map. The default marks nothing sensitive.
+#[derive(Debug, Clone, Default)]
+pub struct Sensitivity {
+    /// `None`: nothing is sensitive.
+    root: Option<Node>,
+    /// The plans of `$defs` entries, by index.
+    defs: Vec<Node>,
+}
+
+/// One node of the map.
+#[derive(Debug, Clone, Default)]
+enum Node {
+    /// Nothing below is sensitive.
+    #[default]
+    Clear,
+    /// This value and everything below it.
+    Sensitive,
+    /// A `$defs` entry, by index.
+    Ref(usize),
+    /// Some parts below.
+    Parts(Box<Parts>),
+}
+
+#[derive(Debug, Clone, Default)]
+struct Parts {
+    properties: Keys,
+    plans: Vec<Node>,
+    items: Option<Node>,
+    values: Option<Node>,
+    any_of: Vec<Node>,
+}
+
+impl Sensitivity {
+    /// Compiles an embedded map (`None`: nothing is sensitive). A map the compiler did not
+    /// write (not JSON, unknown `$ref`s) marks nothing sensitive where it cannot be read.
+    pub fn compile(map: Option<&str>) -> Self {
+        let Some(root) = map.and_then(|text| serde_json::from_str::<Value>(text).ok()) else {
+            return Self::default();
+        };
+        let names: Vec<String> = root
+            .get("$defs")
+            .and_then(Value::as_object)
+            .map(|defs| defs.keys().cloned().collect())
+            .unwrap_or_default();
+        let keys = Keys::new(names.clone());
+        let compile = |value: &Value| node(value, &keys, 0);
+        let defs = names
+            .iter()
+            .map(|name| compile(&root["$defs"][name.as_str()]))
+            .collect();
+        Self {
+            root: Some(compile(&root)),
+            defs,
+        }
+    }
+
+    /// Whether nothing is sensitive.
+    pub fn is_empty(&self) -> bool {
+        matches!(self.root, None | Some(Node::Clear))
+    }
+
+    /// Whether the value at `path` (pointer tokens from the root) is sensitive, or lies inside
+    /// a sensitive value. A token is read as an object key and, when it is a number, as an
+    /// array index too.
+    pub fn covers<T: AsRef<str>>(&self, path: impl IntoIterator<Item = T>) -> bool {
+        let Some(root) = &self.root else {
+            return false;
+        };
+        let mut at = vec![root];
+        for token in path {
+            let mut next = Vec::new();
+            for node in at {
+                match self.step(node, token.as_ref(), &mut next) {
+                    Step::Sensitive => return true,
+                    Step::Went => {}
+                }
+            }
+            if next.is_empty() {
+                return false;
+            }
+            at = next;
+        }
+        at.into_iter().any(|node| self.is_sensitive(node, 0))
+    }
+
+    /// The node below `node` at `token`, pushed onto `next` (several for unions).
+    fn step<'s>(&'s self, node: &'s Node, token: &str, next: &mut Vec<&'s Node>) -> Step {
+        match self.resolve(node) {
+            Node::Clear | Node::Ref(_) => Step::Went,
+            Node::Sensitive => Step::Sensitive,
+            Node::Parts(parts) => {
+                if let Some(i) = parts.properties.find(token, 0) {
+                    next.push(&parts.plans[i]);
+                } else if let Some(values) = &parts.values {
+                    next.push(values);
+                }
+                if let Some(items) = &parts.items
+                    && token.parse::<usize>().is_ok()
+                {
+                    next.push(items);
+                }
+                for branch in &parts.any_of {
+                    if let Step::Sensitive = self.step(branch, token, next) {
+                        return Step::Sensitive;
+                    }
+                }
+                Step::Went
+            }
+        }
+    }
+
+    /// Whether `node` itself (not only parts of it) is sensitive.
+    fn is_sensitive(&self, node: &Node, depth: usize) -> bool {
+        match self.resolve(node) {
+            Node::Sensitive => true,
+            Node::Parts(parts) if depth < MAX_DEPTH => parts
+                .any_of
+                .iter()
+                .any(|branch| self.is_sensitive(branch, depth + 1)),
+            _ => false,
+        }
+    }
+
+    /// Follows `$ref`s (a chain of refs that never reaches a node is nothing sensitive).
+    fn resolve<'s>(&'s self, mut node: &'s Node) -> &'s Node {
+        for _ in 0..=self.defs.len() {
+            match node {
+                Node::Ref(index) => node = &self.defs[*index],
+                other => return other,
+            }
+        }
+        &Node::Clear
+    }
+
+    /// `value` with every sensitive part replaced by [`REDACTED`], in place.
+    pub fn redact(&self, value: &mut Value) {
+        if let Some(root) = &self.root {
+            self.redact_at(value, root, 0);
+        }
+    }
+
+    fn redact_at(&self, value: &mut Value, node: &Node, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
+        }
+        let parts = match self.resolve(node) {
+            Node::Clear | Node::Ref(_) => return,
+            Node::Sensitive => {
+                *value = Value::String(REDACTED.into());
+                return;
+            }
+            Node::Parts(parts) => parts,
+        };
+        for branch in &parts.any_of {
+            self.redact_at(value, branch, depth + 1);
+        }
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map.iter_mut() {
+                    match parts.properties.find(key, 0) {
+                        Some(i) => self.redact_at(child, &parts.plans[i], depth + 1),
+                        None => {
+                            if let Some(values) = &parts.values {
+                                self.redact_at(child, values, depth + 1);
+                            }
+                        }
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(plan) = &parts.items {
+                    for item in items {
+                        self.redact_at(item, plan, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+enum Step {
+    /// The walk reached a sensitive value.
+    Sensitive,
+    /// The walk went on (or ended) below.
+    Went,
+}
+
+fn node(value: &Value, defs: &Keys, depth: usize) -> Node {
+    if depth > MAX_DEPTH {
+        return Node::Clear;
+    }
+    let map = match value {
+        Value::Bool(true) => return Node::Sensitive,
+        Value::Object(map) => map,
+        _ => return Node::Clear,
+    };
+    if let Some(Value::String(reference)) = map.get("$ref") {
+        return reference
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs.find(name, 0))
+            .map_or(Node::Clear, Node::Ref);
+    }
+    let below = |key: &str| {
+        map.get(key)
+            .map(|v| node(v, defs, depth + 1))
+            .filter(|n| !matches!(n, Node::Clear))
+    };
+    let mut parts = Parts {
+        items: below("items"),
+        values: below("additionalProperties"),
+        ..Parts::default()
+    };
+    if let Some(Value::Object(properties)) = map.get("properties") {
+        parts.properties = Keys::new(properties.keys().cloned().collect());
+        parts.plans = properties
+            .values()
+            .map(|v| node(v, defs, depth + 1))
+            .collect();
+    }
+    if let Some(Value::Array(branches)) = map.get("anyOf") {
+        parts.any_of = branches.iter().map(|v| node(v, defs, depth + 1)).collect();
+    }
+    Node::Parts(Box::new(parts))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn map() -> Sensitivity {
+        Sensitivity::compile(Some(
+            &json!({
+                "properties": {
+                    "note": true,
+                    "lines": { "items": { "properties": { "gift": true } } },
+                    "cards": { "additionalProperties": { "$ref": "#/$defs/Card" } },
+                    "contact": { "anyOf": [ { "properties": { "email": true } }, true ] },
+                    "tree": { "$ref": "#/$defs/Tree" }
+                },
+                "$defs": {
+                    "Card": { "properties": { "number": true } },
+                    "Tree": { "properties": { "secret": true, "children": { "items": { "$ref": "#/$defs/Tree" } } } }
+                }
+            })
+            .to_string(),
+        ))
+    }
+
+    #[test]
+    fn pointers_inside_sensitive_values_are_covered() {
+        let map = map();
+        let covers = |path: &str| map.covers(path.split('/').skip(1));
+        assert!(covers("/note"));
+        assert!(covers("/note/deeper"));
+        assert!(!covers("/lines"));
+        assert!(!covers("/lines/0"));
+        assert!(covers("/lines/0/gift"));
+        assert!(!covers("/lines/0/sku"));
+        assert!(!covers("/lines/x/gift"), "items are reached by index only");
+        assert!(covers("/cards/any/number"));
+        assert!(!covers("/cards/any/expiry"));
+        assert!(covers("/contact"), "a variant that is sensitive whole");
+        assert!(covers("/tree/children/3/children/0/secret"));
+        assert!(!covers("/tree/children/3/name"));
+        assert!(!covers("/other"));
+        assert!(!Sensitivity::default().covers(["note"]));
+        assert!(Sensitivity::default().is_empty());
+        assert!(!map.is_empty());
+    }
+
+    #[test]
+    fn redaction_replaces_every_sensitive_part() {
+        let mut value = json!({
+            "note": { "a": 1 },
+            "lines": [ { "gift": "x", "sku": "A" }, { "sku": "B" } ],
+            "cards": { "visa": { "number": "4111", "expiry": "12/30" } },
+            "tree": { "secret": 1, "children": [ { "secret": 2, "children": [] } ] },
+            "other": "kept"
+        });
+        map().redact(&mut value);
+        assert_eq!(
+            value,
+            json!({
+                "note": REDACTED,
+                "lines": [ { "gift": REDACTED, "sku": "A" }, { "sku": "B" } ],
+                "cards": { "visa": { "number": REDACTED, "expiry": "12/30" } },
+                "tree": { "secret": REDACTED, "children": [ { "secret": REDACTED, "children": [] } ] },
+                "other": "kept"
+            })
+        );
+    }
+
+    #[test]
+    fn a_map_the_compiler_did_not_write_marks_nothing() {
+        assert!(Sensitivity::compile(Some("not json")).is_empty());
+        let map = Sensitivity::compile(Some(r##"{"properties":{"a":{"$ref":"#/$defs/Nope"}}}"##));
+        assert!(!map.covers(["a"]));
+        let looped = Sensitivity::compile(Some(
+            r##"{"properties":{"a":{"$ref":"#/$defs/A"}},"$defs":{"A":{"$ref":"#/$defs/A"}}}"##,
+        ));
+        assert!(!looped.covers(["a", "b"]));
+    }
+}
