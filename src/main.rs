@@ -20,13 +20,14 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use toolspec::mcp::McpServer;
-use toolspec::mcp::http::{self, BearerTokens, HttpTransport};
-use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Progress};
+use toolspec::mcp::http::{self, BearerTokens, ConnectionLimits, HttpTransport, SessionLimits};
+use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Limits, Progress};
 
 use toolspec_store::{App, Store, store, tools};
 
@@ -93,6 +94,13 @@ enum Command {
         /// HTTP only: also accept this `Host` (default: loopback names only). Repeatable.
         #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
         allowed_hosts: Vec<String>,
+        /// HTTP only: also accept requests from pages of this origin, e.g.
+        /// `https://app.example.com` (`:*` for any port; default: this machine's pages only).
+        /// Repeatable.
+        #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+        allowed_origins: Vec<String>,
+        #[command(flatten)]
+        http_limits: HttpLimitOptions,
         /// Stdio only: the caller's trusted ambient context entry, as for `call`. Repeatable.
         #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient, conflicts_with = "http")]
         ambient: Vec<(String, Value)>,
@@ -101,7 +109,98 @@ enum Command {
         scopes: Vec<String>,
         #[command(flatten)]
         listing: ListingOptions,
+        #[command(flatten)]
+        limits: LimitOptions,
     },
+}
+
+/// What one call may cost (every transport).
+#[derive(Debug, Clone, Copy, clap::Args)]
+struct LimitOptions {
+    /// The most argument errors one answer lists (the rest are counted).
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT.max_errors)]
+    max_errors: usize,
+    /// The most JSON values one call's arguments may hold.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT.max_values)]
+    max_values: usize,
+    /// How deep one call's arguments may nest.
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT.max_depth)]
+    max_depth: usize,
+}
+
+impl LimitOptions {
+    fn limits(self) -> Limits {
+        Limits {
+            max_errors: self.max_errors,
+            max_values: self.max_values,
+            max_depth: self.max_depth,
+            ..Limits::DEFAULT
+        }
+    }
+}
+
+/// Bounds on HTTP connections and sessions (durations in seconds, fractions allowed).
+#[derive(Debug, Clone, Copy, clap::Args)]
+struct HttpLimitOptions {
+    /// HTTP only: the most connections served at once (default: 1024, or what the open-file
+    /// limit leaves).
+    #[arg(long, value_name = "N", requires = "http")]
+    max_connections: Option<usize>,
+    /// HTTP only: how long a request's head may take to arrive (also how long a kept-alive
+    /// connection waits for its next request).
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "10", requires = "http")]
+    header_timeout: Duration,
+    /// HTTP only: how long a request's body may take to arrive.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "30", requires = "http")]
+    request_timeout: Duration,
+    /// HTTP only: how long a connection may make no progress while waiting on its client.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "60", requires = "http")]
+    idle_timeout: Duration,
+    /// HTTP only: the largest request body, in bytes.
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20, requires = "http")]
+    max_body_bytes: usize,
+    /// HTTP only: the most sessions (clients before protocol 2026-07-28) open at once.
+    #[arg(long, value_name = "N", default_value_t = SessionLimits::DEFAULT.max_sessions, requires = "http")]
+    max_sessions: usize,
+    /// HTTP only: the most sessions one caller may hold open.
+    #[arg(long, value_name = "N", default_value_t = SessionLimits::DEFAULT.max_sessions_per_caller, requires = "http")]
+    max_sessions_per_caller: usize,
+    /// HTTP only: how long a new session may take to finish initializing.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "10", requires = "http")]
+    session_init_timeout: Duration,
+    /// HTTP only: how long a session may go unused before it is closed.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "300", requires = "http")]
+    session_idle_timeout: Duration,
+}
+
+impl HttpLimitOptions {
+    fn connections(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections,
+            header_timeout: self.header_timeout,
+            request_timeout: self.request_timeout,
+            idle_timeout: self.idle_timeout,
+            ..ConnectionLimits::DEFAULT
+        }
+    }
+
+    fn sessions(&self) -> SessionLimits {
+        SessionLimits {
+            max_sessions: self.max_sessions,
+            max_sessions_per_caller: self.max_sessions_per_caller,
+            init_timeout: self.session_init_timeout,
+            idle_timeout: self.session_idle_timeout,
+        }
+    }
+}
+
+/// Parses a number of seconds (`10`, `0.5`).
+fn seconds(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
 }
 
 /// How `tools/list` answers.
@@ -188,14 +287,25 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             http,
             tokens,
             allowed_hosts,
+            allowed_origins,
+            http_limits,
             ambient,
             scopes,
             listing,
+            limits,
         } => {
             let store = open(&cli.db).await?;
-            let registry = tools::registry(App::new(store.clone()));
+            let registry = tools::registry(App::new(store.clone())).with_limits(limits.limits());
             let served = match http {
-                Some(addr) => serve_http(registry, listing, addr, &tokens, allowed_hosts).await,
+                Some(addr) => {
+                    let options = HttpOptions {
+                        tokens: &tokens,
+                        allowed_hosts,
+                        allowed_origins,
+                        limits: http_limits,
+                    };
+                    serve_http(registry, listing, addr, options).await
+                }
                 None => {
                     let mut caller =
                         Caller::new("stdio").with_ambient(ambient.into_iter().collect());
@@ -365,15 +475,28 @@ fn server(registry: toolspec::Registry, listing: ListingOptions, caller: Caller)
     }
 }
 
+/// How `serve --http` serves.
+struct HttpOptions<'a> {
+    tokens: &'a Path,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+    limits: HttpLimitOptions,
+}
+
 /// Serves MCP over streamable HTTP until Ctrl-C; every request must carry a bearer token
-/// from `tokens`.
+/// from the tokens file.
 async fn serve_http(
     registry: toolspec::Registry,
     listing: ListingOptions,
     addr: SocketAddr,
-    tokens: &Path,
-    allowed_hosts: Vec<String>,
+    options: HttpOptions<'_>,
 ) -> anyhow::Result<()> {
+    let HttpOptions {
+        tokens,
+        allowed_hosts,
+        allowed_origins,
+        limits,
+    } = options;
     let text = std::fs::read_to_string(tokens)
         .with_context(|| format!("could not read the tokens file {}", tokens.display()))?;
     let tokens: BearerTokens = serde_json::from_str(&text)
@@ -388,7 +511,11 @@ async fn serve_http(
         listing,
         Caller::new("anonymous").with_scopes(Vec::<String>::new()),
     ))
-    .authenticator(tokens);
+    .authenticator(tokens)
+    .connection_limits(limits.connections())
+    .session_limits(limits.sessions())
+    .max_body_bytes(limits.max_body_bytes)
+    .allowed_origins(allowed_origins);
     if !allowed_hosts.is_empty() {
         let loopback = ["localhost", "127.0.0.1", "::1"].map(String::from);
         transport = transport.allowed_hosts(loopback.into_iter().chain(allowed_hosts));

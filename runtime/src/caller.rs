@@ -27,6 +27,11 @@ impl Scopes {
         Self::Only(scopes.into_iter().map(Into::into).collect())
     }
 
+    /// No scopes: only tools that require none.
+    pub fn none() -> Self {
+        Self::Only(BTreeSet::new())
+    }
+
     /// Whether these scopes include every one of `required`.
     pub fn allow(&self, required: &[&str]) -> bool {
         match self {
@@ -43,9 +48,10 @@ impl Scopes {
 
 /// A caller, as a transport authenticated it.
 ///
-/// Deserializes from `{"id": "alice", "ambient": {"customer_id": 1}, "scopes": ["orders:read"]}`
-/// (every key optional; no `scopes` key means [`Scopes::Unrestricted`]), so an app can keep
-/// its callers in a configuration file.
+/// Deserializes from `{"id": "alice", "ambient": {"customer_id": 1}, "scopes": ["orders:read"]}`,
+/// so an app can keep its callers in a configuration file. Every key is optional, and a
+/// forgotten one fails closed: no `scopes` key means no scopes at all (only tools that require
+/// none); a caller that may call everything says so with `"scopes": "unrestricted"`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Caller {
@@ -56,7 +62,7 @@ pub struct Caller {
     #[serde(default)]
     pub ambient: AmbientContext,
     /// Which tools the caller may see and call.
-    #[serde(default, deserialize_with = "scopes_from_list")]
+    #[serde(default = "Scopes::none", deserialize_with = "scopes_from_config")]
     pub scopes: Scopes,
 }
 
@@ -87,8 +93,26 @@ impl Caller {
     }
 }
 
-fn scopes_from_list<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Scopes, D::Error> {
-    Ok(Scopes::Only(BTreeSet::deserialize(deserializer)?))
+/// The word a configuration spells [`Scopes::Unrestricted`] with.
+pub const UNRESTRICTED: &str = "unrestricted";
+
+/// `["a", "b"]` → exactly those; `"unrestricted"` → every tool.
+fn scopes_from_config<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Scopes, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Config {
+        List(BTreeSet<String>),
+        Word(String),
+    }
+    match Config::deserialize(deserializer)? {
+        Config::List(scopes) => Ok(Scopes::Only(scopes)),
+        Config::Word(word) if word == UNRESTRICTED => Ok(Scopes::Unrestricted),
+        Config::Word(word) => Err(serde::de::Error::custom(format!(
+            "`scopes` is a list of scopes or \"{UNRESTRICTED}\", not \"{word}\""
+        ))),
+    }
 }
 
 #[cfg(test)]
@@ -121,8 +145,20 @@ mod tests {
         );
         assert_eq!(caller.scopes, Scopes::only(["orders:read"]));
 
-        let open: Caller = serde_json::from_value(serde_json::json!({})).unwrap();
+        // A forgotten `scopes` fails closed; unrestricted is spelled out.
+        let forgotten: Caller = serde_json::from_value(serde_json::json!({})).unwrap();
+        assert_eq!(forgotten.scopes, Scopes::none());
+        assert!(!forgotten.scopes.allow(&["orders:refund"]));
+        let open: Caller =
+            serde_json::from_value(serde_json::json!({ "scopes": "unrestricted" })).unwrap();
         assert_eq!(open.scopes, Scopes::Unrestricted);
+        let error = serde_json::from_value::<Caller>(serde_json::json!({ "scopes": "all" }))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            error,
+            "`scopes` is a list of scopes or \"unrestricted\", not \"all\""
+        );
 
         let error = serde_json::from_value::<Caller>(serde_json::json!({ "scope": [] }))
             .unwrap_err()

@@ -1,8 +1,11 @@
 //! Streamable HTTP for the MCP server: rmcp's `StreamableHttpService` mounted at `/mcp` in an
 //! axum router, behind an [`Authenticator`] that turns each request into a [`Caller`] (or a
-//! `401`). Requests of protocol 2026-07-28 are served statelessly, older clients get
-//! sessions; only loopback `Host` headers are accepted unless told otherwise; accepted
-//! connections get `TCP_NODELAY`.
+//! `401`). Requests of protocol 2026-07-28 are served statelessly; older clients get
+//! sessions, each bound to the caller that created it and bounded in number and life
+//! ([`SessionLimits`]). Only loopback `Host` and `Origin` headers are accepted unless told
+//! otherwise. [`HttpTransport::serve`] bounds every connection ([`ConnectionLimits`]: how many
+//! at once, how long a request may take to arrive, how long a connection may idle) and sets
+//! `TCP_NODELAY`.
 //!
 //! ```ignore
 //! let server = McpServer::new(registry, Caller::default());
@@ -19,14 +22,29 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
+mod connections;
+mod sessions;
+
+pub use connections::ConnectionLimits;
+pub use sessions::SessionLimits;
+
 use super::McpServer;
 use crate::caller::Caller;
 use crate::contract::BoxFuture;
+
+/// The `Origin`s accepted by default: pages served from this machine (any port).
+pub const LOOPBACK_ORIGINS: &[&str] = &[
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -100,20 +118,59 @@ pub struct HttpTransport {
     server: McpServer,
     authenticator: Option<Arc<dyn Authenticator>>,
     config: StreamableHttpServerConfig,
+    connections: ConnectionLimits,
+    sessions: SessionLimits,
 }
 
 impl HttpTransport {
     /// Serves `server` with rmcp's defaults (sessions for clients older than 2026-07-28,
-    /// loopback hosts only), except that a stateless request whose first answer is its
+    /// loopback hosts only), except that: a stateless request whose first answer is its
     /// result gets it as plain `application/json` rather than an SSE stream (one that
-    /// reports progress first still streams). Without an [`authenticator`](Self::authenticator)
-    /// every request runs as the server's own caller.
+    /// reports progress first still streams); a request from a page (`Origin`) is served only
+    /// when that page is on this machine ([`LOOPBACK_ORIGINS`]; `Origin: null` never); and
+    /// connections and sessions are held to [`ConnectionLimits::DEFAULT`] and
+    /// [`SessionLimits::DEFAULT`]. Without an [`authenticator`](Self::authenticator) every
+    /// request runs as the server's own caller.
     pub fn new(server: McpServer) -> Self {
         Self {
             server,
             authenticator: None,
-            config: StreamableHttpServerConfig::default().with_json_response(true),
+            config: StreamableHttpServerConfig::default()
+                .with_json_response(true)
+                .with_allowed_origins(LOOPBACK_ORIGINS.iter().copied())
+                .enforce_origin_validation(),
+            connections: ConnectionLimits::DEFAULT,
+            sessions: SessionLimits::DEFAULT,
         }
+    }
+
+    /// Accepts requests from pages of these origins (`https://app.example.com`, with `:*` for
+    /// any port, or `http://localhost:8080`) as well as from this machine's.
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        let origins = LOOPBACK_ORIGINS
+            .iter()
+            .map(|o| (*o).to_owned())
+            .chain(origins.into_iter().map(Into::into));
+        self.config = self.config.with_allowed_origins(origins);
+        self
+    }
+
+    /// Holds connections to `limits` (see [`serve`](Self::serve)).
+    pub fn connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.connections = limits;
+        self
+    }
+
+    /// Holds the sessions of older clients to `limits`.
+    pub fn session_limits(mut self, limits: SessionLimits) -> Self {
+        self.sessions = limits;
+        self
+    }
+
+    /// Caps request bodies at `bytes` (default 4 MiB); a larger one gets `413`.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.config = self.config.with_max_request_body_bytes(bytes);
+        self
     }
 
     /// Authenticates every request with `authenticator`; refused requests get `401`.
@@ -137,12 +194,21 @@ impl HttpTransport {
         self
     }
 
-    /// An axum router serving MCP at [`PATH`], to serve alone or merge into an app's router.
+    /// An axum router serving MCP at [`PATH`], to serve alone or merge into an app's router
+    /// (the connection limits apply only through [`serve`](Self::serve)).
     pub fn router(self) -> axum::Router {
         let server = self.server;
-        let service: StreamableHttpService<McpServer, LocalSessionManager> =
-            StreamableHttpService::new(move || Ok(server.clone()), Arc::default(), self.config);
-        let router = axum::Router::new().nest_service(PATH, service);
+        let sessions = sessions::Sessions::new(self.sessions);
+        let service: StreamableHttpService<McpServer, sessions::SessionsHandle> =
+            StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(sessions::SessionsHandle(Arc::clone(&sessions))),
+                self.config,
+            );
+        // Layers run outermost last: authentication, then the session guard, then MCP.
+        let router = axum::Router::new().nest_service(PATH, service).layer(
+            axum::middleware::from_fn_with_state(sessions, sessions::guard),
+        );
         match self.authenticator {
             Some(authenticator) => router.layer(axum::middleware::from_fn_with_state(
                 authenticator,
@@ -152,26 +218,20 @@ impl HttpTransport {
         }
     }
 
-    /// Serves on `listener` until `shutdown` is cancelled, with `TCP_NODELAY` on every
-    /// connection.
+    /// Serves on `listener` until `shutdown` is cancelled, every connection held to the
+    /// [`connection_limits`](Self::connection_limits) and given `TCP_NODELAY`; then waits a
+    /// grace period for open connections to finish.
     pub async fn serve(
         self,
         listener: tokio::net::TcpListener,
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
-        use axum::serve::ListenerExt;
-        let listener = listener.tap_io(|stream| {
-            if let Err(e) = stream.set_nodelay(true) {
-                tracing::debug!(error = %e, "could not set TCP_NODELAY");
-            }
-        });
+        let limits = self.connections;
         let shutdown_token = shutdown.clone();
         let router = self
             .configure(|config| config.with_cancellation_token(shutdown_token))
             .router();
-        axum::serve(listener, router)
-            .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
-            .await
+        connections::serve(listener, router, limits, shutdown).await
     }
 }
 

@@ -1,0 +1,435 @@
+//! Serving an axum router on a TCP listener with every connection bounded: how many are open
+//! at once, how long a request's head and body may take to arrive, and how long a connection
+//! may sit idle while the server waits on the client. hyper serves each connection (HTTP/1.1);
+//! nothing here parses HTTP.
+//!
+//! "Idle" means nothing moves while the server waits on the client: no request is being
+//! handled, or a response is being written that the client does not read. A request the
+//! server is still working on is not idle (the tool's own `timeout` bounds that).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::response::Response;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use pin_project_lite::pin_project;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+/// Bounds on the connections of an HTTP server. Every field has a default fit for a server
+/// on the open internet; see [`ConnectionLimits::DEFAULT`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// The most connections served at once; more wait in the listen backlog until one
+    /// closes. `None`: 1,024, or fewer when the process may open fewer files (its
+    /// `RLIMIT_NOFILE`, less 64 descriptors kept for everything else).
+    pub max_connections: Option<usize>,
+    /// How long a request's head may take to arrive, from the moment the connection waits
+    /// for it (when it opens, or when the previous response ends): so also how long a
+    /// kept-alive connection may wait for its next request.
+    pub header_timeout: Duration,
+    /// How long a request's body may take to arrive in full, from its head.
+    pub request_timeout: Duration,
+    /// How long a connection may make no progress while the server waits on the client (no
+    /// request being handled, or a response the client does not read).
+    pub idle_timeout: Duration,
+    /// How long a graceful shutdown waits for open connections to finish.
+    pub shutdown_grace: Duration,
+}
+
+impl ConnectionLimits {
+    /// The defaults: connections as the file limit allows (at most 1,024), 10 s for a
+    /// request's head, 30 s for its body, 60 s idle, 10 s of grace at shutdown.
+    pub const DEFAULT: Self = Self {
+        max_connections: None,
+        header_timeout: Duration::from_secs(10),
+        request_timeout: Duration::from_secs(30),
+        idle_timeout: Duration::from_secs(60),
+        shutdown_grace: Duration::from_secs(10),
+    };
+
+    /// The connection cap in effect: [`max_connections`](Self::max_connections), or the
+    /// default derived from the file limit.
+    pub fn connection_cap(&self) -> usize {
+        self.max_connections.unwrap_or_else(default_cap).max(1)
+    }
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// How many connections by default: 1,024, or what the file limit leaves.
+fn default_cap() -> usize {
+    const CAP: usize = 1024;
+    const RESERVED: usize = 64;
+    match open_file_limit() {
+        Some(limit) => CAP.min(limit.saturating_sub(RESERVED)),
+        None => CAP,
+    }
+}
+
+/// The process's soft `RLIMIT_NOFILE`, if it has one.
+#[cfg(unix)]
+fn open_file_limit() -> Option<usize> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` writes one `rlimit` through a valid, exclusive pointer.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then(|| limit.rlim_cur as usize)
+}
+
+#[cfg(not(unix))]
+fn open_file_limit() -> Option<usize> {
+    None
+}
+
+/// Serves `router` on `listener` until `shutdown` is cancelled, within `limits`, with
+/// `TCP_NODELAY` on every connection; then waits up to the grace period for open
+/// connections to finish.
+pub(crate) async fn serve(
+    listener: TcpListener,
+    router: axum::Router,
+    limits: ConnectionLimits,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.connection_cap()));
+    let tracker = TaskTracker::new();
+    loop {
+        let slot = tokio::select! {
+            slot = Arc::clone(&slots).acquire_owned() => slot,
+            () = shutdown.cancelled() => break,
+        };
+        let Ok(slot) = slot else { break };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = shutdown.cancelled() => break,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of descriptors, or a connection reset before it was accepted: wait a
+                // moment rather than spin, and go on serving.
+                tracing::debug!(error = %e, "accepting a connection failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(error = %e, "could not set TCP_NODELAY");
+        }
+        let router = router.clone();
+        let shutdown = shutdown.clone();
+        tracker.spawn(async move {
+            connection(stream, router, limits, shutdown).await;
+            drop(slot);
+        });
+    }
+    tracker.close();
+    if tokio::time::timeout(limits.shutdown_grace, tracker.wait())
+        .await
+        .is_err()
+    {
+        tracing::info!(
+            open = tracker.len(),
+            "connections still open after the shutdown grace period"
+        );
+    }
+    Ok(())
+}
+
+/// Serves one connection until it ends, idles out or the server shuts down.
+async fn connection(
+    stream: TcpStream,
+    router: axum::Router,
+    limits: ConnectionLimits,
+    shutdown: CancellationToken,
+) {
+    let activity = Arc::new(Activity::new());
+    let in_flight = Arc::new(AtomicUsize::new(0));
+    let io = TokioIo::new(Watched {
+        inner: stream,
+        activity: Arc::clone(&activity),
+    });
+    let service = {
+        let in_flight = Arc::clone(&in_flight);
+        hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            let request =
+                request.map(|body| Body::new(Deadline::new(body, limits.request_timeout)));
+            let busy = Busy::start(&in_flight);
+            let response = tower::ServiceExt::oneshot(router.clone(), request);
+            async move {
+                let response: Response = match response.await {
+                    Ok(response) => response,
+                    Err(never) => match never {},
+                };
+                Ok::<_, std::convert::Infallible>(response.map(|body| {
+                    Body::new(Tracked {
+                        inner: body,
+                        _busy: busy,
+                    })
+                }))
+            }
+        })
+    };
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let mut conn = std::pin::pin!(builder.serve_connection(io, service).with_upgrades());
+    let mut closing = false;
+    loop {
+        let check = tokio::time::sleep_until(activity.deadline(limits.idle_timeout).into());
+        tokio::select! {
+            result = conn.as_mut() => {
+                if let Err(e) = result {
+                    tracing::debug!(error = %e, "connection ended with an error");
+                }
+                return;
+            }
+            () = shutdown.cancelled(), if !closing => {
+                conn.as_mut().graceful_shutdown();
+                closing = true;
+            }
+            () = check => {
+                let waiting_on_client =
+                    in_flight.load(Ordering::Acquire) == 0 || activity.write_pending();
+                if waiting_on_client && activity.idle_for() >= limits.idle_timeout {
+                    tracing::debug!("closing a connection idle for {:?}", limits.idle_timeout);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// When a connection last moved, and whether a write is waiting on the client.
+#[derive(Debug)]
+struct Activity {
+    opened: Instant,
+    /// Milliseconds after `opened` of the last read or write.
+    last: AtomicU64,
+    /// Whether the last write attempt could not proceed.
+    pending: AtomicU64,
+}
+
+impl Activity {
+    fn new() -> Self {
+        Self {
+            opened: Instant::now(),
+            last: AtomicU64::new(0),
+            pending: AtomicU64::new(0),
+        }
+    }
+
+    fn moved(&self) {
+        let now = self.opened.elapsed().as_millis() as u64;
+        self.last.store(now, Ordering::Release);
+    }
+
+    fn idle_for(&self) -> Duration {
+        let last = Duration::from_millis(self.last.load(Ordering::Acquire));
+        self.opened.elapsed().saturating_sub(last)
+    }
+
+    /// When the connection will have been idle for `idle`, as things stand.
+    fn deadline(&self, idle: Duration) -> Instant {
+        let last = Duration::from_millis(self.last.load(Ordering::Acquire));
+        self.opened + last + idle
+    }
+
+    fn write_pending(&self) -> bool {
+        self.pending.load(Ordering::Acquire) != 0
+    }
+}
+
+pin_project! {
+    /// A stream that records its activity.
+    struct Watched {
+        #[pin]
+        inner: TcpStream,
+        activity: Arc<Activity>,
+    }
+}
+
+impl AsyncRead for Watched {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.project();
+        let before = buf.filled().len();
+        let polled = this.inner.poll_read(cx, buf);
+        if buf.filled().len() > before {
+            this.activity.moved();
+        }
+        polled
+    }
+}
+
+impl AsyncWrite for Watched {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.project();
+        let polled = this.inner.poll_write(cx, data);
+        this.activity.note_write(&polled);
+        polled
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.project().inner.poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        self.project().inner.poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let this = self.project();
+        let polled = this.inner.poll_write_vectored(cx, bufs);
+        this.activity.note_write(&polled);
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+}
+
+impl Activity {
+    fn note_write<T>(&self, polled: &Poll<T>) {
+        match polled {
+            Poll::Pending => self.pending.store(1, Ordering::Release),
+            Poll::Ready(_) => {
+                self.pending.store(0, Ordering::Release);
+                self.moved();
+            }
+        }
+    }
+}
+
+/// Counts a request in flight on its connection until its response body is done.
+#[derive(Debug)]
+struct Busy(Arc<AtomicUsize>);
+
+impl Busy {
+    fn start(in_flight: &Arc<AtomicUsize>) -> Self {
+        in_flight.fetch_add(1, Ordering::AcqRel);
+        Self(Arc::clone(in_flight))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+pin_project! {
+    /// A response body that keeps its request counted until it is done or dropped.
+    struct Tracked {
+        #[pin]
+        inner: Body,
+        _busy: Busy,
+    }
+}
+
+impl http_body::Body for Tracked {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        self.project().inner.poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+pin_project! {
+    /// A request body that fails once its deadline passes before it has arrived in full.
+    struct Deadline {
+        #[pin]
+        inner: hyper::body::Incoming,
+        #[pin]
+        sleep: tokio::time::Sleep,
+        limit: Duration,
+    }
+}
+
+impl Deadline {
+    fn new(inner: hyper::body::Incoming, limit: Duration) -> Self {
+        Self {
+            inner,
+            sleep: tokio::time::sleep(limit),
+            limit,
+        }
+    }
+}
+
+/// A request body that took too long.
+#[derive(Debug)]
+struct TooSlow(Duration);
+
+impl std::fmt::Display for TooSlow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the request body did not arrive within {:?}", self.0)
+    }
+}
+
+impl std::error::Error for TooSlow {}
+
+impl http_body::Body for Deadline {
+    type Data = axum::body::Bytes;
+    type Error = Box<dyn std::error::Error + Send + Sync>;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = self.project();
+        if let Poll::Ready(frame) = this.inner.poll_frame(cx) {
+            return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
+        }
+        match this.sleep.poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Some(Err(Box::new(TooSlow(*this.limit))))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
