@@ -1,11 +1,13 @@
 //! Codegen over 1,000 generated specs: parse + validate + derive schemas + emit Rust, against
-//! parsing the same YAML alone (yaml-rust2's document loader, and our spanned parser).
+//! parsing the same YAML alone (yaml-rust2's document loader, and our spanned parser); and
+//! checking hostile specs, whose cost must stay linear in their size.
 //!
 //! `cargo bench -p toolspec-codegen --bench codegen`
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use toolspec_codegen::diagnostic::render_all;
 use toolspec_codegen::project::{Source, analyze};
 use toolspec_codegen::{emit, yaml};
 
@@ -105,5 +107,38 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// One file that `toolspec check` reads and reports on (the diagnostics rendered).
+fn check(text: &str) -> String {
+    let sources = [Source {
+        path: "hostile.yaml".into(),
+        text: text.into(),
+    }];
+    let project = analyze(&sources, &[], "specs");
+    render_all(&project.diagnostics, &project.sources)
+}
+
+fn hostile(c: &mut Criterion) {
+    let unknown_keys: String = std::iter::once("description: x\n".to_owned())
+        .chain((0..10_000).map(|i| format!("k{i}: 1\n")))
+        .collect();
+    let maps: Vec<&str> = vec!["{a: 1}"; 80_000];
+    let flow_maps = format!("description: x\nlist: [{}]\n", maps.join(", "));
+    let tabs: String = std::iter::once("description: x\nexpects:\n".to_owned())
+        .chain((0..300).map(|i| format!("  f{i}:\t{{ type:\tstring }}\n")))
+        .collect();
+    let mut group = c.benchmark_group("hostile specs");
+    group.sample_size(10);
+    group.bench_function("10,000 unknown keys", |b| {
+        b.iter(|| black_box(check(&unknown_keys)))
+    });
+    group.bench_function("80,000 flow maps on one line", |b| {
+        b.iter(|| black_box(check(&flow_maps)))
+    });
+    group.bench_function("300 tabs after colons", |b| {
+        b.iter(|| black_box(check(&tabs)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, hostile);
 criterion_main!(benches);

@@ -13,12 +13,29 @@
 //!   = help: did you mean `string`?
 //! ```
 //!
-//! The renderer is written by hand so that its output is exact and stable.
+//! The renderer is written by hand so that its output is exact and stable. Its output is
+//! bounded whatever the specs hold: [`render_all`] shows the first [`MAX_SHOWN`] diagnostics
+//! and counts the rest, a source line longer than [`MAX_LINE_WIDTH`] columns is shown as a
+//! window around its caret, and a message, label, note or help longer than [`MAX_TEXT`]
+//! characters is cut.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::lines::Lines;
 use crate::yaml::Span;
+
+/// How many diagnostics [`render_all`] shows (errors first); the others are counted in one line.
+/// Build scripts print as many `cargo::error=` and `cargo::warning=` lines at most.
+pub const MAX_SHOWN: usize = 100;
+
+/// The widest source line shown in full, in columns; a wider one is shown as a window around the
+/// caret, cut with `...`.
+pub const MAX_LINE_WIDTH: usize = 120;
+
+/// How many characters of a message, label, note or help are shown; a longer one is cut with `…`.
+pub const MAX_TEXT: usize = 500;
 
 /// How bad a diagnostic is. Errors sort before warnings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -134,7 +151,7 @@ impl Diagnostic {
     /// "specs/orders/cancel.yaml:7:11: error: unknown type `strng`" — one line, for cargo::error= and logs.
     /// Line breaks in the message become spaces.
     pub fn one_line(&self) -> String {
-        let message = self.message.replace(['\r', '\n'], " ");
+        let message = clip(&self.message).replace(['\r', '\n'], " ");
         let location = location(&self.file, self.span);
         if location.is_empty() {
             format!("{}: {message}", self.severity)
@@ -146,7 +163,7 @@ impl Diagnostic {
     /// "specs/orders/cancel.yaml:7:11: unknown type `strng`": the place and the message, for
     /// channels that state the severity themselves (`cargo::error=`, `cargo::warning=`).
     pub fn located_message(&self) -> String {
-        let message = self.message.replace(['\r', '\n'], " ");
+        let message = clip(&self.message).replace(['\r', '\n'], " ");
         let location = location(&self.file, self.span);
         if location.is_empty() {
             message
@@ -176,10 +193,7 @@ impl Diagnostic {
         }));
         let snippets: Vec<Option<Snippet>> = places
             .iter()
-            .map(|p| {
-                let text = sources.get(p.file)?;
-                snippet(text, p.span?)
-            })
+            .map(|p| sources.snippet(p.file, p.span?))
             .collect();
         let width = snippets
             .iter()
@@ -189,7 +203,7 @@ impl Diagnostic {
             .unwrap_or(1);
         let blank = " ".repeat(width);
 
-        let mut out = format!("{}: {}\n", self.severity, self.message);
+        let mut out = format!("{}: {}\n", self.severity, clip(&self.message));
         for (i, (place, snippet)) in places.iter().zip(&snippets).enumerate() {
             if i > 0 {
                 out.push_str(&format!("{blank} |\n"));
@@ -202,7 +216,7 @@ impl Diagnostic {
                 let underline = place.marker.to_string().repeat(s.underline);
                 let label = place
                     .label
-                    .map(|l| format!(" {}", l.replace(['\r', '\n'], " ")))
+                    .map(|l| format!(" {}", clip(l).replace(['\r', '\n'], " ")))
                     .unwrap_or_default();
                 out.push_str(&format!("{blank} |\n"));
                 out.push_str(format!("{:<width$} | {}", s.line, s.text).trim_end());
@@ -225,7 +239,7 @@ impl Diagnostic {
         for (kind, text) in children {
             // Continuation lines line up with the text after "= note: ".
             let indent = format!("\n{blank}   {}", " ".repeat(kind.len() + 2));
-            let text = text.lines().collect::<Vec<_>>().join(&indent);
+            let text = clip(text).lines().collect::<Vec<_>>().join(&indent);
             out.push_str(&format!("{blank} = {kind}: {text}\n"));
         }
         out
@@ -264,12 +278,18 @@ fn display_width(c: char) -> usize {
     if c == '\t' { TAB_WIDTH } else { 1 }
 }
 
+/// `text` cut to [`MAX_TEXT`] characters, with `…` where it was cut.
+fn clip(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(MAX_TEXT) {
+        Some((cut, _)) => Cow::Owned(format!("{}…", &text[..cut])),
+        None => Cow::Borrowed(text),
+    }
+}
+
 /// The line `span` starts on and its underline: the span's characters on that line, to the end
-/// of the line for a span that goes on, and one column for an empty span.
-fn snippet(text: &str, span: Span) -> Option<Snippet> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let line_no = span.start.line;
-    let line = nth_line(text, usize::try_from(line_no).ok()?.checked_sub(1)?)?;
+/// of the line for a span that goes on, and one column for an empty span. A line wider than
+/// [`MAX_LINE_WIDTH`] is cut to a window that shows the start of the underline.
+fn snippet(line: &str, span: Span) -> Snippet {
     let chars: Vec<char> = line.chars().collect();
     let col = |c: u32| {
         usize::try_from(c)
@@ -278,44 +298,64 @@ fn snippet(text: &str, span: Span) -> Option<Snippet> {
             .min(chars.len())
     };
     let start = col(span.start.col);
-    let end = if span.end.line > line_no {
+    let end = if span.end.line > span.start.line {
         chars.len()
-    } else if span.end.line == line_no {
+    } else if span.end.line == span.start.line {
         col(span.end.col)
     } else {
         start
     };
-    let indent = chars[..start].iter().copied().map(display_width).sum();
-    let underline = chars[start..end.max(start)]
-        .iter()
-        .copied()
-        .map(display_width)
-        .sum::<usize>()
-        .max(1);
+    let width = |cs: &[char]| cs.iter().copied().map(display_width).sum::<usize>();
+    let indent = width(&chars[..start]);
+    let underline = width(&chars[start..end.max(start)]).max(1);
     let text = line.replace('\t', &" ".repeat(TAB_WIDTH));
-    Some(Snippet {
-        line: line_no,
+    let (text, indent, underline) = window(&text, indent, underline);
+    Snippet {
+        line: span.start.line,
         text,
         indent,
         underline,
-    })
+    }
 }
 
-/// Line `n` (0-based) of `text`; lines end at `\n`, `\r\n` or `\r`, as in the YAML parser.
-fn nth_line(text: &str, n: usize) -> Option<&str> {
-    let mut rest = text;
-    for _ in 0..n {
-        let i = rest.find(['\r', '\n'])?;
-        let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
-        rest = &rest[i + skip..];
+/// Columns shown before the caret when a long line is cut to a window.
+const WINDOW_LEAD: usize = 40;
+
+/// A line (tabs expanded) cut to [`MAX_LINE_WIDTH`] columns around `indent`, with `...` where
+/// it was cut; the underline's indent and width in the window.
+fn window(text: &str, indent: usize, underline: usize) -> (String, usize, usize) {
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= MAX_LINE_WIDTH {
+        return (text.to_owned(), indent, underline);
     }
-    Some(rest.find(['\r', '\n']).map_or(rest, |i| &rest[..i]))
+    let from = indent.saturating_sub(WINDOW_LEAD).min(chars.len());
+    let to = (from + MAX_LINE_WIDTH).min(chars.len());
+    let mut shown = String::new();
+    let mut indent = indent - from;
+    if from > 0 {
+        shown.push_str("...");
+        indent += 3;
+    }
+    shown.extend(&chars[from..to]);
+    if to < chars.len() {
+        shown.push_str("...");
+    }
+    let room = (to - from + 3).saturating_sub(indent);
+    (shown, indent, underline.min(room).max(1))
 }
 
 /// The text of every file diagnostics may point into, by display path.
 #[derive(Debug, Default, Clone)]
 pub struct Sources {
-    files: BTreeMap<String, String>,
+    files: BTreeMap<String, SourceFile>,
+}
+
+/// One file's text and its line table (of the text after a byte order mark, as the YAML
+/// parser counts lines).
+#[derive(Debug, Clone)]
+struct SourceFile {
+    text: String,
+    lines: Lines,
 }
 
 impl Sources {
@@ -326,42 +366,64 @@ impl Sources {
 
     /// Records the text of `file`, replacing any earlier text.
     pub fn insert(&mut self, file: impl Into<String>, text: impl Into<String>) {
-        self.files.insert(file.into(), text.into());
+        let text = text.into();
+        let lines = Lines::new(without_bom(&text));
+        self.files.insert(file.into(), SourceFile { text, lines });
     }
 
     /// The text of `file`, if recorded.
     pub fn get(&self, file: &str) -> Option<&str> {
-        self.files.get(file).map(String::as_str)
+        self.files.get(file).map(|f| f.text.as_str())
+    }
+
+    /// The snippet of `span` in `file`, if the file is recorded and has that line.
+    fn snippet(&self, file: &str, span: Span) -> Option<Snippet> {
+        let source = self.files.get(file)?;
+        let idx = usize::try_from(span.start.line).ok()?.checked_sub(1)?;
+        let line = source.lines.line(without_bom(&source.text), idx)?;
+        Some(snippet(line, span))
     }
 }
 
-/// Renders all diagnostics: errors first, then warnings, each group sorted by file, line and
+fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Renders the diagnostics: errors first, then warnings, each group sorted by file, line and
 /// column (a diagnostic without a span first in its file, then by message, then input order),
-/// each followed by a blank line. When there is at least one error, a summary line follows:
-/// "error: could not compile specs: 3 errors, 1 warning". Deterministic.
+/// each followed by a blank line. Only the first [`MAX_SHOWN`] are shown; a line
+/// "… and 9900 more errors" counts the others. When there is at least one error, a summary
+/// line follows: "error: could not compile specs: 3 errors, 1 warning". Deterministic.
 pub fn render_all(diagnostics: &[Diagnostic], sources: &Sources) -> String {
     let mut sorted: Vec<&Diagnostic> = diagnostics.iter().collect();
-    sorted.sort_by(|a, b| {
-        let key = |d: &Diagnostic| {
-            let at = d.span.map(|s| (s.start.line, s.start.col));
-            (d.severity, d.file.clone(), at, d.message.clone())
-        };
-        key(a).cmp(&key(b))
-    });
+    sorted.sort_by(|a, b| sort_key(a).cmp(&sort_key(b)));
     let mut out = String::new();
-    for d in &sorted {
+    for d in sorted.iter().take(MAX_SHOWN) {
         out.push_str(&d.render(sources));
         out.push('\n');
     }
-    let count = |severity| {
-        diagnostics
-            .iter()
-            .filter(|d| d.severity == severity)
-            .count()
-    };
-    let (errors, warnings) = (count(Severity::Error), count(Severity::Warning));
+    let count =
+        |list: &[&Diagnostic], severity| list.iter().filter(|d| d.severity == severity).count();
+    let hidden = sorted.get(MAX_SHOWN..).unwrap_or_default();
+    let (hidden_errors, hidden_warnings) = (
+        count(hidden, Severity::Error),
+        count(hidden, Severity::Warning),
+    );
+    if !hidden.is_empty() {
+        let mut parts = Vec::new();
+        if hidden_errors > 0 {
+            parts.push(plural(hidden_errors, "more error"));
+        }
+        if hidden_warnings > 0 {
+            parts.push(plural(hidden_warnings, "more warning"));
+        }
+        out.push_str(&format!("… and {}\n\n", parts.join(" and ")));
+    }
+    let (errors, warnings) = (
+        count(&sorted, Severity::Error),
+        count(&sorted, Severity::Warning),
+    );
     if errors > 0 {
-        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
         out.push_str(&format!(
             "error: could not compile specs: {}",
             plural(errors, "error")
@@ -374,11 +436,27 @@ pub fn render_all(diagnostics: &[Diagnostic], sources: &Sources) -> String {
     out
 }
 
+/// What [`render_all`] sorts by: severity, file, line and column, message.
+fn sort_key(d: &Diagnostic) -> (Severity, &str, Option<(u32, u32)>, &str) {
+    let at = d.span.map(|s| (s.start.line, s.start.col));
+    (d.severity, &d.file, at, &d.message)
+}
+
+/// The most candidates [`did_you_mean`] compares a word with.
+pub const MAX_CANDIDATES: usize = 1_000;
+
+/// "1 error", "3 errors".
+pub fn plural(n: usize, word: &str) -> String {
+    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
+}
+
 /// The candidate closest to `word`, for "did you mean" hints; first in candidate order on ties.
 ///
 /// A candidate equal to `word` ignoring case and `-`/`_` wins outright. Otherwise the winner
 /// has the smallest Damerau–Levenshtein distance (on the same normalized text), which must be
-/// at most `max(1, len / 3)`, `len` being the length of `word` in characters.
+/// at most `max(1, len / 3)`, `len` being the length of `word` in characters. Among more than
+/// [`MAX_CANDIDATES`] candidates there is no suggestion: the search costs what the spec
+/// language's own lists do, however many named types a project declares.
 pub fn did_you_mean<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -386,9 +464,19 @@ pub fn did_you_mean<'a>(
     let normalize = |s: &str| s.to_lowercase().replace('-', "_");
     let word_n = normalize(word);
     let limit = (word.chars().count() / 3).max(1);
+    let word_len = word_n.chars().count();
+    let candidates: Vec<&'a str> = candidates.into_iter().take(MAX_CANDIDATES + 1).collect();
+    if candidates.len() > MAX_CANDIDATES {
+        return None;
+    }
     let mut best: Option<(usize, &'a str)> = None;
     for candidate in candidates {
-        let distance = strsim::damerau_levenshtein(&word_n, &normalize(candidate));
+        let candidate_n = normalize(candidate);
+        // The difference in length is a lower bound of the distance: no need to compute it.
+        if word_len.abs_diff(candidate_n.chars().count()) > limit {
+            continue;
+        }
+        let distance = strsim::damerau_levenshtein(&word_n, &candidate_n);
         if distance == 0 {
             return Some(candidate);
         }
@@ -701,6 +789,42 @@ error: could not compile specs: 3 errors, 1 warning
     }
 
     #[test]
+    fn render_all_shows_the_first_diagnostics_and_counts_the_rest() {
+        let files = sources(&[("a.yaml", "x: 1\n")]);
+        let mut diagnostics: Vec<Diagnostic> = (0..MAX_SHOWN + 50)
+            .map(|i| Diagnostic::error("a.yaml", Some(span(1, 1, 1, 2)), format!("e{i:03}")))
+            .collect();
+        diagnostics.push(Diagnostic::warning("a.yaml", None, "w"));
+        let out = render_all(&diagnostics, &files);
+        assert_eq!(out.matches("\nerror: e").count() + 1, MAX_SHOWN, "{out}");
+        assert!(out.starts_with("error: e000\n") && out.contains("error: e099\n"));
+        assert!(!out.contains("e100"));
+        assert!(out.ends_with(
+            "… and 50 more errors and 1 more warning\n\nerror: could not compile specs: 150 errors, 1 warning\n"
+        ));
+    }
+
+    #[test]
+    fn long_lines_are_shown_as_a_window_and_long_texts_cut() {
+        let line = format!("{}bad{}", "a".repeat(1_000), "z".repeat(1_000));
+        let d = Diagnostic::error("a.yaml", Some(span(1, 1_001, 1, 1_004)), "x".repeat(10_000))
+            .with_label("here");
+        let out = d.render(&sources(&[("a.yaml", &line)]));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0].chars().count(), "error: ".len() + MAX_TEXT + 1);
+        assert!(lines[0].ends_with("x…"));
+        let (source, caret) = (lines[3], lines[4]);
+        assert!(
+            source.starts_with("1 | ...a") && source.ends_with("z..."),
+            "{source}"
+        );
+        assert_eq!(source.chars().count(), "1 | ".len() + MAX_LINE_WIDTH + 6);
+        let at = caret.find('^').expect("a caret");
+        assert_eq!(&source[at..at + 3], "bad");
+        assert_eq!(&caret[at..], "^^^ here");
+    }
+
+    #[test]
     fn did_you_mean_cases() {
         let types = ["string", "integer", "number", "boolean", "list", "map"];
         assert_eq!(did_you_mean("strng", types), Some("string"));
@@ -716,5 +840,7 @@ error: could not compile specs: 3 errors, 1 warning
         assert_eq!(did_you_mean("anything", []), None);
         // Ties go to the first candidate.
         assert_eq!(did_you_mean("cat", ["bat", "hat"]), Some("bat"));
+        // A word far longer than every candidate is not compared letter by letter.
+        assert_eq!(did_you_mean(&"a".repeat(1_000_000), keys), None);
     }
 }

@@ -18,6 +18,7 @@
 pub mod diagnostic;
 pub mod dialect;
 pub mod emit;
+mod lines;
 mod parallel;
 pub mod project;
 pub mod schema;
@@ -140,9 +141,7 @@ impl Config {
             });
         }
         if in_build_script {
-            for warning in &warnings {
-                println!("cargo::warning={}", warning.located_message());
-            }
+            print_cargo_lines("warning", &warnings.iter().collect::<Vec<_>>());
         }
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
@@ -170,6 +169,22 @@ fn print_rerun_if_changed(dir: &Path) {
         for f in files {
             println!("cargo::rerun-if-changed={}", dir.join(f).display());
         }
+    }
+}
+
+/// One `cargo::{kind}=` line for each of the first [`diagnostic::MAX_SHOWN`] diagnostics, and
+/// one that counts the others.
+fn print_cargo_lines(kind: &str, diagnostics: &[&Diagnostic]) {
+    for d in diagnostics.iter().take(diagnostic::MAX_SHOWN) {
+        println!("cargo::{kind}={}", d.located_message());
+    }
+    if let Some(hidden) = diagnostics.len().checked_sub(diagnostic::MAX_SHOWN)
+        && hidden > 0
+    {
+        println!(
+            "cargo::{kind}=… and {}",
+            diagnostic::plural(hidden, &format!("more {kind}"))
+        );
     }
 }
 
@@ -224,14 +239,16 @@ pub enum Error {
 }
 
 impl Error {
-    /// Prints the error for a build script (full diagnostics on stderr, one `cargo::error`
-    /// line each) and exits with status 1.
+    /// Prints the error for a build script (the diagnostics on stderr, one `cargo::error` line
+    /// for each of the first [`diagnostic::MAX_SHOWN`] errors) and exits with status 1.
     pub fn exit(self) -> ! {
         eprintln!("{self}");
         if let Self::Specs { diagnostics, .. } = &self {
-            for d in diagnostics.iter().filter(|d| d.severity == Severity::Error) {
-                println!("cargo::error={}", d.located_message());
-            }
+            let errors: Vec<&Diagnostic> = diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .collect();
+            print_cargo_lines("error", &errors);
         } else {
             println!(
                 "cargo::error={}",

@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 use toolspec::membership::{self, Declaration, Grant};
 use toolspec::settings::SettingValue;
 
-use crate::diagnostic::{Diagnostic, Severity, Sources, did_you_mean};
+use crate::diagnostic::{self, Diagnostic, Severity, Sources, did_you_mean};
 use crate::schema::{self, Types};
 use crate::sensitive;
 use crate::spec::config::{default_config, read_config};
@@ -793,12 +793,21 @@ fn module_paths(
 fn check_named_types(types: &Types, specs: &[ToolSpec], diagnostics: &mut Vec<Diagnostic>) {
     let mut known: Vec<&str> = FieldType::BUILTIN.to_vec();
     known.extend(types.keys().map(String::as_str));
-    let check = |file: &str, field: &Field, diagnostics: &mut Vec<Diagnostic>| {
+    // Suggestions for as many unknown types as are shown: each one compares with every type.
+    let mut suggestions = diagnostic::MAX_SHOWN;
+    let mut check = |file: &str, field: &Field, diagnostics: &mut Vec<Diagnostic>| {
         visit(field, &mut |f| {
             if let FieldType::Named(name) = &f.ty
                 && !types.contains_key(name)
             {
-                let help = did_you_mean(name, known.iter().copied())
+                let suggestion = match suggestions.checked_sub(1) {
+                    Some(left) => {
+                        suggestions = left;
+                        did_you_mean(name, known.iter().copied())
+                    }
+                    None => None,
+                };
+                let help = suggestion
                     .map(|m| format!("did you mean `{m}`?"))
                     .unwrap_or_else(|| {
                         format!(

@@ -11,12 +11,12 @@ use std::fmt;
 use yaml_rust2::parser::{Event, Parser, Tag};
 use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
+use crate::lines::Lines;
+
 /// Deepest nesting of maps and lists accepted (keeps recursion over the tree bounded).
 const MAX_DEPTH: usize = 256;
 /// Most nodes that aliases may copy in one document (guards against "billion laughs").
 const MAX_ALIAS_NODES: usize = 100_000;
-/// How many `key:<tab>value` separators [`parse`] repairs before giving up.
-const MAX_TAB_RETRIES: usize = 200;
 /// yaml-rust2's message for a tab right after `:`.
 const TAB_AFTER_COLON: &str = "':' must be followed by a valid YAML whitespace";
 /// The full tag that `!!str` expands to.
@@ -191,71 +191,102 @@ pub fn parse(source: &str) -> Result<Node, YamlError> {
             "the file contains a NUL character",
         ));
     }
-    // yaml-rust2 rejects a tab between `:` and a value (`type:\tstring`), which YAML allows.
-    // Such a tab is only separation, so it is replaced by a space (same bytes, same columns)
-    // and the text parsed again.
-    let mut patched: Option<String> = None;
-    for _ in 0..MAX_TAB_RETRIES {
-        let current = patched.as_deref().unwrap_or(text);
-        let error = match Builder::new(Text::new(current, base)).run() {
-            Err(e) if e.message == TAB_AFTER_COLON => e,
-            result => return result,
-        };
-        let at = error
-            .span
-            .start
-            .offset
-            .saturating_sub(base)
-            .min(current.len());
-        let gap_start = current[..at].trim_end_matches([' ', '\t']).len();
-        if !current[..gap_start].ends_with(':') || !current[gap_start..at].contains('\t') {
-            return Err(error);
-        }
-        let mut fixed = current.to_owned();
-        fixed.replace_range(gap_start..at, &" ".repeat(at - gap_start));
-        patched = Some(fixed);
+    match Builder::new(Text::new(text, base)).run() {
+        Err(e) if e.message == TAB_AFTER_COLON => repair_tabs(text, base, e),
+        result => result,
     }
-    Builder::new(Text::new(patched.as_deref().unwrap_or(text), base)).run()
+}
+
+/// yaml-rust2 rejects a tab between `:` and a value (`type:\tstring`), which YAML allows: such
+/// a tab is only separation. One repair pass turns every run of blanks with a tab right after a
+/// `:` into spaces (same bytes, same columns) and parses again; runs that turn out to be inside
+/// a string (quoted, or a block scalar) are put back and the text parsed a last time. So a
+/// file is parsed at most three times, however many tabs it has; an error that remains is
+/// reported where it is (at a tab, if one is still refused).
+fn repair_tabs(text: &str, base: usize, error: YamlError) -> Result<Node, YamlError> {
+    let gaps = tab_gaps(text);
+    if gaps.is_empty() {
+        return Err(error);
+    }
+    let patched = with_spaces(text, &gaps);
+    let root = Builder::new(Text::new(&patched, base)).run()?;
+    let strings = string_spans(&root);
+    let is_content = |gap: &std::ops::Range<usize>| {
+        let at = gap.start + base;
+        let i = strings.partition_point(|&(start, _)| start <= at);
+        i > 0 && at < strings[i - 1].1
+    };
+    if !gaps.iter().any(is_content) {
+        return Ok(root);
+    }
+    let separators: Vec<_> = gaps.into_iter().filter(|g| !is_content(g)).collect();
+    Builder::new(Text::new(&with_spaces(text, &separators), base)).run()
+}
+
+/// Every run of spaces and tabs right after a `:` that holds a tab, as byte ranges.
+fn tab_gaps(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut gaps = Vec::new();
+    let mut i = 0;
+    while let Some(colon) = bytes[i..].iter().position(|&b| b == b':').map(|p| p + i) {
+        let start = colon + 1;
+        let end = start
+            + bytes[start..]
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+        if bytes[start..end].contains(&b'\t') {
+            gaps.push(start..end);
+        }
+        i = end.max(start);
+    }
+    gaps
+}
+
+/// `text` with the bytes of every range in `gaps` replaced by spaces.
+fn with_spaces(text: &str, gaps: &[std::ops::Range<usize>]) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for gap in gaps {
+        bytes[gap.clone()].fill(b' ');
+    }
+    // Only ASCII blanks were replaced by ASCII spaces.
+    String::from_utf8(bytes).unwrap_or_else(|_| text.to_owned())
+}
+
+/// The (start, end) byte offsets of every string node (keys included), sorted.
+fn string_spans(root: &Node) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match &node.value {
+            Value::Str(_) => spans.push((node.span.start.offset, node.span.end.offset)),
+            Value::Seq(items) => stack.extend(items),
+            Value::Map(entries) => stack.extend(entries.iter().flat_map(|(k, v)| [k, v])),
+            _ => {}
+        }
+    }
+    spans.sort_unstable();
+    spans
 }
 
 // ---------------------------------------------------------------------------------------------
 // Source text and positions
 // ---------------------------------------------------------------------------------------------
 
-/// The text being parsed, with a line table to turn byte offsets and markers into positions.
+/// The text being parsed, with its line tables to turn byte offsets and markers into positions.
 struct Text<'s> {
     src: &'s str,
     /// Bytes before `src` in the caller's string (a byte order mark).
     base: usize,
-    /// Byte offset of the start of every line. Lines end at `\n`, `\r\n` or `\r`, like yaml-rust2.
-    line_starts: Vec<usize>,
-    /// Last conversion (line index, byte, 1-based column), so that walking forward is linear.
-    cache: (usize, usize, u32),
+    lines: Lines,
 }
 
 impl<'s> Text<'s> {
     fn new(src: &'s str, base: usize) -> Self {
-        let bytes = src.as_bytes();
-        let mut line_starts = vec![0];
-        let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
-                    i += 2;
-                    line_starts.push(i);
-                }
-                b'\r' | b'\n' => {
-                    i += 1;
-                    line_starts.push(i);
-                }
-                _ => i += 1,
-            }
-        }
         Text {
             src,
             base,
-            line_starts,
-            cache: (0, 0, 1),
+            lines: Lines::new(src),
         }
     }
 
@@ -278,29 +309,12 @@ impl<'s> Text<'s> {
         self.src.get(..b).and_then(|s| s.chars().next_back())
     }
 
-    fn line_index(&self, b: usize) -> usize {
-        self.line_starts
-            .partition_point(|&s| s <= b)
-            .saturating_sub(1)
-    }
-
     fn line_start(&self, b: usize) -> usize {
-        self.line_starts[self.line_index(b)]
-    }
-
-    /// The byte where line `idx` (0-based) ends, before its line break.
-    fn line_end_of(&self, idx: usize) -> usize {
-        let next = self
-            .line_starts
-            .get(idx + 1)
-            .copied()
-            .unwrap_or(self.src.len());
-        let line = &self.src[self.line_starts[idx]..next];
-        next - (line.len() - line.trim_end_matches(['\r', '\n']).len())
+        self.lines.start(self.lines.index_of(b))
     }
 
     fn line_end(&self, b: usize) -> usize {
-        self.line_end_of(self.line_index(b))
+        self.lines.end(self.lines.index_of(b))
     }
 
     /// Clamps `b` into the text, on a character boundary.
@@ -313,26 +327,12 @@ impl<'s> Text<'s> {
     }
 
     /// The position of byte `b`.
-    fn pos(&mut self, b: usize) -> Pos {
+    fn pos(&self, b: usize) -> Pos {
         let b = self.clamp(b);
-        let idx = self.line_index(b);
-        let (c_idx, c_byte, c_col) = self.cache;
-        let (from, mut col) = if c_idx == idx && c_byte <= b {
-            (c_byte, c_col)
-        } else {
-            (self.line_starts[idx], 1)
-        };
-        col = col.saturating_add(
-            self.src[from..b]
-                .chars()
-                .count()
-                .try_into()
-                .unwrap_or(u32::MAX),
-        );
-        self.cache = (idx, b, col);
+        let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Pos {
-            line: u32::try_from(idx + 1).unwrap_or(u32::MAX),
-            col,
+            line: to_u32(self.lines.index_of(b) + 1),
+            col: to_u32(self.lines.column(b)),
             offset: self.base + b,
         }
     }
@@ -340,23 +340,8 @@ impl<'s> Text<'s> {
     /// The byte a yaml-rust2 marker (1-based line, 0-based char column) points at. Markers are
     /// converted from line and column because yaml-rust2's own index is not always in bytes.
     fn marker_byte(&self, m: &Marker) -> usize {
-        let idx = m.line().clamp(1, self.line_starts.len()) - 1;
-        let end = self.line_end_of(idx);
-        let (c_idx, c_byte, c_col) = self.cache;
-        let want = m.col() + 1;
-        let (mut b, mut col) = if c_idx == idx && (c_col as usize) <= want && c_byte <= end {
-            (c_byte, c_col as usize)
-        } else {
-            (self.line_starts[idx], 1)
-        };
-        for ch in self.src[b..end].chars() {
-            if col >= want {
-                break;
-            }
-            b += ch.len_utf8();
-            col += 1;
-        }
-        b
+        let idx = m.line().clamp(1, self.lines.count()) - 1;
+        self.lines.byte_at(idx, m.col() + 1)
     }
 }
 
@@ -966,8 +951,9 @@ impl<'s> Builder<'s> {
         let indent = self.text.src[self.text.line_start(content)..content]
             .chars()
             .count();
-        for idx in self.text.line_index(content)..self.text.line_starts.len() {
-            let line = &self.text.src[self.text.line_starts[idx]..self.text.line_end_of(idx)];
+        let lines = &self.text.lines;
+        for idx in lines.index_of(content)..lines.count() {
+            let line = &self.text.src[lines.start(idx)..lines.end(idx)];
             if line.trim().is_empty() {
                 continue;
             }
@@ -977,7 +963,7 @@ impl<'s> Builder<'s> {
             if leading < indent || (indent == 0 && marker) {
                 break;
             }
-            end = self.text.line_end_of(idx);
+            end = lines.end(idx);
         }
         (header, end)
     }
@@ -1408,6 +1394,28 @@ mod tests {
         let root = parse_ok("a:\tx\nb: \t[1]\nc:\t'q'\n");
         assert_eq!(lc(entry(&root, "a").1.span), ((1, 4), (1, 5)));
         assert_eq!(entry(&root, "c").1.as_str(), Some("q"));
+    }
+
+    #[test]
+    fn every_tab_separator_is_repaired_in_one_pass() {
+        // More separators than the old one-repair-per-parse loop allowed (200).
+        let src: String = (0..300)
+            .map(|i| format!("f{i}:\t{{ type:\tstring }}\n"))
+            .collect();
+        let root = parse_ok(&src);
+        assert_eq!(root.as_map().map(<[_]>::len), Some(300));
+        let (_, f299) = entry(&root, "f299");
+        assert_eq!(lc(entry(f299, "type").1.span).0, (300, 15));
+        // Tabs after a `:` inside strings are content and stay, next to a repaired separator.
+        let src = "a: \"x:\ty\"\nb:\t'p:\tq'\nc: |\n  k:\tv\nd:\t1\n";
+        let root = parse_ok(src);
+        assert_eq!(entry(&root, "a").1.as_str(), Some("x:\ty"));
+        assert_eq!(entry(&root, "b").1.as_str(), Some("p:\tq"));
+        assert_eq!(entry(&root, "c").1.as_str(), Some("k:\tv\n"));
+        assert_eq!(entry(&root, "d").1.value, Value::Int(1));
+        // What the repair cannot fix is still reported where it is.
+        let e = parse_err("a:\tx\nb: [1\n");
+        assert_eq!(lc(e.span).0.0, 3);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
-use toolspec_codegen::diagnostic::{Severity, render_all};
+use toolspec_codegen::diagnostic::{MAX_SHOWN, Severity, render_all};
 use toolspec_codegen::project::{self, Source};
 
 /// How diagnostics show the specs directory.
@@ -59,6 +59,16 @@ fn run_case(case: &Path) -> (String, Vec<String>) {
         .collect();
     if errors.is_empty() {
         problems.push("no error reported".to_owned());
+    }
+    // Beyond MAX_SHOWN, the rendering counts the errors it leaves out.
+    if project.diagnostics.len() > MAX_SHOWN {
+        let hidden = project.diagnostics.len() - MAX_SHOWN;
+        if !rendered.contains(&format!("\n… and {hidden} more ")) {
+            problems.push(format!(
+                "the rendering does not count the {hidden} left out"
+            ));
+        }
+        return (rendered, problems);
     }
     for d in errors {
         if !d.file.starts_with(&format!("{DISPLAY_ROOT}/")) && d.file != DISPLAY_ROOT {
