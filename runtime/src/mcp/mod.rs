@@ -17,6 +17,8 @@
 //! does not exist (JSON-RPC `-32602`).
 
 pub mod http;
+pub mod stdio;
+mod wire;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -236,13 +238,13 @@ impl McpServer {
         &self.shared.listing
     }
 
-    /// Serves on stdin/stdout until the client disconnects. When both are pipes (as when an
-    /// MCP client starts the server), they are read and written on the runtime's event loop;
-    /// otherwise (a terminal, a file) through tokio's stdio, which hands every read and write
-    /// to a blocking thread.
+    /// Serves on stdin/stdout until the client disconnects (see [`stdio`] for how lines are
+    /// read and screened). When both are pipes (as when an MCP client starts the server),
+    /// they are read and written on the runtime's event loop; otherwise (a terminal, a file)
+    /// through tokio's stdio, which hands every read and write to a blocking thread.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         #[cfg(unix)]
-        if let Some((input, output)) = stdio_pipes() {
+        if let Some((input, output)) = stdio::pipes() {
             return self.serve_on(input, output).await;
         }
         self.serve_on(tokio::io::stdin(), tokio::io::stdout()).await
@@ -255,15 +257,20 @@ impl McpServer {
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
+        let limits = *self.shared.registry.limits();
+        let (transport, writer) = stdio::transport(input, output, limits);
         let running = self
-            .serve((input, output))
+            .serve(transport)
             .await
             .map_err(|e| ServeError(e.to_string()))?;
-        running
+        let served = running
             .waiting()
             .await
             .map(|_| ())
-            .map_err(|e| ServeError(e.to_string()))
+            .map_err(|e| ServeError(e.to_string()));
+        // Every answer is written before the server is done.
+        let _ = writer.await;
+        served
     }
 
     /// The caller of one request: the one an HTTP authenticator attached to it, else the
@@ -401,27 +408,6 @@ impl ServerHandler for McpServer {
             .get(name)
             .map(|member| member.declaration.clone())
     }
-}
-
-/// Stdin and stdout as non-blocking pipes on the event loop, when both are pipes (checked
-/// before either is switched to non-blocking mode, so that a fallback to tokio's stdio never
-/// meets a non-blocking descriptor).
-#[cfg(unix)]
-fn stdio_pipes() -> Option<(
-    tokio::net::unix::pipe::Receiver,
-    tokio::net::unix::pipe::Sender,
-)> {
-    use std::os::fd::AsFd;
-    use std::os::unix::fs::FileTypeExt;
-    let input = std::fs::File::from(std::io::stdin().as_fd().try_clone_to_owned().ok()?);
-    let output = std::fs::File::from(std::io::stdout().as_fd().try_clone_to_owned().ok()?);
-    let is_pipe = |file: &std::fs::File| file.metadata().is_ok_and(|m| m.file_type().is_fifo());
-    if !(is_pipe(&input) && is_pipe(&output)) {
-        return None;
-    }
-    let input = tokio::net::unix::pipe::Receiver::from_file(input).ok()?;
-    let output = tokio::net::unix::pipe::Sender::from_file(output).ok()?;
-    Some((input, output))
 }
 
 /// Why a transport stopped serving.

@@ -197,18 +197,27 @@ impl HttpTransport {
     /// An axum router serving MCP at [`PATH`], to serve alone or merge into an app's router
     /// (the connection limits apply only through [`serve`](Self::serve)).
     pub fn router(self) -> axum::Router {
-        let server = self.server;
+        let screening = Screening {
+            limits: *self.server.registry().limits(),
+            max_body_bytes: self.config.max_request_body_bytes,
+        };
+        let factory = self.server;
         let sessions = sessions::Sessions::new(self.sessions);
         let service: StreamableHttpService<McpServer, sessions::SessionsHandle> =
             StreamableHttpService::new(
-                move || Ok(server.clone()),
+                move || Ok(factory.clone()),
                 Arc::new(sessions::SessionsHandle(Arc::clone(&sessions))),
                 self.config,
             );
-        // Layers run outermost last: authentication, then the session guard, then MCP.
-        let router = axum::Router::new().nest_service(PATH, service).layer(
-            axum::middleware::from_fn_with_state(sessions, sessions::guard),
-        );
+        // Layers run outermost last: authentication, the look at the message, the session
+        // guard, then MCP.
+        let router = axum::Router::new()
+            .nest_service(PATH, service)
+            .layer(axum::middleware::from_fn_with_state(
+                sessions,
+                sessions::guard,
+            ))
+            .layer(axum::middleware::from_fn_with_state(screening, screen));
         match self.authenticator {
             Some(authenticator) => router.layer(axum::middleware::from_fn_with_state(
                 authenticator,
@@ -233,6 +242,57 @@ impl HttpTransport {
             .router();
         connections::serve(listener, router, limits, shutdown).await
     }
+}
+
+/// What the look at each message needs.
+#[derive(Debug, Clone, Copy)]
+struct Screening {
+    limits: crate::invoker::Limits,
+    max_body_bytes: usize,
+}
+
+/// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
+/// not arrive in time gets `408`) and screens the message ([`super::wire`]) before rmcp parses
+/// it; a refused one is answered with its JSON-RPC error (`400` for text that is not JSON).
+async fn screen(State(screening): State<Screening>, request: Request, next: Next) -> Response {
+    use http_body_util::BodyExt;
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let limited = http_body_util::Limited::new(body, screening.max_body_bytes);
+    let bytes = match limited.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            let message = format!(
+                "413 Payload Too Large: a request body may hold at most {} bytes.\n",
+                screening.max_body_bytes
+            );
+            return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "a request body did not arrive");
+            return (
+                StatusCode::REQUEST_TIMEOUT,
+                format!("408 Request Timeout: {e}.\n"),
+            )
+                .into_response();
+        }
+    };
+    if let Err(rejection) = super::wire::screen(&bytes, &screening.limits) {
+        if rejection.is_silent() {
+            return StatusCode::ACCEPTED.into_response();
+        }
+        let status = if rejection.code == super::wire::PARSE_ERROR {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        };
+        let json = [(header::CONTENT_TYPE, "application/json")];
+        return (status, json, rejection.response().to_string()).into_response();
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
 }
 
 /// Middleware: attaches the authenticated caller to the request, or answers `401`.

@@ -1,0 +1,555 @@
+//! A look at each incoming JSON-RPC message before rmcp parses it, on stdio and over HTTP
+//! alike: one pass over its text that builds nothing, and refuses what rmcp would answer
+//! wrongly or what would cost too much to parse.
+//!
+//! - text that is not JSON: `-32700` Parse error (rmcp drops it silently, and a client waits
+//!   forever for its answer);
+//! - a message nested deeper, or holding more values, than the registry's
+//!   [`Limits`](crate::invoker::Limits) allow its arguments (plus the envelope): `-32600`,
+//!   before a single value is allocated;
+//! - `tools/call` whose `arguments` is neither an object nor absent: `-32602` Invalid params
+//!   (rmcp answers `-32601`, method not found).
+//!
+//! Everything else goes on to rmcp unchanged.
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Value, json};
+
+use crate::invoker::Limits;
+
+/// JSON-RPC: the text is not JSON.
+pub(crate) const PARSE_ERROR: i32 = -32700;
+/// JSON-RPC: the message is not a valid request.
+pub(crate) const INVALID_REQUEST: i32 = -32600;
+/// JSON-RPC: the method's parameters are invalid.
+pub(crate) const INVALID_PARAMS: i32 = -32602;
+
+/// How many levels and values a message's envelope adds around its arguments
+/// (`{"params": {"arguments": …}}`, the id, the method, the name, `_meta`…).
+const ENVELOPE_DEPTH: usize = 2;
+const ENVELOPE_VALUES: usize = 64;
+
+/// Why a message was refused, and the JSON-RPC error that says so.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Rejection {
+    pub(crate) code: i32,
+    pub(crate) message: String,
+    /// The message's id, when it could be read (else the answer's id is `null`).
+    pub(crate) id: Option<Value>,
+}
+
+impl Rejection {
+    /// The JSON-RPC error response.
+    pub(crate) fn response(&self) -> Value {
+        json!({
+            "jsonrpc": "2.0",
+            "id": self.id.clone().unwrap_or(Value::Null),
+            "error": { "code": self.code, "message": self.message },
+        })
+    }
+
+    /// Whether the message was a notification (it had no id), which gets no answer unless
+    /// it could not even be read.
+    pub(crate) fn is_silent(&self) -> bool {
+        self.id.is_none() && self.code != PARSE_ERROR
+    }
+}
+
+/// Screens one message's text within `limits`.
+pub(crate) fn screen(text: &[u8], limits: &Limits) -> Result<(), Rejection> {
+    let budget = Budget {
+        values: limits.max_values.saturating_add(ENVELOPE_VALUES),
+        depth: limits.max_depth.saturating_add(ENVELOPE_DEPTH),
+        seen: 0,
+        exceeded: None,
+    };
+    let mut envelope = Envelope {
+        budget,
+        id: None,
+        method: None,
+        arguments: Kind::Absent,
+    };
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
+    // serde_json's own recursion limit stays on: it is higher than ours.
+    let parsed = (&mut envelope)
+        .deserialize(&mut deserializer)
+        .and_then(|()| deserializer.end());
+    let id = envelope.id.clone();
+    if let Some(exceeded) = envelope.budget.exceeded {
+        return Err(Rejection {
+            code: INVALID_REQUEST,
+            message: format!("Invalid Request: the message {exceeded}"),
+            id,
+        });
+    }
+    if let Err(e) = parsed {
+        return Err(match e.classify() {
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => Rejection {
+                code: PARSE_ERROR,
+                message: format!("Parse error: {e}"),
+                id: None,
+            },
+            _ => Rejection {
+                code: INVALID_REQUEST,
+                message: format!("Invalid Request: {e}"),
+                id,
+            },
+        });
+    }
+    if envelope.method.as_deref() == Some("tools/call")
+        && !matches!(envelope.arguments, Kind::Absent | Kind::Null | Kind::Object)
+    {
+        return Err(Rejection {
+            code: INVALID_PARAMS,
+            message: format!(
+                "Invalid params: `arguments` must be an object, not {}",
+                envelope.arguments.describe()
+            ),
+            id,
+        });
+    }
+    Ok(())
+}
+
+/// What a walk may still spend.
+#[derive(Debug)]
+struct Budget {
+    values: usize,
+    depth: usize,
+    seen: usize,
+    /// Set once a limit is passed ("holds more than N values").
+    exceeded: Option<String>,
+}
+
+impl Budget {
+    /// Counts one value at `depth`; an error (ending the walk) once a limit is passed.
+    fn count<E: serde::de::Error>(&mut self, depth: usize) -> Result<(), E> {
+        self.seen += 1;
+        if self.seen > self.values {
+            self.exceeded = Some(format!("holds more than {} values", self.values));
+        } else if depth > self.depth {
+            self.exceeded = Some(format!("is nested deeper than {} levels", self.depth));
+        }
+        match &self.exceeded {
+            Some(why) => Err(E::custom(why)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The JSON kind of a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Absent,
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+impl Kind {
+    fn describe(self) -> &'static str {
+        match self {
+            Self::Absent => "absent",
+            Self::Null => "null",
+            Self::Bool => "a boolean",
+            Self::Number => "a number",
+            Self::String => "a string",
+            Self::Array => "a list",
+            Self::Object => "an object",
+        }
+    }
+}
+
+/// The top level: reads `id` and `method`, and what `params.arguments` is.
+struct Envelope {
+    budget: Budget,
+    id: Option<Value>,
+    method: Option<String>,
+    arguments: Kind,
+}
+
+impl<'de> DeserializeSeed<'de> for &mut Envelope {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for &mut Envelope {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.budget.count(1)?;
+        while let Some(key) = map.next_key::<KeyName>()? {
+            match key.0.as_deref() {
+                Some("id") => {
+                    let id: Value = map.next_value_seed(Scalar(&mut self.budget))?;
+                    self.id = (!id.is_null()).then_some(id);
+                }
+                Some("method") => {
+                    let method: Value = map.next_value_seed(Scalar(&mut self.budget))?;
+                    self.method = method.as_str().map(str::to_owned);
+                }
+                Some("params") => {
+                    let arguments = map.next_value_seed(Params(&mut self.budget))?;
+                    self.arguments = arguments;
+                }
+                _ => {
+                    map.next_value_seed(Count {
+                        budget: &mut self.budget,
+                        depth: 2,
+                    })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // A batch: each message is counted, none is inspected (rmcp refuses batches).
+        self.budget.count(1)?;
+        while seq
+            .next_element_seed(Count {
+                budget: &mut self.budget,
+                depth: 2,
+            })?
+            .is_some()
+        {}
+        Ok(())
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+        self.budget.count(1)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+        self.budget.count(1)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+        self.budget.count(1)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+        self.budget.count(1)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+        self.budget.count(1)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+        self.budget.count(1)
+    }
+}
+
+/// An object key, kept only when it is one the envelope looks at.
+struct KeyName(Option<String>);
+
+impl<'de> serde::Deserialize<'de> for KeyName {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Key;
+        impl Visitor<'_> for Key {
+            type Value = KeyName;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<KeyName, E> {
+                let kept = matches!(key, "id" | "method" | "params" | "arguments");
+                Ok(KeyName(kept.then(|| key.to_owned())))
+            }
+        }
+        deserializer.deserialize_str(Key)
+    }
+}
+
+/// `params`: what its `arguments` is.
+struct Params<'b>(&'b mut Budget);
+
+impl<'de> DeserializeSeed<'de> for Params<'_> {
+    type Value = Kind;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Kind, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Params<'_> {
+    type Value = Kind;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("params")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kind, A::Error> {
+        self.0.count(2)?;
+        let mut arguments = Kind::Absent;
+        while let Some(key) = map.next_key::<KeyName>()? {
+            let kind = map.next_value_seed(Count {
+                budget: self.0,
+                depth: 3,
+            });
+            if key.0.as_deref() == Some("arguments") {
+                arguments = kind?;
+            } else {
+                kind?;
+            }
+        }
+        Ok(arguments)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Kind, A::Error> {
+        Count {
+            budget: self.0,
+            depth: 2,
+        }
+        .visit_seq(seq)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Kind, E> {
+        self.0.count(2).map(|()| Kind::Absent)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Kind, E> {
+        self.0.count(2).map(|()| Kind::Absent)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Kind, E> {
+        self.0.count(2).map(|()| Kind::Absent)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Kind, E> {
+        self.0.count(2).map(|()| Kind::Absent)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Kind, E> {
+        self.0.count(2).map(|()| Kind::Absent)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Kind, E> {
+        self.0.count(2).map(|()| Kind::Absent)
+    }
+}
+
+/// Any value: counted, never built; returns its kind.
+struct Count<'b> {
+    budget: &'b mut Budget,
+    depth: usize,
+}
+
+impl<'de> DeserializeSeed<'de> for Count<'_> {
+    type Value = Kind;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Kind, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Count<'_> {
+    type Value = Kind;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kind, A::Error> {
+        self.budget.count(self.depth)?;
+        while map.next_key::<IgnoredAny>()?.is_some() {
+            map.next_value_seed(Count {
+                budget: self.budget,
+                depth: self.depth + 1,
+            })?;
+        }
+        Ok(Kind::Object)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Kind, A::Error> {
+        self.budget.count(self.depth)?;
+        while seq
+            .next_element_seed(Count {
+                budget: self.budget,
+                depth: self.depth + 1,
+            })?
+            .is_some()
+        {}
+        Ok(Kind::Array)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Kind, E> {
+        self.budget.count(self.depth).map(|()| Kind::Null)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Kind, E> {
+        self.budget.count(self.depth).map(|()| Kind::Bool)
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Kind, E> {
+        self.budget.count(self.depth).map(|()| Kind::Number)
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Kind, E> {
+        self.budget.count(self.depth).map(|()| Kind::Number)
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Kind, E> {
+        self.budget.count(self.depth).map(|()| Kind::Number)
+    }
+
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Kind, E> {
+        self.budget.count(self.depth).map(|()| Kind::String)
+    }
+}
+
+/// A scalar kept as a value (an id, a method); anything else is counted and dropped.
+struct Scalar<'b>(&'b mut Budget);
+
+impl<'de> DeserializeSeed<'de> for Scalar<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Scalar<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a scalar")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
+        let count = Count {
+            budget: self.0,
+            depth: 2,
+        };
+        count.visit_map(map).map(|_| Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
+        let count = Count {
+            budget: self.0,
+            depth: 2,
+        };
+        count.visit_seq(seq).map(|_| Value::Null)
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.0.count(2).map(|()| Value::Null)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Value, E> {
+        self.0.count(2).map(|()| Value::Bool(b))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Value, E> {
+        self.0.count(2).map(|()| Value::from(n))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Value, E> {
+        self.0.count(2).map(|()| Value::from(n))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Value, E> {
+        self.0.count(2).map(|()| Value::from(n))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Value, E> {
+        // An id or a method is short; a long string is kept only in part.
+        let kept: String = s.chars().take(256).collect();
+        self.0.count(2).map(|()| Value::String(kept))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(values: usize, depth: usize) -> Limits {
+        Limits {
+            max_values: values,
+            max_depth: depth,
+            ..Limits::DEFAULT
+        }
+    }
+
+    #[test]
+    fn ordinary_messages_pass() {
+        let call = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,2]}}}"#;
+        assert_eq!(screen(call, &Limits::DEFAULT), Ok(()));
+        let list = br#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#;
+        assert_eq!(screen(list, &Limits::DEFAULT), Ok(()));
+        let no_arguments =
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x"}}"#;
+        assert_eq!(screen(no_arguments, &Limits::DEFAULT), Ok(()));
+    }
+
+    #[test]
+    fn text_that_is_not_json_is_a_parse_error_without_an_id() {
+        let rejection = screen(b"{\"id\": 7, oops", &Limits::DEFAULT).unwrap_err();
+        assert_eq!(rejection.code, PARSE_ERROR);
+        assert_eq!(rejection.id, None);
+        assert!(!rejection.is_silent());
+        assert_eq!(rejection.response()["id"], Value::Null);
+    }
+
+    #[test]
+    fn arguments_that_are_not_an_object_are_invalid_params() {
+        let call = br#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"x","arguments":[1]}}"#;
+        let rejection = screen(call, &Limits::DEFAULT).unwrap_err();
+        assert_eq!(rejection.code, INVALID_PARAMS);
+        assert_eq!(rejection.id, Some(json!(9)));
+        assert_eq!(
+            rejection.message,
+            "Invalid params: `arguments` must be an object, not a list"
+        );
+        // Only `tools/call` has arguments to check.
+        let other = br#"{"jsonrpc":"2.0","id":9,"method":"other","params":{"arguments":[1]}}"#;
+        assert_eq!(screen(other, &Limits::DEFAULT), Ok(()));
+    }
+
+    #[test]
+    fn too_many_values_or_levels_are_refused_with_the_id() {
+        let many = format!(
+            r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"x","arguments":{{"a":[{}]}}}}}}"#,
+            vec!["1"; 200].join(",")
+        );
+        let rejection = screen(many.as_bytes(), &limits(100, 64)).unwrap_err();
+        assert_eq!(rejection.code, INVALID_REQUEST);
+        assert_eq!(rejection.id, Some(json!(3)));
+        assert_eq!(
+            rejection.message,
+            "Invalid Request: the message holds more than 164 values"
+        );
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"arguments":{{"a":{}1{}}}}}}}"#,
+            "[".repeat(20),
+            "]".repeat(20)
+        );
+        let rejection = screen(deep.as_bytes(), &limits(1000, 10)).unwrap_err();
+        assert_eq!(
+            rejection.message,
+            "Invalid Request: the message is nested deeper than 12 levels"
+        );
+    }
+
+    #[test]
+    fn a_notification_that_cannot_be_read_is_silent() {
+        let rejection = screen(
+            br#"{"jsonrpc":"2.0","method":"x","params":{"arguments":{"a":[[[[[[1]]]]]]}}}"#,
+            &limits(1000, 2),
+        )
+        .unwrap_err();
+        assert!(rejection.is_silent());
+    }
+}
