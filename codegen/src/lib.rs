@@ -20,6 +20,7 @@ pub mod dialect;
 pub mod emit;
 mod lines;
 mod parallel;
+mod pattern;
 pub mod project;
 pub mod schema;
 pub mod sensitive;

@@ -902,10 +902,7 @@ fn check_defaults(r: &mut Reader<'_>, spec: &ToolSpec, types: &Types) {
             if let Json::Object(map) = &mut schema {
                 map.remove("default");
             }
-            let validator = match jsonschema::options()
-                .should_validate_formats(true)
-                .build(&schema)
-            {
+            let validator = match crate::pattern::validator_options().build(&schema) {
                 Ok(v) => v,
                 Err(_) => continue, // an invalid pattern is reported where it is written
             };

@@ -4,10 +4,11 @@
 //!   Schema; it refuses only a root that is not an object, which a tool's input never is).
 //! - `anthropic-strict` (strict tool use): every object is closed; optional properties stay
 //!   optional. Kept: basic types, `enum` of primitives, `const`, `anyOf`, local
-//!   `$ref`/`$defs`, `default`, `format` from [`STRICT_FORMATS`], `pattern` without lookaround
-//!   or backreferences, `minItems` of 0 or 1. Stated in the description instead: `minimum`,
-//!   `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`,
-//!   `maxLength`, `maxItems`, `uniqueItems`, other formats and patterns, `oneOf` (which becomes
+//!   `$ref`/`$defs`, `default`, `format` from [`STRICT_FORMATS`], `pattern` (the compiler admits
+//!   only patterns without lookaround or backreferences, which strict mode supports),
+//!   `minItems` of 0 or 1. Stated in the description instead: `minimum`, `maximum`,
+//!   `exclusiveMinimum`, `exclusiveMaximum`, `multipleOf`, `minLength`, `maxLength`,
+//!   `maxItems`, `uniqueItems`, other formats, `oneOf` (which becomes
 //!   `anyOf`); a `minItems` above 1 becomes `minItems: 1` with the real bound in the
 //!   description. Not expressible: recursion, maps and schemas that accept anything, and a
 //!   tool with more than [`MAX_OPTIONAL`] optional parameters or [`MAX_UNIONS`] parameters
@@ -124,42 +125,6 @@ pub fn parameter_counts(schema: &Value) -> (usize, usize) {
     (optional, unions)
 }
 
-/// Whether a regular expression uses lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`) or
-/// backreferences (`\1`, `\k<name>`), which strict tool use does not support.
-pub fn has_lookaround_or_backreference(pattern: &str) -> bool {
-    let chars: Vec<char> = pattern.chars().collect();
-    let mut in_class = false;
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '\\' => {
-                match chars.get(i + 1) {
-                    Some('1'..='9') if !in_class => return true,
-                    Some('k') if !in_class && chars.get(i + 2) == Some(&'<') => return true,
-                    _ => {}
-                }
-                i += 2;
-                continue;
-            }
-            '[' if !in_class => in_class = true,
-            ']' if in_class => in_class = false,
-            '(' if !in_class => {
-                let next: String = chars[i + 1..chars.len().min(i + 4)].iter().collect();
-                if next.starts_with("?=")
-                    || next.starts_with("?!")
-                    || next.starts_with("?<=")
-                    || next.starts_with("?<!")
-                {
-                    return true;
-                }
-            }
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
 fn is_primitive(value: &Value) -> bool {
     !matches!(value, Value::Array(_) | Value::Object(_))
 }
@@ -182,11 +147,6 @@ impl Visitor for Strict {
         {
             cx.move_keyword(node, "format");
         }
-        if let Some(Value::String(pattern)) = node.get("pattern")
-            && has_lookaround_or_backreference(pattern)
-        {
-            cx.move_keyword(node, "pattern");
-        }
         if let Some(min) = node.get("minItems").and_then(Value::as_u64)
             && min > 1
         {
@@ -200,21 +160,5 @@ impl Visitor for Strict {
         restrict(node, STRICT_KEYWORDS, cx);
         close_object(node, Dialect::AnthropicStrict, cx);
         refuse_any(node, Dialect::AnthropicStrict, cx);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lookaround_and_backreferences_are_found() {
-        assert!(has_lookaround_or_backreference("^(?=a)b"));
-        assert!(has_lookaround_or_backreference("(?<!x)y"));
-        assert!(has_lookaround_or_backreference(r"(a)\1"));
-        assert!(has_lookaround_or_backreference(r"(?<n>a)\k<n>"));
-        assert!(!has_lookaround_or_backreference(r"^[a-z(?=]+\\1$"));
-        assert!(!has_lookaround_or_backreference(r"(?<name>a)"));
-        assert!(!has_lookaround_or_backreference(r"^-?[0-9]+(\.[0-9]+)?$"));
     }
 }

@@ -133,6 +133,7 @@ fn resolve(
             }
         }
     }
+    check_patterns(&name, schema, owner, span, note.as_deref(), diagnostics);
     if custom || !schema.is_object() {
         return; // `rust_type:` names the type; nothing to generate
     }
@@ -146,6 +147,46 @@ fn resolve(
             )
             .with_label("typify cannot turn this schema into Rust types")
             .with_help("simplify the schema, or use `type: json` / `rust_type:`");
+            if let Some(note) = note {
+                d = d.with_note(note);
+            }
+            diagnostics.push(d);
+        }
+    }
+}
+
+/// Every `pattern` of the shape of `name` (and every `patternProperties` key) must run on the
+/// runtime's regex engine: the canonical schema carries them to its validator.
+fn check_patterns(
+    name: &str,
+    schema: &Json,
+    owner: &str,
+    span: Span,
+    note: Option<&str>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    for (_, node) in crate::dialect::nodes(schema) {
+        let mut patterns: Vec<(&str, &str)> = Vec::new();
+        if let Some(Json::String(pattern)) = node.get("pattern") {
+            patterns.push(("`pattern`", pattern));
+        }
+        if let Some(Json::Object(map)) = node.get("patternProperties") {
+            patterns.extend(map.keys().map(|k| ("`patternProperties` key", k.as_str())));
+        }
+        for (what, pattern) in patterns {
+            let Err(refusal) = crate::pattern::check(pattern) else {
+                continue;
+            };
+            let mut d = Diagnostic::error(
+                owner,
+                Some(span),
+                format!(
+                    "{what} `{pattern}` in the shape of `{name}` {}",
+                    refusal.reason
+                ),
+            )
+            .with_label(refusal.label)
+            .with_help(refusal.help);
             if let Some(note) = note {
                 d = d.with_note(note);
             }

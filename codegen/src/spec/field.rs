@@ -690,23 +690,15 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
             }
             "pattern" => {
                 if let Some(p) = r.spanned_string(node, &what) {
-                    match jsonschema::validator_for(&serde_json::json!({ "pattern": p.value })) {
-                        Ok(_) => c.pattern = Some(p),
-                        Err(_) => {
+                    match crate::pattern::check(&p.value) {
+                        Ok(()) => c.pattern = Some(p),
+                        Err(refusal) => {
                             let d = r.error(
                                 node.span,
-                                format!(
-                                    "`pattern` `{}` is not a valid regular expression",
-                                    p.value
-                                ),
+                                format!("`pattern` `{}` {}", p.value, refusal.reason),
                             );
-                            d.label =
-                                Some(regex_problem(&p.value).unwrap_or("does not compile").into());
-                            d.help = Some(
-                                "patterns are ECMA 262 regular expressions; escape a literal \
-                                 `[`, `(` or `{` with `\\`"
-                                    .into(),
-                            );
+                            d.label = Some(refusal.label);
+                            d.help = Some(refusal.help.into());
                         }
                     }
                 }
@@ -735,35 +727,6 @@ fn key_span(def: &Node, key: &str) -> Option<Span> {
         .iter()
         .find(|(k, _)| k.as_str() == Some(key))
         .map(|(k, _)| k.span)
-}
-
-/// A common reason a regular expression does not compile: an unclosed `[` or `(`, or an
-/// unmatched `)`.
-fn regex_problem(pattern: &str) -> Option<&'static str> {
-    let mut chars = pattern.chars();
-    let mut in_class = false;
-    let mut depth = 0usize;
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                chars.next();
-            }
-            ']' if in_class => in_class = false,
-            _ if in_class => {}
-            '[' => in_class = true,
-            '(' => depth += 1,
-            ')' if depth == 0 => return Some("unmatched `)`"),
-            ')' => depth -= 1,
-            _ => {}
-        }
-    }
-    if in_class {
-        Some("`[` is never closed")
-    } else if depth > 0 {
-        Some("`(` is never closed")
-    } else {
-        None
-    }
 }
 
 fn check_bounds(r: &mut Reader<'_>, def: &Node, field: &Field) {

@@ -1,0 +1,198 @@
+//! Regular expressions (`pattern`) as the runtime runs them.
+//!
+//! The runtime's validator compiles every `pattern` with jsonschema on the `regex` crate's
+//! engine, within [`SIZE_LIMIT`]: matching takes time linear in the input, and there are no
+//! backreferences or lookaround. [`check`] refuses at build time, with the reason, what that
+//! engine cannot run, so that a spec never holds a pattern the runtime would refuse. The checks
+//! of `default:` values at build time use the same engine ([`validator_options`]), so that both
+//! sides agree on what matches. This module does not know where patterns are written.
+
+use jsonschema::PatternOptions;
+use serde_json::json;
+
+/// The most bytes a compiled pattern may take, and the lazy DFA's cache too: the runtime's
+/// limit (`runtime/src/invoker/validate.rs`).
+pub const SIZE_LIMIT: usize = 1 << 20;
+
+/// jsonschema options that check values as the runtime does: `format`s validated, patterns on
+/// the `regex` engine within [`SIZE_LIMIT`].
+pub fn validator_options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options()
+        .should_validate_formats(true)
+        .with_pattern_options(
+            PatternOptions::regex()
+                .size_limit(SIZE_LIMIT)
+                .dfa_size_limit(SIZE_LIMIT),
+        )
+}
+
+/// Why a pattern cannot be used, for a diagnostic on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refusal {
+    /// What is wrong, after "`pattern` `…` ".
+    pub reason: &'static str,
+    /// Under the caret.
+    pub label: String,
+    /// What to do.
+    pub help: &'static str,
+}
+
+const ECMA_HELP: &str =
+    "patterns are ECMA 262 regular expressions; escape a literal `[`, `(` or `{` with `\\`";
+const ENGINE_HELP: &str = "patterns run in linear time on the `regex` crate's engine, which has no \
+     backreferences or lookaround; write the pattern without them, or check the value in the handler";
+const SIZE_HELP: &str =
+    "write smaller counted repetitions (`{n,m}`), or check the value in the handler";
+
+/// Whether the runtime can run `pattern`; if not, why.
+pub fn check(pattern: &str) -> Result<(), Refusal> {
+    let schema = json!({ "pattern": pattern });
+    if validator_options().build(&schema).is_ok() {
+        return Ok(());
+    }
+    if let Some(feature) = backtracking_feature(pattern) {
+        return Err(Refusal {
+            reason: "cannot run on the runtime's regex engine",
+            label: format!("uses {feature}"),
+            help: ENGINE_HELP,
+        });
+    }
+    let engine_error = regex::RegexBuilder::new(pattern)
+        .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(SIZE_LIMIT)
+        .build()
+        .err();
+    if let Some(regex::Error::CompiledTooBig(_)) = engine_error {
+        return Err(Refusal {
+            reason: "is too large for the runtime's regex engine",
+            label: format!("more than {} MiB once compiled", SIZE_LIMIT >> 20),
+            help: SIZE_HELP,
+        });
+    }
+    if jsonschema::validator_for(&schema).is_err() {
+        return Err(Refusal {
+            reason: "is not a valid regular expression",
+            label: syntax_problem(pattern).unwrap_or("does not compile").into(),
+            help: ECMA_HELP,
+        });
+    }
+    // Valid ECMA 262 that the `regex` engine refuses for another reason: say which.
+    let why = match engine_error {
+        Some(regex::Error::Syntax(text)) => text
+            .lines()
+            .last()
+            .map(|l| l.trim_start_matches("error: ").to_owned()),
+        _ => None,
+    };
+    Err(Refusal {
+        reason: "cannot run on the runtime's regex engine",
+        label: why.unwrap_or_else(|| "not supported by the `regex` engine".into()),
+        help: ENGINE_HELP,
+    })
+}
+
+/// The feature of `pattern` that needs a backtracking engine: lookaround (`(?=`, `(?!`, `(?<=`,
+/// `(?<!`) or a backreference (`\1`, `\k<name>`), outside character classes.
+pub fn backtracking_feature(pattern: &str) -> Option<&'static str> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut in_class = false;
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => {
+                match chars.get(i + 1) {
+                    Some('1'..='9') if !in_class => return Some("a backreference"),
+                    Some('k') if !in_class && chars.get(i + 2) == Some(&'<') => {
+                        return Some("a backreference");
+                    }
+                    _ => {}
+                }
+                i += 2;
+                continue;
+            }
+            '[' if !in_class => in_class = true,
+            ']' if in_class => in_class = false,
+            '(' if !in_class => {
+                let next: String = chars[i + 1..chars.len().min(i + 4)].iter().collect();
+                if ["?=", "?!", "?<=", "?<!"]
+                    .iter()
+                    .any(|p| next.starts_with(p))
+                {
+                    return Some("lookaround");
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A common reason a regular expression does not compile: an unclosed `[` or `(`, or an
+/// unmatched `)`.
+fn syntax_problem(pattern: &str) -> Option<&'static str> {
+    let mut chars = pattern.chars();
+    let mut in_class = false;
+    let mut depth = 0usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            ']' if in_class => in_class = false,
+            _ if in_class => {}
+            '[' => in_class = true,
+            '(' => depth += 1,
+            ')' if depth == 0 => return Some("unmatched `)`"),
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    if in_class {
+        Some("`[` is never closed")
+    } else if depth > 0 {
+        Some("`(` is never closed")
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(pattern: &str) -> String {
+        check(pattern).err().map(|r| r.label).unwrap_or_default()
+    }
+
+    #[test]
+    fn linear_patterns_pass() {
+        for pattern in [
+            "^[a-z]+$",
+            r"^-?[0-9]{1,28}(\.[0-9]+)?$",
+            r"^\d{3}-\w+$",
+            r"\p{Greek}",
+            "(?i)abc",
+            r"^[a-z(?=]+\\1$",
+            "(?<name>a)",
+        ] {
+            assert_eq!(check(pattern), Ok(()), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn backtracking_size_and_syntax_are_told_apart() {
+        assert_eq!(label(r"^(a+)+\1$"), "uses a backreference");
+        assert_eq!(label(r"(?<n>a)\k<n>"), "uses a backreference");
+        assert_eq!(label("^(?!admin).*$"), "uses lookaround");
+        assert_eq!(label("(?<!x)y"), "uses lookaround");
+        assert_eq!(label("(a{1000}){1000}"), "more than 1 MiB once compiled");
+        assert_eq!(label("[a-"), "`[` is never closed");
+        assert_eq!(label("(ab"), "`(` is never closed");
+        assert_eq!(label("ab)"), "unmatched `)`");
+        assert_eq!(
+            check("a{2,1}").map_err(|r| r.reason),
+            Err("is not a valid regular expression")
+        );
+    }
+}
