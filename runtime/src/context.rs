@@ -1,5 +1,17 @@
 //! What a handler gets besides its input: the resolved ambient fields, the tool's descriptor,
 //! a cancellation token and a progress reporter.
+//!
+//! The tool's `timeout` and a client's cancellation stop a handler at its next `.await`: a
+//! handler that blocks its thread (a synchronous database driver, a long computation) is not
+//! stopped by either, and holds a runtime worker meanwhile. Run such work on tokio's blocking
+//! pool, where the timeout still ends the call (the work itself runs to its end):
+//!
+//! ```ignore
+//! async fn call(&self, input: Input, cx: Context<'_>) -> Outcome {
+//!     let report = tokio::task::spawn_blocking(move || render_report(&input)).await?;
+//!     Ok(Output { report })
+//! }
+//! ```
 
 use std::fmt;
 use std::sync::Arc;

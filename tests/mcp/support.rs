@@ -219,7 +219,7 @@ pub async fn stdio_over_socket(
 
 /// The store served over streamable HTTP on a free loopback port.
 pub struct HttpServer {
-    _process: tokio::process::Child,
+    process: tokio::process::Child,
     pub url: String,
     pub log: ServerLog,
 }
@@ -233,12 +233,34 @@ pub const TOKENS: &str = r#"{
 
 impl HttpServer {
     pub async fn start(scratch: &Scratch) -> Self {
-        let tokens = scratch.file("tokens.json", TOKENS);
-        let mut process = tokio::process::Command::new(BINARY)
+        Self::start_with(scratch, TOKENS, &[], None).await
+    }
+
+    /// The store with its own tokens file, more `serve` arguments, and optionally an
+    /// open-file limit (`ulimit -n`).
+    pub async fn start_with(
+        scratch: &Scratch,
+        tokens: &str,
+        args: &[&str],
+        open_files: Option<u32>,
+    ) -> Self {
+        let tokens = scratch.file("tokens.json", tokens);
+        let mut command = match open_files {
+            Some(limit) => {
+                let mut sh = tokio::process::Command::new("sh");
+                sh.arg("-c")
+                    .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+                    .arg(BINARY);
+                sh
+            }
+            None => tokio::process::Command::new(BINARY),
+        };
+        let mut process = command
             .arg("--db")
             .arg(scratch.db())
             .args(["serve", "--http", "127.0.0.1:0", "--tokens"])
             .arg(tokens)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -251,11 +273,30 @@ impl HttpServer {
             .split_once("MCP endpoint: ")
             .map(|(_, url)| url.trim().to_owned())
             .expect("the endpoint line names the URL");
-        Self {
-            _process: process,
-            url,
-            log,
-        }
+        Self { process, url, log }
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.process.id().expect("the server is running")
+    }
+
+    /// The `host:port` the server listens on.
+    pub fn address(&self) -> String {
+        let rest = self.url.trim_start_matches("http://");
+        rest.split('/').next().unwrap_or(rest).to_owned()
+    }
+
+    /// How many file descriptors the server holds open.
+    pub fn open_descriptors(&self) -> usize {
+        std::fs::read_dir(format!("/proc/{}/fd", self.pid()))
+            .map(|dir| dir.count())
+            .unwrap_or(0)
+    }
+
+    /// The server's resident memory, in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        rss_kib(self.pid())
     }
 
     /// A client authenticated with `token`: `version` 2026-07-28 uses the stateless
@@ -288,6 +329,31 @@ impl HttpServer {
             recorder.serve(transport).await
         }
     }
+}
+
+/// A process's resident memory (`VmRSS`), in KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// A process's peak resident memory (`VmHWM`), in KiB.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The store binary, for tests that drive it by hand.
+pub fn binary() -> &'static str {
+    BINARY
 }
 
 /// Calls `tool` with `arguments` (a JSON object).

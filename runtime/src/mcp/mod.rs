@@ -59,6 +59,9 @@ pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 pub const META_TAGS: &str = "toolspec/tags";
 /// `_meta` key carrying a tool's spec version.
 pub const META_VERSION: &str = "toolspec/version";
+/// `_meta` key of a failed call's result carrying the error as every adapter reports it:
+/// `{"error": code, "message": …, "details": …}` (never the developer-facing exception).
+pub const META_ERROR: &str = "toolspec/error";
 
 /// Every tool of `registry` that is a member of the MCP adapter, as rmcp tools sorted by
 /// their MCP names.
@@ -331,7 +334,15 @@ impl McpServer {
                 reply.structured_content = Some(value);
                 reply
             }
-            Err(error) => CallToolResult::error(vec![ContentBlock::text(error.message)]),
+            Err(error) => {
+                // The text is for the model; `_meta` lets a client tell one error from another
+                // (`unknown_sku` from `mixed_currencies`) and read its details.
+                let mut meta = JsonObject::new();
+                meta.insert(META_ERROR.into(), json!(error));
+                let mut reply = CallToolResult::error(vec![ContentBlock::text(error.message)]);
+                reply.meta = Some(MetaObject(meta));
+                reply
+            }
         })
     }
 }
@@ -402,10 +413,12 @@ impl ServerHandler for McpServer {
             .map(CallToolResponse::from)
     }
 
+    /// The tool named `name` as this server's own caller sees it (rmcp asks without saying
+    /// for whom; a tool outside that caller's scopes is `None`, as if it did not exist).
     fn get_tool(&self, name: &str) -> Option<Tool> {
         self.shared
             .listing
-            .get(name)
+            .find(name, &self.caller)
             .map(|member| member.declaration.clone())
     }
 }

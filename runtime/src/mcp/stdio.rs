@@ -94,13 +94,13 @@ async fn read<R: AsyncRead + Unpin>(
         };
         let rejection = match read {
             Line::End => return,
-            Line::TooLong(length) => Some(Rejection {
-                code: INVALID_REQUEST,
-                message: format!(
+            Line::TooLong(length) => Some(Rejection::new(
+                INVALID_REQUEST,
+                format!(
                     "Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes ({length} bytes)"
                 ),
-                id: None,
-            }),
+                None,
+            )),
             Line::Read => {
                 let text = trim(&line);
                 if text.is_empty() {
@@ -136,10 +136,10 @@ fn parse(text: &[u8]) -> Result<ClientJsonRpcMessage, Rejection> {
             .ok()
             .and_then(|v| v.get("id").cloned())
             .filter(|id| !id.is_null());
+        let notification = id.is_none();
         Rejection {
-            code: INVALID_REQUEST,
-            message: format!("Invalid Request: {e}"),
-            id,
+            notification,
+            ..Rejection::new(INVALID_REQUEST, format!("Invalid Request: {e}"), id)
         }
     })
 }

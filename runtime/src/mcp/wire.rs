@@ -38,6 +38,9 @@ pub(crate) struct Rejection {
     pub(crate) message: String,
     /// The message's id, when it could be read (else the answer's id is `null`).
     pub(crate) id: Option<Value>,
+    /// Whether the message was read whole and is a notification (it has no id): then it
+    /// gets no answer.
+    pub(crate) notification: bool,
 }
 
 impl Rejection {
@@ -50,10 +53,19 @@ impl Rejection {
         })
     }
 
-    /// Whether the message was a notification (it had no id), which gets no answer unless
-    /// it could not even be read.
+    /// A refusal answered with `id` (or `null`, when it could not be read).
+    pub(crate) fn new(code: i32, message: String, id: Option<Value>) -> Self {
+        Self {
+            code,
+            message,
+            id,
+            notification: false,
+        }
+    }
+
+    /// Whether the refusal goes unanswered: a notification read whole gets no answer.
     pub(crate) fn is_silent(&self) -> bool {
-        self.id.is_none() && self.code != PARSE_ERROR
+        self.notification
     }
 }
 
@@ -78,36 +90,27 @@ pub(crate) fn screen(text: &[u8], limits: &Limits) -> Result<(), Rejection> {
         .and_then(|()| deserializer.end());
     let id = envelope.id.clone();
     if let Some(exceeded) = envelope.budget.exceeded {
-        return Err(Rejection {
-            code: INVALID_REQUEST,
-            message: format!("Invalid Request: the message {exceeded}"),
-            id,
-        });
+        let message = format!("Invalid Request: the message {exceeded}");
+        return Err(Rejection::new(INVALID_REQUEST, message, id));
     }
     if let Err(e) = parsed {
         return Err(match e.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => Rejection {
-                code: PARSE_ERROR,
-                message: format!("Parse error: {e}"),
-                id: None,
-            },
-            _ => Rejection {
-                code: INVALID_REQUEST,
-                message: format!("Invalid Request: {e}"),
-                id,
-            },
+            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                Rejection::new(PARSE_ERROR, format!("Parse error: {e}"), None)
+            }
+            _ => Rejection::new(INVALID_REQUEST, format!("Invalid Request: {e}"), id),
         });
     }
     if envelope.method.as_deref() == Some("tools/call")
         && !matches!(envelope.arguments, Kind::Absent | Kind::Null | Kind::Object)
     {
+        let message = format!(
+            "Invalid params: `arguments` must be an object, not {}",
+            envelope.arguments.describe()
+        );
         return Err(Rejection {
-            code: INVALID_PARAMS,
-            message: format!(
-                "Invalid params: `arguments` must be an object, not {}",
-                envelope.arguments.describe()
-            ),
-            id,
+            notification: id.is_none(),
+            ..Rejection::new(INVALID_PARAMS, message, id)
         });
     }
     Ok(())

@@ -29,7 +29,7 @@ use tokio_util::task::TaskTracker;
 pub struct ConnectionLimits {
     /// The most connections served at once; more wait in the listen backlog until one
     /// closes. `None`: 1,024, or fewer when the process may open fewer files (its
-    /// `RLIMIT_NOFILE`, less 64 descriptors kept for everything else).
+    /// `RLIMIT_NOFILE`, less 32 descriptors kept for everything else).
     pub max_connections: Option<usize>,
     /// How long a request's head may take to arrive, from the moment the connection waits
     /// for it (when it opens, or when the previous response ends): so also how long a
@@ -71,7 +71,7 @@ impl Default for ConnectionLimits {
 /// How many connections by default: 1,024, or what the file limit leaves.
 fn default_cap() -> usize {
     const CAP: usize = 1024;
-    const RESERVED: usize = 64;
+    const RESERVED: usize = 32;
     match open_file_limit() {
         Some(limit) => CAP.min(limit.saturating_sub(RESERVED)),
         None => CAP,
