@@ -48,6 +48,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run: the size of `Serve` does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Subcommand)]
 enum Command {
     /// List the tools, sorted by name, with their titles and adapters.

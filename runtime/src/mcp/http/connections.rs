@@ -87,7 +87,7 @@ fn open_file_limit() -> Option<usize> {
     };
     // SAFETY: `getrlimit` writes one `rlimit` through a valid, exclusive pointer.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
-    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then(|| limit.rlim_cur as usize)
+    (ok && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as usize)
 }
 
 #[cfg(not(unix))]
