@@ -22,6 +22,7 @@ mod lines;
 mod parallel;
 mod pattern;
 pub mod project;
+mod rust_name;
 pub mod schema;
 pub mod sensitive;
 pub mod spec;

@@ -10,6 +10,7 @@ use toolspec::membership::{self, Declaration, Grant};
 use toolspec::settings::SettingValue;
 
 use crate::diagnostic::{self, Diagnostic, Severity, Sources, did_you_mean};
+use crate::rust_name::{self, NoModule};
 use crate::schema::{self, Types};
 use crate::sensitive;
 use crate::spec::config::{default_config, read_config};
@@ -701,37 +702,35 @@ fn module_paths(
     let mut out = Vec::new();
     for spec in specs {
         let stem = spec.path.trim_end_matches(".yaml").trim_end_matches(".yml");
-        let segments: Vec<String> = stem.split('/').map(toolspec::naming::snake_case).collect();
-        let bad = segments.iter().find(|s| {
-            s.is_empty()
-                || s.starts_with(|c: char| c.is_ascii_digit())
-                || matches!(s.as_str(), "self" | "super" | "crate")
-        });
-        if let Some(bad) = bad {
-            let why = if bad.is_empty() {
-                let part = stem
-                    .split('/')
-                    .find(|p| toolspec::naming::snake_case(p).is_empty())
-                    .unwrap_or(stem);
-                format!("`{part}` has no letters or digits")
-            } else if bad.starts_with(|c: char| c.is_ascii_digit()) {
-                format!("`{bad}` starts with a digit")
-            } else {
-                format!("`{bad}` is a Rust keyword")
-            };
-            diagnostics.push(
-                Diagnostic::error(
-                    &spec.file,
-                    None,
-                    format!("`{}` cannot become a Rust module name: {why}", spec.path),
-                )
-                .with_help(
-                    "name spec files and folders with letters first, like `orders/cancel.yaml`",
-                ),
-            );
-            out.push(None);
-            continue;
-        }
+        let spelled: Result<Vec<String>, String> = stem
+            .split('/')
+            .map(|part| {
+                rust_name::module_name(part).map_err(|why| match why {
+                    NoModule::Empty => format!("`{part}` has no letters or digits"),
+                    NoModule::Digit => format!(
+                        "`{}` starts with a digit",
+                        toolspec::naming::snake_case(part)
+                    ),
+                })
+            })
+            .collect();
+        let segments = match spelled {
+            Ok(segments) => segments,
+            Err(why) => {
+                diagnostics.push(
+                    Diagnostic::error(
+                        &spec.file,
+                        None,
+                        format!("`{}` cannot become a Rust module name: {why}", spec.path),
+                    )
+                    .with_help(
+                        "name spec files and folders with letters first, like `orders/cancel.yaml`",
+                    ),
+                );
+                out.push(None);
+                continue;
+            }
+        };
         if has_types && segments.first().map(String::as_str) == Some("types") {
             diagnostics.push(
                 Diagnostic::error(

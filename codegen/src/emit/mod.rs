@@ -11,8 +11,9 @@ use toolspec::naming::NameRule;
 use toolspec::settings::{AdapterDecl, SettingDecl, SettingKind, SettingValue};
 
 use crate::project::{Project, Tool};
+use crate::rust_name::{self, ident, type_name, value_name};
 use crate::spec::model::{Field, FieldType};
-use types::{TypeGen, doc, field_ident, ident};
+use types::{TypeGen, doc};
 
 /// Names each tool module defines itself; generated types never take them.
 const RESERVED: &[&str] = &[
@@ -112,11 +113,11 @@ fn named_types(project: &Project) -> TokenStream {
     let mut types_gen = TypeGen::new(quote! { super::types }, &[]);
     let names: Vec<String> = project.types.keys().cloned().collect();
     for name in &names {
-        types_gen.claim(name, "");
+        types_gen.claim(&rust_name::spelling(name), "");
     }
     for named in project.types.values() {
         let field = &named.field;
-        let name = format_ident!("{}", field.name);
+        let name = ident(&rust_name::spelling(&field.name));
         match &field.ty {
             FieldType::Object(fields) if field.rust_type.is_none() => {
                 let fields: Vec<&Field> = fields.iter().collect();
@@ -225,7 +226,7 @@ fn error_enum(tool: &Tool) -> TokenStream {
     let variants: Vec<proc_macro2::Ident> = spec
         .errors
         .iter()
-        .map(|e| format_ident!("{}", types::type_name(&e.code.value)))
+        .map(|e| ident(&type_name(&e.code.value)))
         .collect();
     let codes = spec.errors.iter().map(|e| e.code.value.as_str());
     let messages: Vec<&str> = spec.errors.iter().map(|e| e.message.as_str()).collect();
@@ -250,7 +251,7 @@ fn handler_trait(tool: &Tool) -> TokenStream {
     let guard_idents: Vec<proc_macro2::Ident> = spec
         .guards
         .iter()
-        .map(|g| field_ident(&g.name.value))
+        .map(|g| ident(&value_name(&g.name.value)))
         .collect();
     let guard_docs: Vec<TokenStream> = spec
         .guards

@@ -18,12 +18,13 @@ use std::panic::{AssertUnwindSafe, PanicHookInfo};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use proc_macro2::{Ident, Punct, Spacing, TokenStream, TokenTree};
-use quote::{ToTokens, format_ident, quote};
+use quote::{ToTokens, quote};
 use serde_json::{Map, Value as Json};
 use syn::visit_mut::{self, VisitMut};
 
-use super::types::{TypeGen, type_name};
+use super::types::TypeGen;
 use crate::diagnostic::Diagnostic;
+use crate::rust_name::{ident, type_name};
 use crate::schema::Types;
 use crate::spec::model::{Field, FieldType, Spanned, ToolSpec};
 use crate::yaml::{Pos, Span};
@@ -561,7 +562,27 @@ fn post_process(tokens: TokenStream, root: &str) -> Result<String, String> {
     if !seen.contains(&root.to_owned()) {
         return Err("typify generated no type for the schema itself".into());
     }
+    repeated_members(&file)?;
     Ok(file.to_token_stream().to_string())
+}
+
+/// Properties typify spells alike (`self` and `Self` are both `self_`) would give a struct two
+/// fields, or an enum two variants, of one name.
+fn repeated_members(file: &syn::File) -> Result<(), String> {
+    for item in &file.items {
+        let (owner, members): (&Ident, Vec<&Ident>) = match item {
+            syn::Item::Struct(s) => (&s.ident, s.fields.iter().flat_map(|f| &f.ident).collect()),
+            syn::Item::Enum(e) => (&e.ident, e.variants.iter().map(|v| &v.ident).collect()),
+            _ => continue,
+        };
+        let mut seen = BTreeSet::new();
+        if let Some(twice) = members.into_iter().find(|m| !seen.insert(*m)) {
+            return Err(format!(
+                "two of its names would both be `{twice}` in the Rust type `{owner}`"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Rewrites `::serde`, `::serde_json`, `::uuid::Uuid`, `::chrono::naive::NaiveDate`,
@@ -820,10 +841,7 @@ pub(super) fn emit(
         &format!("{}_shape", toolspec::naming::snake_case(&root)),
         "",
     );
-    let exports: Vec<Ident> = names
-        .iter()
-        .map(|n| format_ident!("{}", renames[n]))
-        .collect();
+    let exports: Vec<Ident> = names.iter().map(|n| ident(&renames[n])).collect();
     let items = &file.items;
     let doc = format!(
         " Types generated from the JSON Schema (`shape`) of `{}`.",
@@ -836,7 +854,7 @@ pub(super) fn emit(
         }
         pub use self::#module::{ #(#exports),* };
     });
-    let root = format_ident!("{}", root);
+    let root = ident(&root);
     Some(quote! { #root })
 }
 

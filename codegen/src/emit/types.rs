@@ -3,11 +3,12 @@
 
 use std::collections::BTreeSet;
 
-use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
 use serde_json::Value as Json;
 
 use super::shape;
+use crate::rust_name::{self, ident, type_name, value_name};
 use crate::spec::model::{Field, FieldType};
 
 /// Paths every generated item spells out in full, so a user's imports cannot break them.
@@ -27,44 +28,13 @@ pub fn doc(text: Option<&str>) -> TokenStream {
     quote! { #( #[doc = #lines] )* }
 }
 
-/// A Rust identifier for a snake_case name (raw if it is a keyword).
-pub fn field_ident(name: &str) -> Ident {
-    let snake = toolspec::naming::snake_case(name);
-    let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("f_{snake}")
-    } else {
-        snake
-    };
-    ident(&snake)
-}
-
-/// An identifier, raw when it is a keyword that can be raw.
-pub fn ident(name: &str) -> Ident {
-    if syn::parse_str::<Ident>(name).is_ok() {
-        format_ident!("{}", name)
-    } else {
-        Ident::new_raw(name, Span::call_site())
-    }
-}
-
-/// UpperCamelCase for type names; never starts with a digit, never empty.
-pub fn type_name(text: &str) -> String {
-    let name = heck::AsUpperCamelCase(text).to_string();
-    if name.is_empty() {
-        "Empty".into()
-    } else if name.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("V{name}")
-    } else {
-        name
-    }
-}
-
 /// Generates the types of one module (a tool's, or the named types').
 pub struct TypeGen {
     /// Items generated so far (structs, enums, default functions).
     pub items: Vec<TokenStream>,
     /// Path from this module to the named types module.
     types_path: TokenStream,
+    /// Names of the module's items so far (types, and default functions).
     used: BTreeSet<String>,
 }
 
@@ -79,20 +49,27 @@ impl TypeGen {
         }
     }
 
-    /// Reserves a type name, adding a number if it is taken.
+    /// Reserves a type name (a spelling from [`rust_name`]): `base`, else `prefix` and `base`,
+    /// with a number added while it is taken.
     pub fn claim(&mut self, base: &str, prefix: &str) -> Ident {
-        let mut name = base.to_owned();
-        if self.used.contains(&name) {
-            name = format!("{prefix}{base}");
-        }
-        let stem = name.clone();
+        let name = if self.used.contains(base) {
+            format!("{prefix}{base}")
+        } else {
+            base.to_owned()
+        };
+        ident(&self.unique(name))
+    }
+
+    /// `name`, or `name` with a number, whichever is free first; now taken.
+    fn unique(&mut self, name: String) -> String {
+        let mut candidate = name.clone();
         let mut n = 2;
-        while self.used.contains(&name) {
-            name = format!("{stem}{n}");
+        while self.used.contains(&candidate) {
+            candidate = rust_name::numbered(&name, n);
             n += 1;
         }
-        self.used.insert(name.clone());
-        format_ident!("{}", name)
+        self.used.insert(candidate.clone());
+        candidate
     }
 
     /// Emits a struct named `name` for `fields`.
@@ -117,7 +94,8 @@ impl TypeGen {
     }
 
     fn member(&mut self, field: &Field, owner: &str, prefix: &str) -> TokenStream {
-        let ident = field_ident(&field.name);
+        let spelled = value_name(&field.name);
+        let member = ident(&spelled);
         let base = format!("{}{}", owner_prefix(owner), type_name(&field.name));
         let inner = self.value_type(field, &base, prefix);
         let ty = wrap(field, inner.clone());
@@ -129,15 +107,16 @@ impl TypeGen {
             });
         }
         let docs = doc(docs.as_deref());
-        let unraw = ident.to_string().trim_start_matches("r#").to_owned();
-        let rename = (unraw != field.name).then(|| {
+        let rename = (spelled != field.name).then(|| {
             let name = &field.name;
             quote! { #[serde(rename = #name)] }
         });
         let serde_default = if let Some(default) = &field.default {
-            let fn_name =
-                format_ident!("default_{}_{}", toolspec::naming::snake_case(owner), unraw);
-            let fn_path = fn_name.to_string();
+            let fn_path = self.unique(format!(
+                "default_{}_{spelled}",
+                toolspec::naming::snake_case(owner)
+            ));
+            let fn_name = ident(&fn_path);
             let value = self.default_expr(field, &default.value, &inner);
             self.items.push(quote! {
                 fn #fn_name() -> #ty { #value }
@@ -152,7 +131,7 @@ impl TypeGen {
             #docs
             #rename
             #serde_default
-            pub #ident: #ty,
+            pub #member: #ty,
         }
     }
 
@@ -217,15 +196,15 @@ impl TypeGen {
                 quote! { ::std::collections::BTreeMap<::std::string::String, #inner> }
             }
             FieldType::Named(name) => {
-                let name = format_ident!("{}", name);
+                let name = ident(&rust_name::spelling(name));
                 let path = &self.types_path;
                 quote! { #path::#name }
             }
             FieldType::AnyOf { variants, tag } => {
                 let name = self.claim(base, prefix);
                 let mut arms = Vec::new();
-                for variant in variants {
-                    let variant_ident = format_ident!("{}", type_name(&variant.name));
+                let names: Vec<&str> = variants.iter().map(|v| v.name.as_str()).collect();
+                for (variant, variant_ident) in variants.iter().zip(variant_idents(&names)) {
                     let payload_base = format!("{name}{variant_ident}");
                     let payload = self.field_type(&variant.field, &payload_base, prefix);
                     let docs = doc(variant.field.description.as_deref());
@@ -331,10 +310,10 @@ pub fn variant_idents(values: &[&str]) -> Vec<Ident> {
             let mut candidate = base.clone();
             let mut n = 2;
             while !seen.insert(candidate.clone()) {
-                candidate = format!("{base}{n}");
+                candidate = rust_name::numbered(&base, n);
                 n += 1;
             }
-            format_ident!("{}", candidate)
+            ident(&candidate)
         })
         .collect()
 }

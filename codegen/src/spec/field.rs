@@ -4,8 +4,9 @@
 use serde_json::Value as Json;
 
 use crate::diagnostic::did_you_mean;
+use crate::rust_name;
 use crate::spec::model::{Constraints, Field, FieldType, Format, Spanned, Variant};
-use crate::spec::read::{Reader, article, suggest};
+use crate::spec::read::{Reader, Spellings, article, suggest};
 use crate::yaml::{Node, Span, Value};
 
 /// Where a field definition stands; decides which keys it may use.
@@ -95,6 +96,7 @@ pub fn read_fields(r: &mut Reader<'_>, node: &Node, what: &str, place: Place) ->
         return Vec::new();
     };
     let mut fields = Vec::new();
+    let mut spellings = Spellings::new("fields", "the Rust field");
     for (key, def) in entries {
         let Some(name) = r.string(key, "a field name") else {
             continue;
@@ -106,6 +108,9 @@ pub fn read_fields(r: &mut Reader<'_>, node: &Node, what: &str, place: Place) ->
             );
             d.label = Some("not an identifier".into());
             d.help = Some("use letters, digits and underscores, starting with a letter".into());
+            continue;
+        }
+        if !spellings.admit(r, &name, key.span, rust_name::value_name(&name)) {
             continue;
         }
         if let Some(field) = read_field(r, name, key.span, def, place) {
@@ -487,11 +492,11 @@ fn read_any_of(
         let Some(variant) = read_field(r, "variant".into(), item.span, item, element) else {
             continue;
         };
-        let base = heck::AsUpperCamelCase(variant.ty.describe()).to_string();
+        let base = rust_name::type_name(&variant.ty.describe());
         let mut name = base.clone();
         let mut n = 2;
         while variants.iter().any(|v| v.name == name) {
-            name = format!("{base}{n}");
+            name = rust_name::numbered(&base, n);
             n += 1;
         }
         variants.push(Variant {

@@ -1,6 +1,8 @@
 //! Reading typed values out of YAML nodes, reporting every mismatch as a diagnostic that
 //! names the key, the expected kind and what was found.
 
+use std::collections::BTreeMap;
+
 use serde_json::Number;
 use toolspec::settings::{SettingDecl, SettingKind, SettingValue};
 
@@ -195,6 +197,50 @@ impl<'a> Reader<'a> {
             }
         };
         Some(Spanned::new(value, node.span))
+    }
+}
+
+/// Sibling names that become one kind of Rust identifier (a struct's fields, a trait's
+/// methods, an enum's variants): reports a name whose Rust spelling an earlier one has.
+pub struct Spellings {
+    /// What the names are, plural (`fields`).
+    what: &'static str,
+    /// What they become, before the spelling (`the Rust field`).
+    rust: &'static str,
+    /// Every spelling so far, with the name and the place that took it.
+    seen: BTreeMap<String, (String, Span)>,
+}
+
+impl Spellings {
+    /// No names yet.
+    pub fn new(what: &'static str, rust: &'static str) -> Self {
+        Self {
+            what,
+            rust,
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// Takes `spelled` for `name` (written at `span`); false, with an error, if an earlier name
+    /// has it.
+    pub fn admit(&mut self, r: &mut Reader<'_>, name: &str, span: Span, spelled: String) -> bool {
+        let Some((first, first_span)) = self.seen.get(&spelled) else {
+            self.seen.insert(spelled, (name.to_owned(), span));
+            return true;
+        };
+        let d = Diagnostic::error(
+            r.file,
+            Some(span),
+            format!(
+                "{} `{first}` and `{name}` are both {} `{spelled}`",
+                self.what, self.rust
+            ),
+        )
+        .with_label(format!("also `{spelled}` in Rust"))
+        .with_related(r.file, *first_span, "the first one")
+        .with_help("rename one of them: Rust would see the same name twice");
+        r.push(d);
+        false
     }
 }
 

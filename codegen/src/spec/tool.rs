@@ -3,13 +3,15 @@
 use std::time::Duration;
 
 use crate::diagnostic::did_you_mean;
+use crate::rust_name;
 use crate::spec::field::{Place, read_field, read_fields};
 use crate::spec::model::{
     AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, NamedType, ProjectConfig, Spanned, ToolDecl,
     ToolSpec,
 };
 use crate::spec::read::{
-    Reader, check_setting, is_snake_identifier, setting_value_hint, suggest, unquote_hint,
+    Reader, Spellings, check_setting, is_snake_identifier, setting_value_hint, suggest,
+    unquote_hint,
 };
 use crate::yaml::{Node, Value};
 
@@ -176,6 +178,7 @@ fn read_errors(r: &mut Reader<'_>, node: &Node) -> (Option<String>, Vec<ErrorDec
         .get("headline")
         .and_then(|n| r.non_empty_string(n, "`errors.headline`"));
     let mut codes = Vec::new();
+    let mut spellings = Spellings::new("error codes", "the variant");
     if let Some(codes_node) = node.get("codes")
         && let Some(entries) = r.map(codes_node, "`errors.codes`")
     {
@@ -183,6 +186,10 @@ fn read_errors(r: &mut Reader<'_>, node: &Node) -> (Option<String>, Vec<ErrorDec
             let Some(code) = check_identifier(r, key, "error code") else {
                 continue;
             };
+            let variant = format!("Error::{}", rust_name::type_name(&code.value));
+            if !spellings.admit(r, &code.value, key.span, variant) {
+                continue;
+            }
             let decl = match &value.value {
                 Value::Str(message) => Some(ErrorDecl {
                     code,
@@ -236,14 +243,26 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
         return Vec::new();
     };
     let mut guards = Vec::new();
+    let mut spellings = Spellings::new("guards", "the handler method");
     for (key, value) in entries {
         let Some(name) = check_identifier(r, key, "guard name") else {
             continue;
         };
-        if name.value == "call" {
-            let d = r.error(key.span, "a guard cannot be named `call`");
-            d.label = Some("reserved for the handler's main method".into());
+        let spelled = rust_name::value_name(&name.value);
+        if spelled == "call" {
+            let d = r.error(
+                key.span,
+                format!("a guard cannot be named `{}`", name.value),
+            );
+            d.label = Some(if name.value == "call" {
+                "reserved for the handler's main method".into()
+            } else {
+                "`call` in Rust, the handler's main method".into()
+            });
             d.help = Some("name the guard after what it checks, like `order_is_open`".into());
+            continue;
+        }
+        if !spellings.admit(r, &name.value, key.span, spelled) {
             continue;
         }
         let description = match &value.value {
