@@ -333,20 +333,20 @@ impl HttpServer {
 
 /// A process's resident memory (`VmRSS`), in KiB.
 pub fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmRSS:"))
-        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
+    memory_kib(pid, "VmRSS:")
 }
 
 /// A process's peak resident memory (`VmHWM`), in KiB.
 pub fn peak_rss_kib(pid: u32) -> u64 {
+    memory_kib(pid, "VmHWM:")
+}
+
+/// One line of `/proc/PID/status`, in KiB.
+fn memory_kib(pid: u32, key: &str) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
     status
         .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .find_map(|line| line.strip_prefix(key))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
 }

@@ -240,23 +240,37 @@ pub(crate) fn quote(value: &Value, max: usize) -> String {
             }
         }
         Value::Array(items) => {
-            let text = value.to_string();
-            if text.chars().count() <= max {
-                text
-            } else {
-                format!("a list of {} items", items.len())
-            }
+            short_json(value, max).unwrap_or_else(|| format!("a list of {} items", items.len()))
         }
         Value::Object(map) => {
-            let text = value.to_string();
-            if text.chars().count() <= max {
-                text
-            } else {
-                format!("an object of {} keys", map.len())
-            }
+            short_json(value, max).unwrap_or_else(|| format!("an object of {} keys", map.len()))
         }
         scalar => shorten(&scalar.to_string(), max).into_owned(),
     }
+}
+
+/// `value` as JSON, if that takes at most `max` characters; the rest of a large value is
+/// never written out.
+fn short_json(value: &Value, max: usize) -> Option<String> {
+    /// Takes bytes up to a limit, then refuses.
+    struct Capped(Vec<u8>, usize);
+    impl std::io::Write for Capped {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            if self.0.len() + bytes.len() > self.1 {
+                return Err(std::io::ErrorKind::WriteZero.into());
+            }
+            self.0.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    // A character takes at most four bytes.
+    let mut out = Capped(Vec::new(), max.saturating_mul(4));
+    serde_json::to_writer(&mut out, value).ok()?;
+    let text = String::from_utf8(out.0).ok()?;
+    (text.chars().count() <= max).then_some(text)
 }
 
 /// A message cut to a length no honest message reaches: the last bound on what one error

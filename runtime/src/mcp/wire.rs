@@ -14,7 +14,7 @@
 
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
 use crate::invoker::Limits;
@@ -71,46 +71,49 @@ impl Rejection {
 
 /// Screens one message's text within `limits`.
 pub(crate) fn screen(text: &[u8], limits: &Limits) -> Result<(), Rejection> {
-    let budget = Budget {
+    let mut budget = Budget {
         values: limits.max_values.saturating_add(ENVELOPE_VALUES),
         depth: limits.max_depth.saturating_add(ENVELOPE_DEPTH),
         seen: 0,
         exceeded: None,
     };
-    let mut envelope = Envelope {
-        budget,
-        id: None,
-        method: None,
-        arguments: Kind::Absent,
-    };
     let mut deserializer = serde_json::Deserializer::from_slice(text);
     // serde_json's own recursion limit stays on: it is higher than ours.
-    let parsed = (&mut envelope)
+    let walk = Walk {
+        budget: &mut budget,
+        depth: 1,
+        role: Role::Message,
+    };
+    let parsed = walk
         .deserialize(&mut deserializer)
-        .and_then(|()| deserializer.end());
-    let id = envelope.id.clone();
-    if let Some(exceeded) = envelope.budget.exceeded {
+        .and_then(|found| deserializer.end().map(|()| found));
+    if let Some(exceeded) = budget.exceeded {
+        // The id, if it came before the limit was passed, is lost with the walk: answer null.
         let message = format!("Invalid Request: the message {exceeded}");
-        return Err(Rejection::new(INVALID_REQUEST, message, id));
+        return Err(Rejection::new(INVALID_REQUEST, message, None));
     }
-    if let Err(e) = parsed {
-        return Err(match e.classify() {
-            serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
-                Rejection::new(PARSE_ERROR, format!("Parse error: {e}"), None)
-            }
-            _ => Rejection::new(INVALID_REQUEST, format!("Invalid Request: {e}"), id),
-        });
-    }
-    if envelope.method.as_deref() == Some("tools/call")
-        && !matches!(envelope.arguments, Kind::Absent | Kind::Null | Kind::Object)
+    let found = match parsed {
+        Ok(found) => found,
+        Err(e) => {
+            return Err(match e.classify() {
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                    Rejection::new(PARSE_ERROR, format!("Parse error: {e}"), None)
+                }
+                _ => Rejection::new(INVALID_REQUEST, format!("Invalid Request: {e}"), None),
+            });
+        }
+    };
+    let arguments = found.arguments.unwrap_or(Kind::Absent);
+    if found.method.as_deref() == Some("tools/call")
+        && !matches!(arguments, Kind::Absent | Kind::Null | Kind::Object)
     {
         let message = format!(
             "Invalid params: `arguments` must be an object, not {}",
-            envelope.arguments.describe()
+            arguments.describe()
         );
         return Err(Rejection {
-            notification: id.is_none(),
-            ..Rejection::new(INVALID_PARAMS, message, id)
+            notification: found.id.is_none(),
+            ..Rejection::new(INVALID_PARAMS, message, found.id)
         });
     }
     Ok(())
@@ -168,95 +171,143 @@ impl Kind {
     }
 }
 
-/// The top level: reads `id` and `method`, and what `params.arguments` is.
-struct Envelope {
-    budget: Budget,
-    id: Option<Value>,
-    method: Option<String>,
-    arguments: Kind,
+/// What the walk is looking at, and so what it keeps of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// The message itself: its `id`, `method` and `params`.
+    Message,
+    /// `params`: what its `arguments` is.
+    Params,
+    /// An `id` or a `method`: kept when it is a scalar.
+    Scalar,
+    /// Anything else: counted only.
+    Any,
 }
 
-impl<'de> DeserializeSeed<'de> for &mut Envelope {
-    type Value = ();
+/// What the walk found in one value.
+#[derive(Debug, Default)]
+struct Found {
+    kind: Option<Kind>,
+    /// The value, when its role keeps it (an id, a method).
+    scalar: Option<Value>,
+    /// The message's `id` and `method`.
+    id: Option<Value>,
+    method: Option<String>,
+    /// What `params.arguments` is.
+    arguments: Option<Kind>,
+}
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+/// One value, counted and never built; what its role asks for kept.
+struct Walk<'b> {
+    budget: &'b mut Budget,
+    depth: usize,
+    role: Role,
+}
+
+impl Walk<'_> {
+    fn scalar<E: serde::de::Error>(
+        self,
+        kind: Kind,
+        value: impl FnOnce() -> Value,
+    ) -> Result<Found, E> {
+        self.budget.count(self.depth)?;
+        let scalar = (self.role == Role::Scalar).then(value);
+        Ok(Found {
+            kind: Some(kind),
+            scalar,
+            ..Found::default()
+        })
+    }
+
+    fn child(&mut self, role: Role) -> Walk<'_> {
+        Walk {
+            budget: self.budget,
+            depth: self.depth + 1,
+            role,
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_> {
+    type Value = Found;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Found, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for &mut Envelope {
-    type Value = ();
+impl<'de> Visitor<'de> for Walk<'_> {
+    type Value = Found;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON-RPC message")
+        f.write_str("a JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        self.budget.count(1)?;
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Found, A::Error> {
+        self.budget.count(self.depth)?;
+        let mut found = Found {
+            kind: Some(Kind::Object),
+            ..Found::default()
+        };
         while let Some(key) = map.next_key::<KeyName>()? {
-            match key.0.as_deref() {
-                Some("id") => {
-                    let id: Value = map.next_value_seed(Scalar(&mut self.budget))?;
-                    self.id = (!id.is_null()).then_some(id);
+            let role = match (self.role, key.0.as_deref()) {
+                (Role::Message, Some("id" | "method")) => Role::Scalar,
+                (Role::Message, Some("params")) => Role::Params,
+                _ => Role::Any,
+            };
+            let child = map.next_value_seed(self.child(role))?;
+            match (self.role, key.0.as_deref()) {
+                (Role::Message, Some("id")) => found.id = child.scalar.filter(|id| !id.is_null()),
+                (Role::Message, Some("method")) => {
+                    found.method = child.scalar.and_then(|m| m.as_str().map(str::to_owned));
                 }
-                Some("method") => {
-                    let method: Value = map.next_value_seed(Scalar(&mut self.budget))?;
-                    self.method = method.as_str().map(str::to_owned);
-                }
-                Some("params") => {
-                    let arguments = map.next_value_seed(Params(&mut self.budget))?;
-                    self.arguments = arguments;
-                }
-                _ => {
-                    map.next_value_seed(Count {
-                        budget: &mut self.budget,
-                        depth: 2,
-                    })?;
-                }
+                (Role::Message, Some("params")) => found.arguments = child.arguments,
+                (Role::Params, Some("arguments")) => found.arguments = child.kind,
+                _ => {}
             }
         }
-        Ok(())
+        Ok(found)
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        // A batch: each message is counted, none is inspected (rmcp refuses batches).
-        self.budget.count(1)?;
-        while seq
-            .next_element_seed(Count {
-                budget: &mut self.budget,
-                depth: 2,
-            })?
-            .is_some()
-        {}
-        Ok(())
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Found, A::Error> {
+        // A batch at the top: each message is counted, none is inspected (rmcp refuses them).
+        self.budget.count(self.depth)?;
+        while seq.next_element_seed(self.child(Role::Any))?.is_some() {}
+        Ok(Found {
+            kind: Some(Kind::Array),
+            ..Found::default()
+        })
     }
 
-    fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
-        self.budget.count(1)
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Found, E> {
+        self.scalar(Kind::Null, || Value::Null)
     }
 
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
-        self.budget.count(1)
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Found, E> {
+        self.scalar(Kind::Bool, || Value::Bool(b))
     }
 
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
-        self.budget.count(1)
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Found, E> {
+        self.scalar(Kind::Number, || Value::from(n))
     }
 
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
-        self.budget.count(1)
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Found, E> {
+        self.scalar(Kind::Number, || Value::from(n))
     }
 
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
-        self.budget.count(1)
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Found, E> {
+        self.scalar(Kind::Number, || Value::from(n))
     }
 
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
-        self.budget.count(1)
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Found, E> {
+        // An id or a method is short; a long one is kept only in part.
+        self.scalar(Kind::String, || {
+            Value::String(s.chars().take(256).collect())
+        })
     }
 }
 
-/// An object key, kept only when it is one the envelope looks at.
+/// An object key, kept only when it is one the walk looks at.
 struct KeyName(Option<String>);
 
 impl<'de> serde::Deserialize<'de> for KeyName {
@@ -273,204 +324,6 @@ impl<'de> serde::Deserialize<'de> for KeyName {
             }
         }
         deserializer.deserialize_str(Key)
-    }
-}
-
-/// `params`: what its `arguments` is.
-struct Params<'b>(&'b mut Budget);
-
-impl<'de> DeserializeSeed<'de> for Params<'_> {
-    type Value = Kind;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Kind, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Params<'_> {
-    type Value = Kind;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("params")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kind, A::Error> {
-        self.0.count(2)?;
-        let mut arguments = Kind::Absent;
-        while let Some(key) = map.next_key::<KeyName>()? {
-            let kind = map.next_value_seed(Count {
-                budget: self.0,
-                depth: 3,
-            });
-            if key.0.as_deref() == Some("arguments") {
-                arguments = kind?;
-            } else {
-                kind?;
-            }
-        }
-        Ok(arguments)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Kind, A::Error> {
-        Count {
-            budget: self.0,
-            depth: 2,
-        }
-        .visit_seq(seq)
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Kind, E> {
-        self.0.count(2).map(|()| Kind::Absent)
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Kind, E> {
-        self.0.count(2).map(|()| Kind::Absent)
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Kind, E> {
-        self.0.count(2).map(|()| Kind::Absent)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Kind, E> {
-        self.0.count(2).map(|()| Kind::Absent)
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Kind, E> {
-        self.0.count(2).map(|()| Kind::Absent)
-    }
-
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Kind, E> {
-        self.0.count(2).map(|()| Kind::Absent)
-    }
-}
-
-/// Any value: counted, never built; returns its kind.
-struct Count<'b> {
-    budget: &'b mut Budget,
-    depth: usize,
-}
-
-impl<'de> DeserializeSeed<'de> for Count<'_> {
-    type Value = Kind;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Kind, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Count<'_> {
-    type Value = Kind;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Kind, A::Error> {
-        self.budget.count(self.depth)?;
-        while map.next_key::<IgnoredAny>()?.is_some() {
-            map.next_value_seed(Count {
-                budget: self.budget,
-                depth: self.depth + 1,
-            })?;
-        }
-        Ok(Kind::Object)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Kind, A::Error> {
-        self.budget.count(self.depth)?;
-        while seq
-            .next_element_seed(Count {
-                budget: self.budget,
-                depth: self.depth + 1,
-            })?
-            .is_some()
-        {}
-        Ok(Kind::Array)
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Kind, E> {
-        self.budget.count(self.depth).map(|()| Kind::Null)
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Kind, E> {
-        self.budget.count(self.depth).map(|()| Kind::Bool)
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Kind, E> {
-        self.budget.count(self.depth).map(|()| Kind::Number)
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Kind, E> {
-        self.budget.count(self.depth).map(|()| Kind::Number)
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Kind, E> {
-        self.budget.count(self.depth).map(|()| Kind::Number)
-    }
-
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Kind, E> {
-        self.budget.count(self.depth).map(|()| Kind::String)
-    }
-}
-
-/// A scalar kept as a value (an id, a method); anything else is counted and dropped.
-struct Scalar<'b>(&'b mut Budget);
-
-impl<'de> DeserializeSeed<'de> for Scalar<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Scalar<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a scalar")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Value, A::Error> {
-        let count = Count {
-            budget: self.0,
-            depth: 2,
-        };
-        count.visit_map(map).map(|_| Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Value, A::Error> {
-        let count = Count {
-            budget: self.0,
-            depth: 2,
-        };
-        count.visit_seq(seq).map(|_| Value::Null)
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
-        self.0.count(2).map(|()| Value::Null)
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Value, E> {
-        self.0.count(2).map(|()| Value::Bool(b))
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Value, E> {
-        self.0.count(2).map(|()| Value::from(n))
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Value, E> {
-        self.0.count(2).map(|()| Value::from(n))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Value, E> {
-        self.0.count(2).map(|()| Value::from(n))
-    }
-
-    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Value, E> {
-        // An id or a method is short; a long string is kept only in part.
-        let kept: String = s.chars().take(256).collect();
-        self.0.count(2).map(|()| Value::String(kept))
     }
 }
 
@@ -522,14 +375,17 @@ mod tests {
     }
 
     #[test]
-    fn too_many_values_or_levels_are_refused_with_the_id() {
+    fn too_many_values_or_levels_are_refused() {
         let many = format!(
             r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"x","arguments":{{"a":[{}]}}}}}}"#,
             vec!["1"; 200].join(",")
         );
         let rejection = screen(many.as_bytes(), &limits(100, 64)).unwrap_err();
         assert_eq!(rejection.code, INVALID_REQUEST);
-        assert_eq!(rejection.id, Some(json!(3)));
+        assert_eq!(
+            rejection.id, None,
+            "the walk ends where the limit is passed"
+        );
         assert_eq!(
             rejection.message,
             "Invalid Request: the message holds more than 164 values"
@@ -547,12 +403,11 @@ mod tests {
     }
 
     #[test]
-    fn a_notification_that_cannot_be_read_is_silent() {
-        let rejection = screen(
-            br#"{"jsonrpc":"2.0","method":"x","params":{"arguments":{"a":[[[[[[1]]]]]]}}}"#,
-            &limits(1000, 2),
-        )
-        .unwrap_err();
-        assert!(rejection.is_silent());
+    fn only_a_notification_read_whole_goes_unanswered() {
+        let call = br#"{"jsonrpc":"2.0","method":"tools/call","params":{"arguments":7}}"#;
+        assert!(screen(call, &Limits::DEFAULT).unwrap_err().is_silent());
+        let deep = br#"{"jsonrpc":"2.0","method":"x","params":{"arguments":{"a":[[[[[[1]]]]]]}}}"#;
+        let rejection = screen(deep, &limits(1000, 2)).unwrap_err();
+        assert!(!rejection.is_silent(), "it might have had an id further on");
     }
 }
