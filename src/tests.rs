@@ -668,3 +668,22 @@ async fn a_refund_of_nothing_changes_nothing() {
         json!({"order": order_3("delivered")})
     );
 }
+
+#[tokio::test]
+async fn the_mcp_server_looks_tools_up_as_its_own_caller() {
+    use toolspec::Caller;
+    use toolspec::mcp::McpServer;
+    use toolspec::mcp::rmcp::ServerHandler;
+    let fixture = Fixture::new().await;
+    let registry = Arc::new(fixture.registry);
+    let reader = Caller::new("grace").with_scopes(["orders:read"]);
+    let server = McpServer::new(Arc::clone(&registry), reader);
+    assert!(server.get_tool("orders_get").is_some());
+    assert!(
+        server.get_tool("orders_refund").is_none(),
+        "a tool outside the caller's scopes is as unknown as a missing one"
+    );
+    assert!(server.get_tool("no_such_tool").is_none());
+    let everyone = McpServer::new(registry, Caller::new("cli"));
+    assert!(everyone.get_tool("orders_refund").is_some());
+}
