@@ -6,6 +6,11 @@
 //! "Idle" means nothing moves while the server waits on the client: no request is being
 //! handled, or a response is being written that the client does not read. A request the
 //! server is still working on is not idle (the tool's own `timeout` bounds that).
+//!
+//! When every slot is taken and another client connects, the connection that has waited
+//! longest on its client without a request in flight is closed to make room: connections
+//! that send nothing (or trickle a request head) cannot keep new clients out, even before
+//! their header timeout passes.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -27,9 +32,11 @@ use tokio_util::task::TaskTracker;
 /// on the open internet; see [`ConnectionLimits::DEFAULT`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConnectionLimits {
-    /// The most connections served at once; more wait in the listen backlog until one
-    /// closes. `None`: 1,024, or fewer when the process may open fewer files (its
-    /// `RLIMIT_NOFILE`, less 32 descriptors kept for everything else).
+    /// The most connections served at once. When all are taken, a new client takes the slot
+    /// of the connection that has waited longest on its client with no request in flight;
+    /// when every one has a request in flight, it waits in the listen backlog. `None`: 1,024,
+    /// or fewer when the process may open fewer files (its `RLIMIT_NOFILE`, less 32
+    /// descriptors kept for everything else).
     pub max_connections: Option<usize>,
     /// How long a request's head may take to arrive, from the moment the connection waits
     /// for it (when it opens, or when the previous response ends): so also how long a
@@ -105,13 +112,9 @@ pub(crate) async fn serve(
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.connection_cap()));
+    let open = Arc::new(Open::default());
     let tracker = TaskTracker::new();
     loop {
-        let slot = tokio::select! {
-            slot = Arc::clone(&slots).acquire_owned() => slot,
-            () = shutdown.cancelled() => break,
-        };
-        let Ok(slot) = slot else { break };
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = shutdown.cancelled() => break,
@@ -126,13 +129,29 @@ pub(crate) async fn serve(
                 continue;
             }
         };
+        let slot = match Arc::clone(&slots).try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => {
+                // Full: make room by closing the connection that waits longest on its client.
+                open.evict_idlest();
+                let slot = tokio::select! {
+                    slot = Arc::clone(&slots).acquire_owned() => slot,
+                    () = shutdown.cancelled() => break,
+                };
+                let Ok(slot) = slot else { break };
+                slot
+            }
+        };
         if let Err(e) = stream.set_nodelay(true) {
             tracing::debug!(error = %e, "could not set TCP_NODELAY");
         }
         let router = router.clone();
         let shutdown = shutdown.clone();
+        let conn = open.add();
+        let open = Arc::clone(&open);
         tracker.spawn(async move {
-            connection(stream, router, limits, shutdown).await;
+            connection(stream, router, limits, shutdown, &conn).await;
+            open.remove(&conn);
             drop(slot);
         });
     }
@@ -155,19 +174,18 @@ async fn connection(
     router: axum::Router,
     limits: ConnectionLimits,
     shutdown: CancellationToken,
+    conn: &Arc<Conn>,
 ) {
-    let activity = Arc::new(Activity::new());
-    let in_flight = Arc::new(AtomicUsize::new(0));
     let io = TokioIo::new(Watched {
         inner: stream,
-        activity: Arc::clone(&activity),
+        conn: Arc::clone(conn),
     });
     let service = {
-        let in_flight = Arc::clone(&in_flight);
+        let conn = Arc::clone(conn);
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let request =
                 request.map(|body| Body::new(Deadline::new(body, limits.request_timeout)));
-            let busy = Busy::start(&in_flight);
+            let busy = Busy::start(&conn);
             let response = tower::ServiceExt::oneshot(router.clone(), request);
             async move {
                 let response: Response = match response.await {
@@ -188,25 +206,27 @@ async fn connection(
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout)
         .keep_alive(true);
-    let mut conn = std::pin::pin!(builder.serve_connection(io, service).with_upgrades());
+    let mut served = std::pin::pin!(builder.serve_connection(io, service).with_upgrades());
     let mut closing = false;
     loop {
-        let check = tokio::time::sleep_until(activity.deadline(limits.idle_timeout).into());
+        let check = tokio::time::sleep_until(conn.deadline(limits.idle_timeout).into());
         tokio::select! {
-            result = conn.as_mut() => {
+            result = served.as_mut() => {
                 if let Err(e) = result {
                     tracing::debug!(error = %e, "connection ended with an error");
                 }
                 return;
             }
             () = shutdown.cancelled(), if !closing => {
-                conn.as_mut().graceful_shutdown();
+                served.as_mut().graceful_shutdown();
                 closing = true;
             }
+            () = conn.evicted.cancelled() => {
+                tracing::debug!("closing a connection to make room for a new client");
+                return;
+            }
             () = check => {
-                let waiting_on_client =
-                    in_flight.load(Ordering::Acquire) == 0 || activity.write_pending();
-                if waiting_on_client && activity.idle_for() >= limits.idle_timeout {
+                if conn.waiting_on_client() && conn.idle_for() >= limits.idle_timeout {
                     tracing::debug!("closing a connection idle for {:?}", limits.idle_timeout);
                     return;
                 }
@@ -215,28 +235,82 @@ async fn connection(
     }
 }
 
-/// When a connection last moved, and whether a write is waiting on the client.
+/// The connections being served, so that a full server can make room.
+#[derive(Debug, Default)]
+struct Open {
+    conns: std::sync::Mutex<Vec<Arc<Conn>>>,
+}
+
+impl Open {
+    fn add(&self) -> Arc<Conn> {
+        let conn = Arc::new(Conn::new());
+        self.lock().push(Arc::clone(&conn));
+        conn
+    }
+
+    fn remove(&self, conn: &Arc<Conn>) {
+        self.lock().retain(|c| !Arc::ptr_eq(c, conn));
+    }
+
+    /// Closes the connection that has waited longest on its client (for a request, however
+    /// slowly its bytes trickle in, or for a blocked write), if one does.
+    fn evict_idlest(&self) {
+        let conns = self.lock();
+        let idlest = conns
+            .iter()
+            .filter(|c| c.waiting_on_client() && !c.evicted.is_cancelled())
+            .max_by_key(|c| c.waiting_for());
+        if let Some(conn) = idlest {
+            conn.evicted.cancel();
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Conn>>> {
+        self.conns.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// One connection: when it last moved, whether a write waits on the client, how many of its
+/// requests are in flight.
 #[derive(Debug)]
-struct Activity {
+struct Conn {
     opened: Instant,
     /// Milliseconds after `opened` of the last read or write.
     last: AtomicU64,
     /// Whether the last write attempt could not proceed.
     pending: AtomicU64,
+    in_flight: AtomicUsize,
+    /// Milliseconds after `opened` when the connection last started to wait for a request.
+    waiting_since: AtomicU64,
+    /// Cancelled to close the connection for a new client.
+    evicted: CancellationToken,
 }
 
-impl Activity {
+impl Conn {
     fn new() -> Self {
         Self {
             opened: Instant::now(),
             last: AtomicU64::new(0),
             pending: AtomicU64::new(0),
+            in_flight: AtomicUsize::new(0),
+            waiting_since: AtomicU64::new(0),
+            evicted: CancellationToken::new(),
         }
     }
 
+    fn now(&self) -> u64 {
+        self.opened.elapsed().as_millis() as u64
+    }
+
+    /// How long the connection has waited on its client: for its next request, or since it
+    /// opened.
+    fn waiting_for(&self) -> u64 {
+        self.now()
+            .saturating_sub(self.waiting_since.load(Ordering::Acquire))
+    }
+
     fn moved(&self) {
-        let now = self.opened.elapsed().as_millis() as u64;
-        self.last.store(now, Ordering::Release);
+        self.last.store(self.now(), Ordering::Release);
     }
 
     fn idle_for(&self) -> Duration {
@@ -250,8 +324,19 @@ impl Activity {
         self.opened + last + idle
     }
 
-    fn write_pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire) != 0
+    /// Whether the server waits on the client: no request in flight, or a write blocked.
+    fn waiting_on_client(&self) -> bool {
+        self.in_flight.load(Ordering::Acquire) == 0 || self.pending.load(Ordering::Acquire) != 0
+    }
+
+    fn note_write<T>(&self, polled: &Poll<T>) {
+        match polled {
+            Poll::Pending => self.pending.store(1, Ordering::Release),
+            Poll::Ready(_) => {
+                self.pending.store(0, Ordering::Release);
+                self.moved();
+            }
+        }
     }
 }
 
@@ -260,7 +345,7 @@ pin_project! {
     struct Watched {
         #[pin]
         inner: TcpStream,
-        activity: Arc<Activity>,
+        conn: Arc<Conn>,
     }
 }
 
@@ -274,7 +359,7 @@ impl AsyncRead for Watched {
         let before = buf.filled().len();
         let polled = this.inner.poll_read(cx, buf);
         if buf.filled().len() > before {
-            this.activity.moved();
+            this.conn.moved();
         }
         polled
     }
@@ -288,7 +373,7 @@ impl AsyncWrite for Watched {
     ) -> Poll<std::io::Result<usize>> {
         let this = self.project();
         let polled = this.inner.poll_write(cx, data);
-        this.activity.note_write(&polled);
+        this.conn.note_write(&polled);
         polled
     }
 
@@ -307,7 +392,7 @@ impl AsyncWrite for Watched {
     ) -> Poll<std::io::Result<usize>> {
         let this = self.project();
         let polled = this.inner.poll_write_vectored(cx, bufs);
-        this.activity.note_write(&polled);
+        this.conn.note_write(&polled);
         polled
     }
 
@@ -316,32 +401,23 @@ impl AsyncWrite for Watched {
     }
 }
 
-impl Activity {
-    fn note_write<T>(&self, polled: &Poll<T>) {
-        match polled {
-            Poll::Pending => self.pending.store(1, Ordering::Release),
-            Poll::Ready(_) => {
-                self.pending.store(0, Ordering::Release);
-                self.moved();
-            }
-        }
-    }
-}
-
 /// Counts a request in flight on its connection until its response body is done.
 #[derive(Debug)]
-struct Busy(Arc<AtomicUsize>);
+struct Busy(Arc<Conn>);
 
 impl Busy {
-    fn start(in_flight: &Arc<AtomicUsize>) -> Self {
-        in_flight.fetch_add(1, Ordering::AcqRel);
-        Self(Arc::clone(in_flight))
+    fn start(conn: &Arc<Conn>) -> Self {
+        conn.in_flight.fetch_add(1, Ordering::AcqRel);
+        Self(Arc::clone(conn))
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        let conn = &self.0;
+        if conn.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            conn.waiting_since.store(conn.now(), Ordering::Release);
+        }
     }
 }
 
