@@ -509,3 +509,46 @@ impl http_body::Body for Deadline {
         self.inner.size_hint()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_server_closes_the_connection_waiting_longest_on_its_client() {
+        let open = Open::default();
+        let busy = open.add();
+        let oldest = open.add();
+        let newest = open.add();
+        let _request = Busy::start(&busy);
+        oldest.waiting_since.store(0, Ordering::Release);
+        std::thread::sleep(Duration::from_millis(5));
+        newest.waiting_since.store(newest.now(), Ordering::Release);
+        // `busy` has waited longest, but has a request in flight.
+        busy.waiting_since.store(0, Ordering::Release);
+        open.evict_idlest();
+        assert!(oldest.evicted.is_cancelled());
+        assert!(!newest.evicted.is_cancelled());
+        assert!(!busy.evicted.is_cancelled());
+        open.evict_idlest();
+        assert!(newest.evicted.is_cancelled(), "then the next one");
+        open.evict_idlest();
+        assert!(
+            !busy.evicted.is_cancelled(),
+            "never one the server works for"
+        );
+    }
+
+    #[test]
+    fn a_blocked_write_is_waiting_on_the_client_even_with_a_request_in_flight() {
+        let conn = Arc::new(Conn::new());
+        let request = Busy::start(&conn);
+        assert!(!conn.waiting_on_client());
+        conn.note_write(&Poll::<()>::Pending);
+        assert!(conn.waiting_on_client());
+        conn.note_write(&Poll::Ready(()));
+        assert!(!conn.waiting_on_client());
+        drop(request);
+        assert!(conn.waiting_on_client(), "no request in flight");
+    }
+}
