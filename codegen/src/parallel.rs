@@ -1,25 +1,43 @@
 //! Work spread over the machine's cores, results in input order: the compiler parses,
 //! checks and formats each spec on its own, so large projects build in parallel.
+//!
+//! The work runs on threads of its own with a stack of [`STACK_SIZE`], whatever thread calls:
+//! formatting a type nested as deep as the schema depth limit allows recurses in `syn` and
+//! `prettyplease` once per level, and checking a default recurses in the validator, which must
+//! not depend on the caller's stack (a test thread has 2 MiB).
 
-/// `f` applied to every item, on up to `available_parallelism` threads; the results keep the
-/// items' order. Small inputs run on the calling thread.
+/// The stack of each worker thread (address space; only what is used is touched).
+pub const STACK_SIZE: usize = 16 << 20;
+
+/// `f` applied to every item, on up to `available_parallelism` threads (one for small inputs);
+/// the results keep the items' order.
 pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads < 2 || items.len() < 32 {
-        return items.iter().map(&f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
+    let threads = if items.len() < 32 {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    };
+    let chunk = items.len().div_ceil(threads).max(1);
     let f = &f;
     std::thread::scope(|scope| {
         let workers: Vec<_> = items
             .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .map(|part| {
+                let work = move || part.iter().map(f).collect::<Vec<R>>();
+                std::thread::Builder::new()
+                    .stack_size(STACK_SIZE)
+                    .spawn_scoped(scope, work)
+                    .map_err(|_| part)
+            })
             .collect();
         workers
             .into_iter()
-            .flat_map(|w| {
-                w.join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            .flat_map(|worker| match worker {
+                Ok(handle) => handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                // No thread to be had: the work runs here.
+                Err(part) => part.iter().map(f).collect(),
             })
             .collect()
     })

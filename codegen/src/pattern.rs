@@ -7,6 +7,9 @@
 //! of `default:` values at build time use the same engine ([`validator_options`]), so that both
 //! sides agree on what matches. This module does not know where patterns are written.
 
+use std::collections::HashMap;
+use std::sync::{LazyLock, Mutex, PoisonError};
+
 use jsonschema::PatternOptions;
 use serde_json::json;
 
@@ -44,8 +47,34 @@ const ENGINE_HELP: &str = "patterns run in linear time on the `regex` crate's en
 const SIZE_HELP: &str =
     "write smaller counted repetitions (`{n,m}`), or check the value in the handler";
 
-/// Whether the runtime can run `pattern`; if not, why.
+/// The verdicts on short patterns seen lately in this process: a pattern repeated across
+/// fields, or specs checked again and again (tests, a fuzzer), is compiled once. Bounded:
+/// patterns up to [`CACHED_LENGTH`] bytes, forgotten all at once at [`CACHED_PATTERNS`].
+static VERDICTS: LazyLock<Mutex<HashMap<String, Result<(), Refusal>>>> =
+    LazyLock::new(Mutex::default);
+const CACHED_LENGTH: usize = 256;
+const CACHED_PATTERNS: usize = 1024;
+
+/// Whether the runtime can run `pattern`; if not, why. A pattern costs at most two compiles
+/// within [`SIZE_LIMIT`], so however pathological, it costs a bounded time.
 pub fn check(pattern: &str) -> Result<(), Refusal> {
+    if pattern.len() > CACHED_LENGTH {
+        return verdict(pattern);
+    }
+    let verdicts = || VERDICTS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = verdicts().get(pattern) {
+        return known.clone();
+    }
+    let found = verdict(pattern);
+    let mut verdicts = verdicts();
+    if verdicts.len() >= CACHED_PATTERNS {
+        verdicts.clear();
+    }
+    verdicts.insert(pattern.to_owned(), found.clone());
+    found
+}
+
+fn verdict(pattern: &str) -> Result<(), Refusal> {
     let schema = json!({ "pattern": pattern });
     if validator_options().build(&schema).is_ok() {
         return Ok(());

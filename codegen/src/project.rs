@@ -10,6 +10,7 @@ use toolspec::membership::{self, Declaration, Grant};
 use toolspec::settings::SettingValue;
 
 use crate::diagnostic::{self, Diagnostic, Severity, Sources, did_you_mean};
+use crate::dialect::{self, MAX_DEPTH, Seg};
 use crate::rust_name::{self, NoModule};
 use crate::schema::{self, Types};
 use crate::sensitive;
@@ -205,6 +206,7 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
 
     crate::emit::shape::resolve_shapes(&mut specs, &mut types, &json_files, &mut diagnostics);
     check_named_types(&types, &specs, &mut diagnostics);
+    let too_deep_types = check_type_depths(&types, &mut diagnostics);
     let modules = module_paths(&specs, !types.is_empty(), &mut diagnostics);
 
     // 3. Per tool: name, membership, hints, description, schemas.
@@ -223,7 +225,13 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
             .unwrap_or_default();
         let resolved = match (name, module) {
             (Some(name), Some(module)) => {
-                check_defaults(&mut r, spec, &types);
+                let input_schema = schema::input_schema(spec, &types);
+                let output_schema = schema::output_schema(spec, &types);
+                let schemas = [(&input_schema, "input"), (&output_schema, "output")];
+                // Defaults are checked with a validator, which a schema too deep would overflow.
+                if check_depths(&mut r, spec, &types, &too_deep_types, schemas) {
+                    check_defaults(&mut r, spec, &types);
+                }
                 check_message(&mut r, spec);
                 Some(Tool {
                     spec: ToolSpec::placeholder(),
@@ -231,8 +239,8 @@ pub fn analyze(sources: &[Source], dirs: &[String], display_root: &str) -> Proje
                     module: module.clone(),
                     bindings,
                     description: compose_description(spec),
-                    input_schema: schema::input_schema(spec, &types),
-                    output_schema: schema::output_schema(spec, &types),
+                    input_schema,
+                    output_schema,
                     sensitive_input: sensitive::input(spec, &types),
                     sensitive_output: sensitive::output(spec, &types),
                     dialects: BTreeMap::new(),
@@ -830,46 +838,54 @@ fn check_named_types(types: &Types, specs: &[ToolSpec], diagnostics: &mut Vec<Di
             check(&spec.file, field, diagnostics);
         }
     }
-    for (name, named) in types {
-        if reaches_without_indirection(&named.field, name, types, &mut BTreeSet::new()) {
-            diagnostics.push(
-                Diagnostic::error(
-                    &named.file,
-                    Some(named.field.span),
-                    format!("type `{name}` contains itself"),
-                )
-                .with_label("recursive type")
-                .with_help("a type may refer to itself only through an `array` or a `map`"),
-            );
-        }
+    let recursive = self_containing(types);
+    for (name, named) in types.iter().filter(|(n, _)| recursive.contains(n.as_str())) {
+        diagnostics.push(
+            Diagnostic::error(
+                &named.file,
+                Some(named.field.span),
+                format!("type `{name}` contains itself"),
+            )
+            .with_label("recursive type")
+            .with_help("a type may refer to itself only through an `array` or a `map`"),
+        );
     }
 }
 
-fn reaches_without_indirection<'a>(
-    field: &'a Field,
-    target: &str,
-    types: &'a Types,
-    seen: &mut BTreeSet<&'a str>,
-) -> bool {
-    match &field.ty {
-        FieldType::Named(name) => {
-            if name == target {
-                return true;
+/// The named types that contain themselves other than through an array or a map: those on a
+/// cycle of containment (through objects and unions), found as strongly connected components
+/// without recursion, however long a chain of types is.
+fn self_containing(types: &Types) -> BTreeSet<&str> {
+    let names: Vec<&str> = types.keys().map(String::as_str).collect();
+    let mut graph = petgraph::graph::DiGraph::<(), ()>::with_capacity(names.len(), names.len());
+    let nodes: Vec<_> = names.iter().map(|_| graph.add_node(())).collect();
+    for (from, named) in types.values().enumerate() {
+        let mut contained = Vec::new();
+        contained_types(&named.field, &mut contained);
+        for name in contained {
+            if let Ok(to) = names.binary_search(&name) {
+                graph.add_edge(nodes[from], nodes[to], ());
             }
-            if !seen.insert(name) {
-                return false;
-            }
-            types
-                .get(name)
-                .is_some_and(|t| reaches_without_indirection(&t.field, target, types, seen))
         }
-        FieldType::Object(fields) => fields
-            .iter()
-            .any(|f| reaches_without_indirection(f, target, types, seen)),
-        FieldType::AnyOf { variants, .. } => variants
-            .iter()
-            .any(|v| reaches_without_indirection(&v.field, target, types, seen)),
-        _ => false,
+    }
+    petgraph::algo::kosaraju_scc(&graph)
+        .into_iter()
+        .filter(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
+        .flatten()
+        .map(|node| names[node.index()])
+        .collect()
+}
+
+/// The named types a field holds directly: itself, or through objects and unions (not
+/// arrays, maps or shapes).
+fn contained_types<'a>(field: &'a Field, out: &mut Vec<&'a str>) {
+    match &field.ty {
+        FieldType::Named(name) => out.push(name),
+        FieldType::Object(fields) => fields.iter().for_each(|f| contained_types(f, out)),
+        FieldType::AnyOf { variants, .. } => {
+            variants.iter().for_each(|v| contained_types(&v.field, out))
+        }
+        _ => {}
     }
 }
 
@@ -882,6 +898,110 @@ pub fn visit<'a>(field: &'a Field, f: &mut impl FnMut(&'a Field)) {
         FieldType::AnyOf { variants, .. } => variants.iter().for_each(|v| visit(&v.field, f)),
         _ => {}
     }
+}
+
+/// The first named type whose schema (the named types it refers to written out) nests deeper
+/// than [`MAX_DEPTH`], reported at the field where it crosses the limit; the types on the way
+/// there, which are too deep too.
+fn check_type_depths(types: &Types, diagnostics: &mut Vec<Diagnostic>) -> BTreeSet<String> {
+    // Every definition in one schema: each is measured once, whichever refers to it.
+    let defs: serde_json::Map<String, Json> = types
+        .iter()
+        .map(|(name, named)| (name.clone(), schema::field_schema(&named.field)))
+        .collect();
+    let all = serde_json::json!({ "$defs": defs });
+    let Some(path) = dialect::too_deep(&all, MAX_DEPTH) else {
+        return BTreeSet::new();
+    };
+    let Some(Seg::Def(name)) = path.first() else {
+        return BTreeSet::new();
+    };
+    let at = dialect::locate_in("", &[], types, &path);
+    diagnostics.push(depth_error(&at, &format!("the schema of type `{name}`")));
+    // The types the path goes through are too deep as well: not reported again.
+    path.into_iter()
+        .filter_map(|s| match s {
+            Seg::Def(name) => Some(name),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A tool's schemas (`(schema, "input")`…) must nest at most [`MAX_DEPTH`] levels; reports
+/// where one does not (unless inside a named type already reported). Whether all do.
+fn check_depths(
+    r: &mut Reader<'_>,
+    spec: &ToolSpec,
+    types: &Types,
+    too_deep_types: &BTreeSet<String>,
+    schemas: [(&Json, &str); 2],
+) -> bool {
+    let mut within = true;
+    for ((schema, side), roots) in schemas.into_iter().zip([&spec.expects, &spec.exposes]) {
+        let Some(path) = dialect::too_deep(schema, MAX_DEPTH) else {
+            continue;
+        };
+        within = false;
+        if path
+            .iter()
+            .any(|s| matches!(s, Seg::Def(n) if too_deep_types.contains(n)))
+        {
+            continue;
+        }
+        let at = dialect::locate_in(&spec.file, roots, types, &path);
+        let mut d = depth_error(&at, &format!("the tool's {side} schema"));
+        if at.file != spec.file {
+            d = d.with_note(format!("in the {side} of `{}`", spec.file));
+        }
+        r.push(d);
+    }
+    within
+}
+
+/// The end of a long field path, which says where: `…level_30.level_31`; whole segments when
+/// it has them.
+fn path_end(display: &str) -> String {
+    const ROOM: usize = 40;
+    if display.chars().count() <= ROOM {
+        return display.to_owned();
+    }
+    let mut tail = String::new();
+    for segment in display.rsplit('.') {
+        let longer = if tail.is_empty() {
+            segment.to_owned()
+        } else {
+            format!("{segment}.{tail}")
+        };
+        if longer.chars().count() >= ROOM {
+            break;
+        }
+        tail = longer;
+    }
+    if tail.is_empty() {
+        let chars: Vec<char> = display.chars().collect();
+        tail = chars[chars.len() - (ROOM - 1)..].iter().collect();
+    }
+    format!("…{tail}")
+}
+
+fn depth_error(at: &dialect::Location, whose: &str) -> Diagnostic {
+    let subject = if at.display.is_empty() {
+        "the tool".to_owned()
+    } else {
+        format!("`{}`", path_end(&at.display))
+    };
+    let mut d = Diagnostic::error(
+        at.file.clone(),
+        at.span,
+        format!("{subject} is nested too deeply: {whose} would be more than {MAX_DEPTH} levels deep"),
+    )
+    .with_help(format!(
+        "schemas may nest {MAX_DEPTH} levels (an object's field takes two, an array's items, a map's values or a named type one); flatten the structure"
+    ));
+    if at.span.is_some() {
+        d.label = Some(format!("more than {MAX_DEPTH} levels deep here"));
+    }
+    d
 }
 
 /// Every `default:` must be valid under its own field's schema (type and constraints).

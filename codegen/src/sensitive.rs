@@ -5,7 +5,7 @@
 //! recursive). The runtime's `toolspec::sensitive::Sensitivity` reads it; the same spec
 //! always gives the same bytes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
@@ -87,21 +87,34 @@ fn plan(field: &Field, marked: &BTreeSet<String>) -> Option<Value> {
     }
 }
 
-/// The named types that hold something sensitive, directly or through other named types
-/// (a fixed point, so recursive types end).
+/// The named types that hold something sensitive, directly or through other named types:
+/// the marks spread from the types with a sensitive field to the types that refer to them,
+/// each type visited once (recursive types end; a chain of types costs its length).
 fn marked_types(types: &Types) -> BTreeSet<String> {
+    let mut referrers: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     let mut marked = BTreeSet::new();
-    loop {
-        let before = marked.len();
-        for (name, named) in types {
-            if !marked.contains(name) && plan(&named.field, &marked).is_some() {
-                marked.insert(name.clone());
+    let mut spreading = Vec::new();
+    for (name, named) in types {
+        let mut refs = Vec::new();
+        crate::schema::collect_named(&named.field, &mut refs);
+        for target in refs {
+            if let Some((target, _)) = types.get_key_value(&target) {
+                referrers.entry(target).or_default().push(name);
             }
         }
-        if marked.len() == before {
-            return marked;
+        if plan(&named.field, &BTreeSet::new()).is_some() {
+            marked.insert(name.clone());
+            spreading.push(name.as_str());
         }
     }
+    while let Some(name) = spreading.pop() {
+        for referrer in referrers.get(name).into_iter().flatten() {
+            if marked.insert((*referrer).to_owned()) {
+                spreading.push(referrer);
+            }
+        }
+    }
+    marked
 }
 
 /// Pushes the names of the `$defs` a plan refers to.

@@ -13,8 +13,10 @@ use yaml_rust2::scanner::{Marker, ScanError, TScalarStyle};
 
 use crate::lines::Lines;
 
-/// Deepest nesting of maps and lists accepted (keeps recursion over the tree bounded).
-const MAX_DEPTH: usize = 256;
+/// Deepest nesting of maps and lists accepted: far more than a spec within the schema depth
+/// limit (`dialect::MAX_DEPTH`, 32 levels) can use, and a bound on every recursion over the
+/// tree and over the fields read from it.
+const MAX_DEPTH: usize = 128;
 /// Most nodes that aliases may copy in one document (guards against "billion laughs").
 const MAX_ALIAS_NODES: usize = 100_000;
 /// yaml-rust2's message for a tab right after `:`.
@@ -1307,8 +1309,12 @@ mod tests {
     #[test]
     fn deep_nesting_is_an_error() {
         // yaml-rust2 has a recursion limit of its own; either limit gives a clean error.
-        let src = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
-        assert_eq!(parse_err(&src).span.start.line, 1);
+        for (open, close) in [("[", "]"), ("{", "}"), ("{a: ", "}"), ("- ", "")] {
+            let src = format!("{}{}", open.repeat(100_000), close.repeat(100_000));
+            assert_eq!(parse_err(&src).span.start.line, 1, "{open}");
+        }
+        let src = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(parse(&src).is_ok(), "{MAX_DEPTH} levels are read");
         let mut src = String::new();
         for depth in 0..1000 {
             src.push_str(&format!("{}k:\n", " ".repeat(depth)));

@@ -5,10 +5,11 @@
 //! spec files and folders — and the generated code is compiled with every warning denied.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
 use toolspec_codegen::diagnostic::{Severity, render_all};
 use toolspec_codegen::project::{Project, Source, analyze};
+
+mod support;
 
 /// Every keyword of editions 2015 to 2024, and `_`.
 const KEYWORDS: &[&str] = &[
@@ -232,21 +233,7 @@ fn keywords_in_every_naming_place_compile() {
     assert!(code.contains("pub struct Self_ {"), "the named type `Self`");
     assert!(code.contains("pub mod self_ {"), "the folder `self`");
 
-    // Compiled as a user's crate would include it, every warning denied.
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("keywords");
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    let generated = dir.join("toolspec_tools.rs");
-    toolspec_codegen::write_if_changed(&generated, &code).expect("written");
-    let main = dir.join("keywords.rs");
-    let include = format!(
-        "#![deny(warnings)]\n\
-         #[allow(clippy::all, dead_code, missing_docs, unused_qualifications)]\n\
-         pub mod tools {{\n    include!({:?});\n}}\n\
-         fn main() {{}}\n",
-        generated.display().to_string()
-    );
-    toolspec_codegen::write_if_changed(&main, &include).expect("written");
-    trybuild::TestCases::new().pass(&main);
+    support::compiles("keywords", &code);
 }
 
 #[test]

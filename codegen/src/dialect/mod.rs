@@ -41,14 +41,19 @@
 //! - Anthropic's per-request strict limits (20 tools, 24 optional parameters, 16 union
 //!   parameters) are errors for one tool over them, and a warning when the strict tools of the
 //!   project together exceed them (an adapter may send a subset per request).
+//! - A dialect's schema may nest no deeper than the canonical one may ([`MAX_DEPTH`]): a
+//!   deeper one (wrapped nulls, named types written out) is not expressible.
 //! - Tool names: per-adapter `name:` overrides are checked where they are written; a
 //!   canonical name passes every built-in rule except Gemini's first character (a letter or
 //!   `_`), which [`check_names`] checks.
 
 pub mod anthropic;
+mod depth;
 pub mod gemini;
 pub mod mcp;
 pub mod openai;
+
+pub use depth::{MAX_DEPTH, too_deep};
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -154,14 +159,25 @@ impl Dialect {
             without_bounds = schema;
             &without_bounds
         };
-        match self {
+        let mut derived = match self {
             Self::Mcp => mcp::derive(canonical),
             Self::OpenAi => openai::derive(canonical),
             Self::OpenAiStrict => openai::derive_strict(canonical),
             Self::Anthropic => anthropic::derive(canonical),
             Self::AnthropicStrict => anthropic::derive_strict(canonical),
             Self::Gemini => gemini::derive(canonical),
+        };
+        // A dialect may nest deeper than the canonical schema (wrapped nulls, written-out
+        // named types): it too must stay within the limit.
+        if derived.is_expressible()
+            && let Some(path) = too_deep(&derived.schema, MAX_DEPTH)
+        {
+            derived.refusals.push(Refusal {
+                path,
+                reason: format!("it would nest more than {MAX_DEPTH} levels deep there"),
+            });
         }
+        derived
     }
 }
 
@@ -1019,6 +1035,12 @@ fn wrapped(field: &Field) -> bool {
 
 /// Maps a path through `spec`'s canonical input schema back to the field it came from.
 pub fn locate(spec: &ToolSpec, types: &Types, path: &[Seg]) -> Location {
+    locate_in(&spec.file, &spec.expects, types, path)
+}
+
+/// Maps a path through the schema of the fields `roots` (written in `file`), or from a
+/// definition (a path starting with [`Seg::Def`]), back to the field it came from.
+pub fn locate_in(file: &str, roots: &[Field], types: &Types, path: &[Seg]) -> Location {
     struct State<'a> {
         file: String,
         display: String,
@@ -1041,7 +1063,7 @@ pub fn locate(spec: &ToolSpec, types: &Types, path: &[Seg]) -> Location {
         }
     }
     let mut state = State {
-        file: spec.file.clone(),
+        file: file.to_owned(),
         display: String::new(),
         field: None,
         pending: false,
@@ -1062,7 +1084,7 @@ pub fn locate(spec: &ToolSpec, types: &Types, path: &[Seg]) -> Location {
         let Some(mut field) = state.field else {
             state.extend(seg);
             if let Seg::Prop(name) = seg
-                && let Some(f) = spec.expects.iter().find(|f| !f.ambient && f.name == *name)
+                && let Some(f) = roots.iter().find(|f| !f.ambient && f.name == *name)
             {
                 state.enter(f);
             }
