@@ -10,14 +10,21 @@
 //! toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
 //! ```
 //!
-//! The stages are separate modules: [`yaml`] (parsing with spans), [`spec`] (the spec model
-//! and its reader), [`project`] (cross-file checks and resolution), [`schema`] (JSON Schema),
-//! [`dialect`] (each provider's schema dialect), [`emit`] (Rust), [`diagnostic`] (errors and
-//! their rendering).
+//! The stages are separate modules: reading the folder (regular files only, and links to them
+//! inside it, each at most [`Config::max_file_size`]), [`yaml`] (parsing with spans), [`spec`]
+//! (the spec model and its reader), [`project`] (cross-file checks and resolution),
+//! [`schema`] (JSON Schema), [`dialect`] (each provider's schema dialect), [`emit`] (Rust),
+//! [`diagnostic`] (errors and their rendering).
+//!
+//! Hostile specs get a diagnostic or a bound, never a panic or a hang: every name a spec
+//! writes gets a Rust spelling (keywords raw, `self` as `self_`), every emitted schema nests at
+//! most [`dialect::MAX_DEPTH`] levels, every `pattern` must run on the runtime's linear-time
+//! regex engine, and checking costs time linear in the size of the specs.
 
 pub mod diagnostic;
 pub mod dialect;
 pub mod emit;
+mod folder;
 mod lines;
 mod parallel;
 mod pattern;
@@ -32,7 +39,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use diagnostic::{Diagnostic, Severity, render_all};
-use project::{Project, Source};
+use project::Project;
 
 /// The file name `toolspec::include_tools!()` includes from `OUT_DIR`.
 pub const DEFAULT_FILE_NAME: &str = "toolspec_tools.rs";
@@ -42,31 +49,27 @@ pub fn compile(specs_dir: impl AsRef<Path>) -> Result<Compiled, Error> {
     Config::new().compile(specs_dir)
 }
 
-/// Reads and checks a specs directory without writing anything.
+/// Reads and checks a specs directory without writing anything, with default options.
 ///
 /// Paths in diagnostics are shown as `specs_dir` joined with each file's relative path.
 pub fn load(specs_dir: impl AsRef<Path>) -> Result<Project, Error> {
-    let dir = specs_dir.as_ref();
-    load_with_display(dir, &display_path(dir))
+    Config::new().load(specs_dir)
 }
 
-fn load_with_display(dir: &Path, display_root: &str) -> Result<Project, Error> {
-    let io = |source| Error::Io {
+/// Reads `dir` (see [`folder`] for what is read, and how) and checks it: the project, and every
+/// path read (for `cargo::rerun-if-changed`).
+fn read(
+    dir: &Path,
+    display_root: &str,
+    max_file_size: u64,
+) -> Result<(Project, Vec<PathBuf>), Error> {
+    let scanned = folder::scan(dir, display_root, max_file_size).map_err(|source| Error::Io {
         path: dir.to_path_buf(),
         source,
-    };
-    let (files, dirs) = project::scan(dir).map_err(io)?;
-    let mut sources = Vec::with_capacity(files.len());
-    for file in files {
-        let path = dir.join(&file);
-        let text = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let rel = file.to_string_lossy().replace('\\', "/");
-        sources.push(Source { path: rel, text });
-    }
-    Ok(project::analyze(&sources, &dirs, display_root))
+    })?;
+    let mut project = project::analyze(&scanned.sources, &scanned.dirs, display_root);
+    project.diagnostics.extend(scanned.diagnostics);
+    Ok((project, scanned.watched))
 }
 
 fn display_path(path: &Path) -> String {
@@ -83,6 +86,7 @@ pub struct Config {
     file_name: Option<String>,
     display_root: Option<String>,
     rerun_if_changed: Option<bool>,
+    max_file_size: Option<u64>,
 }
 
 impl Config {
@@ -116,19 +120,42 @@ impl Config {
         self
     }
 
+    /// Refuses spec and JSON files larger than `bytes` (default 1 MiB), each read through a
+    /// reader that stops there.
+    pub fn max_file_size(mut self, bytes: u64) -> Self {
+        self.max_file_size = Some(bytes);
+        self
+    }
+
+    /// Reads and checks `specs_dir` without writing anything.
+    pub fn load(&self, specs_dir: impl AsRef<Path>) -> Result<Project, Error> {
+        self.read(specs_dir.as_ref()).map(|(project, _)| project)
+    }
+
+    fn read(&self, dir: &Path) -> Result<(Project, Vec<PathBuf>), Error> {
+        let display = self
+            .display_root
+            .clone()
+            .unwrap_or_else(|| display_path(dir));
+        let max = self.max_file_size.unwrap_or(folder::DEFAULT_MAX_FILE_SIZE);
+        read(dir, &display, max)
+    }
+
     /// Reads, checks and generates. The file is written only when its content changed.
     pub fn compile(&self, specs_dir: impl AsRef<Path>) -> Result<Compiled, Error> {
         let dir = specs_dir.as_ref();
         let in_build_script =
             std::env::var_os("OUT_DIR").is_some() && std::env::var_os("CARGO").is_some();
-        if self.rerun_if_changed.unwrap_or(in_build_script) {
-            print_rerun_if_changed(dir);
+        let rerun = self.rerun_if_changed.unwrap_or(in_build_script);
+        if rerun {
+            println!("cargo::rerun-if-changed={}", dir.display());
         }
-        let display = self
-            .display_root
-            .clone()
-            .unwrap_or_else(|| display_path(dir));
-        let project = load_with_display(dir, &display)?;
+        let (project, watched) = self.read(dir)?;
+        if rerun {
+            for path in watched {
+                println!("cargo::rerun-if-changed={}", path.display());
+            }
+        }
         let warnings: Vec<Diagnostic> = project
             .diagnostics
             .iter()
@@ -159,18 +186,6 @@ impl Config {
             tools: project.tools.len(),
             warnings,
         })
-    }
-}
-
-fn print_rerun_if_changed(dir: &Path) {
-    println!("cargo::rerun-if-changed={}", dir.display());
-    if let Ok((files, dirs)) = project::scan(dir) {
-        for d in dirs {
-            println!("cargo::rerun-if-changed={}", dir.join(d).display());
-        }
-        for f in files {
-            println!("cargo::rerun-if-changed={}", dir.join(f).display());
-        }
     }
 }
 

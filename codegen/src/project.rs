@@ -3,7 +3,6 @@
 //! resolved. All problems of a run are collected, not just the first.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 use toolspec::membership::{self, Declaration, Grant};
@@ -93,47 +92,6 @@ impl Project {
             .iter()
             .any(|d| d.severity == Severity::Error)
     }
-}
-
-/// Lists the spec files (`.yaml`, `.yml`), the JSON files `shape: { file: … }` may name
-/// (`.json`) and the folders below `dir`, skipping hidden entries. Paths are relative and
-/// '/'-separated, sorted.
-pub fn scan(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<String>)> {
-    let mut files = Vec::new();
-    let mut dirs = Vec::new();
-    walk(dir, "", &mut files, &mut dirs)?;
-    files.sort();
-    dirs.sort();
-    Ok((files, dirs))
-}
-
-fn walk(
-    dir: &Path,
-    prefix: &str,
-    files: &mut Vec<PathBuf>,
-    dirs: &mut Vec<String>,
-) -> std::io::Result<()> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.starts_with('.') {
-            continue;
-        }
-        let rel = if prefix.is_empty() {
-            name.clone()
-        } else {
-            format!("{prefix}/{name}")
-        };
-        let kind = entry.file_type()?;
-        if kind.is_dir() {
-            dirs.push(rel.clone());
-            walk(&entry.path(), &rel, files, dirs)?;
-        } else if name.ends_with(".yaml") || name.ends_with(".yml") || name.ends_with(".json") {
-            files.push(PathBuf::from(rel));
-        }
-    }
-    Ok(())
 }
 
 /// Reads and checks a project from in-memory sources. `dirs` are the folders below the

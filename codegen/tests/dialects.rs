@@ -33,15 +33,10 @@ fn blessing() -> bool {
 
 /// Reads a specs directory the way `toolspec check` does, shown as `specs`.
 fn load(dir: &Path) -> Project {
-    let (files, dirs) = project::scan(dir).expect("a readable specs folder");
-    let sources: Vec<Source> = files
-        .iter()
-        .map(|file| Source {
-            path: file.to_string_lossy().replace('\\', "/"),
-            text: std::fs::read_to_string(dir.join(file)).expect("readable spec"),
-        })
-        .collect();
-    project::analyze(&sources, &dirs, DISPLAY_ROOT)
+    toolspec_codegen::Config::new()
+        .display_root(DISPLAY_ROOT)
+        .load(dir)
+        .expect("a readable specs folder")
 }
 
 /// A project from in-memory files.

@@ -9,8 +9,11 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
+use toolspec_codegen::Config;
 use toolspec_codegen::diagnostic::{MAX_SHOWN, Severity, render_all};
-use toolspec_codegen::project::{self, Source};
+use toolspec_codegen::project;
+
+mod support;
 
 /// How diagnostics show the specs directory.
 const DISPLAY_ROOT: &str = "specs";
@@ -39,16 +42,10 @@ fn cases() -> Vec<(String, PathBuf)> {
 /// Reads a case's specs the way `toolspec_codegen::load` does and renders its diagnostics.
 /// Returns the rendering and the problems with it that do not depend on `expected.txt`.
 fn run_case(case: &Path) -> (String, Vec<String>) {
-    let dir = case.join("specs");
-    let (files, dirs) = project::scan(&dir).expect("the case has a readable specs/ folder");
-    let sources: Vec<Source> = files
-        .iter()
-        .map(|file| Source {
-            path: file.to_string_lossy().replace('\\', "/"),
-            text: std::fs::read_to_string(dir.join(file)).expect("readable spec file"),
-        })
-        .collect();
-    let project = project::analyze(&sources, &dirs, DISPLAY_ROOT);
+    let project = Config::new()
+        .display_root(DISPLAY_ROOT)
+        .load(case.join("specs"))
+        .expect("the case has a readable specs/ folder");
     let rendered = render_all(&project.diagnostics, &project.sources);
 
     let mut problems = Vec::new();
@@ -156,15 +153,7 @@ fn every_invalid_spec_is_reported_exactly() {
 fn damaged_specs_never_panic() {
     let mut panics = Vec::new();
     for (name, case) in cases() {
-        let dir = case.join("specs");
-        let (files, dirs) = project::scan(&dir).expect("readable specs/ folder");
-        let sources: Vec<Source> = files
-            .iter()
-            .map(|file| Source {
-                path: file.to_string_lossy().replace('\\', "/"),
-                text: std::fs::read_to_string(dir.join(file)).expect("readable spec file"),
-            })
-            .collect();
+        let (sources, dirs) = support::sources(&case.join("specs"));
         for (index, source) in sources.iter().enumerate() {
             let lines: Vec<&str> = source.text.split_inclusive('\n').collect();
             for at in 0..lines.len() {

@@ -1,7 +1,41 @@
 //! Helpers shared by the integration tests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
+use toolspec_codegen::project::Source;
+
+/// The files (in memory, paths '/'-separated) and folders below `dir`, sorted: a corpus folder
+/// as `project::analyze` takes it.
+#[allow(dead_code)]
+pub fn sources(dir: &Path) -> (Vec<Source>, Vec<String>) {
+    fn walk(dir: &Path, prefix: &str, sources: &mut Vec<Source>, dirs: &mut Vec<String>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .expect("a readable folder")
+            .map(|e| e.expect("a readable entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().unwrap_or_default().to_string_lossy();
+            let rel = if prefix.is_empty() {
+                name.into_owned()
+            } else {
+                format!("{prefix}/{name}")
+            };
+            if path.is_dir() {
+                dirs.push(rel.clone());
+                walk(&path, &rel, sources, dirs);
+            } else if !rel.ends_with(".keep") {
+                let text = std::fs::read_to_string(&path).expect("a readable file");
+                sources.push(Source { path: rel, text });
+            }
+        }
+    }
+    let (mut sources, mut dirs) = (Vec::new(), Vec::new());
+    walk(dir, "", &mut sources, &mut dirs);
+    (sources, dirs)
+}
+
+#[allow(dead_code)]
 /// Compiles generated code as a user's crate includes it (`toolspec::include_tools!`), every
 /// warning denied, with trybuild; `name` names the scratch folder and the test.
 pub fn compiles(name: &str, code: &str) {
