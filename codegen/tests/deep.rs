@@ -27,16 +27,22 @@ fn nested(levels: usize, wrappers: usize, kind: &str, nullable: bool) -> String 
 
 /// Reads, checks, renders and (when valid) emits the specs `texts` on a 2 MiB stack.
 fn compile_on_small_stack(texts: Vec<String>) -> (Project, Option<String>) {
+    let files = texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| (format!("deep{i}.yaml"), text))
+        .collect();
+    compile_files_on_small_stack(files)
+}
+
+/// [`compile_on_small_stack`] for files named `(path, text)`.
+fn compile_files_on_small_stack(files: Vec<(String, String)>) -> (Project, Option<String>) {
     std::thread::Builder::new()
         .stack_size(2 << 20)
         .spawn(move || {
-            let sources: Vec<Source> = texts
+            let sources: Vec<Source> = files
                 .into_iter()
-                .enumerate()
-                .map(|(i, text)| Source {
-                    path: format!("deep{i}.yaml"),
-                    text,
-                })
+                .map(|(path, text)| Source { path, text })
                 .collect();
             let project = analyze(&sources, &[], "specs");
             render_all(&project.diagnostics, &project.sources);
@@ -104,5 +110,33 @@ fn the_deepest_yaml_the_parser_reads_is_checked() {
             || messages(&project)[0].contains("recursion limit exceeded"),
         "{:?}",
         project.diagnostics
+    );
+}
+
+#[test]
+fn deep_shapes_are_refused_before_anything_walks_them() {
+    // 120 arrays deep: within serde_json's limit, past typify's stack.
+    let mut json = "{\"type\": \"string\"}".to_owned();
+    let mut yaml = "{ type: string }".to_owned();
+    for _ in 0..120 {
+        json = format!("{{\"type\": \"array\", \"items\": {json}}}");
+        yaml = format!("{{ type: array, items: {yaml} }}");
+    }
+    let spec = format!(
+        "description: Shapes.\nexpects:\n  from_file: {{ shape: {{ file: deep.json }} }}\n  inline: {{ shape: {yaml} }}\n"
+    );
+    let files = vec![
+        ("deep.yaml".to_owned(), spec),
+        ("deep.json".to_owned(), json),
+    ];
+    let (project, _) = compile_files_on_small_stack(files);
+    let mut messages = messages(&project);
+    messages.sort();
+    assert_eq!(
+        messages,
+        [
+            format!("`shape` nests more than {MAX_DEPTH} levels deep"),
+            format!("shape file `specs/deep.json` nests more than {MAX_DEPTH} levels deep"),
+        ]
     );
 }

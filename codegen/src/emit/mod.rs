@@ -34,7 +34,7 @@ const RESERVED: &[&str] = &[
 /// Each tool module is built and formatted on its own (on every available core), then the
 /// modules are nested into their folders' `pub mod` blocks: the cost stays linear in the
 /// number of tools, with no copy of the whole token tree. Like the tools, the named types and
-/// the project's items are formatted on the workers of [`crate::parallel`], whose stack does
+/// the project's items are formatted on the compiler's worker threads, whose stack does
 /// not depend on the caller's.
 pub fn generate(project: &Project) -> String {
     let tools = format_tools(project);

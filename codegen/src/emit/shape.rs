@@ -263,6 +263,20 @@ fn load(
             .with_label("not a JSON Schema object"),
         ));
     }
+    // Checked before anything walks it (the meta-schema's validator, typify).
+    if crate::dialect::too_deep(&value, crate::dialect::MAX_DEPTH).is_some() {
+        return Err(Box::new(
+            Diagnostic::error(
+                owner,
+                Some(path.span),
+                format!(
+                    "shape file `{resolved}` nests more than {} levels deep",
+                    crate::dialect::MAX_DEPTH
+                ),
+            )
+            .with_label("too deep"),
+        ));
+    }
     if let Err(e) = jsonschema::meta::validate(&value) {
         return Err(Box::new(
             Diagnostic::error(

@@ -4,6 +4,7 @@
 use serde_json::Value as Json;
 
 use crate::diagnostic::did_you_mean;
+use crate::dialect::{self, MAX_DEPTH};
 use crate::rust_name;
 use crate::spec::model::{Constraints, Field, FieldType, Format, Spanned, Variant};
 use crate::spec::read::{Reader, Spellings, article, suggest};
@@ -527,6 +528,15 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
     let schema = node.to_json();
     if !schema.is_object() {
         r.wrong_kind(node, "`shape`", "a JSON Schema object");
+        return None;
+    }
+    // Checked before anything walks it (the meta-schema's validator, typify).
+    if dialect::too_deep(&schema, MAX_DEPTH).is_some() {
+        let d = r.error(
+            node.span,
+            format!("`shape` nests more than {MAX_DEPTH} levels deep"),
+        );
+        d.label = Some("too deep".into());
         return None;
     }
     if let Err(e) = jsonschema::meta::validate(&schema) {
