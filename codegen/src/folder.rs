@@ -237,8 +237,8 @@ impl Walk {
             },
             Err(Unread::TooLarge) => {
                 let message = format!(
-                    "`{rel}` is larger than {} KiB, the most a spec file may hold",
-                    self.max_file_size >> 10
+                    "`{rel}` is larger than {}, the most a spec file may hold",
+                    size(self.max_file_size)
                 );
                 let help =
                     "split it into several files, or raise the limit with `Config::max_file_size`";
@@ -285,6 +285,15 @@ fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, Unread> {
         return Err(Unread::TooLarge);
     }
     Ok(bytes)
+}
+
+/// A size for messages: `1 MiB`, `512 KiB`, `100 bytes`.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
+        b => format!("{b} bytes"),
+    }
 }
 
 /// The position just after `valid`, the UTF-8 text before a bad byte.
