@@ -87,24 +87,34 @@ impl Sensitivity {
     /// a sensitive value. A token is read as an object key and, when it is a number, as an
     /// array index too.
     pub fn covers<T: AsRef<str>>(&self, path: impl IntoIterator<Item = T>) -> bool {
-        let Some(root) = &self.root else {
-            return false;
-        };
+        self.sensitive_prefix(path).is_some()
+    }
+
+    /// How many tokens of `path` lead to the sensitive value it lies in (or is), if it lies
+    /// in one: what a pointer may show of a path into a sensitive value, whose keys are data.
+    pub fn sensitive_prefix<T: AsRef<str>>(
+        &self,
+        path: impl IntoIterator<Item = T>,
+    ) -> Option<usize> {
+        let root = self.root.as_ref()?;
         let mut at = vec![root];
+        let mut depth = 0;
         for token in path {
             let mut next = Vec::new();
             for node in at {
-                match self.step(node, token.as_ref(), &mut next) {
-                    Step::Sensitive => return true,
-                    Step::Went => {}
+                if let Step::Sensitive = self.step(node, token.as_ref(), &mut next) {
+                    return Some(depth);
                 }
             }
             if next.is_empty() {
-                return false;
+                return None;
             }
             at = next;
+            depth += 1;
         }
-        at.into_iter().any(|node| self.is_sensitive(node, 0))
+        at.into_iter()
+            .any(|node| self.is_sensitive(node, 0))
+            .then_some(depth)
     }
 
     /// The node below `node` at `token`, pushed onto `next` (several for unions).
@@ -290,6 +300,11 @@ mod tests {
         assert!(covers("/tree/children/3/children/0/secret"));
         assert!(!covers("/tree/children/3/name"));
         assert!(!covers("/other"));
+        let prefix = |path: &str| map.sensitive_prefix(path.split('/').skip(1));
+        assert_eq!(prefix("/note"), Some(1));
+        assert_eq!(prefix("/note/secret-key/deeper"), Some(1));
+        assert_eq!(prefix("/lines/3/gift/x"), Some(3));
+        assert_eq!(prefix("/lines/3/sku"), None);
         assert!(!Sensitivity::default().covers(["note"]));
         assert!(Sensitivity::default().is_empty());
         assert!(!map.is_empty());

@@ -604,19 +604,8 @@ fn decode_input<I: DeserializeOwned>(
                 Segment::Unknown => break,
             }
         }
-        let hidden = sensitivity.covers(&tokens);
-        let mut field: String = tokens
-            .iter()
-            .map(|t| {
-                format!(
-                    "/{}",
-                    report::escape_pointer(&report::shorten(t, limits.max_quote))
-                )
-            })
-            .collect();
-        if field.is_empty() {
-            field.push('/');
-        }
+        let place = report::Place::of(&tokens, limits, sensitivity);
+        let (field, hidden) = (place.field, place.hidden);
         let message = report::elide_quotes(&e.into_inner().to_string(), limits.max_quote, hidden);
         Errors::one(field, message)
     })

@@ -30,7 +30,7 @@ use serde_json::{Map, Value};
 
 use super::keys::Keys;
 use super::limits::Limits;
-use super::report::{FieldError, Path, Report, Token, UNQUOTED, shorten, token_texts};
+use super::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
 use crate::sensitive::Sensitivity;
 
 /// How deep a plan follows the schema (and its `$ref`s); deeper parts are left to the check.
@@ -229,7 +229,7 @@ impl Walk<'_> {
             return;
         }
         if depth > self.limits.max_depth {
-            let (max, field) = (self.limits.max_depth, path.pointer(self.limits.max_quote));
+            let (max, field) = (self.limits.max_depth, self.place(path).field);
             self.report.add(|| FieldError {
                 field,
                 message: format!("is nested deeper than {max} levels"),
@@ -245,7 +245,7 @@ impl Walk<'_> {
                     && items.len() as u64 > max
                 {
                     let count = items.len();
-                    let field = path.pointer(self.limits.max_quote);
+                    let field = self.place(path).field;
                     self.report.add(|| FieldError {
                         field,
                         message: format!("has {count} items, more than the {max} allowed"),
@@ -283,8 +283,13 @@ impl Walk<'_> {
                     *value = Value::from(f as i64);
                 } else if f.abs() < I64_END {
                     // Past the i64 range, the schema's bounds refuse it.
-                    let shown = self.quoted(&format!("{f:?}"), path);
-                    let field = path.pointer(self.limits.max_quote);
+                    let place = self.place(path);
+                    let shown = if place.hidden {
+                        UNQUOTED.to_owned()
+                    } else {
+                        shorten(&format!("{f:?}"), self.limits.max_quote).into_owned()
+                    };
+                    let field = place.field;
                     self.report.add(|| FieldError {
                         field,
                         message: format!(
@@ -363,9 +368,9 @@ impl Walk<'_> {
                 dropped += 1;
                 continue;
             }
-            let max = self.limits.max_quote;
+            let (limits, sensitivity) = (self.limits, self.sensitivity);
             self.report.add(|| FieldError {
-                field: path.child(Token::Key(key)).pointer(max),
+                field: Place::of(&path.child(Token::Key(key)).texts(), limits, sensitivity).field,
                 message: undeclared_message(declared.names(), top),
             });
         }
@@ -375,14 +380,9 @@ impl Walk<'_> {
         map.retain(|key, _| declared.find(key, 0).is_some());
     }
 
-    /// A value for a message: `text` (shortened), unless the value at `path` is sensitive.
-    fn quoted(&self, text: &str, path: &Path<'_>) -> String {
-        let tokens = token_texts(&path.tokens());
-        if self.sensitivity.covers(&tokens) {
-            UNQUOTED.into()
-        } else {
-            shorten(text, self.limits.max_quote).into_owned()
-        }
+    /// Where `path` is, as a message may show it.
+    fn place(&self, path: &Path<'_>) -> Place {
+        Place::of(&path.texts(), self.limits, self.sensitivity)
     }
 }
 

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::limits::Limits;
+use crate::sensitive::Sensitivity;
 
 /// One failing field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -159,7 +160,7 @@ impl<'a> Path<'a> {
     }
 
     /// The tokens from the root down.
-    pub(crate) fn tokens(&self) -> Vec<Token<'a>> {
+    fn tokens(&self) -> Vec<Token<'a>> {
         let mut tokens = Vec::new();
         let mut at = Some(self);
         while let Some(frame) = at {
@@ -170,35 +171,53 @@ impl<'a> Path<'a> {
         tokens
     }
 
-    /// The JSON pointer, keys longer than `max_quote` shortened.
-    pub(crate) fn pointer(&self, max_quote: usize) -> String {
-        let tokens = self.tokens();
-        if tokens.is_empty() {
-            return "/".into();
-        }
-        let mut out = String::new();
-        for token in tokens {
-            out.push('/');
-            match token {
-                Token::Key(key) => out.push_str(&escape_pointer(&shorten(key, max_quote))),
-                Token::Index(i) => {
-                    let _ = write!(out, "{i}");
-                }
-            }
-        }
-        out
+    /// The tokens' texts from the root down.
+    pub(crate) fn texts(&self) -> Vec<String> {
+        self.tokens()
+            .into_iter()
+            .map(|t| match t {
+                Token::Key(key) => key.to_owned(),
+                Token::Index(i) => i.to_string(),
+            })
+            .collect()
     }
 }
 
-/// The text of each pointer token, for sensitivity checks.
-pub(crate) fn token_texts(tokens: &[Token<'_>]) -> Vec<String> {
-    tokens
-        .iter()
-        .map(|t| match t {
-            Token::Key(key) => (*key).to_owned(),
-            Token::Index(i) => i.to_string(),
-        })
-        .collect()
+/// Where an error is, as a model may be shown it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Place {
+    /// The JSON pointer: keys longer than [`Limits::max_quote`] shortened, and nothing below a
+    /// sensitive value (whose keys are data too): `/card/…`.
+    pub(crate) field: String,
+    /// Whether the place is in a sensitive value, whose text may not be quoted.
+    pub(crate) hidden: bool,
+}
+
+impl Place {
+    /// The place of the value at `tokens` (unescaped, from the root down).
+    pub(crate) fn of<T: AsRef<str>>(
+        tokens: &[T],
+        limits: &Limits,
+        sensitivity: &Sensitivity,
+    ) -> Self {
+        let prefix = sensitivity.sensitive_prefix(tokens);
+        let shown = &tokens[..prefix.unwrap_or(tokens.len())];
+        let mut field = String::new();
+        for token in shown {
+            field.push('/');
+            field.push_str(&escape_pointer(&shorten(token.as_ref(), limits.max_quote)));
+        }
+        if shown.len() < tokens.len() {
+            field.push_str("/…");
+        }
+        if field.is_empty() {
+            field.push('/');
+        }
+        Self {
+            field,
+            hidden: prefix.is_some(),
+        }
+    }
 }
 
 /// One JSON pointer token: `~` as `~0`, `/` as `~1` (RFC 6901).
@@ -339,15 +358,31 @@ mod tests {
     }
 
     #[test]
-    fn pointers_are_built_from_frames_and_shortened() {
+    fn pointers_are_built_from_frames_shortened_and_concealed() {
+        let limits = Limits {
+            max_quote: 8,
+            ..Limits::DEFAULT
+        };
+        let clear = Sensitivity::default();
+        let field = |path: &Path<'_>, sensitivity: &Sensitivity| {
+            Place::of(&path.texts(), &limits, sensitivity).field
+        };
         let root = Path::ROOT;
         let lines = root.child(Token::Key("lines"));
         let first = lines.child(Token::Index(0));
         let key = "a/b~c".repeat(10);
         let odd = first.child(Token::Key(&key));
-        assert_eq!(root.pointer(8), "/");
-        assert_eq!(first.pointer(8), "/lines/0");
-        assert_eq!(odd.pointer(8), "/lines/0/a~1b~0ca~1b…");
+        assert_eq!(field(&root, &clear), "/");
+        assert_eq!(field(&first, &clear), "/lines/0");
+        assert_eq!(field(&odd, &clear), "/lines/0/a~1b~0ca~1b…");
+        let card = Sensitivity::compile(Some(r#"{"properties":{"lines":true}}"#));
+        assert_eq!(
+            field(&odd, &card),
+            "/lines/…",
+            "keys below a sensitive value are data"
+        );
+        assert_eq!(field(&lines, &card), "/lines");
+        assert!(Place::of(&lines.texts(), &limits, &card).hidden);
         assert_eq!(
             pointer_tokens("/a~1b/0/c~0").collect::<Vec<_>>(),
             ["a/b", "0", "c~"]

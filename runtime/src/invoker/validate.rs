@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::limits::Limits;
 use super::report::{
-    Errors, FieldError, REQUIRED, Report, UNQUOTED, bounded, escape_pointer, pointer_tokens, quote,
-    shorten,
+    Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, escape_pointer, pointer_tokens,
+    quote, shorten,
 };
 use crate::sensitive::Sensitivity;
 
@@ -53,12 +53,13 @@ pub fn errors(
         .collect();
     found.sort_by(|a, b| a.0.cmp(&b.0));
     let mut report = Report::new(limits);
-    for (field, error) in found {
+    for (pointer, error) in found {
         report.add(|| {
-            let hidden = sensitivity.covers(pointer_tokens(&field));
+            let tokens: Vec<String> = pointer_tokens(&pointer).collect();
+            let place = Place::of(&tokens, limits, sensitivity);
             FieldError {
-                message: describe(&error, limits, hidden),
-                field: shorten_pointer(field, limits),
+                message: describe(&error, limits, place.hidden),
+                field: place.field,
             }
         });
     }
@@ -77,19 +78,6 @@ fn pointer(error: &jsonschema::ValidationError<'_>) -> String {
         field.push('/');
     }
     field
-}
-
-/// A pointer with each over-long token shortened.
-fn shorten_pointer(field: String, limits: &Limits) -> String {
-    let max = limits.max_quote;
-    if field.split('/').all(|token| token.chars().count() <= max) {
-        return field;
-    }
-    field
-        .split('/')
-        .map(|token| shorten(token, max))
-        .collect::<Vec<_>>()
-        .join("/")
 }
 
 /// What is wrong, in words: the value quoted in part (or not at all when `hidden`), lists of
