@@ -1,0 +1,358 @@
+//! The module graph of a crate, read from its sources with `syn`: which module names a path
+//! into which other module. Used by `tests/layout.rs` to keep the crates' layering honest.
+//!
+//! A module is a file (`dialect/openai.rs` is `dialect::openai`) or an inline `mod` block.
+//! An edge `a → b` means code in `a` names a path that lies in `b` (through `crate::`,
+//! `super::`, `self::`, or a child module's name); the edge goes to the deepest module the
+//! path reaches, so `use crate::spec::model::Field` is an edge to `spec::model`. Declaring a
+//! module (`mod b;`) is not an edge, and test code (`#[cfg(test)]`) is left out.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use syn::visit::Visit;
+
+/// A module's path below the crate root (empty: the root).
+pub type ModulePath = Vec<String>;
+
+/// The modules of one crate and the edges between them.
+#[derive(Debug, Default)]
+pub struct Graph {
+    /// Every module, with the file it is in.
+    pub modules: BTreeMap<ModulePath, PathBuf>,
+    /// `from → to`, each with one path that makes it (for messages).
+    pub edges: BTreeMap<(ModulePath, ModulePath), String>,
+}
+
+/// Reads the crate whose root file is `src/lib.rs` (or `main.rs`) under `src`.
+pub fn read_crate(src: &Path) -> Result<Graph, String> {
+    let root = ["lib.rs", "main.rs"]
+        .iter()
+        .map(|name| src.join(name))
+        .find(|p| p.exists())
+        .ok_or_else(|| format!("{}: no lib.rs or main.rs", src.display()))?;
+    let mut files = Vec::new();
+    collect_files(&root, src, Vec::new(), &mut files)?;
+    let mut graph = Graph::default();
+    let mut parsed = Vec::new();
+    for (module, file) in files {
+        let text =
+            std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let ast = syn::parse_file(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+        let mut inline = Vec::new();
+        inline_modules(&ast.items, &module, &mut inline);
+        for m in inline {
+            graph.modules.insert(m, file.clone());
+        }
+        graph.modules.insert(module.clone(), file.clone());
+        parsed.push((module, ast));
+    }
+    for (module, ast) in &parsed {
+        let mut collector = Paths {
+            graph_modules: &graph.modules,
+            current: module.clone(),
+            found: Vec::new(),
+        };
+        for item in &ast.items {
+            collector.item(item);
+        }
+        for (from, path) in collector.found {
+            if let Some(to) = deepest_module(&graph.modules, &path)
+                && to != from
+            {
+                graph
+                    .edges
+                    .entry((from, to))
+                    .or_insert_with(|| path.join("::"));
+            }
+        }
+    }
+    Ok(graph)
+}
+
+/// Files of the module tree below `file` (module `module`), following `mod x;` declarations
+/// the way rustc does (`x.rs` or `x/mod.rs` next to a `mod.rs`/`lib.rs`, else in a folder
+/// named after the file).
+fn collect_files(
+    file: &Path,
+    src: &Path,
+    module: ModulePath,
+    out: &mut Vec<(ModulePath, PathBuf)>,
+) -> Result<(), String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let ast = syn::parse_file(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+    let dir = match file.file_name().and_then(|n| n.to_str()) {
+        Some("lib.rs" | "main.rs" | "mod.rs") => file.parent().map(Path::to_path_buf),
+        _ => file
+            .parent()
+            .map(|p| p.join(file.file_stem().unwrap_or_default())),
+    }
+    .unwrap_or_else(|| src.to_path_buf());
+    out.push((module.clone(), file.to_path_buf()));
+    declared_files(&ast.items, &dir, &module, src, out)
+}
+
+fn declared_files(
+    items: &[syn::Item],
+    dir: &Path,
+    module: &ModulePath,
+    src: &Path,
+    out: &mut Vec<(ModulePath, PathBuf)>,
+) -> Result<(), String> {
+    for item in items {
+        let syn::Item::Mod(m) = item else { continue };
+        if is_test(&m.attrs) {
+            continue;
+        }
+        let name = m.ident.to_string();
+        let mut child = module.clone();
+        child.push(name.clone());
+        match &m.content {
+            Some((_, inner)) => declared_files(inner, &dir.join(&name), &child, src, out)?,
+            None => {
+                let flat = dir.join(format!("{name}.rs"));
+                let nested = dir.join(&name).join("mod.rs");
+                let file = if flat.exists() { flat } else { nested };
+                collect_files(&file, src, child, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn inline_modules(items: &[syn::Item], module: &ModulePath, out: &mut Vec<ModulePath>) {
+    for item in items {
+        if let syn::Item::Mod(m) = item
+            && !is_test(&m.attrs)
+            && let Some((_, inner)) = &m.content
+        {
+            let mut child = module.clone();
+            child.push(m.ident.to_string());
+            inline_modules(inner, &child, out);
+            out.push(child);
+        }
+    }
+}
+
+/// `#[cfg(test)]` (also inside `all(…)`).
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg") && {
+            let mut test = false;
+            let _ = a.parse_nested_meta(|meta| {
+                test |= meta.path.is_ident("test");
+                Ok(())
+            });
+            test
+        }
+    })
+}
+
+/// The deepest module `path` lies in.
+fn deepest_module(modules: &BTreeMap<ModulePath, PathBuf>, path: &[String]) -> Option<ModulePath> {
+    (0..=path.len())
+        .rev()
+        .map(|n| path[..n].to_vec())
+        .find(|prefix| modules.contains_key(prefix))
+}
+
+/// Collects the absolute paths each module names.
+struct Paths<'g> {
+    graph_modules: &'g BTreeMap<ModulePath, PathBuf>,
+    current: ModulePath,
+    found: Vec<(ModulePath, Vec<String>)>,
+}
+
+impl Paths<'_> {
+    fn item(&mut self, item: &syn::Item) {
+        let attrs = match item {
+            syn::Item::Mod(m) => &m.attrs,
+            syn::Item::Fn(f) => &f.attrs,
+            syn::Item::Impl(i) => &i.attrs,
+            syn::Item::Use(u) => &u.attrs,
+            syn::Item::Struct(s) => &s.attrs,
+            syn::Item::Enum(e) => &e.attrs,
+            syn::Item::Const(c) => &c.attrs,
+            syn::Item::Static(s) => &s.attrs,
+            syn::Item::Trait(t) => &t.attrs,
+            syn::Item::Type(t) => &t.attrs,
+            _ => &Vec::new(),
+        };
+        if is_test(attrs) {
+            return;
+        }
+        match item {
+            syn::Item::Mod(m) => self.module(m),
+            syn::Item::Use(u) => self.use_tree(&u.tree, Vec::new()),
+            other => self.visit_item(other),
+        }
+    }
+
+    fn module(&mut self, m: &syn::ItemMod) {
+        if is_test(&m.attrs) {
+            return;
+        }
+        if let Some((_, inner)) = &m.content {
+            self.current.push(m.ident.to_string());
+            for i in inner {
+                self.item(i);
+            }
+            self.current.pop();
+        }
+    }
+
+    fn use_tree(&mut self, tree: &syn::UseTree, prefix: Vec<String>) {
+        let with = |name: &syn::Ident| {
+            let mut p = prefix.clone();
+            p.push(name.to_string());
+            p
+        };
+        match tree {
+            syn::UseTree::Path(p) => self.use_tree(&p.tree, with(&p.ident)),
+            syn::UseTree::Name(n) => self.record(with(&n.ident)),
+            syn::UseTree::Rename(r) => self.record(with(&r.ident)),
+            syn::UseTree::Glob(_) => self.record(prefix),
+            syn::UseTree::Group(g) => {
+                for t in &g.items {
+                    self.use_tree(t, prefix.clone());
+                }
+            }
+        }
+    }
+
+    /// Records `segments` as an absolute path when it starts at `crate`, `super`, `self` or a
+    /// child module of the current one; other paths (other crates, local names) are skipped.
+    fn record(&mut self, segments: Vec<String>) {
+        let Some(first) = segments.first() else {
+            return;
+        };
+        let absolute = match first.as_str() {
+            "crate" => segments[1..].to_vec(),
+            "self" => [self.current.clone(), segments[1..].to_vec()].concat(),
+            "super" => {
+                let mut base = self.current.clone();
+                let mut rest = &segments[..];
+                while rest.first().map(String::as_str) == Some("super") {
+                    base.pop();
+                    rest = &rest[1..];
+                }
+                [base, rest.to_vec()].concat()
+            }
+            _ => {
+                let child = [self.current.clone(), vec![first.clone()]].concat();
+                if !self.graph_modules.contains_key(&child) {
+                    return;
+                }
+                [self.current.clone(), segments].concat()
+            }
+        };
+        self.found.push((self.current.clone(), absolute));
+    }
+}
+
+impl<'ast> Visit<'ast> for Paths<'_> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.record(segments);
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        self.module(m);
+    }
+
+    fn visit_item_use(&mut self, u: &'ast syn::ItemUse) {
+        self.use_tree(&u.tree, Vec::new());
+    }
+
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    /// `pub(crate)` and `pub(super)` name no item.
+    fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
+}
+
+/// For each group of modules that depend on each other around a circle, one shortest such
+/// circle: its edges `(from, to, a path that makes the edge)`.
+pub fn cycles(graph: &Graph) -> Vec<Vec<(String, String, String)>> {
+    let names: Vec<&ModulePath> = graph.modules.keys().collect();
+    let index: BTreeMap<&ModulePath, usize> =
+        names.iter().enumerate().map(|(i, m)| (*m, i)).collect();
+    let mut g = petgraph::graph::DiGraph::<(), ()>::new();
+    let nodes: Vec<_> = names.iter().map(|_| g.add_node(())).collect();
+    for (from, to) in graph.edges.keys() {
+        g.add_edge(nodes[index[from]], nodes[index[to]], ());
+    }
+    petgraph::algo::kosaraju_scc(&g)
+        .into_iter()
+        .filter(|scc| scc.len() > 1)
+        .map(|scc| {
+            let members: BTreeSet<usize> = scc.iter().map(|n| n.index()).collect();
+            let circle = shortest_circle(&g, &members);
+            circle
+                .windows(2)
+                .map(|w| {
+                    let (from, to) = (names[w[0]], names[w[1]]);
+                    let via = graph.edges[&(from.clone(), to.clone())].clone();
+                    (show(from), show(to), via)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A shortest circle through the first of `members` (a strongly connected set), as node
+/// indices, first and last the same.
+fn shortest_circle(g: &petgraph::graph::DiGraph<(), ()>, members: &BTreeSet<usize>) -> Vec<usize> {
+    let start = *members.iter().next().unwrap_or(&0);
+    let mut parent: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut queue = std::collections::VecDeque::from([start]);
+    while let Some(node) = queue.pop_front() {
+        for next in g.neighbors(petgraph::graph::NodeIndex::new(node)) {
+            let next = next.index();
+            if !members.contains(&next) {
+                continue;
+            }
+            if next == start {
+                let mut circle = vec![start, node];
+                let mut at = node;
+                while at != start {
+                    at = parent[&at];
+                    circle.push(at);
+                }
+                circle.reverse();
+                return circle;
+            }
+            if let std::collections::btree_map::Entry::Vacant(e) = parent.entry(next) {
+                e.insert(node);
+                queue.push_back(next);
+            }
+        }
+    }
+    vec![start]
+}
+
+/// `crate` or `a::b`.
+pub fn show(module: &ModulePath) -> String {
+    if module.is_empty() {
+        "crate".to_owned()
+    } else {
+        module.join("::")
+    }
+}
+
+/// Lines of a file that are not test code: everything before a trailing `#[cfg(test)]` module.
+pub fn non_test_lines(text: &str) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .iter()
+        .enumerate()
+        .position(|(i, l)| {
+            l.trim() == "#[cfg(test)]"
+                && lines[i + 1..]
+                    .iter()
+                    .find(|n| !n.trim().is_empty())
+                    .is_some_and(|n| n.trim_start().starts_with("mod "))
+        })
+        .unwrap_or(lines.len());
+    lines[..end].len()
+}
