@@ -310,7 +310,7 @@ async fn a_tool_call_runs_on_the_store_and_its_result_goes_back_to_the_model() {
     assert_eq!(
         get["function"]["parameters"],
         toolspec_store::tools::orders::get::DESCRIPTOR
-            .dialect_json("openai")
+            .dialect_json(toolspec::Dialect::OpenAi)
             .unwrap()
     );
     assert!(

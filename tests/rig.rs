@@ -48,7 +48,7 @@ async fn every_member_is_a_dynamic_tool_with_its_openai_parameters() {
     assert_eq!(
         get.parameters,
         tools::orders::get::DESCRIPTOR
-            .dialect_json("openai")
+            .dialect_json(toolspec::Dialect::OpenAi)
             .unwrap()
     );
     assert_eq!(get.parameters["required"], json!(["order_id"]));

@@ -5,8 +5,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value as Json;
-use toolspec::membership::{self, Declaration, Grant};
-use toolspec::settings::SettingValue;
+use toolspec_vocab::membership::{self, Declaration, Grant};
+use toolspec_vocab::settings::SettingValue;
+use toolspec_vocab::{codes, hints};
 
 use crate::diagnostic::{self, Diagnostic, Severity, Sources, did_you_mean};
 use crate::dialect::{self, MAX_DEPTH, Seg};
@@ -65,7 +66,7 @@ pub struct Tool {
     pub sensitive_output: Option<Json>,
     /// The input schema in each dialect the tool is a member of (always `mcp`), by dialect
     /// name (see [`crate::dialect`]); empty when the project has errors.
-    pub dialects: BTreeMap<String, Json>,
+    pub dialects: BTreeMap<crate::dialect::Dialect, Json>,
 }
 
 /// A read and checked specs directory.
@@ -390,11 +391,14 @@ fn sentence(text: &str) -> String {
 
 fn tool_name(r: &mut Reader<'_>, spec: &ToolSpec, strip: &[&str]) -> Option<String> {
     if let Some(name) = &spec.name {
-        if toolspec::naming::is_canonical(&name.value) {
+        if toolspec_vocab::naming::is_canonical(&name.value) {
             return Some(name.value.clone());
         }
-        let suggestion =
-            toolspec::naming::normalize(&toolspec::naming::snake_case(&name.value), &[]).ok();
+        let suggestion = toolspec_vocab::naming::normalize(
+            &toolspec_vocab::naming::snake_case(&name.value),
+            &[],
+        )
+        .ok();
         let d = r.error(
             name.span,
             format!("tool name `{}` is not provider-safe", name.value),
@@ -406,7 +410,7 @@ fn tool_name(r: &mut Reader<'_>, spec: &ToolSpec, strip: &[&str]) -> Option<Stri
         });
         return None;
     }
-    match toolspec::naming::derive_name(&spec.path, strip) {
+    match toolspec_vocab::naming::derive_name(&spec.path, strip) {
         Ok(name) => Some(name),
         Err(e) => {
             r.push(
@@ -441,7 +445,8 @@ fn check_hints(r: &mut Reader<'_>, spec: &ToolSpec, config: &ProjectConfig) {
                 .label = Some("duplicate".into());
             continue;
         }
-        for (a, b) in [("read_only", "destructive"), ("open_world", "closed_world")] {
+        for contradiction in hints::CONTRADICTIONS {
+            let [a, b] = contradiction.hints;
             let other = if hint.value == a {
                 b
             } else if hint.value == b {
@@ -455,12 +460,7 @@ fn check_hints(r: &mut Reader<'_>, spec: &ToolSpec, config: &ProjectConfig) {
                     format!("contradictory hints: `{other}` and `{}`", hint.value),
                 );
                 d.label = Some(format!("contradicts `{other}`"));
-                d.help = Some(if a == "read_only" {
-                    "a read-only tool changes nothing, so it cannot be destructive: keep one of them"
-                } else {
-                    "a tool works either in an open world or a closed one: keep one of them"
-                }
-                .into());
+                d.help = Some(format!("{}: keep one of them", contradiction.reason));
             }
         }
         seen.push(&hint.value);
@@ -469,6 +469,26 @@ fn check_hints(r: &mut Reader<'_>, spec: &ToolSpec, config: &ProjectConfig) {
 
 fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
     let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let guards = spec.guards.iter().map(|g| (&g.name, "guard"));
+    let errors = spec.errors.iter().map(|e| (&e.code, "error"));
+    for (code, what) in guards.chain(errors) {
+        if codes::BUILTIN.contains(&code.value.as_str()) {
+            let noun = if what == "guard" {
+                "guard name"
+            } else {
+                "error code"
+            };
+            let d = r.error(
+                code.span,
+                format!("{noun} `{}` is reserved by toolspec", code.value),
+            );
+            d.label = Some("reserved".into());
+            d.help = Some(format!(
+                "toolspec reports `{}` itself; name this {what} after what went wrong",
+                code.value
+            ));
+        }
+    }
     for guard in &spec.guards {
         seen.insert(&guard.name.value);
     }
@@ -480,18 +500,6 @@ fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
             );
             d.label = Some("clashes with a guard".into());
             d.help = Some("a failing guard already reports its own name as the error code".into());
-        }
-        for reserved in ["invalid_arguments", "internal_error"] {
-            if error.code.value == reserved {
-                let d = r.error(
-                    error.code.span,
-                    format!("error code `{reserved}` is reserved by toolspec"),
-                );
-                d.label = Some("reserved".into());
-                d.help = Some(format!(
-                    "toolspec reports `{reserved}` itself; name this error after what went wrong"
-                ));
-            }
         }
     }
 }
@@ -675,7 +683,7 @@ fn module_paths(
                     NoModule::Empty => format!("`{part}` has no letters or digits"),
                     NoModule::Digit => format!(
                         "`{}` starts with a digit",
-                        toolspec::naming::snake_case(part)
+                        toolspec_vocab::naming::snake_case(part)
                     ),
                 })
             })

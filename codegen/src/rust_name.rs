@@ -54,7 +54,7 @@ pub fn spelling(text: &str) -> Cow<'_, str> {
 /// The spelling of a field or guard named `name`: `orderId` → `order_id`, `2fa` → `f_2fa`,
 /// `self` → `self_`.
 pub fn value_name(name: &str) -> String {
-    let snake = toolspec::naming::snake_case(name);
+    let snake = toolspec_vocab::naming::snake_case(name);
     let snake = if snake.is_empty() || snake.starts_with(|c: char| c.is_ascii_digit()) {
         format!("f_{snake}")
     } else {
@@ -74,7 +74,7 @@ pub enum NoModule {
 
 /// The spelling of the module for a spec file or folder named `segment` (without `.yaml`).
 pub fn module_name(segment: &str) -> Result<String, NoModule> {
-    let snake = toolspec::naming::snake_case(segment);
+    let snake = toolspec_vocab::naming::snake_case(segment);
     match snake.chars().next() {
         None => Err(NoModule::Empty),
         Some(c) if c.is_ascii_digit() => Err(NoModule::Digit),

@@ -325,6 +325,7 @@ pub fn collect_named(field: &Field, out: &mut Vec<String>) {
 mod tests {
     use serde_json::json;
 
+    use crate::dialect::Dialect;
     use crate::project::{Source, analyze};
 
     const SPEC: &str = r#"
@@ -384,14 +385,14 @@ tool: { anthropic: { strict: true }, openai: { strict: true } }
 
         // MCP (the canonical schema) keeps them; provider dialects drop the implicit ones
         // silently and keep only the spec's own bounds.
-        assert_eq!(tool.dialects["mcp"]["properties"]["any"]["maximum"], max);
-        for dialect in ["openai-strict", "gemini"] {
-            let properties = &tool.dialects[dialect]["properties"];
+        assert_eq!(tool.input_schema["properties"]["any"]["maximum"], max);
+        for dialect in [Dialect::OpenAiStrict, Dialect::Gemini] {
+            let properties = &tool.dialects[&dialect]["properties"];
             assert_eq!(properties["any"].get("maximum"), None, "{dialect}");
             assert_eq!(properties["positive"]["minimum"], json!(0), "{dialect}");
             assert_eq!(properties["positive"].get("maximum"), None, "{dialect}");
         }
-        let strict = &tool.dialects["anthropic-strict"]["properties"];
+        let strict = &tool.dialects[&Dialect::AnthropicStrict]["properties"];
         assert_eq!(strict["any"], json!({ "type": "integer" }));
         assert_eq!(
             strict["positive"],

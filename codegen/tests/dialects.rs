@@ -653,7 +653,7 @@ fn every_dialect_of_every_corpus_tool_follows_the_provider_rules() {
         for tool in &project.tools {
             let expected = expected_refusals(&tool.name);
             for d in Dialect::ALL {
-                let derived = d.derive(&tool.input_schema);
+                let derived = dialect::derive(d, &tool.input_schema);
                 let mut refused: Vec<&str> = Vec::new();
                 for (dialect, word) in &expected {
                     if *dialect == d {
@@ -693,10 +693,10 @@ fn the_explain_tool_embeds_the_compilers_derivations() {
     // provider rules like every other tool.
     let canonical: Value = serde_json::from_str(toolspec::EXPLAIN_INPUT_SCHEMA).expect("JSON");
     let mut problems = Vec::new();
-    for (name, embedded) in toolspec::EXPLAIN_DIALECTS {
-        let d = Dialect::parse(name).unwrap_or_else(|| panic!("unknown dialect {name}"));
+    for (d, embedded) in toolspec::EXPLAIN_DIALECTS {
+        let (d, name) = (*d, d.name());
         assert!(!d.is_strict(), "explain declares {name}, a strict dialect");
-        let derived = d.derive(&canonical);
+        let derived = dialect::derive(d, &canonical);
         assert!(derived.is_expressible(), "{name}: {:?}", derived.refusals);
         let embedded: Value = serde_json::from_str(embedded).expect("embedded JSON");
         if embedded != derived.schema {
@@ -711,10 +711,14 @@ fn the_explain_tool_embeds_the_compilers_derivations() {
                 .map(|v| format!("{name}: {v}")),
         );
     }
-    let names: Vec<&str> = toolspec::EXPLAIN_DIALECTS.iter().map(|(n, _)| *n).collect();
+    let names: Vec<&str> = toolspec::EXPLAIN_DIALECTS
+        .iter()
+        .map(|(d, _)| d.name())
+        .collect();
+    // `mcp` is the canonical schema itself, which a descriptor does not repeat.
     let expected: Vec<&str> = Dialect::ALL
         .iter()
-        .filter(|d| !d.is_strict())
+        .filter(|d| !d.is_strict() && **d != Dialect::Mcp)
         .map(|d| d.name())
         .collect();
     assert_eq!(names, expected, "one entry per non-strict dialect, sorted");
@@ -779,7 +783,7 @@ fn the_checker_catches_broken_outputs() {
 fn descriptions_state_what_a_dialect_cannot_express() {
     let project = load(&manifest_dir().join("tests/dialects/corpus/specs"));
     let tool = |name: &str| project.tools.iter().find(|t| t.name == name).expect("tool");
-    let strings = Dialect::OpenAiStrict.derive(&tool("strings").input_schema);
+    let strings = dialect::derive(Dialect::OpenAiStrict, &tool("strings").input_schema);
     let short = &strings.schema["properties"]["short"];
     assert_eq!(
         short,
@@ -806,12 +810,12 @@ fn descriptions_state_what_a_dialect_cannot_express() {
     );
     // Anthropic strict keeps patterns: the compiler lets through only those the runtime's
     // linear-time engine runs, which have no lookaround or backreferences either.
-    let anthropic = Dialect::AnthropicStrict.derive(&tool("strings").input_schema);
+    let anthropic = dialect::derive(Dialect::AnthropicStrict, &tool("strings").input_schema);
     assert_eq!(
         anthropic.schema["properties"]["lower"]["pattern"],
         json!("^[a-z]+$")
     );
-    let collections = Dialect::AnthropicStrict.derive(&tool("collections").input_schema);
+    let collections = dialect::derive(Dialect::AnthropicStrict, &tool("collections").input_schema);
     assert_eq!(
         collections.schema["properties"]["three_to_five"],
         json!({
@@ -822,7 +826,7 @@ fn descriptions_state_what_a_dialect_cannot_express() {
         })
     );
     // Gemini: numbers in an enum become strings; a nullable named type is written out.
-    let numbers = Dialect::Gemini.derive(&tool("numbers").input_schema);
+    let numbers = dialect::derive(Dialect::Gemini, &tool("numbers").input_schema);
     assert_eq!(
         numbers.schema["properties"]["size"],
         json!({
@@ -841,7 +845,7 @@ fn descriptions_state_what_a_dialect_cannot_express() {
             "description": "Sent as a string: the integer it spells."
         })
     );
-    let unions = Dialect::Gemini.derive(&tool("unions").input_schema);
+    let unions = dialect::derive(Dialect::Gemini, &tool("unions").input_schema);
     let away = &unions.schema["properties"]["away"];
     assert_eq!(away["type"], json!("OBJECT"));
     assert_eq!(away["nullable"], json!(true));
@@ -853,7 +857,7 @@ fn descriptions_state_what_a_dialect_cannot_express() {
     let payment = &unions.schema["properties"]["payment"]["anyOf"][0]["properties"]["method"];
     assert_eq!(payment, &json!({ "type": "STRING", "enum": ["card"] }));
     // openai-strict: a `$ref` with siblings is replaced by its definition.
-    let strict_unions = Dialect::OpenAiStrict.derive(&tool("unions").input_schema);
+    let strict_unions = dialect::derive(Dialect::OpenAiStrict, &tool("unions").input_schema);
     assert_eq!(
         strict_unions.schema["properties"]["tint"],
         json!({ "type": "string", "enum": ["red", "green", "blue"], "description": "The tint." })
@@ -919,25 +923,19 @@ fn warnings_name_the_dialect_the_keyword_and_the_spec_line() {
         .iter()
         .find(|t| t.name == "notes_create")
         .expect("tool");
-    let names: Vec<&str> = create.dialects.keys().map(String::as_str).collect();
-    // `openai` for rig, a member too.
+    let names: Vec<&str> = create.dialects.keys().map(|d| d.name()).collect();
+    // `openai` for rig, a member too; never `mcp`, the canonical schema itself.
     assert_eq!(
         names,
-        [
-            "anthropic-strict",
-            "gemini",
-            "mcp",
-            "openai",
-            "openai-strict"
-        ]
+        ["anthropic-strict", "gemini", "openai", "openai-strict"]
     );
     let quiet = project
         .tools
         .iter()
         .find(|t| t.name == "notes_quiet")
         .expect("tool");
-    let names: Vec<&str> = quiet.dialects.keys().map(String::as_str).collect();
-    assert_eq!(names, ["mcp", "openai"]);
+    let names: Vec<&str> = quiet.dialects.keys().map(|d| d.name()).collect();
+    assert_eq!(names, ["openai"]);
 }
 
 /// Every folder under `tests/dialects/errors` must fail with exactly its `expected.txt`.
@@ -1044,44 +1042,22 @@ fn the_strict_setting_picks_the_dialect() {
         ]
     };
     let project = load_files(&files(""));
-    let names: Vec<&str> = project.tools[0]
-        .dialects
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(names, ["anthropic-strict", "gemini", "mcp", "openai"]);
+    let names: Vec<&str> = project.tools[0].dialects.keys().map(|d| d.name()).collect();
+    assert_eq!(names, ["anthropic-strict", "gemini", "openai"]);
     // Tool overrides win over the project default; rig keeps `openai`.
     let project = load_files(&files(
         "tool: { openai: { strict: true }, anthropic: { strict: false } }\n",
     ));
-    let names: Vec<&str> = project.tools[0]
-        .dialects
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        names,
-        ["anthropic", "gemini", "mcp", "openai", "openai-strict"]
-    );
+    let names: Vec<&str> = project.tools[0].dialects.keys().map(|d| d.name()).collect();
+    assert_eq!(names, ["anthropic", "gemini", "openai", "openai-strict"]);
     let project = load_files(&files(
         "tool: { openai: { strict: true }, except: [rig] }\n",
     ));
-    let names: Vec<&str> = project.tools[0]
-        .dialects
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(
-        names,
-        ["anthropic-strict", "gemini", "mcp", "openai-strict"]
-    );
+    let names: Vec<&str> = project.tools[0].dialects.keys().map(|d| d.name()).collect();
+    assert_eq!(names, ["anthropic-strict", "gemini", "openai-strict"]);
     let project = load_files(&files("tool: [rig, http]\n"));
-    let names: Vec<&str> = project.tools[0]
-        .dialects
-        .keys()
-        .map(String::as_str)
-        .collect();
-    assert_eq!(names, ["mcp", "openai"]);
+    let names: Vec<&str> = project.tools[0].dialects.keys().map(|d| d.name()).collect();
+    assert_eq!(names, ["openai"]);
     assert!(project.diagnostics.is_empty());
 }
 
@@ -1096,7 +1072,7 @@ fn store_tools(project: &Project, dialect: Dialect) -> Value {
         tools
             .iter()
             .map(|t| {
-                let derived = dialect.derive(&t.input_schema);
+                let derived = dialect::derive(dialect, &t.input_schema);
                 assert!(
                     derived.is_expressible(),
                     "{}: {:?}",
@@ -1243,7 +1219,7 @@ fn exotic_schemas_never_panic() {
     ];
     for schema in &exotic {
         for d in Dialect::ALL {
-            let derived = d.derive(schema);
+            let derived = dialect::derive(d, schema);
             for r in &derived.refusals {
                 assert!(!r.reason.is_empty());
             }

@@ -35,14 +35,7 @@ use crate::registry::Registry;
 /// The adapter's name in specs (`tool: {anthropic: …}`) and in the registry.
 pub const ADAPTER: &str = "anthropic";
 
-const PROVIDER: Provider = Provider {
-    adapter: ADAPTER,
-    dialect: "anthropic",
-    strict_dialect: Some("anthropic-strict"),
-    // Strict tool use keeps optional properties optional: no nulls to drop.
-    strict_nulls: false,
-    spelled_enums: false,
-};
+const PROVIDER: Provider = Provider { adapter: ADAPTER };
 
 /// A Messages API tool definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,7 +60,7 @@ impl From<&Function> for Tool {
                 .parameters
                 .clone()
                 .unwrap_or_else(|| serde_json::json!({"type": "object"})),
-            strict: function.strict.then_some(true),
+            strict: function.strict().then_some(true),
         }
     }
 }

@@ -33,7 +33,9 @@ use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
 use crate::invoker::{CallOptions, Errors, invalid_arguments};
 use crate::registry::Registry;
-use crate::settings::PresentAs;
+use toolspec_vocab::Dialect;
+use toolspec_vocab::adapters;
+use toolspec_vocab::settings::{PresentAs, SettingValue, Settings};
 
 /// What one tool call answers, before a provider wraps it in its envelope.
 #[derive(Debug, Clone, PartialEq)]
@@ -105,16 +107,6 @@ pub fn parse_arguments(text: &str) -> Result<Value, Answer> {
 pub(crate) struct Provider {
     /// The adapter's name in specs and in the registry.
     pub adapter: &'static str,
-    /// The dialect of its non-strict tools.
-    pub dialect: &'static str,
-    /// The dialect of its strict tools, if it has a strict mode.
-    pub strict_dialect: Option<&'static str>,
-    /// Whether the strict dialect makes optional properties nullable (their nulls are then
-    /// dropped before the invoker runs).
-    pub strict_nulls: bool,
-    /// Whether the dialect declares enums of other values as strings spelling them (those
-    /// spellings are then turned back into the values before the invoker runs).
-    pub spelled_enums: bool,
 }
 
 /// A tool as a provider declares it: what each adapter puts into its own envelope.
@@ -127,27 +119,41 @@ pub(crate) struct Function {
     /// The parameters in the provider's dialect; `None` when the provider wants no schema
     /// (a Gemini tool without parameters).
     pub parameters: Option<Value>,
-    /// Whether `parameters` is the strict dialect.
-    pub strict: bool,
+    /// The dialect `parameters` is in.
+    pub dialect: Dialect,
+}
+
+impl Function {
+    /// Whether `parameters` is a strict dialect.
+    pub fn strict(&self) -> bool {
+        self.dialect.is_strict()
+    }
 }
 
 impl Provider {
-    /// `tool` as this provider declares it, or `None` when it is not a member. `strict` is
-    /// the tool's `strict` setting; without one, the dialect embedded at build time says
-    /// (the compiler embeds the strict dialect exactly for tools whose setting is on). A tool
-    /// whose descriptor lacks the wanted dialect gets the one it has; a hand-written
-    /// descriptor without any, its canonical schema (not strict).
-    pub fn function(&self, tool: &'static Descriptor, strict: Option<bool>) -> Option<Function> {
+    /// `tool` as this provider declares it, or `None` when it is not a member: in the dialect
+    /// its `settings` on the adapter call for ([`Dialect::for_member`]), else the provider's
+    /// non-strict dialect (the explain tool has no strict form), else the canonical schema (a
+    /// hand-written descriptor without dialects). Without settings (a descriptor on its own),
+    /// the strict dialect exactly when the build embedded it, as it does for strict members.
+    pub fn function(
+        &self,
+        tool: &'static Descriptor,
+        settings: Option<&Settings<'_>>,
+    ) -> Option<Function> {
         let name = tool.name_for(self.adapter)?;
-        let plain = tool.dialect(self.dialect);
-        let strict_schema = self.strict_dialect.and_then(|d| tool.dialect(d));
-        let want_strict = strict.unwrap_or(strict_schema.is_some());
-        let (schema, strict) = match (want_strict, strict_schema, plain) {
-            (true, Some(schema), _) => (schema, true),
-            (_, _, Some(schema)) => (schema, false),
-            (_, Some(schema), None) => (schema, true),
-            (_, None, None) => (tool.input_schema, false),
+        let wanted = match settings {
+            Some(settings) => Dialect::for_member(self.adapter, settings),
+            None => {
+                let decl = adapters::builtin(self.adapter)?;
+                let strict = [("strict", SettingValue::Bool(true))];
+                Dialect::for_member(self.adapter, &Settings::new(decl, &strict[..]))
+            }
         };
+        let (dialect, schema) = [wanted, wanted.relaxed()]
+            .into_iter()
+            .find_map(|d| tool.dialect(d).map(|schema| (d, schema)))
+            .unwrap_or((Dialect::Mcp, tool.input_schema));
         let parameters = match serde_json::from_str::<Value>(schema) {
             Ok(Value::Null) => None,
             Ok(parameters) => Some(parameters),
@@ -160,7 +166,7 @@ impl Provider {
             name,
             description: tool.description,
             parameters,
-            strict,
+            dialect,
         })
     }
 }
@@ -195,19 +201,18 @@ impl Members {
     /// Every member of `provider`'s adapter in `registry`, with its settings there.
     pub fn new(provider: Provider, registry: &Registry) -> Self {
         let catalog = Catalog::of(registry, provider.adapter, |registered| {
-            let strict = registered
-                .settings(provider.adapter)
-                .and_then(|s| s.get_bool("strict"));
+            let settings = registered.settings(provider.adapter)?;
             let descriptor = registered.descriptor();
-            let function = provider.function(descriptor, strict)?;
-            let nulls = function.strict && provider.strict_nulls;
+            let function = provider.function(descriptor, Some(&settings))?;
+            let nulls = function.dialect.nulls_optionals();
+            let spelled = function.dialect.spells_enums();
             // The canonical schema is parsed only for a tool that may need a repair.
-            let repairs = (nulls || provider.spelled_enums)
+            let repairs = (nulls || spelled)
                 .then(|| descriptor.input_schema_json())
                 .and_then(|schema| {
                     let wanted = Repairs {
                         nulls,
-                        spelled_enums: provider.spelled_enums && has_unspelled_enum(&schema),
+                        spelled_enums: spelled && has_unspelled_enum(&schema),
                     };
                     (wanted != Repairs::default()).then(|| (Arc::new(schema), wanted))
                 });

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use crate::caller::Caller;
 use crate::descriptor::Descriptor;
 use crate::registry::{RegisteredTool, Registry};
-use crate::settings::PresentAs;
+use toolspec_vocab::settings::PresentAs;
 
 /// A member of an adapter with the adapter's declaration of it (`T`: an rmcp `Tool`, a
 /// provider's function declaration…).

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use crate::settings::SettingValue;
+use toolspec_vocab::Dialect;
+use toolspec_vocab::settings::SettingValue;
 
 /// The kind of a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,10 +82,10 @@ pub struct Descriptor {
     /// Canonical JSON Schema 2020-12 of the exposed output.
     pub output_schema: &'static str,
     /// The input schema in each provider dialect the tool is a member of, as JSON, sorted by
-    /// dialect name: `mcp` (always: the canonical schema), `openai`, `openai-strict`,
-    /// `anthropic`, `anthropic-strict`, `gemini`. Computed at build time, so adapters never
-    /// derive them at run time. See [`Descriptor::dialect`].
-    pub dialects: &'static [(&'static str, &'static str)],
+    /// dialect: `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini` (never
+    /// `mcp`: that is [`input_schema`](Self::input_schema)). Computed at build time, so
+    /// adapters never derive them at run time. See [`Descriptor::dialect`].
+    pub dialects: &'static [(Dialect, &'static str)],
     /// Every `expects` field in spec order, ambient ones included.
     pub fields: &'static [Field],
     /// Where the input (ambient fields included) holds `sensitive` values, at any depth: a
@@ -177,26 +178,25 @@ impl Descriptor {
         self.binding(adapter).map(|b| b.name)
     }
 
-    /// The input schema in dialect `name` (`openai-strict`…) as JSON text, if the tool is a
-    /// member of it: `openai` for `openai` members with `strict: false` and for `rig`,
-    /// `openai-strict` for those with `strict: true`, `anthropic` / `anthropic-strict` likewise,
-    /// `gemini` for `gemini` members, and `mcp` for every tool.
+    /// The input schema in `dialect` as JSON text, if the tool is a member of it (see
+    /// [`Dialect::for_member`]): `mcp` for every tool (the canonical
+    /// [`input_schema`](Self::input_schema)), the others when they were derived for it.
     ///
     /// For `gemini` it is `null` when the tool takes no parameters: the function declaration
     /// then carries no `parameters` (Gemini rejects an `OBJECT` without properties).
-    /// `mcp` is the canonical [`Descriptor::input_schema`] even when `dialects` omits it (as
-    /// for a hand-written descriptor).
-    pub fn dialect(&self, name: &str) -> Option<&'static str> {
+    pub fn dialect(&self, dialect: Dialect) -> Option<&'static str> {
+        if dialect == Dialect::Mcp {
+            return Some(self.input_schema);
+        }
         self.dialects
             .iter()
-            .find(|(dialect, _)| *dialect == name)
+            .find(|(d, _)| *d == dialect)
             .map(|(_, schema)| *schema)
-            .or((name == "mcp").then_some(self.input_schema))
     }
 
-    /// The input schema in dialect `name`, parsed (see [`Descriptor::dialect`]).
-    pub fn dialect_json(&self, name: &str) -> Option<serde_json::Value> {
-        self.dialect(name).map(parse_embedded)
+    /// The input schema in `dialect`, parsed (see [`Descriptor::dialect`]).
+    pub fn dialect_json(&self, dialect: Dialect) -> Option<serde_json::Value> {
+        self.dialect(dialect).map(parse_embedded)
     }
 
     /// Whether the spec declares `hint`.

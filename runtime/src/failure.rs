@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 use serde_json::Value;
+use toolspec_vocab::codes;
 
 /// A handler's failure.
 ///
@@ -89,7 +90,7 @@ impl ToolError {
     /// look the same.
     pub fn unknown_tool(name: &str) -> Self {
         Self {
-            code: crate::invoker::codes::UNKNOWN_TOOL.into(),
+            code: codes::UNKNOWN_TOOL.into(),
             message: format!("There is no tool named `{name}`."),
             details: None,
         }

@@ -35,13 +35,7 @@ use crate::registry::Registry;
 /// The adapter's name in specs (`tool: {gemini: …}`) and in the registry.
 pub const ADAPTER: &str = "gemini";
 
-const PROVIDER: Provider = Provider {
-    adapter: ADAPTER,
-    dialect: "gemini",
-    strict_dialect: None,
-    strict_nulls: false,
-    spelled_enums: true,
-};
+const PROVIDER: Provider = Provider { adapter: ADAPTER };
 
 /// A function declaration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

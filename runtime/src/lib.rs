@@ -7,8 +7,9 @@
 //!   description, schemas as static JSON, hints, guards, error codes, settings overrides);
 //! - [`Contract`] and [`Operation`]: the typed surface each generated tool implements;
 //! - [`Registry`]: the tools of one crate with their handlers, looked up by name or by adapter;
-//! - [`naming`], [`membership`] and [`settings`]: the rules shared by the build-time compiler
-//!   and the adapters, so a tool has the same name and settings everywhere.
+//! - [`settings`], [`Dialect`] and [`codes`]: the vocabulary shared with the build-time
+//!   compiler (from `toolspec-vocab`), so a tool has the same settings, schema dialect and
+//!   built-in error codes everywhere.
 //!
 //! ```ignore
 //! toolspec::include_tools!(); // pub mod tools { … generated from specs/ … }
@@ -34,8 +35,6 @@ pub mod invoker;
 mod macros;
 #[cfg(feature = "mcp")]
 pub mod mcp;
-pub mod membership;
-pub mod naming;
 #[cfg(feature = "openai")]
 pub mod openai;
 mod project;
@@ -43,7 +42,6 @@ mod registry;
 #[cfg(feature = "rig")]
 pub mod rig;
 pub mod sensitive;
-pub mod settings;
 
 pub use ambient::AmbientContext;
 pub use caller::{Caller, Scopes};
@@ -60,8 +58,9 @@ pub use registry::{
     EXPLAIN_DESCRIPTION, EXPLAIN_DIALECTS, EXPLAIN_INPUT_SCHEMA, EXPLAIN_OUTPUT_SCHEMA,
     RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool,
 };
-pub use settings::{PresentAs, SettingValue, Settings};
 pub use tokio_util::sync::CancellationToken;
+pub use toolspec_vocab::settings::{PresentAs, SettingValue, Settings};
+pub use toolspec_vocab::{Dialect, codes, settings};
 
 /// Value types that spec field types map to (`uuid`, `date`, `datetime`, `decimal`).
 pub mod types {
@@ -109,4 +108,6 @@ pub mod __private {
     }
 
     pub use crate::registry::generated_registry;
+    pub use toolspec_vocab::adapters::BUILTIN as BUILTIN_ADAPTERS;
+    pub use toolspec_vocab::naming::NameRule;
 }

@@ -41,13 +41,7 @@ use crate::registry::Registry;
 /// The adapter's name in specs (`tool: {openai: …}`) and in the registry.
 pub const ADAPTER: &str = "openai";
 
-const PROVIDER: Provider = Provider {
-    adapter: ADAPTER,
-    dialect: "openai",
-    strict_dialect: Some("openai-strict"),
-    strict_nulls: true,
-    spelled_enums: false,
-};
+const PROVIDER: Provider = Provider { adapter: ADAPTER };
 
 fn function_type() -> String {
     "function".into()
@@ -101,7 +95,7 @@ impl From<&Function> for ChatTool {
                 name: function.name.into(),
                 description: function.description.into(),
                 parameters: parameters(function),
-                strict: function.strict,
+                strict: function.strict(),
             },
         }
     }
@@ -114,7 +108,7 @@ impl From<&Function> for ResponsesTool {
             name: function.name.into(),
             description: function.description.into(),
             parameters: parameters(function),
-            strict: function.strict,
+            strict: function.strict(),
         }
     }
 }
@@ -241,8 +235,9 @@ pub fn responses_tools_for(registry: &Registry, caller: &Caller) -> Vec<Response
     declarations(PROVIDER, registry, Some(caller))
 }
 
-/// One descriptor as a Chat Completions tool, or `None` when it is not an `openai` member.
-/// `strict` is the tool's setting as the build resolved it (the dialect it embedded).
+/// One descriptor as a Chat Completions tool, or `None` when it is not an `openai` member;
+/// strict when the build resolved the tool's `strict` setting on (it then embedded the
+/// `openai-strict` dialect).
 pub fn wrap(tool: &'static Descriptor) -> Option<ChatTool> {
     PROVIDER.function(tool, None).as_ref().map(ChatTool::from)
 }

@@ -1,6 +1,7 @@
 //! Project-wide configuration compiled from `specs/toolspec.yaml`.
 
-use crate::settings::{AdapterDecl, BUILTIN_ADAPTERS};
+use toolspec_vocab::settings::AdapterDecl;
+use toolspec_vocab::{adapters, hints};
 
 /// The built-in `explain` tool's configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,14 +31,8 @@ pub struct Project {
 impl Project {
     /// The configuration of a project without `toolspec.yaml`.
     pub const DEFAULT: Project = Project {
-        adapters: BUILTIN_ADAPTERS,
-        hints: &[
-            "read_only",
-            "idempotent",
-            "destructive",
-            "open_world",
-            "closed_world",
-        ],
+        adapters: adapters::BUILTIN,
+        hints: hints::DEFAULT,
         explain: ExplainConfig {
             enabled: true,
             name: "explain",

@@ -17,7 +17,8 @@ use crate::failure::{ToolError, ToolResult};
 use crate::hooks::{CallInfo, Hook};
 use crate::invoker::{CallOptions, Explanation, Limits, Rules, Typed, UndeclaredKeys};
 use crate::project::Project;
-use crate::settings::Settings;
+use toolspec_vocab::Dialect;
+use toolspec_vocab::settings::Settings;
 
 /// A tool with its handler, type-erased.
 trait ErasedTool: Send + Sync {
@@ -657,19 +658,18 @@ pub fn generated_registry(builder: RegistryBuilder) -> Registry {
 /// The input schema of the explain tool.
 pub const EXPLAIN_INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#;
 
-/// The explain tool's input schema in each provider dialect, sorted by dialect name (what
+/// The explain tool's input schema in each provider dialect, sorted by dialect (what
 /// [`Descriptor::explain`] embeds). Only the non-strict dialects: the free-form `arguments`
 /// object has no strict form, so adapters declare explain non-strict. The compiler's own
 /// derivations are checked against these in its dialect tests.
-pub const EXPLAIN_DIALECTS: &[(&str, &str)] = &[
-    ("anthropic", EXPLAIN_INPUT_SCHEMA),
+pub const EXPLAIN_DIALECTS: &[(Dialect, &str)] = &[
+    (Dialect::Anthropic, EXPLAIN_INPUT_SCHEMA),
     (
-        "gemini",
+        Dialect::Gemini,
         r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
     ),
-    ("mcp", EXPLAIN_INPUT_SCHEMA),
     (
-        "openai",
+        Dialect::OpenAi,
         r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
     ),
 ];

@@ -25,9 +25,10 @@ use serde_json::Value;
 
 use crate::caller::Caller;
 use crate::failure::{ToolError, ToolResult};
-use crate::invoker::{CallOptions, codes};
+use crate::invoker::CallOptions;
 use crate::registry::Registry;
-use crate::settings::PresentAs;
+use toolspec_vocab::settings::PresentAs;
+use toolspec_vocab::{Dialect, codes};
 
 pub use rig_core;
 
@@ -60,7 +61,7 @@ pub fn wrap(registry: &Arc<Registry>, name: &str, caller: &Arc<Caller>) -> Optio
         .map(|s| s.present_as())
         .unwrap_or_default();
     let parameters: Value = descriptor
-        .dialect_json("openai")
+        .dialect_json(Dialect::OpenAi)
         .unwrap_or_else(|| descriptor.input_schema_json());
     let canonical = descriptor.name;
     let (registry, caller) = (registry.clone(), caller.clone());

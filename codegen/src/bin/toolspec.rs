@@ -49,7 +49,7 @@ enum Command {
         /// Print the tools of this dialect's adapter, as its provider takes them: `openai` and
         /// `anthropic` list the members in non-strict mode, `openai-strict` and
         /// `anthropic-strict` those in strict mode.
-        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(Dialect::names()))]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(Dialect::ALL.map(Dialect::name)))]
         dialect: Option<String>,
     },
 }

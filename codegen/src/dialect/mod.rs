@@ -56,10 +56,10 @@ pub mod openai;
 pub use depth::{MAX_DEPTH, too_deep};
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::fmt;
 
 use serde_json::{Map, Value, json};
-use toolspec::settings::SettingValue;
+pub use toolspec_vocab::Dialect;
+use toolspec_vocab::settings::Settings;
 
 use crate::diagnostic::Diagnostic;
 use crate::project::{Binding, Tool};
@@ -67,124 +67,38 @@ use crate::schema::{I64_MAX, I64_MIN, Types};
 use crate::spec::model::{Field, FieldType, ProjectConfig, ToolSpec};
 use crate::yaml::Span;
 
-/// A provider's JSON Schema dialect.
-///
-/// Declared in the order of their names, so sorting dialects sorts their names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Dialect {
-    /// Anthropic Messages `input_schema`, non-strict: the canonical schema.
-    Anthropic,
-    /// Anthropic strict tool use.
-    AnthropicStrict,
-    /// Gemini `FunctionDeclaration.parameters` (an OpenAPI 3.0 subset).
-    Gemini,
-    /// MCP `inputSchema`: the canonical schema, unchanged.
-    Mcp,
-    /// OpenAI function `parameters`, `strict: false`.
-    OpenAi,
-    /// OpenAI function `parameters`, `strict: true` (Structured Outputs).
-    OpenAiStrict,
-}
-
-impl Dialect {
-    /// Every dialect, sorted by name.
-    pub const ALL: [Dialect; 6] = [
-        Self::Anthropic,
-        Self::AnthropicStrict,
-        Self::Gemini,
-        Self::Mcp,
-        Self::OpenAi,
-        Self::OpenAiStrict,
-    ];
-
-    /// The dialect's name (`openai-strict`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Anthropic => "anthropic",
-            Self::AnthropicStrict => "anthropic-strict",
-            Self::Gemini => "gemini",
-            Self::Mcp => "mcp",
-            Self::OpenAi => "openai",
-            Self::OpenAiStrict => "openai-strict",
-        }
+/// Derives `dialect` from a canonical input schema. Provider dialects leave out the
+/// implicit `i64` bounds of integers ([`is_implicit_bound`]): no constraint of the spec's,
+/// nothing a model can use, and tokens on every request; the invoker still enforces them.
+pub fn derive(dialect: Dialect, canonical: &Value) -> Derived {
+    let without_bounds;
+    let canonical = if dialect == Dialect::Mcp {
+        canonical
+    } else {
+        let mut schema = canonical.clone();
+        drop_implicit_bounds(&mut schema);
+        without_bounds = schema;
+        &without_bounds
+    };
+    let mut derived = match dialect {
+        Dialect::Mcp => mcp::derive(canonical),
+        Dialect::OpenAi => openai::derive(canonical),
+        Dialect::OpenAiStrict => openai::derive_strict(canonical),
+        Dialect::Anthropic => anthropic::derive(canonical),
+        Dialect::AnthropicStrict => anthropic::derive_strict(canonical),
+        Dialect::Gemini => gemini::derive(canonical),
+    };
+    // A dialect may nest deeper than the canonical schema (wrapped nulls, written-out
+    // named types): it too must stay within the limit.
+    if derived.is_expressible()
+        && let Some(path) = too_deep(&derived.schema, MAX_DEPTH)
+    {
+        derived.refusals.push(Refusal {
+            path,
+            reason: format!("it would nest more than {MAX_DEPTH} levels deep there"),
+        });
     }
-
-    /// Every dialect's name, sorted.
-    pub fn names() -> Vec<&'static str> {
-        Self::ALL.iter().map(|d| d.name()).collect()
-    }
-
-    /// The dialect called `name`.
-    pub fn parse(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|d| d.name() == name)
-    }
-
-    /// The adapter whose tool definitions this dialect is written for.
-    pub fn adapter(self) -> &'static str {
-        match self {
-            Self::Anthropic | Self::AnthropicStrict => "anthropic",
-            Self::Gemini => "gemini",
-            Self::Mcp => "mcp",
-            Self::OpenAi | Self::OpenAiStrict => "openai",
-        }
-    }
-
-    /// Whether this is a provider's strict mode.
-    pub fn is_strict(self) -> bool {
-        matches!(self, Self::OpenAiStrict | Self::AnthropicStrict)
-    }
-
-    /// The dialect a member of `adapter` is shown in (`strict`: its effective `strict` setting).
-    pub fn for_adapter(adapter: &str, strict: bool) -> Self {
-        match (adapter, strict) {
-            ("openai", false) | ("rig", _) => Self::OpenAi,
-            ("openai", true) => Self::OpenAiStrict,
-            ("anthropic", false) => Self::Anthropic,
-            ("anthropic", true) => Self::AnthropicStrict,
-            ("gemini", _) => Self::Gemini,
-            _ => Self::Mcp,
-        }
-    }
-
-    /// Derives this dialect from a canonical input schema. Provider dialects leave out the
-    /// implicit `i64` bounds of integers ([`is_implicit_bound`]): no constraint of the spec's,
-    /// nothing a model can use, and tokens on every request; the invoker still enforces them.
-    pub fn derive(self, canonical: &Value) -> Derived {
-        let without_bounds;
-        let canonical = if self == Self::Mcp {
-            canonical
-        } else {
-            let mut schema = canonical.clone();
-            drop_implicit_bounds(&mut schema);
-            without_bounds = schema;
-            &without_bounds
-        };
-        let mut derived = match self {
-            Self::Mcp => mcp::derive(canonical),
-            Self::OpenAi => openai::derive(canonical),
-            Self::OpenAiStrict => openai::derive_strict(canonical),
-            Self::Anthropic => anthropic::derive(canonical),
-            Self::AnthropicStrict => anthropic::derive_strict(canonical),
-            Self::Gemini => gemini::derive(canonical),
-        };
-        // A dialect may nest deeper than the canonical schema (wrapped nulls, written-out
-        // named types): it too must stay within the limit.
-        if derived.is_expressible()
-            && let Some(path) = too_deep(&derived.schema, MAX_DEPTH)
-        {
-            derived.refusals.push(Refusal {
-                path,
-                reason: format!("it would nest more than {MAX_DEPTH} levels deep there"),
-            });
-        }
-        derived
-    }
-}
-
-impl fmt::Display for Dialect {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
+    derived
 }
 
 /// One step of a path through a schema, from the root to a subschema.
@@ -977,25 +891,15 @@ pub fn find_recursion(root: &Value) -> Option<(Vec<Seg>, String)> {
 // ---------------------------------------------------------------------------------------------
 // Tools: membership, diagnostics, native tool definitions.
 
-/// A tool's effective `strict` setting on `binding`'s adapter: its override, else the project
-/// default, else the adapter's default.
-pub fn is_strict(binding: &Binding, config: &ProjectConfig) -> bool {
-    let value = binding
-        .settings
-        .iter()
-        .find(|(k, _)| k == "strict")
-        .map(|(_, v)| v)
-        .or_else(|| {
-            config
-                .setting(&binding.adapter, "strict")
-                .and_then(|s| s.default.as_ref())
-        });
-    matches!(value, Some(SettingValue::Bool(true)))
-}
-
-/// The dialect a tool is shown in on `binding`'s adapter.
+/// The dialect a tool is shown in on `binding`'s adapter, by its effective settings there.
 pub fn binding_dialect(binding: &Binding, config: &ProjectConfig) -> Dialect {
-    Dialect::for_adapter(&binding.adapter, is_strict(binding, config))
+    match config.adapter(&binding.adapter) {
+        Some(adapter) => Dialect::for_member(
+            &binding.adapter,
+            &Settings::new(&adapter.decl, &binding.settings),
+        ),
+        None => Dialect::Mcp,
+    }
 }
 
 /// The dialects a tool is a member of: one per adapter binding, and always `mcp`.
@@ -1158,7 +1062,7 @@ pub fn apply(
     for tool in tools.iter_mut() {
         let mut dialects = BTreeMap::new();
         for dialect in member_dialects(tool, config) {
-            let derived = dialect.derive(&tool.input_schema);
+            let derived = derive(dialect, &tool.input_schema);
             for moved in &derived.moved {
                 let at = locate(&tool.spec, types, &moved.path);
                 let key = (
@@ -1185,8 +1089,9 @@ pub fn apply(
                 let (optional, unions) = anthropic::parameter_counts(&derived.schema);
                 anthropic_strict.push((tool.spec.file.clone(), optional, unions));
             }
-            if derived.is_expressible() {
-                dialects.insert(dialect.name().to_owned(), derived.schema);
+            // `mcp` is the canonical schema itself: the descriptor does not repeat it.
+            if derived.is_expressible() && dialect != Dialect::Mcp {
+                dialects.insert(dialect, derived.schema);
             }
         }
         tool.dialects = dialects;
@@ -1406,7 +1311,10 @@ pub fn native_tools(tools: &[Tool], config: &ProjectConfig, dialect: Dialect) ->
             if binding_dialect(binding, config) != dialect {
                 return None;
             }
-            let parameters = tool.dialects.get(dialect.name())?;
+            let parameters = match dialect {
+                Dialect::Mcp => &tool.input_schema,
+                _ => tool.dialects.get(&dialect)?,
+            };
             Some((
                 binding.name.as_str(),
                 native_tool(dialect, &binding.name, tool, parameters),

@@ -7,8 +7,8 @@ mod types;
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
-use toolspec::naming::NameRule;
-use toolspec::settings::{AdapterDecl, SettingDecl, SettingKind, SettingValue};
+use toolspec_vocab::naming::NameRule;
+use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind, SettingValue};
 
 use crate::project::{Project, Tool};
 use crate::rust_name::{self, ident, type_name, value_name};
@@ -341,7 +341,7 @@ fn descriptor(tool: &Tool) -> TokenStream {
         sensitive(&tool.sensitive_input),
         sensitive(&tool.sensitive_output),
     );
-    let dialect_names = tool.dialects.keys();
+    let dialect_names = tool.dialects.keys().map(|d| format_ident!("{d:?}"));
     let dialect_schemas = tool.dialects.values().map(|s| raw_string(&s.to_string()));
     let fields = spec.expects.iter().map(|f| {
         let (n, a, s, o) = (&f.name, f.ambient, f.sensitive, !f.is_required());
@@ -388,7 +388,7 @@ fn descriptor(tool: &Tool) -> TokenStream {
             version: #version,
             input_schema: #input_schema,
             output_schema: #output_schema,
-            dialects: &[ #( (#dialect_names, #dialect_schemas), )* ],
+            dialects: &[ #( (::toolspec::Dialect::#dialect_names, #dialect_schemas), )* ],
             fields: &[ #(#fields,)* ],
             sensitive_input: #sensitive_input,
             sensitive_output: #sensitive_output,
@@ -456,7 +456,7 @@ fn adapter_decl(decl: &AdapterDecl) -> TokenStream {
         ::toolspec::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed(#name),
             settings: ::std::borrow::Cow::Borrowed(&[ #(#settings,)* ]),
-            name_rule: ::toolspec::naming::NameRule::#rule,
+            name_rule: ::toolspec::__private::NameRule::#rule,
             hints: ::std::borrow::Cow::Borrowed(&[ #( ::std::borrow::Cow::Borrowed(#hints), )* ]),
         }
     }
@@ -470,9 +470,9 @@ fn project_static(project: &Project) -> TokenStream {
         .adapters
         .iter()
         .map(|a| &a.decl)
-        .eq(toolspec::settings::BUILTIN_ADAPTERS)
+        .eq(toolspec_vocab::adapters::BUILTIN)
     {
-        quote! { ::toolspec::settings::BUILTIN_ADAPTERS }
+        quote! { ::toolspec::__private::BUILTIN_ADAPTERS }
     } else {
         let decls = config.adapters.iter().map(|a| adapter_decl(&a.decl));
         quote! { &[ #(#decls,)* ] }

@@ -852,7 +852,7 @@ pub(super) fn emit(
     }
     .visit_file_mut(&mut file);
     let module = types.claim(
-        &format!("{}_shape", toolspec::naming::snake_case(&root)),
+        &format!("{}_shape", toolspec_vocab::naming::snake_case(&root)),
         "",
     );
     let exports: Vec<Ident> = names.iter().map(|n| ident(&renames[n])).collect();

@@ -114,7 +114,7 @@ impl TypeGen {
         let serde_default = if let Some(default) = &field.default {
             let fn_path = self.unique(format!(
                 "default_{}_{spelled}",
-                toolspec::naming::snake_case(owner)
+                toolspec_vocab::naming::snake_case(owner)
             ));
             let fn_name = ident(&fn_path);
             let value = self.default_expr(field, &default.value, &inner);

@@ -2,11 +2,10 @@
 
 use std::borrow::Cow;
 
-use toolspec::membership::{MembershipDefault, RootError, check_tool_root};
-use toolspec::naming::NameRule;
-use toolspec::settings::{
-    AdapterDecl, BUILTIN_ADAPTERS, CORE_HINTS, SettingDecl, SettingKind, SettingValue,
-};
+use toolspec_vocab::membership::{MembershipDefault, RootError, check_tool_root};
+use toolspec_vocab::naming::NameRule;
+use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind, SettingValue};
+use toolspec_vocab::{adapters, hints};
 
 use crate::diagnostic::did_you_mean;
 use crate::spec::model::{AdapterConfig, ProjectConfig};
@@ -27,8 +26,8 @@ const CONFIG_KEYS: &[&str] = &[
 
 /// The configuration of a project without `toolspec.yaml`.
 pub fn default_config() -> ProjectConfig {
-    let mut hints: Vec<String> = CORE_HINTS.iter().map(|h| (*h).to_owned()).collect();
-    for adapter in BUILTIN_ADAPTERS {
+    let mut hints: Vec<String> = hints::CORE.iter().map(|h| (*h).to_owned()).collect();
+    for adapter in adapters::BUILTIN {
         for hint in adapter.hints.iter() {
             if !hints.iter().any(|h| h == hint.as_ref()) {
                 hints.push(hint.to_string());
@@ -39,7 +38,7 @@ pub fn default_config() -> ProjectConfig {
         strip_prefixes: Vec::new(),
         hints,
         membership: MembershipDefault::All,
-        adapters: BUILTIN_ADAPTERS
+        adapters: adapters::BUILTIN
             .iter()
             .map(|decl| AdapterConfig {
                 decl: decl.clone(),
@@ -132,7 +131,7 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
         if let Some(n) = explain.get("name")
             && let Some(name) = r.string(n, "`explain.name`")
         {
-            if toolspec::naming::is_canonical(&name) {
+            if toolspec_vocab::naming::is_canonical(&name) {
                 config.explain_name = name;
             } else {
                 let d = r.error(
@@ -217,7 +216,7 @@ fn read_adapter(
         None => {
             let Some(settings) = value.get("settings") else {
                 let builtin_names: Vec<&str> =
-                    BUILTIN_ADAPTERS.iter().map(|a| a.name.as_ref()).collect();
+                    adapters::BUILTIN.iter().map(|a| a.name.as_ref()).collect();
                 let d = r.error(key.span, format!("unknown adapter `{name}`"));
                 d.label = Some("not a built-in adapter".into());
                 d.help = Some(match did_you_mean(&name, builtin_names.iter().copied()) {

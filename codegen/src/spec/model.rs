@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use serde_json::{Number, Value};
-use toolspec::membership::MembershipDefault;
-use toolspec::settings::{SettingDecl, SettingValue};
+use toolspec_vocab::membership::MembershipDefault;
+use toolspec_vocab::settings::{SettingDecl, SettingValue};
 
 use crate::yaml::Span;
 
@@ -378,7 +378,7 @@ pub struct NamedType {
 #[derive(Debug, Clone, PartialEq)]
 pub struct AdapterConfig {
     /// The adapter's declaration with project defaults applied.
-    pub decl: toolspec::settings::AdapterDecl,
+    pub decl: toolspec_vocab::settings::AdapterDecl,
     /// Normalized `tool_roots`.
     pub tool_roots: Vec<String>,
     /// Whether the project declared it as a custom adapter.

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Number;
-use toolspec::settings::{SettingDecl, SettingKind, SettingValue};
+use toolspec_vocab::settings::{SettingDecl, SettingKind, SettingValue};
 
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::spec::model::Spanned;

@@ -153,7 +153,7 @@ fn first_key_span(root: &Node) -> crate::yaml::Span {
 fn check_identifier(r: &mut Reader<'_>, node: &Node, what: &str) -> Option<Spanned<String>> {
     let s = r.spanned_string(node, what)?;
     if !is_snake_identifier(&s.value) {
-        let suggestion = toolspec::naming::snake_case(&s.value);
+        let suggestion = toolspec_vocab::naming::snake_case(&s.value);
         let d = r.error(
             node.span,
             format!("{what} `{}` is not an identifier", s.value),

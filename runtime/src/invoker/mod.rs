@@ -27,6 +27,7 @@ use futures_util::FutureExt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
+use toolspec_vocab::codes;
 
 pub use limits::Limits;
 pub use plan::{ArgumentPlan, coerce};
@@ -48,20 +49,6 @@ pub enum UndeclaredKeys {
     Reject,
     /// Drop them silently (logged at debug level).
     Drop,
-}
-
-/// Built-in error codes.
-pub mod codes {
-    /// The arguments do not fit the input schema.
-    pub const INVALID_ARGUMENTS: &str = "invalid_arguments";
-    /// The handler failed in a way it did not declare (or panicked); details are hidden.
-    pub const INTERNAL_ERROR: &str = "internal_error";
-    /// The handler ran past the tool's timeout.
-    pub const TIMEOUT: &str = "timeout";
-    /// The client cancelled the call.
-    pub const CANCELLED: &str = "cancelled";
-    /// No tool by that name (explain only; adapters answer unknown tools natively).
-    pub const UNKNOWN_TOOL: &str = "unknown_tool";
 }
 
 /// What a registry decides for every call it makes: how undeclared keys are treated, and

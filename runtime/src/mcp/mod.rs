@@ -41,7 +41,7 @@ use crate::context::{Progress, ProgressUpdate};
 use crate::descriptor::Descriptor;
 use crate::invoker::CallOptions;
 use crate::registry::Registry;
-use crate::settings::PresentAs;
+use toolspec_vocab::settings::PresentAs;
 
 pub use rmcp;
 
@@ -73,7 +73,7 @@ pub fn tools(registry: &Registry) -> Vec<Tool> {
 /// adapter.
 pub fn wrap(tool: &'static Descriptor) -> Option<Tool> {
     let name = tool.name_for(ADAPTER)?;
-    let input_schema = object(tool.dialect(ADAPTER).unwrap_or(tool.input_schema));
+    let input_schema = object(tool.input_schema);
     let output_schema = object(tool.output_schema);
     let read_only = tool.has_hint("read_only");
     let mut annotations = ToolAnnotations::new()

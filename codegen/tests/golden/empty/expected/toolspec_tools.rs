@@ -2,7 +2,7 @@
 
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
 pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
-    adapters: ::toolspec::settings::BUILTIN_ADAPTERS,
+    adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
     hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
     explain: ::toolspec::ExplainConfig {
         enabled: true,

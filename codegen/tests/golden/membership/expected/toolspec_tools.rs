@@ -95,10 +95,9 @@ pub mod agent {
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
-                ("gemini", r#"null"#),
-                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
+                (::toolspec::Dialect::Gemini, r#"null"#),
                 (
-                    "openai",
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
             ],
@@ -235,12 +234,7 @@ pub mod agent {
                 version: ::core::option::Option::None,
                 input_schema: r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
                 output_schema: r#"{"type":"object","additionalProperties":false}"#,
-                dialects: &[
-                    (
-                        "mcp",
-                        r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
-                    ),
-                ],
+                dialects: &[],
                 fields: &[
                     ::toolspec::Field {
                         name: "subject",
@@ -378,15 +372,17 @@ pub mod internal {
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
-                ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
-                ("gemini", r#"null"#),
-                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
                 (
-                    "openai",
+                    ::toolspec::Dialect::Anthropic,
+                    r#"{"type":"object","additionalProperties":false}"#,
+                ),
+                (::toolspec::Dialect::Gemini, r#"null"#),
+                (
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
                 (
-                    "openai-strict",
+                    ::toolspec::Dialect::OpenAiStrict,
                     r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
                 ),
             ],
@@ -534,15 +530,17 @@ pub mod internal {
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
-                ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
-                ("gemini", r#"null"#),
-                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
                 (
-                    "openai",
+                    ::toolspec::Dialect::Anthropic,
+                    r#"{"type":"object","additionalProperties":false}"#,
+                ),
+                (::toolspec::Dialect::Gemini, r#"null"#),
+                (
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
                 (
-                    "openai-strict",
+                    ::toolspec::Dialect::OpenAiStrict,
                     r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
                 ),
             ],
@@ -684,7 +682,7 @@ pub mod internal {
             version: ::core::option::Option::None,
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
-            dialects: &[("mcp", r#"{"type":"object","additionalProperties":false}"#)],
+            dialects: &[],
             fields: &[],
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
@@ -793,8 +791,10 @@ pub mod internal {
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
-                ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
-                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
+                (
+                    ::toolspec::Dialect::Anthropic,
+                    r#"{"type":"object","additionalProperties":false}"#,
+                ),
             ],
             fields: &[],
             sensitive_input: ::core::option::Option::None,
@@ -860,7 +860,7 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
                     },
                 ],
             ),
-            name_rule: ::toolspec::naming::NameRule::FunctionCalling,
+            name_rule: ::toolspec::__private::NameRule::FunctionCalling,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
         ::toolspec::settings::AdapterDecl {
@@ -889,13 +889,13 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
                     },
                 ],
             ),
-            name_rule: ::toolspec::naming::NameRule::Gemini,
+            name_rule: ::toolspec::__private::NameRule::Gemini,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
         ::toolspec::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("http"),
             settings: ::std::borrow::Cow::Borrowed(&[]),
-            name_rule: ::toolspec::naming::NameRule::Mcp,
+            name_rule: ::toolspec::__private::NameRule::Mcp,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
         ::toolspec::settings::AdapterDecl {
@@ -924,7 +924,7 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
                     },
                 ],
             ),
-            name_rule: ::toolspec::naming::NameRule::Mcp,
+            name_rule: ::toolspec::__private::NameRule::Mcp,
             hints: ::std::borrow::Cow::Borrowed(
                 &[
                     ::std::borrow::Cow::Borrowed("open_world"),
@@ -967,7 +967,7 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
                     },
                 ],
             ),
-            name_rule: ::toolspec::naming::NameRule::FunctionCalling,
+            name_rule: ::toolspec::__private::NameRule::FunctionCalling,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
         ::toolspec::settings::AdapterDecl {
@@ -996,7 +996,7 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
                     },
                 ],
             ),
-            name_rule: ::toolspec::naming::NameRule::FunctionCalling,
+            name_rule: ::toolspec::__private::NameRule::FunctionCalling,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
         ::toolspec::settings::AdapterDecl {
@@ -1040,7 +1040,7 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
                     },
                 ],
             ),
-            name_rule: ::toolspec::naming::NameRule::FunctionCalling,
+            name_rule: ::toolspec::__private::NameRule::FunctionCalling,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
     ],

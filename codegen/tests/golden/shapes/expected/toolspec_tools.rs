@@ -495,19 +495,15 @@ pub mod draw {
         output_schema: r##"{"type":"object","properties":{"stamp":{"$ref":"#/$defs/Stamp"},"area":{"type":"object","required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","enum":["px","cm"]}}}},"required":["stamp","area"],"additionalProperties":false,"$defs":{"Stamp":{"type":"object","required":["at","by"],"properties":{"at":{"type":"string","format":"date-time"},"by":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"}},"description":"When and by whom something was drawn."}}}"##,
         dialects: &[
             (
-                "anthropic",
+                ::toolspec::Dialect::Anthropic,
                 r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
             ),
             (
-                "gemini",
+                ::toolspec::Dialect::Gemini,
                 r#"{"type":"OBJECT","properties":{"geometry":{"type":"OBJECT","required":["kind","points"],"propertyOrdering":["kind","points","label","style"],"properties":{"kind":{"description":"The kind of geometry.","type":"STRING","enum":["point","line","polygon"]},"points":{"type":"ARRAY","items":{"type":"OBJECT","required":["x","y"],"propertyOrdering":["x","y"],"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}}}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"STRING","pattern":"^[a-z ]+$"},"style":{"type":"OBJECT","properties":{"color":{"type":"STRING"},"dashed":{"type":"BOOLEAN","default":false}},"propertyOrdering":["color","dashed"]}},"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"OBJECT","required":["width","height"],"propertyOrdering":["width","height","background","layers"],"properties":{"width":{"type":"INTEGER","minimum":1},"height":{"type":"INTEGER","minimum":1},"background":{"type":"STRING","enum":["white","black","transparent"]},"layers":{"type":"ARRAY","items":{"type":"STRING"},"maxItems":8}}}},"required":["geometry"],"propertyOrdering":["geometry","canvas"]}"#,
             ),
             (
-                "mcp",
-                r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
-            ),
-            (
-                "openai",
+                ::toolspec::Dialect::OpenAi,
                 r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
             ),
         ],
@@ -895,19 +891,15 @@ pub mod layout {
         output_schema: r#"{"type":"object","properties":{"error":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["overflow","empty"]},"detail":{"type":"string"}},"description":"Why the layout failed, if it did."}},"additionalProperties":false}"#,
         dialects: &[
             (
-                "anthropic",
+                ::toolspec::Dialect::Anthropic,
                 r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
             ),
             (
-                "gemini",
+                ::toolspec::Dialect::Gemini,
                 r#"{"type":"OBJECT","properties":{"page":{"type":"OBJECT","properties":{"margin":{"type":"OBJECT","properties":{"top":{"type":"INTEGER"},"unit":{"type":"STRING","enum":["mm","in"]}},"propertyOrdering":["top","unit"]}},"required":["margin"],"propertyOrdering":["margin"]}},"required":["page"],"propertyOrdering":["page"]}"#,
             ),
             (
-                "mcp",
-                r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
-            ),
-            (
-                "openai",
+                ::toolspec::Dialect::OpenAi,
                 r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
             ),
         ],
@@ -965,7 +957,7 @@ pub mod layout {
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
 pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
-    adapters: ::toolspec::settings::BUILTIN_ADAPTERS,
+    adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
     hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
     explain: ::toolspec::ExplainConfig {
         enabled: true,

@@ -192,11 +192,13 @@ pub mod customers {
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
             dialects: &[
-                ("anthropic", r#"{"type":"object","additionalProperties":false}"#),
-                ("gemini", r#"null"#),
-                ("mcp", r#"{"type":"object","additionalProperties":false}"#),
                 (
-                    "openai",
+                    ::toolspec::Dialect::Anthropic,
+                    r#"{"type":"object","additionalProperties":false}"#,
+                ),
+                (::toolspec::Dialect::Gemini, r#"null"#),
+                (
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
             ],
@@ -400,19 +402,15 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    "anthropic",
+                    ::toolspec::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
-                    "gemini",
+                    ::toolspec::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"description":"The order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"propertyOrdering":["order_id","reason"]}"#,
                 ),
                 (
-                    "mcp",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
-                ),
-                (
-                    "openai",
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
@@ -637,19 +635,15 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},"count":{"type":"integer","minimum":0,"maximum":9223372036854775807}},"required":["orders","count"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    "anthropic",
+                    ::toolspec::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
                 ),
                 (
-                    "gemini",
+                    ::toolspec::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"INTEGER","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"propertyOrdering":["status","pace_ms"]}"#,
                 ),
                 (
-                    "mcp",
-                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
-                ),
-                (
-                    "openai",
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
                 ),
             ],
@@ -823,19 +817,15 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    "anthropic",
+                    ::toolspec::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
-                    "gemini",
+                    ::toolspec::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
                 ),
                 (
-                    "mcp",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807}},"required":["order_id"],"additionalProperties":false}"#,
-                ),
-                (
-                    "openai",
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
@@ -1036,19 +1026,15 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    "anthropic",
+                    ::toolspec::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
                 ),
                 (
-                    "gemini",
+                    ::toolspec::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"lines":{"type":"ARRAY","items":{"type":"OBJECT","properties":{"sku":{"type":"STRING","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"INTEGER","minimum":1,"maximum":100}},"required":["sku","quantity"],"propertyOrdering":["sku","quantity"]},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"STRING","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"propertyOrdering":["lines","note"]}"#,
                 ),
                 (
-                    "mcp",
-                    r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-                ),
-                (
-                    "openai",
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
                 ),
             ],
@@ -1250,19 +1236,15 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    "anthropic",
+                    ::toolspec::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
-                    "gemini",
+                    ::toolspec::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
                 ),
                 (
-                    "mcp",
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807},"amount":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-                ),
-                (
-                    "openai",
+                    ::toolspec::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
@@ -1346,7 +1328,7 @@ pub mod orders {
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
 pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
-    adapters: ::toolspec::settings::BUILTIN_ADAPTERS,
+    adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
     hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
     explain: ::toolspec::ExplainConfig {
         enabled: true,

@@ -1,8 +1,8 @@
 //! Adapter settings: what each adapter lets a project and a tool configure, and how a tool's
 //! effective value is resolved (tool override, else project default, else adapter default).
 //!
-//! The built-in adapters' declarations live here so that the build-time compiler checks tool
-//! overrides against exactly what the adapters read at run time.
+//! The compiler checks a tool's overrides against an adapter's [`AdapterDecl`]; the adapters
+//! read the effective values through [`Settings`] at run time. Both resolve them here.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -148,73 +148,6 @@ impl AdapterDecl {
     }
 }
 
-const PRESENT_AS_VALUES: &[SettingValue] = &[
-    SettingValue::str("structured"),
-    SettingValue::str("message"),
-];
-
-const fn present_as() -> SettingDecl {
-    SettingDecl {
-        name: Cow::Borrowed("present_as"),
-        kind: SettingKind::String,
-        default: Some(SettingValue::str("structured")),
-        allowed: Cow::Borrowed(PRESENT_AS_VALUES),
-        overridable: true,
-    }
-}
-
-const fn strict() -> SettingDecl {
-    SettingDecl {
-        name: Cow::Borrowed("strict"),
-        kind: SettingKind::Boolean,
-        default: Some(SettingValue::Bool(false)),
-        allowed: Cow::Borrowed(&[]),
-        overridable: true,
-    }
-}
-
-const fn builtin(
-    name: &'static str,
-    settings: &'static [SettingDecl],
-    name_rule: NameRule,
-    hints: &'static [Cow<'static, str>],
-) -> AdapterDecl {
-    AdapterDecl {
-        name: Cow::Borrowed(name),
-        settings: Cow::Borrowed(settings),
-        name_rule,
-        hints: Cow::Borrowed(hints),
-    }
-}
-
-const PRESENT_AS: &[SettingDecl] = &[present_as()];
-const STRICT_AND_PRESENT_AS: &[SettingDecl] = &[present_as(), strict()];
-const MCP_HINTS: &[Cow<'static, str>] =
-    &[Cow::Borrowed("open_world"), Cow::Borrowed("closed_world")];
-
-/// The adapters toolspec ships, with their settings at their library defaults.
-pub const BUILTIN_ADAPTERS: &[AdapterDecl] = &[
-    builtin(
-        "anthropic",
-        STRICT_AND_PRESENT_AS,
-        NameRule::FunctionCalling,
-        &[],
-    ),
-    builtin("gemini", PRESENT_AS, NameRule::Gemini, &[]),
-    builtin("http", &[], NameRule::Mcp, &[]),
-    builtin("mcp", PRESENT_AS, NameRule::Mcp, MCP_HINTS),
-    builtin(
-        "openai",
-        STRICT_AND_PRESENT_AS,
-        NameRule::FunctionCalling,
-        &[],
-    ),
-    builtin("rig", PRESENT_AS, NameRule::FunctionCalling, &[]),
-];
-
-/// The semantic hints every project knows (more come from adapters and the project config).
-pub const CORE_HINTS: &[&str] = &["read_only", "idempotent", "destructive"];
-
 /// How a successful result is presented by MCP and function-calling adapters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PresentAs {
@@ -225,22 +158,32 @@ pub enum PresentAs {
     Message,
 }
 
-/// A tool's effective settings on one adapter.
-#[derive(Debug, Clone, Copy)]
-pub struct Settings<'a> {
+/// A tool's effective settings on one adapter: its overrides (`K` is the key type:
+/// `&'static str` in generated descriptors, `String` in the compiler) over the adapter's
+/// declared defaults.
+#[derive(Debug)]
+pub struct Settings<'a, K = &'static str> {
     adapter: &'a AdapterDecl,
-    overrides: &'a [(&'static str, SettingValue)],
+    overrides: &'a [(K, SettingValue)],
 }
 
-impl<'a> Settings<'a> {
+impl<K> Clone for Settings<'_, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for Settings<'_, K> {}
+
+impl<'a, K: AsRef<str>> Settings<'a, K> {
     /// Resolves settings from an adapter's declaration and a tool's overrides on it.
-    pub fn new(adapter: &'a AdapterDecl, overrides: &'a [(&'static str, SettingValue)]) -> Self {
+    pub fn new(adapter: &'a AdapterDecl, overrides: &'a [(K, SettingValue)]) -> Self {
         Self { adapter, overrides }
     }
 
     /// The effective value of `name`: the tool's override, else the project/adapter default.
     pub fn get(&self, name: &str) -> Option<&'a SettingValue> {
-        if let Some((_, v)) = self.overrides.iter().find(|(k, _)| *k == name) {
+        if let Some((_, v)) = self.overrides.iter().find(|(k, _)| k.as_ref() == name) {
             return Some(v);
         }
         self.adapter.setting(name).and_then(|s| s.default.as_ref())
@@ -289,25 +232,16 @@ mod tests {
     use super::*;
 
     fn mcp() -> &'static AdapterDecl {
-        BUILTIN_ADAPTERS.iter().find(|a| a.name == "mcp").unwrap()
-    }
-
-    #[test]
-    fn builtins_are_sorted_and_unique() {
-        let names: Vec<&str> = BUILTIN_ADAPTERS.iter().map(|a| a.name.as_ref()).collect();
-        let mut sorted = names.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(names, sorted);
+        crate::adapters::builtin(crate::adapters::MCP).unwrap()
     }
 
     #[test]
     fn override_beats_default() {
         let overrides = [("present_as", SettingValue::str("message"))];
-        let settings = Settings::new(mcp(), &overrides);
+        let settings = Settings::new(mcp(), &overrides[..]);
         assert_eq!(settings.present_as(), PresentAs::Message);
         assert_eq!(
-            Settings::new(mcp(), &[]).present_as(),
+            Settings::<&str>::new(mcp(), &[]).present_as(),
             PresentAs::Structured
         );
     }

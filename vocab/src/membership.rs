@@ -58,7 +58,7 @@ impl Default for Declaration<'_> {
 /// `tool_roots` contain the spec. The result is sorted.
 ///
 /// ```
-/// use toolspec::membership::{resolve, Declaration, Grant, MembershipDefault};
+/// use toolspec_vocab::membership::{resolve, Declaration, Grant, MembershipDefault};
 /// let all = ["http", "mcp", "openai"];
 /// let decl = Declaration { grant: Grant::Default, configured: &["mcp"], except: &["http"] };
 /// let members = resolve(&decl, &[], MembershipDefault::All, &all);
@@ -139,7 +139,7 @@ impl std::error::Error for RootError {}
 /// Checks a `tool_roots` entry and returns it normalized (`./agent_tools/` → `agent_tools`).
 ///
 /// ```
-/// use toolspec::membership::{check_tool_root, RootError};
+/// use toolspec_vocab::membership::{check_tool_root, RootError};
 /// assert_eq!(check_tool_root("./agent_tools/").unwrap(), "agent_tools");
 /// assert_eq!(check_tool_root("."), Err(RootError::SpecsRoot));
 /// assert_eq!(check_tool_root("../app"), Err(RootError::Escapes));
@@ -168,8 +168,8 @@ pub fn check_tool_root(root: &str) -> Result<String, RootError> {
 /// Whether a spec path (relative to the specs directory) lies below a normalized root.
 ///
 /// ```
-/// assert!(toolspec::membership::is_under_root("agent_tools/ping.yaml", "agent_tools"));
-/// assert!(!toolspec::membership::is_under_root("agent_tools_old/ping.yaml", "agent_tools"));
+/// assert!(toolspec_vocab::membership::is_under_root("agent_tools/ping.yaml", "agent_tools"));
+/// assert!(!toolspec_vocab::membership::is_under_root("agent_tools_old/ping.yaml", "agent_tools"));
 /// ```
 pub fn is_under_root(spec_path: &str, root: &str) -> bool {
     spec_path

@@ -38,9 +38,9 @@ impl std::error::Error for NameError {}
 /// any other character) become single underscores; leading/trailing underscores are dropped.
 ///
 /// ```
-/// assert_eq!(toolspec::naming::snake_case("PlaceOrder"), "place_order");
-/// assert_eq!(toolspec::naming::snake_case("orders/cancel-now"), "orders_cancel_now");
-/// assert_eq!(toolspec::naming::snake_case("HTTPServer2"), "http_server2");
+/// assert_eq!(toolspec_vocab::naming::snake_case("PlaceOrder"), "place_order");
+/// assert_eq!(toolspec_vocab::naming::snake_case("orders/cancel-now"), "orders_cancel_now");
+/// assert_eq!(toolspec_vocab::naming::snake_case("HTTPServer2"), "http_server2");
 /// ```
 pub fn snake_case(text: &str) -> String {
     let chars: Vec<char> = text.chars().collect();
@@ -74,7 +74,7 @@ pub fn snake_case(text: &str) -> String {
 /// (`orders/cancel.yaml`), stripping the first matching prefix of `strip_prefixes`.
 ///
 /// ```
-/// use toolspec::naming::derive_name;
+/// use toolspec_vocab::naming::derive_name;
 /// assert_eq!(derive_name("orders/cancel.yaml", &[]).unwrap(), "orders_cancel");
 /// assert_eq!(derive_name("tools/orders/Place.yml", &["tools_"]).unwrap(), "orders_place");
 /// ```
@@ -130,7 +130,7 @@ impl NameRule {
     /// Checks `name`; the error says what the transport requires.
     ///
     /// ```
-    /// use toolspec::naming::NameRule;
+    /// use toolspec_vocab::naming::NameRule;
     /// assert!(NameRule::Mcp.check("orders.cancel").is_ok());
     /// assert!(NameRule::FunctionCalling.check("orders.cancel").is_err());
     /// ```

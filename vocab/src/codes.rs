@@ -1,0 +1,22 @@
+//! The error codes the runtime itself fails a call with. A spec may not declare them (as an
+//! error code or a guard name): a model must be able to tell what they mean.
+
+/// The arguments do not fit the input schema.
+pub const INVALID_ARGUMENTS: &str = "invalid_arguments";
+/// The handler failed in a way it did not declare (or panicked); details are hidden.
+pub const INTERNAL_ERROR: &str = "internal_error";
+/// The handler ran past the tool's timeout.
+pub const TIMEOUT: &str = "timeout";
+/// The client cancelled the call.
+pub const CANCELLED: &str = "cancelled";
+/// No tool by that name (explain only; adapters answer unknown tools natively).
+pub const UNKNOWN_TOOL: &str = "unknown_tool";
+
+/// Every built-in code.
+pub const BUILTIN: &[&str] = &[
+    INVALID_ARGUMENTS,
+    INTERNAL_ERROR,
+    TIMEOUT,
+    CANCELLED,
+    UNKNOWN_TOOL,
+];

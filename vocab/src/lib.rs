@@ -1,0 +1,25 @@
+//! # toolspec-vocab — the words toolspec's compiler and runtime share
+//!
+//! One home for every rule both sides of the build apply, so that a tool has the same name,
+//! membership, settings and schema dialect at build time and at run time:
+//!
+//! - [`naming`]: canonical tool names and each transport's name rule;
+//! - [`membership`]: which adapters a tool is a member of;
+//! - [`settings`]: adapter settings and how a tool's effective values resolve;
+//! - [`adapters`]: the built-in adapters and their settings;
+//! - [`dialect`]: provider schema dialects, and which one a member is declared in;
+//! - [`codes`]: the runtime's own error codes, which specs may not declare;
+//! - [`hints`]: the semantic hints every project knows.
+//!
+//! This crate has no dependencies, so a build script gets these rules without the runtime.
+//! Applications use them through `toolspec`; `toolspec-codegen` uses them directly.
+
+pub mod adapters;
+pub mod codes;
+pub mod dialect;
+pub mod hints;
+pub mod membership;
+pub mod naming;
+pub mod settings;
+
+pub use dialect::Dialect;
