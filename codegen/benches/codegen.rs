@@ -2,14 +2,12 @@
 //! parsing the same YAML alone (yaml-rust2's document loader, and our spanned parser); and
 //! checking hostile specs, whose cost must stay linear in their size.
 //!
-//! `cargo bench -p toolspec-codegen --bench codegen`
+//! `cargo bench -p toolspec-codegen --features unstable-internals --bench codegen`
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use toolspec_codegen::diagnostic::render_all;
-use toolspec_codegen::project::{Source, analyze};
-use toolspec_codegen::{emit, yaml};
+use toolspec_codegen::{Source, analyze};
 
 /// One realistic action spec: 5 inputs (one ambient, one enum with a default, one optional,
 /// one named type), nested output, errors, guards, hints, message, tool options.
@@ -75,9 +73,9 @@ fn bench(c: &mut Criterion) {
     assert!(
         !project.has_errors(),
         "benchmark specs must be valid: {:?}",
-        project.diagnostics.first()
+        project.diagnostics().first()
     );
-    assert_eq!(project.tools.len(), 1000);
+    assert_eq!(project.tools().len(), 1000);
 
     let mut group = c.benchmark_group("1000 specs");
     group.sample_size(10);
@@ -91,7 +89,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("parse only (spanned)", |b| {
         b.iter(|| {
             for s in &sources {
-                black_box(yaml::parse(&s.text).ok());
+                black_box(toolspec_codegen::__internals::parse_yaml(&s.text));
             }
         })
     });
@@ -101,7 +99,7 @@ fn bench(c: &mut Criterion) {
     group.bench_function("parse + validate + schemas + emit", |b| {
         b.iter(|| {
             let project = analyze(&sources, &dirs, "specs");
-            black_box(emit::generate(&project))
+            black_box(toolspec_codegen::generate(&project))
         })
     });
     group.finish();
@@ -114,7 +112,7 @@ fn check(text: &str) -> String {
         text: text.into(),
     }];
     let project = analyze(&sources, &[], "specs");
-    render_all(&project.diagnostics, &project.sources)
+    project.render_diagnostics()
 }
 
 fn hostile(c: &mut Criterion) {

@@ -20,11 +20,10 @@
 //! characters is cut.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+
 use std::fmt;
 
-use crate::lines::Lines;
-use crate::yaml::Span;
+use crate::source::{Sources, Span};
 
 /// How many diagnostics [`render_all`] shows (errors first); the others are counted in one line.
 /// Build scripts print as many `cargo::error=` and `cargo::warning=` lines at most.
@@ -193,7 +192,10 @@ impl Diagnostic {
         }));
         let snippets: Vec<Option<Snippet>> = places
             .iter()
-            .map(|p| sources.snippet(p.file, p.span?))
+            .map(|p| {
+                p.span
+                    .and_then(|span| Some(snippet(sources.line(p.file, span.start.line)?, span)))
+            })
             .collect();
         let width = snippets
             .iter()
@@ -344,51 +346,6 @@ fn window(text: &str, indent: usize, underline: usize) -> (String, usize, usize)
     (shown, indent, underline.min(room).max(1))
 }
 
-/// The text of every file diagnostics may point into, by display path.
-#[derive(Debug, Default, Clone)]
-pub struct Sources {
-    files: BTreeMap<String, SourceFile>,
-}
-
-/// One file's text and its line table (of the text after a byte order mark, as the YAML
-/// parser counts lines).
-#[derive(Debug, Clone)]
-struct SourceFile {
-    text: String,
-    lines: Lines,
-}
-
-impl Sources {
-    /// No files.
-    pub fn new() -> Self {
-        Sources::default()
-    }
-
-    /// Records the text of `file`, replacing any earlier text.
-    pub fn insert(&mut self, file: impl Into<String>, text: impl Into<String>) {
-        let text = text.into();
-        let lines = Lines::new(without_bom(&text));
-        self.files.insert(file.into(), SourceFile { text, lines });
-    }
-
-    /// The text of `file`, if recorded.
-    pub fn get(&self, file: &str) -> Option<&str> {
-        self.files.get(file).map(|f| f.text.as_str())
-    }
-
-    /// The snippet of `span` in `file`, if the file is recorded and has that line.
-    fn snippet(&self, file: &str, span: Span) -> Option<Snippet> {
-        let source = self.files.get(file)?;
-        let idx = usize::try_from(span.start.line).ok()?.checked_sub(1)?;
-        let line = source.lines.line(without_bom(&source.text), idx)?;
-        Some(snippet(line, span))
-    }
-}
-
-fn without_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
-}
-
 /// Renders the diagnostics: errors first, then warnings, each group sorted by file, line and
 /// column (a diagnostic without a span first in its file, then by message, then input order),
 /// each followed by a blank line. Only the first [`MAX_SHOWN`] are shown; a line
@@ -487,10 +444,27 @@ pub fn did_you_mean<'a>(
     best.map(|(_, c)| c)
 }
 
+/// One `cargo::{kind}=` line for each of the first [`MAX_SHOWN`] diagnostics, and
+/// one that counts the others.
+pub fn print_cargo_lines(kind: &str, diagnostics: &[&Diagnostic]) {
+    for d in diagnostics.iter().take(MAX_SHOWN) {
+        println!("cargo::{kind}={}", d.located_message());
+    }
+    if let Some(hidden) = diagnostics.len().checked_sub(MAX_SHOWN)
+        && hidden > 0
+    {
+        println!(
+            "cargo::{kind}=… and {}",
+            plural(hidden, &format!("more {kind}"))
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::yaml::{self, Pos};
+    use crate::read::yaml;
+    use crate::source::Pos;
 
     const CANCEL: &str = "specs/orders/cancel.yaml";
     const CANCEL_SRC: &str = "name: cancel_order\ndescription: Cancel an order.\nargs:\n  order_id:\n    type: string\n  reason:\n    type: strng\n    optional: true\n";

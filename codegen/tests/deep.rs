@@ -3,9 +3,8 @@
 //! stack of a spawned thread (2 MiB), and the code emitted compiles; a schema just past the
 //! limit is refused where it crosses it.
 
-use toolspec_codegen::diagnostic::render_all;
-use toolspec_codegen::dialect::MAX_DEPTH;
-use toolspec_codegen::project::{Project, Source, analyze};
+use toolspec_codegen::MAX_DEPTH;
+use toolspec_codegen::{Project, Source, analyze};
 
 mod support;
 
@@ -45,8 +44,8 @@ fn compile_files_on_small_stack(files: Vec<(String, String)>) -> (Project, Optio
                 .map(|(path, text)| Source { path, text })
                 .collect();
             let project = analyze(&sources, &[], "specs");
-            render_all(&project.diagnostics, &project.sources);
-            let code = (!project.has_errors()).then(|| toolspec_codegen::emit::generate(&project));
+            project.render_diagnostics();
+            let code = (!project.has_errors()).then(|| toolspec_codegen::generate(&project));
             (project, code)
         })
         .expect("a thread")
@@ -56,7 +55,7 @@ fn compile_files_on_small_stack(files: Vec<(String, String)>) -> (Project, Optio
 
 fn messages(project: &Project) -> Vec<&str> {
     project
-        .diagnostics
+        .diagnostics()
         .iter()
         .map(|d| d.message.as_str())
         .collect()
@@ -72,7 +71,7 @@ fn the_deepest_accepted_specs_compile() {
         nested(14, MAX_DEPTH - 3, "array", true),
         nested(14, MAX_DEPTH - 3, "map", true),
     ]);
-    assert!(!project.has_errors(), "{:?}", project.diagnostics);
+    assert!(!project.has_errors(), "{:?}", project.diagnostics());
     let code = code.expect("emitted");
     assert!(code.contains("pub f13: "));
     support::compiles("deep", &code);
@@ -101,7 +100,12 @@ fn the_deepest_yaml_the_parser_reads_is_checked() {
     // 62 objects are 125 levels of YAML (a field's map and its `fields`), within the parser's
     // 128; far past the schema limit, and reported as such.
     let (project, _) = compile_on_small_stack(vec![nested(62, 0, "array", false)]);
-    assert_eq!(project.diagnostics.len(), 1, "{:?}", project.diagnostics);
+    assert_eq!(
+        project.diagnostics().len(),
+        1,
+        "{:?}",
+        project.diagnostics()
+    );
     assert!(messages(&project)[0].contains("is nested too deeply"));
     // One more object, and the parser stops.
     let (project, _) = compile_on_small_stack(vec![nested(64, 0, "array", false)]);
@@ -109,7 +113,7 @@ fn the_deepest_yaml_the_parser_reads_is_checked() {
         messages(&project)[0].starts_with("invalid YAML: nesting too deep")
             || messages(&project)[0].contains("recursion limit exceeded"),
         "{:?}",
-        project.diagnostics
+        project.diagnostics()
     );
 }
 

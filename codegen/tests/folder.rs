@@ -13,8 +13,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use toolspec_codegen::Config;
-use toolspec_codegen::diagnostic::render_all;
-use toolspec_codegen::project::Project;
+use toolspec_codegen::Project;
 
 const SECRET: &str = "TOP SECRET first line";
 
@@ -83,10 +82,10 @@ fn hostile_entries_are_reported_and_never_read() {
     lay_out(specs.path(), outside.path());
     let project = load_in_time(Config::new().display_root("specs"), specs.path())
         .expect("reading the folder does not hang");
-    let rendered = render_all(&project.diagnostics, &project.sources);
+    let rendered = project.render_diagnostics();
     assert!(!rendered.contains("TOP SECRET"), "{rendered}");
     let mut messages: Vec<(String, String)> = project
-        .diagnostics
+        .diagnostics()
         .iter()
         .map(|d| (d.file.clone(), d.message.clone()))
         .collect();
@@ -154,14 +153,14 @@ fn hostile_entries_are_reported_and_never_read() {
         ]
     );
     let latin1 = project
-        .diagnostics
+        .diagnostics()
         .iter()
         .find(|d| d.file == "specs/latin1.yaml")
         .and_then(|d| d.span)
         .expect("a position");
     assert_eq!((latin1.start.line, latin1.start.col), (2, 11));
     // Links inside the tree are followed, to files and to folders.
-    let mut tools: Vec<&str> = project.tools.iter().map(|t| t.name.as_str()).collect();
+    let mut tools: Vec<&str> = project.tools().iter().map(|t| t.name()).collect();
     tools.sort();
     assert_eq!(tools, ["alias_inner", "linked", "ok", "real_inner"]);
 }
@@ -172,10 +171,10 @@ fn the_size_cap_is_configurable() {
     write(specs.path().join("ok.yaml"), "description: Fine.\n");
     let project = load_in_time(Config::new().max_file_size(8), specs.path()).expect("in time");
     assert!(
-        project.diagnostics[0]
+        project.diagnostics()[0]
             .message
             .starts_with("`ok.yaml` is larger than 8 bytes"),
         "{:?}",
-        project.diagnostics
+        project.diagnostics()
     );
 }

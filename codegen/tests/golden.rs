@@ -36,24 +36,24 @@ fn schemas_json(specs: &Path) -> String {
     assert!(
         !project.has_errors(),
         "fixture has errors: {:?}",
-        project.diagnostics
+        project.diagnostics()
     );
-    let mut tools: Vec<_> = project.tools.iter().collect();
-    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut tools: Vec<_> = project.tools().iter().collect();
+    tools.sort_by(|a, b| a.name().cmp(b.name()));
     let out: Vec<Value> = tools
         .iter()
         .map(|t| {
             let adapters: serde_json::Map<String, Value> = t
-                .bindings
+                .bindings()
                 .iter()
                 .map(|b| (b.adapter.clone(), json!(b.name)))
                 .collect();
             json!({
-                "name": t.name,
-                "description": t.description,
+                "name": t.name(),
+                "description": t.description(),
                 "adapters": adapters,
-                "input_schema": t.input_schema,
-                "output_schema": t.output_schema,
+                "input_schema": t.input_schema(),
+                "output_schema": t.output_schema(),
             })
         })
         .collect();
@@ -133,7 +133,7 @@ fn generation_is_deterministic_and_writes_only_on_change() {
         .and_then(|m| m.modified())
         .expect("mtime");
     assert_eq!(before, after, "an unchanged output must not be rewritten");
-    let a = toolspec_codegen::emit::generate(&toolspec_codegen::load(&specs).expect("loads"));
-    let b = toolspec_codegen::emit::generate(&toolspec_codegen::load(&specs).expect("loads"));
+    let a = toolspec_codegen::generate(&toolspec_codegen::load(&specs).expect("loads"));
+    let b = toolspec_codegen::generate(&toolspec_codegen::load(&specs).expect("loads"));
     assert_eq!(a, b);
 }

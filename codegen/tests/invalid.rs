@@ -10,8 +10,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use toolspec_codegen::Config;
-use toolspec_codegen::diagnostic::{MAX_SHOWN, Severity, render_all};
-use toolspec_codegen::project;
+use toolspec_codegen::{MAX_SHOWN, Severity};
 
 mod support;
 
@@ -46,11 +45,11 @@ fn run_case(case: &Path) -> (String, Vec<String>) {
         .display_root(DISPLAY_ROOT)
         .load(case.join("specs"))
         .expect("the case has a readable specs/ folder");
-    let rendered = render_all(&project.diagnostics, &project.sources);
+    let rendered = project.render_diagnostics();
 
     let mut problems = Vec::new();
     let errors: Vec<_> = project
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .collect();
@@ -58,8 +57,8 @@ fn run_case(case: &Path) -> (String, Vec<String>) {
         problems.push("no error reported".to_owned());
     }
     // Beyond MAX_SHOWN, the rendering counts the errors it leaves out.
-    if project.diagnostics.len() > MAX_SHOWN {
-        let hidden = project.diagnostics.len() - MAX_SHOWN;
+    if project.diagnostics().len() > MAX_SHOWN {
+        let hidden = project.diagnostics().len() - MAX_SHOWN;
         if !rendered.contains(&format!("\n… and {hidden} more ")) {
             problems.push(format!(
                 "the rendering does not count the {hidden} left out"
@@ -168,8 +167,8 @@ fn damaged_specs_never_panic() {
                     let mut damaged = sources.clone();
                     damaged[index].text = text;
                     let run = catch_unwind(AssertUnwindSafe(|| {
-                        let project = project::analyze(&damaged, &dirs, DISPLAY_ROOT);
-                        render_all(&project.diagnostics, &project.sources)
+                        let project = toolspec_codegen::analyze(&damaged, &dirs, DISPLAY_ROOT);
+                        project.render_diagnostics()
                     }));
                     if run.is_err() {
                         panics.push(format!(

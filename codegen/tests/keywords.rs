@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use toolspec_codegen::diagnostic::{Severity, render_all};
-use toolspec_codegen::project::{Project, Source, analyze};
+use toolspec_codegen::Severity;
+use toolspec_codegen::{Project, Source, analyze};
 
 mod support;
 
@@ -213,7 +213,7 @@ fn keyword_project() -> Project {
 fn keywords_in_every_naming_place_compile() {
     let project = keyword_project();
     let errors: Vec<_> = project
-        .diagnostics
+        .diagnostics()
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .cloned()
@@ -221,9 +221,9 @@ fn keywords_in_every_naming_place_compile() {
     assert!(
         errors.is_empty(),
         "{}",
-        render_all(&errors, &project.sources)
+        toolspec_codegen::render_all(&errors, project.sources())
     );
-    let code = toolspec_codegen::emit::generate(&project);
+    let code = toolspec_codegen::generate(&project);
     if let Err(e) = syn::parse_file(&code) {
         panic!("the generated code does not parse: {e}");
     }
@@ -256,7 +256,7 @@ fn names_with_one_rust_spelling_clash_without_panicking() {
         .collect();
     let project = analyze(&sources, &[], "specs");
     let messages: Vec<&str> = project
-        .diagnostics
+        .diagnostics()
         .iter()
         .map(|d| d.message.as_str())
         .collect();

@@ -1,8 +1,7 @@
 //! The spec reader's harness: arbitrary bytes as a project of a few in-memory files, read and
 //! checked, every diagnostic rendered, and the Rust emitted when the project is valid.
 
-use toolspec_codegen::diagnostic::render_all;
-use toolspec_codegen::project::{self, Source};
+use toolspec_codegen::Source;
 
 /// The paths of a fuzzed project's files, in the order `\0`-separated parts of the input
 /// fill them: a tool, a types file, the project config, a JSON Schema for `shape: { file: … }`
@@ -35,13 +34,13 @@ pub fn project(data: &[u8]) -> Vec<Source> {
 pub fn run(data: &[u8]) {
     let sources = project(data);
     let dirs: Vec<String> = DIRS.iter().map(|d| (*d).to_owned()).collect();
-    let project = project::analyze(&sources, &dirs, "specs");
-    let rendered = render_all(&project.diagnostics, &project.sources);
+    let project = toolspec_codegen::analyze(&sources, &dirs, "specs");
+    let rendered = project.render_diagnostics();
     std::hint::black_box(rendered);
-    for d in &project.diagnostics {
+    for d in project.diagnostics() {
         std::hint::black_box(d.one_line());
     }
     if !project.has_errors() {
-        std::hint::black_box(toolspec_codegen::emit::generate(&project));
+        std::hint::black_box(toolspec_codegen::generate(&project));
     }
 }

@@ -25,9 +25,12 @@ use syn::visit_mut::{self, VisitMut};
 use super::types::TypeGen;
 use crate::diagnostic::Diagnostic;
 use crate::rust_name::{ident, type_name};
-use crate::schema::Types;
-use crate::spec::model::{Field, FieldType, Spanned, ToolSpec};
-use crate::yaml::{Pos, Span};
+use crate::schema_tree::nodes;
+use crate::schema_tree::{MAX_DEPTH, too_deep};
+use crate::source::Spanned;
+use crate::source::{Pos, Span};
+use crate::spec::Types;
+use crate::spec::{Field, FieldType, ToolSpec};
 
 /// Where generated code finds serde.
 const SERDE: &str = "::toolspec::__private::serde";
@@ -166,7 +169,7 @@ fn check_patterns(
     note: Option<&str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    for (_, node) in crate::dialect::nodes(schema) {
+    for (_, node) in nodes(schema) {
         let mut patterns: Vec<(&str, &str)> = Vec::new();
         if let Some(Json::String(pattern)) = node.get("pattern") {
             patterns.push(("`pattern`", pattern));
@@ -264,14 +267,14 @@ fn load(
         ));
     }
     // Checked before anything walks it (the meta-schema's validator, typify).
-    if crate::dialect::too_deep(&value, crate::dialect::MAX_DEPTH).is_some() {
+    if too_deep(&value, MAX_DEPTH).is_some() {
         return Err(Box::new(
             Diagnostic::error(
                 owner,
                 Some(path.span),
                 format!(
                     "shape file `{resolved}` nests more than {} levels deep",
-                    crate::dialect::MAX_DEPTH
+                    MAX_DEPTH
                 ),
             )
             .with_label("too deep"),
@@ -966,7 +969,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::spec::model::Constraints;
+    use crate::spec::Constraints;
 
     fn shape_field(name: &str, schema: Json) -> Field {
         let rust = generate(name, &schema).expect("typify converts the schema");

@@ -9,7 +9,7 @@ use serde_json::Value as Json;
 
 use super::shape;
 use crate::rust_name::{self, ident, type_name, value_name};
-use crate::spec::model::{Field, FieldType};
+use crate::spec::{Field, FieldType};
 
 /// Paths every generated item spells out in full, so a user's imports cannot break them.
 pub fn serde_derives() -> TokenStream {

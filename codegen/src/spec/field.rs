@@ -1,781 +1,206 @@
-//! Field definitions: `expects`, `exposes`, object `fields`, array `items`, map `values`,
-//! `any_of` variants and named types all share this grammar.
+//! Fields: what `expects`, `exposes`, object `fields`, array `items`, map `values`, `any_of`
+//! variants and named types declare.
 
-use serde_json::Value as Json;
+use serde_json::{Number, Value};
 
-use crate::diagnostic::did_you_mean;
-use crate::dialect::{self, MAX_DEPTH};
-use crate::rust_name;
-use crate::spec::model::{Constraints, Field, FieldType, Format, Spanned, Variant};
-use crate::spec::read::{Reader, Spellings, article, suggest};
-use crate::yaml::{Node, Span, Value};
+use crate::source::{Span, Spanned};
 
-/// Where a field definition stands; decides which keys it may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Place {
-    /// A top-level `expects` field.
-    Expects,
-    /// A top-level `exposes` field.
-    Exposes,
-    /// A field of a nested object (input or output side).
-    Nested {
-        /// Whether it is on the output side.
-        output: bool,
+/// A field's type.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldType {
+    /// `string`
+    String,
+    /// `integer` (i64)
+    Integer,
+    /// `number` (f64)
+    Number,
+    /// `boolean`
+    Boolean,
+    /// `uuid`
+    Uuid,
+    /// `date` (ISO 8601 calendar date)
+    Date,
+    /// `datetime` (RFC 3339 with offset)
+    DateTime,
+    /// `decimal` (exact, as a string on the wire)
+    Decimal,
+    /// `json`: any JSON value
+    Json,
+    /// `object` with `fields`
+    Object(Vec<Field>),
+    /// `array` with `items`
+    Array(Box<Field>),
+    /// `map` with `values` (string keys)
+    Map(Box<Field>),
+    /// A named type from a `types:` file.
+    Named(String),
+    /// `any_of`: a union; with `tag`, each variant is an object told apart by that property.
+    AnyOf {
+        /// The variants (for a tagged union, named by their tag value).
+        variants: Vec<Variant>,
+        /// The tag property of a tagged union.
+        tag: Option<String>,
     },
-    /// An array's `items`, a map's `values`, an `any_of` variant, a named type.
-    Element {
-        /// Whether it is on the output side.
-        output: bool,
+    /// `shape`: a raw JSON Schema, inline or `{ file: … }`.
+    Shape {
+        /// The schema (for `file:`, `Null` until the project reads the file).
+        schema: Value,
+        /// `{ file: … }`: the path as written (relative to the spec) and where it is written.
+        file: Option<Spanned<String>>,
+        /// The Rust items typify generated for it (set while checking the project).
+        rust: Option<String>,
     },
 }
 
-impl Place {
-    fn output(self) -> bool {
-        match self {
-            Self::Expects => false,
-            Self::Exposes => true,
-            Self::Nested { output } | Self::Element { output } => output,
-        }
-    }
-}
-
-const FIELD_KEYS: &[&str] = &[
-    "type",
-    "description",
-    "examples",
-    "deprecated",
-    "optional",
-    "nullable",
-    "default",
-    "one_of",
-    "any_of",
-    "tag",
-    "fields",
-    "items",
-    "values",
-    "min_length",
-    "max_length",
-    "pattern",
-    "format",
-    "minimum",
-    "maximum",
-    "exclusive_minimum",
-    "exclusive_maximum",
-    "multiple_of",
-    "min_items",
-    "max_items",
-    "unique_items",
-    "on",
-    "sensitive",
-    "rust_type",
-    "shape",
-];
-
-const STRING_KEYS: &[&str] = &["min_length", "max_length", "pattern", "format"];
-const NUMBER_KEYS: &[&str] = &[
-    "minimum",
-    "maximum",
-    "exclusive_minimum",
-    "exclusive_maximum",
-    "multiple_of",
-];
-const ARRAY_KEYS: &[&str] = &["min_items", "max_items", "unique_items"];
-
-/// Reads a map of field definitions (`expects`, `exposes`, `fields`).
-pub fn read_fields(r: &mut Reader<'_>, node: &Node, what: &str, place: Place) -> Vec<Field> {
-    if matches!(node.value, Value::Null) {
-        return Vec::new();
-    }
-    let Some(entries) = r.map(node, what) else {
-        if matches!(node.value, Value::Seq(_))
-            && let Some(last) = r.diagnostics.last_mut()
-        {
-            last.help = Some(format!(
-                "{what} maps each field name to its definition, like `order_id: {{ type: integer }}`"
-            ));
-        }
-        return Vec::new();
-    };
-    let mut fields = Vec::new();
-    let mut spellings = Spellings::new("fields", "the Rust field");
-    for (key, def) in entries {
-        let Some(name) = r.string(key, "a field name") else {
-            continue;
-        };
-        if !is_field_name(&name) {
-            let d = r.error(
-                key.span,
-                format!("field name `{name}` is not an identifier"),
-            );
-            d.label = Some("not an identifier".into());
-            d.help = Some("use letters, digits and underscores, starting with a letter".into());
-            continue;
-        }
-        if !spellings.admit(r, &name, key.span, rust_name::value_name(&name)) {
-            continue;
-        }
-        if let Some(field) = read_field(r, name, key.span, def, place) {
-            fields.push(field);
-        }
-    }
-    fields
-}
-
-/// Whether `name` can be a field name (`[A-Za-z_][A-Za-z0-9_]*`).
-pub fn is_field_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
-}
-
-fn scalar_type(name: &str) -> Option<FieldType> {
-    Some(match name {
-        "string" => FieldType::String,
-        "integer" => FieldType::Integer,
-        "number" => FieldType::Number,
-        "boolean" => FieldType::Boolean,
-        "uuid" => FieldType::Uuid,
-        "date" => FieldType::Date,
-        "datetime" => FieldType::DateTime,
-        "decimal" => FieldType::Decimal,
-        "json" => FieldType::Json,
-        _ => return None,
-    })
-}
-
-/// Reads one field definition (a map, or a type name as shorthand).
-pub fn read_field(
-    r: &mut Reader<'_>,
-    name: String,
-    span: Span,
-    def: &Node,
-    place: Place,
-) -> Option<Field> {
-    let mut field = Field {
-        name,
-        span,
-        type_span: def.span,
-        ty: FieldType::Json,
-        description: None,
-        examples: Vec::new(),
-        deprecated: false,
-        optional: false,
-        nullable: false,
-        default: None,
-        one_of: None,
-        constraints: Constraints::default(),
-        ambient: false,
-        sensitive: false,
-        rust_type: None,
-    };
-    if let Value::Str(type_name) = &def.value {
-        field.ty = read_type_name(r, type_name, def.span, None, place)?;
-        return Some(field);
-    }
-    let entries = r.map(def, &format!("the definition of `{}`", field.name))?;
-    r.check_keys(entries, FIELD_KEYS, &format!("field `{}`", field.name));
-    let get = |key: &str| def.get(key);
-
-    // The type: `type`, `any_of` or `shape`, exactly one.
-    let sources: Vec<&str> = ["type", "any_of", "shape"]
-        .into_iter()
-        .filter(|k| get(k).is_some())
-        .collect();
-    if sources.len() > 1 {
-        let second = get(sources[1]).map(|n| n.span).unwrap_or(def.span);
-        let d = r.error(
-            second,
-            format!(
-                "field `{}` has both `{}` and `{}`",
-                field.name, sources[0], sources[1]
-            ),
-        );
-        d.help =
-            Some("a field's type comes from exactly one of `type`, `any_of` or `shape`".into());
-        return None;
-    }
-    if let Some(node) = get("type") {
-        field.type_span = node.span;
-        let type_name = r.string(node, "`type`")?;
-        field.ty = read_type_name(r, &type_name, node.span, Some(def), place)?;
-    } else if let Some(node) = get("any_of") {
-        field.type_span = node.span;
-        field.ty = read_any_of(r, &field.name, node, def.get("tag"), place)?;
-    } else if let Some(node) = get("shape") {
-        field.type_span = node.span;
-        field.ty = read_shape(r, node)?;
-    } else {
-        let d = r.error(span, format!("field `{}` has no `type`", field.name));
-        d.label = Some("missing `type`".into());
-        d.help = Some(format!(
-            "add `type:`, one of {}, or a named type",
-            FieldType::BUILTIN.join(", ")
-        ));
-        return None;
-    }
-    if get("tag").is_some() && get("any_of").is_none() {
-        let tag_span = get("tag").map(|n| n.span).unwrap_or(span);
-        r.error(tag_span, "`tag` applies to `any_of` fields only")
-            .label = Some("no `any_of` here".into());
-    }
-    for (key, needs) in [("fields", "object"), ("items", "array"), ("values", "map")] {
-        if get(key).is_some() && field.ty.describe() != needs && !misspelt_builtin(&field.ty) {
-            let d = r.error(
-                key_span(def, key).unwrap_or(span),
-                format!(
-                    "`{key}` applies to `{needs}` fields, not `{}`",
-                    field.ty.describe()
-                ),
-            );
-            d.label = Some(on_field(&field.ty.describe()));
-            d.help = Some(format!("remove `{key}`, or make the field `type: {needs}`"));
-        }
-    }
-
-    if let Some(n) = get("description") {
-        field.description = r.string(n, "`description`");
-    }
-    if let Some(n) = get("examples")
-        && let Some(items) = r.seq(n, "`examples`")
-    {
-        field.examples = items.iter().map(Node::to_json).collect();
-    }
-    if let Some(n) = get("deprecated") {
-        field.deprecated = r.bool(n, "`deprecated`").unwrap_or(false);
-    }
-    if let Some(n) = get("sensitive") {
-        field.sensitive = r.bool(n, "`sensitive`").unwrap_or(false);
-    }
-    if let Some(n) = get("nullable") {
-        field.nullable = r.bool(n, "`nullable`").unwrap_or(false);
-    }
-    if let Some(n) = get("optional") {
-        if matches!(place, Place::Element { .. }) {
-            r.error(
-                n.span,
-                "`optional` applies to named fields, not to items, values or variants",
-            )
-            .label = Some("not allowed here".into());
-        } else {
-            field.optional = r.bool(n, "`optional`").unwrap_or(false);
-        }
-    }
-    if let Some(n) = get("on") {
-        read_on(r, n, place, &mut field);
-    }
-    if let Some(n) = get("default") {
-        if place.output() {
-            let d = r.error(
-                n.span,
-                "`default` applies to inputs (`expects`), not outputs",
-            );
-            d.label = Some("output field".into());
-            d.help = Some("remove `default`: outputs are what the handler returns".into());
-        } else if field.ambient {
-            let d = r.error(
-                n.span,
-                format!("ambient field `{}` cannot have a default", field.name),
-            );
-            d.label = Some("default on an ambient field".into());
-            d.help = Some(
-                "ambient values come only from the trusted context; use `optional: true` if it may be absent"
-                    .into(),
-            );
-        } else {
-            field.default = Some(Spanned::new(n.to_json(), n.span));
-        }
-    }
-    if let Some(n) = get("rust_type")
-        && let Some(path) = r.spanned_string(n, "`rust_type`")
-    {
-        if syn::parse_str::<syn::TypePath>(&path.value).is_ok() {
-            field.rust_type = Some(path);
-        } else {
-            let d = r.error(
-                n.span,
-                format!("`rust_type` `{}` is not a Rust type path", path.value),
-            );
-            d.label = Some("not a type path".into());
-            d.help =
-                Some("write a path such as `crate::money::Cents` or `std::net::IpAddr`".into());
-        }
-    }
-    if let Some(n) = get("one_of") {
-        field.one_of = read_one_of(r, n, &field.ty);
-    }
-    read_constraints(r, def, &mut field);
-    Some(field)
-}
-
-fn read_on(r: &mut Reader<'_>, node: &Node, place: Place, field: &mut Field) {
-    let Some(value) = r.string(node, "`on`") else {
-        return;
-    };
-    if value != "ambient_context" {
-        let help = suggest(&value, ["ambient_context"]).map(|m| format!("did you mean `{m}`?"));
-        let d = r.error(node.span, format!("unknown `on` value `{value}`"));
-        d.label = Some("expected `ambient_context`".into());
-        d.help = help;
-        return;
-    }
-    if place != Place::Expects {
-        let d = r.error(
-            node.span,
-            "`on: ambient_context` is allowed on top-level `expects` fields only",
-        );
-        d.label = Some("not a top-level input".into());
-        d.help = Some(if place == Place::Exposes {
-            "ambient values are inputs: declare the field under `expects`".into()
-        } else {
-            format!(
-                "declare `{}` as a top-level `expects` field; the handler receives it in `Ambient`",
-                field.name
-            )
-        });
-        return;
-    }
-    field.ambient = true;
-}
-
-/// Resolves a type name to a built-in type, reading `fields`/`items`/`values` as needed.
-/// Any other name is taken as a named type, checked once every `types:` file is read.
-fn read_type_name(
-    r: &mut Reader<'_>,
-    type_name: &str,
-    span: Span,
-    def: Option<&Node>,
-    place: Place,
-) -> Option<FieldType> {
-    if let Some(ty) = scalar_type(type_name) {
-        return Some(ty);
-    }
-    let output = place.output();
-    let child = |key: &str| def.and_then(|d| d.get(key));
-    let missing = |r: &mut Reader<'_>, key: &str| {
-        let d = r.error(span, format!("`{type_name}` fields need `{key}`"));
-        d.label = Some(format!("`{type_name}` without `{key}`"));
-        d.help = Some(match key {
-            "fields" => "add `fields:` mapping each property to its definition, like `fields: { id: { type: integer } }`".into(),
-            _ => format!("add `{key}:` with the type of each {}, like `{key}: {{ type: string }}`", if key == "items" { "item" } else { "value" }),
-        });
-    };
-    match type_name {
-        "object" => match child("fields") {
-            Some(node) => Some(FieldType::Object(read_fields(
-                r,
-                node,
-                "`fields`",
-                Place::Nested { output },
-            ))),
-            None => {
-                missing(r, "fields");
-                None
-            }
-        },
-        "array" | "map" => {
-            let key = if type_name == "array" {
-                "items"
-            } else {
-                "values"
-            };
-            let Some(node) = child(key) else {
-                missing(r, key);
-                return None;
-            };
-            let element = read_field(
-                r,
-                key.to_owned(),
-                node.span,
-                node,
-                Place::Element { output },
-            )?;
-            Some(if type_name == "array" {
-                FieldType::Array(Box::new(element))
-            } else {
-                FieldType::Map(Box::new(element))
-            })
-        }
-        _ => Some(FieldType::Named(type_name.to_owned())),
-    }
-}
-
-fn read_any_of(
-    r: &mut Reader<'_>,
-    field: &str,
-    node: &Node,
-    tag: Option<&Node>,
-    place: Place,
-) -> Option<FieldType> {
-    let output = place.output();
-    let element = Place::Element { output };
-    if let Some(tag_node) = tag {
-        let tag = r.string(tag_node, "`tag`")?;
-        if !is_field_name(&tag) {
-            r.error(tag_node.span, format!("tag `{tag}` is not an identifier"))
-                .label = Some("not an identifier".into());
-            return None;
-        }
-        let entries = match node.as_map() {
-            Some(entries) => entries,
-            None => {
-                let d = r.error(
-                    node.span,
-                    "a tagged `any_of` must map each tag value to an object",
-                );
-                d.label = Some(format!("found {}", article(node.kind())));
-                d.help = Some("write `any_of: { card: { type: object, fields: {…} }, … }`".into());
-                return None;
-            }
-        };
-        let mut variants = Vec::new();
-        for (key, def) in entries {
-            let Some(value) = r.string(key, "a tag value") else {
-                continue;
-            };
-            let Some(variant) = read_field(r, value.clone(), key.span, def, element) else {
-                continue;
-            };
-            match &variant.ty {
-                FieldType::Object(fields) => {
-                    if let Some(clash) = fields.iter().find(|f| f.name == tag) {
-                        r.error(
-                            clash.span,
-                            format!("field `{tag}` clashes with the union's tag"),
-                        )
-                        .label = Some("same name as the tag".into());
-                        continue;
-                    }
-                }
-                other => {
-                    let d = r.error(
-                        variant.type_span,
-                        format!(
-                            "variant `{value}` of a tagged union must be an object, not `{}`",
-                            other.describe()
-                        ),
-                    );
-                    d.label = Some("not an object".into());
-                    continue;
-                }
-            }
-            variants.push(Variant {
-                name: value,
-                field: variant,
-            });
-        }
-        if variants.is_empty() {
-            // Variants that were read but rejected are reported already.
-            if entries.is_empty() {
-                r.error(node.span, format!("`any_of` of `{field}` has no variants"))
-                    .label = Some("empty".into());
-            }
-            return None;
-        }
-        return Some(FieldType::AnyOf {
-            variants,
-            tag: Some(tag),
-        });
-    }
-    let items = r.seq(node, "`any_of`")?;
-    if items.len() < 2 {
-        let d = r.error(
-            node.span,
-            format!("`any_of` of `{field}` needs at least two variants"),
-        );
-        d.label = Some("fewer than two".into());
-        d.help = Some("for a single type, write `type:` instead of `any_of`".into());
-        return None;
-    }
-    let mut variants: Vec<Variant> = Vec::new();
-    for item in items {
-        let Some(variant) = read_field(r, "variant".into(), item.span, item, element) else {
-            continue;
-        };
-        let base = rust_name::type_name(&variant.ty.describe());
-        let mut name = base.clone();
-        let mut n = 2;
-        while variants.iter().any(|v| v.name == name) {
-            name = rust_name::numbered(&base, n);
-            n += 1;
-        }
-        variants.push(Variant {
-            name,
-            field: variant,
-        });
-    }
-    Some(FieldType::AnyOf {
-        variants,
-        tag: None,
-    })
-}
-
-fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
-    // `{ file: path/to/schema.json }`: read (and checked) once the whole project is.
-    if let (Some(file), Some(entries)) = (node.get("file"), node.as_map()) {
-        for (key, _) in entries.iter().filter(|(k, _)| k.as_str() != Some("file")) {
-            r.error(key.span, "`shape: { file: … }` takes no other keys")
-                .label = Some("not allowed next to `file`".into());
-        }
-        let file = r.spanned_string(file, "`file`")?;
-        return Some(FieldType::Shape {
-            schema: Json::Null,
-            file: Some(file),
-            rust: None,
-        });
-    }
-    let schema = node.to_json();
-    if !schema.is_object() {
-        r.wrong_kind(node, "`shape`", "a JSON Schema object");
-        return None;
-    }
-    // Checked before anything walks it (the meta-schema's validator, typify).
-    if dialect::too_deep(&schema, MAX_DEPTH).is_some() {
-        let d = r.error(
-            node.span,
-            format!("`shape` nests more than {MAX_DEPTH} levels deep"),
-        );
-        d.label = Some("too deep".into());
-        return None;
-    }
-    if let Err(e) = jsonschema::meta::validate(&schema) {
-        let d = r.error(
-            node.span,
-            format!("`shape` is not a valid JSON Schema: {e}"),
-        );
-        d.label = Some("invalid schema".into());
-        return None;
-    }
-    Some(FieldType::Shape {
-        schema,
-        file: None,
-        rust: None,
-    })
-}
-
-fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Spanned<Vec<Json>>> {
-    let items = r.seq(node, "`one_of`")?;
-    if items.is_empty() {
-        r.error(node.span, "`one_of` needs at least one value")
-            .label = Some("empty list".into());
-        return None;
-    }
-    let kind_of = |n: &Node| match n.value {
-        Value::Str(_) => Some("string"),
-        Value::Int(_) => Some("integer"),
-        Value::Float(_) => Some("number"),
-        Value::Bool(_) => Some("boolean"),
-        _ => None,
-    };
-    let first = kind_of(&items[0]);
-    for item in items {
-        let Some(kind) = kind_of(item) else {
-            r.wrong_kind(item, "each `one_of` value", "a string, number or boolean");
-            return None;
-        };
-        let numeric = |k: &str| k == "integer" || k == "number";
-        let same = Some(kind) == first
-            || (first.is_some_and(numeric) && numeric(kind) && first != Some("integer"));
-        if !same {
-            let d = r.error(
-                item.span,
-                format!(
-                    "`one_of` mixes types: {} and {}",
-                    article(first.unwrap_or("?")),
-                    article(kind)
-                ),
-            );
-            d.label = Some(format!("{} among {}s", article(kind), first.unwrap_or("?")));
-            d.help = Some("all `one_of` values must have the field's type".into());
-            return None;
-        }
-    }
-    let first = first.unwrap_or("string");
-    let fits = match ty {
-        FieldType::String => first == "string",
-        FieldType::Integer => first == "integer",
-        FieldType::Number => first == "integer" || first == "number",
-        FieldType::Boolean => first == "boolean",
-        FieldType::Named(_) | FieldType::Json => true,
-        _ => false,
-    };
-    if !fits {
-        let d = r.error(
-            node.span,
-            format!(
-                "`one_of` of {} values does not fit a `{}` field",
-                first,
-                ty.describe()
-            ),
-        );
-        d.label = Some(format!("{first} values"));
-        d.help = Some(format!(
-            "write {} values, or change the field's `type`",
-            ty.describe()
-        ));
-        return None;
-    }
-    let mut seen: Vec<Json> = Vec::new();
-    for item in items {
-        let value = item.to_json();
-        if seen.contains(&value) {
-            r.error(item.span, format!("`one_of` lists {value} twice"))
-                .label = Some("duplicate".into());
-            return None;
-        }
-        seen.push(value);
-    }
-    Some(Spanned::new(seen, node.span))
-}
-
-fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
-    let kind = field.ty.describe();
-    let applies = |key: &str| -> bool {
-        match key {
-            k if STRING_KEYS.contains(&k) => kind == "string",
-            k if NUMBER_KEYS.contains(&k) => kind == "integer" || kind == "number",
-            k if ARRAY_KEYS.contains(&k) => kind == "array",
-            _ => true,
-        }
-    };
-    let Some(entries) = def.as_map() else { return };
-    for (key, node) in entries {
-        let Some(key) = key.as_str() else { continue };
-        let is_constraint =
-            STRING_KEYS.contains(&key) || NUMBER_KEYS.contains(&key) || ARRAY_KEYS.contains(&key);
-        if !is_constraint {
-            continue;
-        }
-        if !applies(key) && !misspelt_builtin(&field.ty) {
-            let target = if STRING_KEYS.contains(&key) {
-                "string"
-            } else if NUMBER_KEYS.contains(&key) {
-                "integer and number"
-            } else {
-                "array"
-            };
-            let d = r.error(
-                node.span,
-                format!("`{key}` applies to {target} fields, not `{kind}`"),
-            );
-            d.label = Some(on_field(&kind));
-            continue;
-        }
-        let what = format!("`{key}`");
-        let c = &mut field.constraints;
-        match key {
-            "min_length" => c.min_length = r.u64(node, &what),
-            "max_length" => c.max_length = r.u64(node, &what),
-            "min_items" => c.min_items = r.u64(node, &what),
-            "max_items" => c.max_items = r.u64(node, &what),
-            "unique_items" => c.unique_items = r.bool(node, &what).unwrap_or(false),
-            "minimum" => c.minimum = r.number(node, &what),
-            "maximum" => c.maximum = r.number(node, &what),
-            "exclusive_minimum" => c.exclusive_minimum = r.number(node, &what),
-            "exclusive_maximum" => c.exclusive_maximum = r.number(node, &what),
-            "multiple_of" => {
-                c.multiple_of = r.number(node, &what);
-                if c.multiple_of
-                    .as_ref()
-                    .and_then(|n| n.as_f64())
-                    .is_some_and(|m| m <= 0.0)
-                {
-                    r.error(node.span, "`multiple_of` must be greater than 0")
-                        .label = Some("not positive".into());
-                    field.constraints.multiple_of = None;
-                }
-            }
-            "format" => {
-                if let Some(s) = r.string(node, &what) {
-                    match Format::parse(&s) {
-                        Some(f) => c.format = Some(f),
-                        None => {
-                            let help = did_you_mean(&s, Format::NAMES.iter().copied())
-                                .map(|m| format!("did you mean `{m}`?"))
-                                .unwrap_or_else(|| {
-                                    format!("formats are: {}", Format::NAMES.join(", "))
-                                });
-                            let d = r.error(node.span, format!("unknown format `{s}`"));
-                            d.label = Some("not a known format".into());
-                            d.help = Some(help);
-                        }
-                    }
-                }
-            }
-            "pattern" => {
-                if let Some(p) = r.spanned_string(node, &what) {
-                    match crate::pattern::check(&p.value) {
-                        Ok(()) => c.pattern = Some(p),
-                        Err(refusal) => {
-                            let d = r.error(
-                                node.span,
-                                format!("`pattern` `{}` {}", p.value, refusal.reason),
-                            );
-                            d.label = Some(refusal.label);
-                            d.help = Some(refusal.help.into());
-                        }
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    check_bounds(r, def, field);
-}
-
-/// "on an `integer` field"
-fn on_field(kind: &str) -> String {
-    let an = kind.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']);
-    format!("on {} `{kind}` field", if an { "an" } else { "a" })
-}
-
-/// A lower-case type name that is not built in: never a named type (those are UpperCamelCase),
-/// so it is reported as an unknown type, and keys that depend on the type are not checked.
-fn misspelt_builtin(ty: &FieldType) -> bool {
-    matches!(ty, FieldType::Named(name) if !name.starts_with(|c: char| c.is_ascii_uppercase()))
-}
-
-/// The span of `key` itself (not its value) in the map `def`.
-fn key_span(def: &Node, key: &str) -> Option<Span> {
-    def.as_map()?
-        .iter()
-        .find(|(k, _)| k.as_str() == Some(key))
-        .map(|(k, _)| k.span)
-}
-
-fn check_bounds(r: &mut Reader<'_>, def: &Node, field: &Field) {
-    let c = &field.constraints;
-    let pairs: [(&str, Option<f64>, &str, Option<f64>); 3] = [
-        (
-            "min_length",
-            c.min_length.map(|v| v as f64),
-            "max_length",
-            c.max_length.map(|v| v as f64),
-        ),
-        (
-            "minimum",
-            c.minimum.as_ref().and_then(|n| n.as_f64()),
-            "maximum",
-            c.maximum.as_ref().and_then(|n| n.as_f64()),
-        ),
-        (
-            "min_items",
-            c.min_items.map(|v| v as f64),
-            "max_items",
-            c.max_items.map(|v| v as f64),
-        ),
+impl FieldType {
+    /// The spelling of built-in scalar types, in the order help messages list them.
+    pub const BUILTIN: &'static [&'static str] = &[
+        "string", "integer", "number", "boolean", "uuid", "date", "datetime", "decimal", "json",
+        "object", "array", "map",
     ];
-    for (lo_key, lo, hi_key, hi) in pairs {
-        if let (Some(lo), Some(hi)) = (lo, hi)
-            && lo > hi
-        {
-            let span = def.get(lo_key).map(|n| n.span).unwrap_or(field.span);
-            let d = r.error(
-                span,
-                format!("`{lo_key}` ({lo}) is greater than `{hi_key}` ({hi})"),
-            );
-            d.label = Some("no value can satisfy both".into());
+
+    /// The name used in messages (`string`, `object`, `Address`…).
+    pub fn describe(&self) -> String {
+        match self {
+            Self::String => "string".into(),
+            Self::Integer => "integer".into(),
+            Self::Number => "number".into(),
+            Self::Boolean => "boolean".into(),
+            Self::Uuid => "uuid".into(),
+            Self::Date => "date".into(),
+            Self::DateTime => "datetime".into(),
+            Self::Decimal => "decimal".into(),
+            Self::Json => "json".into(),
+            Self::Object(_) => "object".into(),
+            Self::Array(_) => "array".into(),
+            Self::Map(_) => "map".into(),
+            Self::Named(n) => n.clone(),
+            Self::AnyOf { .. } => "any_of".into(),
+            Self::Shape { .. } => "shape".into(),
         }
+    }
+}
+
+/// One variant of an `any_of`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    /// The tag value (tagged unions) or a name derived from the variant's type.
+    pub name: String,
+    /// The variant's definition.
+    pub field: Field,
+}
+
+/// A string `format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `email`
+    Email,
+    /// `uri`
+    Uri,
+    /// `hostname`
+    Hostname,
+    /// `ipv4`
+    Ipv4,
+    /// `ipv6`
+    Ipv6,
+}
+
+impl Format {
+    /// Every format's spelling.
+    pub const NAMES: &'static [&'static str] = &["email", "uri", "hostname", "ipv4", "ipv6"];
+
+    /// Parses a spelling.
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "email" => Self::Email,
+            "uri" => Self::Uri,
+            "hostname" => Self::Hostname,
+            "ipv4" => Self::Ipv4,
+            "ipv6" => Self::Ipv6,
+            _ => return None,
+        })
+    }
+
+    /// The JSON Schema spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Uri => "uri",
+            Self::Hostname => "hostname",
+            Self::Ipv4 => "ipv4",
+            Self::Ipv6 => "ipv6",
+        }
+    }
+}
+
+/// Value constraints; which apply depends on the field's type.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Constraints {
+    /// `min_length`
+    pub min_length: Option<u64>,
+    /// `max_length`
+    pub max_length: Option<u64>,
+    /// `pattern` (ECMA 262 regex, checked at build time)
+    pub pattern: Option<Spanned<String>>,
+    /// `format`
+    pub format: Option<Format>,
+    /// `minimum`
+    pub minimum: Option<Number>,
+    /// `maximum`
+    pub maximum: Option<Number>,
+    /// `exclusive_minimum`
+    pub exclusive_minimum: Option<Number>,
+    /// `exclusive_maximum`
+    pub exclusive_maximum: Option<Number>,
+    /// `multiple_of`
+    pub multiple_of: Option<Number>,
+    /// `min_items`
+    pub min_items: Option<u64>,
+    /// `max_items`
+    pub max_items: Option<u64>,
+    /// `unique_items`
+    pub unique_items: bool,
+}
+
+/// One field of `expects`, `exposes`, an object's `fields`, an array's `items`, a map's
+/// `values`, a named type or an `any_of` variant.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    /// The key (`order_id`); for items, values and variants a descriptive name.
+    pub name: String,
+    /// Where the key (or the definition) is.
+    pub span: Span,
+    /// Where the `type:` value is (or the definition, for shorthand and `any_of`).
+    pub type_span: Span,
+    /// The type.
+    pub ty: FieldType,
+    /// Documentation.
+    pub description: Option<String>,
+    /// Example values.
+    pub examples: Vec<Value>,
+    /// Marked deprecated.
+    pub deprecated: bool,
+    /// May be omitted.
+    pub optional: bool,
+    /// May be null.
+    pub nullable: bool,
+    /// Used when omitted.
+    pub default: Option<Spanned<Value>>,
+    /// Allowed values.
+    pub one_of: Option<Spanned<Vec<Value>>>,
+    /// Constraints.
+    pub constraints: Constraints,
+    /// `on: ambient_context`
+    pub ambient: bool,
+    /// Redacted in audit records and logs.
+    pub sensitive: bool,
+    /// A Rust type path to use instead of the generated type.
+    pub rust_type: Option<Spanned<String>>,
+}
+
+impl Field {
+    /// Whether a caller must supply the field.
+    pub fn is_required(&self) -> bool {
+        !self.optional && self.default.is_none()
     }
 }

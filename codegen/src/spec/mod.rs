@@ -1,8 +1,14 @@
-//! The spec language: the model, and reading it from YAML with a diagnostic for every
-//! mistake.
+//! The spec model: what tool specs, `types:` files and the project config say, after reading
+//! and before anything is derived from them. Every item keeps the span it came from. This is
+//! data only: reading it is [`crate::read`]'s job, checking it [`crate::analyze`]'s.
 
 pub mod config;
 pub mod field;
-pub mod model;
-pub mod read;
 pub mod tool;
+pub mod types;
+pub mod visit;
+
+pub use config::{AdapterConfig, ProjectConfig};
+pub use field::{Constraints, Field, FieldType, Format, Variant};
+pub use tool::{AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, ToolDecl, ToolSpec};
+pub use types::{NamedType, Types};

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toolspec_codegen::project::Source;
+use toolspec_codegen::Source;
 
 /// The files (in memory, paths '/'-separated) and folders below `dir`, sorted: a corpus folder
 /// as `project::analyze` takes it.
@@ -42,7 +42,7 @@ pub fn compiles(name: &str, code: &str) {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     let generated = dir.join("toolspec_tools.rs");
-    toolspec_codegen::write_if_changed(&generated, code).expect("written");
+    write_if_changed(&generated, code);
     let main = dir.join(format!("{name}.rs"));
     let include = format!(
         "#![deny(warnings)]\n\
@@ -51,6 +51,17 @@ pub fn compiles(name: &str, code: &str) {
          fn main() {{}}\n",
         generated.display().to_string()
     );
-    toolspec_codegen::write_if_changed(&main, &include).expect("written");
+    write_if_changed(&main, &include);
     trybuild::TestCases::new().pass(&main);
+}
+
+/// Writes `content` unless the file holds exactly that (so cargo rebuilds only what changed).
+fn write_if_changed(path: &std::path::Path, content: &str) {
+    if std::fs::read_to_string(path).is_ok_and(|existing| existing == content) {
+        return;
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).expect("a folder for the file");
+    }
+    std::fs::write(path, content).expect("written");
 }

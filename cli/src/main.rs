@@ -1,0 +1,207 @@
+//! `toolspec`: check spec folders, list their tools, print their canonical schemas, and print
+//! each provider's native tool definitions exactly as the runtime's adapters declare them.
+
+mod declare;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use serde_json::{Value, json};
+use toolspec::Dialect;
+use toolspec_codegen::Project;
+
+#[derive(Parser)]
+#[command(
+    name = "toolspec",
+    version,
+    about = "Check and inspect toolspec tool specs"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check every spec; print diagnostics; exit 1 on errors.
+    Check {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+    },
+    /// List tools with their names on each adapter.
+    List {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+        /// Only the members of this adapter, by their name there.
+        #[arg(long)]
+        adapter: Option<String>,
+    },
+    /// Print canonical input and output schemas as JSON, or with `--dialect` a provider's
+    /// native tool definitions (a JSON array, as a request's `tools` field takes it).
+    Schema {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+        /// Only this tool (canonical name).
+        #[arg(long)]
+        tool: Option<String>,
+        /// Print the tools of this dialect's adapter as its provider takes them (MCP: as
+        /// `tools/list` returns them): `openai` and `anthropic` list the members in
+        /// non-strict mode, `openai-strict` and `anthropic-strict` those in strict mode.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(Dialect::ALL.map(Dialect::name)))]
+        dialect: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let dir = match &cli.command {
+        Command::Check { dir } | Command::List { dir, .. } | Command::Schema { dir, .. } => dir,
+    };
+    let project = match toolspec_codegen::load(dir) {
+        Ok(project) => project,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    if !project.diagnostics().is_empty() {
+        eprint!("{}", project.render_diagnostics());
+    }
+    if project.has_errors() {
+        return ExitCode::FAILURE;
+    }
+    match cli.command {
+        Command::Check { .. } => {
+            let n = project.tools().len();
+            eprintln!(
+                "ok: {n} tool{} in {}",
+                if n == 1 { "" } else { "s" },
+                dir.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Command::List { adapter, .. } => list(&project, adapter.as_deref()),
+        Command::Schema { tool, dialect, .. } => {
+            match dialect.as_deref().and_then(Dialect::parse) {
+                Some(dialect) => native(&project, dialect, tool.as_deref()),
+                None => schema(&project, tool.as_deref()),
+            }
+        }
+    }
+}
+
+fn list(project: &Project, adapter: Option<&str>) -> ExitCode {
+    match adapter {
+        Some(adapter) => {
+            if project.adapter(adapter).is_none() {
+                let names: Vec<&str> = project.adapters().map(|a| a.name.as_ref()).collect();
+                eprintln!(
+                    "error: unknown adapter `{adapter}` (adapters: {})",
+                    names.join(", ")
+                );
+                return ExitCode::from(2);
+            }
+            let mut rows: Vec<(&str, &str, &str)> = project
+                .tools()
+                .iter()
+                .filter_map(|t| {
+                    let b = t.bindings().iter().find(|b| b.adapter == adapter)?;
+                    Some((b.name.as_str(), t.name(), t.spec_path()))
+                })
+                .collect();
+            rows.sort();
+            for (name, canonical, path) in rows {
+                if name == canonical {
+                    println!("{name}\t{path}");
+                } else {
+                    println!("{name}\t{path}\t(canonical: {canonical})");
+                }
+            }
+        }
+        None => {
+            let mut tools: Vec<_> = project.tools().iter().collect();
+            tools.sort_by(|a, b| a.name().cmp(b.name()));
+            for tool in tools {
+                let adapters: Vec<String> = tool
+                    .bindings()
+                    .iter()
+                    .map(|b| {
+                        if b.name == tool.name() {
+                            b.adapter.clone()
+                        } else {
+                            format!("{}={}", b.adapter, b.name)
+                        }
+                    })
+                    .collect();
+                println!(
+                    "{}\t{}\t[{}]",
+                    tool.name(),
+                    tool.spec_path(),
+                    adapters.join(", ")
+                );
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn schema(project: &Project, only: Option<&str>) -> ExitCode {
+    let mut tools: Vec<_> = project
+        .tools()
+        .iter()
+        .filter(|t| only.is_none_or(|n| t.name() == n))
+        .collect();
+    if let (true, Some(name)) = (tools.is_empty(), only) {
+        eprintln!("error: no tool named `{name}`");
+        return ExitCode::from(2);
+    }
+    tools.sort_by(|a, b| a.name().cmp(b.name()));
+    let out: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({ "name": t.name(), "description": t.description(), "input_schema": t.input_schema(), "output_schema": t.output_schema() }))
+        .collect();
+    let out = if only.is_some() && out.len() == 1 {
+        out[0].clone()
+    } else {
+        Value::Array(out)
+    };
+    print_json(&out)
+}
+
+/// `schema --dialect`: the native tool definitions of the dialect's members, as the runtime's
+/// adapter for it declares them (the built-in explain tool included, as a server lists it).
+fn native(project: &Project, dialect: Dialect, only: Option<&str>) -> ExitCode {
+    if let Some(name) = only
+        && !project.tools().iter().any(|t| t.name() == name)
+    {
+        eprintln!("error: no tool named `{name}`");
+        return ExitCode::from(2);
+    }
+    let declared = declare::Declared::new(project, only);
+    let out = declared.native(dialect);
+    // Members of the same adapter in its other mode are not in this dialect: say where they are.
+    for other in declared.other_modes(dialect) {
+        eprintln!(
+            "note: some `{}` tools are in the {other} dialect; see `--dialect {other}`",
+            dialect.adapter()
+        );
+    }
+    print_json(&Value::Array(out))
+}
+
+fn print_json(out: &Value) -> ExitCode {
+    match serde_json::to_string_pretty(out) {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The `toolspec` binary, run as a user runs it. Its native tool definitions are checked
+//! against the runtime itself: for the example store's specs, `schema --dialect mcp` must be
+//! exactly what the store's MCP server lists, and each function-calling dialect exactly what
+//! that adapter declares for the store's registry.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+use toolspec::Dialect;
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn store_specs() -> String {
+    repository().join("specs").to_string_lossy().into_owned()
+}
+
+/// A spec folder where some tools are strict and the dialects warn.
+fn warnings_specs() -> String {
+    repository()
+        .join("codegen/tests/dialects/warnings/specs")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The binary's stdout, stderr and whether it succeeded.
+fn cli(args: &[&str]) -> (String, String, bool) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .output()
+        .expect("runs the toolspec binary");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.success(),
+    )
+}
+
+fn printed(dialect: Dialect) -> Value {
+    let (stdout, stderr, ok) = cli(&["schema", &store_specs(), "--dialect", dialect.name()]);
+    assert!(ok, "{stderr}");
+    serde_json::from_str(&stdout).expect("the CLI prints JSON")
+}
+
+/// The example store's registry over a fresh database.
+async fn store_registry() -> (toolspec::Registry, tempfile::TempDir) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let store = toolspec_store::Store::open(&dir.path().join("store.db"))
+        .await
+        .expect("the store opens");
+    let registry = toolspec_store::tools::registry(toolspec_store::App::new(store));
+    (registry, dir)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn native_definitions_are_what_the_runtime_declares() {
+    let (registry, _dir) = store_registry().await;
+    let json = |v: &dyn erased::Json| v.json();
+    let expected = [
+        (Dialect::Mcp, json(&toolspec::mcp::tools(&registry))),
+        (Dialect::OpenAi, json(&toolspec::openai::tools(&registry))),
+        (
+            Dialect::Anthropic,
+            json(&toolspec::anthropic::tools(&registry)),
+        ),
+        (Dialect::Gemini, json(&toolspec::gemini::tools(&registry))),
+    ];
+    for (dialect, expected) in expected {
+        let printed = printed(dialect);
+        assert!(
+            printed.as_array().is_some_and(|tools| tools.len() > 5),
+            "{dialect}: {printed}"
+        );
+        assert_eq!(printed, expected, "{dialect}");
+    }
+    // The MCP declarations carry what the server sends beyond the schemas.
+    let mcp = printed(Dialect::Mcp);
+    let cancel = mcp
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == "orders_cancel"))
+        .expect("orders_cancel is an MCP tool");
+    assert_eq!(cancel["annotations"]["destructiveHint"], json!(true));
+    assert!(cancel.get("outputSchema").is_some());
+    assert!(
+        mcp.as_array()
+            .is_some_and(|tools| tools.iter().any(|t| t["name"] == "explain"))
+    );
+}
+
+/// Serializes any of the adapters' declaration lists.
+mod erased {
+    pub trait Json {
+        fn json(&self) -> serde_json::Value;
+    }
+
+    impl<T: serde::Serialize> Json for T {
+        fn json(&self) -> serde_json::Value {
+            serde_json::to_value(self).expect("declarations serialize")
+        }
+    }
+}
+
+#[test]
+fn strict_members_are_listed_under_their_strict_dialect() {
+    let (stdout, stderr, ok) = cli(&["schema", &store_specs(), "--dialect", "openai-strict"]);
+    assert!(ok);
+    assert_eq!(stdout.trim(), "[]");
+    assert!(stderr.contains("see `--dialect openai`"), "{stderr}");
+    let (stdout, stderr, ok) = cli(&["schema", &warnings_specs(), "--dialect", "anthropic-strict"]);
+    assert!(ok, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    let names: Vec<&str> = printed
+        .as_array()
+        .map(|l| l.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, ["notes_tagged", "write_note"]);
+    assert_eq!(printed[1]["strict"], json!(true));
+    assert_eq!(
+        printed[1]["input_schema"]["properties"]["note"]["type"],
+        json!("string")
+    );
+    let (stdout, _, _) = cli(&["schema", &warnings_specs(), "--dialect", "gemini"]);
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert!(
+        printed
+            .as_array()
+            .is_some_and(|l| l.iter().all(|t| t.get("parameters").is_some()))
+    );
+}
+
+#[test]
+fn one_tool_and_unknown_dialects() {
+    let (stdout, _, ok) = cli(&[
+        "schema",
+        &store_specs(),
+        "--dialect",
+        "openai",
+        "--tool",
+        "orders_get",
+    ]);
+    assert!(ok);
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(printed.as_array().map(Vec::len), Some(1));
+    assert_eq!(printed[0]["type"], json!("function"));
+    assert_eq!(printed[0]["function"]["name"], json!("orders_get"));
+    assert_eq!(printed[0]["function"]["strict"], json!(false));
+    let (_, stderr, ok) = cli(&["schema", &store_specs(), "--dialect", "openai-lax"]);
+    assert!(!ok);
+    assert!(stderr.contains("openai-strict"), "{stderr}");
+    let (_, stderr, ok) = cli(&["schema", &store_specs(), "--tool", "orders_nope"]);
+    assert!(!ok);
+    assert!(stderr.contains("no tool named `orders_nope`"), "{stderr}");
+}
+
+#[test]
+fn check_prints_the_dialect_warnings_and_list_the_members() {
+    let (_, stderr, ok) = cli(&["check", &warnings_specs()]);
+    assert!(ok);
+    assert!(
+        stderr.contains("warning: openai-strict cannot express `maxLength` of `note`"),
+        "{stderr}"
+    );
+    let (stdout, _, ok) = cli(&["list", &store_specs(), "--adapter", "mcp"]);
+    assert!(ok);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("orders_cancel\torders/cancel.yaml"))
+    );
+    let (_, stderr, ok) = cli(&["list", &store_specs(), "--adapter", "smtp"]);
+    assert!(!ok);
+    assert!(stderr.contains("unknown adapter `smtp`"), "{stderr}");
+}

@@ -1,0 +1,84 @@
+//! Stage 4, derive: what the build computes from the checked specs — each tool's canonical
+//! JSON Schemas, where its values are sensitive, and its schema in every provider dialect it
+//! is a member of. Looks back at the spec model and the analysis; never at how they are
+//! emitted.
+
+pub mod defaults;
+pub mod depth;
+pub mod dialect;
+pub mod schema;
+pub mod sensitive;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+use toolspec_vocab::Dialect;
+
+use crate::analyze::checked::Checked;
+use crate::derive::defaults::check_defaults;
+use crate::derive::depth::{check_depths, check_type_depths};
+use crate::derive::dialect::members::member_schemas;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::read::reader::Reader;
+use crate::spec::{ProjectConfig, Types};
+
+/// What the build computes for one tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Schemas {
+    /// Canonical input schema (ambient fields left out).
+    pub input: Value,
+    /// Canonical output schema.
+    pub output: Value,
+    /// Where the input holds `sensitive` values (see [`sensitive`]), if anywhere.
+    pub sensitive_input: Option<Value>,
+    /// Where the output holds `sensitive` values, if anywhere.
+    pub sensitive_output: Option<Value>,
+    /// The input schema in each member dialect but `mcp` (the canonical schema itself); empty
+    /// when the project has errors.
+    pub dialects: BTreeMap<Dialect, Value>,
+}
+
+/// Derives every checked tool's schemas; reports schemas too deep to emit and defaults that
+/// do not fit their field, then (when nothing else is wrong) each member dialect.
+pub fn derive(
+    tools: &[Checked],
+    types: &Types,
+    config: &ProjectConfig,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Schemas> {
+    let too_deep_types = check_type_depths(types, diagnostics);
+    let derived = crate::parallel::map(tools, |tool| {
+        let spec = &tool.spec;
+        let mut local = Vec::new();
+        let mut r = Reader::new(&spec.file, &mut local);
+        let input = schema::input_schema(spec, types);
+        let output = schema::output_schema(spec, types);
+        let sides = [(&input, "input"), (&output, "output")];
+        // Defaults are checked with a validator, which a schema too deep would overflow.
+        if check_depths(&mut r, spec, types, &too_deep_types, sides) {
+            check_defaults(&mut r, spec, types);
+        }
+        let schemas = Schemas {
+            input,
+            output,
+            sensitive_input: sensitive::input(spec, types),
+            sensitive_output: sensitive::output(spec, types),
+            dialects: BTreeMap::new(),
+        };
+        (local, schemas)
+    });
+    let mut out = Vec::with_capacity(tools.len());
+    for (local, schemas) in derived {
+        diagnostics.extend(local);
+        out.push(schemas);
+    }
+    // A broken spec would also report dialect errors that follow from it.
+    if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
+        let inputs: Vec<&Value> = out.iter().map(|s| &s.input).collect();
+        let dialects = member_schemas(tools, &inputs, config, types, diagnostics);
+        for (schemas, dialects) in out.iter_mut().zip(dialects) {
+            schemas.dialects = dialects;
+        }
+    }
+    out
+}

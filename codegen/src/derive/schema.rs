@@ -1,0 +1,454 @@
+//! Canonical JSON Schema 2020-12 derivation from the spec model.
+//!
+//! Objects list properties in spec order and close with `additionalProperties: false`; named
+//! types become `$defs` (only those a schema reaches); ambient fields never appear. Keys are
+//! written in one fixed order, so the same spec always gives the same bytes.
+
+use std::collections::BTreeSet;
+
+use serde_json::{Map, Value, json};
+
+use crate::spec::{Field, FieldType, ToolSpec, Types};
+
+/// The model-facing input schema of a tool (ambient fields excluded).
+pub fn input_schema(tool: &ToolSpec, types: &Types) -> Value {
+    let fields: Vec<&Field> = tool.expects.iter().filter(|f| !f.ambient).collect();
+    root_schema(&fields, types)
+}
+
+/// The output schema of a tool.
+pub fn output_schema(tool: &ToolSpec, types: &Types) -> Value {
+    let fields: Vec<&Field> = tool.exposes.iter().collect();
+    root_schema(&fields, types)
+}
+
+/// The schema of one field, with `$defs` for the named types it reaches (for checking defaults).
+pub fn standalone_field_schema(field: &Field, types: &Types) -> Value {
+    let mut schema = field_schema(field);
+    let defs = defs_for(std::slice::from_ref(&field), types);
+    if let (Value::Object(map), false) = (&mut schema, defs.is_empty()) {
+        map.insert("$defs".into(), Value::Object(defs));
+    }
+    schema
+}
+
+fn root_schema(fields: &[&Field], types: &Types) -> Value {
+    let mut schema = object_schema(fields.iter().copied());
+    let defs = defs_for(fields, types);
+    if !defs.is_empty() {
+        schema.insert("$defs".into(), Value::Object(defs));
+    }
+    Value::Object(schema)
+}
+
+fn object_schema<'a>(fields: impl Iterator<Item = &'a Field>) -> Map<String, Value> {
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for field in fields {
+        properties.insert(field.name.clone(), field_schema(field));
+        if field.is_required() {
+            required.push(Value::String(field.name.clone()));
+        }
+    }
+    let mut schema = Map::new();
+    schema.insert("type".into(), json!("object"));
+    if !properties.is_empty() {
+        schema.insert("properties".into(), Value::Object(properties));
+    }
+    if !required.is_empty() {
+        schema.insert("required".into(), Value::Array(required));
+    }
+    schema.insert("additionalProperties".into(), json!(false));
+    schema
+}
+
+/// The schema of one field (named types as `$ref`s).
+pub fn field_schema(field: &Field) -> Value {
+    let mut schema = type_schema(field);
+    let c = &field.constraints;
+    if let Some(values) = &field.one_of {
+        let mut values = values.value.clone();
+        if field.nullable && !values.contains(&Value::Null) {
+            values.push(Value::Null);
+        }
+        schema.insert("enum".into(), Value::Array(values));
+    }
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            schema.insert(key.into(), value);
+        }
+    };
+    put("format", c.format.map(|f| json!(f.as_str())));
+    put("pattern", c.pattern.as_ref().map(|p| json!(p.value)));
+    put("minLength", c.min_length.map(Value::from));
+    put("maxLength", c.max_length.map(Value::from));
+    let (minimum, maximum) = integer_bounds(field);
+    put("minimum", minimum);
+    put(
+        "exclusiveMinimum",
+        c.exclusive_minimum.clone().map(Value::Number),
+    );
+    put("maximum", maximum);
+    put(
+        "exclusiveMaximum",
+        c.exclusive_maximum.clone().map(Value::Number),
+    );
+    put("multipleOf", c.multiple_of.clone().map(Value::Number));
+    put("minItems", c.min_items.map(Value::from));
+    put("maxItems", c.max_items.map(Value::from));
+    put("uniqueItems", c.unique_items.then_some(Value::Bool(true)));
+    let mut schema = apply_nullable(field, schema);
+    if let Some(description) = &field.description {
+        schema.insert("description".into(), json!(description));
+    }
+    if let Some(default) = &field.default {
+        schema.insert("default".into(), default.value.clone());
+    }
+    if !field.examples.is_empty() {
+        schema.insert("examples".into(), Value::Array(field.examples.clone()));
+    }
+    if field.deprecated {
+        schema.insert("deprecated".into(), json!(true));
+    }
+    Value::Object(schema)
+}
+
+/// A field's `minimum` and `maximum`. An `integer` is an `i64` in Rust: unless the spec's own
+/// bounds (or its `one_of` values) already keep it within `i64`, the schema says so with
+/// [`I64_MIN`] / [`I64_MAX`], so that anything valid under the schema decodes; a looser spec
+/// bound gives way to the `i64` one. (A `rust_type` decides its own range.)
+fn integer_bounds(field: &Field) -> (Option<Value>, Option<Value>) {
+    let c = &field.constraints;
+    let spec = (
+        c.minimum.clone().map(Value::Number),
+        c.maximum.clone().map(Value::Number),
+    );
+    if !matches!(field.ty, FieldType::Integer) || field.rust_type.is_some() {
+        return spec;
+    }
+    if let Some(values) = &field.one_of
+        && values.value.iter().all(|v| v.is_null() || v.is_i64())
+    {
+        return spec;
+    }
+    // Every f64 below 2^63 is at most i64::MAX; -2^63 is exactly i64::MIN.
+    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+    let at_least = |n: &Option<serde_json::Number>, floor: f64| {
+        n.as_ref()
+            .is_some_and(|n| n.is_i64() || n.as_f64().is_some_and(|f| f >= floor))
+    };
+    let at_most = |n: &Option<serde_json::Number>, strict: bool| {
+        n.as_ref().is_some_and(|n| {
+            n.is_i64()
+                || n.as_u64()
+                    .is_some_and(|u| u <= i64::MAX as u64 + u64::from(strict))
+                || n.as_f64()
+                    .is_some_and(|f| f < TWO_63 || (strict && f <= TWO_63))
+        })
+    };
+    let low_inside = at_least(&c.minimum, -TWO_63) || at_least(&c.exclusive_minimum, -TWO_63);
+    let high_inside = at_most(&c.maximum, false) || at_most(&c.exclusive_maximum, true);
+    (
+        if low_inside {
+            spec.0
+        } else {
+            Some(json!(I64_MIN))
+        },
+        if high_inside {
+            spec.1
+        } else {
+            Some(json!(I64_MAX))
+        },
+    )
+}
+
+/// The implicit `minimum` of an `integer` field, its Rust type's: `i64::MIN`.
+pub const I64_MIN: i64 = i64::MIN;
+/// The implicit `maximum` of an `integer` field, its Rust type's: `i64::MAX`.
+pub const I64_MAX: i64 = i64::MAX;
+
+/// The type part of a field's schema (before constraints and documentation).
+fn type_schema(field: &Field) -> Map<String, Value> {
+    let mut schema = Map::new();
+    let string_format = |format: &str| {
+        let mut m = Map::new();
+        m.insert("type".into(), json!("string"));
+        m.insert("format".into(), json!(format));
+        m
+    };
+    match &field.ty {
+        FieldType::String => {
+            schema.insert("type".into(), json!("string"));
+        }
+        FieldType::Integer => {
+            schema.insert("type".into(), json!("integer"));
+        }
+        FieldType::Number => {
+            schema.insert("type".into(), json!("number"));
+        }
+        FieldType::Boolean => {
+            schema.insert("type".into(), json!("boolean"));
+        }
+        FieldType::Uuid => return string_format("uuid"),
+        FieldType::Date => return string_format("date"),
+        FieldType::DateTime => return string_format("date-time"),
+        FieldType::Decimal => {
+            schema.insert("type".into(), json!("string"));
+            schema.insert("pattern".into(), json!(DECIMAL_PATTERN));
+        }
+        FieldType::Json => {}
+        FieldType::Object(fields) => return object_schema(fields.iter()),
+        FieldType::Array(items) => {
+            schema.insert("type".into(), json!("array"));
+            schema.insert("items".into(), field_schema(items));
+        }
+        FieldType::Map(values) => {
+            schema.insert("type".into(), json!("object"));
+            schema.insert("additionalProperties".into(), field_schema(values));
+        }
+        FieldType::Named(name) => {
+            schema.insert("$ref".into(), json!(format!("#/$defs/{name}")));
+        }
+        FieldType::AnyOf { variants, tag } => {
+            let branches = variants
+                .iter()
+                .map(|v| match tag {
+                    Some(tag) => tagged_variant(tag, &v.name, &v.field),
+                    None => field_schema(&v.field),
+                })
+                .collect();
+            schema.insert("anyOf".into(), Value::Array(branches));
+        }
+        FieldType::Shape { schema: raw, .. } => {
+            if let Value::Object(map) = raw {
+                return map.clone();
+            }
+        }
+    }
+    schema
+}
+
+/// The pattern every `decimal` string matches: what `rust_decimal` reads without error. It
+/// holds 96 bits of digits (up to 79228162514264337593543950335), so at most 28 digits before
+/// the point; a longer fraction is rounded to fit, never refused.
+pub const DECIMAL_PATTERN: &str = r"^-?[0-9]{1,28}(\.[0-9]+)?$";
+
+fn tagged_variant(tag: &str, value: &str, field: &Field) -> Value {
+    let mut schema = field_schema(field);
+    if let Value::Object(map) = &mut schema {
+        let mut properties = Map::new();
+        properties.insert(tag.into(), json!({ "const": value }));
+        if let Some(Value::Object(existing)) = map.remove("properties") {
+            properties.extend(existing);
+        }
+        let mut required = vec![json!(tag)];
+        if let Some(Value::Array(existing)) = map.remove("required") {
+            required.extend(existing);
+        }
+        // Rebuild in canonical key order: type, properties, required, the rest.
+        let mut ordered = Map::new();
+        ordered.insert("type".into(), map.remove("type").unwrap_or(json!("object")));
+        ordered.insert("properties".into(), Value::Object(properties));
+        ordered.insert("required".into(), Value::Array(required));
+        ordered.extend(std::mem::take(map));
+        *map = ordered;
+    }
+    schema
+}
+
+fn apply_nullable(field: &Field, mut schema: Map<String, Value>) -> Map<String, Value> {
+    if !field.nullable || matches!(field.ty, FieldType::Json) {
+        return schema;
+    }
+    match schema.get("type") {
+        Some(Value::String(ty)) if !matches!(field.ty, FieldType::AnyOf { .. }) => {
+            let ty = ty.clone();
+            schema.insert("type".into(), json!([ty, "null"]));
+            schema
+        }
+        _ => {
+            let mut wrapper = Map::new();
+            wrapper.insert(
+                "anyOf".into(),
+                json!([Value::Object(schema), { "type": "null" }]),
+            );
+            wrapper
+        }
+    }
+}
+
+/// `$defs` for every named type the fields reach, transitively, sorted by name.
+fn defs_for(fields: &[&Field], types: &Types) -> Map<String, Value> {
+    let mut reached = BTreeSet::new();
+    let mut stack: Vec<String> = Vec::new();
+    for field in fields {
+        collect_named(field, &mut stack);
+    }
+    while let Some(name) = stack.pop() {
+        if !reached.insert(name.clone()) {
+            continue;
+        }
+        if let Some(named) = types.get(&name) {
+            collect_named(&named.field, &mut stack);
+        }
+    }
+    let mut defs = Map::new();
+    for name in reached {
+        if let Some(named) = types.get(&name) {
+            let mut schema = field_schema(&named.field);
+            if let Value::Object(map) = &mut schema {
+                map.remove("default");
+            }
+            defs.insert(name, schema);
+        }
+    }
+    defs
+}
+
+/// Pushes the named types a field refers to directly (not through other named types).
+pub fn collect_named(field: &Field, out: &mut Vec<String>) {
+    match &field.ty {
+        FieldType::Named(name) => out.push(name.clone()),
+        FieldType::Object(fields) => fields.iter().for_each(|f| collect_named(f, out)),
+        FieldType::Array(inner) | FieldType::Map(inner) => collect_named(inner, out),
+        FieldType::AnyOf { variants, .. } => {
+            variants.iter().for_each(|v| collect_named(&v.field, out))
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::project::build as analyze;
+    use crate::source::Source;
+    use toolspec_vocab::Dialect;
+
+    const SPEC: &str = r#"
+description: Integer bounds.
+expects:
+  any: { type: integer }
+  small: { type: integer, minimum: 1, maximum: 10 }
+  positive: { type: integer, minimum: 0 }
+  below: { type: integer, exclusive_maximum: 100 }
+  huge: { type: integer, minimum: -1e30, maximum: 1e30 }
+  choice: { type: integer, one_of: [1, 2] }
+  maybe: { type: integer, nullable: true, optional: true }
+  custom: { type: integer, rust_type: u64 }
+  list: { type: array, items: integer }
+exposes:
+  count: { type: integer }
+tool: { anthropic: { strict: true }, openai: { strict: true } }
+"#;
+
+    #[test]
+    fn integers_are_bounded_to_i64_unless_the_spec_already_is() {
+        let project = analyze(
+            &[Source {
+                path: "bounds.yaml".into(),
+                text: SPEC.into(),
+            }],
+            &[],
+            "specs",
+        );
+        let tool = &project.tools[0];
+        let (min, max) = (json!(i64::MIN), json!(i64::MAX));
+        let p = &tool.input_schema["properties"];
+        let bounds = |name: &str| (p[name].get("minimum"), p[name].get("maximum"));
+        assert_eq!(bounds("any"), (Some(&min), Some(&max)));
+        assert_eq!(bounds("small"), (Some(&json!(1)), Some(&json!(10))));
+        assert_eq!(bounds("positive"), (Some(&json!(0)), Some(&max)));
+        assert_eq!(bounds("below"), (Some(&min), None));
+        assert_eq!(p["below"]["exclusiveMaximum"], json!(100));
+        assert_eq!(
+            bounds("huge"),
+            (Some(&min), Some(&max)),
+            "the tighter bound wins"
+        );
+        assert_eq!(bounds("choice"), (None, None), "every value is an i64");
+        assert_eq!(p["maybe"]["type"], json!(["integer", "null"]));
+        assert_eq!(bounds("maybe"), (Some(&min), Some(&max)));
+        assert_eq!(
+            bounds("custom"),
+            (None, None),
+            "a rust_type has its own range"
+        );
+        assert_eq!(p["list"]["items"]["maximum"], max);
+        assert_eq!(
+            tool.output_schema["properties"]["count"]["minimum"], min,
+            "outputs too"
+        );
+
+        // MCP (the canonical schema) keeps them; provider dialects drop the implicit ones
+        // silently and keep only the spec's own bounds.
+        assert_eq!(tool.input_schema["properties"]["any"]["maximum"], max);
+        for dialect in [Dialect::OpenAiStrict, Dialect::Gemini] {
+            let properties = &tool.dialects[&dialect]["properties"];
+            assert_eq!(properties["any"].get("maximum"), None, "{dialect}");
+            assert_eq!(properties["positive"]["minimum"], json!(0), "{dialect}");
+            assert_eq!(properties["positive"].get("maximum"), None, "{dialect}");
+        }
+        let strict = &tool.dialects[&Dialect::AnthropicStrict]["properties"];
+        assert_eq!(strict["any"], json!({ "type": "integer" }));
+        assert_eq!(
+            strict["positive"],
+            json!({ "type": "integer", "description": "Must be at least 0." })
+        );
+        let warnings: Vec<&str> = project
+            .diagnostics
+            .iter()
+            .map(|d| d.message.as_str())
+            .filter(|m| m.contains("imum"))
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "anthropic-strict cannot express `minimum` of `small`; it is stated in the description instead",
+                "anthropic-strict cannot express `maximum` of `small`; it is stated in the description instead",
+                "anthropic-strict cannot express `minimum` of `positive`; it is stated in the description instead",
+                "anthropic-strict cannot express `exclusiveMaximum` of `below`; it is stated in the description instead",
+                "gemini cannot express `exclusiveMaximum` of `below`; it is stated in the description instead",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_decimal_pattern_admits_only_what_rust_decimal_reads() {
+        let pattern = regex_lite(super::DECIMAL_PATTERN);
+        let digits = |n: usize| "9".repeat(n);
+        for ok in [
+            "0".to_owned(),
+            "-1.5".to_owned(),
+            digits(28),
+            format!("-{}.{}", digits(28), digits(40)),
+            format!("0.{}1", "0".repeat(60)),
+        ] {
+            assert!(pattern(&ok), "{ok}");
+        }
+        for bad in [
+            digits(29),
+            "1.".into(),
+            ".5".into(),
+            "+1".into(),
+            "1e5".into(),
+        ] {
+            assert!(!pattern(&bad), "{bad}");
+        }
+    }
+
+    /// `^-?[0-9]{1,28}(\.[0-9]+)?$`, checked by hand (the codegen has no regex engine).
+    fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool {
+        assert_eq!(pattern, r"^-?[0-9]{1,28}(\.[0-9]+)?$");
+        |s: &str| {
+            let s = s.strip_prefix('-').unwrap_or(s);
+            let (int, fraction) = match s.split_once('.') {
+                Some((i, f)) => (i, Some(f)),
+                None => (s, None),
+            };
+            let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+            digits(int) && int.len() <= 28 && fraction.is_none_or(digits)
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! Each tool's descriptor as data: everything the runtime's `Descriptor` holds, in owned
+//! form. Emission writes it as a static; the CLI hands it to the runtime's adapters to print
+//! exactly the declarations a server sends.
+
+use std::time::Duration;
+
+use toolspec_vocab::Dialect;
+
+use crate::analyze::membership::Binding;
+use crate::project::Tool;
+
+/// What the runtime knows about a tool at build time (see `toolspec::Descriptor`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Descriptor {
+    /// The canonical name.
+    pub name: String,
+    /// The spec file, relative to the specs directory.
+    pub spec: String,
+    /// The generated module path below the tools module (`orders::cancel`).
+    pub module: String,
+    /// Display title.
+    pub title: Option<String>,
+    /// The spec's own description.
+    pub summary: String,
+    /// The description models read.
+    pub description: String,
+    /// The spec's `version`.
+    pub version: Option<u32>,
+    /// Canonical input schema, as JSON.
+    pub input_schema: String,
+    /// Canonical output schema, as JSON.
+    pub output_schema: String,
+    /// The input schema in each member dialect but `mcp`, as JSON, sorted by dialect.
+    pub dialects: Vec<(Dialect, String)>,
+    /// Every `expects` field in spec order.
+    pub fields: Vec<FieldDescriptor>,
+    /// Where the input holds `sensitive` values, as JSON.
+    pub sensitive_input: Option<String>,
+    /// Where the output holds `sensitive` values, as JSON.
+    pub sensitive_output: Option<String>,
+    /// Guards: name and description, in spec order.
+    pub guards: Vec<(String, String)>,
+    /// The error headline.
+    pub error_headline: Option<String>,
+    /// Declared error codes, in spec order.
+    pub errors: Vec<ErrorDescriptor>,
+    /// Hints, in spec order.
+    pub hints: Vec<String>,
+    /// The success message template.
+    pub message: Option<String>,
+    /// How long a call may run.
+    pub timeout: Option<Duration>,
+    /// Free-form tags.
+    pub tags: Vec<String>,
+    /// Scopes a caller needs.
+    pub scopes: Vec<String>,
+    /// Adapter memberships, sorted by adapter.
+    pub adapters: Vec<Binding>,
+}
+
+/// One input field as the runtime needs to know it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDescriptor {
+    /// The field's key.
+    pub name: String,
+    /// Resolved from the trusted ambient context.
+    pub ambient: bool,
+    /// Never quoted in errors or logs.
+    pub sensitive: bool,
+    /// May be omitted.
+    pub optional: bool,
+}
+
+/// A declared error code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorDescriptor {
+    /// The code.
+    pub code: String,
+    /// The reason text.
+    pub message: String,
+    /// Shown without the headline.
+    pub standalone: bool,
+}
+
+impl Tool {
+    /// The tool's descriptor.
+    pub fn descriptor(&self) -> Descriptor {
+        let spec = &self.spec;
+        Descriptor {
+            name: self.name.clone(),
+            spec: spec.path.clone(),
+            module: self.module.join("::"),
+            title: spec.title.clone(),
+            summary: spec.description.clone(),
+            description: self.description.clone(),
+            version: spec.version,
+            input_schema: self.input_schema.to_string(),
+            output_schema: self.output_schema.to_string(),
+            dialects: self
+                .dialects
+                .iter()
+                .map(|(d, schema)| (*d, schema.to_string()))
+                .collect(),
+            fields: spec
+                .expects
+                .iter()
+                .map(|f| FieldDescriptor {
+                    name: f.name.clone(),
+                    ambient: f.ambient,
+                    sensitive: f.sensitive,
+                    optional: !f.is_required(),
+                })
+                .collect(),
+            sensitive_input: self.sensitive_input.as_ref().map(ToString::to_string),
+            sensitive_output: self.sensitive_output.as_ref().map(ToString::to_string),
+            guards: spec
+                .guards
+                .iter()
+                .map(|g| (g.name.value.clone(), g.description.clone()))
+                .collect(),
+            error_headline: spec.headline.clone(),
+            errors: spec
+                .errors
+                .iter()
+                .map(|e| ErrorDescriptor {
+                    code: e.code.value.clone(),
+                    message: e.message.clone(),
+                    standalone: e.standalone,
+                })
+                .collect(),
+            hints: spec.hints.iter().map(|h| h.value.clone()).collect(),
+            message: spec.message.as_ref().map(|m| m.value.clone()),
+            timeout: spec.timeout,
+            tags: spec.tags.clone(),
+            scopes: spec.scopes.clone(),
+            adapters: self.bindings.clone(),
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! A tool's `DESCRIPTOR` static, written from its descriptor data.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+use toolspec_vocab::settings::SettingValue;
+
+use crate::describe::Descriptor;
+
+pub fn opt_str(value: Option<&str>) -> TokenStream {
+    match value {
+        Some(s) => quote! { ::core::option::Option::Some(#s) },
+        None => quote! { ::core::option::Option::None },
+    }
+}
+
+pub fn setting_value(value: &SettingValue) -> TokenStream {
+    match value {
+        SettingValue::Str(s) => {
+            let s = s.as_ref();
+            quote! { ::toolspec::SettingValue::Str(::std::borrow::Cow::Borrowed(#s)) }
+        }
+        SettingValue::Bool(b) => quote! { ::toolspec::SettingValue::Bool(#b) },
+        SettingValue::Int(i) => quote! { ::toolspec::SettingValue::Int(#i) },
+    }
+}
+
+/// The `DESCRIPTOR` static of a tool.
+pub fn descriptor(d: &Descriptor) -> TokenStream {
+    let (name, path, module) = (&d.name, &d.spec, &d.module);
+    let title = opt_str(d.title.as_deref());
+    let (summary, description) = (&d.summary, &d.description);
+    let version = match d.version {
+        Some(v) => quote! { ::core::option::Option::Some(#v) },
+        None => quote! { ::core::option::Option::None },
+    };
+    let input_schema = raw_string(&d.input_schema);
+    let output_schema = raw_string(&d.output_schema);
+    let sensitive = |map: &Option<String>| match map {
+        Some(map) => {
+            let map = raw_string(map);
+            quote! { ::core::option::Option::Some(#map) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
+    let (sensitive_input, sensitive_output) = (
+        sensitive(&d.sensitive_input),
+        sensitive(&d.sensitive_output),
+    );
+    let dialect_names = d.dialects.iter().map(|(d, _)| format_ident!("{d:?}"));
+    let dialect_schemas = d.dialects.iter().map(|(_, s)| raw_string(s));
+    let fields = d.fields.iter().map(|f| {
+        let (n, a, s, o) = (&f.name, f.ambient, f.sensitive, f.optional);
+        quote! { ::toolspec::Field { name: #n, ambient: #a, sensitive: #s, optional: #o } }
+    });
+    let guards = d.guards.iter().map(|(n, d)| {
+        quote! { ::toolspec::Guard { name: #n, description: #d } }
+    });
+    let headline = opt_str(d.error_headline.as_deref());
+    let errors = d.errors.iter().map(|e| {
+        let (c, m, s) = (&e.code, &e.message, e.standalone);
+        quote! { ::toolspec::ErrorCode { code: #c, message: #m, standalone: #s } }
+    });
+    let hints = &d.hints;
+    let message = opt_str(d.message.as_deref());
+    let timeout = match d.timeout {
+        Some(t) => {
+            let ms = t.as_millis() as u64;
+            quote! { ::core::option::Option::Some(::core::time::Duration::from_millis(#ms)) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
+    let (tags, scopes) = (&d.tags, &d.scopes);
+    let bindings = d.adapters.iter().map(|b| {
+        let (adapter, bname) = (&b.adapter, &b.name);
+        let keys = b.settings.iter().map(|(k, _)| k);
+        let values = b.settings.iter().map(|(_, v)| setting_value(v));
+        quote! {
+            ::toolspec::AdapterBinding { adapter: #adapter, name: #bname, settings: &[ #( (#keys, #values), )* ] }
+        }
+    });
+    quote! {
+        /// Everything known about the tool at build time.
+        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+            name: #name,
+            spec: #path,
+            module: #module,
+            kind: ::toolspec::ToolKind::Action,
+            title: #title,
+            summary: #summary,
+            description: #description,
+            version: #version,
+            input_schema: #input_schema,
+            output_schema: #output_schema,
+            dialects: &[ #( (::toolspec::Dialect::#dialect_names, #dialect_schemas), )* ],
+            fields: &[ #(#fields,)* ],
+            sensitive_input: #sensitive_input,
+            sensitive_output: #sensitive_output,
+            guards: &[ #(#guards,)* ],
+            error_headline: #headline,
+            errors: &[ #(#errors,)* ],
+            hints: &[ #(#hints,)* ],
+            message: #message,
+            timeout: #timeout,
+            tags: &[ #(#tags,)* ],
+            scopes: &[ #(#scopes,)* ],
+            adapters: &[ #(#bindings,)* ],
+        };
+    }
+}
+
+/// A raw string literal (`r#"…"#`), readable for JSON, with enough `#`s for its content.
+pub fn raw_string(text: &str) -> Literal {
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    format!("r{hashes}\"{text}\"{hashes}")
+        .parse()
+        .unwrap_or_else(|_| Literal::string(text))
+}

@@ -1,0 +1,155 @@
+//! The project's items: `PROJECT`, `EXPLAIN`, `TOOLS` and `registry()`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use toolspec_vocab::naming::NameRule;
+use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
+
+use crate::emit::descriptor::setting_value;
+use crate::project::{Project, Tool};
+use crate::rust_name::ident;
+
+fn setting_decl(decl: &SettingDecl) -> TokenStream {
+    let name = decl.name.as_ref();
+    let kind = match decl.kind {
+        SettingKind::String => quote! { String },
+        SettingKind::Boolean => quote! { Boolean },
+        SettingKind::Integer => quote! { Integer },
+    };
+    let default = match &decl.default {
+        Some(v) => {
+            let v = setting_value(v);
+            quote! { ::core::option::Option::Some(#v) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
+    let allowed = decl.allowed.iter().map(setting_value);
+    let overridable = decl.overridable;
+    quote! {
+        ::toolspec::settings::SettingDecl {
+            name: ::std::borrow::Cow::Borrowed(#name),
+            kind: ::toolspec::settings::SettingKind::#kind,
+            default: #default,
+            allowed: ::std::borrow::Cow::Borrowed(&[ #(#allowed,)* ]),
+            overridable: #overridable,
+        }
+    }
+}
+
+fn adapter_decl(decl: &AdapterDecl) -> TokenStream {
+    let name = decl.name.as_ref();
+    let settings = decl.settings.iter().map(setting_decl);
+    let rule = match decl.name_rule {
+        NameRule::Mcp => quote! { Mcp },
+        NameRule::FunctionCalling => quote! { FunctionCalling },
+        NameRule::Gemini => quote! { Gemini },
+    };
+    let hints = decl.hints.iter().map(|h| h.as_ref());
+    quote! {
+        ::toolspec::settings::AdapterDecl {
+            name: ::std::borrow::Cow::Borrowed(#name),
+            settings: ::std::borrow::Cow::Borrowed(&[ #(#settings,)* ]),
+            name_rule: ::toolspec::__private::NameRule::#rule,
+            hints: ::std::borrow::Cow::Borrowed(&[ #( ::std::borrow::Cow::Borrowed(#hints), )* ]),
+        }
+    }
+}
+
+fn project_static(project: &Project) -> TokenStream {
+    let config = &project.config;
+    // A project that keeps the built-in adapters as shipped points at the runtime's table
+    // instead of spelling it out again.
+    let adapters = if config
+        .adapters
+        .iter()
+        .map(|a| &a.decl)
+        .eq(toolspec_vocab::adapters::BUILTIN)
+    {
+        quote! { ::toolspec::__private::BUILTIN_ADAPTERS }
+    } else {
+        let decls = config.adapters.iter().map(|a| adapter_decl(&a.decl));
+        quote! { &[ #(#decls,)* ] }
+    };
+    let hints = &config.hints;
+    let explain_enabled = config.explain_enabled;
+    let explain_name = &config.explain_name;
+    let audit = config.audit;
+    let drop_undeclared = config.drop_undeclared_keys;
+    let explain = config.explain_enabled.then(|| {
+        let adapters = config.adapters.iter().map(|a| a.decl.name.as_ref());
+        quote! {
+            /// The built-in explain tool: checks a call of another tool without running it.
+            pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(#explain_name, &[
+                #( ::toolspec::AdapterBinding { adapter: #adapters, name: #explain_name, settings: &[] }, )*
+            ]);
+        }
+    });
+    let mut tools: Vec<&Tool> = project.tools.iter().collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    let paths = tools.iter().map(|t| {
+        let segments = t.module.iter().map(|s| ident(s));
+        quote! { &#(#segments)::*::DESCRIPTOR }
+    });
+    quote! {
+        /// The project configuration the tools were compiled with (`toolspec.yaml`).
+        pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
+            adapters: #adapters,
+            hints: &[ #(#hints,)* ],
+            explain: ::toolspec::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
+            audit: #audit,
+            drop_undeclared_keys: #drop_undeclared,
+        };
+
+        #explain
+
+        /// Every tool's descriptor, sorted by name.
+        pub static TOOLS: &[&::toolspec::Descriptor] = &[ #(#paths,)* ];
+    }
+}
+
+fn registry(project: &Project) -> TokenStream {
+    let paths: Vec<TokenStream> = project
+        .tools
+        .iter()
+        .map(|t| {
+            let segments = t.module.iter().map(|s| ident(s));
+            quote! { #(#segments)::* }
+        })
+        .collect();
+    let explain = project
+        .config
+        .explain_enabled
+        .then(|| quote! { .explain(&EXPLAIN) });
+    let body = if paths.is_empty() {
+        quote! {
+            let _ = handler;
+            ::toolspec::__private::generated_registry(::toolspec::Registry::builder(&PROJECT) #explain)
+        }
+    } else {
+        quote! {
+            let handler = ::std::sync::Arc::new(handler);
+            ::toolspec::__private::generated_registry(
+                ::toolspec::Registry::builder(&PROJECT)
+                    #( .tool(#paths::Bound(::std::sync::Arc::clone(&handler))) )*
+                    #explain
+            )
+        }
+    };
+    quote! {
+        /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
+        /// `Handler`; the error names each tool that is missing.
+        pub fn registry<H>(handler: H) -> ::toolspec::Registry
+        where
+            H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #paths::Handler )*
+        {
+            #body
+        }
+    }
+}
+
+/// The project's configuration and its `registry()`.
+pub fn project_items(project: &Project) -> TokenStream {
+    let mut items = project_static(project);
+    items.extend(registry(project));
+    items
+}

@@ -1,0 +1,161 @@
+//! One tool's module: its types, the `Handler` trait, the marker type and the descriptor.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::emit::descriptor::descriptor;
+use crate::emit::named_types::supers;
+use crate::emit::types::{TypeGen, doc};
+use crate::project::Tool;
+use crate::rust_name::{ident, type_name, value_name};
+use crate::spec::Field;
+
+/// Names each tool module defines itself; generated types never take them.
+pub const RESERVED: &[&str] = &[
+    "Tool",
+    "Input",
+    "Ambient",
+    "Output",
+    "Error",
+    "Outcome",
+    "Context",
+    "Handler",
+    "Bound",
+    "DESCRIPTOR",
+];
+
+pub fn tool_module(tool: &Tool, depth: usize) -> TokenStream {
+    let spec = &tool.spec;
+    let module = ident(tool.module.last().map(String::as_str).unwrap_or("tool"));
+    let types_path = {
+        let s = supers(depth);
+        quote! { #s types }
+    };
+    let mut types_gen = TypeGen::new(types_path, RESERVED);
+    let inputs: Vec<&Field> = spec.expects.iter().filter(|f| !f.ambient).collect();
+    let ambient: Vec<&Field> = spec.expects.iter().filter(|f| f.ambient).collect();
+    let outputs: Vec<&Field> = spec.exposes.iter().collect();
+    types_gen.structure(
+        &format_ident!("Input"),
+        Some("The model-facing input, defaults applied."),
+        &inputs,
+        "Input",
+    );
+    types_gen.structure(
+        &format_ident!("Ambient"),
+        Some("Fields resolved from the trusted ambient context, never from the model."),
+        &ambient,
+        "Ambient",
+    );
+    types_gen.structure(
+        &format_ident!("Output"),
+        Some("The exposed output."),
+        &outputs,
+        "Output",
+    );
+    let type_items = types_gen.items;
+
+    let name = &tool.name;
+    let module_doc = doc(Some(&spec.description));
+    let error = error_enum(tool);
+    let handler = handler_trait(tool);
+    let descriptor = descriptor(&tool.descriptor());
+    quote! {
+        #module_doc
+        pub mod #module {
+            #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
+
+            /// The tool's marker type: its name, types and descriptor.
+            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
+            pub struct Tool;
+
+            impl ::toolspec::Contract for Tool {
+                const NAME: &'static str = #name;
+                type Input = Input;
+                type Ambient = Ambient;
+                type Output = Output;
+                type Error = Error;
+                fn descriptor() -> &'static ::toolspec::Descriptor {
+                    &DESCRIPTOR
+                }
+            }
+
+            #(#type_items)*
+
+            #error
+
+            /// What the handler returns.
+            pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+
+            /// The handler's view of the call.
+            pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+
+            #handler
+
+            #descriptor
+        }
+    }
+}
+
+fn error_enum(tool: &Tool) -> TokenStream {
+    let spec = &tool.spec;
+    let variants: Vec<Ident> = spec
+        .errors
+        .iter()
+        .map(|e| ident(&type_name(&e.code.value)))
+        .collect();
+    let codes = spec.errors.iter().map(|e| e.code.value.as_str());
+    let messages: Vec<&str> = spec.errors.iter().map(|e| e.message.as_str()).collect();
+    let docs = messages.iter().map(|m| doc(Some(m)));
+    quote! {
+        /// The tool's declared error codes; `Display` is the spec's message.
+        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
+        pub enum Error { #( #docs #variants, )* }
+        ::toolspec::declared_errors!(Error { #( #variants = (#codes, #messages) ),* });
+    }
+}
+
+fn handler_trait(tool: &Tool) -> TokenStream {
+    let spec = &tool.spec;
+    let message = format!("`{{Self}}` does not handle tool `{}`", tool.name);
+    let label = format!("missing a handler for `{}`", tool.name);
+    let module_path = tool.module.join("::");
+    let note = format!(
+        "implement `{module_path}::Handler` for `{{Self}}` (spec: {})",
+        spec.path
+    );
+    let guard_idents: Vec<Ident> = spec
+        .guards
+        .iter()
+        .map(|g| ident(&value_name(&g.name.value)))
+        .collect();
+    let guard_docs: Vec<TokenStream> = spec
+        .guards
+        .iter()
+        .map(|g| doc(Some(&format!("Guard: {}", g.description))))
+        .collect();
+    let indexes = (0..guard_idents.len()).map(proc_macro2::Literal::usize_unsuffixed);
+    let call_doc = doc(Some(&format!(
+        "Runs `{}`: {}",
+        tool.name,
+        first_line(&spec.description)
+    )));
+    quote! {
+        /// Implement this for your app type to serve the tool.
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
+            #call_doc
+            fn call(&self, input: Input, cx: Context<'_>) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
+            #(
+                #guard_docs
+                fn #guard_idents(&self, input: &Input, cx: &Context<'_>) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
+            )*
+        }
+
+        ::toolspec::bind_handler!(Tool, Handler, [ #( #indexes => #guard_idents ),* ]);
+    }
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or(text)
+}

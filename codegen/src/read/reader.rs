@@ -1,0 +1,328 @@
+//! Reading typed values out of YAML nodes, reporting every mismatch as a diagnostic that
+//! names the key, the expected kind and what was found.
+
+use std::collections::BTreeMap;
+
+use serde_json::Number;
+use toolspec_vocab::settings::{SettingDecl, SettingKind, SettingValue};
+
+use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::read::yaml::{Node, Value};
+use crate::source::Span;
+use crate::source::Spanned;
+
+/// Collects the diagnostics of one file.
+pub struct Reader<'a> {
+    /// The display path of the file.
+    pub file: &'a str,
+    /// Where diagnostics go.
+    pub diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl<'a> Reader<'a> {
+    /// Starts reading `file`.
+    pub fn new(file: &'a str, diagnostics: &'a mut Vec<Diagnostic>) -> Self {
+        Self { file, diagnostics }
+    }
+
+    /// Records an error and returns it for decoration.
+    pub fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
+        self.diagnostics
+            .push(Diagnostic::error(self.file, Some(span), message));
+        let last = self.diagnostics.len() - 1;
+        &mut self.diagnostics[last]
+    }
+
+    /// Records a finished diagnostic.
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// Reports `what` as having the wrong kind of value.
+    pub fn wrong_kind(&mut self, node: &Node, what: &str, expected: &str) {
+        let message = format!("{what} must be {expected}, found {}", article(node.kind()));
+        let label = format!("expected {expected}");
+        let d = self.error(node.span, message);
+        d.label = Some(label);
+    }
+
+    /// Adds a help to the last diagnostic when `node` is a string that reads like the
+    /// boolean or number that was expected (`"yes"`, `"1"`).
+    pub fn unquote_help(&mut self, node: &Node, expected: SettingKind) {
+        if let Some(help) = unquote_hint(node, expected)
+            && let Some(last) = self.diagnostics.last_mut()
+        {
+            last.help = Some(help);
+        }
+    }
+
+    /// The entries of a map, or an error.
+    pub fn map<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [(Node, Node)]> {
+        match node.as_map() {
+            Some(entries) => Some(entries),
+            None => {
+                self.wrong_kind(node, what, "a map");
+                None
+            }
+        }
+    }
+
+    /// Reports every key not in `allowed` (with a did-you-mean); returns the string keys.
+    pub fn check_keys(&mut self, entries: &[(Node, Node)], allowed: &[&str], context: &str) {
+        for (key, _) in entries {
+            let Some(name) = key.as_str() else {
+                self.wrong_kind(key, "a key", "a string");
+                continue;
+            };
+            if allowed.contains(&name) {
+                continue;
+            }
+            let help =
+                suggest(name, allowed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
+            let d = self.error(key.span, format!("unknown key `{name}` in {context}"));
+            d.label = Some("not a known key".into());
+            d.help = help.or_else(|| Some(format!("known keys: {}", allowed.join(", "))));
+        }
+    }
+
+    /// A string value.
+    pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
+        match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            _ => {
+                self.wrong_kind(node, what, "a string");
+                None
+            }
+        }
+    }
+
+    /// A string value that must not be blank.
+    pub fn non_empty_string(&mut self, node: &Node, what: &str) -> Option<String> {
+        let s = self.string(node, what)?;
+        if s.trim().is_empty() {
+            let d = self.error(node.span, format!("{what} must not be empty"));
+            d.label = Some("empty".into());
+            return None;
+        }
+        Some(s)
+    }
+
+    /// A string with its span.
+    pub fn spanned_string(&mut self, node: &Node, what: &str) -> Option<Spanned<String>> {
+        self.string(node, what).map(|s| Spanned::new(s, node.span))
+    }
+
+    /// A boolean value.
+    pub fn bool(&mut self, node: &Node, what: &str) -> Option<bool> {
+        match node.value {
+            Value::Bool(b) => Some(b),
+            _ => {
+                self.wrong_kind(node, what, "a boolean (`true` or `false`)");
+                self.unquote_help(node, SettingKind::Boolean);
+                None
+            }
+        }
+    }
+
+    /// A non-negative integer.
+    pub fn u64(&mut self, node: &Node, what: &str) -> Option<u64> {
+        match node.value {
+            Value::Int(i) if i >= 0 => Some(i as u64),
+            Value::Int(_) => {
+                let d = self.error(node.span, format!("{what} must not be negative"));
+                d.label = Some("negative".into());
+                None
+            }
+            _ => {
+                self.wrong_kind(node, what, "a whole number");
+                self.unquote_help(node, SettingKind::Integer);
+                None
+            }
+        }
+    }
+
+    /// Any number.
+    pub fn number(&mut self, node: &Node, what: &str) -> Option<Number> {
+        match node.value {
+            Value::Int(i) => Some(Number::from(i)),
+            Value::Float(f) => match Number::from_f64(f) {
+                Some(n) => Some(n),
+                None => {
+                    let d = self.error(node.span, format!("{what} must be a finite number"));
+                    d.label = Some("not finite".into());
+                    None
+                }
+            },
+            _ => {
+                self.wrong_kind(node, what, "a number");
+                self.unquote_help(node, SettingKind::Integer);
+                None
+            }
+        }
+    }
+
+    /// A list of nodes.
+    pub fn seq<'n>(&mut self, node: &'n Node, what: &str) -> Option<&'n [Node]> {
+        match node.as_seq() {
+            Some(items) => Some(items),
+            None => {
+                self.wrong_kind(node, what, "a list");
+                None
+            }
+        }
+    }
+
+    /// A list of strings (a single string is accepted as a one-item list).
+    pub fn string_list(&mut self, node: &Node, what: &str) -> Vec<Spanned<String>> {
+        if let Value::Str(s) = &node.value {
+            return vec![Spanned::new(s.clone(), node.span)];
+        }
+        let Some(items) = self.seq(node, what) else {
+            return Vec::new();
+        };
+        items
+            .iter()
+            .filter_map(|item| self.spanned_string(item, &format!("each item of {what}")))
+            .collect()
+    }
+
+    /// A setting value (string, boolean or integer).
+    pub fn setting_value(&mut self, node: &Node, what: &str) -> Option<Spanned<SettingValue>> {
+        let value = match &node.value {
+            Value::Str(s) => SettingValue::Str(s.clone().into()),
+            Value::Bool(b) => SettingValue::Bool(*b),
+            Value::Int(i) => SettingValue::Int(*i),
+            _ => {
+                self.wrong_kind(node, what, "a string, boolean or integer");
+                return None;
+            }
+        };
+        Some(Spanned::new(value, node.span))
+    }
+}
+
+/// Sibling names that become one kind of Rust identifier (a struct's fields, a trait's
+/// methods, an enum's variants): reports a name whose Rust spelling an earlier one has.
+pub struct Spellings {
+    /// What the names are, plural (`fields`).
+    what: &'static str,
+    /// What they become, before the spelling (`the Rust field`).
+    rust: &'static str,
+    /// Every spelling so far, with the name and the place that took it.
+    seen: BTreeMap<String, (String, Span)>,
+}
+
+impl Spellings {
+    /// No names yet.
+    pub fn new(what: &'static str, rust: &'static str) -> Self {
+        Self {
+            what,
+            rust,
+            seen: BTreeMap::new(),
+        }
+    }
+
+    /// Takes `spelled` for `name` (written at `span`); false, with an error, if an earlier name
+    /// has it.
+    pub fn admit(&mut self, r: &mut Reader<'_>, name: &str, span: Span, spelled: String) -> bool {
+        let Some((first, first_span)) = self.seen.get(&spelled) else {
+            self.seen.insert(spelled, (name.to_owned(), span));
+            return true;
+        };
+        let d = Diagnostic::error(
+            r.file,
+            Some(span),
+            format!(
+                "{} `{first}` and `{name}` are both {} `{spelled}`",
+                self.what, self.rust
+            ),
+        )
+        .with_label(format!("also `{spelled}` in Rust"))
+        .with_related(r.file, *first_span, "the first one")
+        .with_help("rename one of them: Rust would see the same name twice");
+        r.push(d);
+        false
+    }
+}
+
+/// A help for a string written where a boolean or number was expected, when the string
+/// looks like one (`"true"`, `yes`, `"1"`).
+pub fn unquote_hint(node: &Node, expected: SettingKind) -> Option<String> {
+    let Value::Str(text) = &node.value else {
+        return None;
+    };
+    let t = text.trim();
+    match expected {
+        SettingKind::Boolean => match t.to_ascii_lowercase().as_str() {
+            "true" | "false" if node.quoted => {
+                Some(format!("remove the quotes: `{}`", t.to_ascii_lowercase()))
+            }
+            "true" | "yes" | "on" | "y" => Some("write `true` (without quotes)".into()),
+            "false" | "no" | "off" | "n" => Some("write `false` (without quotes)".into()),
+            _ => None,
+        },
+        SettingKind::Integer => (!t.is_empty() && t.parse::<f64>().is_ok_and(f64::is_finite))
+            .then(|| format!("remove the quotes: `{t}`")),
+        SettingKind::String => None,
+    }
+}
+
+/// Checks a setting value against its declaration: the type first (with a grammatical
+/// message), then the allowed values.
+pub fn check_setting(decl: &SettingDecl, value: &SettingValue) -> Result<(), String> {
+    if value.kind() != decl.kind {
+        return Err(format!(
+            "setting `{}` takes {}, found {}",
+            decl.name,
+            article(decl.kind.as_str()),
+            article(value.kind().as_str())
+        ));
+    }
+    decl.check(value)
+}
+
+/// A help for a setting value that is not one of the allowed values: the closest allowed one.
+pub fn setting_value_hint(decl: &SettingDecl, value: &SettingValue) -> Option<String> {
+    let SettingValue::Str(text) = value else {
+        return None;
+    };
+    let allowed: Vec<String> = decl.allowed.iter().map(ToString::to_string).collect();
+    did_you_mean(text, allowed.iter().map(String::as_str)).map(|m| format!("did you mean `{m}`?"))
+}
+
+/// A "did you mean" candidate: the closest by edit distance, else the only candidate that
+/// starts with `word` (`present` → `present_as`, `ambient` → `ambient_context`).
+pub fn suggest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let candidates: Vec<&'a str> = candidates.into_iter().collect();
+    if let Some(m) = did_you_mean(word, candidates.iter().copied()) {
+        return Some(m);
+    }
+    let normalize = |s: &str| s.to_lowercase().replace('-', "_");
+    let word = normalize(word);
+    if word.chars().count() < 3 {
+        return None;
+    }
+    let mut prefixed = candidates
+        .iter()
+        .copied()
+        .filter(|c| normalize(c).starts_with(&word));
+    match (prefixed.next(), prefixed.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
+/// "a map", "an integer"…
+pub fn article(kind: &str) -> String {
+    match kind.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {kind}"),
+        _ => format!("a {kind}"),
+    }
+}
+
+/// Whether `s` is an identifier in the spec sense: `[a-z][a-z0-9_]*`.
+pub fn is_snake_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}

@@ -1,0 +1,560 @@
+//! Tool spec files and `types:` files.
+
+use std::time::Duration;
+
+use crate::diagnostic::did_you_mean;
+use crate::read::field::{Place, read_field, read_fields};
+use crate::read::reader::{
+    Reader, Spellings, check_setting, is_snake_identifier, setting_value_hint, suggest,
+    unquote_hint,
+};
+use crate::read::yaml::{Node, Value};
+use crate::rust_name;
+use crate::source::Spanned;
+use crate::spec::{
+    AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, NamedType, ProjectConfig, ToolDecl, ToolSpec,
+};
+
+const TOOL_KEYS: &[&str] = &[
+    "kind",
+    "description",
+    "title",
+    "name",
+    "version",
+    "expects",
+    "exposes",
+    "errors",
+    "guards",
+    "hints",
+    "message",
+    "timeout",
+    "tags",
+    "scopes",
+    "tool",
+];
+
+/// Reads a tool spec; `None` when it is too broken to use (the reasons are in the diagnostics).
+pub fn read_tool(
+    r: &mut Reader<'_>,
+    path: &str,
+    root: &Node,
+    config: &ProjectConfig,
+) -> Option<ToolSpec> {
+    if matches!(root.value, Value::Null) {
+        r.error(root.span, "empty tool spec").help =
+            Some("a tool spec needs at least `description:`".into());
+        return None;
+    }
+    let entries = r.map(root, "a tool spec")?;
+    if let Some(kind) = root.get("kind") {
+        let value = r.string(kind, "`kind`")?;
+        match value.as_str() {
+            "action" => {}
+            "query" => {
+                let d = r.error(
+                    kind.span,
+                    "query tools (`kind: query`) are not yet supported",
+                );
+                d.label = Some("not yet supported".into());
+                d.help = Some("remove `kind: query` and write the tool as an action".into());
+                return None;
+            }
+            other => {
+                let help = did_you_mean(other, ["action", "query"])
+                    .map(|m| format!("did you mean `{m}`?"));
+                let d = r.error(kind.span, format!("unknown tool kind `{other}`"));
+                d.label = Some("expected `action`".into());
+                d.help = help;
+                return None;
+            }
+        }
+    }
+    r.check_keys(entries, TOOL_KEYS, "a tool spec");
+    let get = |key: &str| root.get(key);
+
+    // A misspelt `description:` is already reported as an unknown key with a did-you-mean.
+    let misspelt_description = entries.iter().any(|(k, _)| {
+        k.as_str().is_some_and(|k| {
+            !TOOL_KEYS.contains(&k) && suggest(k, TOOL_KEYS.iter().copied()) == Some("description")
+        })
+    });
+    let description = match get("description") {
+        Some(n) => r.non_empty_string(n, "`description`"),
+        None if misspelt_description => None,
+        None => {
+            let d = r.error(first_key_span(root), "tool spec has no `description`");
+            d.label = Some("missing `description`".into());
+            d.help = Some("add `description:` saying what the tool does; models read it".into());
+            None
+        }
+    };
+    let title = get("title").and_then(|n| r.non_empty_string(n, "`title`"));
+    let name = get("name").and_then(|n| r.spanned_string(n, "`name`"));
+    let version = get("version").and_then(|n| match r.u64(n, "`version`") {
+        Some(v) => u32::try_from(v).ok(),
+        None => None,
+    });
+    let expects = get("expects")
+        .map(|n| read_fields(r, n, "`expects`", Place::Expects))
+        .unwrap_or_default();
+    let exposes = get("exposes")
+        .map(|n| read_fields(r, n, "`exposes`", Place::Exposes))
+        .unwrap_or_default();
+    let (headline, errors) = get("errors").map(|n| read_errors(r, n)).unwrap_or_default();
+    let guards = get("guards").map(|n| read_guards(r, n)).unwrap_or_default();
+    let hints = get("hints")
+        .map(|n| r.string_list(n, "`hints`"))
+        .unwrap_or_default();
+    let message = get("message").and_then(|n| r.spanned_string(n, "`message`"));
+    let timeout = get("timeout").and_then(|n| read_timeout(r, n));
+    let tags = get("tags")
+        .map(|n| r.string_list(n, "`tags`"))
+        .unwrap_or_default();
+    let scopes = get("scopes")
+        .map(|n| r.string_list(n, "`scopes`"))
+        .unwrap_or_default();
+    let tool = match get("tool") {
+        Some(n) => read_tool_decl(r, n, config),
+        None => ToolDecl {
+            grant: GrantDecl::Default,
+            options: Vec::new(),
+            except: Vec::new(),
+            span: None,
+        },
+    };
+    Some(ToolSpec {
+        path: path.to_owned(),
+        file: r.file.to_owned(),
+        description: description?.trim_end().to_owned(),
+        title,
+        name,
+        version,
+        expects,
+        exposes,
+        headline,
+        errors,
+        guards,
+        hints,
+        message,
+        timeout,
+        tags: tags.into_iter().map(|t| t.value).collect(),
+        scopes: scopes.into_iter().map(|s| s.value).collect(),
+        tool,
+    })
+}
+
+fn first_key_span(root: &Node) -> crate::source::Span {
+    root.as_map()
+        .and_then(|m| m.first())
+        .map(|(k, _)| k.span)
+        .unwrap_or(root.span)
+}
+
+fn check_identifier(r: &mut Reader<'_>, node: &Node, what: &str) -> Option<Spanned<String>> {
+    let s = r.spanned_string(node, what)?;
+    if !is_snake_identifier(&s.value) {
+        let suggestion = toolspec_vocab::naming::snake_case(&s.value);
+        let d = r.error(
+            node.span,
+            format!("{what} `{}` is not an identifier", s.value),
+        );
+        d.label = Some("not an identifier".into());
+        d.help = Some(if is_snake_identifier(&suggestion) {
+            format!("use lowercase letters, digits and underscores, like `{suggestion}`")
+        } else {
+            "use lowercase letters, digits and underscores, starting with a letter".into()
+        });
+        return None;
+    }
+    Some(s)
+}
+
+fn read_errors(r: &mut Reader<'_>, node: &Node) -> (Option<String>, Vec<ErrorDecl>) {
+    let Some(entries) = r.map(node, "`errors`") else {
+        return (None, Vec::new());
+    };
+    r.check_keys(entries, &["headline", "codes"], "`errors`");
+    let headline = node
+        .get("headline")
+        .and_then(|n| r.non_empty_string(n, "`errors.headline`"));
+    let mut codes = Vec::new();
+    let mut spellings = Spellings::new("error codes", "the variant");
+    if let Some(codes_node) = node.get("codes")
+        && let Some(entries) = r.map(codes_node, "`errors.codes`")
+    {
+        for (key, value) in entries {
+            let Some(code) = check_identifier(r, key, "error code") else {
+                continue;
+            };
+            let variant = format!("Error::{}", rust_name::type_name(&code.value));
+            if !spellings.admit(r, &code.value, key.span, variant) {
+                continue;
+            }
+            let decl = match &value.value {
+                Value::Str(message) => Some(ErrorDecl {
+                    code,
+                    message: message.clone(),
+                    standalone: false,
+                }),
+                Value::Map(m) => {
+                    r.check_keys(
+                        m,
+                        &["message", "standalone"],
+                        &format!("error code `{}`", code.value),
+                    );
+                    let message = match value.get("message") {
+                        Some(n) => r.non_empty_string(n, "`message`"),
+                        None => {
+                            r.error(
+                                key.span,
+                                format!("error code `{}` has no `message`", code.value),
+                            )
+                            .label = Some("missing `message`".into());
+                            None
+                        }
+                    };
+                    let standalone = value
+                        .get("standalone")
+                        .and_then(|n| r.bool(n, "`standalone`"))
+                        .unwrap_or(false);
+                    message.map(|message| ErrorDecl {
+                        code,
+                        message,
+                        standalone,
+                    })
+                }
+                _ => {
+                    r.wrong_kind(
+                        value,
+                        &format!("error code `{}`", code.value),
+                        "a message or a map with `message`",
+                    );
+                    None
+                }
+            };
+            codes.extend(decl);
+        }
+    }
+    (headline, codes)
+}
+
+fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
+    let Some(entries) = r.map(node, "`guards`") else {
+        return Vec::new();
+    };
+    let mut guards = Vec::new();
+    let mut spellings = Spellings::new("guards", "the handler method");
+    for (key, value) in entries {
+        let Some(name) = check_identifier(r, key, "guard name") else {
+            continue;
+        };
+        let spelled = rust_name::value_name(&name.value);
+        if spelled == "call" {
+            let d = r.error(
+                key.span,
+                format!("a guard cannot be named `{}`", name.value),
+            );
+            d.label = Some(if name.value == "call" {
+                "reserved for the handler's main method".into()
+            } else {
+                "`call` in Rust, the handler's main method".into()
+            });
+            d.help = Some("name the guard after what it checks, like `order_is_open`".into());
+            continue;
+        }
+        if !spellings.admit(r, &name.value, key.span, spelled) {
+            continue;
+        }
+        let description = match &value.value {
+            Value::Map(m) => {
+                r.check_keys(m, &["description"], &format!("guard `{}`", name.value));
+                value
+                    .get("description")
+                    .and_then(|n| r.non_empty_string(n, "`description`"))
+            }
+            _ => r.non_empty_string(value, &format!("guard `{}`", name.value)),
+        };
+        if let Some(description) = description {
+            guards.push(GuardDecl {
+                name,
+                description: description.trim().to_owned(),
+            });
+        }
+    }
+    guards
+}
+
+/// Parses `30s`, `500ms`, `2m`, `1h` or a whole number of seconds.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let n: u64 = digits.parse().ok()?;
+    let ms = match unit.trim() {
+        "ms" => n,
+        "" | "s" => n.checked_mul(1_000)?,
+        "m" => n.checked_mul(60_000)?,
+        "h" => n.checked_mul(3_600_000)?,
+        _ => return None,
+    };
+    Some(Duration::from_millis(ms))
+}
+
+fn read_timeout(r: &mut Reader<'_>, node: &Node) -> Option<Duration> {
+    let text = match &node.value {
+        Value::Int(i) => i.to_string(),
+        Value::Str(s) => s.clone(),
+        _ => {
+            r.wrong_kind(node, "`timeout`", "a duration like `30s`");
+            return None;
+        }
+    };
+    match parse_duration(&text) {
+        Some(d) if !d.is_zero() => Some(d),
+        _ => {
+            let d = r.error(node.span, format!("invalid timeout `{text}`"));
+            d.label = Some("not a duration".into());
+            d.help =
+                Some("write a positive whole number with `ms`, `s`, `m` or `h`, like `30s`".into());
+            None
+        }
+    }
+}
+
+fn unknown_adapter(r: &mut Reader<'_>, node: &Node, name: &str, config: &ProjectConfig) {
+    let names = config.adapter_names();
+    let help = did_you_mean(name, names.iter().copied())
+        .map(|m| format!("did you mean `{m}`?"))
+        .unwrap_or_else(|| format!("adapters are: {}", names.join(", ")));
+    let d = r.error(node.span, format!("unknown adapter `{name}`"));
+    d.label = Some("not a known adapter".into());
+    d.help = Some(help);
+}
+
+fn adapter_list(
+    r: &mut Reader<'_>,
+    node: &Node,
+    what: &str,
+    config: &ProjectConfig,
+) -> Vec<Spanned<String>> {
+    let mut out = Vec::new();
+    let items: Vec<Node> = match &node.value {
+        Value::Seq(items) => items.clone(),
+        Value::Str(_) => vec![node.clone()],
+        _ => {
+            r.wrong_kind(node, what, "a list of adapters");
+            return out;
+        }
+    };
+    for item in &items {
+        let Some(name) = r.spanned_string(item, &format!("each adapter in {what}")) else {
+            continue;
+        };
+        if config.adapter(&name.value).is_none() {
+            unknown_adapter(r, item, &name.value, config);
+            continue;
+        }
+        out.push(name);
+    }
+    out
+}
+
+fn read_tool_decl(r: &mut Reader<'_>, node: &Node, config: &ProjectConfig) -> ToolDecl {
+    let mut decl = ToolDecl {
+        grant: GrantDecl::Default,
+        options: Vec::new(),
+        except: Vec::new(),
+        span: Some(node.span),
+    };
+    match &node.value {
+        Value::Bool(true) => decl.grant = GrantDecl::All,
+        Value::Bool(false) => decl.grant = GrantDecl::OptOut,
+        Value::Seq(_) | Value::Str(_) => {
+            decl.grant = GrantDecl::Only(adapter_list(r, node, "`tool`", config))
+        }
+        Value::Map(entries) => {
+            for (key, value) in entries {
+                let Some(key_name) = r.string(key, "a key of `tool`") else {
+                    continue;
+                };
+                match key_name.as_str() {
+                    "except" => decl.except = adapter_list(r, value, "`except`", config),
+                    "only" => {
+                        decl.grant = GrantDecl::Only(adapter_list(r, value, "`only`", config))
+                    }
+                    adapter if config.adapter(adapter).is_some() => {
+                        if let Some(options) = read_adapter_options(r, key, value, config) {
+                            decl.options.push(options);
+                        }
+                    }
+                    other => {
+                        let mut names = config.adapter_names();
+                        names.extend(["except", "only"]);
+                        let help = did_you_mean(other, names.iter().copied())
+                            .map(|m| format!("did you mean `{m}`?"))
+                            .unwrap_or_else(|| {
+                                format!(
+                                    "`tool:` takes `except`, `only` or an adapter: {}",
+                                    config.adapter_names().join(", ")
+                                )
+                            });
+                        let d = r.error(key.span, format!("unknown adapter `{other}`"));
+                        d.label = Some("not a known adapter".into());
+                        d.help = Some(help);
+                    }
+                }
+            }
+            // `tool: { except: [...] }` alone declares the spec a tool everywhere but there.
+            if decl.grant == GrantDecl::Default
+                && decl.options.is_empty()
+                && !decl.except.is_empty()
+            {
+                decl.grant = GrantDecl::All;
+            }
+            for excluded in &decl.except {
+                if let Some(options) = decl
+                    .options
+                    .iter()
+                    .find(|o| o.adapter.value == excluded.value)
+                {
+                    let d = r.error(
+                        options.adapter.span,
+                        format!(
+                            "tool sets options for `{}` but also excludes it",
+                            excluded.value
+                        ),
+                    );
+                    d.label = Some("options for an excluded adapter".into());
+                    d.help = Some(format!(
+                        "remove `{}` from `except` or drop these options",
+                        excluded.value
+                    ));
+                }
+            }
+        }
+        _ => r.wrong_kind(
+            node,
+            "`tool`",
+            "`true`, `false`, a list of adapters or a map",
+        ),
+    }
+    decl
+}
+
+fn read_adapter_options(
+    r: &mut Reader<'_>,
+    key: &Node,
+    node: &Node,
+    config: &ProjectConfig,
+) -> Option<AdapterOptions> {
+    let adapter = r.spanned_string(key, "an adapter")?;
+    let mut options = AdapterOptions {
+        adapter,
+        name: None,
+        settings: Vec::new(),
+    };
+    if matches!(node.value, Value::Null | Value::Bool(true)) {
+        return Some(options);
+    }
+    let entries = r.map(node, &format!("`tool.{}`", options.adapter.value))?;
+    let decl = &config.adapter(&options.adapter.value)?.decl;
+    for (k, v) in entries {
+        let Some(setting) = r.spanned_string(k, "a setting name") else {
+            continue;
+        };
+        if setting.value == "name" {
+            options.name = r.spanned_string(v, "`name`");
+            if let Some(name) = &options.name
+                && let Err(reason) = decl.name_rule.check(&name.value)
+            {
+                let d = r.error(
+                    name.span,
+                    format!(
+                        "`{}` is not a valid tool name on adapter `{}`",
+                        name.value, decl.name
+                    ),
+                );
+                d.label = Some("rejected by the transport".into());
+                d.help = Some(reason);
+            }
+            continue;
+        }
+        let Some(setting_decl) = decl.setting(&setting.value) else {
+            let mut known: Vec<&str> = decl.settings.iter().map(|s| s.name.as_ref()).collect();
+            known.push("name");
+            let help = suggest(&setting.value, known.iter().copied())
+                .map(|m| format!("did you mean `{m}`?"))
+                .unwrap_or_else(|| format!("`{}` settings: {}", decl.name, known.join(", ")));
+            let d = r.error(
+                k.span,
+                format!("adapter `{}` has no setting `{}`", decl.name, setting.value),
+            );
+            d.label = Some("unknown setting".into());
+            d.help = Some(help);
+            continue;
+        };
+        if !setting_decl.overridable {
+            let d = r.error(
+                k.span,
+                format!(
+                    "setting `{}` of adapter `{}` cannot be set per tool",
+                    setting.value, decl.name
+                ),
+            );
+            d.label = Some("not overridable".into());
+            d.help = Some("set it for the whole project in `toolspec.yaml`".into());
+            continue;
+        }
+        let Some(value) = r.setting_value(v, &format!("setting `{}`", setting.value)) else {
+            continue;
+        };
+        if let Err(reason) = check_setting(setting_decl, &value.value) {
+            let d = r.error(v.span, reason);
+            d.label = Some("invalid value".into());
+            d.help = unquote_hint(v, setting_decl.kind)
+                .or_else(|| setting_value_hint(setting_decl, &value.value));
+            continue;
+        }
+        options.settings.push((setting, value));
+    }
+    Some(options)
+}
+
+/// Reads a `types:` file into named types.
+pub fn read_types(r: &mut Reader<'_>, root: &Node) -> Vec<NamedType> {
+    let Some(entries) = r.map(root, "a types file") else {
+        return Vec::new();
+    };
+    r.check_keys(entries, &["types"], "a types file");
+    let Some(types) = root.get("types") else {
+        return Vec::new();
+    };
+    let Some(entries) = r.map(types, "`types`") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (key, def) in entries {
+        let Some(name) = r.string(key, "a type name") else {
+            continue;
+        };
+        let upper = name.chars().next().is_some_and(|c| c.is_ascii_uppercase());
+        if !upper || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
+            let d = r.error(
+                key.span,
+                format!("type name `{name}` must be UpperCamelCase"),
+            );
+            d.label = Some("not UpperCamelCase".into());
+            d.help = Some(format!("rename it `{}`", heck::AsUpperCamelCase(&name)));
+            continue;
+        }
+        if let Some(field) = read_field(r, name, key.span, def, Place::Element { output: false }) {
+            out.push(NamedType {
+                file: r.file.to_owned(),
+                field,
+            });
+        }
+    }
+    out
+}
