@@ -36,6 +36,7 @@ mod project;
 mod read;
 mod rust_name;
 mod schema_tree;
+mod shapes;
 mod source;
 mod spec;
 

@@ -11,6 +11,7 @@ use crate::analyze::membership::Binding;
 use toolspec_vocab::settings::AdapterDecl;
 
 use crate::diagnostic::{Diagnostic, Severity, render_all};
+use crate::shapes::Shapes;
 use crate::source::{Source, Sources};
 use crate::spec::{ProjectConfig, ToolSpec, Types};
 
@@ -51,6 +52,8 @@ pub struct Project {
     pub(crate) types: Types,
     /// Tools, sorted by spec path.
     pub(crate) tools: Vec<Tool>,
+    /// The Rust types of every `shape`.
+    pub(crate) shapes: Shapes,
     /// Every file's text, for rendering diagnostics.
     pub(crate) sources: Sources,
     /// Errors and warnings.
@@ -155,13 +158,24 @@ impl Tool {
 pub fn build(sources: &[Source], dirs: &[String], display_root: &str) -> Project {
     let mut diagnostics = Vec::new();
     let mut read = crate::read::read(sources, dirs, display_root, &mut diagnostics);
-    crate::emit::shape::resolve_shapes(
+    let shapes = crate::shapes::resolve(
         &mut read.specs,
         &mut read.types,
         &read.json_files,
         &mut diagnostics,
     );
-    let checked = crate::analyze::analyze(read.specs, &read.types, &read.config, &mut diagnostics);
+    let types_module = match (read.types.is_empty(), shapes.is_empty()) {
+        (false, _) => Some("the named types"),
+        (true, false) => Some("the types of the shapes"),
+        (true, true) => None,
+    };
+    let checked = crate::analyze::analyze(
+        read.specs,
+        &read.types,
+        &read.config,
+        types_module,
+        &mut diagnostics,
+    );
     let schemas = crate::derive::derive(&checked, &read.types, &read.config, &mut diagnostics);
     let tools = checked
         .into_iter()
@@ -184,6 +198,7 @@ pub fn build(sources: &[Source], dirs: &[String], display_root: &str) -> Project
         config: read.config,
         types: read.types,
         tools,
+        shapes,
         sources: read.sources,
         diagnostics,
     }

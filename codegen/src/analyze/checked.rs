@@ -3,7 +3,6 @@
 use crate::analyze::membership::Binding;
 use crate::spec::ToolSpec;
 
-
 /// A tool that passed the checks that give it an identity: its canonical name, module and
 /// memberships, with the description models read.
 #[derive(Debug, Clone, PartialEq)]

@@ -26,15 +26,17 @@ use crate::read::reader::Reader;
 use crate::spec::{ProjectConfig, ToolSpec, Types};
 
 /// Checks every spec against the project and the others; the specs that get a name and a
-/// module come back checked (the others are reported).
+/// module come back checked (the others are reported). `types_module`: what the project's
+/// `types` module holds (named types, shapes' types), if it has one: no tool may take it.
 pub fn analyze(
     specs: Vec<ToolSpec>,
     types: &Types,
     config: &ProjectConfig,
+    types_module: Option<&str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Checked> {
     check_named_types(types, &specs, diagnostics);
-    let modules = module_paths(&specs, !types.is_empty(), diagnostics);
+    let modules = module_paths(&specs, types_module, diagnostics);
     let adapters = config.adapter_names();
     let strip: Vec<&str> = config.strip_prefixes.iter().map(String::as_str).collect();
     let identities = crate::parallel::map(&specs, |spec| {

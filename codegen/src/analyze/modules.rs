@@ -6,10 +6,11 @@ use crate::diagnostic::Diagnostic;
 use crate::rust_name::{self, NoModule};
 use crate::spec::ToolSpec;
 
-/// Module paths from spec paths; reports files that would share a module.
+/// Module paths from spec paths; reports files that would share a module (`types_module`:
+/// what the project's `types` module holds, if it has one).
 pub fn module_paths(
     specs: &[ToolSpec],
-    has_types: bool,
+    types_module: Option<&str>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Option<Vec<String>>> {
     let mut taken: BTreeMap<Vec<String>, &ToolSpec> = BTreeMap::new();
@@ -45,13 +46,15 @@ pub fn module_paths(
                 continue;
             }
         };
-        if has_types && segments.first().map(String::as_str) == Some("types") {
+        if let Some(holds) = types_module
+            && segments.first().map(String::as_str) == Some("types")
+        {
             diagnostics.push(
                 Diagnostic::error(
                     &spec.file,
                     None,
                     format!(
-                        "`{}` would share the module `types` with the named types",
+                        "`{}` would share the module `types` with {holds}",
                         spec.path
                     ),
                 )

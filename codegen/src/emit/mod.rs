@@ -5,7 +5,6 @@
 mod descriptor;
 mod named_types;
 mod project;
-pub mod shape;
 mod tool;
 mod types;
 
@@ -55,7 +54,7 @@ fn format_tokens(tokens: TokenStream) -> String {
 /// Every tool's module, formatted, in `project.tools` order.
 fn format_tools(project: &Project) -> Vec<String> {
     let tools = &project.tools;
-    let format = |tool: &Tool| format_tokens(tool_module(tool, tool.module.len()));
+    let format = |tool: &Tool| format_tokens(tool_module(tool, tool.module.len(), &project.shapes));
     crate::parallel::map(tools, format)
 }
 

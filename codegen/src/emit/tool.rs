@@ -8,6 +8,7 @@ use crate::emit::named_types::supers;
 use crate::emit::types::{TypeGen, doc};
 use crate::project::Tool;
 use crate::rust_name::{ident, type_name, value_name};
+use crate::shapes::Shapes;
 use crate::spec::Field;
 
 /// Names each tool module defines itself; generated types never take them.
@@ -24,14 +25,14 @@ pub const RESERVED: &[&str] = &[
     "DESCRIPTOR",
 ];
 
-pub fn tool_module(tool: &Tool, depth: usize) -> TokenStream {
+pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     let spec = &tool.spec;
     let module = ident(tool.module.last().map(String::as_str).unwrap_or("tool"));
     let types_path = {
         let s = supers(depth);
         quote! { #s types }
     };
-    let mut types_gen = TypeGen::new(types_path, RESERVED);
+    let mut types_gen = TypeGen::new(Some(types_path), RESERVED, shapes, &spec.file);
     let inputs: Vec<&Field> = spec.expects.iter().filter(|f| !f.ambient).collect();
     let ambient: Vec<&Field> = spec.expects.iter().filter(|f| f.ambient).collect();
     let outputs: Vec<&Field> = spec.exposes.iter().collect();

@@ -7,8 +7,8 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 use serde_json::Value as Json;
 
-use super::shape;
 use crate::rust_name::{self, ident, type_name, value_name};
+use crate::shapes::Shapes;
 use crate::spec::{Field, FieldType};
 
 /// Paths every generated item spells out in full, so a user's imports cannot break them.
@@ -29,23 +29,47 @@ pub fn doc(text: Option<&str>) -> TokenStream {
 }
 
 /// Generates the types of one module (a tool's, or the named types').
-pub struct TypeGen {
+pub struct TypeGen<'a> {
     /// Items generated so far (structs, enums, default functions).
     pub items: Vec<TokenStream>,
-    /// Path from this module to the named types module.
-    types_path: TokenStream,
+    /// Path from this module to the `types` module (named types and shapes); `None` inside it.
+    types_path: Option<TokenStream>,
     /// Names of the module's items so far (types, and default functions).
     used: BTreeSet<String>,
+    /// The project's shape types.
+    shapes: &'a Shapes,
+    /// The spec file the fields being generated are written in (to find their shapes).
+    file: &'a str,
 }
 
-impl TypeGen {
-    /// A generator whose named-type references go through `types_path`; `reserved` names are
-    /// never used for generated types.
-    pub fn new(types_path: TokenStream, reserved: &[&str]) -> Self {
+impl<'a> TypeGen<'a> {
+    /// A generator for the fields of `file`, whose references to the `types` module go through
+    /// `types_path` (bare inside it); `reserved` names are never used for generated types.
+    pub fn new(
+        types_path: Option<TokenStream>,
+        reserved: &[&str],
+        shapes: &'a Shapes,
+        file: &'a str,
+    ) -> Self {
         Self {
             items: Vec::new(),
             types_path,
             used: reserved.iter().map(|s| (*s).to_owned()).collect(),
+            shapes,
+            file,
+        }
+    }
+
+    /// Generates the fields of `file` from now on.
+    pub fn in_file(&mut self, file: &'a str) {
+        self.file = file;
+    }
+
+    /// A type of the `types` module, by its name, from this module.
+    fn in_types(&self, name: &Ident) -> TokenStream {
+        match &self.types_path {
+            Some(path) => quote! { #path::#name },
+            None => quote! { #name },
         }
     }
 
@@ -172,15 +196,11 @@ impl TypeGen {
                 quote! { ::toolspec::types::DateTime<::toolspec::types::FixedOffset> }
             }
             FieldType::Decimal => quote! { ::toolspec::types::Decimal },
-            FieldType::Shape {
-                schema,
-                rust: Some(rust),
-                ..
-            } => shape::emit(self, field, schema, rust, base, prefix)
-                .unwrap_or_else(|| quote! { ::toolspec::__private::serde_json::Value }),
-            FieldType::Json | FieldType::Shape { rust: None, .. } => {
-                quote! { ::toolspec::__private::serde_json::Value }
-            }
+            FieldType::Shape { .. } => match self.shapes.root(self.file, shape_span(field)) {
+                Some(root) => self.in_types(&ident(root)),
+                None => quote! { ::toolspec::__private::serde_json::Value },
+            },
+            FieldType::Json => quote! { ::toolspec::__private::serde_json::Value },
             FieldType::Object(fields) => {
                 let name = self.claim(base, prefix);
                 let fields: Vec<&Field> = fields.iter().collect();
@@ -195,11 +215,7 @@ impl TypeGen {
                 let inner = self.field_type(values, &format!("{base}Value"), prefix);
                 quote! { ::std::collections::BTreeMap<::std::string::String, #inner> }
             }
-            FieldType::Named(name) => {
-                let name = ident(&rust_name::spelling(name));
-                let path = &self.types_path;
-                quote! { #path::#name }
-            }
+            FieldType::Named(name) => self.in_types(&ident(&rust_name::spelling(name))),
             FieldType::AnyOf { variants, tag } => {
                 let name = self.claim(base, prefix);
                 let mut arms = Vec::new();
@@ -318,11 +334,21 @@ pub fn variant_idents(values: &[&str]) -> Vec<Ident> {
         .collect()
 }
 
-/// Generated types nested in `Input` are named from the field path alone (`Reason`,
-/// `Shipping`); the root structs themselves do not prefix their children.
+/// Generated types nested in `Input`, `Ambient` and `Output` are named from the field path
+/// alone (`Reason`, `Shipping`); the root structs themselves do not prefix their children.
 fn owner_prefix(owner: &str) -> &str {
     match owner {
-        "Input" | "Ambient" => "",
+        "Input" | "Ambient" | "Output" => "",
         other => other,
+    }
+}
+
+/// Where a shape field's schema is written: its `file:` value, else its `shape:`.
+pub fn shape_span(field: &Field) -> crate::source::Span {
+    match &field.ty {
+        FieldType::Shape {
+            file: Some(path), ..
+        } => path.span,
+        _ => field.type_span,
     }
 }

@@ -524,7 +524,6 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
         return Some(FieldType::Shape {
             schema: Json::Null,
             file: Some(file),
-            rust: None,
         });
     }
     let schema = node.to_json();
@@ -549,11 +548,7 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
         d.label = Some("invalid schema".into());
         return None;
     }
-    Some(FieldType::Shape {
-        schema,
-        file: None,
-        rust: None,
-    })
+    Some(FieldType::Shape { schema, file: None })
 }
 
 fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Spanned<Vec<Json>>> {

@@ -12,7 +12,7 @@ pub struct Pos {
 }
 
 /// A half-open source range [start, end).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Span {
     /// First position covered.
     pub start: Pos,

@@ -47,8 +47,6 @@ pub enum FieldType {
         schema: Value,
         /// `{ file: … }`: the path as written (relative to the spec) and where it is written.
         file: Option<Spanned<String>>,
-        /// The Rust items typify generated for it (set while checking the project).
-        rust: Option<String>,
     },
 }
 

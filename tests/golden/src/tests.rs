@@ -300,7 +300,7 @@ fn registry_binds_handlers_and_reports_outcomes() {
 
 #[test]
 fn shape_types_round_trip_through_json() {
-    use crate::shapes::{draw, layout};
+    use crate::shapes::{draw, layout, types};
 
     let value = json!({
         "geometry": {
@@ -312,18 +312,21 @@ fn shape_types_round_trip_through_json() {
         "canvas": { "width": 640, "height": 480, "background": "transparent" },
     });
     let input: draw::Input = serde_json::from_value(value.clone()).unwrap();
-    let geometry: &draw::Geometry = &input.geometry;
-    assert_eq!(geometry.kind, draw::GeometryKind::Polygon);
+    let geometry: &types::DrawGeometry = &input.geometry;
+    assert_eq!(geometry.kind, types::DrawGeometryKind::Polygon);
     assert_eq!(geometry.kind.to_string(), "polygon");
     assert_eq!(
         geometry.points[1],
-        draw::GeometryPointsItem { x: 1.0, y: 0.5 }
+        types::DrawGeometryPointsItem { x: 1.0, y: 0.5 }
     );
-    let style: &draw::GeometryStyle = geometry.style.as_ref().unwrap();
+    let style: &types::DrawGeometryStyle = geometry.style.as_ref().unwrap();
     assert!(!style.dashed, "schema default");
-    let canvas: &draw::Canvas = input.canvas.as_ref().unwrap();
+    let canvas: &types::DrawCanvas = input.canvas.as_ref().unwrap();
     assert_eq!(canvas.width.get(), 640);
-    assert_eq!(canvas.background, Some(draw::CanvasBackground::Transparent));
+    assert_eq!(
+        canvas.background,
+        Some(types::DrawCanvasBackground::Transparent)
+    );
     assert!(canvas.layers.is_empty());
 
     // Back to JSON: the same value, with the schema's default filled in.
@@ -333,17 +336,17 @@ fn shape_types_round_trip_through_json() {
 
     // The shape's own rules hold on the Rust side too.
     let unknown = json!({ "kind": "point", "points": [], "extra": 1 });
-    assert!(serde_json::from_value::<draw::Geometry>(unknown).is_err());
+    assert!(serde_json::from_value::<types::DrawGeometry>(unknown).is_err());
     let zero = json!({ "width": 0, "height": 1 });
-    assert!(serde_json::from_value::<draw::Canvas>(zero).is_err());
+    assert!(serde_json::from_value::<types::DrawCanvas>(zero).is_err());
 
-    // Types of nested and renamed shapes are named after their place.
+    // Every shape's types are in `types`, named after the spec and the field path.
     let page: layout::Page =
         serde_json::from_value(json!({ "margin": { "top": 10, "unit": "mm" } })).unwrap();
-    assert_eq!(page.margin.unit, Some(layout::PageMarginUnit::Mm));
+    assert_eq!(page.margin.unit, Some(types::LayoutPageMarginUnit::Mm));
     let output = layout::Output {
-        error: Some(layout::OutputError {
-            code: layout::OutputErrorCode::Overflow,
+        error: Some(types::LayoutError {
+            code: types::LayoutErrorCode::Overflow,
             detail: None,
         }),
     };

@@ -62,7 +62,7 @@ pub mod types {
     #[serde(crate = "::toolspec::__private::serde")]
     pub struct Tree {
         pub label: ::std::string::String,
-        pub children: ::std::vec::Vec<super::types::Tree>,
+        pub children: ::std::vec::Vec<Tree>,
     }
 }
 /// A tool without inputs, outputs, errors or guards.
@@ -399,11 +399,11 @@ pub mod kitchen {
             ::core::cmp::Eq,
             ::core::hash::Hash
         )]
-        pub enum OutputNestedHistoryItem {
+        pub enum NestedHistoryItem {
             A,
             B,
         }
-        ::toolspec::string_enum!(OutputNestedHistoryItem { A = "a", B = "b" });
+        ::toolspec::string_enum!(NestedHistoryItem { A = "a", B = "b" });
         #[derive(
             ::core::fmt::Debug,
             ::core::clone::Clone,
@@ -412,9 +412,9 @@ pub mod kitchen {
             ::toolspec::__private::serde::Deserialize
         )]
         #[serde(crate = "::toolspec::__private::serde")]
-        pub struct OutputNested {
+        pub struct Nested {
             pub level: super::super::types::Level,
-            pub history: ::std::vec::Vec<OutputNestedHistoryItem>,
+            pub history: ::std::vec::Vec<NestedHistoryItem>,
         }
         /// The exposed output.
         #[derive(
@@ -428,7 +428,7 @@ pub mod kitchen {
         pub struct Output {
             pub echo: ::std::string::String,
             pub maybe: ::core::option::Option<::std::string::String>,
-            pub nested: OutputNested,
+            pub nested: Nested,
         }
         /// The tool's declared error codes; `Display` is the spec's message.
         #[derive(

@@ -63,8 +63,8 @@ pub mod types {
     pub struct Order {
         pub id: i64,
         pub status: OrderStatus,
-        pub lines: ::std::vec::Vec<super::types::OrderLine>,
-        pub total: super::types::Money,
+        pub lines: ::std::vec::Vec<OrderLine>,
+        pub total: Money,
         pub placed_at: ::toolspec::types::DateTime<::toolspec::types::FixedOffset>,
     }
     /// One line of an order.
@@ -80,7 +80,7 @@ pub mod types {
         /// Stock keeping unit.
         pub sku: ::std::string::String,
         pub quantity: i64,
-        pub unit_price: super::types::Money,
+        pub unit_price: Money,
     }
 }
 pub mod customers {
