@@ -1,32 +1,59 @@
 //! Regular expressions (`pattern`) as the runtime runs them.
 //!
-//! The runtime's validator compiles every `pattern` with jsonschema on the `regex` crate's
-//! engine, within [`SIZE_LIMIT`]: matching takes time linear in the input, and there are no
-//! backreferences or lookaround. [`check`] refuses at build time, with the reason, what that
-//! engine cannot run, so that a spec never holds a pattern the runtime would refuse. The checks
-//! of `default:` values at build time use the same engine ([`validator_options`]), so that both
-//! sides agree on what matches. This module does not know where patterns are written.
+//! The runtime's validator (jsonschema) translates every ECMA 262 `pattern` to the `regex`
+//! crate's syntax with `jsonschema-regex` and compiles it on the `regex` engine within
+//! [`SIZE_LIMIT`]: matching takes time linear in the input, and there are no backreferences
+//! or lookaround. This module does the same, with the same translation crate at the same
+//! version: [`check`] refuses at build time, with the reason, what the runtime would refuse,
+//! and [`Pattern::new`] gives the matcher the checks of `default:` values use, so that both
+//! sides agree on what matches. It does not know where patterns are written.
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, PoisonError};
 
-use jsonschema::PatternOptions;
-use serde_json::json;
+use jsonschema_regex::{Search, is_valid_ecma_regex, search_form, to_rust_regex};
 
 /// The most bytes a compiled pattern may take, and the lazy DFA's cache too: the runtime's
-/// limit (`runtime/src/invoker/validate.rs`).
+/// limit (`PATTERN_SIZE_LIMIT` in the runtime's validator).
 pub const SIZE_LIMIT: usize = 1 << 20;
 
-/// jsonschema options that check values as the runtime does: `format`s validated, patterns on
-/// the `regex` engine within [`SIZE_LIMIT`].
-pub fn validator_options() -> jsonschema::ValidationOptions<'static> {
-    jsonschema::options()
-        .should_validate_formats(true)
-        .with_pattern_options(
-            PatternOptions::regex()
-                .size_limit(SIZE_LIMIT)
-                .dfa_size_limit(SIZE_LIMIT),
-        )
+/// A pattern the runtime accepts, ready to match.
+#[derive(Debug, Clone)]
+pub struct Pattern(regex::Regex);
+
+impl Pattern {
+    /// The pattern, when the runtime can run it.
+    pub fn new(pattern: &str) -> Option<Self> {
+        check(pattern).ok()?;
+        let translated = to_rust_regex(pattern).ok()?;
+        build(&translated).ok().map(Pattern)
+    }
+
+    /// Whether `text` matches (anywhere, as JSON Schema's `pattern` does).
+    pub fn is_match(&self, text: &str) -> bool {
+        self.0.is_match(text)
+    }
+}
+
+/// The `regex` engine with the runtime's limits.
+fn build(translated: &str) -> Result<regex::Regex, regex::Error> {
+    regex::RegexBuilder::new(translated)
+        .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(SIZE_LIMIT)
+        .build()
+}
+
+/// Whether the runtime's validator accepts `pattern`: it translates it, and compiles the
+/// translation (or the cheaper form it searches with) within the limits.
+fn runtime_accepts(pattern: &str) -> bool {
+    let Ok(translated) = to_rust_regex(pattern) else {
+        return false;
+    };
+    match search_form(pattern, &translated) {
+        Some(Search::RepeatedClass(_)) => true,
+        Some(Search::Collapsed(collapsed)) => build(&collapsed).is_ok(),
+        None => build(&translated).is_ok(),
+    }
 }
 
 /// Why a pattern cannot be used, for a diagnostic on it.
@@ -75,8 +102,7 @@ pub fn check(pattern: &str) -> Result<(), Refusal> {
 }
 
 fn verdict(pattern: &str) -> Result<(), Refusal> {
-    let schema = json!({ "pattern": pattern });
-    if validator_options().build(&schema).is_ok() {
+    if runtime_accepts(pattern) {
         return Ok(());
     }
     if let Some(feature) = backtracking_feature(pattern) {
@@ -86,23 +112,22 @@ fn verdict(pattern: &str) -> Result<(), Refusal> {
             help: ENGINE_HELP,
         });
     }
-    let engine_error = regex::RegexBuilder::new(pattern)
-        .size_limit(SIZE_LIMIT)
-        .dfa_size_limit(SIZE_LIMIT)
-        .build()
-        .err();
+    let translated = match to_rust_regex(pattern) {
+        Ok(translated) if is_valid_ecma_regex(pattern) => translated,
+        _ => {
+            return Err(Refusal {
+                reason: "is not a valid regular expression",
+                label: syntax_problem(pattern).unwrap_or("does not compile").into(),
+                help: ECMA_HELP,
+            });
+        }
+    };
+    let engine_error = build(&translated).err();
     if let Some(regex::Error::CompiledTooBig(_)) = engine_error {
         return Err(Refusal {
             reason: "is too large for the runtime's regex engine",
             label: format!("more than {} MiB once compiled", SIZE_LIMIT >> 20),
             help: SIZE_HELP,
-        });
-    }
-    if jsonschema::validator_for(&schema).is_err() {
-        return Err(Refusal {
-            reason: "is not a valid regular expression",
-            label: syntax_problem(pattern).unwrap_or("does not compile").into(),
-            help: ECMA_HELP,
         });
     }
     // Valid ECMA 262 that the `regex` engine refuses for another reason: say which.
@@ -206,6 +231,50 @@ mod tests {
             "(?<name>a)",
         ] {
             assert_eq!(check(pattern), Ok(()), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn the_verdicts_are_the_runtime_validators() {
+        let patterns = [
+            "^[a-z]+$",
+            r"^\d{3}-\w+$",
+            r"\p{Greek}",
+            "(?i)abc",
+            "(?<name>a)",
+            r"^[A-Z0-9-]{3,20}$",
+            "^[a-z]{1,100000}$",
+            "(a{1000}){1000}",
+            r"^(a+)+\1$",
+            "^(?!admin).*$",
+            "(?<!x)y",
+            "[a-",
+            "(ab",
+            "ab)",
+            "a{2,1}",
+            r"\cJ",
+            r"[\d-z]",
+            r"\u{1F600}",
+            r"\x41",
+            "a{,3}",
+            r"^\S+@\S+$",
+            "[[:alpha:]]",
+            r"\Qa\E",
+            "(?P<n>a)",
+            "a++",
+            "^$",
+            "",
+        ];
+        for pattern in patterns {
+            let runtime = jsonschema::options()
+                .with_pattern_options(
+                    jsonschema::PatternOptions::regex()
+                        .size_limit(SIZE_LIMIT)
+                        .dfa_size_limit(SIZE_LIMIT),
+                )
+                .build(&serde_json::json!({ "pattern": pattern }))
+                .is_ok();
+            assert_eq!(check(pattern).is_ok(), runtime, "{pattern}");
         }
     }
 

@@ -1,9 +1,10 @@
 //! Stage 3, analyze: the checks and decisions that need the whole project — names, modules,
-//! membership, hints, codes, named types, messages, descriptions. Looks back at the
+//! membership, hints, codes, named types, defaults, messages, descriptions. Looks back at the
 //! spec model; derives no schema.
 
 pub mod checked;
 pub mod codes;
+pub mod defaults;
 pub mod description;
 pub mod hints;
 pub mod membership;
@@ -14,6 +15,7 @@ pub mod names;
 
 pub use crate::analyze::checked::Checked;
 use crate::analyze::codes::check_codes;
+use crate::analyze::defaults::check_defaults;
 use crate::analyze::description::compose_description;
 use crate::analyze::hints::check_hints;
 use crate::analyze::membership::bindings;
@@ -46,6 +48,7 @@ pub fn analyze(
         check_hints(&mut r, spec, config);
         check_codes(&mut r, spec);
         check_message(&mut r, spec);
+        check_defaults(&mut r, spec, types);
         let identity = name.map(|name| {
             let bindings = bindings(spec, &name, config, &adapters);
             (name, bindings, compose_description(spec))

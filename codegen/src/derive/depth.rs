@@ -40,20 +40,18 @@ pub fn check_type_depths(types: &Types, diagnostics: &mut Vec<Diagnostic>) -> BT
 }
 
 /// A tool's schemas (`(schema, "input")`…) must nest at most [`MAX_DEPTH`] levels; reports
-/// where one does not (unless inside a named type already reported). Whether all do.
+/// where one does not (unless inside a named type already reported).
 pub fn check_depths(
     r: &mut Reader<'_>,
     spec: &ToolSpec,
     types: &Types,
     too_deep_types: &BTreeSet<String>,
     schemas: [(&Json, &str); 2],
-) -> bool {
-    let mut within = true;
+) {
     for ((schema, side), roots) in schemas.into_iter().zip([&spec.expects, &spec.exposes]) {
         let Some(path) = too_deep(schema, MAX_DEPTH) else {
             continue;
         };
-        within = false;
         if path
             .iter()
             .any(|s| matches!(s, Seg::Def(n) if too_deep_types.contains(n)))
@@ -67,7 +65,6 @@ pub fn check_depths(
         }
         r.push(d);
     }
-    within
 }
 
 /// The end of a long field path, which says where: `…level_30.level_31`; whole segments when

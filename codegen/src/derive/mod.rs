@@ -3,7 +3,6 @@
 //! is a member of. Looks back at the spec model and the analysis; never at how they are
 //! emitted.
 
-pub mod defaults;
 pub mod depth;
 pub mod dialect;
 pub mod schema;
@@ -15,7 +14,6 @@ use serde_json::Value;
 use toolspec_vocab::Dialect;
 
 use crate::analyze::checked::Checked;
-use crate::derive::defaults::check_defaults;
 use crate::derive::depth::{check_depths, check_type_depths};
 use crate::derive::dialect::members::member_schemas;
 use crate::diagnostic::{Diagnostic, Severity};
@@ -54,10 +52,7 @@ pub fn derive(
         let input = schema::input_schema(spec, types);
         let output = schema::output_schema(spec, types);
         let sides = [(&input, "input"), (&output, "output")];
-        // Defaults are checked with a validator, which a schema too deep would overflow.
-        if check_depths(&mut r, spec, types, &too_deep_types, sides) {
-            check_defaults(&mut r, spec, types);
-        }
+        check_depths(&mut r, spec, types, &too_deep_types, sides);
         let schemas = Schemas {
             input,
             output,

@@ -23,6 +23,7 @@ pub fn output_schema(tool: &ToolSpec, types: &Types) -> Value {
 }
 
 /// The schema of one field, with `$defs` for the named types it reaches (for checking defaults).
+#[cfg(test)]
 pub fn standalone_field_schema(field: &Field, types: &Types) -> Value {
     let mut schema = field_schema(field);
     let defs = defs_for(std::slice::from_ref(&field), types);
@@ -194,7 +195,7 @@ fn type_schema(field: &Field) -> Map<String, Value> {
         FieldType::DateTime => return string_format("date-time"),
         FieldType::Decimal => {
             schema.insert("type".into(), json!("string"));
-            schema.insert("pattern".into(), json!(DECIMAL_PATTERN));
+            schema.insert("pattern".into(), json!(crate::spec::field::DECIMAL_PATTERN));
         }
         FieldType::Json => {}
         FieldType::Object(fields) => return object_schema(fields.iter()),
@@ -227,11 +228,6 @@ fn type_schema(field: &Field) -> Map<String, Value> {
     }
     schema
 }
-
-/// The pattern every `decimal` string matches: what `rust_decimal` reads without error. It
-/// holds 96 bits of digits (up to 79228162514264337593543950335), so at most 28 digits before
-/// the point; a longer fraction is rounded to fit, never refused.
-pub const DECIMAL_PATTERN: &str = r"^-?[0-9]{1,28}(\.[0-9]+)?$";
 
 fn tagged_variant(tag: &str, value: &str, field: &Field) -> Value {
     let mut schema = field_schema(field);
@@ -416,7 +412,7 @@ tool: { anthropic: { strict: true }, openai: { strict: true } }
 
     #[test]
     fn the_decimal_pattern_admits_only_what_rust_decimal_reads() {
-        let pattern = regex_lite(super::DECIMAL_PATTERN);
+        let pattern = regex_lite(crate::spec::field::DECIMAL_PATTERN);
         let digits = |n: usize| "9".repeat(n);
         for ok in [
             "0".to_owned(),

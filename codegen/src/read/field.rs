@@ -540,7 +540,7 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
         d.label = Some("too deep".into());
         return None;
     }
-    if let Err(e) = jsonschema::meta::validate(&schema) {
+    if let Err(e) = crate::schema_tree::well_formed(&schema) {
         let d = r.error(
             node.span,
             format!("`shape` is not a valid JSON Schema: {e}"),

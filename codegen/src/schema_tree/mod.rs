@@ -6,8 +6,10 @@ pub mod children;
 pub mod depth;
 pub mod path;
 pub mod refs;
+pub mod well_formed;
 
 pub use children::{children, for_each_child, nodes};
 pub use depth::{MAX_DEPTH, too_deep};
 pub use path::Seg;
 pub use refs::{ref_name, resolve_ref};
+pub use well_formed::well_formed;

@@ -130,7 +130,7 @@ pub fn load(
             .with_label("too deep"),
         ));
     }
-    if let Err(e) = jsonschema::meta::validate(&value) {
+    if let Err(e) = crate::schema_tree::well_formed(&value) {
         return Err(Box::new(
             Diagnostic::error(
                 owner,

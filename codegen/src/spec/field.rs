@@ -202,3 +202,8 @@ impl Field {
         !self.optional && self.default.is_none()
     }
 }
+
+/// The pattern every `decimal` string matches: what `rust_decimal` reads without error. It
+/// holds 96 bits of digits (up to 79228162514264337593543950335), so at most 28 digits before
+/// the point; a longer fraction is rounded to fit, never refused.
+pub const DECIMAL_PATTERN: &str = r"^-?[0-9]{1,28}(\.[0-9]+)?$";
