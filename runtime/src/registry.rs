@@ -386,7 +386,12 @@ impl RegistryBuilder {
         for (i, entry) in self.entries.iter().enumerate() {
             let d = entry.descriptor;
             by_name.insert(d.name, i);
-            for binding in d.adapters {
+            // As `RegisteredTool::name_for` reads them: an adapter's first binding counts.
+            let firsts = d.adapters.iter().filter(|binding| {
+                d.binding(binding.adapter)
+                    .is_some_and(|first| std::ptr::eq(first, *binding))
+            });
+            for binding in firsts {
                 by_adapter
                     .entry((binding.adapter, binding.name))
                     .or_insert(i);

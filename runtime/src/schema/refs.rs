@@ -72,3 +72,48 @@ pub(crate) fn follow<'p, P>(
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn local_references_resolve_against_the_root() {
+        let root = json!({"$defs": {"A": {"type": "integer"}, "a/b": true}});
+        assert_eq!(resolve(&root, "#"), Some(&root));
+        assert_eq!(
+            resolve(&root, "#/$defs/A"),
+            Some(&json!({"type": "integer"}))
+        );
+        assert_eq!(resolve(&root, "#/$defs/a~1b"), Some(&json!(true)));
+        assert_eq!(resolve(&root, "#/$defs/B"), None);
+        assert_eq!(resolve(&root, "other.json#/A"), None);
+    }
+
+    #[derive(Debug, Default, PartialEq)]
+    enum Plan {
+        #[default]
+        Skip,
+        Leaf(u8),
+        Ref(usize),
+    }
+
+    #[test]
+    fn a_chain_of_references_ends_at_a_plan_or_nowhere() {
+        let reference = |plan: &Plan| match plan {
+            Plan::Ref(index) => Some(*index),
+            _ => None,
+        };
+        let plans = [Plan::Ref(1), Plan::Leaf(7), Plan::Ref(3), Plan::Ref(2)];
+        assert_eq!(follow(&plans, &plans[0], reference), Some(&Plan::Leaf(7)));
+        assert_eq!(follow(&plans, &plans[2], reference), None, "a loop");
+        let mut refs: Refs<'_, Plan> = Refs::new();
+        assert_eq!(refs.get("#/a"), None);
+        let index = refs.reserve("#/a");
+        assert_eq!(refs.get("#/a"), Some(index));
+        refs.set(index, Plan::Leaf(1));
+        assert_eq!(refs.into_plans(), [Plan::Leaf(1)]);
+    }
+}

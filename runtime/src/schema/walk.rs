@@ -298,3 +298,43 @@ pub(crate) fn only_non_null(branches: &[Value]) -> Option<&Value> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_walk_stops_past_its_depth_or_its_budget() {
+        let root = json!({});
+        let mut deep = Walker::new(
+            &root,
+            Bounds {
+                max_depth: 2,
+                budget: usize::MAX,
+            },
+        );
+        assert!(deep.enter(0) && deep.enter(2));
+        assert!(!deep.enter(3));
+        let mut short = Walker::new(
+            &root,
+            Bounds {
+                max_depth: 64,
+                budget: 2,
+            },
+        );
+        assert!(short.enter(0) && short.enter(1));
+        assert!(!short.enter(1), "out of budget");
+    }
+
+    #[test]
+    fn only_a_lone_non_null_branch_is_picked() {
+        let optional = [json!({"type": "null"}), json!({"type": "integer"})];
+        assert_eq!(only_non_null(&optional), Some(&json!({"type": "integer"})));
+        let either = [json!({"type": "string"}), json!({"type": "integer"})];
+        assert_eq!(only_non_null(&either), None);
+        let types = json!({"type": ["integer", "null"]});
+        assert_eq!(types_of(types.as_object().unwrap()), ["integer", "null"]);
+    }
+}
