@@ -1,6 +1,12 @@
 //! One adapter's members, projected once: sorted by their names on the adapter, found by
-//! name, narrowed to what a caller may see. The MCP listing and the function-calling adapters
-//! each hold one, with their own declaration of every member.
+//! name, narrowed to what a caller may see, each with the adapter's own declaration of it and
+//! the registered tool a call of it goes to. Every adapter holds one (the MCP listing, the
+//! function-calling adapters' members, rig's tools) and dispatches through it: the member a
+//! caller knows by a name, then [`RegisteredTool::invoke_with`] with
+//! [`CallOptions::for_caller`](crate::invoker::options::CallOptions::for_caller).
+//!
+//! A catalog declares and finds; it does not call, validate or render (the registry and the
+//! invoker do), and it knows no adapter's wire format.
 
 use std::collections::HashMap;
 
@@ -21,6 +27,57 @@ pub struct Member<T> {
     pub present_as: PresentAs,
     /// The adapter's declaration of the tool.
     pub declaration: T,
+    /// Where the tool is in the registry the catalog was projected from (`None` in a listing
+    /// of descriptors alone).
+    slot: Option<usize>,
+}
+
+impl<T> Member<T> {
+    /// A member with no registry behind it (a listing of descriptors): a call of it looks the
+    /// tool up by its canonical name in the registry it goes to.
+    pub fn new(
+        name: &'static str,
+        descriptor: &'static Descriptor,
+        present_as: PresentAs,
+        declaration: T,
+    ) -> Self {
+        Self {
+            name,
+            descriptor,
+            present_as,
+            declaration,
+            slot: None,
+        }
+    }
+
+    /// `registered`, a member of `adapter`, as the adapter declares it with `declare` (`None`:
+    /// the tool cannot be offered there), with its `present_as` setting on the adapter.
+    pub fn of(
+        registered: &RegisteredTool<'_>,
+        adapter: &str,
+        declare: impl FnOnce(&RegisteredTool<'_>) -> Option<T>,
+    ) -> Option<Self> {
+        let descriptor = registered.descriptor();
+        Some(Self {
+            name: descriptor.name_for(adapter)?,
+            descriptor,
+            present_as: registered
+                .settings(adapter)
+                .map(|s| s.present_as())
+                .unwrap_or_default(),
+            declaration: declare(registered)?,
+            slot: Some(registered.slot()),
+        })
+    }
+
+    /// The registered tool a call of this member goes to in `registry`: found where it was
+    /// when the catalog was projected from that registry, else by its canonical name.
+    pub fn tool<'r>(&self, registry: &'r Registry) -> Option<RegisteredTool<'r>> {
+        self.slot
+            .and_then(|slot| registry.at(slot))
+            .filter(|tool| std::ptr::eq(tool.descriptor(), self.descriptor))
+            .or_else(|| registry.get(self.descriptor.name))
+    }
 }
 
 /// The members of one adapter, sorted by their names there.
@@ -50,20 +107,8 @@ impl<T> Catalog<T> {
     ) -> Self {
         Self::new(
             registry
-                .tools_for(adapter)
-                .into_iter()
-                .filter_map(|registered| {
-                    let descriptor = registered.descriptor();
-                    Some(Member {
-                        name: descriptor.name_for(adapter)?,
-                        descriptor,
-                        present_as: registered
-                            .settings(adapter)
-                            .map(|s| s.present_as())
-                            .unwrap_or_default(),
-                        declaration: declare(&registered)?,
-                    })
-                }),
+                .tools()
+                .filter_map(|registered| Member::of(&registered, adapter, &mut declare)),
         )
     }
 
@@ -100,6 +145,19 @@ impl<T> Catalog<T> {
     pub fn find(&self, name: &str, caller: &Caller) -> Option<&Member<T>> {
         self.get(name)
             .filter(|member| caller.may_call(member.descriptor))
+    }
+
+    /// The member `caller` knows as `name`, with the registered tool in `registry` (the one
+    /// this catalog was projected from) that a call of it goes to: where every adapter's
+    /// dispatch starts.
+    pub fn dispatch<'c, 'r>(
+        &'c self,
+        registry: &'r Registry,
+        name: &str,
+        caller: &Caller,
+    ) -> Option<(&'c Member<T>, RegisteredTool<'r>)> {
+        let member = self.find(name, caller)?;
+        Some((member, member.tool(registry)?))
     }
 
     /// How many members there are.

@@ -12,6 +12,8 @@
 //!     Ok(Output { report })
 //! }
 //! ```
+//!
+//! Handed to handlers by the invoker; nothing here validates, calls a tool or knows an adapter.
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,4 +1,7 @@
 //! What is known about a tool at build time, embedded as static data by the generated code.
+//!
+//! Static data and lookups on it: nothing here parses arguments, calls a tool or knows a
+//! registry. The built-in explain tool's descriptor embeds the constants of `crate::explain`.
 
 use std::time::Duration;
 
@@ -124,11 +127,11 @@ impl Descriptor {
             module: "",
             kind: ToolKind::Explain,
             title: Some("Explain a call"),
-            summary: crate::registry::EXPLAIN_DESCRIPTION,
-            description: crate::registry::EXPLAIN_DESCRIPTION,
+            summary: crate::explain::DESCRIPTION,
+            description: crate::explain::DESCRIPTION,
             version: None,
-            input_schema: crate::registry::EXPLAIN_INPUT_SCHEMA,
-            output_schema: crate::registry::EXPLAIN_OUTPUT_SCHEMA,
+            input_schema: crate::explain::INPUT_SCHEMA,
+            output_schema: crate::explain::OUTPUT_SCHEMA,
             fields: &[
                 Field {
                     name: "tool",
@@ -154,7 +157,7 @@ impl Descriptor {
             tags: &[],
             scopes: &[],
             adapters,
-            dialects: crate::registry::EXPLAIN_DIALECTS,
+            dialects: crate::explain::DIALECTS,
         }
     }
 

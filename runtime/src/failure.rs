@@ -1,5 +1,9 @@
 //! How a call fails and what it returns: [`Failure`] is what a handler returns on the error
-//! path; [`ToolResult`] is what every adapter turns into its transport's response.
+//! path; [`ToolError`] is what the model is shown, built here for every built-in code
+//! ([`codes`]: `unknown_tool`, `invalid_arguments`, `timeout`, `cancelled`, `internal_error`);
+//! [`ToolResult`] is what every adapter turns into its transport's response.
+//!
+//! Plain data and text: nothing here runs a tool or knows an adapter.
 
 use std::fmt;
 
@@ -10,7 +14,8 @@ use toolspec_vocab::codes;
 /// A handler's failure.
 ///
 /// `?` on any `std::error::Error` gives [`Failure::Internal`], whose cause is logged for the
-/// developer but never shown to the model; the generated `Error` of each tool converts into
+/// developer with every source below it (`outer: inner: root`, in the result's `exception`
+/// too) but never shown to the model; the generated `Error` of each tool converts into
 /// [`Failure::Declared`], which the model sees as `{error: code, message}`.
 pub enum Failure<E> {
     /// A declared error code, with optional structured details for the model.
@@ -95,6 +100,44 @@ impl ToolError {
             details: None,
         }
     }
+
+    /// `invalid_arguments`: the arguments' errors in one sentence, and the same as `details`.
+    pub(crate) fn invalid_arguments(summary: String, details: Value) -> Self {
+        Self {
+            code: codes::INVALID_ARGUMENTS.into(),
+            message: summary,
+            details: Some(details),
+        }
+    }
+
+    /// `cancelled`: the client cancelled the call.
+    pub(crate) fn cancelled() -> Self {
+        Self {
+            code: codes::CANCELLED.into(),
+            message: "The call was cancelled.".into(),
+            details: None,
+        }
+    }
+
+    /// `timeout`: the tool's timeout passed (`reason` says which), under the tool's headline.
+    pub(crate) fn timeout(headline: Option<&str>, reason: &str) -> Self {
+        Self {
+            code: codes::TIMEOUT.into(),
+            message: compose_error(headline, reason, false),
+            details: None,
+        }
+    }
+
+    /// `internal_error`: the tool's headline only; the cause is for the developer.
+    pub(crate) fn internal(headline: Option<&str>) -> Self {
+        Self {
+            code: codes::INTERNAL_ERROR.into(),
+            message: headline
+                .unwrap_or("The tool failed unexpectedly.")
+                .to_owned(),
+            details: None,
+        }
+    }
 }
 
 /// The result of one call, as every adapter receives it.
@@ -144,17 +187,28 @@ impl ToolResult {
 
 /// Composes a user-facing failure text: "Headline: reason", or the reason alone when the
 /// code is standalone or the tool has no headline.
-///
-/// ```
-/// assert_eq!(toolspec::compose_error(Some("Could not cancel"), "Already shipped.", false),
-///            "Could not cancel: Already shipped.");
-/// assert_eq!(toolspec::compose_error(Some("Could not cancel"), "No such order.", true), "No such order.");
-/// ```
-pub fn compose_error(headline: Option<&str>, reason: &str, standalone: bool) -> String {
+pub(crate) fn compose_error(headline: Option<&str>, reason: &str, standalone: bool) -> String {
     match headline {
         Some(headline) if !standalone => format!("{headline}: {reason}"),
         _ => reason.to_owned(),
     }
+}
+
+/// How many causes [`error_chain`] follows (a chain that loops ends there).
+const MAX_CAUSES: usize = 32;
+
+/// `error` and every cause below it, outermost first: `outer: inner: root`, as anyhow's
+/// `{:#}` shows a chain. What the developer-facing exception of an internal failure holds.
+pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut chain = error.to_string();
+    let mut cause = error.source();
+    for _ in 0..MAX_CAUSES {
+        let Some(next) = cause else { break };
+        chain.push_str(": ");
+        chain.push_str(&next.to_string());
+        cause = next.source();
+    }
+    chain
 }
 
 /// A string that is none of an enum's spec values (from a generated enum's `FromStr`).
@@ -181,3 +235,63 @@ impl fmt::Display for UnknownVariant {
 }
 
 impl std::error::Error for UnknownVariant {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct Disk;
+
+    impl fmt::Display for Disk {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the disk is full")
+        }
+    }
+
+    impl std::error::Error for Disk {}
+
+    #[derive(Debug)]
+    struct Ledger(Disk);
+
+    impl fmt::Display for Ledger {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("writing the ledger")
+        }
+    }
+
+    impl std::error::Error for Ledger {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    #[test]
+    fn an_error_chain_names_every_cause_outermost_first() {
+        assert_eq!(
+            error_chain(&Ledger(Disk)),
+            "writing the ledger: the disk is full"
+        );
+        assert_eq!(error_chain(&Disk), "the disk is full");
+        let Failure::<()>::Internal(boxed) = Failure::from(Ledger(Disk)) else {
+            panic!("an internal failure");
+        };
+        assert_eq!(error_chain(&*boxed), "writing the ledger: the disk is full");
+    }
+
+    #[test]
+    fn errors_compose_with_the_headline_unless_standalone() {
+        assert_eq!(
+            compose_error(Some("Could not cancel"), "Already shipped.", false),
+            "Could not cancel: Already shipped."
+        );
+        assert_eq!(
+            compose_error(Some("Could not cancel"), "No such order.", true),
+            "No such order."
+        );
+        assert_eq!(
+            compose_error(None, "No such order.", false),
+            "No such order."
+        );
+    }
+}

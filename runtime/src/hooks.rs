@@ -1,4 +1,7 @@
 //! Hooks around calls: the seam the audit trail, rate limits and metrics plug into.
+//!
+//! The registry runs every hook around every call; a hook sees the descriptor, the arguments as
+//! sent and the result, and may refuse a call before it runs, but never changes one.
 
 use std::time::Duration;
 

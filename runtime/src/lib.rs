@@ -16,51 +16,79 @@
 //! let registry = tools::registry(App::default());
 //! for tool in registry.tools_for("mcp") { println!("{}", tool.name_for("mcp").unwrap()); }
 //! ```
+//!
+//! ## Layout
+//!
+//! Each module depends only on the ones listed before it (no two modules depend on each other,
+//! `tests/architecture` checks it):
+//!
+//! - vocabulary and data: `ambient`, `project`, [`explain`] (the explain tool's published
+//!   schemas), `descriptor`, `caller`, `context`, `failure`, `contract`, `hooks`;
+//! - `schema`: keys, local `$ref`s and the one schema walker (depth limit and budget);
+//! - [`sensitive`]: where a tool's values are sensitive, and redaction;
+//! - `invoker`: the one call path (screening and coercion, the schema check, decoding, guards
+//!   and handler under timeout and cancellation), with its options, limits and reports;
+//! - `registry`: the tools with their handlers, indexed by name and by adapter, and hooks;
+//!   `explain`'s `tool` adds the built-in explain tool to it;
+//! - `catalog`: one adapter's members, each with its declaration and its registered tool;
+//! - `adapters`: MCP, function calling (OpenAI, Anthropic, Gemini) and rig, each behind its
+//!   feature and re-exported here; nothing else depends on them.
+//!
+//! Generated code names the runtime through `__private` only (hidden, no stability promise).
 
+mod adapters;
 mod ambient;
-#[cfg(feature = "anthropic")]
-pub mod anthropic;
 mod caller;
-#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
-pub mod calling;
-pub mod catalog;
+mod catalog;
 mod context;
 mod contract;
 mod descriptor;
+pub mod explain;
 mod failure;
-#[cfg(feature = "gemini")]
-pub mod gemini;
 mod hooks;
-pub mod invoker;
+mod invoker;
 mod macros;
-#[cfg(feature = "mcp")]
-pub mod mcp;
-#[cfg(feature = "openai")]
-pub mod openai;
 mod project;
 mod registry;
-#[cfg(feature = "rig")]
-pub mod rig;
+mod schema;
 pub mod sensitive;
+
+#[cfg(feature = "anthropic")]
+pub use adapters::anthropic;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub use adapters::calling;
+#[cfg(feature = "gemini")]
+pub use adapters::gemini;
+#[cfg(feature = "mcp")]
+pub use adapters::mcp;
+#[cfg(feature = "openai")]
+pub use adapters::openai;
+#[cfg(feature = "rig")]
+pub use adapters::rig;
 
 pub use ambient::AmbientContext;
 pub use caller::{Caller, Scopes};
+pub use catalog::{Catalog, Member};
 pub use context::{Context, Progress, ProgressUpdate};
 pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
-pub use failure::{Failure, ToolError, ToolResult, UnknownVariant, compose_error};
+pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
 pub use hooks::{CallInfo, Hook};
-pub use invoker::{
-    CallOptions, Errors, Explanation, FieldError, GuardCheck, Limits, UndeclaredKeys,
-};
+pub use invoker::explanation::{Explanation, GuardCheck};
+pub use invoker::limits::Limits;
+pub use invoker::options::{CallOptions, UndeclaredKeys};
+pub use invoker::report::{Errors, FieldError};
 pub use project::{ExplainConfig, Project};
-pub use registry::{
-    EXPLAIN_DESCRIPTION, EXPLAIN_DIALECTS, EXPLAIN_INPUT_SCHEMA, EXPLAIN_OUTPUT_SCHEMA,
-    RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool,
-};
+pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
-pub use toolspec_vocab::settings::{PresentAs, SettingValue, Settings};
 pub use toolspec_vocab::{Dialect, codes, settings};
+
+// Former paths, kept (hidden) until the code generator and the compiler's tests use the new
+// ones: `explain::{INPUT_SCHEMA, DIALECTS}`, `settings::{PresentAs, SettingValue, Settings}`.
+#[doc(hidden)]
+pub use explain::{DIALECTS as EXPLAIN_DIALECTS, INPUT_SCHEMA as EXPLAIN_INPUT_SCHEMA};
+#[doc(hidden)]
+pub use toolspec_vocab::settings::{PresentAs, SettingValue, Settings};
 
 /// Value types that spec field types map to (`uuid`, `date`, `datetime`, `decimal`).
 pub mod types {
@@ -94,7 +122,9 @@ macro_rules! include_tools {
     };
 }
 
-/// Items the generated code refers to. Not part of the public API: no stability promise.
+/// The one door of generated code (and of this workspace's benchmarks): every item the code
+/// that `toolspec-codegen` writes names, so that the public paths above can change without
+/// breaking it. Not part of the public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
     pub use serde;
@@ -107,7 +137,19 @@ pub mod __private {
         serde_json::from_str(json).expect("spec default checked against its field at build time")
     }
 
-    pub use crate::registry::generated_registry;
+    pub use crate::context::Context;
+    pub use crate::contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
+    pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
+    pub use crate::failure::{Failure, UnknownVariant};
+    pub use crate::project::{ExplainConfig, Project};
+    pub use crate::registry::{Registry, generated_registry};
+    pub use crate::types;
+    pub use crate::{bind_handler, declared_errors, string_enum};
+    pub use toolspec_vocab::Dialect;
     pub use toolspec_vocab::adapters::BUILTIN as BUILTIN_ADAPTERS;
     pub use toolspec_vocab::naming::NameRule;
+    pub use toolspec_vocab::settings::{self, SettingValue};
+
+    /// The invoker's argument plan, for the invoke benchmark's stages.
+    pub use crate::invoker::plan::ArgumentPlan;
 }

@@ -1,6 +1,7 @@
 //! Macros the generated code uses for its repetitive items, so that `OUT_DIR` stays short
 //! and readable and the code generator stays fast. Each expands to plain items in the
-//! caller's module; they are public API only for generated code.
+//! caller's module, naming the runtime only through `__private`. Hidden: they are for
+//! generated code (which reaches them as `toolspec::__private::…`), not public API.
 
 /// The impls of a string enum from a spec's `one_of`: `as_str`, `ALL`, `Display`, `FromStr`,
 /// and serde as the spec's strings.
@@ -14,6 +15,7 @@
 /// assert_eq!("fraud".parse::<Reason>().unwrap(), Reason::Fraud);
 /// assert_eq!(serde_json::to_string(&Reason::Fraud).unwrap(), "\"fraud\"");
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! string_enum {
     ($name:ident { $($variant:ident = $value:literal),* $(,)? }) => {
@@ -34,11 +36,11 @@ macro_rules! string_enum {
         }
 
         impl ::core::str::FromStr for $name {
-            type Err = $crate::UnknownVariant;
+            type Err = $crate::__private::UnknownVariant;
             fn from_str(value: &str) -> ::core::result::Result<Self, Self::Err> {
                 match value {
                     $($value => ::core::result::Result::Ok(Self::$variant),)*
-                    _ => ::core::result::Result::Err($crate::UnknownVariant::new(::core::stringify!($name), value)),
+                    _ => ::core::result::Result::Err($crate::__private::UnknownVariant::new(::core::stringify!($name), value)),
                 }
             }
         }
@@ -72,6 +74,7 @@ macro_rules! string_enum {
 /// assert_eq!(Error::NotFound.code(), "not_found");
 /// assert_eq!(Error::NotFound.to_string(), "No such order.");
 /// ```
+#[doc(hidden)]
 #[macro_export]
 macro_rules! declared_errors {
     ($name:ident { $($variant:ident = ($code:literal, $message:literal)),* $(,)? }) => {
@@ -82,15 +85,15 @@ macro_rules! declared_errors {
             }
         }
 
-        impl $crate::DeclaredError for $name {
+        impl $crate::__private::DeclaredError for $name {
             fn code(&self) -> &'static str {
                 match *self { $(Self::$variant => $code,)* }
             }
         }
 
-        impl ::core::convert::From<$name> for $crate::Failure<$name> {
+        impl ::core::convert::From<$name> for $crate::__private::Failure<$name> {
             fn from(error: $name) -> Self {
-                $crate::Failure::declared(error)
+                $crate::__private::Failure::declared(error)
             }
         }
     };
@@ -98,20 +101,21 @@ macro_rules! declared_errors {
 
 /// Binds a tool's `Handler` trait to the runtime: `pub struct Bound<H>(Arc<H>)` implementing
 /// [`Operation`](crate::Operation), with guard number `n` dispatched to the listed method.
+#[doc(hidden)]
 #[macro_export]
 macro_rules! bind_handler {
     ($tool:ty, $handler:ident, [$($index:literal => $guard:ident),* $(,)?]) => {
         /// The tool bound to a handler.
         pub struct Bound<H>(pub ::std::sync::Arc<H>);
 
-        impl<H: $handler> $crate::Operation for Bound<H> {
+        impl<H: $handler> $crate::__private::Operation for Bound<H> {
             type Contract = $tool;
 
             fn call<'a>(
                 &'a self,
-                input: <$tool as $crate::Contract>::Input,
-                cx: $crate::Context<'a, <$tool as $crate::Contract>::Ambient>,
-            ) -> $crate::BoxFuture<'a, $crate::Outcome<$tool>> {
+                input: <$tool as $crate::__private::Contract>::Input,
+                cx: $crate::__private::Context<'a, <$tool as $crate::__private::Contract>::Ambient>,
+            ) -> $crate::__private::BoxFuture<'a, $crate::__private::Outcome<$tool>> {
                 ::std::boxed::Box::pin($handler::call(&*self.0, input, cx))
             }
 
@@ -119,9 +123,9 @@ macro_rules! bind_handler {
             fn guard<'a>(
                 &'a self,
                 index: usize,
-                input: &'a <$tool as $crate::Contract>::Input,
-                cx: &'a $crate::Context<'a, <$tool as $crate::Contract>::Ambient>,
-            ) -> ::core::option::Option<$crate::BoxFuture<'a, bool>> {
+                input: &'a <$tool as $crate::__private::Contract>::Input,
+                cx: &'a $crate::__private::Context<'a, <$tool as $crate::__private::Contract>::Ambient>,
+            ) -> ::core::option::Option<$crate::__private::BoxFuture<'a, bool>> {
                 match index {
                     $($index => ::core::option::Option::Some(::std::boxed::Box::pin($handler::$guard(&*self.0, input, cx))),)*
                     _ => ::core::option::Option::None,

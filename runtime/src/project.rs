@@ -1,4 +1,7 @@
 //! Project-wide configuration compiled from `specs/toolspec.yaml`.
+//!
+//! Static data the generated code writes and the registry reads; nothing here resolves
+//! settings (the shared vocabulary does) or knows a tool.
 
 use toolspec_vocab::settings::AdapterDecl;
 use toolspec_vocab::{adapters, hints};

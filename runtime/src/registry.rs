@@ -1,6 +1,12 @@
 //! The tools of one crate, bound to their handlers: lookup by canonical name, by adapter, and
-//! by an adapter's own name for a tool; each tool's effective settings per adapter; calls and
-//! explanations through the invoker, with hooks around every call.
+//! by an adapter's own name for a tool (both indexed once, when the registry is built); each
+//! tool's effective settings per adapter; calls and explanations through the invoker, with
+//! hooks around every call.
+//!
+//! A registry holds each tool type-erased ([`ErasedTool`]): the generated tools through the
+//! invoker's typed path, the built-in explain tool through its own module, which adds itself
+//! with [`RegistryBuilder::explain`] (defined there, so that the registry does not depend on
+//! it). The registry knows no adapter and no wire format.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -15,13 +21,17 @@ use crate::contract::{BoxFuture, Contract, Operation};
 use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
 use crate::hooks::{CallInfo, Hook};
-use crate::invoker::{CallOptions, Explanation, Limits, Rules, Typed, UndeclaredKeys};
+use crate::invoker::Typed;
+use crate::invoker::explanation::Explanation;
+use crate::invoker::limits::Limits;
+use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
+use crate::invoker::report::Errors;
 use crate::project::Project;
-use toolspec_vocab::Dialect;
 use toolspec_vocab::settings::Settings;
 
-/// A tool with its handler, type-erased.
-trait ErasedTool: Send + Sync {
+/// A tool with its handler, type-erased: what a registry holds of each tool.
+pub(crate) trait ErasedTool: Send + Sync {
+    /// Calls the tool (see [`RegisteredTool::invoke_with`]).
     fn invoke<'a>(
         &'a self,
         registry: &'a Registry,
@@ -30,6 +40,7 @@ trait ErasedTool: Send + Sync {
         options: CallOptions,
     ) -> BoxFuture<'a, ToolResult>;
 
+    /// Explains a call of the tool (see [`RegisteredTool::explain_with`]).
     fn explain<'a>(
         &'a self,
         registry: &'a Registry,
@@ -67,107 +78,6 @@ impl<O: Operation> ErasedTool for Typed<O> {
     }
 }
 
-/// The built-in `explain` tool: checks another tool's call without running it.
-struct ExplainTool;
-
-impl ErasedTool for ExplainTool {
-    fn invoke<'a>(
-        &'a self,
-        registry: &'a Registry,
-        args: Value,
-        ambient: &'a AmbientContext,
-        options: CallOptions,
-    ) -> BoxFuture<'a, ToolResult> {
-        Box::pin(async move {
-            let mut args = if args.is_null() {
-                Value::Object(serde_json::Map::new())
-            } else {
-                args
-            };
-            let errors = explain_argument_errors(&args, &registry.rules.limits);
-            if !errors.is_empty() {
-                return crate::invoker::invalid_arguments(&errors);
-            }
-            let name = args
-                .get("tool")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned();
-            let arguments = args.get_mut("arguments").map_or(Value::Null, Value::take);
-            let target = match options.adapter.as_deref() {
-                // Through an adapter, only that adapter's members (by their names there).
-                Some(adapter) => registry.find(adapter, &name),
-                None => registry.get(&name),
-            };
-            // A tool the caller may not call does not exist for it, here as everywhere.
-            let Some(target) =
-                target.filter(|t| !t.is_explain() && options.scopes.allow_tool(t.descriptor()))
-            else {
-                return unknown_tool(&name);
-            };
-            let explained = target
-                .entry
-                .imp
-                .explain(registry, arguments, ambient, &options)
-                .await;
-            match explained {
-                Ok(explanation) => {
-                    let message = if explanation.callable {
-                        format!("`{name}` can be called with these arguments.")
-                    } else {
-                        format!("`{name}` cannot be called with these arguments.")
-                    };
-                    let value = serde_json::to_value(&explanation).unwrap_or(Value::Null);
-                    ToolResult {
-                        outcome: Ok(value),
-                        message,
-                        exception: None,
-                    }
-                }
-                Err(result) => result,
-            }
-        })
-    }
-
-    fn explain<'a>(
-        &'a self,
-        registry: &'a Registry,
-        args: Value,
-        _ambient: &'a AmbientContext,
-        _options: &'a CallOptions,
-    ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
-        // The explain tool always runs; only its own arguments can be wrong.
-        let errors = explain_argument_errors(&args, &registry.rules.limits);
-        let mut explanation = Explanation::refused(registry.project().explain.name, errors);
-        explanation.callable = explanation.errors.is_empty();
-        Box::pin(std::future::ready(Ok(explanation)))
-    }
-}
-
-/// The answer to a call of a tool that does not exist (for this caller).
-fn unknown_tool(name: &str) -> ToolResult {
-    ToolResult::failed(ToolError::unknown_tool(name), None)
-}
-
-/// The explain tool's own argument errors, checked against its published schema.
-fn explain_argument_errors(args: &Value, limits: &Limits) -> crate::invoker::Errors {
-    static SCHEMA: std::sync::OnceLock<Option<jsonschema::Validator>> = std::sync::OnceLock::new();
-    let validator = SCHEMA.get_or_init(|| {
-        serde_json::from_str(EXPLAIN_INPUT_SCHEMA)
-            .ok()
-            .and_then(|s| crate::invoker::compile_schema(&s).ok())
-    });
-    match validator {
-        Some(validator) => crate::invoker::schema_errors(
-            validator,
-            args,
-            limits,
-            &crate::sensitive::Sensitivity::default(),
-        ),
-        None => crate::invoker::Errors::default(),
-    }
-}
-
 struct Entry {
     descriptor: &'static Descriptor,
     imp: Box<dyn ErasedTool>,
@@ -178,9 +88,16 @@ struct Entry {
 pub struct RegisteredTool<'r> {
     registry: &'r Registry,
     entry: &'r Entry,
+    /// The tool's position in the registry.
+    slot: usize,
 }
 
 impl<'r> RegisteredTool<'r> {
+    /// The tool's position in its registry: [`Registry::at`] finds it again without a lookup.
+    pub(crate) fn slot(&self) -> usize {
+        self.slot
+    }
+
     /// Everything known about the tool at build time.
     pub fn descriptor(&self) -> &'static Descriptor {
         self.entry.descriptor
@@ -229,7 +146,8 @@ impl<'r> RegisteredTool<'r> {
                 caller = options.caller.as_deref(),
                 "the caller lacks the tool's scopes"
             );
-            return unknown_tool(tool.name_for_call(options.adapter.as_deref()));
+            let name = tool.name_for_call(options.adapter.as_deref());
+            return ToolResult::failed(ToolError::unknown_tool(name), None);
         }
         let span = tracing::info_span!(
             "tool.call",
@@ -411,12 +329,14 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds the built-in explain tool under `descriptor` (generated as `EXPLAIN`).
-    pub fn explain(mut self, descriptor: &'static Descriptor) -> Self {
-        self.entries.push(Entry {
-            descriptor,
-            imp: Box::new(ExplainTool),
-        });
+    /// Adds a tool of the crate's own making under `descriptor` (the built-in explain tool
+    /// adds itself so, through `RegistryBuilder::explain`).
+    pub(crate) fn erased(
+        mut self,
+        descriptor: &'static Descriptor,
+        imp: Box<dyn ErasedTool>,
+    ) -> Self {
+        self.entries.push(Entry { descriptor, imp });
         self
     }
 
@@ -459,15 +379,24 @@ impl RegistryBuilder {
     }
 
     /// Builds without the checks `build` makes: for generated code, whose compiler made them.
-    #[doc(hidden)]
-    pub fn build_trusted(mut self) -> Registry {
+    pub(crate) fn build_trusted(mut self) -> Registry {
         self.entries.sort_by_key(|t| t.descriptor.name);
-        let by_name = self
-            .entries
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.descriptor.name, i))
-            .collect();
+        let mut by_name = HashMap::with_capacity(self.entries.len());
+        let mut by_adapter = HashMap::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let d = entry.descriptor;
+            by_name.insert(d.name, i);
+            // As `RegisteredTool::name_for` reads them: an adapter's first binding counts.
+            let firsts = d.adapters.iter().filter(|binding| {
+                d.binding(binding.adapter)
+                    .is_some_and(|first| std::ptr::eq(first, *binding))
+            });
+            for binding in firsts {
+                by_adapter
+                    .entry((binding.adapter, binding.name))
+                    .or_insert(i);
+            }
+        }
         let undeclared = if self.project.drop_undeclared_keys {
             UndeclaredKeys::Drop
         } else {
@@ -477,6 +406,7 @@ impl RegistryBuilder {
             project: self.project,
             entries: self.entries,
             by_name,
+            by_adapter,
             hooks: self.hooks,
             rules: Rules {
                 undeclared,
@@ -490,7 +420,10 @@ impl RegistryBuilder {
 pub struct Registry {
     project: &'static Project,
     entries: Vec<Entry>,
+    /// Canonical name → position in `entries`.
     by_name: HashMap<&'static str, usize>,
+    /// (adapter, the tool's name there) → position in `entries`.
+    by_adapter: HashMap<(&'static str, &'static str), usize>,
     hooks: Vec<Arc<dyn Hook>>,
     rules: Rules,
 }
@@ -528,11 +461,17 @@ impl Registry {
         self.project
     }
 
-    fn handle(&self, index: usize) -> RegisteredTool<'_> {
+    fn handle(&self, slot: usize) -> RegisteredTool<'_> {
         RegisteredTool {
             registry: self,
-            entry: &self.entries[index],
+            entry: &self.entries[slot],
+            slot,
         }
+    }
+
+    /// The tool at position `slot` (see [`RegisteredTool::slot`]).
+    pub(crate) fn at(&self, slot: usize) -> Option<RegisteredTool<'_>> {
+        (slot < self.entries.len()).then(|| self.handle(slot))
     }
 
     /// The tool with canonical name `name`.
@@ -557,7 +496,9 @@ impl Registry {
 
     /// The member of `adapter` that the adapter calls `name`.
     pub fn find(&self, adapter: &str, name: &str) -> Option<RegisteredTool<'_>> {
-        self.tools().find(|t| t.name_for(adapter) == Some(name))
+        self.by_adapter
+            .get(&(adapter, name))
+            .map(|&slot| self.handle(slot))
     }
 
     /// The effective settings of tool `tool` on `adapter` (None unless it is a member).
@@ -624,7 +565,7 @@ impl Registry {
             Ok(explanation) => Ok(explanation),
             Err(result) => {
                 let message = result.error().map(|e| e.message.clone());
-                let errors = crate::invoker::Errors::one("/", message.unwrap_or_default());
+                let errors = Errors::one("/", message.unwrap_or_default());
                 Ok(Explanation::refused(tool.name(), errors))
             }
         }
@@ -654,28 +595,3 @@ impl fmt::Debug for Registry {
 pub fn generated_registry(builder: RegistryBuilder) -> Registry {
     builder.build_trusted()
 }
-
-/// The input schema of the explain tool.
-pub const EXPLAIN_INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#;
-
-/// The explain tool's input schema in each provider dialect, sorted by dialect (what
-/// [`Descriptor::explain`] embeds). Only the non-strict dialects: the free-form `arguments`
-/// object has no strict form, so adapters declare explain non-strict. The compiler's own
-/// derivations are checked against these in its dialect tests.
-pub const EXPLAIN_DIALECTS: &[(Dialect, &str)] = &[
-    (Dialect::Anthropic, EXPLAIN_INPUT_SCHEMA),
-    (
-        Dialect::Gemini,
-        r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
-    ),
-    (
-        Dialect::OpenAi,
-        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-    ),
-];
-
-/// The output schema of the explain tool.
-pub const EXPLAIN_OUTPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]}},"required":["name","description","passed"],"additionalProperties":false}}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#;
-
-/// The description of the explain tool.
-pub const EXPLAIN_DESCRIPTION: &str = "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.";

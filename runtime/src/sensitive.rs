@@ -10,10 +10,15 @@
 //! union's variants (a value is sensitive where any of them says so, since a pointer does not
 //! say which variant matched); `$ref` names an entry of the root's `$defs` (named types, which
 //! may refer to themselves). Nothing else reads or interprets values here.
+//!
+//! The map is compiled by one walk of it (`crate::schema::walk`, 128 levels at most, each `$defs`
+//! entry once); the invoker, its reports and the developer's own logs ask the compiled map.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::invoker::keys::Keys;
+use crate::schema::keys::Keys;
+use crate::schema::refs::{self, Refs};
+use crate::schema::walk::{Bounds, Walker};
 
 /// What a sensitive value is replaced with wherever it would be shown or stored.
 pub const REDACTED: &str = "[redacted]";
@@ -21,6 +26,13 @@ pub const REDACTED: &str = "[redacted]";
 /// How deep a sensitivity walk follows a value; nothing is sensitive below (the invoker
 /// refuses arguments nested deeper long before).
 const MAX_DEPTH: usize = 128;
+
+/// How far compiling a map follows it: as deep as a walk of a value; no bound on the nodes,
+/// since each `$defs` entry is compiled once.
+const MAP_BOUNDS: Bounds = Bounds {
+    max_depth: MAX_DEPTH,
+    budget: usize::MAX,
+};
 
 /// A compiled sensitivity map. The default marks nothing sensitive.
 #[derive(Debug, Clone, Default)]
@@ -61,20 +73,15 @@ impl Sensitivity {
         let Some(root) = map.and_then(|text| serde_json::from_str::<Value>(text).ok()) else {
             return Self::default();
         };
-        let names: Vec<String> = root
-            .get("$defs")
-            .and_then(Value::as_object)
-            .map(|defs| defs.keys().cloned().collect())
-            .unwrap_or_default();
-        let keys = Keys::new(names.clone());
-        let compile = |value: &Value| node(value, &keys, 0);
-        let defs = names
-            .iter()
-            .map(|name| compile(&root["$defs"][name.as_str()]))
-            .collect();
+        let mut compiler = Compiler {
+            defs_map: root.get("$defs").and_then(Value::as_object),
+            walker: Walker::new(&root, MAP_BOUNDS),
+            defs: Refs::new(),
+        };
+        let node = compiler.node(&root, 0);
         Self {
-            root: Some(compile(&root)),
-            defs,
+            root: Some(node),
+            defs: compiler.defs.into_plans(),
         }
     }
 
@@ -156,14 +163,12 @@ impl Sensitivity {
     }
 
     /// Follows `$ref`s (a chain of refs that never reaches a node is nothing sensitive).
-    fn resolve<'s>(&'s self, mut node: &'s Node) -> &'s Node {
-        for _ in 0..=self.defs.len() {
-            match node {
-                Node::Ref(index) => node = &self.defs[*index],
-                other => return other,
-            }
-        }
-        &Node::Clear
+    fn resolve<'s>(&'s self, node: &'s Node) -> &'s Node {
+        let reference = |node: &Node| match node {
+            Node::Ref(index) => Some(*index),
+            _ => None,
+        };
+        refs::follow(&self.defs, node, reference).unwrap_or(&Node::Clear)
     }
 
     /// `value` with every sensitive part replaced by [`REDACTED`], in place.
@@ -220,42 +225,70 @@ enum Step {
     Went,
 }
 
-fn node(value: &Value, defs: &Keys, depth: usize) -> Node {
-    if depth > MAX_DEPTH {
-        return Node::Clear;
+/// The compilation of one map: a walk of the map alone, each `$defs` entry compiled once (at
+/// the top, wherever it is first referred to), by index.
+struct Compiler<'m> {
+    /// The root's `$defs`, which `$ref`s name.
+    defs_map: Option<&'m Map<String, Value>>,
+    walker: Walker<'m>,
+    defs: Refs<'m, Node>,
+}
+
+impl<'m> Compiler<'m> {
+    fn node(&mut self, value: &'m Value, depth: usize) -> Node {
+        if !self.walker.enter(depth) {
+            return Node::Clear;
+        }
+        let map = match value {
+            Value::Bool(true) => return Node::Sensitive,
+            Value::Object(map) => map,
+            _ => return Node::Clear,
+        };
+        if let Some(Value::String(reference)) = map.get("$ref") {
+            return self.reference(reference);
+        }
+        let mut parts = Parts {
+            items: self.below(map.get("items"), depth),
+            values: self.below(map.get("additionalProperties"), depth),
+            ..Parts::default()
+        };
+        if let Some(Value::Object(properties)) = map.get("properties") {
+            parts.properties = Keys::new(properties.keys().cloned().collect());
+            parts.plans = properties
+                .values()
+                .map(|v| self.node(v, depth + 1))
+                .collect();
+        }
+        if let Some(Value::Array(branches)) = map.get("anyOf") {
+            parts.any_of = branches.iter().map(|v| self.node(v, depth + 1)).collect();
+        }
+        Node::Parts(Box::new(parts))
     }
-    let map = match value {
-        Value::Bool(true) => return Node::Sensitive,
-        Value::Object(map) => map,
-        _ => return Node::Clear,
-    };
-    if let Some(Value::String(reference)) = map.get("$ref") {
-        return reference
-            .strip_prefix("#/$defs/")
-            .and_then(|name| defs.find(name, 0))
-            .map_or(Node::Clear, Node::Ref);
-    }
-    let below = |key: &str| {
-        map.get(key)
-            .map(|v| node(v, defs, depth + 1))
+
+    /// The node of a subschema, unless nothing below it is sensitive.
+    fn below(&mut self, value: Option<&'m Value>, depth: usize) -> Option<Node> {
+        value
+            .map(|v| self.node(v, depth + 1))
             .filter(|n| !matches!(n, Node::Clear))
-    };
-    let mut parts = Parts {
-        items: below("items"),
-        values: below("additionalProperties"),
-        ..Parts::default()
-    };
-    if let Some(Value::Object(properties)) = map.get("properties") {
-        parts.properties = Keys::new(properties.keys().cloned().collect());
-        parts.plans = properties
-            .values()
-            .map(|v| node(v, defs, depth + 1))
-            .collect();
     }
-    if let Some(Value::Array(branches)) = map.get("anyOf") {
-        parts.any_of = branches.iter().map(|v| node(v, defs, depth + 1)).collect();
+
+    /// A `$ref` to an entry of the root's `$defs` (the only kind the compiler writes; any
+    /// other marks nothing sensitive).
+    fn reference(&mut self, reference: &'m str) -> Node {
+        if let Some(index) = self.defs.get(reference) {
+            return Node::Ref(index);
+        }
+        let target = reference
+            .strip_prefix("#/$defs/")
+            .and_then(|name| self.defs_map?.get(name));
+        let Some(target) = target else {
+            return Node::Clear;
+        };
+        let index = self.defs.reserve(reference);
+        let node = self.node(target, 0);
+        self.defs.set(index, node);
+        Node::Ref(index)
     }
-    Node::Parts(Box::new(parts))
 }
 
 #[cfg(test)]

@@ -39,7 +39,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use toolspec::mcp::http::HttpTransport;
 use toolspec::mcp::{Listing, McpServer};
-use toolspec::{AdapterBinding, Caller, CancellationToken, Descriptor, PresentAs};
+use toolspec::settings::PresentAs;
+use toolspec::{AdapterBinding, Caller, CancellationToken, Descriptor};
 
 toolspec::include_tools!();
 

@@ -1,4 +1,7 @@
 //! What one call may cost the invoker, and what its answer may hold.
+//!
+//! Plain numbers: the invoker's screening and reports, and the MCP transports' screening of
+//! whole messages, read them.
 
 /// Bounds on one call's arguments and on the errors reported for them, set per registry
 /// ([`Registry::with_limits`](crate::Registry::with_limits)).

@@ -6,16 +6,23 @@
 //! the tool's timeout, with cancellation and progress, panics caught → a [`ToolResult`].
 //!
 //! Anything valid under the published input schema is accepted; coercions only widen that.
+//!
+//! The steps live in the children: screening and coercion in `plan`, the schema check in
+//! `validate`, error messages in `report`, bounds in `limits`; what a call is made with in
+//! `options` and what an explanation holds in `explanation`. This module runs them in order
+//! for one typed tool ([`Typed`]). It knows no adapter, no registry and no wire format: the
+//! registry calls it, and the adapters call the registry.
 
 // Pipeline steps return the call's final `ToolResult` as their error, so each step can end
 // the call early; that value is large, but it is built once, on the failure path only.
 #![allow(clippy::result_large_err)]
 
-pub(crate) mod keys;
-mod limits;
-mod plan;
-mod report;
-mod validate;
+pub(crate) mod explanation;
+pub(crate) mod limits;
+pub(crate) mod options;
+pub(crate) mod plan;
+pub(crate) mod report;
+pub(crate) mod validate;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -27,97 +34,18 @@ use futures_util::FutureExt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
-use toolspec_vocab::codes;
-
-pub use limits::Limits;
-pub use plan::{ArgumentPlan, coerce};
-pub use report::{Errors, FieldError};
-pub(crate) use validate::{compile as compile_schema, errors as schema_errors};
 
 use crate::ambient::AmbientContext;
 use crate::context::{Context, Progress};
 use crate::contract::{Contract, DeclaredError, Operation};
 use crate::descriptor::{Descriptor, Field};
-use crate::failure::{Failure, ToolError, ToolResult, compose_error};
+use crate::failure::{Failure, ToolError, ToolResult, compose_error, error_chain};
+use crate::invoker::explanation::{Explanation, GuardCheck};
+use crate::invoker::limits::Limits;
+use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
+use crate::invoker::plan::{ArgumentPlan, TopLevel};
+use crate::invoker::report::Errors;
 use crate::sensitive::Sensitivity;
-
-/// What to do with argument keys the input schema does not declare.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum UndeclaredKeys {
-    /// Refuse the call, naming the keys (the default).
-    #[default]
-    Reject,
-    /// Drop them silently (logged at debug level).
-    Drop,
-}
-
-/// What a registry decides for every call it makes: how undeclared keys are treated, and
-/// the limits.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Rules {
-    pub(crate) undeclared: UndeclaredKeys,
-    pub(crate) limits: Limits,
-}
-
-/// Per-call options an adapter passes along with the arguments.
-#[derive(Debug, Clone, Default)]
-pub struct CallOptions {
-    /// The adapter the call came through.
-    pub adapter: Option<String>,
-    /// Who is calling.
-    pub caller: Option<String>,
-    /// The caller's scopes: a tool requiring scopes the caller lacks answers exactly as an
-    /// unknown tool would (adapters also hide it from their listings).
-    pub scopes: crate::caller::Scopes,
-    /// Cancelled by the client (MCP `notifications/cancelled`, a dropped HTTP request…).
-    pub cancellation: CancellationToken,
-    /// Where progress reports go.
-    pub progress: Progress,
-}
-
-/// A guard's result in an explanation.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct GuardCheck {
-    /// The guard (also its error code).
-    pub name: String,
-    /// What must hold.
-    pub description: String,
-    /// Whether it holds; `None` when the arguments were too wrong to check it.
-    pub passed: Option<bool>,
-}
-
-/// Whether a call could run, without running it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Explanation {
-    /// The tool.
-    pub tool: String,
-    /// Whether the call would get past validation and every guard.
-    pub callable: bool,
-    /// The argument errors: the first [`Limits::max_errors`] in pointer order.
-    pub errors: Vec<FieldError>,
-    /// How many more argument errors there were.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub more_errors: usize,
-    /// Every guard's result, in spec order.
-    pub guards: Vec<GuardCheck>,
-}
-
-impl Explanation {
-    /// An explanation of `tool` that cannot be called because of `errors`.
-    pub(crate) fn refused(tool: &str, errors: Errors) -> Self {
-        Self {
-            tool: tool.to_owned(),
-            callable: false,
-            errors: errors.list,
-            more_errors: errors.more,
-            guards: Vec::new(),
-        }
-    }
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
 
 /// A call's typed input and resolved ambient fields.
 type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
@@ -216,8 +144,8 @@ impl<O: Operation> Typed<O> {
             }
         };
         let top = match rules.undeclared {
-            UndeclaredKeys::Reject => plan::TopLevel::Reject,
-            UndeclaredKeys::Drop => plan::TopLevel::Drop,
+            UndeclaredKeys::Reject => TopLevel::Reject,
+            UndeclaredKeys::Drop => TopLevel::Drop,
         };
         let screened =
             compiled
@@ -371,7 +299,8 @@ impl<O: Operation> Typed<O> {
                     None,
                 )
             }
-            Err(Failure::Internal(e)) => internal(tool, e.to_string()),
+            // The developer sees the whole chain of causes, as anyhow's `{:#}` shows it.
+            Err(Failure::Internal(e)) => internal(tool, error_chain(&*e)),
         }
     }
 
@@ -503,21 +432,13 @@ enum Stop {
 impl Stop {
     fn result(self, tool: &Descriptor) -> ToolResult {
         match self {
-            Self::Cancelled => {
-                let error = ToolError {
-                    code: codes::CANCELLED.into(),
-                    message: "The call was cancelled.".into(),
-                    details: None,
-                };
-                ToolResult::failed(error, Some("cancelled by the client".into()))
-            }
+            Self::Cancelled => ToolResult::failed(
+                ToolError::cancelled(),
+                Some("cancelled by the client".into()),
+            ),
             Self::TimedOut(timeout) => {
                 let reason = format!("The call did not finish within {}.", human(timeout));
-                let error = ToolError {
-                    code: codes::TIMEOUT.into(),
-                    message: compose_error(tool.error_headline, &reason, false),
-                    details: None,
-                };
+                let error = ToolError::timeout(tool.error_headline, &reason);
                 ToolResult::failed(error, Some(format!("timed out after {timeout:?}")))
             }
         }
@@ -645,27 +566,16 @@ fn resolve_ambient<A: DeserializeOwned>(
     })
 }
 
+/// The `invalid_arguments` failure listing `errors`.
 pub(crate) fn invalid_arguments(errors: &Errors) -> ToolResult {
-    let error = ToolError {
-        code: codes::INVALID_ARGUMENTS.into(),
-        message: errors.summary(),
-        details: Some(errors.details()),
-    };
+    let error = ToolError::invalid_arguments(errors.summary(), errors.details());
     ToolResult::failed(error, None)
 }
 
-/// A failure whose cause only the developer sees.
+/// A failure whose cause only the developer sees: in the log, and as the exception.
 fn internal(tool: &Descriptor, exception: String) -> ToolResult {
     tracing::error!(tool = tool.name, exception = %exception, "tool failed");
-    let error = ToolError {
-        code: codes::INTERNAL_ERROR.into(),
-        message: tool
-            .error_headline
-            .unwrap_or("The tool failed unexpectedly.")
-            .to_owned(),
-        details: None,
-    };
-    ToolResult::failed(error, Some(exception))
+    ToolResult::failed(ToolError::internal(tool.error_headline), Some(exception))
 }
 
 fn default_message(tool: &Descriptor) -> String {
@@ -704,5 +614,132 @@ fn human(d: Duration) -> String {
         format!("{:.1}s", d.as_secs_f64())
     } else {
         format!("{ms}ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::contract::BoxFuture;
+    use crate::descriptor::ToolKind;
+    use crate::project::Project;
+    use crate::registry::Registry;
+
+    /// A root cause.
+    #[derive(Debug)]
+    struct Disk;
+
+    impl fmt::Display for Disk {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the disk is full")
+        }
+    }
+
+    impl std::error::Error for Disk {}
+
+    /// An error whose cause is [`Disk`].
+    #[derive(Debug)]
+    struct Ledger(Disk);
+
+    impl fmt::Display for Ledger {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("writing the ledger")
+        }
+    }
+
+    impl std::error::Error for Ledger {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    /// No declared error codes.
+    #[derive(Debug)]
+    enum NoCode {}
+
+    impl fmt::Display for NoCode {
+        fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match *self {}
+        }
+    }
+
+    impl DeclaredError for NoCode {
+        fn code(&self) -> &'static str {
+            match *self {}
+        }
+    }
+
+    static WRITE: Descriptor = Descriptor {
+        spec: "write.yaml",
+        module: "write",
+        kind: ToolKind::Action,
+        title: None,
+        input_schema: r#"{"type":"object"}"#,
+        output_schema: r#"{"type":"object"}"#,
+        fields: &[],
+        error_headline: Some("Could not write"),
+        hints: &[],
+        dialects: &[],
+        ..Descriptor::explain("write", &[])
+    };
+
+    /// A tool whose handler fails with a two-level internal error.
+    struct Write;
+
+    impl Contract for Write {
+        const NAME: &'static str = "write";
+        type Input = Map<String, Value>;
+        type Ambient = Map<String, Value>;
+        type Output = Value;
+        type Error = NoCode;
+
+        fn descriptor() -> &'static Descriptor {
+            &WRITE
+        }
+    }
+
+    impl Operation for Write {
+        type Contract = Write;
+
+        fn call<'a>(
+            &'a self,
+            _input: Map<String, Value>,
+            _cx: Context<'a, Map<String, Value>>,
+        ) -> BoxFuture<'a, crate::contract::Outcome<Write>> {
+            Box::pin(async { Err(Failure::from(Ledger(Disk))) })
+        }
+
+        fn guard<'a>(
+            &'a self,
+            _index: usize,
+            _input: &'a Map<String, Value>,
+            _cx: &'a Context<'a, Map<String, Value>>,
+        ) -> Option<BoxFuture<'a, bool>> {
+            None
+        }
+    }
+
+    #[tokio::test]
+    async fn an_internal_failure_keeps_its_whole_chain_for_the_developer() {
+        let registry = Registry::builder(&Project::DEFAULT)
+            .tool(Write)
+            .build()
+            .expect("a valid registry");
+        let result = registry
+            .invoke("write", json!({}), &AmbientContext::new())
+            .await
+            .expect("a registered tool");
+        assert_eq!(
+            result.to_model_json(),
+            json!({"error": "internal_error", "message": "Could not write"})
+        );
+        assert_eq!(
+            result.exception.as_deref(),
+            Some("writing the ledger: the disk is full")
+        );
     }
 }

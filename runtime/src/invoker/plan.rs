@@ -23,18 +23,26 @@
 //! - a `date-time` with a space instead of `T`, or a lower-case `z` → RFC 3339.
 //!
 //! Anything else is left alone for the schema check to judge.
-
-use std::collections::HashMap;
+//!
+//! The plan is compiled by one walk of the schema (`crate::schema::walk`: `$ref`s followed once
+//! each, 128 levels at most); screening reports through `report`, and the schema check that
+//! follows is `validate`'s.
 
 use serde_json::{Map, Value};
 
-use super::keys::Keys;
-use super::limits::Limits;
-use super::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
+use crate::invoker::limits::Limits;
+use crate::invoker::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
+use crate::schema::keys::Keys;
+use crate::schema::refs::{self, Refs};
+use crate::schema::walk::{self, Bounds, Walker};
 use crate::sensitive::Sensitivity;
 
-/// How deep a plan follows the schema (and its `$ref`s); deeper parts are left to the check.
-const MAX_PLAN_DEPTH: usize = 128;
+/// How far a plan follows the schema: 128 levels (`$ref`s included), deeper parts left to the
+/// check; no bound on the nodes, since the compiled plan visits each `$ref` target once.
+const PLAN_BOUNDS: Bounds = Bounds {
+    max_depth: 128,
+    budget: usize::MAX,
+};
 
 /// The largest magnitude below which every integral `f64` is an exact integer: 2^53.
 const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0;
@@ -44,13 +52,6 @@ const I64_END: f64 = 9_223_372_036_854_775_808.0;
 
 /// How many declared names an undeclared-key message lists.
 const MAX_EXPECTED: usize = 20;
-
-/// Coerces `value` in place following `schema`; `root` resolves local `$ref`s.
-///
-/// Compiles an [`ArgumentPlan`] on every call: the invoker compiles one per tool, once.
-pub fn coerce(value: &mut Value, schema: &Value, root: &Value) {
-    ArgumentPlan::compile(schema, root).coerce(value);
-}
 
 /// What the arguments of one tool need before its schema is checked, compiled once: only the
 /// parts of the schema that screening or coercion look at, `$ref`s resolved (a recursive type
@@ -137,14 +138,13 @@ impl ArgumentPlan {
     /// Compiles the plan of `schema`; `root` resolves local `$ref`s.
     pub fn compile(schema: &Value, root: &Value) -> Self {
         let mut compiler = Compiler {
-            root,
-            indices: HashMap::new(),
-            refs: Vec::new(),
+            walker: Walker::new(root, PLAN_BOUNDS),
+            refs: Refs::new(),
         };
         let plan = compiler.plan(schema, 0);
         Self {
             root: plan,
-            refs: compiler.refs,
+            refs: compiler.refs.into_plans(),
         }
     }
 
@@ -185,15 +185,15 @@ impl ArgumentPlan {
     }
 
     /// Follows `$ref`s to a node (a chain of refs that never reaches one is `Skip`).
-    fn resolve<'p>(&'p self, mut plan: &'p Plan) -> Option<&'p Node> {
-        for _ in 0..=self.refs.len() {
-            match plan {
-                Plan::Skip => return None,
-                Plan::Ref(index) => plan = &self.refs[*index],
-                Plan::Node(node) => return Some(node),
-            }
+    fn resolve<'p>(&'p self, plan: &'p Plan) -> Option<&'p Node> {
+        let reference = |plan: &Plan| match plan {
+            Plan::Ref(index) => Some(*index),
+            _ => None,
+        };
+        match refs::follow(&self.refs, plan, reference) {
+            Some(Plan::Node(node)) => Some(node),
+            _ => None,
         }
-        None
     }
 }
 
@@ -424,15 +424,15 @@ fn undeclared_message(declared: &[String], top: bool) -> String {
     }
 }
 
+/// The compilation of one plan: a walk of the schema alone.
 struct Compiler<'a> {
-    root: &'a Value,
-    indices: HashMap<&'a str, usize>,
-    refs: Vec<Plan>,
+    walker: Walker<'a>,
+    refs: Refs<'a, Plan>,
 }
 
 impl<'a> Compiler<'a> {
     fn plan(&mut self, schema: &'a Value, depth: usize) -> Plan {
-        if depth > MAX_PLAN_DEPTH {
+        if !self.walker.enter(depth) {
             return Plan::Skip;
         }
         let Some(schema) = schema.as_object() else {
@@ -443,14 +443,13 @@ impl<'a> Compiler<'a> {
         }
         if let Some(Value::Array(branches)) = schema.get("anyOf") {
             // Only when exactly one branch can hold a value other than null.
-            let mut rest = branches.iter().filter(|b| !is_null_schema(b));
-            return match (rest.next(), rest.next()) {
-                (Some(only), None) => self.plan(only, depth + 1),
-                _ => Plan::Skip,
+            return match walk::only_non_null(branches) {
+                Some(only) => self.plan(only, depth + 1),
+                None => Plan::Skip,
             };
         }
         let mut node = Node::default();
-        for t in types_of(schema) {
+        for t in walk::types_of(schema) {
             match t {
                 "integer" => node.wants.integer = true,
                 "number" => node.wants.number = true,
@@ -500,17 +499,15 @@ impl<'a> Compiler<'a> {
     }
 
     fn reference(&mut self, reference: &'a str, depth: usize) -> Plan {
-        if let Some(&index) = self.indices.get(reference) {
+        if let Some(index) = self.refs.get(reference) {
             return Plan::Ref(index);
         }
-        let Some(target) = resolve(reference, self.root) else {
+        let Some(target) = self.walker.resolve(reference) else {
             return Plan::Skip;
         };
-        let index = self.refs.len();
-        self.refs.push(Plan::Skip);
-        self.indices.insert(reference, index);
+        let index = self.refs.reserve(reference);
         let plan = self.plan(target, depth + 1);
-        self.refs[index] = plan;
+        self.refs.set(index, plan);
         Plan::Ref(index)
     }
 }
@@ -575,24 +572,6 @@ fn normalize_datetime(text: &str) -> String {
     out
 }
 
-fn types_of(schema: &Map<String, Value>) -> Vec<&str> {
-    match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn is_null_schema(schema: &Value) -> bool {
-    schema.get("type").and_then(Value::as_str) == Some("null")
-}
-
-/// Resolves `#/$defs/Name` (and any other local JSON pointer) against `root`.
-pub fn resolve<'a>(reference: &str, root: &'a Value) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    root.pointer(pointer)
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -601,7 +580,7 @@ mod tests {
 
     fn run(value: Value, schema: Value) -> Value {
         let mut value = value;
-        coerce(&mut value, &schema, &schema);
+        ArgumentPlan::compile(&schema, &schema).coerce(&mut value);
         value
     }
 

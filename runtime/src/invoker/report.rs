@@ -1,6 +1,9 @@
 //! Argument errors as the model reads them: each failing field named by its JSON pointer, at
 //! most [`Limits::max_errors`] of them (the rest counted), values quoted only in part and
 //! `sensitive` ones never.
+//!
+//! Formatting only: what is wrong is found by screening (`plan`) and by the schema check
+//! (`validate`); this module names and words it.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -8,7 +11,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::limits::Limits;
+use crate::invoker::limits::Limits;
 use crate::sensitive::Sensitivity;
 
 /// One failing field.

@@ -5,12 +5,15 @@
 //! Patterns run on the `regex` crate's engine, in time linear in the input: a pattern that
 //! needs backtracking (backreferences, lookaround) is refused when the schema compiles, as
 //! the compiler refuses it in the spec.
+//!
+//! Only the check: screening and coercion happen before (`plan`), the wording of each error is
+//! `report`'s.
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 
-use super::limits::Limits;
-use super::report::{
+use crate::invoker::limits::Limits;
+use crate::invoker::report::{
     Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, escape_pointer, pointer_tokens,
     quote, shorten,
 };

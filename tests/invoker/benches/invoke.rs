@@ -94,7 +94,7 @@ fn stages(c: &mut Criterion) {
         b.iter(|| black_box(args.clone()))
     });
     // The argument plan (screening and coercion), compiled once per tool as the invoker does.
-    let plan = toolspec::invoker::ArgumentPlan::compile(&input_schema, &input_schema);
+    let plan = toolspec::__private::ArgumentPlan::compile(&input_schema, &input_schema);
     group.bench_function("screen_and_coerce", |b| {
         b.iter_batched(
             args,

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use toolspec::{AmbientContext, CallInfo, CallOptions, Hook, ToolError, ToolResult};
+use toolspec::{AmbientContext, CallInfo, CallOptions, Caller, Hook, ToolError, ToolResult};
 use toolspec_test_invoker::App;
 
 /// One call as the `after` hook saw it.
@@ -52,11 +52,7 @@ impl Hook for Recorder {
 }
 
 fn options(caller: &str) -> CallOptions {
-    CallOptions {
-        adapter: Some("mcp".into()),
-        caller: Some(caller.into()),
-        ..CallOptions::default()
-    }
+    CallOptions::for_caller("mcp", &Caller::new(caller))
 }
 
 #[tokio::test]

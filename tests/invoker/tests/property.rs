@@ -1,7 +1,7 @@
 //! The invoker's promise, as a property: anything valid under a tool's published input schema
 //! is accepted, and anything the `jsonschema` crate finds invalid is rejected with
-//! `invalid_arguments` — unless a documented coercion (see `toolspec::invoker::coerce`) turns
-//! it into something valid.
+//! `invalid_arguments` — unless a documented coercion (see the README, "Calling tools: the
+//! invoker", and the invoker's argument plan) turns it into something valid.
 //!
 //! Values are generated from the input schemas themselves (types, enums, bounds, lengths,
 //! patterns, formats, required/optional keys, arrays, nested objects), then mutated. The
@@ -441,7 +441,7 @@ fn mutate(value: &mut Value, site: Index, mutation: &Mutation) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The documented coercions, written from the docs of `toolspec::invoker::coerce`, not its code.
+// The documented coercions, written from their documentation, not from the invoker's code.
 
 fn types(schema: &Value) -> Vec<&str> {
     match schema.get("type") {

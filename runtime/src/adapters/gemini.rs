@@ -10,8 +10,9 @@
 //!   success and `{"error": {"error": code, "message", "details"?}}` on failure; and every
 //!   `functionCall` part of a model [`Content`] at once, as the user content that answers it.
 //! - Gemini enums hold strings only: the dialect sends numeric and boolean enums as their
-//!   spellings (`"2"`), and the invoker's coercion turns them back into numbers and booleans
-//!   where the canonical schema wants one, before validating.
+//!   spellings (`"2"`), and the calling core turns each spelling back into the enum's value
+//!   ([`restore_spelled_enums`](crate::adapters::calling::restore_spelled_enums)), at any depth
+//!   and inside `explain`'s `arguments`, before the invoker validates.
 //!
 //! ```ignore
 //! let gemini = toolspec::gemini::Dispatcher::new(tools::registry(app));
@@ -21,14 +22,18 @@
 //! contents.push(serde_json::to_value(&content)?);
 //! contents.push(serde_json::to_value(gemini.answer(&content, &caller).await)?);
 //! ```
+//!
+//! Only the Gemini envelopes live here: which members are declared in which dialect, the
+//! dispatch to the invoker, the rendering of results and the argument repairs are the calling
+//! core's (`crate::adapters::calling`), shared with the other providers.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::adapters::calling::{Answer, Core, Function, Provider, declarations, native_calls};
 use crate::caller::Caller;
-use crate::calling::{Answer, Core, Function, Provider, declarations, native_calls};
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
 

@@ -15,6 +15,10 @@
 //! configured with, on HTTP the one the authenticator returned. A tool whose scopes the caller
 //! lacks is neither listed nor callable, and calling it looks exactly like calling a tool that
 //! does not exist (JSON-RPC `-32602`).
+//!
+//! This module holds the listing and the `ServerHandler`; `stdio` and `http` are the
+//! transports, `wire` screens their messages. It never validates arguments or renders errors
+//! itself (the invoker does), and decides nothing about who is calling (the transports do).
 
 pub mod http;
 pub mod stdio;
@@ -39,7 +43,7 @@ use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::context::{Progress, ProgressUpdate};
 use crate::descriptor::Descriptor;
-use crate::invoker::CallOptions;
+use crate::invoker::options::CallOptions;
 use crate::registry::Registry;
 use toolspec_vocab::settings::PresentAs;
 
@@ -128,12 +132,8 @@ impl Listing {
             descriptors
                 .into_iter()
                 .filter_map(|(descriptor, present_as)| {
-                    Some(Member {
-                        name: descriptor.name_for(ADAPTER)?,
-                        descriptor,
-                        present_as,
-                        declaration: wrap(descriptor)?,
-                    })
+                    let name = descriptor.name_for(ADAPTER)?;
+                    Some(Member::new(name, descriptor, present_as, wrap(descriptor)?))
                 }),
         )
     }
@@ -293,15 +293,10 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let caller = self.caller_of(&context);
-        let listed = self
+        let (listed, registered) = self
             .shared
             .listing
-            .find(&request.name, caller)
-            .ok_or_else(|| unknown_tool(&request.name))?;
-        let registered = self
-            .shared
-            .registry
-            .get(listed.descriptor.name)
+            .dispatch(&self.shared.registry, &request.name, caller)
             .ok_or_else(|| unknown_tool(&request.name))?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let reporter = context
@@ -309,14 +304,12 @@ impl McpServer {
             .get_progress_token()
             .map(|token| ProgressForwarder::start(context.peer.clone(), token));
         let options = CallOptions {
-            adapter: Some(ADAPTER.into()),
-            caller: caller.id.clone(),
-            scopes: caller.scopes.clone(),
             cancellation: context.ct.clone(),
             progress: reporter
                 .as_ref()
                 .map(ProgressForwarder::progress)
                 .unwrap_or_default(),
+            ..CallOptions::for_caller(ADAPTER, caller)
         };
         let result = registered
             .invoke_with(arguments, &caller.ambient, options)

@@ -13,6 +13,9 @@
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8787").await?;
 //! HttpTransport::new(server).authenticator(tokens).serve(listener, CancellationToken::new()).await?;
 //! ```
+//!
+//! A transport only: it decides who is calling and serves the `McpServer` it is given, which
+//! lists and calls; nothing here knows a tool.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -247,7 +250,7 @@ impl HttpTransport {
 /// What the look at each message needs.
 #[derive(Debug, Clone, Copy)]
 struct Screening {
-    limits: crate::invoker::Limits,
+    limits: crate::invoker::limits::Limits,
     max_body_bytes: usize,
 }
 

@@ -16,17 +16,21 @@
 //! whose kind follows the code (`invalid_arguments` → `InvalidArgs`, `timeout`, `cancelled`,
 //! `unknown_tool` → `NotFound`, anything else `Other`). The developer-facing exception stays
 //! in the error's diagnostic message, which rig never shows the model.
+//!
+//! Built like the other adapters: a catalog of the rig members (their rig names), each wrapped
+//! as a `DynamicTool` whose calls go to the registered tool through the invoker. Only rig's types
+//! live here; nothing else in the crate depends on rig.
 
 use std::sync::Arc;
 
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
-use serde_json::Value;
 
 use crate::caller::Caller;
+use crate::catalog::{Catalog, Member};
 use crate::failure::{ToolError, ToolResult};
-use crate::invoker::CallOptions;
-use crate::registry::Registry;
+use crate::invoker::options::CallOptions;
+use crate::registry::{RegisteredTool, Registry};
 use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, codes};
 
@@ -37,56 +41,55 @@ pub const ADAPTER: &str = "rig";
 
 /// Every rig member of `registry` that `caller` may call, sorted by its rig name.
 pub fn tools(registry: &Arc<Registry>, caller: &Arc<Caller>) -> Vec<DynamicTool> {
-    let mut names: Vec<(&'static str, &'static str)> = registry
-        .tools_for(ADAPTER)
-        .into_iter()
-        .filter(|tool| caller.may_call(tool.descriptor()))
-        .filter_map(|tool| Some((tool.name_for(ADAPTER)?, tool.name())))
-        .collect();
-    names.sort();
-    names
-        .into_iter()
-        .filter_map(|(_, canonical)| wrap(registry, canonical, caller))
+    let catalog = Catalog::of(registry, ADAPTER, declare);
+    catalog
+        .visible(Some(caller))
+        .map(|member| dynamic_tool(registry, member, caller))
         .collect()
 }
 
 /// Tool `name` (canonical) as a rig tool calling into `registry` as `caller`; `None` when
 /// there is no such tool or it is not a rig member.
 pub fn wrap(registry: &Arc<Registry>, name: &str, caller: &Arc<Caller>) -> Option<DynamicTool> {
-    let tool = registry.get(name)?;
-    let descriptor = tool.descriptor();
-    let rig_name = ToolName::new(descriptor.name_for(ADAPTER)?).ok()?;
-    let present_as = tool
-        .settings(ADAPTER)
-        .map(|s| s.present_as())
-        .unwrap_or_default();
-    let parameters: Value = descriptor
+    let member = Member::of(&registry.get(name)?, ADAPTER, declare)?;
+    Some(dynamic_tool(registry, &member, caller))
+}
+
+/// A rig member's name there, when rig takes it as a tool name.
+fn declare(tool: &RegisteredTool<'_>) -> Option<ToolName> {
+    ToolName::new(tool.name_for(ADAPTER)?).ok()
+}
+
+/// `member` as a rig tool: its parameters are the `openai` dialect (the widest accepted by
+/// rig's providers), else the canonical schema; each call goes to `member`'s tool in
+/// `registry`, as `caller`.
+fn dynamic_tool(
+    registry: &Arc<Registry>,
+    member: &Member<ToolName>,
+    caller: &Arc<Caller>,
+) -> DynamicTool {
+    let descriptor = member.descriptor;
+    let parameters = descriptor
         .dialect_json(Dialect::OpenAi)
         .unwrap_or_else(|| descriptor.input_schema_json());
-    let canonical = descriptor.name;
-    let (registry, caller) = (registry.clone(), caller.clone());
-    Some(DynamicTool::new(
-        rig_name,
+    let (registry, caller, target) = (registry.clone(), caller.clone(), member.clone());
+    DynamicTool::new(
+        member.declaration.clone(),
         descriptor.description,
         parameters,
         move |arguments| {
-            let (registry, caller) = (registry.clone(), caller.clone());
+            let (registry, caller, member) = (registry.clone(), caller.clone(), target.clone());
             Box::pin(async move {
-                let Some(tool) = registry.get(canonical) else {
-                    let error = ToolError::unknown_tool(canonical);
-                    return render(ToolResult::failed(error, None), present_as);
+                let Some(tool) = member.tool(&registry) else {
+                    let error = ToolError::unknown_tool(member.descriptor.name);
+                    return render(ToolResult::failed(error, None), member.present_as);
                 };
-                let options = CallOptions {
-                    adapter: Some(ADAPTER.into()),
-                    caller: caller.id.clone(),
-                    scopes: caller.scopes.clone(),
-                    ..CallOptions::default()
-                };
+                let options = CallOptions::for_caller(ADAPTER, &caller);
                 let result = tool.invoke_with(arguments, &caller.ambient, options).await;
-                render(result, present_as)
+                render(result, member.present_as)
             })
         },
-    ))
+    )
 }
 
 /// A call's result as rig's output or error.

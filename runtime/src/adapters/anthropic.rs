@@ -21,14 +21,18 @@
 //! let results = anthropic.answer(&message, &caller).await;
 //! messages.push(json!({ "role": "user", "content": results }));
 //! ```
+//!
+//! Only the Anthropic envelopes live here: which members are declared in which dialect, the
+//! dispatch to the invoker, the rendering of results and the argument repairs are the calling
+//! core's (`crate::adapters::calling`), shared with the other providers.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::adapters::calling::{Core, Function, Provider, declarations, native_calls};
 use crate::caller::Caller;
-use crate::calling::{Core, Function, Provider, declarations, native_calls};
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
 

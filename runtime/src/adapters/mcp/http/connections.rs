@@ -11,6 +11,8 @@
 //! longest on its client without a request in flight is closed to make room: connections
 //! that send nothing (or trickle a request head) cannot keep new clients out, even before
 //! their header timeout passes.
+//!
+//! Owns the connections only; what is served on them is the router it is given.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,5 +1,5 @@
 //! MCP over one byte stream each way (stdin/stdout, or any pair): newline-delimited JSON-RPC,
-//! each line at most [`MAX_LINE_BYTES`], screened ([`super::wire`]) before rmcp parses it.
+//! each line at most [`MAX_LINE_BYTES`], screened (by `wire`) before rmcp parses it.
 //! A line that is too long, not JSON or not a valid message is answered with the JSON-RPC
 //! error it deserves (rmcp's own stdio transport drops such lines silently), and the
 //! session goes on.
@@ -7,6 +7,9 @@
 //! When stdin and stdout are both pipes (as when an MCP client starts the server), they are
 //! read and written on the runtime's event loop; otherwise (a terminal, a file) through
 //! tokio's stdio, which hands every read and write to a blocking thread.
+//!
+//! A transport only: the server it feeds (`McpServer`) lists and calls; nothing here knows a
+//! tool.
 
 use rmcp::RoleServer;
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
@@ -16,7 +19,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 
 use super::wire::{self, INVALID_REQUEST, Rejection};
-use crate::invoker::Limits;
+use crate::invoker::limits::Limits;
 
 /// The longest line read: as large as an HTTP request body may be by default (4 MiB).
 pub const MAX_LINE_BYTES: usize = 4 << 20;

@@ -16,7 +16,7 @@
 //!   failure naming the parse error, so the model can send them again.
 //! - Strict mode makes every optional property nullable, and the model sends `null` for "not
 //!   given": such nulls are dropped before the invoker validates against the canonical schema
-//!   (see [`drop_null_optionals`](crate::calling::drop_null_optionals)).
+//!   (see [`drop_null_optionals`](crate::adapters::calling::drop_null_optionals)).
 //!
 //! The built-in explain tool takes free-form `arguments`, which strict mode cannot express:
 //! it is always declared with `strict: false`.
@@ -27,14 +27,20 @@
 //! let message: AssistantMessage = serde_json::from_value(response["choices"][0]["message"].take())?;
 //! for reply in openai.answer(&message, &caller).await { messages.push(serde_json::to_value(reply)?); }
 //! ```
+//!
+//! Only the OpenAI envelopes live here: which members are declared in which dialect, the
+//! dispatch to the invoker, the rendering of results and the argument repairs are the calling
+//! core's (`crate::adapters::calling`), shared with the other providers.
 
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::adapters::calling::{
+    Core, Function, Provider, declarations, native_calls, parse_arguments,
+};
 use crate::caller::Caller;
-use crate::calling::{Core, Function, Provider, declarations, native_calls, parse_arguments};
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
 

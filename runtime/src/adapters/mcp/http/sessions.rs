@@ -8,6 +8,8 @@
 //! not own — to use it, cancel its calls or delete it — with `404 Not Found`, exactly as for a
 //! session that does not exist; and it tells [`Sessions`] who is asking, so that a new
 //! session can be bound to its caller (or refused when the caller has too many).
+//!
+//! Owns the sessions' bookkeeping only; the transport (`super`) mounts it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,8 @@
 //! Finding object keys fast: models send arguments in schema order nearly always, so a lookup
 //! tries the position after the last key found before searching.
+//!
+//! Knows nothing of schemas or values: the argument plan and the sensitivity maps use it for
+//! their objects' declared keys.
 
 /// Object keys in schema order, found by name.
 #[derive(Debug, Clone, Default)]

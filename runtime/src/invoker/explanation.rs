@@ -1,0 +1,50 @@
+//! What the invoker answers when asked whether a call could run, without running it: an
+//! [`Explanation`] with the argument errors and each guard's result ([`GuardCheck`]). Plain
+//! data, serialized as the built-in explain tool's output.
+
+use crate::invoker::report::{Errors, FieldError};
+
+/// A guard's result in an explanation.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct GuardCheck {
+    /// The guard (also its error code).
+    pub name: String,
+    /// What must hold.
+    pub description: String,
+    /// Whether it holds; `None` when the arguments were too wrong to check it.
+    pub passed: Option<bool>,
+}
+
+/// Whether a call could run, without running it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Explanation {
+    /// The tool.
+    pub tool: String,
+    /// Whether the call would get past validation and every guard.
+    pub callable: bool,
+    /// The argument errors: the first [`Limits::max_errors`](crate::invoker::limits::Limits::max_errors)
+    /// in pointer order.
+    pub errors: Vec<FieldError>,
+    /// How many more argument errors there were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_errors: usize,
+    /// Every guard's result, in spec order.
+    pub guards: Vec<GuardCheck>,
+}
+
+impl Explanation {
+    /// An explanation of `tool` that cannot be called because of `errors`.
+    pub(crate) fn refused(tool: &str, errors: Errors) -> Self {
+        Self {
+            tool: tool.to_owned(),
+            callable: false,
+            errors: errors.list,
+            more_errors: errors.more,
+            guards: Vec::new(),
+        }
+    }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}

@@ -1,0 +1,64 @@
+//! What a call is made with: the per-call [`CallOptions`] an adapter passes (built from the
+//! trusted [`Caller`] with [`CallOptions::for_caller`]), and the [`Rules`] a registry holds
+//! every call to. Plain data: nothing here calls a tool.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::caller::{Caller, Scopes};
+use crate::context::Progress;
+use crate::invoker::limits::Limits;
+
+/// What to do with argument keys the input schema does not declare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum UndeclaredKeys {
+    /// Refuse the call, naming the keys (the default).
+    #[default]
+    Reject,
+    /// Drop them silently (logged at debug level).
+    Drop,
+}
+
+/// What a registry decides for every call it makes: how undeclared keys are treated, and
+/// the limits.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Rules {
+    pub(crate) undeclared: UndeclaredKeys,
+    pub(crate) limits: Limits,
+}
+
+/// Per-call options an adapter passes along with the arguments.
+#[derive(Debug, Clone, Default)]
+pub struct CallOptions {
+    /// The adapter the call came through.
+    pub adapter: Option<String>,
+    /// Who is calling.
+    pub caller: Option<String>,
+    /// The caller's scopes: a tool requiring scopes the caller lacks answers exactly as an
+    /// unknown tool would (adapters also hide it from their listings).
+    pub scopes: Scopes,
+    /// Cancelled by the client (MCP `notifications/cancelled`, a dropped HTTP request…).
+    pub cancellation: CancellationToken,
+    /// Where progress reports go.
+    pub progress: Progress,
+}
+
+impl CallOptions {
+    /// The options of a call through `adapter` by `caller`: its id and scopes, no cancellation
+    /// and no progress channel (set those fields on the result when the transport has them).
+    ///
+    /// ```
+    /// let caller = toolspec::Caller::new("alice").with_scopes(["orders:read"]);
+    /// let options = toolspec::CallOptions::for_caller("openai", &caller);
+    /// assert_eq!(options.adapter.as_deref(), Some("openai"));
+    /// assert_eq!(options.caller.as_deref(), Some("alice"));
+    /// assert_eq!(options.scopes, caller.scopes);
+    /// ```
+    pub fn for_caller(adapter: &str, caller: &Caller) -> Self {
+        Self {
+            adapter: Some(adapter.to_owned()),
+            caller: caller.id.clone(),
+            scopes: caller.scopes.clone(),
+            ..Self::default()
+        }
+    }
+}

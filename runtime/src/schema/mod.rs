@@ -1,0 +1,9 @@
+//! Reading JSON Schemas (and the schema-shaped maps the compiler embeds) the same way
+//! everywhere: object keys found fast (`keys`), and one walker (`walk`) that follows local
+//! `$ref`s, picks union branches and stops at a depth limit and a budget, used by the
+//! invoker's argument plan, the sensitivity maps and the function-calling adapters' argument
+//! repairs. Knows nothing of tools, calls or adapters.
+
+pub(crate) mod keys;
+pub(crate) mod refs;
+pub(crate) mod walk;
