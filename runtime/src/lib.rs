@@ -83,13 +83,6 @@ pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError, Unk
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::{Dialect, codes, settings};
 
-// Former paths, kept (hidden) until the code generator and the compiler's tests use the new
-// ones: `explain::{INPUT_SCHEMA, DIALECTS}`, `settings::{PresentAs, SettingValue, Settings}`.
-#[doc(hidden)]
-pub use explain::{DIALECTS as EXPLAIN_DIALECTS, INPUT_SCHEMA as EXPLAIN_INPUT_SCHEMA};
-#[doc(hidden)]
-pub use toolspec_vocab::settings::{PresentAs, SettingValue, Settings};
-
 /// Value types that spec field types map to (`uuid`, `date`, `datetime`, `decimal`).
 pub mod types {
     pub use chrono::{DateTime, FixedOffset, NaiveDate};
@@ -115,7 +108,15 @@ macro_rules! include_tools {
         $crate::include_tools!($module, "toolspec_tools.rs");
     };
     ($module:ident, $file:literal) => {
-        #[allow(clippy::all, dead_code, missing_docs, unused_qualifications)]
+        // The generated file's one lint block.
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery,
+            dead_code,
+            missing_docs,
+            unused_qualifications
+        )]
         pub mod $module {
             include!(concat!(env!("OUT_DIR"), "/", $file));
         }

@@ -17,10 +17,10 @@ pub fn setting_value(value: &SettingValue) -> TokenStream {
     match value {
         SettingValue::Str(s) => {
             let s = s.as_ref();
-            quote! { ::toolspec::SettingValue::Str(::std::borrow::Cow::Borrowed(#s)) }
+            quote! { ::toolspec::__private::SettingValue::Str(::std::borrow::Cow::Borrowed(#s)) }
         }
-        SettingValue::Bool(b) => quote! { ::toolspec::SettingValue::Bool(#b) },
-        SettingValue::Int(i) => quote! { ::toolspec::SettingValue::Int(#i) },
+        SettingValue::Bool(b) => quote! { ::toolspec::__private::SettingValue::Bool(#b) },
+        SettingValue::Int(i) => quote! { ::toolspec::__private::SettingValue::Int(#i) },
     }
 }
 
@@ -50,15 +50,15 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
     let dialect_schemas = d.dialects.iter().map(|(_, s)| raw_string(s));
     let fields = d.fields.iter().map(|f| {
         let (n, a, s, o) = (&f.name, f.ambient, f.sensitive, f.optional);
-        quote! { ::toolspec::Field { name: #n, ambient: #a, sensitive: #s, optional: #o } }
+        quote! { ::toolspec::__private::Field { name: #n, ambient: #a, sensitive: #s, optional: #o } }
     });
     let guards = d.guards.iter().map(|(n, d)| {
-        quote! { ::toolspec::Guard { name: #n, description: #d } }
+        quote! { ::toolspec::__private::Guard { name: #n, description: #d } }
     });
     let headline = opt_str(d.error_headline.as_deref());
     let errors = d.errors.iter().map(|e| {
         let (c, m, s) = (&e.code, &e.message, e.standalone);
-        quote! { ::toolspec::ErrorCode { code: #c, message: #m, standalone: #s } }
+        quote! { ::toolspec::__private::ErrorCode { code: #c, message: #m, standalone: #s } }
     });
     let hints = &d.hints;
     let message = opt_str(d.message.as_deref());
@@ -75,23 +75,23 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
         let keys = b.settings.iter().map(|(k, _)| k);
         let values = b.settings.iter().map(|(_, v)| setting_value(v));
         quote! {
-            ::toolspec::AdapterBinding { adapter: #adapter, name: #bname, settings: &[ #( (#keys, #values), )* ] }
+            ::toolspec::__private::AdapterBinding { adapter: #adapter, name: #bname, settings: &[ #( (#keys, #values), )* ] }
         }
     });
     quote! {
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: #name,
             spec: #path,
             module: #module,
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: #title,
             summary: #summary,
             description: #description,
             version: #version,
             input_schema: #input_schema,
             output_schema: #output_schema,
-            dialects: &[ #( (::toolspec::Dialect::#dialect_names, #dialect_schemas), )* ],
+            dialects: &[ #( (::toolspec::__private::Dialect::#dialect_names, #dialect_schemas), )* ],
             fields: &[ #(#fields,)* ],
             sensitive_input: #sensitive_input,
             sensitive_output: #sensitive_output,

@@ -26,9 +26,9 @@ fn setting_decl(decl: &SettingDecl) -> TokenStream {
     let allowed = decl.allowed.iter().map(setting_value);
     let overridable = decl.overridable;
     quote! {
-        ::toolspec::settings::SettingDecl {
+        ::toolspec::__private::settings::SettingDecl {
             name: ::std::borrow::Cow::Borrowed(#name),
-            kind: ::toolspec::settings::SettingKind::#kind,
+            kind: ::toolspec::__private::settings::SettingKind::#kind,
             default: #default,
             allowed: ::std::borrow::Cow::Borrowed(&[ #(#allowed,)* ]),
             overridable: #overridable,
@@ -46,7 +46,7 @@ fn adapter_decl(decl: &AdapterDecl) -> TokenStream {
     };
     let hints = decl.hints.iter().map(|h| h.as_ref());
     quote! {
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed(#name),
             settings: ::std::borrow::Cow::Borrowed(&[ #(#settings,)* ]),
             name_rule: ::toolspec::__private::NameRule::#rule,
@@ -79,8 +79,8 @@ fn project_static(project: &Project) -> TokenStream {
         let adapters = config.adapters.iter().map(|a| a.decl.name.as_ref());
         quote! {
             /// The built-in explain tool: checks a call of another tool without running it.
-            pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(#explain_name, &[
-                #( ::toolspec::AdapterBinding { adapter: #adapters, name: #explain_name, settings: &[] }, )*
+            pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(#explain_name, &[
+                #( ::toolspec::__private::AdapterBinding { adapter: #adapters, name: #explain_name, settings: &[] }, )*
             ]);
         }
     });
@@ -92,10 +92,10 @@ fn project_static(project: &Project) -> TokenStream {
     });
     quote! {
         /// The project configuration the tools were compiled with (`toolspec.yaml`).
-        pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
+        pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Project {
             adapters: #adapters,
             hints: &[ #(#hints,)* ],
-            explain: ::toolspec::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
+            explain: ::toolspec::__private::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
             audit: #audit,
             drop_undeclared_keys: #drop_undeclared,
         };
@@ -103,7 +103,7 @@ fn project_static(project: &Project) -> TokenStream {
         #explain
 
         /// Every tool's descriptor, sorted by name.
-        pub static TOOLS: &[&::toolspec::Descriptor] = &[ #(#paths,)* ];
+        pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[ #(#paths,)* ];
     }
 }
 
@@ -123,13 +123,13 @@ fn registry(project: &Project) -> TokenStream {
     let body = if paths.is_empty() {
         quote! {
             let _ = handler;
-            ::toolspec::__private::generated_registry(::toolspec::Registry::builder(&PROJECT) #explain)
+            ::toolspec::__private::generated_registry(::toolspec::__private::Registry::builder(&PROJECT) #explain)
         }
     } else {
         quote! {
             let handler = ::std::sync::Arc::new(handler);
             ::toolspec::__private::generated_registry(
-                ::toolspec::Registry::builder(&PROJECT)
+                ::toolspec::__private::Registry::builder(&PROJECT)
                     #( .tool(#paths::Bound(::std::sync::Arc::clone(&handler))) )*
                     #explain
             )
@@ -138,7 +138,7 @@ fn registry(project: &Project) -> TokenStream {
     quote! {
         /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
         /// `Handler`; the error names each tool that is missing.
-        pub fn registry<H>(handler: H) -> ::toolspec::Registry
+        pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
         where
             H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #paths::Handler )*
         {

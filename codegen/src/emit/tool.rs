@@ -64,19 +64,17 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     quote! {
         #module_doc
         pub mod #module {
-            #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
-
             /// The tool's marker type: its name, types and descriptor.
             #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
             pub struct Tool;
 
-            impl ::toolspec::Contract for Tool {
+            impl ::toolspec::__private::Contract for Tool {
                 const NAME: &'static str = #name;
                 type Input = Input;
                 type Ambient = Ambient;
                 type Output = Output;
                 type Error = Error;
-                fn descriptor() -> &'static ::toolspec::Descriptor {
+                fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                     &DESCRIPTOR
                 }
             }
@@ -86,10 +84,10 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
             #error
 
             /// What the handler returns.
-            pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+            pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
 
             /// The handler's view of the call.
-            pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+            pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
 
             #handler
 
@@ -112,7 +110,7 @@ fn error_enum(tool: &Tool) -> TokenStream {
         /// The tool's declared error codes; `Display` is the spec's message.
         #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
         pub enum Error { #( #docs #variants, )* }
-        ::toolspec::declared_errors!(Error { #( #variants = (#codes, #messages) ),* });
+        ::toolspec::__private::declared_errors!(Error { #( #variants = (#codes, #messages) ),* });
     }
 }
 
@@ -153,7 +151,7 @@ fn handler_trait(tool: &Tool) -> TokenStream {
             )*
         }
 
-        ::toolspec::bind_handler!(Tool, Handler, [ #( #indexes => #guard_idents ),* ]);
+        ::toolspec::__private::bind_handler!(Tool, Handler, [ #( #indexes => #guard_idents ),* ]);
     }
 }
 

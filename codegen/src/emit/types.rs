@@ -190,12 +190,12 @@ impl<'a> TypeGen<'a> {
             FieldType::Integer => quote! { i64 },
             FieldType::Number => quote! { f64 },
             FieldType::Boolean => quote! { bool },
-            FieldType::Uuid => quote! { ::toolspec::types::Uuid },
-            FieldType::Date => quote! { ::toolspec::types::NaiveDate },
+            FieldType::Uuid => quote! { ::toolspec::__private::types::Uuid },
+            FieldType::Date => quote! { ::toolspec::__private::types::NaiveDate },
             FieldType::DateTime => {
-                quote! { ::toolspec::types::DateTime<::toolspec::types::FixedOffset> }
+                quote! { ::toolspec::__private::types::DateTime<::toolspec::__private::types::FixedOffset> }
             }
-            FieldType::Decimal => quote! { ::toolspec::types::Decimal },
+            FieldType::Decimal => quote! { ::toolspec::__private::types::Decimal },
             FieldType::Shape { .. } => match self.shapes.root(self.file, shape_span(field)) {
                 Some(root) => self.in_types(&ident(root)),
                 None => quote! { ::toolspec::__private::serde_json::Value },
@@ -255,7 +255,7 @@ impl<'a> TypeGen<'a> {
             #docs
             #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
             pub enum #name { #( #variants, )* }
-            ::toolspec::string_enum!(#name { #( #variants = #values ),* });
+            ::toolspec::__private::string_enum!(#name { #( #variants = #values ),* });
         });
     }
 

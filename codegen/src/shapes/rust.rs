@@ -95,14 +95,18 @@ fn rewrite_crate_paths(tokens: TokenStream) -> TokenStream {
             let replaced: Option<(Vec<&str>, usize)> = match strs.as_slice() {
                 ["serde", ..] => Some((vec!["toolspec", "__private", "serde"], 1)),
                 ["serde_json", ..] => Some((vec!["toolspec", "__private", "serde_json"], 1)),
-                ["uuid", "Uuid", ..] => Some((vec!["toolspec", "types", "Uuid"], 2)),
+                ["uuid", "Uuid", ..] => Some((vec!["toolspec", "__private", "types", "Uuid"], 2)),
                 ["chrono", "naive", "NaiveDate", ..] => {
-                    Some((vec!["toolspec", "types", "NaiveDate"], 3))
+                    Some((vec!["toolspec", "__private", "types", "NaiveDate"], 3))
                 }
-                ["chrono", "NaiveDate", ..] => Some((vec!["toolspec", "types", "NaiveDate"], 2)),
-                ["chrono", "DateTime", ..] => Some((vec!["toolspec", "types", "DateTime"], 2)),
+                ["chrono", "NaiveDate", ..] => {
+                    Some((vec!["toolspec", "__private", "types", "NaiveDate"], 2))
+                }
+                ["chrono", "DateTime", ..] => {
+                    Some((vec!["toolspec", "__private", "types", "DateTime"], 2))
+                }
                 ["chrono", "offset", "Utc", ..] => {
-                    Some((vec!["toolspec", "types", "FixedOffset"], 3))
+                    Some((vec!["toolspec", "__private", "types", "FixedOffset"], 3))
                 }
                 _ => None,
             };

@@ -67,7 +67,7 @@ fn output_depends_on_toolspec_only() {
     );
     assert!(rust.contains("serde (crate = \"::toolspec::__private::serde\")"));
     assert!(
-        rust.contains(":: toolspec :: types :: DateTime < :: toolspec :: types :: FixedOffset >")
+        rust.contains(":: toolspec :: __private :: types :: DateTime < :: toolspec :: __private :: types :: FixedOffset >")
     );
     assert!(rust.contains(":: std :: collections :: BTreeMap"));
     assert!(

@@ -4,7 +4,15 @@
 
 macro_rules! golden {
     ($name:ident, $path:literal) => {
-        #[allow(clippy::all, missing_docs)]
+        // As `toolspec::include_tools!` includes a generated file.
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery,
+            dead_code,
+            missing_docs,
+            unused_qualifications
+        )]
         pub mod $name {
             include!(concat!(
                 env!("CARGO_MANIFEST_DIR"),

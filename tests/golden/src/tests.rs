@@ -77,15 +77,16 @@ fn membership_names_and_settings_resolve() {
     assert_eq!(lookup.name_for("slack"), None);
     let slack = membership::PROJECT.adapter("slack").unwrap();
     let ticket = membership::agent::support::ticket::Tool::descriptor();
-    let settings = toolspec::Settings::new(slack, ticket.binding("slack").unwrap().settings);
+    let settings =
+        toolspec::settings::Settings::new(slack, ticket.binding("slack").unwrap().settings);
     assert_eq!(settings.get_str("channel"), Some("support"));
     assert_eq!(settings.get_int("priority"), Some(2));
     assert_eq!(settings.get_bool("ephemeral"), Some(false));
     let mcp = membership::PROJECT.adapter("mcp").unwrap();
-    let settings = toolspec::Settings::new(mcp, ticket.binding("mcp").unwrap().settings);
+    let settings = toolspec::settings::Settings::new(mcp, ticket.binding("mcp").unwrap().settings);
     assert_eq!(
         settings.present_as(),
-        toolspec::PresentAs::Message,
+        toolspec::settings::PresentAs::Message,
         "project default"
     );
     assert_eq!(membership::PROJECT.explain.name, "check_call");

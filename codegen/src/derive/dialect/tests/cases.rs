@@ -191,9 +191,9 @@ fn the_explain_tool_embeds_the_compilers_derivations() {
     // The built-in explain tool's dialects are embedded by the runtime, not generated: they
     // must be exactly what the compiler derives from its canonical schema, and follow the
     // provider rules like every other tool.
-    let canonical: Value = serde_json::from_str(toolspec::EXPLAIN_INPUT_SCHEMA).expect("JSON");
+    let canonical: Value = serde_json::from_str(toolspec::explain::INPUT_SCHEMA).expect("JSON");
     let mut problems = Vec::new();
-    for (d, embedded) in toolspec::EXPLAIN_DIALECTS {
+    for (d, embedded) in toolspec::explain::DIALECTS {
         let (d, name) = (*d, d.name());
         assert!(!d.is_strict(), "explain declares {name}, a strict dialect");
         let derived = dialect::derive(d, &canonical);
@@ -211,7 +211,7 @@ fn the_explain_tool_embeds_the_compilers_derivations() {
                 .map(|v| format!("{name}: {v}")),
         );
     }
-    let names: Vec<&str> = toolspec::EXPLAIN_DIALECTS
+    let names: Vec<&str> = toolspec::explain::DIALECTS
         .iter()
         .map(|(d, _)| d.name())
         .collect();

@@ -15,7 +15,9 @@ pub mod types {
         Fr,
         Us,
     }
-    ::toolspec::string_enum!(AddressCountry { De = "DE", Fr = "FR", Us = "US" });
+    ::toolspec::__private::string_enum!(
+        AddressCountry { De = "DE", Fr = "FR", Us = "US" }
+    );
     fn default_address_country() -> AddressCountry {
         AddressCountry::De
     }
@@ -49,7 +51,9 @@ pub mod types {
         Medium,
         High,
     }
-    ::toolspec::string_enum!(Level { Low = "low", Medium = "medium", High = "high" });
+    ::toolspec::__private::string_enum!(
+        Level { Low = "low", Medium = "medium", High = "high" }
+    );
     pub type Tags = ::std::vec::Vec<::std::string::String>;
     /// A recursive structure (through an array).
     #[derive(
@@ -67,7 +71,6 @@ pub mod types {
 }
 /// A tool without inputs, outputs, errors or guards.
 pub mod ping {
-    #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
     /// The tool's marker type: its name, types and descriptor.
     #[derive(
         ::core::fmt::Debug,
@@ -76,13 +79,13 @@ pub mod ping {
         ::core::default::Default
     )]
     pub struct Tool;
-    impl ::toolspec::Contract for Tool {
+    impl ::toolspec::__private::Contract for Tool {
         const NAME: &'static str = "ping";
         type Input = Input;
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
-        fn descriptor() -> &'static ::toolspec::Descriptor {
+        fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
     }
@@ -126,11 +129,14 @@ pub mod ping {
         ::core::hash::Hash
     )]
     pub enum Error {}
-    ::toolspec::declared_errors!(Error {});
+    ::toolspec::__private::declared_errors!(Error {});
     /// What the handler returns.
-    pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+    pub type Outcome = ::core::result::Result<
+        Output,
+        ::toolspec::__private::Failure<Error>,
+    >;
     /// The handler's view of the call.
-    pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+    pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
     /// Implement this for your app type to serve the tool.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` does not handle tool `ping`",
@@ -145,13 +151,13 @@ pub mod ping {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::bind_handler!(Tool, Handler, []);
+    ::toolspec::__private::bind_handler!(Tool, Handler, []);
     /// Everything known about the tool at build time.
-    pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+    pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: "ping",
         spec: "ping.yaml",
         module: "ping",
-        kind: ::toolspec::ToolKind::Action,
+        kind: ::toolspec::__private::ToolKind::Action,
         title: ::core::option::Option::None,
         summary: "A tool without inputs, outputs, errors or guards.",
         description: "A tool without inputs, outputs, errors or guards.",
@@ -160,12 +166,12 @@ pub mod ping {
         output_schema: r#"{"type":"object","additionalProperties":false}"#,
         dialects: &[
             (
-                ::toolspec::Dialect::Anthropic,
+                ::toolspec::__private::Dialect::Anthropic,
                 r#"{"type":"object","additionalProperties":false}"#,
             ),
-            (::toolspec::Dialect::Gemini, r#"null"#),
+            (::toolspec::__private::Dialect::Gemini, r#"null"#),
             (
-                ::toolspec::Dialect::OpenAi,
+                ::toolspec::__private::Dialect::OpenAi,
                 r#"{"type":"object","properties":{},"additionalProperties":false}"#,
             ),
         ],
@@ -181,32 +187,32 @@ pub mod ping {
         tags: &[],
         scopes: &[],
         adapters: &[
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "anthropic",
                 name: "ping",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "gemini",
                 name: "ping",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "http",
                 name: "ping",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "mcp",
                 name: "ping",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "openai",
                 name: "ping",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "rig",
                 name: "ping",
                 settings: &[],
@@ -218,7 +224,6 @@ pub mod kitchen {
     /// Every field type and modifier, in one tool.
     /// Second line of the description.
     pub mod sink {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -227,13 +232,13 @@ pub mod kitchen {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "kitchen_sink";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -246,7 +251,7 @@ pub mod kitchen {
         fn default_input_flag() -> bool {
             true
         }
-        fn default_input_price() -> ::toolspec::types::Decimal {
+        fn default_input_price() -> ::toolspec::__private::types::Decimal {
             ::toolspec::__private::default_from_json("\"9.99\"")
         }
         fn default_input_level() -> super::super::types::Level {
@@ -338,14 +343,16 @@ pub mod kitchen {
             #[serde(default = "default_input_flag")]
             pub flag: bool,
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-            pub id: ::core::option::Option<::toolspec::types::Uuid>,
+            pub id: ::core::option::Option<::toolspec::__private::types::Uuid>,
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-            pub day: ::core::option::Option<::toolspec::types::NaiveDate>,
+            pub day: ::core::option::Option<::toolspec::__private::types::NaiveDate>,
             pub at: ::core::option::Option<
-                ::toolspec::types::DateTime<::toolspec::types::FixedOffset>,
+                ::toolspec::__private::types::DateTime<
+                    ::toolspec::__private::types::FixedOffset,
+                >,
             >,
             #[serde(default = "default_input_price")]
-            pub price: ::toolspec::types::Decimal,
+            pub price: ::toolspec::__private::types::Decimal,
             /// Anything at all.
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub blob: ::core::option::Option<::toolspec::__private::serde_json::Value>,
@@ -387,7 +394,7 @@ pub mod kitchen {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
-            pub user_id: ::toolspec::types::Uuid,
+            pub user_id: ::toolspec::__private::types::Uuid,
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub tenant: ::core::option::Option<::std::string::String>,
         }
@@ -403,7 +410,7 @@ pub mod kitchen {
             A,
             B,
         }
-        ::toolspec::string_enum!(NestedHistoryItem { A = "a", B = "b" });
+        ::toolspec::__private::string_enum!(NestedHistoryItem { A = "a", B = "b" });
         #[derive(
             ::core::fmt::Debug,
             ::core::clone::Clone,
@@ -445,14 +452,17 @@ pub mod kitchen {
             /// Water everywhere.
             Overflow,
         }
-        ::toolspec::declared_errors!(
+        ::toolspec::__private::declared_errors!(
             Error { Clogged = ("clogged", "The pipe is clogged."), Overflow = ("overflow",
             "Water everywhere.") }
         );
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `kitchen_sink`",
@@ -479,13 +489,13 @@ pub mod kitchen {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, [0 => has_water, 1 => tap_open]);
+        ::toolspec::__private::bind_handler!(Tool, Handler, [0 => has_water, 1 => tap_open]);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "kitchen_sink",
             spec: "kitchen/sink.yaml",
             module: "kitchen::sink",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some("Kitchen sink"),
             summary: "Every field type and modifier, in one tool.\nSecond line of the description.",
             description: "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open.\nErrors: has_water, tap_open, clogged, overflow.",
@@ -494,154 +504,154 @@ pub mod kitchen {
             output_schema: r##"{"type":"object","properties":{"echo":{"type":"string"},"maybe":{"type":["string","null"]},"nested":{"type":"object","properties":{"level":{"$ref":"#/$defs/Level"},"history":{"type":"array","items":{"type":"string","enum":["a","b"]}}},"required":["level","history"],"additionalProperties":false}},"required":["echo","maybe","nested"],"additionalProperties":false,"$defs":{"Level":{"type":"string","enum":["low","medium","high"]}}}"##,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","properties":{},"additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
                 ),
             ],
             fields: &[
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "text",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "email",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "count",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "ratio",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "flag",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "id",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "day",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "at",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "price",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "blob",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "size",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "level",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "home",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "tags",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "tree",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "labels",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "items",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "payment",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "either",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "type",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "camelCase",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "amount",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "user_id",
                     ambient: true,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "tenant",
                     ambient: true,
                     sensitive: false,
@@ -653,23 +663,23 @@ pub mod kitchen {
             ),
             sensitive_output: ::core::option::Option::None,
             guards: &[
-                ::toolspec::Guard {
+                ::toolspec::__private::Guard {
                     name: "has_water",
                     description: "There must be water.",
                 },
-                ::toolspec::Guard {
+                ::toolspec::__private::Guard {
                     name: "tap_open",
                     description: "The tap must be open",
                 },
             ],
             error_headline: ::core::option::Option::Some("The sink is blocked"),
             errors: &[
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "clogged",
                     message: "The pipe is clogged.",
                     standalone: false,
                 },
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "overflow",
                     message: "Water everywhere.",
                     standalone: true,
@@ -683,27 +693,27 @@ pub mod kitchen {
             tags: &["test"],
             scopes: &["sink:use"],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "kitchen_sink",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "kitchen_sink",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "kitchen_sink",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "kitchen_sink",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "kitchen_sink",
                     settings: &[],
@@ -713,10 +723,10 @@ pub mod kitchen {
     }
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
-pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
+pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Project {
     adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
     hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
-    explain: ::toolspec::ExplainConfig {
+    explain: ::toolspec::__private::ExplainConfig {
         enabled: true,
         name: "explain",
     },
@@ -724,35 +734,35 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "explain",
     &[
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "anthropic",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "gemini",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "http",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "mcp",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "openai",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "rig",
             name: "explain",
             settings: &[],
@@ -760,20 +770,20 @@ pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
     ],
 );
 /// Every tool's descriptor, sorted by name.
-pub static TOOLS: &[&::toolspec::Descriptor] = &[
+pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &kitchen::sink::DESCRIPTOR,
     &ping::DESCRIPTOR,
 ];
 /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
 /// `Handler`; the error names each tool that is missing.
-pub fn registry<H>(handler: H) -> ::toolspec::Registry
+pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
 where
     H: ::core::marker::Send + ::core::marker::Sync + 'static + kitchen::sink::Handler
         + ping::Handler,
 {
     let handler = ::std::sync::Arc::new(handler);
     ::toolspec::__private::generated_registry(
-        ::toolspec::Registry::builder(&PROJECT)
+        ::toolspec::__private::Registry::builder(&PROJECT)
             .tool(kitchen::sink::Bound(::std::sync::Arc::clone(&handler)))
             .tool(ping::Bound(::std::sync::Arc::clone(&handler)))
             .explain(&EXPLAIN),

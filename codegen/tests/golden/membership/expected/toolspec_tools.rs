@@ -3,7 +3,6 @@
 pub mod agent {
     /// Look something up, with per-adapter names.
     pub mod lookup {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -12,13 +11,13 @@ pub mod agent {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "lookup";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -62,11 +61,14 @@ pub mod agent {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        ::toolspec::declared_errors!(Error {});
+        ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `lookup`",
@@ -81,13 +83,13 @@ pub mod agent {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "lookup",
             spec: "agent/lookup.yaml",
             module: "agent::lookup",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
             summary: "Look something up, with per-adapter names.",
             description: "Look something up, with per-adapter names.",
@@ -95,9 +97,9 @@ pub mod agent {
             input_schema: r#"{"type":"object","additionalProperties":false}"#,
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
-                (::toolspec::Dialect::Gemini, r#"null"#),
+                (::toolspec::__private::Dialect::Gemini, r#"null"#),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
             ],
@@ -113,27 +115,27 @@ pub mod agent {
             tags: &[],
             scopes: &[],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "kb_lookup",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "kb.lookup",
                     settings: &[
                         (
                             "present_as",
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("structured"),
                             ),
                         ),
                     ],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "kb-lookup",
-                    settings: &[("strict", ::toolspec::SettingValue::Bool(false))],
+                    settings: &[("strict", ::toolspec::__private::SettingValue::Bool(false))],
                 },
             ],
         };
@@ -141,7 +143,6 @@ pub mod agent {
     pub mod support {
         /// Open a support ticket (member of mcp by directory).
         pub mod ticket {
-            #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
             /// The tool's marker type: its name, types and descriptor.
             #[derive(
                 ::core::fmt::Debug,
@@ -150,13 +151,13 @@ pub mod agent {
                 ::core::default::Default
             )]
             pub struct Tool;
-            impl ::toolspec::Contract for Tool {
+            impl ::toolspec::__private::Contract for Tool {
                 const NAME: &'static str = "support_ticket";
                 type Input = Input;
                 type Ambient = Ambient;
                 type Output = Output;
                 type Error = Error;
-                fn descriptor() -> &'static ::toolspec::Descriptor {
+                fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                     &DESCRIPTOR
                 }
             }
@@ -202,11 +203,14 @@ pub mod agent {
                 ::core::hash::Hash
             )]
             pub enum Error {}
-            ::toolspec::declared_errors!(Error {});
+            ::toolspec::__private::declared_errors!(Error {});
             /// What the handler returns.
-            pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+            pub type Outcome = ::core::result::Result<
+                Output,
+                ::toolspec::__private::Failure<Error>,
+            >;
             /// The handler's view of the call.
-            pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+            pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
             /// Implement this for your app type to serve the tool.
             #[diagnostic::on_unimplemented(
                 message = "`{Self}` does not handle tool `support_ticket`",
@@ -221,13 +225,13 @@ pub mod agent {
                     cx: Context<'_>,
                 ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
             }
-            ::toolspec::bind_handler!(Tool, Handler, []);
+            ::toolspec::__private::bind_handler!(Tool, Handler, []);
             /// Everything known about the tool at build time.
-            pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+            pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
                 name: "support_ticket",
                 spec: "agent/support/ticket.yaml",
                 module: "agent::support::ticket",
-                kind: ::toolspec::ToolKind::Action,
+                kind: ::toolspec::__private::ToolKind::Action,
                 title: ::core::option::Option::None,
                 summary: "Open a support ticket (member of mcp by directory).",
                 description: "Open a support ticket (member of mcp by directory).",
@@ -236,7 +240,7 @@ pub mod agent {
                 output_schema: r#"{"type":"object","additionalProperties":false}"#,
                 dialects: &[],
                 fields: &[
-                    ::toolspec::Field {
+                    ::toolspec::__private::Field {
                         name: "subject",
                         ambient: false,
                         sensitive: false,
@@ -254,22 +258,22 @@ pub mod agent {
                 tags: &[],
                 scopes: &[],
                 adapters: &[
-                    ::toolspec::AdapterBinding {
+                    ::toolspec::__private::AdapterBinding {
                         adapter: "mcp",
                         name: "support_ticket",
                         settings: &[],
                     },
-                    ::toolspec::AdapterBinding {
+                    ::toolspec::__private::AdapterBinding {
                         adapter: "slack",
                         name: "support_ticket",
                         settings: &[
                             (
                                 "channel",
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("support"),
                                 ),
                             ),
-                            ("priority", ::toolspec::SettingValue::Int(2i64)),
+                            ("priority", ::toolspec::__private::SettingValue::Int(2i64)),
                         ],
                     },
                 ],
@@ -280,7 +284,6 @@ pub mod agent {
 pub mod internal {
     /// Every adapter.
     pub mod all {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -289,13 +292,13 @@ pub mod internal {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "internal_all";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -339,11 +342,14 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        ::toolspec::declared_errors!(Error {});
+        ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_all`",
@@ -358,13 +364,13 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_all",
             spec: "internal/all.yaml",
             module: "internal::all",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
             summary: "Every adapter.",
             description: "Every adapter.",
@@ -373,16 +379,16 @@ pub mod internal {
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","additionalProperties":false}"#,
                 ),
-                (::toolspec::Dialect::Gemini, r#"null"#),
+                (::toolspec::__private::Dialect::Gemini, r#"null"#),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAiStrict,
+                    ::toolspec::__private::Dialect::OpenAiStrict,
                     r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
                 ),
             ],
@@ -398,37 +404,37 @@ pub mod internal {
             tags: &[],
             scopes: &[],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "internal_all",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "internal_all",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "internal_all",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "internal_all",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "internal_all",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "internal_all",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "slack",
                     name: "internal_all",
                     settings: &[],
@@ -438,7 +444,6 @@ pub mod internal {
     }
     /// Everywhere but http.
     pub mod everywhere {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -447,13 +452,13 @@ pub mod internal {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "internal_everywhere";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -497,11 +502,14 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        ::toolspec::declared_errors!(Error {});
+        ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_everywhere`",
@@ -516,13 +524,13 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_everywhere",
             spec: "internal/everywhere.yaml",
             module: "internal::everywhere",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
             summary: "Everywhere but http.",
             description: "Everywhere but http.",
@@ -531,16 +539,16 @@ pub mod internal {
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","additionalProperties":false}"#,
                 ),
-                (::toolspec::Dialect::Gemini, r#"null"#),
+                (::toolspec::__private::Dialect::Gemini, r#"null"#),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAiStrict,
+                    ::toolspec::__private::Dialect::OpenAiStrict,
                     r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
                 ),
             ],
@@ -556,32 +564,32 @@ pub mod internal {
             tags: &[],
             scopes: &[],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "internal_everywhere",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "internal_everywhere",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "internal_everywhere",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "internal_everywhere",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "internal_everywhere",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "slack",
                     name: "internal_everywhere",
                     settings: &[],
@@ -591,7 +599,6 @@ pub mod internal {
     }
     /// A helper that is not a tool on any adapter.
     pub mod hidden {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -600,13 +607,13 @@ pub mod internal {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "internal_hidden";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -650,11 +657,14 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        ::toolspec::declared_errors!(Error {});
+        ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_hidden`",
@@ -669,13 +679,13 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_hidden",
             spec: "internal/hidden.yaml",
             module: "internal::hidden",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
             summary: "A helper that is not a tool on any adapter.",
             description: "A helper that is not a tool on any adapter.",
@@ -699,7 +709,6 @@ pub mod internal {
     }
     /// Only for http and anthropic.
     pub mod report {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -708,13 +717,13 @@ pub mod internal {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "internal_report";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -758,11 +767,14 @@ pub mod internal {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        ::toolspec::declared_errors!(Error {});
+        ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_report`",
@@ -777,13 +789,13 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_report",
             spec: "internal/report.yaml",
             module: "internal::report",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
             summary: "Only for http and anthropic.",
             description: "Only for http and anthropic.",
@@ -792,7 +804,7 @@ pub mod internal {
             output_schema: r#"{"type":"object","additionalProperties":false}"#,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","additionalProperties":false}"#,
                 ),
             ],
@@ -808,12 +820,12 @@ pub mod internal {
             tags: &[],
             scopes: &[],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "internal_report",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "internal_report",
                     settings: &[],
@@ -823,37 +835,37 @@ pub mod internal {
     }
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
-pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
+pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Project {
     adapters: &[
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("anthropic"),
             settings: ::std::borrow::Cow::Borrowed(
                 &[
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("present_as"),
-                        kind: ::toolspec::settings::SettingKind::String,
+                        kind: ::toolspec::__private::settings::SettingKind::String,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("structured"),
                             ),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(
                             &[
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("structured"),
                                 ),
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("message"),
                                 ),
                             ],
                         ),
                         overridable: true,
                     },
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("strict"),
-                        kind: ::toolspec::settings::SettingKind::Boolean,
+                        kind: ::toolspec::__private::settings::SettingKind::Boolean,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Bool(false),
+                            ::toolspec::__private::SettingValue::Bool(false),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(&[]),
                         overridable: true,
@@ -863,24 +875,24 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
             name_rule: ::toolspec::__private::NameRule::FunctionCalling,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("gemini"),
             settings: ::std::borrow::Cow::Borrowed(
                 &[
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("present_as"),
-                        kind: ::toolspec::settings::SettingKind::String,
+                        kind: ::toolspec::__private::settings::SettingKind::String,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("structured"),
                             ),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(
                             &[
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("structured"),
                                 ),
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("message"),
                                 ),
                             ],
@@ -892,30 +904,30 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
             name_rule: ::toolspec::__private::NameRule::Gemini,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("http"),
             settings: ::std::borrow::Cow::Borrowed(&[]),
             name_rule: ::toolspec::__private::NameRule::Mcp,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("mcp"),
             settings: ::std::borrow::Cow::Borrowed(
                 &[
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("present_as"),
-                        kind: ::toolspec::settings::SettingKind::String,
+                        kind: ::toolspec::__private::settings::SettingKind::String,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("message"),
                             ),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(
                             &[
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("structured"),
                                 ),
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("message"),
                                 ),
                             ],
@@ -932,35 +944,35 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
                 ],
             ),
         },
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("openai"),
             settings: ::std::borrow::Cow::Borrowed(
                 &[
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("present_as"),
-                        kind: ::toolspec::settings::SettingKind::String,
+                        kind: ::toolspec::__private::settings::SettingKind::String,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("structured"),
                             ),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(
                             &[
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("structured"),
                                 ),
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("message"),
                                 ),
                             ],
                         ),
                         overridable: true,
                     },
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("strict"),
-                        kind: ::toolspec::settings::SettingKind::Boolean,
+                        kind: ::toolspec::__private::settings::SettingKind::Boolean,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Bool(true),
+                            ::toolspec::__private::SettingValue::Bool(true),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(&[]),
                         overridable: true,
@@ -970,24 +982,24 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
             name_rule: ::toolspec::__private::NameRule::FunctionCalling,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("rig"),
             settings: ::std::borrow::Cow::Borrowed(
                 &[
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("present_as"),
-                        kind: ::toolspec::settings::SettingKind::String,
+                        kind: ::toolspec::__private::settings::SettingKind::String,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("structured"),
                             ),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(
                             &[
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("structured"),
                                 ),
-                                ::toolspec::SettingValue::Str(
+                                ::toolspec::__private::SettingValue::Str(
                                     ::std::borrow::Cow::Borrowed("message"),
                                 ),
                             ],
@@ -999,41 +1011,41 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
             name_rule: ::toolspec::__private::NameRule::FunctionCalling,
             hints: ::std::borrow::Cow::Borrowed(&[]),
         },
-        ::toolspec::settings::AdapterDecl {
+        ::toolspec::__private::settings::AdapterDecl {
             name: ::std::borrow::Cow::Borrowed("slack"),
             settings: ::std::borrow::Cow::Borrowed(
                 &[
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("channel"),
-                        kind: ::toolspec::settings::SettingKind::String,
+                        kind: ::toolspec::__private::settings::SettingKind::String,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("general"),
                             ),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(&[]),
                         overridable: true,
                     },
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("ephemeral"),
-                        kind: ::toolspec::settings::SettingKind::Boolean,
+                        kind: ::toolspec::__private::settings::SettingKind::Boolean,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Bool(false),
+                            ::toolspec::__private::SettingValue::Bool(false),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(&[]),
                         overridable: false,
                     },
-                    ::toolspec::settings::SettingDecl {
+                    ::toolspec::__private::settings::SettingDecl {
                         name: ::std::borrow::Cow::Borrowed("priority"),
-                        kind: ::toolspec::settings::SettingKind::Integer,
+                        kind: ::toolspec::__private::settings::SettingKind::Integer,
                         default: ::core::option::Option::Some(
-                            ::toolspec::SettingValue::Int(1i64),
+                            ::toolspec::__private::SettingValue::Int(1i64),
                         ),
                         allowed: ::std::borrow::Cow::Borrowed(
                             &[
-                                ::toolspec::SettingValue::Int(1i64),
-                                ::toolspec::SettingValue::Int(2i64),
-                                ::toolspec::SettingValue::Int(3i64),
+                                ::toolspec::__private::SettingValue::Int(1i64),
+                                ::toolspec::__private::SettingValue::Int(2i64),
+                                ::toolspec::__private::SettingValue::Int(3i64),
                             ],
                         ),
                         overridable: true,
@@ -1052,7 +1064,7 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
         "closed_world",
         "billing",
     ],
-    explain: ::toolspec::ExplainConfig {
+    explain: ::toolspec::__private::ExplainConfig {
         enabled: true,
         name: "check_call",
     },
@@ -1060,40 +1072,40 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "check_call",
     &[
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "anthropic",
             name: "check_call",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "gemini",
             name: "check_call",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "http",
             name: "check_call",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "mcp",
             name: "check_call",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "openai",
             name: "check_call",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "rig",
             name: "check_call",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "slack",
             name: "check_call",
             settings: &[],
@@ -1101,7 +1113,7 @@ pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
     ],
 );
 /// Every tool's descriptor, sorted by name.
-pub static TOOLS: &[&::toolspec::Descriptor] = &[
+pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &internal::all::DESCRIPTOR,
     &internal::everywhere::DESCRIPTOR,
     &internal::hidden::DESCRIPTOR,
@@ -1111,7 +1123,7 @@ pub static TOOLS: &[&::toolspec::Descriptor] = &[
 ];
 /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
 /// `Handler`; the error names each tool that is missing.
-pub fn registry<H>(handler: H) -> ::toolspec::Registry
+pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
 where
     H: ::core::marker::Send + ::core::marker::Sync + 'static + agent::lookup::Handler
         + agent::support::ticket::Handler + internal::all::Handler
@@ -1120,7 +1132,7 @@ where
 {
     let handler = ::std::sync::Arc::new(handler);
     ::toolspec::__private::generated_registry(
-        ::toolspec::Registry::builder(&PROJECT)
+        ::toolspec::__private::Registry::builder(&PROJECT)
             .tool(agent::lookup::Bound(::std::sync::Arc::clone(&handler)))
             .tool(agent::support::ticket::Bound(::std::sync::Arc::clone(&handler)))
             .tool(internal::all::Bound(::std::sync::Arc::clone(&handler)))

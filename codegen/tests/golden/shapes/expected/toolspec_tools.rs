@@ -412,10 +412,12 @@ pub mod types {
     )]
     #[serde(crate = "::toolspec::__private::serde")]
     pub struct Stamp {
-        pub at: ::toolspec::types::DateTime<::toolspec::types::FixedOffset>,
-        pub by: ::toolspec::types::Uuid,
+        pub at: ::toolspec::__private::types::DateTime<
+            ::toolspec::__private::types::FixedOffset,
+        >,
+        pub by: ::toolspec::__private::types::Uuid,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub day: ::std::option::Option<::toolspec::types::NaiveDate>,
+        pub day: ::std::option::Option<::toolspec::__private::types::NaiveDate>,
     }
     /// Error types.
     pub mod error {
@@ -452,7 +454,6 @@ pub mod types {
 }
 /// Draws a geometry on a canvas.
 pub mod draw {
-    #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
     /// The tool's marker type: its name, types and descriptor.
     #[derive(
         ::core::fmt::Debug,
@@ -461,13 +462,13 @@ pub mod draw {
         ::core::default::Default
     )]
     pub struct Tool;
-    impl ::toolspec::Contract for Tool {
+    impl ::toolspec::__private::Contract for Tool {
         const NAME: &'static str = "draw";
         type Input = Input;
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
-        fn descriptor() -> &'static ::toolspec::Descriptor {
+        fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
     }
@@ -519,11 +520,14 @@ pub mod draw {
         ::core::hash::Hash
     )]
     pub enum Error {}
-    ::toolspec::declared_errors!(Error {});
+    ::toolspec::__private::declared_errors!(Error {});
     /// What the handler returns.
-    pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+    pub type Outcome = ::core::result::Result<
+        Output,
+        ::toolspec::__private::Failure<Error>,
+    >;
     /// The handler's view of the call.
-    pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+    pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
     /// Implement this for your app type to serve the tool.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` does not handle tool `draw`",
@@ -538,13 +542,13 @@ pub mod draw {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::bind_handler!(Tool, Handler, []);
+    ::toolspec::__private::bind_handler!(Tool, Handler, []);
     /// Everything known about the tool at build time.
-    pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+    pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: "draw",
         spec: "draw.yaml",
         module: "draw",
-        kind: ::toolspec::ToolKind::Action,
+        kind: ::toolspec::__private::ToolKind::Action,
         title: ::core::option::Option::None,
         summary: "Draws a geometry on a canvas.",
         description: "Draws a geometry on a canvas.",
@@ -553,26 +557,26 @@ pub mod draw {
         output_schema: r##"{"type":"object","properties":{"stamp":{"$ref":"#/$defs/Stamp"},"area":{"type":"object","required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","enum":["px","cm"]}}}},"required":["stamp","area"],"additionalProperties":false,"$defs":{"Stamp":{"type":"object","required":["at","by"],"properties":{"at":{"type":"string","format":"date-time"},"by":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"}},"description":"When and by whom something was drawn."}}}"##,
         dialects: &[
             (
-                ::toolspec::Dialect::Anthropic,
+                ::toolspec::__private::Dialect::Anthropic,
                 r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
             ),
             (
-                ::toolspec::Dialect::Gemini,
+                ::toolspec::__private::Dialect::Gemini,
                 r#"{"type":"OBJECT","properties":{"geometry":{"type":"OBJECT","required":["kind","points"],"propertyOrdering":["kind","points","label","style"],"properties":{"kind":{"description":"The kind of geometry.","type":"STRING","enum":["point","line","polygon"]},"points":{"type":"ARRAY","items":{"type":"OBJECT","required":["x","y"],"propertyOrdering":["x","y"],"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}}}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"STRING","pattern":"^[a-z ]+$"},"style":{"type":"OBJECT","properties":{"color":{"type":"STRING"},"dashed":{"type":"BOOLEAN","default":false}},"propertyOrdering":["color","dashed"]}},"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"OBJECT","required":["width","height"],"propertyOrdering":["width","height","background","layers"],"properties":{"width":{"type":"INTEGER","minimum":1},"height":{"type":"INTEGER","minimum":1},"background":{"type":"STRING","enum":["white","black","transparent"]},"layers":{"type":"ARRAY","items":{"type":"STRING"},"maxItems":8}}}},"required":["geometry"],"propertyOrdering":["geometry","canvas"]}"#,
             ),
             (
-                ::toolspec::Dialect::OpenAi,
+                ::toolspec::__private::Dialect::OpenAi,
                 r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
             ),
         ],
         fields: &[
-            ::toolspec::Field {
+            ::toolspec::__private::Field {
                 name: "geometry",
                 ambient: false,
                 sensitive: false,
                 optional: false,
             },
-            ::toolspec::Field {
+            ::toolspec::__private::Field {
                 name: "canvas",
                 ambient: false,
                 sensitive: false,
@@ -590,32 +594,32 @@ pub mod draw {
         tags: &[],
         scopes: &[],
         adapters: &[
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "anthropic",
                 name: "draw",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "gemini",
                 name: "draw",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "http",
                 name: "draw",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "mcp",
                 name: "draw",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "openai",
                 name: "draw",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "rig",
                 name: "draw",
                 settings: &[],
@@ -625,7 +629,6 @@ pub mod draw {
 }
 /// Lays out a page.
 pub mod layout {
-    #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
     /// The tool's marker type: its name, types and descriptor.
     #[derive(
         ::core::fmt::Debug,
@@ -634,13 +637,13 @@ pub mod layout {
         ::core::default::Default
     )]
     pub struct Tool;
-    impl ::toolspec::Contract for Tool {
+    impl ::toolspec::__private::Contract for Tool {
         const NAME: &'static str = "layout";
         type Input = Input;
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
-        fn descriptor() -> &'static ::toolspec::Descriptor {
+        fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
     }
@@ -701,11 +704,14 @@ pub mod layout {
         ::core::hash::Hash
     )]
     pub enum Error {}
-    ::toolspec::declared_errors!(Error {});
+    ::toolspec::__private::declared_errors!(Error {});
     /// What the handler returns.
-    pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+    pub type Outcome = ::core::result::Result<
+        Output,
+        ::toolspec::__private::Failure<Error>,
+    >;
     /// The handler's view of the call.
-    pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+    pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
     /// Implement this for your app type to serve the tool.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` does not handle tool `layout`",
@@ -720,13 +726,13 @@ pub mod layout {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::bind_handler!(Tool, Handler, []);
+    ::toolspec::__private::bind_handler!(Tool, Handler, []);
     /// Everything known about the tool at build time.
-    pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+    pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: "layout",
         spec: "layout.yaml",
         module: "layout",
-        kind: ::toolspec::ToolKind::Action,
+        kind: ::toolspec::__private::ToolKind::Action,
         title: ::core::option::Option::None,
         summary: "Lays out a page.",
         description: "Lays out a page.",
@@ -735,20 +741,20 @@ pub mod layout {
         output_schema: r#"{"type":"object","properties":{"error":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["overflow","empty"]},"detail":{"type":"string"}},"description":"Why the layout failed, if it did."}},"additionalProperties":false}"#,
         dialects: &[
             (
-                ::toolspec::Dialect::Anthropic,
+                ::toolspec::__private::Dialect::Anthropic,
                 r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
             ),
             (
-                ::toolspec::Dialect::Gemini,
+                ::toolspec::__private::Dialect::Gemini,
                 r#"{"type":"OBJECT","properties":{"page":{"type":"OBJECT","properties":{"margin":{"type":"OBJECT","properties":{"top":{"type":"INTEGER"},"unit":{"type":"STRING","enum":["mm","in"]}},"propertyOrdering":["top","unit"]}},"required":["margin"],"propertyOrdering":["margin"]}},"required":["page"],"propertyOrdering":["page"]}"#,
             ),
             (
-                ::toolspec::Dialect::OpenAi,
+                ::toolspec::__private::Dialect::OpenAi,
                 r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
             ),
         ],
         fields: &[
-            ::toolspec::Field {
+            ::toolspec::__private::Field {
                 name: "page",
                 ambient: false,
                 sensitive: false,
@@ -766,32 +772,32 @@ pub mod layout {
         tags: &[],
         scopes: &[],
         adapters: &[
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "anthropic",
                 name: "layout",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "gemini",
                 name: "layout",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "http",
                 name: "layout",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "mcp",
                 name: "layout",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "openai",
                 name: "layout",
                 settings: &[],
             },
-            ::toolspec::AdapterBinding {
+            ::toolspec::__private::AdapterBinding {
                 adapter: "rig",
                 name: "layout",
                 settings: &[],
@@ -800,10 +806,10 @@ pub mod layout {
     };
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
-pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
+pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Project {
     adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
     hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
-    explain: ::toolspec::ExplainConfig {
+    explain: ::toolspec::__private::ExplainConfig {
         enabled: true,
         name: "explain",
     },
@@ -811,35 +817,35 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "explain",
     &[
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "anthropic",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "gemini",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "http",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "mcp",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "openai",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "rig",
             name: "explain",
             settings: &[],
@@ -847,17 +853,20 @@ pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
     ],
 );
 /// Every tool's descriptor, sorted by name.
-pub static TOOLS: &[&::toolspec::Descriptor] = &[&draw::DESCRIPTOR, &layout::DESCRIPTOR];
+pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
+    &draw::DESCRIPTOR,
+    &layout::DESCRIPTOR,
+];
 /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
 /// `Handler`; the error names each tool that is missing.
-pub fn registry<H>(handler: H) -> ::toolspec::Registry
+pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
 where
     H: ::core::marker::Send + ::core::marker::Sync + 'static + draw::Handler
         + layout::Handler,
 {
     let handler = ::std::sync::Arc::new(handler);
     ::toolspec::__private::generated_registry(
-        ::toolspec::Registry::builder(&PROJECT)
+        ::toolspec::__private::Registry::builder(&PROJECT)
             .tool(draw::Bound(::std::sync::Arc::clone(&handler)))
             .tool(layout::Bound(::std::sync::Arc::clone(&handler)))
             .explain(&EXPLAIN),

@@ -16,7 +16,9 @@ pub mod types {
         Usd,
         Gbp,
     }
-    ::toolspec::string_enum!(MoneyCurrency { Eur = "EUR", Usd = "USD", Gbp = "GBP" });
+    ::toolspec::__private::string_enum!(
+        MoneyCurrency { Eur = "EUR", Usd = "USD", Gbp = "GBP" }
+    );
     /// An amount in the smallest unit of a currency.
     #[derive(
         ::core::fmt::Debug,
@@ -47,7 +49,7 @@ pub mod types {
         Cancelled,
         Refunded,
     }
-    ::toolspec::string_enum!(
+    ::toolspec::__private::string_enum!(
         OrderStatus { Pending = "pending", Shipped = "shipped", Delivered = "delivered",
         Cancelled = "cancelled", Refunded = "refunded" }
     );
@@ -65,7 +67,9 @@ pub mod types {
         pub status: OrderStatus,
         pub lines: ::std::vec::Vec<OrderLine>,
         pub total: Money,
-        pub placed_at: ::toolspec::types::DateTime<::toolspec::types::FixedOffset>,
+        pub placed_at: ::toolspec::__private::types::DateTime<
+            ::toolspec::__private::types::FixedOffset,
+        >,
     }
     /// One line of an order.
     #[derive(
@@ -86,7 +90,6 @@ pub mod types {
 pub mod customers {
     /// Show the current customer's profile.
     pub mod me {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -95,13 +98,13 @@ pub mod customers {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "customers_me";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -157,13 +160,16 @@ pub mod customers {
             /// No such customer.
             NotFound,
         }
-        ::toolspec::declared_errors!(
+        ::toolspec::__private::declared_errors!(
             Error { NotFound = ("not_found", "No such customer.") }
         );
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `customers_me`",
@@ -178,13 +184,13 @@ pub mod customers {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "customers_me",
             spec: "customers/me.yaml",
             module: "customers::me",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some("My profile"),
             summary: "Show the current customer's profile.",
             description: "Show the current customer's profile.\nErrors: not_found.",
@@ -193,17 +199,17 @@ pub mod customers {
             output_schema: r#"{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","additionalProperties":false}"#,
                 ),
-                (::toolspec::Dialect::Gemini, r#"null"#),
+                (::toolspec::__private::Dialect::Gemini, r#"null"#),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{},"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "customer_id",
                     ambient: true,
                     sensitive: false,
@@ -215,7 +221,7 @@ pub mod customers {
             guards: &[],
             error_headline: ::core::option::Option::None,
             errors: &[
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "not_found",
                     message: "No such customer.",
                     standalone: true,
@@ -227,32 +233,32 @@ pub mod customers {
             tags: &["customers", "read"],
             scopes: &[],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "customers_me",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "customers_me",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "customers_me",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "customers_me",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "customers_me",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "customers_me",
                     settings: &[],
@@ -264,7 +270,6 @@ pub mod customers {
 pub mod orders {
     /// Cancel an existing order.
     pub mod cancel {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -273,13 +278,13 @@ pub mod orders {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "orders_cancel";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -297,7 +302,7 @@ pub mod orders {
             Duplicate,
             Fraud,
         }
-        ::toolspec::string_enum!(
+        ::toolspec::__private::string_enum!(
             Reason { CustomerRequest = "customer_request", Duplicate = "duplicate", Fraud =
             "fraud" }
         );
@@ -359,14 +364,17 @@ pub mod orders {
             /// No such order.
             NotFound,
         }
-        ::toolspec::declared_errors!(
+        ::toolspec::__private::declared_errors!(
             Error { AlreadyShipped = ("already_shipped", "The order has already shipped."),
             NotFound = ("not_found", "No such order.") }
         );
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_cancel`",
@@ -387,13 +395,13 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, [0 => not_cancelled]);
+        ::toolspec::__private::bind_handler!(Tool, Handler, [0 => not_cancelled]);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_cancel",
             spec: "orders/cancel.yaml",
             module: "orders::cancel",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some("Cancel order"),
             summary: "Cancel an existing order.",
             description: "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nErrors: not_cancelled, already_shipped, not_found.",
@@ -402,32 +410,32 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
-                    ::toolspec::Dialect::Gemini,
+                    ::toolspec::__private::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"description":"The order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"propertyOrdering":["order_id","reason"]}"#,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "order_id",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "reason",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "customer_id",
                     ambient: true,
                     sensitive: false,
@@ -437,19 +445,19 @@ pub mod orders {
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
             guards: &[
-                ::toolspec::Guard {
+                ::toolspec::__private::Guard {
                     name: "not_cancelled",
                     description: "Order must not already be cancelled.",
                 },
             ],
             error_headline: ::core::option::Option::Some("Could not cancel the order"),
             errors: &[
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "already_shipped",
                     message: "The order has already shipped.",
                     standalone: false,
                 },
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "not_found",
                     message: "No such order.",
                     standalone: true,
@@ -465,39 +473,39 @@ pub mod orders {
             tags: &["orders", "write"],
             scopes: &["orders:write"],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "orders_cancel",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "orders_cancel",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "orders_cancel",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "orders_cancel",
                     settings: &[
                         (
                             "present_as",
-                            ::toolspec::SettingValue::Str(
+                            ::toolspec::__private::SettingValue::Str(
                                 ::std::borrow::Cow::Borrowed("message"),
                             ),
                         ),
                     ],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "orders_cancel",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "orders_cancel",
                     settings: &[],
@@ -507,7 +515,6 @@ pub mod orders {
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
     pub mod export {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -516,13 +523,13 @@ pub mod orders {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "orders_export";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -542,7 +549,7 @@ pub mod orders {
             Cancelled,
             Refunded,
         }
-        ::toolspec::string_enum!(
+        ::toolspec::__private::string_enum!(
             Status { Pending = "pending", Shipped = "shipped", Delivered = "delivered",
             Cancelled = "cancelled", Refunded = "refunded" }
         );
@@ -601,11 +608,14 @@ pub mod orders {
             ::core::hash::Hash
         )]
         pub enum Error {}
-        ::toolspec::declared_errors!(Error {});
+        ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_export`",
@@ -620,13 +630,13 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_export",
             spec: "orders/export.yaml",
             module: "orders::export",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some("Export orders"),
             summary: "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
             description: "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
@@ -635,32 +645,32 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},"count":{"type":"integer","minimum":0,"maximum":9223372036854775807}},"required":["orders","count"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
                 ),
                 (
-                    ::toolspec::Dialect::Gemini,
+                    ::toolspec::__private::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"INTEGER","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"propertyOrdering":["status","pace_ms"]}"#,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "status",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "pace_ms",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "customer_id",
                     ambient: true,
                     sensitive: false,
@@ -680,32 +690,32 @@ pub mod orders {
             tags: &["orders", "read"],
             scopes: &["orders:read"],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "orders_export",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "orders_export",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "orders_export",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "orders_export",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "orders_export",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "orders_export",
                     settings: &[],
@@ -715,7 +725,6 @@ pub mod orders {
     }
     /// Look up one of the current customer's orders.
     pub mod get {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -724,13 +733,13 @@ pub mod orders {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "orders_get";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -783,11 +792,16 @@ pub mod orders {
             /// No such order.
             NotFound,
         }
-        ::toolspec::declared_errors!(Error { NotFound = ("not_found", "No such order.") });
+        ::toolspec::__private::declared_errors!(
+            Error { NotFound = ("not_found", "No such order.") }
+        );
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_get`",
@@ -802,13 +816,13 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_get",
             spec: "orders/get.yaml",
             module: "orders::get",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some("Get order"),
             summary: "Look up one of the current customer's orders.",
             description: "Look up one of the current customer's orders.\nErrors: not_found.",
@@ -817,26 +831,26 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
-                    ::toolspec::Dialect::Gemini,
+                    ::toolspec::__private::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "order_id",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "customer_id",
                     ambient: true,
                     sensitive: false,
@@ -848,7 +862,7 @@ pub mod orders {
             guards: &[],
             error_headline: ::core::option::Option::None,
             errors: &[
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "not_found",
                     message: "No such order.",
                     standalone: true,
@@ -860,32 +874,32 @@ pub mod orders {
             tags: &["orders", "read"],
             scopes: &["orders:read"],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "orders_get",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "orders_get",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "orders_get",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "orders_get",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "orders_get",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "orders_get",
                     settings: &[],
@@ -895,7 +909,6 @@ pub mod orders {
     }
     /// Place a new order for the current customer.
     pub mod place {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -904,13 +917,13 @@ pub mod orders {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "orders_place";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -982,15 +995,18 @@ pub mod orders {
             /// All lines of an order must use one currency.
             MixedCurrencies,
         }
-        ::toolspec::declared_errors!(
+        ::toolspec::__private::declared_errors!(
             Error { UnknownSku = ("unknown_sku", "A product in the order does not exist."),
             MixedCurrencies = ("mixed_currencies",
             "All lines of an order must use one currency.") }
         );
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_place`",
@@ -1011,13 +1027,13 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, [0 => customer_active]);
+        ::toolspec::__private::bind_handler!(Tool, Handler, [0 => customer_active]);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_place",
             spec: "orders/place.yaml",
             module: "orders::place",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some("Place order"),
             summary: "Place a new order for the current customer.",
             description: "Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.",
@@ -1026,32 +1042,32 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
                 ),
                 (
-                    ::toolspec::Dialect::Gemini,
+                    ::toolspec::__private::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"lines":{"type":"ARRAY","items":{"type":"OBJECT","properties":{"sku":{"type":"STRING","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"INTEGER","minimum":1,"maximum":100}},"required":["sku","quantity"],"propertyOrdering":["sku","quantity"]},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"STRING","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"propertyOrdering":["lines","note"]}"#,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "lines",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "note",
                     ambient: false,
                     sensitive: true,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "customer_id",
                     ambient: true,
                     sensitive: false,
@@ -1061,19 +1077,19 @@ pub mod orders {
             sensitive_input: ::core::option::Option::Some(r#"{"properties":{"note":true}}"#),
             sensitive_output: ::core::option::Option::None,
             guards: &[
-                ::toolspec::Guard {
+                ::toolspec::__private::Guard {
                     name: "customer_active",
                     description: "The customer account must be active.",
                 },
             ],
             error_headline: ::core::option::Option::Some("Could not place the order"),
             errors: &[
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "unknown_sku",
                     message: "A product in the order does not exist.",
                     standalone: false,
                 },
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "mixed_currencies",
                     message: "All lines of an order must use one currency.",
                     standalone: false,
@@ -1087,32 +1103,32 @@ pub mod orders {
             tags: &["orders", "write"],
             scopes: &["orders:write"],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "orders_place",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "orders_place",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "http",
                     name: "orders_place",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "orders_place",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "orders_place",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "orders_place",
                     settings: &[],
@@ -1122,7 +1138,6 @@ pub mod orders {
     }
     /// Refund a delivered order, fully or in part.
     pub mod refund {
-        #![allow(clippy::all, clippy::pedantic, clippy::nursery)]
         /// The tool's marker type: its name, types and descriptor.
         #[derive(
             ::core::fmt::Debug,
@@ -1131,13 +1146,13 @@ pub mod orders {
             ::core::default::Default
         )]
         pub struct Tool;
-        impl ::toolspec::Contract for Tool {
+        impl ::toolspec::__private::Contract for Tool {
             const NAME: &'static str = "orders_refund";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
-            fn descriptor() -> &'static ::toolspec::Descriptor {
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
         }
@@ -1198,15 +1213,18 @@ pub mod orders {
             /// The refund is larger than what is left to refund.
             TooMuch,
         }
-        ::toolspec::declared_errors!(
+        ::toolspec::__private::declared_errors!(
             Error { NotFound = ("not_found", "No such order."), NotDelivered =
             ("not_delivered", "Only delivered orders can be refunded."), TooMuch =
             ("too_much", "The refund is larger than what is left to refund.") }
         );
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<Output, ::toolspec::Failure<Error>>;
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
         /// The handler's view of the call.
-        pub type Context<'a> = ::toolspec::Context<'a, Ambient>;
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_refund`",
@@ -1221,13 +1239,13 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(Tool, Handler, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::Descriptor = ::toolspec::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_refund",
             spec: "orders/refund.yaml",
             module: "orders::refund",
-            kind: ::toolspec::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some("Refund order"),
             summary: "Refund a delivered order, fully or in part.",
             description: "Refund a delivered order, fully or in part.\nErrors: not_found, not_delivered, too_much.",
@@ -1236,32 +1254,32 @@ pub mod orders {
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
-                    ::toolspec::Dialect::Anthropic,
+                    ::toolspec::__private::Dialect::Anthropic,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
                 (
-                    ::toolspec::Dialect::Gemini,
+                    ::toolspec::__private::Dialect::Gemini,
                     r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
                 ),
                 (
-                    ::toolspec::Dialect::OpenAi,
+                    ::toolspec::__private::Dialect::OpenAi,
                     r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "order_id",
                     ambient: false,
                     sensitive: false,
                     optional: false,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "amount",
                     ambient: false,
                     sensitive: false,
                     optional: true,
                 },
-                ::toolspec::Field {
+                ::toolspec::__private::Field {
                     name: "customer_id",
                     ambient: true,
                     sensitive: false,
@@ -1273,17 +1291,17 @@ pub mod orders {
             guards: &[],
             error_headline: ::core::option::Option::Some("Could not refund the order"),
             errors: &[
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "not_found",
                     message: "No such order.",
                     standalone: true,
                 },
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "not_delivered",
                     message: "Only delivered orders can be refunded.",
                     standalone: false,
                 },
-                ::toolspec::ErrorCode {
+                ::toolspec::__private::ErrorCode {
                     code: "too_much",
                     message: "The refund is larger than what is left to refund.",
                     standalone: false,
@@ -1297,27 +1315,27 @@ pub mod orders {
             tags: &["orders", "write", "payments"],
             scopes: &["orders:write", "payments:refund"],
             adapters: &[
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "anthropic",
                     name: "orders_refund",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
                     name: "orders_refund",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
                     name: "orders_refund",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: "orders_refund",
                     settings: &[],
                 },
-                ::toolspec::AdapterBinding {
+                ::toolspec::__private::AdapterBinding {
                     adapter: "rig",
                     name: "orders_refund",
                     settings: &[],
@@ -1327,10 +1345,10 @@ pub mod orders {
     }
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
-pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
+pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Project {
     adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
     hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
-    explain: ::toolspec::ExplainConfig {
+    explain: ::toolspec::__private::ExplainConfig {
         enabled: true,
         name: "explain",
     },
@@ -1338,35 +1356,35 @@ pub static PROJECT: ::toolspec::Project = ::toolspec::Project {
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "explain",
     &[
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "anthropic",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "gemini",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "http",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "mcp",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "openai",
             name: "explain",
             settings: &[],
         },
-        ::toolspec::AdapterBinding {
+        ::toolspec::__private::AdapterBinding {
             adapter: "rig",
             name: "explain",
             settings: &[],
@@ -1374,7 +1392,7 @@ pub static EXPLAIN: ::toolspec::Descriptor = ::toolspec::Descriptor::explain(
     ],
 );
 /// Every tool's descriptor, sorted by name.
-pub static TOOLS: &[&::toolspec::Descriptor] = &[
+pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &customers::me::DESCRIPTOR,
     &orders::cancel::DESCRIPTOR,
     &orders::export::DESCRIPTOR,
@@ -1384,7 +1402,7 @@ pub static TOOLS: &[&::toolspec::Descriptor] = &[
 ];
 /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
 /// `Handler`; the error names each tool that is missing.
-pub fn registry<H>(handler: H) -> ::toolspec::Registry
+pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
 where
     H: ::core::marker::Send + ::core::marker::Sync + 'static + customers::me::Handler
         + orders::cancel::Handler + orders::export::Handler + orders::get::Handler
@@ -1392,7 +1410,7 @@ where
 {
     let handler = ::std::sync::Arc::new(handler);
     ::toolspec::__private::generated_registry(
-        ::toolspec::Registry::builder(&PROJECT)
+        ::toolspec::__private::Registry::builder(&PROJECT)
             .tool(customers::me::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::cancel::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::export::Bound(::std::sync::Arc::clone(&handler)))
