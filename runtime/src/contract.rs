@@ -28,6 +28,11 @@ pub trait Contract: Send + Sync + 'static {
     type Output: Serialize + Send + 'static;
     /// Declared error codes.
     type Error: DeclaredError;
+    /// The tool's guards: one value per guard of the spec, each run by a method of the
+    /// tool's `Handler` ([`Operation::guard`]); [`NoGuard`] for a tool without any.
+    type Guard: Copy + Send + Sync + 'static;
+    /// Every guard, in the order of the descriptor's `guards`, which name and describe them.
+    const GUARDS: &'static [Self::Guard];
     /// Everything known about the tool at build time.
     fn descriptor() -> &'static Descriptor;
 }
@@ -50,14 +55,18 @@ pub trait Operation: Send + Sync + 'static {
         cx: Context<'a, <Self::Contract as Contract>::Ambient>,
     ) -> BoxFuture<'a, Outcome<Self::Contract>>;
 
-    /// Runs guard number `index` (in descriptor order); `None` if there is no such guard.
+    /// Runs `guard`: whether its precondition holds.
     fn guard<'a>(
         &'a self,
-        index: usize,
+        guard: <Self::Contract as Contract>::Guard,
         input: &'a <Self::Contract as Contract>::Input,
         cx: &'a Context<'a, <Self::Contract as Contract>::Ambient>,
-    ) -> Option<BoxFuture<'a, bool>>;
+    ) -> BoxFuture<'a, bool>;
 }
+
+/// The guards of a tool without any: no value, so no guard can be asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NoGuard {}
 
 /// What a handler returns.
 pub type Outcome<C> = Result<<C as Contract>::Output, Failure<<C as Contract>::Error>>;

@@ -70,7 +70,7 @@ pub use ambient::AmbientContext;
 pub use caller::{Caller, Scopes};
 pub use catalog::{Catalog, Member};
 pub use context::{Context, Progress, ProgressUpdate};
-pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
+pub use contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
 pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
 pub use hooks::{CallInfo, Hook};
@@ -139,7 +139,7 @@ pub mod __private {
     }
 
     pub use crate::context::Context;
-    pub use crate::contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
+    pub use crate::contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
     pub use crate::failure::{Failure, UnknownVariant};
     pub use crate::project::{ExplainConfig, Project};

@@ -100,11 +100,12 @@ macro_rules! declared_errors {
 }
 
 /// Binds a tool's `Handler` trait to the runtime: `pub struct Bound<H>(Arc<H>)` implementing
-/// [`Operation`](crate::Operation), with guard number `n` dispatched to the listed method.
+/// [`Operation`](crate::Operation), each variant of the tool's guard enum dispatched to its
+/// `Handler` method (the match is exhaustive: every guard has its method).
 #[doc(hidden)]
 #[macro_export]
 macro_rules! bind_handler {
-    ($tool:ty, $handler:ident, [$($index:literal => $guard:ident),* $(,)?]) => {
+    ($tool:ty, $handler:ident, $guards:ty, [$($variant:path => $method:ident),* $(,)?]) => {
         /// The tool bound to a handler.
         pub struct Bound<H>(pub ::std::sync::Arc<H>);
 
@@ -122,13 +123,12 @@ macro_rules! bind_handler {
             #[allow(unused_variables)]
             fn guard<'a>(
                 &'a self,
-                index: usize,
+                guard: $guards,
                 input: &'a <$tool as $crate::__private::Contract>::Input,
                 cx: &'a $crate::__private::Context<'a, <$tool as $crate::__private::Contract>::Ambient>,
-            ) -> ::core::option::Option<$crate::__private::BoxFuture<'a, bool>> {
-                match index {
-                    $($index => ::core::option::Option::Some(::std::boxed::Box::pin($handler::$guard(&*self.0, input, cx))),)*
-                    _ => ::core::option::Option::None,
+            ) -> $crate::__private::BoxFuture<'a, bool> {
+                match guard {
+                    $($variant => ::std::boxed::Box::pin($handler::$method(&*self.0, input, cx)),)*
                 }
             }
         }

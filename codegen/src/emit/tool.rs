@@ -21,6 +21,7 @@ pub const RESERVED: &[&str] = &[
     "Outcome",
     "Context",
     "Handler",
+    "Guard",
     "Bound",
     "DESCRIPTOR",
 ];
@@ -57,6 +58,27 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     let type_items = types_gen.items;
 
     let name = &tool.name;
+    let guard_variants: Vec<Ident> = spec
+        .guards
+        .iter()
+        .map(|g| ident(&type_name(&g.name.value)))
+        .collect();
+    let (guard_type, guard_enum) = if guard_variants.is_empty() {
+        (
+            quote! { ::toolspec::__private::NoGuard },
+            TokenStream::new(),
+        )
+    } else {
+        let docs = spec.guards.iter().map(|g| doc(Some(&g.description)));
+        (
+            quote! { Guard },
+            quote! {
+                /// The tool's guards, in spec order: each is run by its method of [`Handler`].
+                #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
+                pub enum Guard { #( #docs #guard_variants, )* }
+            },
+        )
+    };
     let module_doc = doc(Some(&spec.description));
     let error = error_enum(tool);
     let handler = handler_trait(tool);
@@ -74,6 +96,8 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
                 type Ambient = Ambient;
                 type Output = Output;
                 type Error = Error;
+                type Guard = #guard_type;
+                const GUARDS: &'static [#guard_type] = &[ #( #guard_type::#guard_variants, )* ];
                 fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                     &DESCRIPTOR
                 }
@@ -82,6 +106,8 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
             #(#type_items)*
 
             #error
+
+            #guard_enum
 
             /// What the handler returns.
             pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
@@ -133,7 +159,15 @@ fn handler_trait(tool: &Tool) -> TokenStream {
         .iter()
         .map(|g| doc(Some(&format!("Guard: {}", g.description))))
         .collect();
-    let indexes = (0..guard_idents.len()).map(proc_macro2::Literal::usize_unsuffixed);
+    let variants = spec.guards.iter().map(|g| {
+        let variant = ident(&type_name(&g.name.value));
+        quote! { Guard::#variant }
+    });
+    let guard_type = if spec.guards.is_empty() {
+        quote! { ::toolspec::__private::NoGuard }
+    } else {
+        quote! { Guard }
+    };
     let call_doc = doc(Some(&format!(
         "Runs `{}`: {}",
         tool.name,
@@ -151,7 +185,7 @@ fn handler_trait(tool: &Tool) -> TokenStream {
             )*
         }
 
-        ::toolspec::__private::bind_handler!(Tool, Handler, [ #( #indexes => #guard_idents ),* ]);
+        ::toolspec::__private::bind_handler!(Tool, Handler, #guard_type, [ #( #variants => #guard_idents ),* ]);
     }
 }
 

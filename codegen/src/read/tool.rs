@@ -244,6 +244,7 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
     };
     let mut guards = Vec::new();
     let mut spellings = Spellings::new("guards", "the handler method");
+    let mut variants = Spellings::new("guards", "the variant");
     for (key, value) in entries {
         let Some(name) = check_identifier(r, key, "guard name") else {
             continue;
@@ -263,6 +264,10 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
             continue;
         }
         if !spellings.admit(r, &name.value, key.span, spelled) {
+            continue;
+        }
+        let variant = format!("Guard::{}", rust_name::type_name(&name.value));
+        if !variants.admit(r, &name.value, key.span, variant) {
             continue;
         }
         let description = match &value.value {

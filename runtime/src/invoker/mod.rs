@@ -203,13 +203,9 @@ impl<O: Operation> Typed<O> {
     ) -> impl Future<Output = Result<Outcome<O>, ToolResult>> + 'a {
         async move {
             let tool = Self::tool();
-            for (index, guard) in tool.guards.iter().enumerate() {
-                let Some(check) = self.op.guard(index, &input, &cx) else {
-                    return Err(internal(
-                        tool,
-                        format!("no guard number {index} (`{}`) is bound", guard.name),
-                    ));
-                };
+            let guards = <O::Contract as Contract>::GUARDS;
+            for (&which, guard) in guards.iter().zip(tool.guards) {
+                let check = self.op.guard(which, &input, &cx);
                 match AssertUnwindSafe(check).catch_unwind().await {
                     Ok(true) => {}
                     Ok(false) => {
@@ -392,10 +388,10 @@ impl<O: Operation> Typed<O> {
         let checked = {
             let guards = &mut explanation.guards;
             let checks = std::pin::pin!(async {
-                for (index, check) in guards.iter_mut().enumerate() {
-                    if let Some(guard) = self.op.guard(index, &input, &cx) {
-                        check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
-                    }
+                let which = <O::Contract as Contract>::GUARDS;
+                for (&which, check) in which.iter().zip(guards.iter_mut()) {
+                    let guard = self.op.guard(which, &input, &cx);
+                    check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
                 }
             });
             supervise(tool, &options.cancellation, own.as_ref(), checks).await
@@ -624,7 +620,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::contract::BoxFuture;
+    use crate::contract::{BoxFuture, NoGuard};
     use crate::descriptor::ToolKind;
     use crate::project::Project;
     use crate::registry::Registry;
@@ -696,6 +692,8 @@ mod tests {
         type Ambient = Map<String, Value>;
         type Output = Value;
         type Error = NoCode;
+        type Guard = NoGuard;
+        const GUARDS: &'static [NoGuard] = &[];
 
         fn descriptor() -> &'static Descriptor {
             &WRITE
@@ -715,11 +713,11 @@ mod tests {
 
         fn guard<'a>(
             &'a self,
-            _index: usize,
+            guard: NoGuard,
             _input: &'a Map<String, Value>,
             _cx: &'a Context<'a, Map<String, Value>>,
-        ) -> Option<BoxFuture<'a, bool>> {
-            None
+        ) -> BoxFuture<'a, bool> {
+            match guard {}
         }
     }
 

@@ -85,6 +85,8 @@ pub mod ping {
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
+        type Guard = ::toolspec::__private::NoGuard;
+        const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
         fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
@@ -151,7 +153,9 @@ pub mod ping {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::__private::bind_handler!(Tool, Handler, []);
+    ::toolspec::__private::bind_handler!(
+        Tool, Handler, ::toolspec::__private::NoGuard, []
+    );
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: "ping",
@@ -238,6 +242,8 @@ pub mod kitchen {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = Guard;
+            const GUARDS: &'static [Guard] = &[Guard::HasWater, Guard::TapOpen];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -456,6 +462,21 @@ pub mod kitchen {
             Error { Clogged = ("clogged", "The pipe is clogged."), Overflow = ("overflow",
             "Water everywhere.") }
         );
+        /// The tool's guards, in spec order: each is run by its method of [`Handler`].
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum Guard {
+            /// There must be water.
+            HasWater,
+            /// The tap must be open
+            TapOpen,
+        }
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<
             Output,
@@ -489,7 +510,9 @@ pub mod kitchen {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, [0 => has_water, 1 => tap_open]);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, Guard, [Guard::HasWater => has_water, Guard::TapOpen => tap_open]
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "kitchen_sink",

@@ -17,6 +17,8 @@ pub mod agent {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -83,7 +85,9 @@ pub mod agent {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "lookup",
@@ -157,6 +161,8 @@ pub mod agent {
                 type Ambient = Ambient;
                 type Output = Output;
                 type Error = Error;
+                type Guard = ::toolspec::__private::NoGuard;
+                const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
                 fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                     &DESCRIPTOR
                 }
@@ -225,7 +231,9 @@ pub mod agent {
                     cx: Context<'_>,
                 ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
             }
-            ::toolspec::__private::bind_handler!(Tool, Handler, []);
+            ::toolspec::__private::bind_handler!(
+                Tool, Handler, ::toolspec::__private::NoGuard, []
+            );
             /// Everything known about the tool at build time.
             pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
                 name: "support_ticket",
@@ -298,6 +306,8 @@ pub mod internal {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -364,7 +374,9 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_all",
@@ -458,6 +470,8 @@ pub mod internal {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -524,7 +538,9 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_everywhere",
@@ -613,6 +629,8 @@ pub mod internal {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -679,7 +697,9 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_hidden",
@@ -723,6 +743,8 @@ pub mod internal {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -789,7 +811,9 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "internal_report",

@@ -468,6 +468,8 @@ pub mod draw {
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
+        type Guard = ::toolspec::__private::NoGuard;
+        const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
         fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
@@ -542,7 +544,9 @@ pub mod draw {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::__private::bind_handler!(Tool, Handler, []);
+    ::toolspec::__private::bind_handler!(
+        Tool, Handler, ::toolspec::__private::NoGuard, []
+    );
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: "draw",
@@ -643,6 +647,8 @@ pub mod layout {
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
+        type Guard = ::toolspec::__private::NoGuard;
+        const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
         fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
@@ -726,7 +732,9 @@ pub mod layout {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::__private::bind_handler!(Tool, Handler, []);
+    ::toolspec::__private::bind_handler!(
+        Tool, Handler, ::toolspec::__private::NoGuard, []
+    );
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: "layout",

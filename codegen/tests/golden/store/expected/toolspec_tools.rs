@@ -104,6 +104,8 @@ pub mod customers {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -184,7 +186,9 @@ pub mod customers {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "customers_me",
@@ -284,6 +288,8 @@ pub mod orders {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = Guard;
+            const GUARDS: &'static [Guard] = &[Guard::NotCancelled];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -368,6 +374,19 @@ pub mod orders {
             Error { AlreadyShipped = ("already_shipped", "The order has already shipped."),
             NotFound = ("not_found", "No such order.") }
         );
+        /// The tool's guards, in spec order: each is run by its method of [`Handler`].
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum Guard {
+            /// Order must not already be cancelled.
+            NotCancelled,
+        }
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<
             Output,
@@ -395,7 +414,9 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, [0 => not_cancelled]);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, Guard, [Guard::NotCancelled => not_cancelled]
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_cancel",
@@ -529,6 +550,8 @@ pub mod orders {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -630,7 +653,9 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_export",
@@ -739,6 +764,8 @@ pub mod orders {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -816,7 +843,9 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_get",
@@ -923,6 +952,8 @@ pub mod orders {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = Guard;
+            const GUARDS: &'static [Guard] = &[Guard::CustomerActive];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -1000,6 +1031,19 @@ pub mod orders {
             MixedCurrencies = ("mixed_currencies",
             "All lines of an order must use one currency.") }
         );
+        /// The tool's guards, in spec order: each is run by its method of [`Handler`].
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum Guard {
+            /// The customer account must be active.
+            CustomerActive,
+        }
         /// What the handler returns.
         pub type Outcome = ::core::result::Result<
             Output,
@@ -1027,7 +1071,9 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, [0 => customer_active]);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, Guard, [Guard::CustomerActive => customer_active]
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_place",
@@ -1152,6 +1198,8 @@ pub mod orders {
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -1239,7 +1287,9 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(Tool, Handler, []);
+        ::toolspec::__private::bind_handler!(
+            Tool, Handler, ::toolspec::__private::NoGuard, []
+        );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: "orders_refund",
