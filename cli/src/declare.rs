@@ -30,11 +30,7 @@ impl Declared {
             let name = leak_str(name.to_owned());
             let bindings: Vec<AdapterBinding> = project
                 .adapters()
-                .map(|a| AdapterBinding {
-                    adapter: leak_str(a.name.to_string()),
-                    name,
-                    settings: &[],
-                })
+                .map(|a| AdapterBinding::member(leak_str(a.name.to_string())))
                 .collect();
             descriptors.push(leak(Descriptor::explain(name, bindings.leak())));
         }
@@ -56,13 +52,14 @@ impl Declared {
             .iter()
             .filter_map(|d| {
                 let binding = d.binding(adapter)?;
+                let name = d.name_for(adapter)?;
                 let wanted = Dialect::for_member(adapter, &Settings::new(decl, binding.settings));
                 let dialect = if d.dialect(wanted).is_some() {
                     wanted
                 } else {
                     wanted.relaxed()
                 };
-                Some((binding.name, *d, dialect))
+                Some((name, *d, dialect))
             })
             .collect();
         members.sort_by_key(|(name, _, _)| *name);
@@ -117,6 +114,7 @@ fn leak_strs(texts: Vec<String>) -> &'static [&'static str] {
 /// A compiled descriptor as the generated `DESCRIPTOR` static holds it.
 fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
     let opt = |text: Option<String>| text.map(leak_str);
+    let canonical = d.name.clone();
     Descriptor {
         name: leak_str(d.name),
         spec: leak_str(d.spec),
@@ -177,7 +175,7 @@ fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
             .into_iter()
             .map(|b| AdapterBinding {
                 adapter: leak_str(b.adapter),
-                name: leak_str(b.name),
+                name: (b.name != canonical).then(|| leak_str(b.name)),
                 settings: b
                     .settings
                     .into_iter()

@@ -55,10 +55,22 @@ pub struct ErrorCode {
 pub struct AdapterBinding {
     /// The adapter (`mcp`, `openai`, a custom adapter…).
     pub adapter: &'static str,
-    /// The tool's name on this adapter (the canonical name unless overridden).
-    pub name: &'static str,
+    /// The tool's own name on this adapter; `None`: its canonical name (see
+    /// [`Descriptor::name_for`]).
+    pub name: Option<&'static str>,
     /// Per-tool setting overrides for this adapter, checked at build time.
     pub settings: &'static [(&'static str, SettingValue)],
+}
+
+impl AdapterBinding {
+    /// A member of `adapter` under the tool's canonical name, with no setting of its own.
+    pub const fn member(adapter: &'static str) -> Self {
+        Self {
+            adapter,
+            name: None,
+            settings: &[],
+        }
+    }
 }
 
 /// Everything the build knows about one tool.
@@ -178,7 +190,7 @@ impl Descriptor {
 
     /// The tool's name on `adapter`, if it is a member.
     pub fn name_for(&self, adapter: &str) -> Option<&'static str> {
-        self.binding(adapter).map(|b| b.name)
+        self.binding(adapter).map(|b| b.name.unwrap_or(self.name))
     }
 
     /// The input schema in `dialect` as JSON text, if the tool is a member of it (see

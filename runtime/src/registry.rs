@@ -358,7 +358,8 @@ impl RegistryBuilder {
         for entry in &self.entries {
             let d = entry.descriptor;
             let keys =
-                std::iter::once(("", d.name)).chain(d.adapters.iter().map(|b| (b.adapter, b.name)));
+                std::iter::once(("", d.name))
+                    .chain(d.adapters.iter().map(|b| (b.adapter, b.name.unwrap_or(d.name))));
             for (adapter, name) in keys {
                 if !adapter.is_empty() && self.project.adapter(adapter).is_none() {
                     return Err(RegistryError::UnknownAdapter {
@@ -393,7 +394,7 @@ impl RegistryBuilder {
             });
             for binding in firsts {
                 by_adapter
-                    .entry((binding.adapter, binding.name))
+                    .entry((binding.adapter, binding.name.unwrap_or(d.name)))
                     .or_insert(i);
             }
         }

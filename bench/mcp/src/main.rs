@@ -575,7 +575,7 @@ fn many_tools(count: usize) -> Vec<(&'static Descriptor, PresentAs)> {
                 Box::leak(format!("{}_{i:04}", template.name).into_boxed_str());
             let adapters: &'static [AdapterBinding] = Box::leak(Box::new([AdapterBinding {
                 adapter: "mcp",
-                name,
+                name: Some(name),
                 settings: &[],
             }]));
             let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor {

@@ -70,12 +70,17 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
         None => quote! { ::core::option::Option::None },
     };
     let (tags, scopes) = (&d.tags, &d.scopes);
+    // A member under the canonical name with no setting of its own is written as such.
     let bindings = d.adapters.iter().map(|b| {
-        let (adapter, bname) = (&b.adapter, &b.name);
+        let adapter = &b.adapter;
+        if b.name == d.name && b.settings.is_empty() {
+            return quote! { ::toolspec::__private::AdapterBinding::member(#adapter) };
+        }
+        let name = opt_str((b.name != d.name).then_some(b.name.as_str()));
         let keys = b.settings.iter().map(|(k, _)| k);
         let values = b.settings.iter().map(|(_, v)| setting_value(v));
         quote! {
-            ::toolspec::__private::AdapterBinding { adapter: #adapter, name: #bname, settings: &[ #( (#keys, #values), )* ] }
+            ::toolspec::__private::AdapterBinding { adapter: #adapter, name: #name, settings: &[ #( (#keys, #values), )* ] }
         }
     });
     quote! {

@@ -80,7 +80,7 @@ fn project_static(project: &Project) -> TokenStream {
         quote! {
             /// The built-in explain tool: checks a call of another tool without running it.
             pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(#explain_name, &[
-                #( ::toolspec::__private::AdapterBinding { adapter: #adapters, name: #explain_name, settings: &[] }, )*
+                #( ::toolspec::__private::AdapterBinding::member(#adapters), )*
             ]);
         }
     });

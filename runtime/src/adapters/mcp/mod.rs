@@ -509,7 +509,7 @@ mod tests {
 
     const MCP: &[AdapterBinding] = &[AdapterBinding {
         adapter: "mcp",
-        name: "mcp_name",
+        name: Some("mcp_name"),
         settings: &[],
     }];
 
@@ -577,7 +577,7 @@ mod tests {
             scopes: &["orders:write"],
             adapters: &[AdapterBinding {
                 adapter: "mcp",
-                name: "a_guarded",
+                name: Some("a_guarded"),
                 settings: &[],
             }],
             ..*open

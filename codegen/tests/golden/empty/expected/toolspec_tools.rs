@@ -15,36 +15,12 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "explain",
     &[
-        ::toolspec::__private::AdapterBinding {
-            adapter: "anthropic",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "gemini",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "http",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "mcp",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "openai",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "rig",
-            name: "explain",
-            settings: &[],
-        },
+        ::toolspec::__private::AdapterBinding::member("anthropic"),
+        ::toolspec::__private::AdapterBinding::member("gemini"),
+        ::toolspec::__private::AdapterBinding::member("http"),
+        ::toolspec::__private::AdapterBinding::member("mcp"),
+        ::toolspec::__private::AdapterBinding::member("openai"),
+        ::toolspec::__private::AdapterBinding::member("rig"),
     ],
 );
 /// Every tool's descriptor, sorted by name.

@@ -191,36 +191,12 @@ pub mod ping {
         tags: &[],
         scopes: &[],
         adapters: &[
-            ::toolspec::__private::AdapterBinding {
-                adapter: "anthropic",
-                name: "ping",
-                settings: &[],
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: "gemini",
-                name: "ping",
-                settings: &[],
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: "http",
-                name: "ping",
-                settings: &[],
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: "mcp",
-                name: "ping",
-                settings: &[],
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: "openai",
-                name: "ping",
-                settings: &[],
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: "rig",
-                name: "ping",
-                settings: &[],
-            },
+            ::toolspec::__private::AdapterBinding::member("anthropic"),
+            ::toolspec::__private::AdapterBinding::member("gemini"),
+            ::toolspec::__private::AdapterBinding::member("http"),
+            ::toolspec::__private::AdapterBinding::member("mcp"),
+            ::toolspec::__private::AdapterBinding::member("openai"),
+            ::toolspec::__private::AdapterBinding::member("rig"),
         ],
     };
 }
@@ -716,31 +692,11 @@ pub mod kitchen {
             tags: &["test"],
             scopes: &["sink:use"],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "kitchen_sink",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "kitchen_sink",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "kitchen_sink",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "kitchen_sink",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "kitchen_sink",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("http"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
             ],
         };
     }
@@ -760,36 +716,12 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "explain",
     &[
-        ::toolspec::__private::AdapterBinding {
-            adapter: "anthropic",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "gemini",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "http",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "mcp",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "openai",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "rig",
-            name: "explain",
-            settings: &[],
-        },
+        ::toolspec::__private::AdapterBinding::member("anthropic"),
+        ::toolspec::__private::AdapterBinding::member("gemini"),
+        ::toolspec::__private::AdapterBinding::member("http"),
+        ::toolspec::__private::AdapterBinding::member("mcp"),
+        ::toolspec::__private::AdapterBinding::member("openai"),
+        ::toolspec::__private::AdapterBinding::member("rig"),
     ],
 );
 /// Every tool's descriptor, sorted by name.

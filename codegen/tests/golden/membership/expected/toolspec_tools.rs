@@ -121,12 +121,12 @@ pub mod agent {
             adapters: &[
                 ::toolspec::__private::AdapterBinding {
                     adapter: "gemini",
-                    name: "kb_lookup",
+                    name: ::core::option::Option::Some("kb_lookup"),
                     settings: &[],
                 },
                 ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
-                    name: "kb.lookup",
+                    name: ::core::option::Option::Some("kb.lookup"),
                     settings: &[
                         (
                             "present_as",
@@ -138,7 +138,7 @@ pub mod agent {
                 },
                 ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
-                    name: "kb-lookup",
+                    name: ::core::option::Option::Some("kb-lookup"),
                     settings: &[("strict", ::toolspec::__private::SettingValue::Bool(false))],
                 },
             ],
@@ -266,14 +266,10 @@ pub mod agent {
                 tags: &[],
                 scopes: &[],
                 adapters: &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: "mcp",
-                        name: "support_ticket",
-                        settings: &[],
-                    },
+                    ::toolspec::__private::AdapterBinding::member("mcp"),
                     ::toolspec::__private::AdapterBinding {
                         adapter: "slack",
-                        name: "support_ticket",
+                        name: ::core::option::Option::None,
                         settings: &[
                             (
                                 "channel",
@@ -416,41 +412,13 @@ pub mod internal {
             tags: &[],
             scopes: &[],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "internal_all",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "internal_all",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "internal_all",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "internal_all",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "internal_all",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "internal_all",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "slack",
-                    name: "internal_all",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("http"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
+                ::toolspec::__private::AdapterBinding::member("slack"),
             ],
         };
     }
@@ -580,36 +548,12 @@ pub mod internal {
             tags: &[],
             scopes: &[],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "internal_everywhere",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "internal_everywhere",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "internal_everywhere",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "internal_everywhere",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "internal_everywhere",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "slack",
-                    name: "internal_everywhere",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
+                ::toolspec::__private::AdapterBinding::member("slack"),
             ],
         };
     }
@@ -844,16 +788,8 @@ pub mod internal {
             tags: &[],
             scopes: &[],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "internal_report",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "internal_report",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("http"),
             ],
         };
     }
@@ -1099,41 +1035,13 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "check_call",
     &[
-        ::toolspec::__private::AdapterBinding {
-            adapter: "anthropic",
-            name: "check_call",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "gemini",
-            name: "check_call",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "http",
-            name: "check_call",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "mcp",
-            name: "check_call",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "openai",
-            name: "check_call",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "rig",
-            name: "check_call",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "slack",
-            name: "check_call",
-            settings: &[],
-        },
+        ::toolspec::__private::AdapterBinding::member("anthropic"),
+        ::toolspec::__private::AdapterBinding::member("gemini"),
+        ::toolspec::__private::AdapterBinding::member("http"),
+        ::toolspec::__private::AdapterBinding::member("mcp"),
+        ::toolspec::__private::AdapterBinding::member("openai"),
+        ::toolspec::__private::AdapterBinding::member("rig"),
+        ::toolspec::__private::AdapterBinding::member("slack"),
     ],
 );
 /// Every tool's descriptor, sorted by name.

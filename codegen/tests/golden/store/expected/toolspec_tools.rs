@@ -237,36 +237,12 @@ pub mod customers {
             tags: &["customers", "read"],
             scopes: &[],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "customers_me",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "customers_me",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "customers_me",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "customers_me",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "customers_me",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "customers_me",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("http"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
             ],
         };
     }
@@ -494,24 +470,12 @@ pub mod orders {
             tags: &["orders", "write"],
             scopes: &["orders:write"],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "orders_cancel",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "orders_cancel",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "orders_cancel",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("http"),
                 ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
-                    name: "orders_cancel",
+                    name: ::core::option::Option::None,
                     settings: &[
                         (
                             "present_as",
@@ -521,16 +485,8 @@ pub mod orders {
                         ),
                     ],
                 },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "orders_cancel",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "orders_cancel",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
             ],
         };
     }
@@ -715,36 +671,12 @@ pub mod orders {
             tags: &["orders", "read"],
             scopes: &["orders:read"],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "orders_export",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "orders_export",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "orders_export",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "orders_export",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "orders_export",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "orders_export",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("http"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
             ],
         };
     }
@@ -903,36 +835,12 @@ pub mod orders {
             tags: &["orders", "read"],
             scopes: &["orders:read"],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "orders_get",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "orders_get",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "orders_get",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "orders_get",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "orders_get",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "orders_get",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("http"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
             ],
         };
     }
@@ -1149,36 +1057,12 @@ pub mod orders {
             tags: &["orders", "write"],
             scopes: &["orders:write"],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "orders_place",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "orders_place",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "http",
-                    name: "orders_place",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "orders_place",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "orders_place",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "orders_place",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("http"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
             ],
         };
     }
@@ -1365,31 +1249,11 @@ pub mod orders {
             tags: &["orders", "write", "payments"],
             scopes: &["orders:write", "payments:refund"],
             adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "anthropic",
-                    name: "orders_refund",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: "orders_refund",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: "orders_refund",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: "orders_refund",
-                    settings: &[],
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "rig",
-                    name: "orders_refund",
-                    settings: &[],
-                },
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding::member("openai"),
+                ::toolspec::__private::AdapterBinding::member("rig"),
             ],
         };
     }
@@ -1409,36 +1273,12 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
     "explain",
     &[
-        ::toolspec::__private::AdapterBinding {
-            adapter: "anthropic",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "gemini",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "http",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "mcp",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "openai",
-            name: "explain",
-            settings: &[],
-        },
-        ::toolspec::__private::AdapterBinding {
-            adapter: "rig",
-            name: "explain",
-            settings: &[],
-        },
+        ::toolspec::__private::AdapterBinding::member("anthropic"),
+        ::toolspec::__private::AdapterBinding::member("gemini"),
+        ::toolspec::__private::AdapterBinding::member("http"),
+        ::toolspec::__private::AdapterBinding::member("mcp"),
+        ::toolspec::__private::AdapterBinding::member("openai"),
+        ::toolspec::__private::AdapterBinding::member("rig"),
     ],
 );
 /// Every tool's descriptor, sorted by name.
