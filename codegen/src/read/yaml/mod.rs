@@ -485,4 +485,168 @@ mod tests {
             }
         );
     }
+
+    // The parser's spans reach past some nodes (over the blanks and the comment after a quoted
+    // scalar or a closing bracket, over the blank lines after a block scalar) and include the
+    // `&anchor` and `!tag` before others; ours cover the node's own text.
+
+    #[test]
+    fn flow_collections_end_at_their_bracket() {
+        let src = "a: { b: [integer] , c: {x: 1}  }  # c\nd: [ [1]  # c\n  , {} ]\n";
+        let root = parse_ok(src);
+        let (_, a) = entry(&root, "a");
+        assert_eq!(text(src, a.span), "{ b: [integer] , c: {x: 1}  }");
+        assert_eq!(text(src, entry(a, "b").1.span), "[integer]");
+        assert_eq!(text(src, entry(a, "c").1.span), "{x: 1}");
+        let (_, d) = entry(&root, "d");
+        assert_eq!(text(src, d.span), "[ [1]  # c\n  , {} ]");
+        let items = d.as_seq().expect("a list");
+        assert_eq!(text(src, items[0].span), "[1]");
+        assert_eq!(lc(items[1].span), ((3, 5), (3, 7)));
+    }
+
+    #[test]
+    fn quoted_scalars_end_at_their_quote() {
+        let src = "a: \"x\\\"y\"  # \"c\"\nb: 'it''s'\t# c\nc: [ \"p\n  q\"  , 'r' ]\n";
+        let root = parse_ok(src);
+        let (_, a) = entry(&root, "a");
+        assert_eq!(
+            (a.as_str(), text(src, a.span)),
+            (Some("x\"y"), "\"x\\\"y\"")
+        );
+        let (_, b) = entry(&root, "b");
+        assert_eq!((b.as_str(), text(src, b.span)), (Some("it's"), "'it''s'"));
+        let items = entry(&root, "c").1.as_seq().expect("a list");
+        assert_eq!(items[0].as_str(), Some("p q"));
+        assert_eq!(text(src, items[0].span), "\"p\n  q\"");
+        assert_eq!(text(src, items[1].span), "'r'");
+    }
+
+    #[test]
+    fn block_scalars_span_header_to_last_content_line() {
+        let src = "a: |  # c\n  x  \n\n   y\n\n\nb: >+\n  z\n\nc: &k !!str |-\n  w\nd: !<tag:x> >\n  v\ne: |\n  end";
+        let root = parse_ok(src);
+        let (_, a) = entry(&root, "a");
+        assert_eq!(a.as_str(), Some("x  \n\n y\n"));
+        // Trailing spaces are content; the blank lines after it are not in the span.
+        assert_eq!(text(src, a.span), "|  # c\n  x  \n\n   y");
+        let (_, b) = entry(&root, "b");
+        assert_eq!(b.as_str(), Some("z\n\n"));
+        assert_eq!(text(src, b.span), ">+\n  z");
+        let (_, c) = entry(&root, "c");
+        assert_eq!((c.as_str(), text(src, c.span)), (Some("w"), "|-\n  w"));
+        // A verbatim tag may hold `>` or `|`: the header is the one after it.
+        let (_, d) = entry(&root, "d");
+        assert_eq!((d.as_str(), text(src, d.span)), (Some("v\n"), ">\n  v"));
+        let (_, e) = entry(&root, "e");
+        assert_eq!((e.as_str(), text(src, e.span)), (Some("end\n"), "|\n  end"));
+    }
+
+    #[test]
+    fn empty_block_scalars() {
+        // No content: the span is the header; a clipped or kept scalar without lines is empty.
+        let src = "a: |\nb: >- # c\n\nc: |+\n";
+        let root = parse_ok(src);
+        for (key, header) in [("a", "|"), ("b", ">-"), ("c", "|+")] {
+            let (_, v) = entry(&root, key);
+            assert_eq!((v.as_str(), text(src, v.span)), (Some(""), header), "{key}");
+        }
+        // A document marker ends a block scalar, and starts a second document.
+        let e = parse_err("|\n  x\n---\n");
+        assert_eq!(e.message, "expected one YAML document, found several");
+        assert_eq!(lc(e.span), ((3, 1), (3, 4)));
+    }
+
+    #[test]
+    fn multi_line_plain_scalars_in_flow_and_before_comments() {
+        let src = "a: [one\n  two  # c\n  , three\n   four ]\nb: x\n  y  \n  # c\n\nc: z\n";
+        let root = parse_ok(src);
+        let items = entry(&root, "a").1.as_seq().expect("a list");
+        assert_eq!(
+            (items[0].as_str(), text(src, items[0].span)),
+            (Some("one two"), "one\n  two")
+        );
+        assert_eq!(text(src, items[1].span), "three\n   four");
+        let (_, b) = entry(&root, "b");
+        assert_eq!((b.as_str(), text(src, b.span)), (Some("x y"), "x\n  y"));
+    }
+
+    #[test]
+    fn spans_leave_out_anchors_and_tags() {
+        let src =
+            "&k a: &m\n  # c\n  !!map\n  b: &s [1]\n  c: &q\n    - !t  x\n  d: !!str\n    \"q\"\n";
+        let root = parse_ok(src);
+        // The anchor before the first key is the key's: the map starts at the key.
+        assert_eq!(lc(root.span).0, (1, 4));
+        let (k, a) = entry(&root, "a");
+        assert_eq!(text(src, k.span), "a");
+        assert_eq!(lc(a.span).0, (4, 3));
+        assert_eq!(text(src, entry(a, "b").1.span), "[1]");
+        let (_, c) = entry(a, "c");
+        assert_eq!(lc(c.span).0, (6, 5));
+        assert_eq!(text(src, c.as_seq().expect("a list")[0].span), "x");
+        assert_eq!(text(src, entry(a, "d").1.span), "\"q\"");
+    }
+
+    #[test]
+    fn aliases_in_flow_and_before_comments() {
+        let src = "a: &x 1\nb: *x   # c\nc: [ *x , *x]\n";
+        let root = parse_ok(src);
+        let (_, b) = entry(&root, "b");
+        assert_eq!((b.value.clone(), text(src, b.span)), (Value::Int(1), "1"));
+        // An alias has the span of the node it copies; errors point at the alias itself.
+        let items = entry(&root, "c").1.as_seq().expect("a list");
+        assert_eq!(items, [b.clone(), b.clone()]);
+        // An alias refers to the latest anchor of its name, here the node that contains it.
+        let src = "a: &x 1\nb: &x [*x  , 2]\n";
+        let e = parse_err(src);
+        assert_eq!(e.message, "alias `*x` refers to a node that contains it");
+        assert_eq!(text(src, e.span), "*x");
+        // The first `k` is an alias: it was defined where its anchor is.
+        let e = parse_err("a: &x k\nb: {*x  : 1, k : 2}\n");
+        assert_eq!(e.message, "duplicate key `k` (first defined on line 1)");
+        assert_eq!(lc(e.span), ((2, 14), (2, 15)));
+    }
+
+    #[test]
+    fn non_ascii_before_tokens() {
+        let src = "ключ: [é, \"ü\"]  # ö\nçé: &ä |\n  ñ\nx: *ä\nж: {я: 'ё'}\n";
+        let root = parse_ok(src);
+        let (_, list) = entry(&root, "ключ");
+        assert_eq!(lc(list.span), ((1, 7), (1, 15)));
+        assert_eq!(text(src, list.span), "[é, \"ü\"]");
+        assert_eq!(
+            lc(list.as_seq().expect("a list")[1].span),
+            ((1, 11), (1, 14))
+        );
+        let (_, block) = entry(&root, "çé");
+        assert_eq!(lc(block.span), ((2, 8), (3, 4)));
+        assert_eq!(text(src, entry(&root, "x").1.span), "|\n  ñ");
+        let (_, map) = entry(&root, "ж");
+        assert_eq!(lc(map.span), ((5, 4), (5, 12)));
+        assert_eq!(text(src, entry(map, "я").1.span), "'ё'");
+        let e = parse_err("é: 'ü' ]\n");
+        assert_eq!((e.span.start.line, e.span.start.col), (1, 8));
+    }
+
+    #[test]
+    fn the_parser_follows_yaml_1_2_on_these() {
+        // A `:` right before `[` or `{` in a flow mapping is not a separator.
+        let e = parse_err("a: { b:[1] }\n");
+        assert_eq!(e.message, "':' may not precede any of `[{` in flow mapping");
+        assert_eq!(lc(e.span).0, (1, 7));
+        // It is after a quoted key (JSON style).
+        let root = parse_ok("a: { \"b\":[1] }\n");
+        assert_eq!(
+            text("a: { \"b\":[1] }\n", entry(&root, "a").1.span),
+            "{ \"b\":[1] }"
+        );
+        // A byte order mark is allowed at the start only.
+        let e = parse_err("a: b\u{feff}\n");
+        assert_eq!(
+            e.message,
+            "a byte order mark must not appear inside a document"
+        );
+        assert_eq!(lc(e.span).0, (1, 5));
+    }
 }
