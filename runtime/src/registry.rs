@@ -357,9 +357,11 @@ impl RegistryBuilder {
         let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
         for entry in &self.entries {
             let d = entry.descriptor;
-            let keys =
-                std::iter::once(("", d.name))
-                    .chain(d.adapters.iter().map(|b| (b.adapter, b.name.unwrap_or(d.name))));
+            let keys = std::iter::once(("", d.name)).chain(
+                d.adapters
+                    .iter()
+                    .map(|b| (b.adapter, b.name.unwrap_or(d.name))),
+            );
             for (adapter, name) in keys {
                 if !adapter.is_empty() && self.project.adapter(adapter).is_none() {
                     return Err(RegistryError::UnknownAdapter {

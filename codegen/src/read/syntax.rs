@@ -34,7 +34,13 @@ pub fn yaml_error(file: String, text: &str, e: &yaml::YamlError) -> Diagnostic {
     } else {
         "here"
     };
-    Diagnostic::error(file, Some(e.span), format!("invalid YAML: {}", e.message)).with_label(label)
+    let d = Diagnostic::error(file, Some(e.span), format!("invalid YAML: {}", e.message))
+        .with_label(label);
+    // YAML 1.2 reads `key:[` in a flow map as one plain scalar: a space is missing.
+    if e.message.contains("may not precede any of") {
+        return d.with_help("put a space after the `:`, like `one_of: [a, b]`");
+    }
+    d
 }
 
 /// The last flow-collection bracket (`[` or `{`) before `before` in `text` that is never

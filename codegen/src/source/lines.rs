@@ -4,7 +4,7 @@
 //! Every lookup is a binary search over tables built once, so converting any number of positions
 //! in any order stays linear in the text: nothing rescans a line from its start (a file written
 //! on one line, 80,000 maps long, costs what a short one does per position). Lines end at `\n`,
-//! `\r\n` or `\r`, as yaml-rust2 counts them. This module knows nothing about YAML or spans.
+//! `\r\n` or `\r`, as the YAML parser counts them. This module knows nothing about YAML or spans.
 
 /// The line and character tables of one text.
 #[derive(Debug, Clone, Default)]

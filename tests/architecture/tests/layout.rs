@@ -43,7 +43,6 @@ fn no_module_depends_on_itself_around_a_circle() {
 }
 
 #[test]
-#[ignore = "turned on by the layering redesign (issue 11) once the sources pass"]
 fn no_source_file_is_oversized() {
     let mut report = String::new();
     for krate in CRATES {
