@@ -200,7 +200,7 @@ fn a_caller_sees_only_the_tools_its_scopes_cover() {
     );
 }
 
-/// Anthropic's rules (PROVIDERS.md), on every declared tool.
+/// Anthropic's rules (docs/providers.md), on every declared tool.
 #[test]
 fn every_tool_follows_anthropic_rules() {
     let tools = anthropic::tools(&registry().0);

@@ -275,7 +275,7 @@ fn declarations_exactly() {
     );
 }
 
-/// Gemini's rules (PROVIDERS.md), on every declaration.
+/// Gemini's rules (docs/providers.md), on every declaration.
 #[test]
 fn every_declaration_follows_gemini_rules() {
     const KEYWORDS: &[&str] = &[

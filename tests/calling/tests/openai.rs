@@ -369,7 +369,7 @@ fn a_caller_sees_only_the_tools_its_scopes_cover() {
     assert_eq!(flat, names(openai.tools_for(&reading)));
 }
 
-/// OpenAI's rules (PROVIDERS.md), on every declared tool.
+/// OpenAI's rules (docs/providers.md), on every declared tool.
 #[test]
 fn every_tool_follows_openai_rules() {
     let tools = openai::tools(&plain());

@@ -261,7 +261,7 @@ const GEMINI_KEYWORDS: &[&str] = &[
 ];
 const GEMINI_TYPES: &[&str] = &["STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT"];
 
-/// Every rule of `PROVIDERS.md` that `schema` (dialect `dialect` of `canonical`) breaks.
+/// Every rule of `docs/providers.md` that `schema` (dialect `dialect` of `canonical`) breaks.
 pub fn check(dialect: Dialect, schema: &Value, canonical: &Value) -> Vec<String> {
     let mut bad = Vec::new();
     let canonical_keys = match canonical {
