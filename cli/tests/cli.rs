@@ -159,7 +159,7 @@ fn check_prints_the_dialect_warnings_and_list_the_members() {
     let (_, stderr, ok) = cli(&["check", &warnings_specs()]);
     assert!(ok);
     assert!(
-        stderr.contains("warning: openai-strict cannot express `maxLength` of `note`"),
+        stderr.contains("warning[dialect]: openai-strict cannot express `maxLength` of `note`"),
         "{stderr}"
     );
     let (stdout, _, ok) = cli(&["list", &store_specs(), "--adapter", "mcp"]);

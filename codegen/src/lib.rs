@@ -45,7 +45,7 @@ use std::path::Path;
 pub use crate::analyze::membership::Binding;
 pub use crate::config::{Compiled, Config, DEFAULT_FILE_NAME};
 pub use crate::describe::{Descriptor, ErrorDescriptor, FieldDescriptor};
-pub use crate::diagnostic::{Diagnostic, MAX_SHOWN, Related, Severity, render_all};
+pub use crate::diagnostic::{Diagnostic, Kind, MAX_SHOWN, Related, Severity, render_all};
 pub use crate::error::Error;
 pub use crate::project::{Project, Tool};
 pub use crate::schema_tree::MAX_DEPTH;

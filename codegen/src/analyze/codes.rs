@@ -4,6 +4,7 @@ use std::collections::BTreeSet;
 
 use toolspec_vocab::codes;
 
+use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
 use crate::spec::ToolSpec;
 
@@ -18,15 +19,18 @@ pub fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
             } else {
                 "error code"
             };
-            let d = r.error(
-                code.span,
-                format!("{noun} `{}` is reserved by toolspec", code.value),
+            r.report(
+                r.error(
+                    Kind::Reserved,
+                    code.span,
+                    format!("{noun} `{}` is reserved by toolspec", code.value),
+                )
+                .with_label("reserved")
+                .with_help(format!(
+                    "toolspec reports `{}` itself; name this {what} after what went wrong",
+                    code.value
+                )),
             );
-            d.label = Some("reserved".into());
-            d.help = Some(format!(
-                "toolspec reports `{}` itself; name this {what} after what went wrong",
-                code.value
-            ));
         }
     }
     for guard in &spec.guards {
@@ -34,12 +38,15 @@ pub fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
     }
     for error in &spec.errors {
         if seen.contains(error.code.value.as_str()) {
-            let d = r.error(
-                error.code.span,
-                format!("error code `{}` is also a guard's name", error.code.value),
+            r.report(
+                r.error(
+                    Kind::Conflict,
+                    error.code.span,
+                    format!("error code `{}` is also a guard's name", error.code.value),
+                )
+                .with_label("clashes with a guard")
+                .with_help("a failing guard already reports its own name as the error code"),
             );
-            d.label = Some("clashes with a guard".into());
-            d.help = Some("a failing guard already reports its own name as the error code".into());
         }
     }
 }

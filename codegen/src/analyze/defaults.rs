@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use serde_json::{Number, Value as Json};
 
+use crate::diagnostic::kind::Kind;
 use crate::pattern::Pattern;
 use crate::read::reader::Reader;
 use crate::spec::field::DECIMAL_PATTERN;
@@ -39,13 +40,16 @@ pub fn check_defaults(r: &mut Reader<'_>, spec: &ToolSpec, types: &Types) {
                 continue;
             };
             if matches!(field.ty, FieldType::Shape { .. }) && field.rust_type.is_none() {
-                let d = r.error(
-                    default.span,
-                    format!("`shape` field `{}` cannot have a default", field.name),
-                );
-                d.label = Some("default on a `shape` field".into());
-                d.help = Some(
-                    "make the field `optional: true` and use the default in the handler".into(),
+                r.report(
+                    r.error(
+                        Kind::Default,
+                        default.span,
+                        format!("`shape` field `{}` cannot have a default", field.name),
+                    )
+                    .with_label("default on a `shape` field")
+                    .with_help(
+                        "make the field `optional: true` and use the default in the handler",
+                    ),
                 );
                 continue;
             }
@@ -57,18 +61,21 @@ pub fn check_defaults(r: &mut Reader<'_>, spec: &ToolSpec, types: &Types) {
             } else {
                 format!(" at `{}`", mismatch.pointer)
             };
-            let d = r.error(
-                default.span,
-                format!(
-                    "default of `{}` does not match the field{at}: {}",
-                    field.name, mismatch.message
-                ),
+            r.report(
+                r.error(
+                    Kind::Default,
+                    default.span,
+                    format!(
+                        "default of `{}` does not match the field{at}: {}",
+                        field.name, mismatch.message
+                    ),
+                )
+                .with_label(match mismatch.key {
+                    Some("one_of") if mismatch.pointer.is_empty() => "not in `one_of`".into(),
+                    Some(key) if mismatch.pointer.is_empty() => format!("violates `{key}`"),
+                    _ => format!("not a valid `{}`", field.ty.describe()),
+                }),
             );
-            d.label = Some(match mismatch.key {
-                Some("one_of") if mismatch.pointer.is_empty() => "not in `one_of`".into(),
-                Some(key) if mismatch.pointer.is_empty() => format!("violates `{key}`"),
-                _ => format!("not a valid `{}`", field.ty.describe()),
-            });
         }
     }
 }

@@ -3,6 +3,7 @@
 use toolspec_vocab::hints;
 
 use crate::diagnostic::did_you_mean;
+use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
 use crate::spec::{ProjectConfig, ToolSpec};
 
@@ -18,14 +19,26 @@ pub fn check_hints(r: &mut Reader<'_>, spec: &ToolSpec, config: &ProjectConfig) 
                         config.hints.join(", ")
                     )
                 });
-            let d = r.error(hint.span, format!("unknown hint `{}`", hint.value));
-            d.label = Some("not a registered hint".into());
-            d.help = Some(help);
+            r.report(
+                r.error(
+                    Kind::UnknownName,
+                    hint.span,
+                    format!("unknown hint `{}`", hint.value),
+                )
+                .with_label("not a registered hint")
+                .with_help(help),
+            );
             continue;
         }
         if seen.contains(&hint.value.as_str()) {
-            r.error(hint.span, format!("hint `{}` is listed twice", hint.value))
-                .label = Some("duplicate".into());
+            r.report(
+                r.error(
+                    Kind::NameClash,
+                    hint.span,
+                    format!("hint `{}` is listed twice", hint.value),
+                )
+                .with_label("duplicate"),
+            );
             continue;
         }
         for contradiction in hints::CONTRADICTIONS {
@@ -38,12 +51,15 @@ pub fn check_hints(r: &mut Reader<'_>, spec: &ToolSpec, config: &ProjectConfig) 
                 continue;
             };
             if seen.contains(&other) {
-                let d = r.error(
-                    hint.span,
-                    format!("contradictory hints: `{other}` and `{}`", hint.value),
+                r.report(
+                    r.error(
+                        Kind::Conflict,
+                        hint.span,
+                        format!("contradictory hints: `{other}` and `{}`", hint.value),
+                    )
+                    .with_label(format!("contradicts `{other}`"))
+                    .with_help(format!("{}: keep one of them", contradiction.reason)),
                 );
-                d.label = Some(format!("contradicts `{other}`"));
-                d.help = Some(format!("{}: keep one of them", contradiction.reason));
             }
         }
         seen.push(&hint.value);

@@ -1,5 +1,6 @@
 //! A tool's success `message`: a template that compiles.
 
+use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
 use crate::spec::ToolSpec;
 
@@ -7,17 +8,10 @@ pub fn check_message(r: &mut Reader<'_>, spec: &ToolSpec) {
     let Some(message) = &spec.message else { return };
     let env = minijinja::Environment::new();
     if let Err(e) = env.template_from_str(&message.value) {
-        let d = r.error(
-            message.span,
+        r.report(r.error(Kind::Template, message.span,
             format!(
                 "invalid `message` template: {}",
                 e.detail().unwrap_or("syntax error")
-            ),
-        );
-        d.label = Some("does not compile".into());
-        d.help = Some(
-            "the message is a minijinja template: write values as `{{ order.id }}`, with `{{` and `}}` balanced"
-                .into(),
-        );
+            ),).with_label("does not compile").with_help("the message is a minijinja template: write values as `{{ order.id }}`, with `{{` and `}}` balanced"));
     }
 }

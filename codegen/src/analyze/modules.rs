@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::rust_name::{self, NoModule};
 use crate::spec::ToolSpec;
 
@@ -29,28 +30,28 @@ pub fn module_paths(
                 })
             })
             .collect();
-        let segments = match spelled {
-            Ok(segments) => segments,
-            Err(why) => {
-                diagnostics.push(
-                    Diagnostic::error(
-                        &spec.file,
+        let segments =
+            match spelled {
+                Ok(segments) => segments,
+                Err(why) => {
+                    diagnostics.push(
+                    Diagnostic::error(Kind::InvalidValue, &spec.file,
                         None,
-                        format!("`{}` cannot become a Rust module name: {why}", spec.path),
-                    )
+                        format!("`{}` cannot become a Rust module name: {why}", spec.path),)
                     .with_help(
                         "name spec files and folders with letters first, like `orders/cancel.yaml`",
                     ),
                 );
-                out.push(None);
-                continue;
-            }
-        };
+                    out.push(None);
+                    continue;
+                }
+            };
         if let Some(holds) = types_module
             && segments.first().map(String::as_str) == Some("types")
         {
             diagnostics.push(
                 Diagnostic::error(
+                    Kind::NameClash,
                     &spec.file,
                     None,
                     format!(
@@ -93,8 +94,10 @@ pub fn module_paths(
                     module(folder)
                 )
             };
-            diagnostics
-                .push(Diagnostic::error(&spec.file, None, message).with_help("rename one of them"));
+            diagnostics.push(
+                Diagnostic::error(Kind::NameClash, &spec.file, None, message)
+                    .with_help("rename one of them"),
+            );
             out.push(None);
             continue;
         }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::diagnostic::kind::Kind;
 use crate::diagnostic::{self, Diagnostic, did_you_mean};
 use crate::spec::visit::visit;
 use crate::spec::{Field, FieldType, ToolSpec, Types};
@@ -35,9 +36,14 @@ pub fn check_named_types(types: &Types, specs: &[ToolSpec], diagnostics: &mut Ve
                         )
                     });
                 diagnostics.push(
-                    Diagnostic::error(file, Some(f.type_span), format!("unknown type `{name}`"))
-                        .with_label("not a known type")
-                        .with_help(help),
+                    Diagnostic::error(
+                        Kind::UnknownName,
+                        file,
+                        Some(f.type_span),
+                        format!("unknown type `{name}`"),
+                    )
+                    .with_label("not a known type")
+                    .with_help(help),
                 );
             }
         });
@@ -54,6 +60,7 @@ pub fn check_named_types(types: &Types, specs: &[ToolSpec], diagnostics: &mut Ve
     for (name, named) in types.iter().filter(|(n, _)| recursive.contains(n.as_str())) {
         diagnostics.push(
             Diagnostic::error(
+                Kind::Recursive,
                 &named.file,
                 Some(named.field.span),
                 format!("type `{name}` contains itself"),

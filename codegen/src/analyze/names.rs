@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use crate::analyze::checked::Checked;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
 use crate::source::Span;
 use crate::spec::{ProjectConfig, ToolSpec};
@@ -18,22 +19,25 @@ pub fn tool_name(r: &mut Reader<'_>, spec: &ToolSpec, strip: &[&str]) -> Option<
             &[],
         )
         .ok();
-        let d = r.error(
-            name.span,
-            format!("tool name `{}` is not provider-safe", name.value),
+        r.report(
+            r.error(
+                Kind::InvalidValue,
+                name.span,
+                format!("tool name `{}` is not provider-safe", name.value),
+            )
+            .with_label("expected 1–64 of `a-z`, `0-9`, `_`")
+            .with_help(match suggestion {
+                Some(s) => format!("use `{s}`"),
+                None => "use 1–64 lowercase letters, digits and underscores".into(),
+            }),
         );
-        d.label = Some("expected 1–64 of `a-z`, `0-9`, `_`".into());
-        d.help = Some(match suggestion {
-            Some(s) => format!("use `{s}`"),
-            None => "use 1–64 lowercase letters, digits and underscores".into(),
-        });
         return None;
     }
     match toolspec_vocab::naming::derive_name(&spec.path, strip) {
         Ok(name) => Some(name),
         Err(e) => {
-            r.push(
-                Diagnostic::error(&spec.file, None, e.to_string())
+            r.report(
+                Diagnostic::error(Kind::InvalidValue, &spec.file, None, e.to_string())
                     .with_note(format!("the name is derived from the path `{}`", spec.path))
                     .with_help("set `name:` in the spec, or rename the file"),
             );
@@ -74,6 +78,7 @@ pub fn check_duplicate_names(
         if config.explain_enabled && tool.name == config.explain_name {
             diagnostics.push(
                 Diagnostic::error(
+                    Kind::Reserved,
                     &tool.spec.file,
                     tool.spec.name.as_ref().map(|n| n.span),
                     format!(
@@ -126,6 +131,7 @@ pub fn check_duplicate_names(
                 _ => format!("on adapter {}", quoted.concat()),
             };
             let mut d = Diagnostic::error(
+                Kind::NameClash,
                 &tool.spec.file,
                 span,
                 format!("tool name `{name}` is used twice {on}"),
@@ -166,6 +172,7 @@ pub fn check_names(tools: &[Checked], config: &ProjectConfig, diagnostics: &mut 
             if let Err(reason) = adapter.decl.name_rule.check(&binding.name) {
                 let span = tool.spec.name.as_ref().map(|n| n.span);
                 let mut d = Diagnostic::error(
+                    Kind::InvalidValue,
                     tool.spec.file.clone(),
                     span,
                     format!(

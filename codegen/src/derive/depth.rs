@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use crate::derive::dialect::locate::{Location, locate_in};
 use crate::derive::schema;
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
 use crate::schema_tree::{MAX_DEPTH, Seg, too_deep};
 use crate::spec::{ToolSpec, Types};
@@ -63,7 +64,7 @@ pub fn check_depths(
         if at.file != spec.file {
             d = d.with_note(format!("in the {side} of `{}`", spec.file));
         }
-        r.push(d);
+        r.report(d);
     }
 }
 
@@ -99,11 +100,9 @@ fn depth_error(at: &Location, whose: &str) -> Diagnostic {
     } else {
         format!("`{}`", path_end(&at.display))
     };
-    let mut d = Diagnostic::error(
-        at.file.clone(),
+    let mut d = Diagnostic::error(Kind::TooDeep, at.file.clone(),
         at.span,
-        format!("{subject} is nested too deeply: {whose} would be more than {MAX_DEPTH} levels deep"),
-    )
+        format!("{subject} is nested too deeply: {whose} would be more than {MAX_DEPTH} levels deep"),)
     .with_help(format!(
         "schemas may nest {MAX_DEPTH} levels (an object's field takes two, an array's items, a map's values or a named type one); flatten the structure"
     ));

@@ -8,6 +8,7 @@ use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind, SettingVal
 use toolspec_vocab::{adapters, hints};
 
 use crate::diagnostic::did_you_mean;
+use crate::diagnostic::kind::Kind;
 use crate::read::reader::{
     Reader, article, check_setting, is_snake_identifier, setting_value_hint, suggest, unquote_hint,
 };
@@ -79,11 +80,14 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
     if let Some(hints) = root.get("hints") {
         for hint in r.string_list(hints, "`hints`") {
             if !is_snake_identifier(&hint.value) {
-                r.error(
-                    hint.span,
-                    format!("hint `{}` is not an identifier", hint.value),
-                )
-                .label = Some("not an identifier".into());
+                r.report(
+                    r.error(
+                        Kind::InvalidValue,
+                        hint.span,
+                        format!("hint `{}` is not an identifier", hint.value),
+                    )
+                    .with_label("not an identifier"),
+                );
             } else if !config.hints.contains(&hint.value) {
                 config.hints.push(hint.value);
             }
@@ -105,9 +109,15 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                                  membership only through `tool:` and `tool_roots`"
                                 .into()
                         });
-                    let d = r.error(n.span, format!("unknown membership default `{other}`"));
-                    d.label = Some("expected `all` or `none`".into());
-                    d.help = Some(help);
+                    r.report(
+                        r.error(
+                            Kind::UnknownName,
+                            n.span,
+                            format!("unknown membership default `{other}`"),
+                        )
+                        .with_label("expected `all` or `none`")
+                        .with_help(help),
+                    );
                 }
                 None => {}
             }
@@ -134,12 +144,15 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             if toolspec_vocab::naming::is_canonical(&name) {
                 config.explain_name = name;
             } else {
-                let d = r.error(
-                    n.span,
-                    format!("explain tool name `{name}` is not a valid tool name"),
+                r.report(
+                    r.error(
+                        Kind::InvalidValue,
+                        n.span,
+                        format!("explain tool name `{name}` is not a valid tool name"),
+                    )
+                    .with_label("not a tool name")
+                    .with_help("use 1–64 lowercase letters, digits and underscores"),
                 );
-                d.label = Some("not a tool name".into());
-                d.help = Some("use 1–64 lowercase letters, digits and underscores".into());
             }
         }
     }
@@ -152,14 +165,16 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                 Some("reject") => config.drop_undeclared_keys = false,
                 Some("drop") => config.drop_undeclared_keys = true,
                 Some(other) => {
-                    let d = r.error(
-                        n.span,
-                        format!("unknown `undeclared_keys` policy `{other}`"),
-                    );
-                    d.label = Some("expected `reject` or `drop`".into());
-                    d.help = Some(
-                        "undeclared argument keys are refused (`reject`) or ignored (`drop`)"
-                            .into(),
+                    r.report(
+                        r.error(
+                            Kind::UnknownName,
+                            n.span,
+                            format!("unknown `undeclared_keys` policy `{other}`"),
+                        )
+                        .with_label("expected `reject` or `drop`")
+                        .with_help(
+                            "undeclared argument keys are refused (`reject`) or ignored (`drop`)",
+                        ),
                     );
                 }
                 None => {}
@@ -203,12 +218,15 @@ fn read_adapter(
     let index = match builtin {
         Some(index) => {
             if let Some(settings) = value.get("settings") {
-                let d = r.error(
-                    settings.span,
-                    format!("`{name}` is a built-in adapter; its settings are fixed"),
+                r.report(
+                    r.error(
+                        Kind::Conflict,
+                        settings.span,
+                        format!("`{name}` is a built-in adapter; its settings are fixed"),
+                    )
+                    .with_label("settings of a built-in adapter")
+                    .with_help(format!("set a value with `{name}: {{ SETTING: VALUE }}`")),
                 );
-                d.label = Some("settings of a built-in adapter".into());
-                d.help = Some(format!("set a value with `{name}: {{ SETTING: VALUE }}`"));
                 return;
             }
             index
@@ -217,20 +235,31 @@ fn read_adapter(
             let Some(settings) = value.get("settings") else {
                 let builtin_names: Vec<&str> =
                     adapters::BUILTIN.iter().map(|a| a.name.as_ref()).collect();
-                let d = r.error(key.span, format!("unknown adapter `{name}`"));
-                d.label = Some("not a built-in adapter".into());
-                d.help = Some(match did_you_mean(&name, builtin_names.iter().copied()) {
-                    Some(m) => format!("did you mean `{m}`?"),
-                    None => "declare a custom adapter with `settings:`".into(),
-                });
+                r.report(
+                    r.error(
+                        Kind::UnknownName,
+                        key.span,
+                        format!("unknown adapter `{name}`"),
+                    )
+                    .with_label("not a built-in adapter")
+                    .with_help(
+                        match did_you_mean(&name, builtin_names.iter().copied()) {
+                            Some(m) => format!("did you mean `{m}`?"),
+                            None => "declare a custom adapter with `settings:`".into(),
+                        },
+                    ),
+                );
                 return;
             };
             if !is_snake_identifier(&name) {
-                r.error(
-                    key.span,
-                    format!("adapter name `{name}` is not an identifier"),
-                )
-                .label = Some("not an identifier".into());
+                r.report(
+                    r.error(
+                        Kind::InvalidValue,
+                        key.span,
+                        format!("adapter name `{name}` is not an identifier"),
+                    )
+                    .with_label("not an identifier"),
+                );
                 return;
             }
             let decls = read_setting_decls(r, settings, &name);
@@ -266,9 +295,7 @@ fn read_adapter(
                                 .unwrap_or_else(|| {
                                     "tool roots are folders inside the specs directory".into()
                                 });
-                                let d = r.error(root.span, format!("tool root `{normalized}` is not a folder in the specs directory"));
-                                d.label = Some("no such folder".into());
-                                d.help = Some(help);
+                                r.report(r.error(Kind::ToolRoot, root.span, format!("tool root `{normalized}` is not a folder in the specs directory")).with_label("no such folder").with_help(help));
                             }
                         }
                         Err(e) => {
@@ -283,9 +310,11 @@ fn read_adapter(
                                     "name a folder that holds only this adapter's tools, or list the tools with `tool:` in their specs"
                                 }
                             };
-                            let d = r.error(root.span, e.to_string());
-                            d.label = Some("refused tool root".into());
-                            d.help = Some(help.into());
+                            r.report(
+                                r.error(Kind::ToolRoot, root.span, e.to_string())
+                                    .with_label("refused tool root")
+                                    .with_help(help),
+                            );
                         }
                     }
                 }
@@ -299,9 +328,15 @@ fn read_adapter(
                     let help = suggest(other, known.iter().copied())
                         .map(|m| format!("did you mean `{m}`?"))
                         .unwrap_or_else(|| format!("`{name}` settings: {}", known.join(", ")));
-                    let d = r.error(k.span, format!("adapter `{name}` has no setting `{other}`"));
-                    d.label = Some("unknown setting".into());
-                    d.help = Some(help);
+                    r.report(
+                        r.error(
+                            Kind::UnknownName,
+                            k.span,
+                            format!("adapter `{name}` has no setting `{other}`"),
+                        )
+                        .with_label("unknown setting")
+                        .with_help(help),
+                    );
                     continue;
                 };
                 let Some(value) = r.setting_value(v, &format!("setting `{other}`")) else {
@@ -311,9 +346,11 @@ fn read_adapter(
                 if let Err(reason) = check_setting(setting_decl, &value.value) {
                     let help = unquote_hint(v, setting_decl.kind)
                         .or_else(|| setting_value_hint(setting_decl, &value.value));
-                    let d = r.error(v.span, reason);
-                    d.label = Some("invalid value".into());
-                    d.help = help;
+                    r.report(
+                        r.error(Kind::InvalidValue, v.span, reason)
+                            .with_label("invalid value")
+                            .with_help_opt(help),
+                    );
                     continue;
                 }
                 config.adapters[index].decl.settings.to_mut()[position].default = Some(value.value);
@@ -335,12 +372,18 @@ fn read_setting_decls(r: &mut Reader<'_>, node: &Node, adapter: &str) -> Vec<Set
             continue;
         };
         if !is_snake_identifier(&name) || name == "name" {
-            let d = r.error(key.span, format!("`{name}` cannot be a setting name"));
-            d.label = Some(if name == "name" {
-                "reserved for per-adapter tool names".into()
-            } else {
-                "not an identifier".into()
-            });
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    key.span,
+                    format!("`{name}` cannot be a setting name"),
+                )
+                .with_label(if name == "name" {
+                    "reserved for per-adapter tool names"
+                } else {
+                    "not an identifier"
+                }),
+            );
             continue;
         }
         let Some(entries) = r.map(def, &format!("setting `{name}`")) else {
@@ -361,17 +404,29 @@ fn read_setting_decls(r: &mut Reader<'_>, node: &Node, adapter: &str) -> Vec<Set
                             .unwrap_or_else(|| {
                                 format!("setting types: {}", SettingKind::NAMES.join(", "))
                             });
-                        let d = r.error(n.span, format!("unknown setting type `{t}`"));
-                        d.label = Some("not a setting type".into());
-                        d.help = Some(help);
+                        r.report(
+                            r.error(
+                                Kind::UnknownName,
+                                n.span,
+                                format!("unknown setting type `{t}`"),
+                            )
+                            .with_label("not a setting type")
+                            .with_help(help),
+                        );
                         continue;
                     }
                 },
                 None => continue,
             },
             None => {
-                r.error(key.span, format!("setting `{name}` has no `type`"))
-                    .label = Some("missing `type`".into());
+                r.report(
+                    r.error(
+                        Kind::MissingKey,
+                        key.span,
+                        format!("setting `{name}` has no `type`"),
+                    )
+                    .with_label("missing `type`"),
+                );
                 continue;
             }
         };
@@ -392,15 +447,18 @@ fn read_setting_decls(r: &mut Reader<'_>, node: &Node, adapter: &str) -> Vec<Set
             for item in items {
                 if let Some(v) = r.setting_value(item, "each `one_of` value") {
                     if v.value.kind() != kind {
-                        let d = r.error(
-                            item.span,
-                            format!(
-                                "`one_of` value `{}` is not {}",
-                                v.value,
-                                article(kind.as_str())
-                            ),
+                        r.report(
+                            r.error(
+                                Kind::InvalidValue,
+                                item.span,
+                                format!(
+                                    "`one_of` value `{}` is not {}",
+                                    v.value,
+                                    article(kind.as_str())
+                                ),
+                            )
+                            .with_label("wrong type"),
                         );
-                        d.label = Some("wrong type".into());
                         continue;
                     }
                     allowed.push(v.value);
@@ -413,7 +471,10 @@ fn read_setting_decls(r: &mut Reader<'_>, node: &Node, adapter: &str) -> Vec<Set
         {
             match check_setting(&decl, &v.value) {
                 Ok(()) => decl.default = Some(v.value),
-                Err(reason) => r.error(n.span, reason).label = Some("invalid default".into()),
+                Err(reason) => r.report(
+                    r.error(Kind::InvalidValue, n.span, reason)
+                        .with_label("invalid default"),
+                ),
             }
         }
         out.push(decl);

@@ -4,6 +4,7 @@
 use serde_json::Value as Json;
 
 use crate::diagnostic::did_you_mean;
+use crate::diagnostic::kind::Kind;
 use crate::read::reader::{Reader, Spellings, article, suggest};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
@@ -105,12 +106,15 @@ pub fn read_fields(r: &mut Reader<'_>, node: &Node, what: &str, place: Place) ->
             continue;
         };
         if !is_field_name(&name) {
-            let d = r.error(
-                key.span,
-                format!("field name `{name}` is not an identifier"),
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    key.span,
+                    format!("field name `{name}` is not an identifier"),
+                )
+                .with_label("not an identifier")
+                .with_help("use letters, digits and underscores, starting with a letter"),
             );
-            d.label = Some("not an identifier".into());
-            d.help = Some("use letters, digits and underscores, starting with a letter".into());
             continue;
         }
         if !spellings.admit(r, &name, key.span, rust_name::value_name(&name)) {
@@ -187,15 +191,17 @@ pub fn read_field(
         .collect();
     if sources.len() > 1 {
         let second = get(sources[1]).map(|n| n.span).unwrap_or(def.span);
-        let d = r.error(
-            second,
-            format!(
-                "field `{}` has both `{}` and `{}`",
-                field.name, sources[0], sources[1]
-            ),
+        r.report(
+            r.error(
+                Kind::Conflict,
+                second,
+                format!(
+                    "field `{}` has both `{}` and `{}`",
+                    field.name, sources[0], sources[1]
+                ),
+            )
+            .with_help("a field's type comes from exactly one of `type`, `any_of` or `shape`"),
         );
-        d.help =
-            Some("a field's type comes from exactly one of `type`, `any_of` or `shape`".into());
         return None;
     }
     if let Some(node) = get("type") {
@@ -209,30 +215,45 @@ pub fn read_field(
         field.type_span = node.span;
         field.ty = read_shape(r, node)?;
     } else {
-        let d = r.error(span, format!("field `{}` has no `type`", field.name));
-        d.label = Some("missing `type`".into());
-        d.help = Some(format!(
-            "add `type:`, one of {}, or a named type",
-            FieldType::BUILTIN.join(", ")
-        ));
+        r.report(
+            r.error(
+                Kind::MissingKey,
+                span,
+                format!("field `{}` has no `type`", field.name),
+            )
+            .with_label("missing `type`")
+            .with_help(format!(
+                "add `type:`, one of {}, or a named type",
+                FieldType::BUILTIN.join(", ")
+            )),
+        );
         return None;
     }
     if get("tag").is_some() && get("any_of").is_none() {
         let tag_span = get("tag").map(|n| n.span).unwrap_or(span);
-        r.error(tag_span, "`tag` applies to `any_of` fields only")
-            .label = Some("no `any_of` here".into());
+        r.report(
+            r.error(
+                Kind::Conflict,
+                tag_span,
+                "`tag` applies to `any_of` fields only",
+            )
+            .with_label("no `any_of` here"),
+        );
     }
     for (key, needs) in [("fields", "object"), ("items", "array"), ("values", "map")] {
         if get(key).is_some() && field.ty.describe() != needs && !misspelt_builtin(&field.ty) {
-            let d = r.error(
-                key_span(def, key).unwrap_or(span),
-                format!(
-                    "`{key}` applies to `{needs}` fields, not `{}`",
-                    field.ty.describe()
-                ),
+            r.report(
+                r.error(
+                    Kind::Conflict,
+                    key_span(def, key).unwrap_or(span),
+                    format!(
+                        "`{key}` applies to `{needs}` fields, not `{}`",
+                        field.ty.describe()
+                    ),
+                )
+                .with_label(on_field(&field.ty.describe()))
+                .with_help(format!("remove `{key}`, or make the field `type: {needs}`")),
             );
-            d.label = Some(on_field(&field.ty.describe()));
-            d.help = Some(format!("remove `{key}`, or make the field `type: {needs}`"));
         }
     }
 
@@ -255,11 +276,14 @@ pub fn read_field(
     }
     if let Some(n) = get("optional") {
         if matches!(place, Place::Element { .. }) {
-            r.error(
-                n.span,
-                "`optional` applies to named fields, not to items, values or variants",
-            )
-            .label = Some("not allowed here".into());
+            r.report(
+                r.error(
+                    Kind::Conflict,
+                    n.span,
+                    "`optional` applies to named fields, not to items, values or variants",
+                )
+                .with_label("not allowed here"),
+            );
         } else {
             field.optional = r.bool(n, "`optional`").unwrap_or(false);
         }
@@ -269,22 +293,18 @@ pub fn read_field(
     }
     if let Some(n) = get("default") {
         if place.output() {
-            let d = r.error(
-                n.span,
-                "`default` applies to inputs (`expects`), not outputs",
+            r.report(
+                r.error(
+                    Kind::Conflict,
+                    n.span,
+                    "`default` applies to inputs (`expects`), not outputs",
+                )
+                .with_label("output field")
+                .with_help("remove `default`: outputs are what the handler returns"),
             );
-            d.label = Some("output field".into());
-            d.help = Some("remove `default`: outputs are what the handler returns".into());
         } else if field.ambient {
-            let d = r.error(
-                n.span,
-                format!("ambient field `{}` cannot have a default", field.name),
-            );
-            d.label = Some("default on an ambient field".into());
-            d.help = Some(
-                "ambient values come only from the trusted context; use `optional: true` if it may be absent"
-                    .into(),
-            );
+            r.report(r.error(Kind::Default, n.span,
+                format!("ambient field `{}` cannot have a default", field.name),).with_label("default on an ambient field").with_help("ambient values come only from the trusted context; use `optional: true` if it may be absent"));
         } else {
             field.default = Some(Spanned::new(n.to_json(), n.span));
         }
@@ -295,13 +315,15 @@ pub fn read_field(
         if syn::parse_str::<syn::TypePath>(&path.value).is_ok() {
             field.rust_type = Some(path);
         } else {
-            let d = r.error(
-                n.span,
-                format!("`rust_type` `{}` is not a Rust type path", path.value),
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    n.span,
+                    format!("`rust_type` `{}` is not a Rust type path", path.value),
+                )
+                .with_label("not a type path")
+                .with_help("write a path such as `crate::money::Cents` or `std::net::IpAddr`"),
             );
-            d.label = Some("not a type path".into());
-            d.help =
-                Some("write a path such as `crate::money::Cents` or `std::net::IpAddr`".into());
         }
     }
     if let Some(n) = get("one_of") {
@@ -317,25 +339,27 @@ fn read_on(r: &mut Reader<'_>, node: &Node, place: Place, field: &mut Field) {
     };
     if value != "ambient_context" {
         let help = suggest(&value, ["ambient_context"]).map(|m| format!("did you mean `{m}`?"));
-        let d = r.error(node.span, format!("unknown `on` value `{value}`"));
-        d.label = Some("expected `ambient_context`".into());
-        d.help = help;
+        r.report(
+            r.error(
+                Kind::UnknownName,
+                node.span,
+                format!("unknown `on` value `{value}`"),
+            )
+            .with_label("expected `ambient_context`")
+            .with_help_opt(help),
+        );
         return;
     }
     if place != Place::Expects {
-        let d = r.error(
-            node.span,
-            "`on: ambient_context` is allowed on top-level `expects` fields only",
-        );
-        d.label = Some("not a top-level input".into());
-        d.help = Some(if place == Place::Exposes {
+        r.report(r.error(Kind::Conflict, node.span,
+            "`on: ambient_context` is allowed on top-level `expects` fields only",).with_label("not a top-level input").with_help(if place == Place::Exposes {
             "ambient values are inputs: declare the field under `expects`".into()
         } else {
             format!(
                 "declare `{}` as a top-level `expects` field; the handler receives it in `Ambient`",
                 field.name
             )
-        });
+        }));
         return;
     }
     field.ambient = true;
@@ -356,12 +380,10 @@ fn read_type_name(
     let output = place.output();
     let child = |key: &str| def.and_then(|d| d.get(key));
     let missing = |r: &mut Reader<'_>, key: &str| {
-        let d = r.error(span, format!("`{type_name}` fields need `{key}`"));
-        d.label = Some(format!("`{type_name}` without `{key}`"));
-        d.help = Some(match key {
+        r.report(r.error(Kind::MissingKey, span, format!("`{type_name}` fields need `{key}`")).with_label(format!("`{type_name}` without `{key}`")).with_help(match key {
             "fields" => "add `fields:` mapping each property to its definition, like `fields: { id: { type: integer } }`".into(),
             _ => format!("add `{key}:` with the type of each {}, like `{key}: {{ type: string }}`", if key == "items" { "item" } else { "value" }),
-        });
+        }));
     };
     match type_name {
         "object" => match child("fields") {
@@ -415,19 +437,28 @@ fn read_any_of(
     if let Some(tag_node) = tag {
         let tag = r.string(tag_node, "`tag`")?;
         if !is_field_name(&tag) {
-            r.error(tag_node.span, format!("tag `{tag}` is not an identifier"))
-                .label = Some("not an identifier".into());
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    tag_node.span,
+                    format!("tag `{tag}` is not an identifier"),
+                )
+                .with_label("not an identifier"),
+            );
             return None;
         }
         let entries = match node.as_map() {
             Some(entries) => entries,
             None => {
-                let d = r.error(
-                    node.span,
-                    "a tagged `any_of` must map each tag value to an object",
+                r.report(
+                    r.error(
+                        Kind::InvalidValue,
+                        node.span,
+                        "a tagged `any_of` must map each tag value to an object",
+                    )
+                    .with_label(format!("found {}", article(node.kind())))
+                    .with_help("write `any_of: { card: { type: object, fields: {…} }, … }`"),
                 );
-                d.label = Some(format!("found {}", article(node.kind())));
-                d.help = Some("write `any_of: { card: { type: object, fields: {…} }, … }`".into());
                 return None;
             }
         };
@@ -442,23 +473,29 @@ fn read_any_of(
             match &variant.ty {
                 FieldType::Object(fields) => {
                     if let Some(clash) = fields.iter().find(|f| f.name == tag) {
-                        r.error(
-                            clash.span,
-                            format!("field `{tag}` clashes with the union's tag"),
-                        )
-                        .label = Some("same name as the tag".into());
+                        r.report(
+                            r.error(
+                                Kind::NameClash,
+                                clash.span,
+                                format!("field `{tag}` clashes with the union's tag"),
+                            )
+                            .with_label("same name as the tag"),
+                        );
                         continue;
                     }
                 }
                 other => {
-                    let d = r.error(
-                        variant.type_span,
-                        format!(
-                            "variant `{value}` of a tagged union must be an object, not `{}`",
-                            other.describe()
-                        ),
+                    r.report(
+                        r.error(
+                            Kind::InvalidValue,
+                            variant.type_span,
+                            format!(
+                                "variant `{value}` of a tagged union must be an object, not `{}`",
+                                other.describe()
+                            ),
+                        )
+                        .with_label("not an object"),
                     );
-                    d.label = Some("not an object".into());
                     continue;
                 }
             }
@@ -470,8 +507,14 @@ fn read_any_of(
         if variants.is_empty() {
             // Variants that were read but rejected are reported already.
             if entries.is_empty() {
-                r.error(node.span, format!("`any_of` of `{field}` has no variants"))
-                    .label = Some("empty".into());
+                r.report(
+                    r.error(
+                        Kind::MissingKey,
+                        node.span,
+                        format!("`any_of` of `{field}` has no variants"),
+                    )
+                    .with_label("empty"),
+                );
             }
             return None;
         }
@@ -482,12 +525,15 @@ fn read_any_of(
     }
     let items = r.seq(node, "`any_of`")?;
     if items.len() < 2 {
-        let d = r.error(
-            node.span,
-            format!("`any_of` of `{field}` needs at least two variants"),
+        r.report(
+            r.error(
+                Kind::MissingKey,
+                node.span,
+                format!("`any_of` of `{field}` needs at least two variants"),
+            )
+            .with_label("fewer than two")
+            .with_help("for a single type, write `type:` instead of `any_of`"),
         );
-        d.label = Some("fewer than two".into());
-        d.help = Some("for a single type, write `type:` instead of `any_of`".into());
         return None;
     }
     let mut variants: Vec<Variant> = Vec::new();
@@ -517,8 +563,14 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
     // `{ file: path/to/schema.json }`: read (and checked) once the whole project is.
     if let (Some(file), Some(entries)) = (node.get("file"), node.as_map()) {
         for (key, _) in entries.iter().filter(|(k, _)| k.as_str() != Some("file")) {
-            r.error(key.span, "`shape: { file: … }` takes no other keys")
-                .label = Some("not allowed next to `file`".into());
+            r.report(
+                r.error(
+                    Kind::Shape,
+                    key.span,
+                    "`shape: { file: … }` takes no other keys",
+                )
+                .with_label("not allowed next to `file`"),
+            );
         }
         let file = r.spanned_string(file, "`file`")?;
         return Some(FieldType::Shape {
@@ -533,19 +585,25 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
     }
     // Checked before anything walks it (the meta-schema's validator, typify).
     if too_deep(&schema, MAX_DEPTH).is_some() {
-        let d = r.error(
-            node.span,
-            format!("`shape` nests more than {MAX_DEPTH} levels deep"),
+        r.report(
+            r.error(
+                Kind::TooDeep,
+                node.span,
+                format!("`shape` nests more than {MAX_DEPTH} levels deep"),
+            )
+            .with_label("too deep"),
         );
-        d.label = Some("too deep".into());
         return None;
     }
     if let Err(e) = crate::schema_tree::well_formed(&schema) {
-        let d = r.error(
-            node.span,
-            format!("`shape` is not a valid JSON Schema: {e}"),
+        r.report(
+            r.error(
+                Kind::Shape,
+                node.span,
+                format!("`shape` is not a valid JSON Schema: {e}"),
+            )
+            .with_label("invalid schema"),
         );
-        d.label = Some("invalid schema".into());
         return None;
     }
     Some(FieldType::Shape { schema, file: None })
@@ -554,8 +612,14 @@ fn read_shape(r: &mut Reader<'_>, node: &Node) -> Option<FieldType> {
 fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Spanned<Vec<Json>>> {
     let items = r.seq(node, "`one_of`")?;
     if items.is_empty() {
-        r.error(node.span, "`one_of` needs at least one value")
-            .label = Some("empty list".into());
+        r.report(
+            r.error(
+                Kind::MissingKey,
+                node.span,
+                "`one_of` needs at least one value",
+            )
+            .with_label("empty list"),
+        );
         return None;
     }
     let kind_of = |n: &Node| match n.value {
@@ -575,16 +639,19 @@ fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Spanne
         let same = Some(kind) == first
             || (first.is_some_and(numeric) && numeric(kind) && first != Some("integer"));
         if !same {
-            let d = r.error(
-                item.span,
-                format!(
-                    "`one_of` mixes types: {} and {}",
-                    article(first.unwrap_or("?")),
-                    article(kind)
-                ),
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    item.span,
+                    format!(
+                        "`one_of` mixes types: {} and {}",
+                        article(first.unwrap_or("?")),
+                        article(kind)
+                    ),
+                )
+                .with_label(format!("{} among {}s", article(kind), first.unwrap_or("?")))
+                .with_help("all `one_of` values must have the field's type"),
             );
-            d.label = Some(format!("{} among {}s", article(kind), first.unwrap_or("?")));
-            d.help = Some("all `one_of` values must have the field's type".into());
             return None;
         }
     }
@@ -598,27 +665,36 @@ fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Spanne
         _ => false,
     };
     if !fits {
-        let d = r.error(
-            node.span,
-            format!(
-                "`one_of` of {} values does not fit a `{}` field",
-                first,
+        r.report(
+            r.error(
+                Kind::InvalidValue,
+                node.span,
+                format!(
+                    "`one_of` of {} values does not fit a `{}` field",
+                    first,
+                    ty.describe()
+                ),
+            )
+            .with_label(format!("{first} values"))
+            .with_help(format!(
+                "write {} values, or change the field's `type`",
                 ty.describe()
-            ),
+            )),
         );
-        d.label = Some(format!("{first} values"));
-        d.help = Some(format!(
-            "write {} values, or change the field's `type`",
-            ty.describe()
-        ));
         return None;
     }
     let mut seen: Vec<Json> = Vec::new();
     for item in items {
         let value = item.to_json();
         if seen.contains(&value) {
-            r.error(item.span, format!("`one_of` lists {value} twice"))
-                .label = Some("duplicate".into());
+            r.report(
+                r.error(
+                    Kind::NameClash,
+                    item.span,
+                    format!("`one_of` lists {value} twice"),
+                )
+                .with_label("duplicate"),
+            );
             return None;
         }
         seen.push(value);
@@ -652,11 +728,14 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
             } else {
                 "array"
             };
-            let d = r.error(
-                node.span,
-                format!("`{key}` applies to {target} fields, not `{kind}`"),
+            r.report(
+                r.error(
+                    Kind::Conflict,
+                    node.span,
+                    format!("`{key}` applies to {target} fields, not `{kind}`"),
+                )
+                .with_label(on_field(&kind)),
             );
-            d.label = Some(on_field(&kind));
             continue;
         }
         let what = format!("`{key}`");
@@ -678,8 +757,14 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
                     .and_then(|n| n.as_f64())
                     .is_some_and(|m| m <= 0.0)
                 {
-                    r.error(node.span, "`multiple_of` must be greater than 0")
-                        .label = Some("not positive".into());
+                    r.report(
+                        r.error(
+                            Kind::InvalidValue,
+                            node.span,
+                            "`multiple_of` must be greater than 0",
+                        )
+                        .with_label("not positive"),
+                    );
                     field.constraints.multiple_of = None;
                 }
             }
@@ -693,9 +778,15 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
                                 .unwrap_or_else(|| {
                                     format!("formats are: {}", Format::NAMES.join(", "))
                                 });
-                            let d = r.error(node.span, format!("unknown format `{s}`"));
-                            d.label = Some("not a known format".into());
-                            d.help = Some(help);
+                            r.report(
+                                r.error(
+                                    Kind::UnknownName,
+                                    node.span,
+                                    format!("unknown format `{s}`"),
+                                )
+                                .with_label("not a known format")
+                                .with_help(help),
+                            );
                         }
                     }
                 }
@@ -705,12 +796,15 @@ fn read_constraints(r: &mut Reader<'_>, def: &Node, field: &mut Field) {
                     match crate::pattern::check(&p.value) {
                         Ok(()) => c.pattern = Some(p),
                         Err(refusal) => {
-                            let d = r.error(
-                                node.span,
-                                format!("`pattern` `{}` {}", p.value, refusal.reason),
+                            r.report(
+                                r.error(
+                                    Kind::Pattern,
+                                    node.span,
+                                    format!("`pattern` `{}` {}", p.value, refusal.reason),
+                                )
+                                .with_label(refusal.label)
+                                .with_help(refusal.help),
                             );
-                            d.label = Some(refusal.label);
-                            d.help = Some(refusal.help.into());
                         }
                     }
                 }
@@ -768,11 +862,14 @@ fn check_bounds(r: &mut Reader<'_>, def: &Node, field: &Field) {
             && lo > hi
         {
             let span = def.get(lo_key).map(|n| n.span).unwrap_or(field.span);
-            let d = r.error(
-                span,
-                format!("`{lo_key}` ({lo}) is greater than `{hi_key}` ({hi})"),
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    span,
+                    format!("`{lo_key}` ({lo}) is greater than `{hi_key}` ({hi})"),
+                )
+                .with_label("no value can satisfy both"),
             );
-            d.label = Some("no value can satisfy both".into());
         }
     }
 }

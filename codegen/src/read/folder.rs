@@ -18,6 +18,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind as Problem;
 use crate::source::Lines;
 use crate::source::Source;
 use crate::source::{Pos, Span};
@@ -91,7 +92,8 @@ impl Walk {
     }
 
     fn refuse(&mut self, rel: &str, span: Option<Span>, message: String, help: &str) {
-        let d = Diagnostic::error(self.display(rel), span, message).with_help(help);
+        let d = Diagnostic::error(Problem::Unreadable, self.display(rel), span, message)
+            .with_help(help);
         self.scanned.diagnostics.push(d);
     }
 

@@ -13,6 +13,7 @@ pub mod yaml;
 use std::collections::BTreeMap;
 
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::read::config::{default_config, read_config};
 use crate::read::reader::Reader;
 use crate::read::syntax::{CONFIG_FILE, yaml_error};
@@ -84,6 +85,7 @@ pub fn read(
             for named in read_types(&mut r, node) {
                 if let Some(first) = types.get(&named.field.name) {
                     let d = Diagnostic::error(
+                        Kind::NameClash,
                         file.clone(),
                         Some(named.field.span),
                         format!("type `{}` is defined twice", named.field.name),
@@ -94,7 +96,7 @@ pub fn read(
                         first.field.span,
                         "first defined here",
                     );
-                    r.push(d);
+                    r.report(d);
                     continue;
                 }
                 types.insert(named.field.name.clone(), named);

@@ -6,10 +6,34 @@ use std::collections::BTreeMap;
 use serde_json::Number;
 use toolspec_vocab::settings::{SettingDecl, SettingKind, SettingValue};
 
+use crate::diagnostic::kind::Kind;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::read::yaml::{Node, Value};
 use crate::source::Span;
 use crate::source::Spanned;
+
+/// The keys of one map of the spec language (a tool spec, a field, the project config…), as
+/// an enum readers dispatch on. Declare one with [`section!`](crate::read::reader::section).
+pub trait Section: Copy + 'static {
+    /// Every key with its spelling, in the order they are read and help lists them.
+    const KEYS: &'static [(&'static str, Self)];
+}
+
+/// Declares a [`Section`]: an enum of keys, each with its spelling in specs.
+macro_rules! section {
+    ($(#[$doc:meta])* $vis:vis enum $name:ident { $($(#[$vdoc:meta])* $variant:ident = $key:literal),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        $vis enum $name {
+            $($(#[$vdoc])* $variant,)*
+        }
+
+        impl $crate::read::reader::Section for $name {
+            const KEYS: &'static [(&'static str, Self)] = &[$(($key, Self::$variant)),*];
+        }
+    };
+}
+pub(crate) use section;
 
 /// Collects the diagnostics of one file.
 pub struct Reader<'a> {
@@ -25,35 +49,40 @@ impl<'a> Reader<'a> {
         Self { file, diagnostics }
     }
 
-    /// Records an error and returns it for decoration.
-    pub fn error(&mut self, span: Span, message: impl Into<String>) -> &mut Diagnostic {
-        self.diagnostics
-            .push(Diagnostic::error(self.file, Some(span), message));
-        let last = self.diagnostics.len() - 1;
-        &mut self.diagnostics[last]
+    /// An error of `kind` at `span` in this file, to [`report`](Self::report).
+    #[must_use = "a diagnostic counts once reported"]
+    pub fn error(&self, kind: Kind, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::error(kind, self.file, Some(span), message)
     }
 
-    /// Records a finished diagnostic.
-    pub fn push(&mut self, diagnostic: Diagnostic) {
+    /// Records a diagnostic.
+    pub fn report(&mut self, diagnostic: Diagnostic) {
         self.diagnostics.push(diagnostic);
     }
 
-    /// Reports `what` as having the wrong kind of value.
+    /// Reports `what` as having the wrong kind of value; when `expected` is a boolean or a
+    /// number and `node` a string that reads like one (`"yes"`, `"1"`), the help says how to
+    /// write it.
     pub fn wrong_kind(&mut self, node: &Node, what: &str, expected: &str) {
-        let message = format!("{what} must be {expected}, found {}", article(node.kind()));
-        let label = format!("expected {expected}");
-        let d = self.error(node.span, message);
-        d.label = Some(label);
+        self.wrong_kind_as(node, what, expected, None);
     }
 
-    /// Adds a help to the last diagnostic when `node` is a string that reads like the
-    /// boolean or number that was expected (`"yes"`, `"1"`).
-    pub fn unquote_help(&mut self, node: &Node, expected: SettingKind) {
-        if let Some(help) = unquote_hint(node, expected)
-            && let Some(last) = self.diagnostics.last_mut()
-        {
-            last.help = Some(help);
-        }
+    /// [`wrong_kind`](Self::wrong_kind), with a help for a string that reads like the
+    /// `setting` kind expected.
+    pub fn wrong_kind_as(
+        &mut self,
+        node: &Node,
+        what: &str,
+        expected: &str,
+        setting: Option<SettingKind>,
+    ) {
+        let message = format!("{what} must be {expected}, found {}", article(node.kind()));
+        let help = setting.and_then(|kind| unquote_hint(node, kind));
+        self.report(
+            self.error(Kind::InvalidValue, node.span, message)
+                .with_label(format!("expected {expected}"))
+                .with_help_opt(help),
+        );
     }
 
     /// The entries of a map, or an error.
@@ -65,6 +94,28 @@ impl<'a> Reader<'a> {
                 None
             }
         }
+    }
+
+    /// The entries of a map whose keys are `S`'s, each with its key, in `S`'s order (readers
+    /// of later keys may rely on earlier ones); every other key is reported with a
+    /// did-you-mean, as is a key that is not a string.
+    pub fn section<'n, S: Section>(
+        &mut self,
+        entries: &'n [(Node, Node)],
+        context: &str,
+    ) -> Vec<(S, &'n Node, &'n Node)> {
+        let names: Vec<&str> = S::KEYS.iter().map(|(name, _)| *name).collect();
+        self.check_keys(entries, &names, context);
+        let mut known: Vec<(usize, S, &Node, &Node)> = entries
+            .iter()
+            .filter_map(|(key, value)| {
+                let name = key.as_str()?;
+                let at = S::KEYS.iter().position(|(n, _)| *n == name)?;
+                Some((at, S::KEYS[at].1, key, value))
+            })
+            .collect();
+        known.sort_by_key(|(at, ..)| *at);
+        known.into_iter().map(|(_, s, k, v)| (s, k, v)).collect()
     }
 
     /// Reports every key not in `allowed` (with a did-you-mean); returns the string keys.
@@ -79,9 +130,17 @@ impl<'a> Reader<'a> {
             }
             let help =
                 suggest(name, allowed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
-            let d = self.error(key.span, format!("unknown key `{name}` in {context}"));
-            d.label = Some("not a known key".into());
-            d.help = help.or_else(|| Some(format!("known keys: {}", allowed.join(", "))));
+            self.report(
+                self.error(
+                    Kind::UnknownKey,
+                    key.span,
+                    format!("unknown key `{name}` in {context}"),
+                )
+                .with_label("not a known key")
+                .with_help_opt(
+                    help.or_else(|| Some(format!("known keys: {}", allowed.join(", ")))),
+                ),
+            );
         }
     }
 
@@ -100,8 +159,14 @@ impl<'a> Reader<'a> {
     pub fn non_empty_string(&mut self, node: &Node, what: &str) -> Option<String> {
         let s = self.string(node, what)?;
         if s.trim().is_empty() {
-            let d = self.error(node.span, format!("{what} must not be empty"));
-            d.label = Some("empty".into());
+            self.report(
+                self.error(
+                    Kind::InvalidValue,
+                    node.span,
+                    format!("{what} must not be empty"),
+                )
+                .with_label("empty"),
+            );
             return None;
         }
         Some(s)
@@ -117,8 +182,12 @@ impl<'a> Reader<'a> {
         match node.value {
             Value::Bool(b) => Some(b),
             _ => {
-                self.wrong_kind(node, what, "a boolean (`true` or `false`)");
-                self.unquote_help(node, SettingKind::Boolean);
+                self.wrong_kind_as(
+                    node,
+                    what,
+                    "a boolean (`true` or `false`)",
+                    Some(SettingKind::Boolean),
+                );
                 None
             }
         }
@@ -129,13 +198,18 @@ impl<'a> Reader<'a> {
         match node.value {
             Value::Int(i) if i >= 0 => Some(i as u64),
             Value::Int(_) => {
-                let d = self.error(node.span, format!("{what} must not be negative"));
-                d.label = Some("negative".into());
+                self.report(
+                    self.error(
+                        Kind::InvalidValue,
+                        node.span,
+                        format!("{what} must not be negative"),
+                    )
+                    .with_label("negative"),
+                );
                 None
             }
             _ => {
-                self.wrong_kind(node, what, "a whole number");
-                self.unquote_help(node, SettingKind::Integer);
+                self.wrong_kind_as(node, what, "a whole number", Some(SettingKind::Integer));
                 None
             }
         }
@@ -148,14 +222,19 @@ impl<'a> Reader<'a> {
             Value::Float(f) => match Number::from_f64(f) {
                 Some(n) => Some(n),
                 None => {
-                    let d = self.error(node.span, format!("{what} must be a finite number"));
-                    d.label = Some("not finite".into());
+                    self.report(
+                        self.error(
+                            Kind::InvalidValue,
+                            node.span,
+                            format!("{what} must be a finite number"),
+                        )
+                        .with_label("not finite"),
+                    );
                     None
                 }
             },
             _ => {
-                self.wrong_kind(node, what, "a number");
-                self.unquote_help(node, SettingKind::Integer);
+                self.wrong_kind_as(node, what, "a number", Some(SettingKind::Integer));
                 None
             }
         }
@@ -230,6 +309,7 @@ impl Spellings {
             return true;
         };
         let d = Diagnostic::error(
+            Kind::NameClash,
             r.file,
             Some(span),
             format!(
@@ -240,7 +320,7 @@ impl Spellings {
         .with_label(format!("also `{spelled}` in Rust"))
         .with_related(r.file, *first_span, "the first one")
         .with_help("rename one of them: Rust would see the same name twice");
-        r.push(d);
+        r.report(d);
         false
     }
 }

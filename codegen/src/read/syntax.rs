@@ -1,6 +1,7 @@
 //! YAML syntax errors as diagnostics, pointing where the writer can fix them.
 
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::read::yaml;
 use crate::source::Span;
 
@@ -17,6 +18,7 @@ pub fn yaml_error(file: String, text: &str, e: &yaml::YamlError) -> Diagnostic {
             ('}', "map")
         };
         return Diagnostic::error(
+            Kind::Syntax,
             file.clone(),
             Some(span),
             format!("invalid YAML: unclosed `{open}`"),
@@ -34,8 +36,13 @@ pub fn yaml_error(file: String, text: &str, e: &yaml::YamlError) -> Diagnostic {
     } else {
         "here"
     };
-    let d = Diagnostic::error(file, Some(e.span), format!("invalid YAML: {}", e.message))
-        .with_label(label);
+    let d = Diagnostic::error(
+        Kind::Syntax,
+        file,
+        Some(e.span),
+        format!("invalid YAML: {}", e.message),
+    )
+    .with_label(label);
     // YAML 1.2 reads `key:[` in a flow map as one plain scalar: a space is missing.
     if e.message.contains("may not precede any of") {
         return d.with_help("put a space after the `:`, like `one_of: [a, b]`");

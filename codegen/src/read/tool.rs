@@ -3,8 +3,10 @@
 use std::time::Duration;
 
 use crate::diagnostic::did_you_mean;
+use crate::diagnostic::kind::Kind;
 use crate::read::field::{Place, read_field, read_fields};
 use crate::read::reader::{
+    Section, section,
     Reader, Spellings, check_setting, is_snake_identifier, setting_value_hint, suggest,
     unquote_hint,
 };
@@ -15,23 +17,26 @@ use crate::spec::{
     AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, NamedType, ProjectConfig, ToolDecl, ToolSpec,
 };
 
-const TOOL_KEYS: &[&str] = &[
-    "kind",
-    "description",
-    "title",
-    "name",
-    "version",
-    "expects",
-    "exposes",
-    "errors",
-    "guards",
-    "hints",
-    "message",
-    "timeout",
-    "tags",
-    "scopes",
-    "tool",
-];
+section! {
+    /// The keys of a tool spec.
+    enum ToolKey {
+        Kind = "kind",
+        Description = "description",
+        Title = "title",
+        Name = "name",
+        Version = "version",
+        Expects = "expects",
+        Exposes = "exposes",
+        Errors = "errors",
+        Guards = "guards",
+        Hints = "hints",
+        Message = "message",
+        Timeout = "timeout",
+        Tags = "tags",
+        Scopes = "scopes",
+        Tool = "tool",
+    }
+}
 
 /// Reads a tool spec; `None` when it is too broken to use (the reasons are in the diagnostics).
 pub fn read_tool(
@@ -41,106 +46,138 @@ pub fn read_tool(
     config: &ProjectConfig,
 ) -> Option<ToolSpec> {
     if matches!(root.value, Value::Null) {
-        r.error(root.span, "empty tool spec").help =
-            Some("a tool spec needs at least `description:`".into());
+        r.report(
+            r.error(Kind::MissingKey, root.span, "empty tool spec")
+                .with_help("a tool spec needs at least `description:`"),
+        );
         return None;
     }
     let entries = r.map(root, "a tool spec")?;
+    // The kind decides how the rest reads: query tools stop here.
     if let Some(kind) = root.get("kind") {
-        let value = r.string(kind, "`kind`")?;
-        match value.as_str() {
-            "action" => {}
-            "query" => {
-                let d = r.error(
-                    kind.span,
-                    "query tools (`kind: query`) are not yet supported",
-                );
-                d.label = Some("not yet supported".into());
-                d.help = Some("remove `kind: query` and write the tool as an action".into());
-                return None;
-            }
-            other => {
-                let help = did_you_mean(other, ["action", "query"])
-                    .map(|m| format!("did you mean `{m}`?"));
-                let d = r.error(kind.span, format!("unknown tool kind `{other}`"));
-                d.label = Some("expected `action`".into());
-                d.help = help;
-                return None;
-            }
+        read_kind(r, kind)?;
+    }
+    let mut draft = Draft::new(path, r.file);
+    for (key, _, value) in r.section::<ToolKey>(entries, "a tool spec") {
+        draft.read(r, key, value, config);
+    }
+    if root.get("description").is_none() && !misspelt_description(entries) {
+        r.report(
+            r.error(
+                Kind::MissingKey,
+                first_key_span(root),
+                "tool spec has no `description`",
+            )
+            .with_label("missing `description`")
+            .with_help("add `description:` saying what the tool does; models read it"),
+        );
+    }
+    draft.finish()
+}
+
+/// `kind:`: `action` goes on; `query` (not yet supported) and anything else stop the spec.
+fn read_kind(r: &mut Reader<'_>, node: &Node) -> Option<()> {
+    let value = r.string(node, "`kind`")?;
+    let d = match value.as_str() {
+        "action" => return Some(()),
+        "query" => r
+            .error(
+                Kind::Unsupported,
+                node.span,
+                "query tools (`kind: query`) are not yet supported",
+            )
+            .with_label("not yet supported")
+            .with_help("remove `kind: query` and write the tool as an action"),
+        other => r
+            .error(
+                Kind::UnknownName,
+                node.span,
+                format!("unknown tool kind `{other}`"),
+            )
+            .with_label("expected `action`")
+            .with_help_opt(
+                did_you_mean(other, ["action", "query"]).map(|m| format!("did you mean `{m}`?")),
+            ),
+    };
+    r.report(d);
+    None
+}
+
+/// Whether a key of the spec is a misspelt `description:` (already reported as an unknown key
+/// with a did-you-mean: no second diagnostic for the missing one).
+fn misspelt_description(entries: &[(Node, Node)]) -> bool {
+    let known: Vec<&str> = ToolKey::KEYS.iter().map(|(name, _)| *name).collect();
+    entries.iter().any(|(k, _)| {
+        k.as_str().is_some_and(|k| {
+            !known.contains(&k) && suggest(k, known.iter().copied()) == Some("description")
+        })
+    })
+}
+
+/// A tool spec as its keys are read.
+struct Draft {
+    spec: ToolSpec,
+    description: Option<String>,
+}
+
+impl Draft {
+    fn new(path: &str, file: &str) -> Self {
+        Self {
+            spec: ToolSpec {
+                path: path.to_owned(),
+                file: file.to_owned(),
+                description: String::new(),
+                title: None,
+                name: None,
+                version: None,
+                expects: Vec::new(),
+                exposes: Vec::new(),
+                headline: None,
+                errors: Vec::new(),
+                guards: Vec::new(),
+                hints: Vec::new(),
+                message: None,
+                timeout: None,
+                tags: Vec::new(),
+                scopes: Vec::new(),
+                tool: ToolDecl::default(),
+            },
+            description: None,
         }
     }
-    r.check_keys(entries, TOOL_KEYS, "a tool spec");
-    let get = |key: &str| root.get(key);
 
-    // A misspelt `description:` is already reported as an unknown key with a did-you-mean.
-    let misspelt_description = entries.iter().any(|(k, _)| {
-        k.as_str().is_some_and(|k| {
-            !TOOL_KEYS.contains(&k) && suggest(k, TOOL_KEYS.iter().copied()) == Some("description")
-        })
-    });
-    let description = match get("description") {
-        Some(n) => r.non_empty_string(n, "`description`"),
-        None if misspelt_description => None,
-        None => {
-            let d = r.error(first_key_span(root), "tool spec has no `description`");
-            d.label = Some("missing `description`".into());
-            d.help = Some("add `description:` saying what the tool does; models read it".into());
-            None
+    fn read(&mut self, r: &mut Reader<'_>, key: ToolKey, node: &Node, config: &ProjectConfig) {
+        let spec = &mut self.spec;
+        let plain = |list: Vec<Spanned<String>>| list.into_iter().map(|s| s.value).collect();
+        match key {
+            ToolKey::Kind => {}
+            ToolKey::Description => self.description = r.non_empty_string(node, "`description`"),
+            ToolKey::Title => spec.title = r.non_empty_string(node, "`title`"),
+            ToolKey::Name => spec.name = r.spanned_string(node, "`name`"),
+            ToolKey::Version => {
+                spec.version = r.u64(node, "`version`").and_then(|v| u32::try_from(v).ok());
+            }
+            ToolKey::Expects => spec.expects = read_fields(r, node, "`expects`", Place::Expects),
+            ToolKey::Exposes => spec.exposes = read_fields(r, node, "`exposes`", Place::Exposes),
+            ToolKey::Errors => (spec.headline, spec.errors) = read_errors(r, node),
+            ToolKey::Guards => spec.guards = read_guards(r, node),
+            ToolKey::Hints => spec.hints = r.string_list(node, "`hints`"),
+            ToolKey::Message => spec.message = r.spanned_string(node, "`message`"),
+            ToolKey::Timeout => spec.timeout = read_timeout(r, node),
+            ToolKey::Tags => spec.tags = plain(r.string_list(node, "`tags`")),
+            ToolKey::Scopes => spec.scopes = plain(r.string_list(node, "`scopes`")),
+            ToolKey::Tool => spec.tool = read_tool_decl(r, node, config),
         }
-    };
-    let title = get("title").and_then(|n| r.non_empty_string(n, "`title`"));
-    let name = get("name").and_then(|n| r.spanned_string(n, "`name`"));
-    let version = get("version").and_then(|n| match r.u64(n, "`version`") {
-        Some(v) => u32::try_from(v).ok(),
-        None => None,
-    });
-    let expects = get("expects")
-        .map(|n| read_fields(r, n, "`expects`", Place::Expects))
-        .unwrap_or_default();
-    let exposes = get("exposes")
-        .map(|n| read_fields(r, n, "`exposes`", Place::Exposes))
-        .unwrap_or_default();
-    let (headline, errors) = get("errors").map(|n| read_errors(r, n)).unwrap_or_default();
-    let guards = get("guards").map(|n| read_guards(r, n)).unwrap_or_default();
-    let hints = get("hints")
-        .map(|n| r.string_list(n, "`hints`"))
-        .unwrap_or_default();
-    let message = get("message").and_then(|n| r.spanned_string(n, "`message`"));
-    let timeout = get("timeout").and_then(|n| read_timeout(r, n));
-    let tags = get("tags")
-        .map(|n| r.string_list(n, "`tags`"))
-        .unwrap_or_default();
-    let scopes = get("scopes")
-        .map(|n| r.string_list(n, "`scopes`"))
-        .unwrap_or_default();
-    let tool = match get("tool") {
-        Some(n) => read_tool_decl(r, n, config),
-        None => ToolDecl {
-            grant: GrantDecl::Default,
-            options: Vec::new(),
-            except: Vec::new(),
-            span: None,
-        },
-    };
-    Some(ToolSpec {
-        path: path.to_owned(),
-        file: r.file.to_owned(),
-        description: description?.trim_end().to_owned(),
-        title,
-        name,
-        version,
-        expects,
-        exposes,
-        headline,
-        errors,
-        guards,
-        hints,
-        message,
-        timeout,
-        tags: tags.into_iter().map(|t| t.value).collect(),
-        scopes: scopes.into_iter().map(|s| s.value).collect(),
-        tool,
-    })
+    }
+
+    /// The spec, when it has its description.
+    fn finish(self) -> Option<ToolSpec> {
+        let description = self.description?.trim_end().to_owned();
+        Some(ToolSpec {
+            description,
+            ..self.spec
+        })
+    }
 }
 
 fn first_key_span(root: &Node) -> crate::source::Span {
@@ -154,16 +191,19 @@ fn check_identifier(r: &mut Reader<'_>, node: &Node, what: &str) -> Option<Spann
     let s = r.spanned_string(node, what)?;
     if !is_snake_identifier(&s.value) {
         let suggestion = toolspec_vocab::naming::snake_case(&s.value);
-        let d = r.error(
-            node.span,
-            format!("{what} `{}` is not an identifier", s.value),
+        r.report(
+            r.error(
+                Kind::InvalidValue,
+                node.span,
+                format!("{what} `{}` is not an identifier", s.value),
+            )
+            .with_label("not an identifier")
+            .with_help(if is_snake_identifier(&suggestion) {
+                format!("use lowercase letters, digits and underscores, like `{suggestion}`")
+            } else {
+                "use lowercase letters, digits and underscores, starting with a letter".into()
+            }),
         );
-        d.label = Some("not an identifier".into());
-        d.help = Some(if is_snake_identifier(&suggestion) {
-            format!("use lowercase letters, digits and underscores, like `{suggestion}`")
-        } else {
-            "use lowercase letters, digits and underscores, starting with a letter".into()
-        });
         return None;
     }
     Some(s)
@@ -205,11 +245,14 @@ fn read_errors(r: &mut Reader<'_>, node: &Node) -> (Option<String>, Vec<ErrorDec
                     let message = match value.get("message") {
                         Some(n) => r.non_empty_string(n, "`message`"),
                         None => {
-                            r.error(
-                                key.span,
-                                format!("error code `{}` has no `message`", code.value),
-                            )
-                            .label = Some("missing `message`".into());
+                            r.report(
+                                r.error(
+                                    Kind::MissingKey,
+                                    key.span,
+                                    format!("error code `{}` has no `message`", code.value),
+                                )
+                                .with_label("missing `message`"),
+                            );
                             None
                         }
                     };
@@ -251,16 +294,19 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
         };
         let spelled = rust_name::value_name(&name.value);
         if spelled == "call" {
-            let d = r.error(
-                key.span,
-                format!("a guard cannot be named `{}`", name.value),
+            r.report(
+                r.error(
+                    Kind::Reserved,
+                    key.span,
+                    format!("a guard cannot be named `{}`", name.value),
+                )
+                .with_label(if name.value == "call" {
+                    "reserved for the handler's main method"
+                } else {
+                    "`call` in Rust, the handler's main method"
+                })
+                .with_help("name the guard after what it checks, like `order_is_open`"),
             );
-            d.label = Some(if name.value == "call" {
-                "reserved for the handler's main method".into()
-            } else {
-                "`call` in Rust, the handler's main method".into()
-            });
-            d.help = Some("name the guard after what it checks, like `order_is_open`".into());
             continue;
         }
         if !spellings.admit(r, &name.value, key.span, spelled) {
@@ -319,10 +365,15 @@ fn read_timeout(r: &mut Reader<'_>, node: &Node) -> Option<Duration> {
     match parse_duration(&text) {
         Some(d) if !d.is_zero() => Some(d),
         _ => {
-            let d = r.error(node.span, format!("invalid timeout `{text}`"));
-            d.label = Some("not a duration".into());
-            d.help =
-                Some("write a positive whole number with `ms`, `s`, `m` or `h`, like `30s`".into());
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    node.span,
+                    format!("invalid timeout `{text}`"),
+                )
+                .with_label("not a duration")
+                .with_help("write a positive whole number with `ms`, `s`, `m` or `h`, like `30s`"),
+            );
             None
         }
     }
@@ -333,9 +384,15 @@ fn unknown_adapter(r: &mut Reader<'_>, node: &Node, name: &str, config: &Project
     let help = did_you_mean(name, names.iter().copied())
         .map(|m| format!("did you mean `{m}`?"))
         .unwrap_or_else(|| format!("adapters are: {}", names.join(", ")));
-    let d = r.error(node.span, format!("unknown adapter `{name}`"));
-    d.label = Some("not a known adapter".into());
-    d.help = Some(help);
+    r.report(
+        r.error(
+            Kind::UnknownName,
+            node.span,
+            format!("unknown adapter `{name}`"),
+        )
+        .with_label("not a known adapter")
+        .with_help(help),
+    );
 }
 
 fn adapter_list(
@@ -405,9 +462,15 @@ fn read_tool_decl(r: &mut Reader<'_>, node: &Node, config: &ProjectConfig) -> To
                                     config.adapter_names().join(", ")
                                 )
                             });
-                        let d = r.error(key.span, format!("unknown adapter `{other}`"));
-                        d.label = Some("not a known adapter".into());
-                        d.help = Some(help);
+                        r.report(
+                            r.error(
+                                Kind::UnknownName,
+                                key.span,
+                                format!("unknown adapter `{other}`"),
+                            )
+                            .with_label("not a known adapter")
+                            .with_help(help),
+                        );
                     }
                 }
             }
@@ -424,18 +487,21 @@ fn read_tool_decl(r: &mut Reader<'_>, node: &Node, config: &ProjectConfig) -> To
                     .iter()
                     .find(|o| o.adapter.value == excluded.value)
                 {
-                    let d = r.error(
-                        options.adapter.span,
-                        format!(
-                            "tool sets options for `{}` but also excludes it",
+                    r.report(
+                        r.error(
+                            Kind::Conflict,
+                            options.adapter.span,
+                            format!(
+                                "tool sets options for `{}` but also excludes it",
+                                excluded.value
+                            ),
+                        )
+                        .with_label("options for an excluded adapter")
+                        .with_help(format!(
+                            "remove `{}` from `except` or drop these options",
                             excluded.value
-                        ),
+                        )),
                     );
-                    d.label = Some("options for an excluded adapter".into());
-                    d.help = Some(format!(
-                        "remove `{}` from `except` or drop these options",
-                        excluded.value
-                    ));
                 }
             }
         }
@@ -474,15 +540,18 @@ fn read_adapter_options(
             if let Some(name) = &options.name
                 && let Err(reason) = decl.name_rule.check(&name.value)
             {
-                let d = r.error(
-                    name.span,
-                    format!(
-                        "`{}` is not a valid tool name on adapter `{}`",
-                        name.value, decl.name
-                    ),
+                r.report(
+                    r.error(
+                        Kind::InvalidValue,
+                        name.span,
+                        format!(
+                            "`{}` is not a valid tool name on adapter `{}`",
+                            name.value, decl.name
+                        ),
+                    )
+                    .with_label("rejected by the transport")
+                    .with_help(reason),
                 );
-                d.label = Some("rejected by the transport".into());
-                d.help = Some(reason);
             }
             continue;
         }
@@ -492,34 +561,44 @@ fn read_adapter_options(
             let help = suggest(&setting.value, known.iter().copied())
                 .map(|m| format!("did you mean `{m}`?"))
                 .unwrap_or_else(|| format!("`{}` settings: {}", decl.name, known.join(", ")));
-            let d = r.error(
-                k.span,
-                format!("adapter `{}` has no setting `{}`", decl.name, setting.value),
+            r.report(
+                r.error(
+                    Kind::UnknownName,
+                    k.span,
+                    format!("adapter `{}` has no setting `{}`", decl.name, setting.value),
+                )
+                .with_label("unknown setting")
+                .with_help(help),
             );
-            d.label = Some("unknown setting".into());
-            d.help = Some(help);
             continue;
         };
         if !setting_decl.overridable {
-            let d = r.error(
-                k.span,
-                format!(
-                    "setting `{}` of adapter `{}` cannot be set per tool",
-                    setting.value, decl.name
-                ),
+            r.report(
+                r.error(
+                    Kind::Conflict,
+                    k.span,
+                    format!(
+                        "setting `{}` of adapter `{}` cannot be set per tool",
+                        setting.value, decl.name
+                    ),
+                )
+                .with_label("not overridable")
+                .with_help("set it for the whole project in `toolspec.yaml`"),
             );
-            d.label = Some("not overridable".into());
-            d.help = Some("set it for the whole project in `toolspec.yaml`".into());
             continue;
         }
         let Some(value) = r.setting_value(v, &format!("setting `{}`", setting.value)) else {
             continue;
         };
         if let Err(reason) = check_setting(setting_decl, &value.value) {
-            let d = r.error(v.span, reason);
-            d.label = Some("invalid value".into());
-            d.help = unquote_hint(v, setting_decl.kind)
-                .or_else(|| setting_value_hint(setting_decl, &value.value));
+            r.report(
+                r.error(Kind::InvalidValue, v.span, reason)
+                    .with_label("invalid value")
+                    .with_help_opt(
+                        unquote_hint(v, setting_decl.kind)
+                            .or_else(|| setting_value_hint(setting_decl, &value.value)),
+                    ),
+            );
             continue;
         }
         options.settings.push((setting, value));
@@ -546,12 +625,15 @@ pub fn read_types(r: &mut Reader<'_>, root: &Node) -> Vec<NamedType> {
         };
         let upper = name.chars().next().is_some_and(|c| c.is_ascii_uppercase());
         if !upper || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
-            let d = r.error(
-                key.span,
-                format!("type name `{name}` must be UpperCamelCase"),
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    key.span,
+                    format!("type name `{name}` must be UpperCamelCase"),
+                )
+                .with_label("not UpperCamelCase")
+                .with_help(format!("rename it `{}`", heck::AsUpperCamelCase(&name))),
             );
-            d.label = Some("not UpperCamelCase".into());
-            d.help = Some(format!("rename it `{}`", heck::AsUpperCamelCase(&name)));
             continue;
         }
         if let Some(field) = read_field(r, name, key.span, def, Place::Element { output: false }) {

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde_json::Value as Json;
 
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::schema_tree::{MAX_DEPTH, nodes, too_deep};
 use crate::source::{Pos, Span, Spanned};
 
@@ -32,6 +33,7 @@ pub fn check_patterns(
                 continue;
             };
             let mut d = Diagnostic::error(
+                Kind::Pattern,
                 owner,
                 Some(span),
                 format!(
@@ -59,6 +61,7 @@ pub fn load(
     if !path.value.ends_with(".json") {
         return Err(Box::new(
             Diagnostic::error(
+                Kind::Shape,
                 owner,
                 Some(path.span),
                 format!("shape file `{}` is not a `.json` file", path.value),
@@ -73,11 +76,9 @@ pub fn load(
             None => String::new(),
         };
         return Err(Box::new(
-            Diagnostic::error(
-                owner,
+            Diagnostic::error(Kind::Shape, owner,
                 Some(path.span),
-                format!("shape file `{resolved}` does not exist"),
-            )
+                format!("shape file `{resolved}` does not exist"),)
             .with_label("no such file")
             .with_help(format!(
                 "`file:` is relative to the spec's folder{folder}, and the file must be a `.json` file in the specs directory"
@@ -91,6 +92,7 @@ pub fn load(
             .map_or(message.as_str(), |(m, _)| m);
         Box::new(
             Diagnostic::error(
+                Kind::Syntax,
                 resolved.clone(),
                 Some(json_span(text, e.line(), e.column())),
                 format!("invalid JSON in shape file `{resolved}`: {message}"),
@@ -109,6 +111,7 @@ pub fn load(
         };
         return Err(Box::new(
             Diagnostic::error(
+                Kind::Shape,
                 owner,
                 Some(path.span),
                 format!("shape file `{resolved}` must hold a JSON Schema object, found {found}"),
@@ -120,6 +123,7 @@ pub fn load(
     if too_deep(&value, MAX_DEPTH).is_some() {
         return Err(Box::new(
             Diagnostic::error(
+                Kind::TooDeep,
                 owner,
                 Some(path.span),
                 format!(
@@ -133,6 +137,7 @@ pub fn load(
     if let Err(e) = crate::schema_tree::well_formed(&value) {
         return Err(Box::new(
             Diagnostic::error(
+                Kind::Shape,
                 owner,
                 Some(path.span),
                 format!("shape file `{resolved}` is not a valid JSON Schema: {e}"),

@@ -13,6 +13,8 @@
 //! so calls are still checked against them). Definitions and nested `title`s are prefixed with
 //! the root's name, so that no two shapes give a type one name.
 
+use crate::diagnostic::kind::Kind;
+
 pub mod files;
 pub mod rust;
 pub mod sites;
@@ -94,6 +96,7 @@ pub fn resolve(
             }
             Err(reason) => {
                 let mut d = Diagnostic::error(
+                    Kind::Shape,
                     &file,
                     Some(span),
                     format!("cannot generate a Rust type for `shape` of `{field}`: {reason}"),
@@ -117,6 +120,7 @@ pub fn resolve(
         Err(reason) => {
             // Every shape converted alone: only their meeting can fail, which names what clashes.
             diagnostics.push(Diagnostic::error(
+                Kind::Shape,
                 "",
                 None,
                 format!(

@@ -28,9 +28,10 @@ pub struct GuardDecl {
 }
 
 /// The grant part of a `tool:` declaration.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum GrantDecl {
     /// Absent, or a map without its own grant.
+    #[default]
     Default,
     /// `tool: true`
     All,
@@ -51,8 +52,8 @@ pub struct AdapterOptions {
     pub settings: Vec<(Spanned<String>, Spanned<SettingValue>)>,
 }
 
-/// A spec's `tool:` declaration.
-#[derive(Debug, Clone, PartialEq)]
+/// A spec's `tool:` declaration (the default: no `tool:` key).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolDecl {
     /// The grant.
     pub grant: GrantDecl,

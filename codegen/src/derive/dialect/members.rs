@@ -14,6 +14,7 @@ use crate::derive::dialect::anthropic;
 use crate::derive::dialect::locate::{Location, locate};
 use crate::derive::dialect::pass::{Moved, Refusal};
 use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::spec::{ProjectConfig, Types};
 
 /// The dialect a tool is shown in on `binding`'s adapter, by its effective settings there.
@@ -106,14 +107,12 @@ pub fn member_schemas(
     }
     if let Some((file, _, _)) = anthropic_strict.get(ANTHROPIC_STRICT_TOOLS) {
         diagnostics.push(
-            Diagnostic::warning(
-                file.clone(),
+            Diagnostic::warning(Kind::Dialect, file.clone(),
                 None,
                 format!(
                     "{} tools use Anthropic strict mode, but one request may carry at most {ANTHROPIC_STRICT_TOOLS} strict tools",
                     anthropic_strict.len()
-                ),
-            )
+                ),)
             .with_help("send a subset of the tools per request, or turn `strict` off for some of them"),
         );
     }
@@ -124,15 +123,13 @@ pub fn member_schemas(
         && (optional > anthropic::MAX_OPTIONAL || unions > anthropic::MAX_UNIONS)
     {
         diagnostics.push(
-            Diagnostic::warning(
-                file.clone(),
+            Diagnostic::warning(Kind::Dialect, file.clone(),
                 None,
                 format!(
                     "the tools in Anthropic strict mode have {optional} optional parameters and {unions} parameters with `anyOf` or type lists; one request may carry at most {} and {}",
                     anthropic::MAX_OPTIONAL,
                     anthropic::MAX_UNIONS
-                ),
-            )
+                ),)
             .with_help("send a subset of the tools per request, or turn `strict` off for some of them"),
         );
     }
@@ -152,7 +149,7 @@ fn moved_warning(dialect: Dialect, moved: &Moved, at: &Location, tool: &Checked)
             moved.keyword
         ),
     };
-    Diagnostic::warning(at.file.clone(), at.span, message)
+    Diagnostic::warning(Kind::Dialect, at.file.clone(), at.span, message)
 }
 
 fn refusal_error(dialect: Dialect, refusal: &Refusal, at: &Location, tool: &Checked) -> Diagnostic {
@@ -162,6 +159,7 @@ fn refusal_error(dialect: Dialect, refusal: &Refusal, at: &Location, tool: &Chec
         format!("`{}`", at.display)
     };
     let mut d = Diagnostic::error(
+        Kind::Dialect,
         at.file.clone(),
         at.span,
         format!(

@@ -398,10 +398,10 @@ fn warnings_name_the_dialect_the_keyword_and_the_spec_line() {
 
     let lines: Vec<String> = project.diagnostics.iter().map(|d| d.one_line()).collect();
     for expected in [
-        "specs/notes/create.yaml:6:3: warning: openai-strict cannot express `maxLength` of `note`; it is stated in the description instead",
-        "specs/notes/create.yaml:6:3: warning: anthropic-strict cannot express `maxLength` of `note`; it is stated in the description instead",
-        "specs/notes/create.yaml:7:3: warning: openai-strict cannot express `default` of `pinned`; it is stated in the description instead",
-        "specs/notes/create.yaml:8:3: warning: gemini cannot express the integer `enum` of `priority`; its values are sent as strings and the description says so",
+        "specs/notes/create.yaml:6:3: warning[dialect]: openai-strict cannot express `maxLength` of `note`; it is stated in the description instead",
+        "specs/notes/create.yaml:6:3: warning[dialect]: anthropic-strict cannot express `maxLength` of `note`; it is stated in the description instead",
+        "specs/notes/create.yaml:7:3: warning[dialect]: openai-strict cannot express `default` of `pinned`; it is stated in the description instead",
+        "specs/notes/create.yaml:8:3: warning[dialect]: gemini cannot express the integer `enum` of `priority`; its values are sent as strings and the description says so",
     ] {
         assert!(
             lines.iter().any(|l| l == expected),
@@ -489,7 +489,7 @@ fn openai_strict_limits_are_checked() {
     assert_eq!(
         errors,
         [
-            "specs/big.yaml: error: tool `big` cannot be expressed in openai-strict: it has 5049 object properties in all, and openai-strict allows at most 5000"
+            "specs/big.yaml: error[dialect]: tool `big` cannot be expressed in openai-strict: it has 5049 object properties in all, and openai-strict allows at most 5000"
         ]
     );
 
@@ -504,7 +504,7 @@ fn openai_strict_limits_are_checked() {
     assert_eq!(
         errors,
         [
-            "specs/big.yaml: error: tool `big` cannot be expressed in openai-strict: its enums have 1001 values in all, and openai-strict allows at most 1000"
+            "specs/big.yaml: error[dialect]: tool `big` cannot be expressed in openai-strict: its enums have 1001 values in all, and openai-strict allows at most 1000"
         ]
     );
 

@@ -1,0 +1,71 @@
+//! What sort of problem a diagnostic reports: a stable, machine-readable code shown in its
+//! header (`error[unknown-key]: …`), which tools and tests can match on.
+
+/// The sort of a problem. Codes never change once released; new kinds may be added.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Kind {
+    /// The file is not valid YAML (or JSON, for a shape file).
+    Syntax,
+    /// A file of the specs folder cannot be read as a spec (a FIFO, a link out, too large…).
+    Unreadable,
+    /// A key the spec language does not have there.
+    UnknownKey,
+    /// A key the spec language needs there is missing.
+    MissingKey,
+    /// A value of the wrong sort (a map where a list goes…) or out of its range.
+    InvalidValue,
+    /// A name that names nothing: a type, an adapter, a setting, a hint, a format, a kind.
+    UnknownName,
+    /// Declarations that cannot all hold (`type` and `any_of`, contradictory hints…).
+    Conflict,
+    /// Two things that would share one name (tools, types, modules, Rust spellings).
+    NameClash,
+    /// A name toolspec keeps for itself.
+    Reserved,
+    /// A `pattern` the runtime's regex engine cannot run.
+    Pattern,
+    /// A `default:` that does not fit its field.
+    Default,
+    /// A `shape` that is not a JSON Schema typify and the runtime can use.
+    Shape,
+    /// A type that contains itself other than through a list or a map.
+    Recursive,
+    /// A schema or a YAML document nested past the limits.
+    TooDeep,
+    /// A `message` template that does not compile.
+    Template,
+    /// A `tool_roots` folder refused.
+    ToolRoot,
+    /// Something the spec language reserves for a later version (`kind: query`).
+    Unsupported,
+    /// A provider dialect cannot express a schema (an error) or states part of it in the
+    /// description instead (a warning).
+    Dialect,
+}
+
+impl Kind {
+    /// The kind's stable code (`unknown-key`).
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::Syntax => "syntax",
+            Self::Unreadable => "unreadable",
+            Self::UnknownKey => "unknown-key",
+            Self::MissingKey => "missing-key",
+            Self::InvalidValue => "invalid-value",
+            Self::UnknownName => "unknown-name",
+            Self::Conflict => "conflict",
+            Self::NameClash => "name-clash",
+            Self::Reserved => "reserved",
+            Self::Pattern => "pattern",
+            Self::Default => "default",
+            Self::Shape => "shape",
+            Self::Recursive => "recursive",
+            Self::TooDeep => "too-deep",
+            Self::Template => "template",
+            Self::ToolRoot => "tool-root",
+            Self::Unsupported => "unsupported",
+            Self::Dialect => "dialect",
+        }
+    }
+}
