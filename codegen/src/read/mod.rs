@@ -3,7 +3,9 @@
 //! that need more than one file are [`crate::analyze`]'s.
 
 pub mod config;
+pub mod constraints;
 pub mod field;
+pub mod field_type;
 pub mod folder;
 pub mod reader;
 pub mod syntax;

@@ -14,9 +14,17 @@ use crate::source::Spanned;
 
 /// The keys of one map of the spec language (a tool spec, a field, the project config…), as
 /// an enum readers dispatch on. Declare one with [`section!`](crate::read::reader::section).
-pub trait Section: Copy + 'static {
+pub trait Section: Copy + PartialEq + 'static {
     /// Every key with its spelling, in the order they are read and help lists them.
     const KEYS: &'static [(&'static str, Self)];
+
+    /// The key's spelling in specs.
+    fn spelling(self) -> &'static str {
+        Self::KEYS
+            .iter()
+            .find(|(_, key)| *key == self)
+            .map_or("", |(name, _)| *name)
+    }
 }
 
 /// Declares a [`Section`]: an enum of keys, each with its spelling in specs.

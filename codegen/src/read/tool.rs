@@ -6,9 +6,8 @@ use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::field::{Place, read_field, read_fields};
 use crate::read::reader::{
-    Section, section,
-    Reader, Spellings, check_setting, is_snake_identifier, setting_value_hint, suggest,
-    unquote_hint,
+    Reader, Section, Spellings, check_setting, is_snake_identifier, section, setting_value_hint,
+    suggest, unquote_hint,
 };
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;

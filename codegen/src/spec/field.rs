@@ -197,6 +197,28 @@ pub struct Field {
 }
 
 impl Field {
+    /// A field named `name` (written at `span`, its type at `type_span`), of type `json` and
+    /// nothing else until its definition is read.
+    pub fn new(name: String, span: Span, type_span: Span) -> Self {
+        Field {
+            name,
+            span,
+            type_span,
+            ty: FieldType::Json,
+            description: None,
+            examples: Vec::new(),
+            deprecated: false,
+            optional: false,
+            nullable: false,
+            default: None,
+            one_of: None,
+            constraints: Constraints::default(),
+            ambient: false,
+            sensitive: false,
+            rust_type: None,
+        }
+    }
+
     /// Whether a caller must supply the field.
     pub fn is_required(&self) -> bool {
         !self.optional && self.default.is_none()
