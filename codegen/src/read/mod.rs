@@ -2,12 +2,15 @@
 //! spec model, with a diagnostic for every mistake. Knows the spec language's grammar; checks
 //! that need more than one file are [`crate::analyze`]'s.
 
+pub mod adapters;
 pub mod config;
 pub mod constraints;
 pub mod field;
 pub mod field_type;
 pub mod folder;
+pub mod membership;
 pub mod reader;
+pub mod settings;
 pub mod syntax;
 pub mod tool;
 pub mod yaml;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use serde_json::Number;
-use toolspec_vocab::settings::{SettingDecl, SettingKind, SettingValue};
+use toolspec_vocab::settings::{SettingKind, SettingValue};
 
 use crate::diagnostic::kind::Kind;
 use crate::diagnostic::{Diagnostic, did_you_mean};
@@ -353,29 +353,6 @@ pub fn unquote_hint(node: &Node, expected: SettingKind) -> Option<String> {
             .then(|| format!("remove the quotes: `{t}`")),
         SettingKind::String => None,
     }
-}
-
-/// Checks a setting value against its declaration: the type first (with a grammatical
-/// message), then the allowed values.
-pub fn check_setting(decl: &SettingDecl, value: &SettingValue) -> Result<(), String> {
-    if value.kind() != decl.kind {
-        return Err(format!(
-            "setting `{}` takes {}, found {}",
-            decl.name,
-            article(decl.kind.as_str()),
-            article(value.kind().as_str())
-        ));
-    }
-    decl.check(value)
-}
-
-/// A help for a setting value that is not one of the allowed values: the closest allowed one.
-pub fn setting_value_hint(decl: &SettingDecl, value: &SettingValue) -> Option<String> {
-    let SettingValue::Str(text) = value else {
-        return None;
-    };
-    let allowed: Vec<String> = decl.allowed.iter().map(ToString::to_string).collect();
-    did_you_mean(text, allowed.iter().map(String::as_str)).map(|m| format!("did you mean `{m}`?"))
 }
 
 /// A "did you mean" candidate: the closest by edit distance, else the only candidate that
