@@ -15,7 +15,7 @@ use crate::pattern::Pattern;
 use crate::read::reader::Reader;
 use crate::spec::field::DECIMAL_PATTERN;
 use crate::spec::visit::visit;
-use crate::spec::{Constraints, Field, FieldType, Format, ToolSpec, Types};
+use crate::spec::{Constraints, Field, FieldType, Format, ToolSpec, Types, Variant};
 
 /// Why a default does not fit, where (a JSON pointer into it), and the spec key it breaks.
 struct Mismatch {
@@ -179,35 +179,41 @@ fn fits_type(field: &Field, value: &Json, types: &Types, pointer: &mut String) -
             Ok(())
         }
         FieldType::AnyOf { variants, tag } => {
-            let chosen = match tag {
-                // A tagged union's value names its variant.
-                Some(tag) => value
-                    .get(tag)
-                    .and_then(Json::as_str)
-                    .and_then(|name| variants.iter().find(|v| v.name == name))
-                    .filter(|v| {
-                        let (FieldType::Object(fields), Json::Object(map)) = (&v.field.ty, value)
-                        else {
-                            return false;
-                        };
-                        fits_object(fields, map, Some(tag), types, &mut pointer.clone()).is_ok()
-                    })
-                    .is_some(),
-                None => variants
-                    .iter()
-                    .any(|v| fits(&v.field, value, types, &mut pointer.clone()).is_ok()),
-            };
-            if chosen {
-                Ok(())
-            } else {
-                Err(typed(
-                    pointer,
-                    format!(
-                        "{value} is not valid under any of the schemas listed in the 'anyOf' keyword"
-                    ),
-                ))
-            }
+            fits_union(variants, tag.as_deref(), value, types, pointer)
         }
+    }
+}
+
+/// A union's value: the variant its tag names (a tagged union), else any variant.
+fn fits_union(
+    variants: &[Variant],
+    tag: Option<&str>,
+    value: &Json,
+    types: &Types,
+    pointer: &str,
+) -> Checked {
+    let chosen = match tag {
+        Some(tag) => value
+            .get(tag)
+            .and_then(Json::as_str)
+            .and_then(|name| variants.iter().find(|v| v.name == name))
+            .is_some_and(|v| {
+                let (FieldType::Object(fields), Json::Object(map)) = (&v.field.ty, value) else {
+                    return false;
+                };
+                fits_object(fields, map, Some(tag), types, &mut pointer.to_owned()).is_ok()
+            }),
+        None => variants
+            .iter()
+            .any(|v| fits(&v.field, value, types, &mut pointer.to_owned()).is_ok()),
+    };
+    if chosen {
+        Ok(())
+    } else {
+        Err(typed(
+            pointer,
+            format!("{value} is not valid under any of the schemas listed in the 'anyOf' keyword"),
+        ))
     }
 }
 
@@ -257,103 +263,115 @@ fn formatted(value: &Json, pointer: &str, format: &str, valid: impl Fn(&str) -> 
 }
 
 fn fits_constraints(c: &Constraints, value: &Json, pointer: &str) -> Checked {
-    if let Json::String(text) = value {
-        let length = text.chars().count() as u64;
-        if let Some(min) = c.min_length.filter(|min| length < *min) {
-            let message = format!("{value} is shorter than {min} character{}", plural(min));
-            return Err(mismatch(pointer, message, "min_length"));
-        }
-        if let Some(max) = c.max_length.filter(|max| length > *max) {
-            let message = format!("{value} is longer than {max} character{}", plural(max));
-            return Err(mismatch(pointer, message, "max_length"));
-        }
-        if let Some(pattern) = &c.pattern
-            && Pattern::new(&pattern.value).is_some_and(|p| !p.is_match(text))
-        {
-            let message = format!(r#"{value} does not match "{}""#, pattern.value);
-            return Err(mismatch(pointer, message, "pattern"));
-        }
-        if let Some(format) = c.format
-            && !has_format(format, text)
-        {
-            let message = format!(r#"{value} is not a "{}""#, format.as_str());
-            return Err(mismatch(pointer, message, "format"));
+    match value {
+        Json::String(text) => fits_string(c, value, text, pointer),
+        Json::Number(n) => fits_number(c, value, n, pointer),
+        Json::Array(items) => fits_items(c, value, items, pointer),
+        _ => Ok(()),
+    }
+}
+
+/// `min_length`, `max_length` (in characters), `pattern` and `format`.
+fn fits_string(c: &Constraints, value: &Json, text: &str, pointer: &str) -> Checked {
+    let length = text.chars().count() as u64;
+    if let Some(min) = c.min_length.filter(|min| length < *min) {
+        let message = format!("{value} is shorter than {min} character{}", plural(min));
+        return Err(mismatch(pointer, message, "min_length"));
+    }
+    if let Some(max) = c.max_length.filter(|max| length > *max) {
+        let message = format!("{value} is longer than {max} character{}", plural(max));
+        return Err(mismatch(pointer, message, "max_length"));
+    }
+    if let Some(pattern) = &c.pattern
+        && Pattern::new(&pattern.value).is_some_and(|p| !p.is_match(text))
+    {
+        let message = format!(r#"{value} does not match "{}""#, pattern.value);
+        return Err(mismatch(pointer, message, "pattern"));
+    }
+    if let Some(format) = c.format
+        && !has_format(format, text)
+    {
+        let message = format!(r#"{value} is not a "{}""#, format.as_str());
+        return Err(mismatch(pointer, message, "format"));
+    }
+    Ok(())
+}
+
+/// The four bounds, then `multiple_of`.
+fn fits_number(c: &Constraints, value: &Json, n: &Number, pointer: &str) -> Checked {
+    use std::cmp::Ordering::{Greater, Less};
+    let bounds = [
+        (
+            &c.minimum,
+            Less,
+            true,
+            "is less than the minimum of",
+            "minimum",
+        ),
+        (
+            &c.maximum,
+            Greater,
+            true,
+            "is greater than the maximum of",
+            "maximum",
+        ),
+        (
+            &c.exclusive_minimum,
+            Less,
+            false,
+            "is less than or equal to the minimum of",
+            "exclusive_minimum",
+        ),
+        (
+            &c.exclusive_maximum,
+            Greater,
+            false,
+            "is greater than or equal to the maximum of",
+            "exclusive_maximum",
+        ),
+    ];
+    for (bound, beyond, inclusive, words, key) in bounds {
+        let Some(bound) = bound else { continue };
+        let broken = compare(n, bound).is_some_and(|o| o == beyond || (!inclusive && o.is_eq()));
+        if broken {
+            return Err(mismatch(pointer, format!("{value} {words} {bound}"), key));
         }
     }
-    if let Json::Number(n) = value {
-        let below = |bound: &Option<Number>, inclusive: bool| {
-            bound.as_ref().is_some_and(|b| {
-                compare(n, b).is_some_and(|o| o.is_lt() || (!inclusive && o.is_eq()))
-            })
-        };
-        let above = |bound: &Option<Number>, inclusive: bool| {
-            bound.as_ref().is_some_and(|b| {
-                compare(n, b).is_some_and(|o| o.is_gt() || (!inclusive && o.is_eq()))
-            })
-        };
-        let bounds = [
-            (
-                &c.minimum,
-                below(&c.minimum, true),
-                "is less than the minimum of",
-                "minimum",
-            ),
-            (
-                &c.maximum,
-                above(&c.maximum, true),
-                "is greater than the maximum of",
-                "maximum",
-            ),
-            (
-                &c.exclusive_minimum,
-                below(&c.exclusive_minimum, false),
-                "is less than or equal to the minimum of",
-                "exclusive_minimum",
-            ),
-            (
-                &c.exclusive_maximum,
-                above(&c.exclusive_maximum, false),
-                "is greater than or equal to the maximum of",
-                "exclusive_maximum",
-            ),
-        ];
-        for (bound, broken, words, key) in bounds {
-            if let (true, Some(bound)) = (broken, bound) {
-                return Err(mismatch(pointer, format!("{value} {words} {bound}"), key));
-            }
-        }
-        if let Some(m) = &c.multiple_of
-            && !is_multiple(n, m)
-        {
-            return Err(mismatch(
-                pointer,
-                format!("{value} is not a multiple of {m}"),
-                "multiple_of",
-            ));
-        }
+    if let Some(m) = &c.multiple_of
+        && !is_multiple(n, m)
+    {
+        return Err(mismatch(
+            pointer,
+            format!("{value} is not a multiple of {m}"),
+            "multiple_of",
+        ));
     }
-    if let Json::Array(items) = value {
-        let count = items.len() as u64;
-        if let Some(min) = c.min_items.filter(|min| count < *min) {
-            let message = format!("{value} has less than {min} item{}", plural(min));
-            return Err(mismatch(pointer, message, "min_items"));
-        }
-        if let Some(max) = c.max_items.filter(|max| count > *max) {
-            let message = format!("{value} has more than {max} item{}", plural(max));
-            return Err(mismatch(pointer, message, "max_items"));
-        }
-        if c.unique_items
-            && items
-                .iter()
-                .enumerate()
-                .any(|(i, a)| items[..i].contains(a))
-        {
-            return Err(mismatch(
-                pointer,
-                format!("{value} has non-unique elements"),
-                "unique_items",
-            ));
-        }
+    Ok(())
+}
+
+/// `min_items`, `max_items` and `unique_items`.
+fn fits_items(c: &Constraints, value: &Json, items: &[Json], pointer: &str) -> Checked {
+    let count = items.len() as u64;
+    if let Some(min) = c.min_items.filter(|min| count < *min) {
+        let message = format!("{value} has less than {min} item{}", plural(min));
+        return Err(mismatch(pointer, message, "min_items"));
+    }
+    if let Some(max) = c.max_items.filter(|max| count > *max) {
+        let message = format!("{value} has more than {max} item{}", plural(max));
+        return Err(mismatch(pointer, message, "max_items"));
+    }
+    let repeated = || {
+        items
+            .iter()
+            .enumerate()
+            .any(|(i, a)| items[..i].contains(a))
+    };
+    if c.unique_items && repeated() {
+        return Err(mismatch(
+            pointer,
+            format!("{value} has non-unique elements"),
+            "unique_items",
+        ));
     }
     Ok(())
 }

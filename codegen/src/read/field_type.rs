@@ -165,6 +165,7 @@ pub fn read_type_name(
     }
 }
 
+/// `any_of:`: a list of variants, or with `tag:` a map from each tag value to an object.
 pub fn read_any_of(
     r: &mut Reader<'_>,
     field: &str,
@@ -172,97 +173,124 @@ pub fn read_any_of(
     tag: Option<&Node>,
     place: Place,
 ) -> Option<FieldType> {
-    let output = place.output();
-    let element = Place::Element { output };
-    if let Some(tag_node) = tag {
-        let tag = r.string(tag_node, "`tag`")?;
-        if !is_field_name(&tag) {
+    let element = Place::Element {
+        output: place.output(),
+    };
+    match tag {
+        Some(tag) => read_tagged(r, field, node, tag, element),
+        None => read_untagged(r, field, node, element),
+    }
+}
+
+/// `any_of:` with `tag:`: each variant is an object named by its tag value.
+fn read_tagged(
+    r: &mut Reader<'_>,
+    field: &str,
+    node: &Node,
+    tag_node: &Node,
+    element: Place,
+) -> Option<FieldType> {
+    let tag = r.string(tag_node, "`tag`")?;
+    if !is_field_name(&tag) {
+        r.report(
+            r.error(
+                Kind::InvalidValue,
+                tag_node.span,
+                format!("tag `{tag}` is not an identifier"),
+            )
+            .with_label("not an identifier"),
+        );
+        return None;
+    }
+    let Some(entries) = node.as_map() else {
+        r.report(
+            r.error(
+                Kind::InvalidValue,
+                node.span,
+                "a tagged `any_of` must map each tag value to an object",
+            )
+            .with_label(format!("found {}", article(node.kind())))
+            .with_help("write `any_of: { card: { type: object, fields: {…} }, … }`"),
+        );
+        return None;
+    };
+    let variants: Vec<Variant> = entries
+        .iter()
+        .filter_map(|(key, def)| read_tagged_variant(r, &tag, key, def, element))
+        .collect();
+    if variants.is_empty() {
+        // Variants that were read but rejected are reported already.
+        if entries.is_empty() {
             r.report(
                 r.error(
-                    Kind::InvalidValue,
-                    tag_node.span,
-                    format!("tag `{tag}` is not an identifier"),
+                    Kind::MissingKey,
+                    node.span,
+                    format!("`any_of` of `{field}` has no variants"),
                 )
-                .with_label("not an identifier"),
+                .with_label("empty"),
             );
-            return None;
         }
-        let entries = match node.as_map() {
-            Some(entries) => entries,
-            None => {
+        return None;
+    }
+    Some(FieldType::AnyOf {
+        variants,
+        tag: Some(tag),
+    })
+}
+
+/// One variant of a tagged union: an object without a field named like the tag.
+fn read_tagged_variant(
+    r: &mut Reader<'_>,
+    tag: &str,
+    key: &Node,
+    def: &Node,
+    element: Place,
+) -> Option<Variant> {
+    let value = r.string(key, "a tag value")?;
+    let variant = read_field(r, value.clone(), key.span, def, element)?;
+    match &variant.ty {
+        FieldType::Object(fields) => {
+            if let Some(clash) = fields.iter().find(|f| f.name == tag) {
                 r.report(
                     r.error(
-                        Kind::InvalidValue,
-                        node.span,
-                        "a tagged `any_of` must map each tag value to an object",
+                        Kind::NameClash,
+                        clash.span,
+                        format!("field `{tag}` clashes with the union's tag"),
                     )
-                    .with_label(format!("found {}", article(node.kind())))
-                    .with_help("write `any_of: { card: { type: object, fields: {…} }, … }`"),
+                    .with_label("same name as the tag"),
                 );
                 return None;
             }
-        };
-        let mut variants = Vec::new();
-        for (key, def) in entries {
-            let Some(value) = r.string(key, "a tag value") else {
-                continue;
-            };
-            let Some(variant) = read_field(r, value.clone(), key.span, def, element) else {
-                continue;
-            };
-            match &variant.ty {
-                FieldType::Object(fields) => {
-                    if let Some(clash) = fields.iter().find(|f| f.name == tag) {
-                        r.report(
-                            r.error(
-                                Kind::NameClash,
-                                clash.span,
-                                format!("field `{tag}` clashes with the union's tag"),
-                            )
-                            .with_label("same name as the tag"),
-                        );
-                        continue;
-                    }
-                }
-                other => {
-                    r.report(
-                        r.error(
-                            Kind::InvalidValue,
-                            variant.type_span,
-                            format!(
-                                "variant `{value}` of a tagged union must be an object, not `{}`",
-                                other.describe()
-                            ),
-                        )
-                        .with_label("not an object"),
-                    );
-                    continue;
-                }
-            }
-            variants.push(Variant {
-                name: value,
-                field: variant,
-            });
         }
-        if variants.is_empty() {
-            // Variants that were read but rejected are reported already.
-            if entries.is_empty() {
-                r.report(
-                    r.error(
-                        Kind::MissingKey,
-                        node.span,
-                        format!("`any_of` of `{field}` has no variants"),
-                    )
-                    .with_label("empty"),
-                );
-            }
+        other => {
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    variant.type_span,
+                    format!(
+                        "variant `{value}` of a tagged union must be an object, not `{}`",
+                        other.describe()
+                    ),
+                )
+                .with_label("not an object"),
+            );
             return None;
         }
-        return Some(FieldType::AnyOf {
-            variants,
-            tag: Some(tag),
-        });
     }
+    Some(Variant {
+        name: value,
+        field: variant,
+    })
+}
+
+/// `any_of:` as a list: at least two variants, named after their types (`String`,
+/// `Integer`, `Object2`).
+fn read_untagged(
+    r: &mut Reader<'_>,
+    field: &str,
+    node: &Node,
+    element: Place,
+) -> Option<FieldType> {
     let items = r.seq(node, "`any_of`")?;
     if items.len() < 2 {
         r.report(
