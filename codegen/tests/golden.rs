@@ -1,7 +1,7 @@
 //! Golden tests: for each fixture under `tests/golden/*/specs` (and the example store's own
 //! `specs/`), the generated Rust and the canonical schemas are compared with the checked-in
-//! `expected/` files. Regenerate them with `TOOLSPEC_BLESS=1 cargo test -p toolspec-codegen
-//! --test golden`. The expected Rust is compiled with `#![deny(warnings)]` by the
+//! `expected/` files. Regenerate them with `EXPECTORATE=overwrite cargo test -p
+//! toolspec-codegen --test golden` and review the change (`git diff`). The expected Rust is compiled with `#![deny(warnings)]` by the
 //! `toolspec-test-golden` crate.
 
 use std::path::{Path, PathBuf};
@@ -60,34 +60,8 @@ fn schemas_json(specs: &Path) -> String {
     serde_json::to_string_pretty(&out).expect("serializable") + "\n"
 }
 
-fn check(expected: &Path, actual: &str, mismatches: &mut Vec<String>) {
-    if std::env::var_os("TOOLSPEC_BLESS").is_some() {
-        std::fs::create_dir_all(expected.parent().expect("has parent"))
-            .expect("create expected dir");
-        std::fs::write(expected, actual).expect("write expected");
-        return;
-    }
-    match std::fs::read_to_string(expected) {
-        Ok(text) if text == actual => {}
-        Ok(text) => {
-            let line = text
-                .lines()
-                .zip(actual.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(0)
-                + 1;
-            mismatches.push(format!(
-                "{} differs from the generated output (first at line {line})",
-                expected.display()
-            ));
-        }
-        Err(_) => mismatches.push(format!("{} is missing", expected.display())),
-    }
-}
-
 #[test]
 fn generated_code_and_schemas_match_golden_files() {
-    let mut mismatches = Vec::new();
     let tmp = tempfile::tempdir().expect("temp dir");
     for (name, specs) in fixtures() {
         let expected = manifest_dir()
@@ -102,18 +76,10 @@ fn generated_code_and_schemas_match_golden_files() {
             .compile(&specs)
             .unwrap_or_else(|e| panic!("fixture {name} failed:\n{e}"));
         let code = std::fs::read_to_string(&compiled.output).expect("generated file");
-        check(&expected.join("toolspec_tools.rs"), &code, &mut mismatches);
-        check(
-            &expected.join("schemas.json"),
-            &schemas_json(&specs),
-            &mut mismatches,
-        );
+        std::fs::create_dir_all(&expected).expect("create expected/");
+        expectorate::assert_contents(expected.join("toolspec_tools.rs"), &code);
+        expectorate::assert_contents(expected.join("schemas.json"), &schemas_json(&specs));
     }
-    assert!(
-        mismatches.is_empty(),
-        "golden files differ (rerun with TOOLSPEC_BLESS=1 after checking the change):\n{}",
-        mismatches.join("\n")
-    );
 }
 
 #[test]

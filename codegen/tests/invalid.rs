@@ -3,8 +3,9 @@
 //! `file:line:col`, source line, caret and help), as `toolspec check` would print them with the
 //! specs directory shown as `specs`.
 //!
-//! Regenerate the expected files with `TOOLSPEC_BLESS=1 cargo test -p toolspec-codegen --test
-//! invalid`, then review every changed `expected.txt` by hand before committing it.
+//! Regenerate the expected files with `EXPECTORATE=overwrite cargo test -p toolspec-codegen
+//! --test invalid`, then review every changed `expected.txt` by hand (`git diff`) before
+//! committing it.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -80,70 +81,35 @@ fn run_case(case: &Path) -> (String, Vec<String>) {
     (rendered, problems)
 }
 
-/// A short hint at where two texts first differ.
-fn diff_hint(expected: &str, actual: &str) -> String {
-    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let line = e
-        .iter()
-        .zip(&a)
-        .position(|(x, y)| x != y)
-        .unwrap_or(e.len().min(a.len()));
-    let show = |lines: &[&str]| {
-        lines
-            .get(line)
-            .map_or_else(|| "<end of text>".to_owned(), |l| format!("{l:?}"))
-    };
-    format!(
-        "first difference at line {}:\n      expected: {}\n      actual:   {}",
-        line + 1,
-        show(&e),
-        show(&a)
-    )
-}
-
 #[test]
 fn every_invalid_spec_is_reported_exactly() {
-    let bless = std::env::var_os("TOOLSPEC_BLESS").is_some();
     let cases = cases();
     assert!(
         cases.len() >= 45,
         "the corpus has only {} cases",
         cases.len()
     );
-    let mut failures = Vec::new();
+    let mut problems = Vec::new();
+    let mut renderings = Vec::new();
     for (name, dir) in &cases {
-        let (rendered, problems) = match catch_unwind(AssertUnwindSafe(|| run_case(dir))) {
-            Ok(result) => result,
-            Err(_) => {
-                failures.push(format!("{name}: the compiler panicked"));
-                continue;
+        match catch_unwind(AssertUnwindSafe(|| run_case(dir))) {
+            Ok((rendered, found)) => {
+                problems.extend(found.into_iter().map(|p| format!("{name}: {p}")));
+                renderings.push((dir.join("expected.txt"), rendered));
             }
-        };
-        for problem in problems {
-            failures.push(format!("{name}: {problem}"));
-        }
-        let expected_path = dir.join("expected.txt");
-        if bless {
-            std::fs::write(&expected_path, &rendered).expect("write expected.txt");
-            continue;
-        }
-        match std::fs::read_to_string(&expected_path) {
-            Ok(expected) if expected == rendered => {}
-            Ok(expected) => failures.push(format!(
-                "{name}: expected.txt differs from the rendered diagnostics; {}",
-                diff_hint(&expected, &rendered)
-            )),
-            Err(_) => failures.push(format!("{name}: expected.txt is missing")),
+            Err(_) => problems.push(format!("{name}: the compiler panicked")),
         }
     }
     assert!(
-        failures.is_empty(),
-        "{} problem(s) in {} invalid-spec cases (if the new output is right, rerun with \
-         TOOLSPEC_BLESS=1 and review the changed expected.txt files):\n  {}",
-        failures.len(),
+        problems.is_empty(),
+        "{} problem(s) in {} invalid-spec cases:\n  {}",
+        problems.len(),
         cases.len(),
-        failures.join("\n  ")
+        problems.join("\n  ")
     );
+    for (expected, rendered) in renderings {
+        expectorate::assert_contents(expected, &rendered);
+    }
 }
 
 /// Damaged versions of every corpus file (cut off before a line, a line removed, a bracket,

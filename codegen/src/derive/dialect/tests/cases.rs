@@ -10,8 +10,8 @@
 //!   hold specs and the exact rendered diagnostics (`expected.txt`, as `toolspec check` prints
 //!   them).
 //!
-//! Regenerate the golden and expected files with `TOOLSPEC_BLESS=1 cargo test -p
-//! toolspec-codegen dialect`, then review the changes by hand.
+//! Regenerate the golden and expected files with `EXPECTORATE=overwrite cargo test -p
+//! toolspec-codegen dialect`, then review the changes by hand (`git diff`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -29,10 +29,6 @@ const DISPLAY_ROOT: &str = "specs";
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn blessing() -> bool {
-    std::env::var_os("TOOLSPEC_BLESS").is_some()
 }
 
 /// Reads a specs directory the way `toolspec check` does, shown as `specs`.
@@ -59,31 +55,6 @@ fn load_files(files: &[(&str, String)]) -> Project {
     dirs.sort();
     dirs.dedup();
     crate::project::build(&sources, &dirs, DISPLAY_ROOT)
-}
-
-/// Compares `actual` with the file at `expected` (or writes it when blessing).
-fn compare(expected: &Path, actual: &str, mismatches: &mut Vec<String>) {
-    if blessing() {
-        std::fs::create_dir_all(expected.parent().expect("a parent")).expect("create dir");
-        std::fs::write(expected, actual).expect("write expected");
-        return;
-    }
-    match std::fs::read_to_string(expected) {
-        Ok(text) if text == actual => {}
-        Ok(text) => {
-            let line = text
-                .lines()
-                .zip(actual.lines())
-                .position(|(a, b)| a != b)
-                .unwrap_or(text.lines().count().min(actual.lines().count()))
-                + 1;
-            mismatches.push(format!(
-                "{} differs (first at line {line}); actual:\n{actual}",
-                expected.display()
-            ));
-        }
-        Err(_) => mismatches.push(format!("{} is missing", expected.display())),
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -388,13 +359,7 @@ fn warnings_name_the_dialect_the_keyword_and_the_spec_line() {
     let dir = manifest_dir().join("tests/dialects/warnings");
     let project = load(&dir.join("specs"));
     assert!(!project.has_errors(), "{}", rendered(&project));
-    let mut mismatches = Vec::new();
-    compare(
-        &dir.join("expected.txt"),
-        &rendered(&project),
-        &mut mismatches,
-    );
-    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    expectorate::assert_contents(dir.join("expected.txt"), &rendered(&project));
 
     let lines: Vec<String> = project.diagnostics.iter().map(|d| d.one_line()).collect();
     for expected in [
@@ -449,19 +414,11 @@ fn inexpressible_schemas_fail_the_build_with_the_reason() {
         .collect();
     cases.sort();
     assert!(cases.len() >= 6);
-    let mut mismatches = Vec::new();
     for case in cases {
         let project = load(&case.join("specs"));
-        if !project.has_errors() {
-            mismatches.push(format!("{} reports no error", case.display()));
-        }
-        compare(
-            &case.join("expected.txt"),
-            &rendered(&project),
-            &mut mismatches,
-        );
+        assert!(project.has_errors(), "{} reports no error", case.display());
+        expectorate::assert_contents(case.join("expected.txt"), &rendered(&project));
     }
-    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
 fn strict_project(tool: String) -> Project {
@@ -584,14 +541,12 @@ fn store_schemas(project: &Project, dialect: Dialect) -> Value {
 fn store_dialects_match_golden_files() {
     let project = load(&manifest_dir().join("../specs"));
     assert!(!project.has_errors(), "{}", rendered(&project));
-    let mut mismatches = Vec::new();
     for dialect in Dialect::ALL {
         let json =
             serde_json::to_string_pretty(&store_schemas(&project, dialect)).expect("json") + "\n";
         let path = manifest_dir().join(format!("tests/dialects/store/{dialect}.json"));
-        compare(&path, &json, &mut mismatches);
+        expectorate::assert_contents(path, &json);
     }
-    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
 /// Schemas no field type produces (a `shape` can hold any JSON Schema) never make a dialect
