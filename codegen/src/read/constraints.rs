@@ -5,9 +5,8 @@ use serde_json::Value as Json;
 
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
-use crate::read::field::FieldKey;
-use crate::read::field_type::{misspelt_builtin, on_field};
-use crate::read::reader::{Reader, Section, article};
+use crate::read::field_key::{FieldKey, misspelt_builtin};
+use crate::read::reader::{Reader, Section, article, on_field};
 use crate::read::yaml::{Node, Value};
 use crate::source::Spanned;
 use crate::spec::{Field, FieldType, Format};

@@ -6,7 +6,7 @@ pub mod adapters;
 pub mod config;
 pub mod constraints;
 pub mod field;
-pub mod field_type;
+pub mod field_key;
 pub mod folder;
 pub mod membership;
 pub mod reader;

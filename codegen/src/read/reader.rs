@@ -385,6 +385,12 @@ pub fn article(kind: &str) -> String {
     }
 }
 
+/// "on an `integer` field"
+pub fn on_field(kind: &str) -> String {
+    let an = kind.starts_with(['a', 'e', 'i', 'o', 'u', 'A', 'E', 'I', 'O', 'U']);
+    format!("on {} `{kind}` field", if an { "an" } else { "a" })
+}
+
 /// Whether `s` is an identifier in the spec sense: `[a-z][a-z0-9_]*`.
 pub fn is_snake_identifier(s: &str) -> bool {
     let mut chars = s.chars();

@@ -4,7 +4,8 @@ use std::time::Duration;
 
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
-use crate::read::field::{Place, read_field, read_fields};
+use crate::read::field::{read_field, read_fields};
+use crate::read::field_key::Place;
 use crate::read::membership::read_tool_decl;
 use crate::read::reader::{Reader, Section, Spellings, is_snake_identifier, section, suggest};
 use crate::read::yaml::{Node, Value};
