@@ -1,5 +1,6 @@
 //! Codegen over 1,000 generated specs: parse + validate + derive schemas + emit Rust, against
-//! parsing the same YAML alone (yaml-rust2's document loader, and our spanned parser); and
+//! parsing the same YAML alone (saphyr-parser's event stream, and our spanned tree built from
+//! it); and
 //! checking hostile specs, whose cost must stay linear in their size.
 //!
 //! `cargo bench -p toolspec-codegen --features unstable-internals --bench codegen`
@@ -79,10 +80,10 @@ fn bench(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("1000 specs");
     group.sample_size(10);
-    group.bench_function("parse only (yaml-rust2 loader)", |b| {
+    group.bench_function("parse only (saphyr-parser events)", |b| {
         b.iter(|| {
             for s in &sources {
-                black_box(yaml_rust2::YamlLoader::load_from_str(&s.text).ok());
+                black_box(saphyr_parser::Parser::new_from_str(&s.text).count());
             }
         })
     });
