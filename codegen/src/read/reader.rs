@@ -126,7 +126,8 @@ impl<'a> Reader<'a> {
         known.into_iter().map(|(_, s, k, v)| (s, k, v)).collect()
     }
 
-    /// Reports every key not in `allowed` (with a did-you-mean); returns the string keys.
+    /// Reports every key not in `allowed` (with a did-you-mean), and every key that is not a
+    /// string.
     pub fn check_keys(&mut self, entries: &[(Node, Node)], allowed: &[&str], context: &str) {
         for (key, _) in entries {
             let Some(name) = key.as_str() else {
