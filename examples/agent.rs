@@ -253,7 +253,7 @@ async fn main() -> ExitCode {
     } else {
         cli.ambient.into_iter().collect()
     };
-    let registry = Arc::new(tools::registry(App::new(store.clone())));
+    let registry = Arc::new(toolspec_store::registry(store.clone()));
     let caller = Arc::new(Caller::new("agent").with_ambient(ambient));
     let tools = toolspec::rig::tools(&registry, &caller);
 

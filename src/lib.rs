@@ -6,7 +6,7 @@
 //! ```no_run
 //! # async fn run() -> anyhow::Result<()> {
 //! let store = toolspec_store::Store::open("store.db".as_ref()).await?;
-//! let registry = toolspec_store::tools::registry(toolspec_store::App::new(store));
+//! let registry = toolspec_store::registry(store);
 //! assert!(registry.get("orders_get").is_some());
 //! # Ok(()) }
 //! ```
@@ -20,3 +20,10 @@ mod tests;
 
 pub use handlers::App;
 pub use store::Store;
+
+/// The store's tools: the actions bound to an [`App`] over `store`, the query tools reading
+/// its database.
+pub fn registry(store: Store) -> toolspec::Registry {
+    let database = store.database();
+    tools::registry(App::new(store), database)
+}

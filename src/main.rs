@@ -29,7 +29,7 @@ use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{self, BearerTokens, ConnectionLimits, HttpTransport, SessionLimits};
 use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Limits, Progress};
 
-use toolspec_store::{App, Store, store, tools};
+use toolspec_store::{Store, store, tools};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -297,7 +297,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             limits,
         } => {
             let store = open(&cli.db).await?;
-            let registry = tools::registry(App::new(store.clone())).with_limits(limits.limits());
+            let registry = toolspec_store::registry(store.clone()).with_limits(limits.limits());
             let served = match http {
                 Some(addr) => {
                     let options = HttpOptions {
@@ -406,7 +406,7 @@ async fn explain(
         Err(code) => return Ok(code),
     };
     let store = open(db).await?;
-    let registry = tools::registry(App::new(store.clone()));
+    let registry = toolspec_store::registry(store.clone());
     let explanation = registry.explain(tool, args, &ambient).await?;
     store.close().await;
     println!("{}", serde_json::to_string_pretty(&explanation)?);
@@ -430,7 +430,7 @@ async fn call(
     };
 
     let store = open(db).await?;
-    let registry = tools::registry(App::new(store.clone()));
+    let registry = toolspec_store::registry(store.clone());
     let Some(registered) = registry.get(tool) else {
         anyhow::bail!("tool `{tool}` is described but not registered");
     };

@@ -279,6 +279,11 @@ pub const SEED_COUNTS: (usize, usize, usize) =
     (SEED_CUSTOMERS.len(), SEED_PRODUCTS.len(), SEED_ORDERS.len());
 
 impl Store {
+    /// The database the query tools read.
+    pub fn database(&self) -> toolspec::Database {
+        toolspec::Database::sqlite(self.pool.clone())
+    }
+
     /// Opens (creating if missing) the database at `path` — `:memory:` for a private
     /// in-memory one — creates the schema and seeds it when it has no customers.
     pub async fn open(path: &Path) -> Result<Self, StoreError> {

@@ -31,7 +31,7 @@ impl Fixture {
             .with_clock(fixed_clock);
         Self {
             dir,
-            registry: tools::registry(App::new(store)),
+            registry: crate::registry(store),
         }
     }
 
@@ -586,7 +586,7 @@ async fn an_in_memory_store_keeps_its_data_between_calls() {
         .await
         .expect("an in-memory store opens")
         .with_clock(fixed_clock);
-    let registry = tools::registry(App::new(store));
+    let registry = crate::registry(store);
     let ambient = AmbientContext::from([("customer_id", 1)]);
     let tool = |name| registry.get(name).expect("registered");
     let placed = tool("orders_place")

@@ -11,7 +11,7 @@ async fn registry(dir: &tempfile::TempDir) -> Arc<Registry> {
     let store = Store::open(&dir.path().join("store.db"))
         .await
         .expect("the store opens");
-    Arc::new(tools::registry(App::new(store)))
+    Arc::new(toolspec_store::registry(store))
 }
 
 fn ada() -> Arc<Caller> {

@@ -2,9 +2,11 @@
 //! form. Emission writes it as a static; the CLI hands it to the runtime's adapters to print
 //! exactly the declarations a server sends.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use toolspec_vocab::Dialect;
+use toolspec_vocab::query::{ColumnType, FilterOp};
 
 use crate::analyze::membership::Binding;
 use crate::project::Tool;
@@ -56,6 +58,30 @@ pub struct Descriptor {
     pub scopes: Vec<String>,
     /// Adapter memberships, sorted by adapter.
     pub adapters: Vec<Binding>,
+    /// A query tool's input schema on each adapter that narrows it: in `mcp` and in the
+    /// adapter's dialect, as JSON.
+    pub views: BTreeMap<String, Vec<(Dialect, String)>>,
+    /// What a query tool reads.
+    pub query: Option<QueryDescriptor>,
+}
+
+/// What a query tool reads, as the runtime's `QueryDecl` holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryDescriptor {
+    /// The table or view.
+    pub source: String,
+    /// The record: field name, column, type, nullable.
+    pub record: Vec<(String, String, ColumnType, bool)>,
+    /// The scope: column, ambient field, type.
+    pub scope: Vec<(String, String, ColumnType)>,
+    /// The filters: name, operator, column, type.
+    pub filters: Vec<(String, FilterOp, String, ColumnType)>,
+    /// The sorts.
+    pub sorts: Vec<String>,
+    /// The default sort, as written.
+    pub default_sort: Option<String>,
+    /// The page size: default and maximum.
+    pub limit: (u32, u32),
 }
 
 /// One input field as the runtime needs to know it.
@@ -134,6 +160,48 @@ impl Tool {
             tags: spec.tags.clone(),
             scopes: spec.scopes.clone(),
             adapters: self.bindings.clone(),
+            views: self
+                .views
+                .iter()
+                .map(|(adapter, schemas)| {
+                    let schemas = schemas.iter().map(|(d, s)| (*d, s.to_string()));
+                    (adapter.clone(), schemas.collect())
+                })
+                .collect(),
+            query: spec.query.as_ref().map(|q| QueryDescriptor {
+                source: q.source.value.clone(),
+                record: q
+                    .record
+                    .iter()
+                    .map(|f| (f.name.value.clone(), f.column.clone(), f.ty, f.nullable))
+                    .collect(),
+                scope: q
+                    .scope
+                    .iter()
+                    .filter_map(|b| {
+                        let ty = self.ambient_type(&b.ambient.value)?;
+                        Some((b.column.value.clone(), b.ambient.value.clone(), ty))
+                    })
+                    .collect(),
+                filters: q
+                    .filters
+                    .iter()
+                    .map(|f| (f.name.value.clone(), f.op, f.column.clone(), f.ty))
+                    .collect(),
+                sorts: q.sorts.iter().map(|s| s.value.clone()).collect(),
+                default_sort: q.default_sort.as_ref().map(|s| s.value.clone()),
+                limit: (q.limit.default, q.limit.max),
+            }),
         }
+    }
+
+    /// The type of the ambient input `name` (a query's scope binds them).
+    fn ambient_type(&self, name: &str) -> Option<ColumnType> {
+        let field = self
+            .spec
+            .expects
+            .iter()
+            .find(|f| f.ambient && f.name == name)?;
+        ColumnType::parse(&field.ty.describe())
     }
 }

@@ -39,6 +39,8 @@ pub struct Tool {
     /// The input schema in each member dialect but `mcp` (the canonical schema itself); empty
     /// when the project has errors.
     pub(crate) dialects: BTreeMap<Dialect, Json>,
+    /// A query tool's input schemas on each adapter that narrows it, by adapter.
+    pub(crate) views: BTreeMap<String, Vec<(Dialect, Json)>>,
 }
 
 /// A read and checked specs directory.
@@ -191,6 +193,7 @@ pub fn build(sources: &[Source], dirs: &[String], display_root: &str) -> Project
             sensitive_input: schemas.sensitive_input,
             sensitive_output: schemas.sensitive_output,
             dialects: schemas.dialects,
+            views: schemas.views,
         })
         .collect();
     Project {

@@ -8,11 +8,15 @@ use std::time::Duration;
 use toolspec_vocab::Dialect;
 use toolspec_vocab::settings::SettingValue;
 
+use crate::query_decl::{QueryDecl, QueryView};
+
 /// The kind of a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolKind {
     /// Runs a handler (`expects` → `exposes`).
     Action,
+    /// Reads records from a database (`kind: query`): no handler.
+    Query,
     /// The built-in explain tool.
     Explain,
 }
@@ -60,6 +64,8 @@ pub struct AdapterBinding {
     pub name: Option<&'static str>,
     /// Per-tool setting overrides for this adapter, checked at build time.
     pub settings: &'static [(&'static str, SettingValue)],
+    /// What a query tool shows this adapter's model, when the spec narrows it there.
+    pub view: Option<&'static QueryView>,
 }
 
 impl AdapterBinding {
@@ -69,6 +75,7 @@ impl AdapterBinding {
             adapter,
             name: None,
             settings: &[],
+            view: None,
         }
     }
 }
@@ -127,6 +134,8 @@ pub struct Descriptor {
     pub scopes: &'static [&'static str],
     /// The adapters this tool is a member of, sorted by adapter name.
     pub adapters: &'static [AdapterBinding],
+    /// What a query tool reads (`kind: query`).
+    pub query: Option<&'static QueryDecl>,
 }
 
 impl Descriptor {
@@ -170,6 +179,7 @@ impl Descriptor {
             scopes: &[],
             adapters,
             dialects: crate::explain::DIALECTS,
+            query: None,
         }
     }
 
@@ -207,6 +217,37 @@ impl Descriptor {
             .iter()
             .find(|(d, _)| *d == dialect)
             .map(|(_, schema)| *schema)
+    }
+
+    /// What the tool shows `adapter`'s model when the spec narrows it there (query tools).
+    pub fn view(&self, adapter: &str) -> Option<&'static QueryView> {
+        self.binding(adapter).and_then(|b| b.view)
+    }
+
+    /// The description `adapter`'s model reads: [`description`](Self::description), or the
+    /// narrowed one of a query tool the spec narrows there.
+    pub fn description_for(&self, adapter: &str) -> &'static str {
+        self.view(adapter)
+            .map_or(self.description, |v| v.description)
+    }
+
+    /// The input schema `adapter` declares the tool with, in `dialect`: the tool's
+    /// [`dialect`](Self::dialect) schema, or the narrowed one of a query tool the spec narrows
+    /// there.
+    pub fn schema_for(&self, adapter: &str, dialect: Dialect) -> Option<&'static str> {
+        match self.view(adapter) {
+            Some(view) => view
+                .schemas
+                .iter()
+                .find(|(d, _)| *d == dialect)
+                .map(|(_, schema)| *schema),
+            None => self.dialect(dialect),
+        }
+    }
+
+    /// [`schema_for`](Self::schema_for), parsed.
+    pub fn schema_for_json(&self, adapter: &str, dialect: Dialect) -> Option<serde_json::Value> {
+        self.schema_for(adapter, dialect).map(parse_embedded)
     }
 
     /// The input schema in `dialect`, parsed (see [`Descriptor::dialect`]).

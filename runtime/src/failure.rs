@@ -110,6 +110,24 @@ impl ToolError {
         }
     }
 
+    /// `invalid_params`: a query tool's arguments do not fit (Dex's code).
+    pub(crate) fn invalid_params(summary: String, details: Value) -> Self {
+        Self {
+            code: codes::INVALID_PARAMS.into(),
+            message: summary,
+            details: Some(details),
+        }
+    }
+
+    /// `query_failed`: a query tool's query failed; the cause is only in the exception.
+    pub(crate) fn query_failed() -> Self {
+        Self {
+            code: codes::QUERY_FAILED.into(),
+            message: "The query failed.".into(),
+            details: None,
+        }
+    }
+
     /// `cancelled`: the client cancelled the call.
     pub(crate) fn cancelled() -> Self {
         Self {

@@ -49,6 +49,8 @@ mod hooks;
 mod invoker;
 mod macros;
 mod project;
+mod query;
+mod query_decl;
 mod registry;
 mod schema;
 pub mod sensitive;
@@ -79,6 +81,10 @@ pub use invoker::limits::Limits;
 pub use invoker::options::{CallOptions, UndeclaredKeys};
 pub use invoker::report::{Errors, FieldError};
 pub use project::{ExplainConfig, Project};
+pub use query::database::Database;
+pub use query_decl::{
+    ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, ScopeColumn,
+};
 pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::{Dialect, codes, settings};
@@ -143,6 +149,12 @@ pub mod __private {
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
     pub use crate::failure::{Failure, UnknownVariant};
     pub use crate::project::{ExplainConfig, Project};
+    pub use crate::query::database::Database;
+    pub use crate::query::operation::QueryOperation;
+    pub use crate::query_decl::{
+        ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn,
+        ScopeColumn,
+    };
     pub use crate::registry::{Registry, generated_registry};
     pub use crate::types;
     pub use crate::{bind_handler, declared_errors, string_enum};

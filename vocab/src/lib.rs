@@ -9,7 +9,8 @@
 //! - [`adapters`]: the built-in adapters and their settings;
 //! - [`dialect`]: provider schema dialects, and which one a member is declared in;
 //! - [`codes`]: the runtime's own error codes, which specs may not declare;
-//! - [`hints`]: the semantic hints every project knows.
+//! - [`hints`]: the semantic hints every project knows;
+//! - [`query`]: query tools' column types, filter operators and sorts.
 //!
 //! This crate has no dependencies, so a build script gets these rules without the runtime.
 //! Applications use them through `toolspec`; `toolspec-codegen` uses them directly.
@@ -20,6 +21,7 @@ pub mod dialect;
 pub mod hints;
 pub mod membership;
 pub mod naming;
+pub mod query;
 pub mod settings;
 
 pub use dialect::Dialect;

@@ -1,10 +1,18 @@
-//! The description models read: the spec's own, then preconditions and error codes.
+//! The description models read: the spec's own, then an action's preconditions and error
+//! codes, or a query tool's filters, sorts and page size (as Dex composes them).
+
+use toolspec_vocab::query::FilterOp;
 
 use crate::spec::ToolSpec;
+use crate::spec::query::QuerySpec;
 
-/// The tool description models see: the spec's description, then the preconditions and the
-/// error codes a call can fail with (guards first).
+/// The tool description models see: the spec's description, then for an action the
+/// preconditions and the error codes a call can fail with (guards first), for a query tool
+/// what [`query_description`] adds for every filter and sort.
 pub fn compose_description(spec: &ToolSpec) -> String {
+    if let Some(query) = &spec.query {
+        return query_description(&spec.description, query, |_| true, |_| true);
+    }
     let mut text = spec.description.clone();
     if !spec.guards.is_empty() {
         let preconditions: Vec<String> = spec
@@ -36,4 +44,68 @@ fn sentence(text: &str) -> String {
     } else {
         format!("{text}.")
     }
+}
+
+/// A query tool's description as a model sees it through an adapter that shows the filters
+/// and sorts `filter` and `sort` keep: the spec's description, the filters (with their
+/// values when they have `one_of`), the sorts with the default noted, and the page size.
+pub fn query_description(
+    description: &str,
+    query: &QuerySpec,
+    filter: impl Fn(&str) -> bool,
+    sort: impl Fn(&str) -> bool,
+) -> String {
+    let mut text = description.to_owned();
+    let filters: Vec<String> = query
+        .filters
+        .iter()
+        .filter(|f| filter(&f.name.value))
+        .map(|f| {
+            let mut about = String::new();
+            if f.column != f.name.value || !matches!(f.op, FilterOp::Eq | FilterOp::In) {
+                about = format!("{} {}", f.column, f.op.phrase());
+            }
+            if !f.one_of.is_empty() {
+                let values: Vec<String> = f
+                    .one_of
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                    .collect();
+                if !about.is_empty() {
+                    about.push_str(": ");
+                }
+                about.push_str(&values.join(", "));
+            }
+            if about.is_empty() {
+                f.name.value.clone()
+            } else {
+                format!("{} ({about})", f.name.value)
+            }
+        })
+        .collect();
+    if !filters.is_empty() {
+        text.push_str("\nFilters: ");
+        text.push_str(&filters.join("; "));
+        text.push('.');
+    }
+    let sorts: Vec<&str> = query
+        .sorts
+        .iter()
+        .map(|s| s.value.as_str())
+        .filter(|s| sort(s))
+        .collect();
+    if !sorts.is_empty() {
+        text.push_str("\nSorts: ");
+        text.push_str(&sorts.join(", "));
+        text.push_str(" (`-` first for largest first");
+        if let Some(default) = &query.default_sort {
+            text.push_str(&format!("; default {}", default.value));
+        }
+        text.push_str(").");
+    }
+    text.push_str(&format!(
+        "\nReturns at most {} records per page (default {}); `offset` pages on, `total` counts every match.",
+        query.limit.max, query.limit.default
+    ));
+    text
 }

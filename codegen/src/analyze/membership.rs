@@ -3,7 +3,8 @@
 use toolspec_vocab::membership::{self, Declaration, Grant};
 use toolspec_vocab::settings::SettingValue;
 
-use crate::spec::{GrantDecl, ProjectConfig, ToolSpec};
+use crate::analyze::description::query_description;
+use crate::spec::{AdapterOptions, GrantDecl, ProjectConfig, ToolSpec};
 
 /// A tool's membership in one adapter.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,6 +15,47 @@ pub struct Binding {
     pub name: String,
     /// Setting overrides, in spec order.
     pub settings: Vec<(String, SettingValue)>,
+    /// What a query tool shows this adapter's model, when its spec narrows it there.
+    pub view: Option<View>,
+}
+
+/// A query tool as one adapter shows it, narrowed by `only_filters`, `except_filters` or
+/// `only_sorts`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    /// The filters this adapter's model may use, in spec order.
+    pub filters: Vec<String>,
+    /// The sorts it may use, in spec order.
+    pub sorts: Vec<String>,
+    /// The description it reads.
+    pub description: String,
+}
+
+/// The view of a query tool that `options` narrow (`None` for actions and un-narrowed
+/// members).
+fn view(spec: &ToolSpec, options: Option<&AdapterOptions>) -> Option<View> {
+    let query = spec.query.as_ref()?;
+    let narrowing = &options?.narrowing;
+    if narrowing.is_empty() {
+        return None;
+    }
+    let filter = |name: &str| narrowing.allows_filter(name);
+    let sort = |name: &str| narrowing.allows_sort(name);
+    Some(View {
+        filters: query
+            .filters
+            .iter()
+            .map(|f| f.name.value.clone())
+            .filter(|f| filter(f))
+            .collect(),
+        sorts: query
+            .sorts
+            .iter()
+            .map(|s| s.value.clone())
+            .filter(|s| sort(s))
+            .collect(),
+        description: query_description(&spec.description, query, filter, sort),
+    })
 }
 
 pub fn bindings(
@@ -76,6 +118,7 @@ pub fn bindings(
                             .collect()
                     })
                     .unwrap_or_default(),
+                view: view(spec, options),
             }
         })
         .collect()

@@ -7,6 +7,7 @@ pub mod depth;
 pub mod dialect;
 pub mod schema;
 pub mod sensitive;
+pub mod view;
 
 use std::collections::BTreeMap;
 
@@ -15,7 +16,8 @@ use toolspec_vocab::Dialect;
 
 use crate::analyze::checked::Checked;
 use crate::derive::depth::{check_depths, check_type_depths};
-use crate::derive::dialect::members::member_schemas;
+use crate::derive::dialect::members::{binding_dialect, member_schemas};
+use crate::derive::view::{narrow, view_schemas};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::read::reader::Reader;
 use crate::spec::{ProjectConfig, Types};
@@ -34,6 +36,9 @@ pub struct Schemas {
     /// The input schema in each member dialect but `mcp` (the canonical schema itself); empty
     /// when the project has errors.
     pub dialects: BTreeMap<Dialect, Value>,
+    /// A query tool's input schemas on each adapter that narrows it, by adapter: in `mcp` and
+    /// in the adapter's dialect. Empty when the project has errors.
+    pub views: BTreeMap<String, Vec<(Dialect, Value)>>,
 }
 
 /// Derives every checked tool's schemas; reports schemas too deep to emit and defaults that
@@ -59,6 +64,7 @@ pub fn derive(
             sensitive_input: sensitive::input(spec, types),
             sensitive_output: sensitive::output(spec, types),
             dialects: BTreeMap::new(),
+            views: BTreeMap::new(),
         };
         (local, schemas)
     });
@@ -71,9 +77,29 @@ pub fn derive(
     if !diagnostics.iter().any(|d| d.severity == Severity::Error) {
         let inputs: Vec<&Value> = out.iter().map(|s| &s.input).collect();
         let dialects = member_schemas(tools, &inputs, config, types, diagnostics);
-        for (schemas, dialects) in out.iter_mut().zip(dialects) {
+        for ((schemas, dialects), tool) in out.iter_mut().zip(dialects).zip(tools) {
             schemas.dialects = dialects;
+            schemas.views = views(tool, &schemas.input, config);
         }
     }
     out
+}
+
+/// A query tool's schemas on each adapter that narrows it.
+fn views(
+    tool: &Checked,
+    input: &Value,
+    config: &ProjectConfig,
+) -> BTreeMap<String, Vec<(Dialect, Value)>> {
+    let Some(query) = &tool.spec.query else {
+        return BTreeMap::new();
+    };
+    tool.bindings
+        .iter()
+        .filter_map(|binding| {
+            let narrowed = narrow(input, query, binding.view.as_ref()?);
+            let schemas = view_schemas(narrowed, binding_dialect(binding, config));
+            Some((binding.adapter.clone(), schemas))
+        })
+        .collect()
 }

@@ -2,9 +2,12 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
+use toolspec_vocab::Dialect;
+use toolspec_vocab::query::ColumnType;
 use toolspec_vocab::settings::SettingValue;
 
-use crate::describe::Descriptor;
+use crate::analyze::membership::View;
+use crate::describe::{Descriptor, QueryDescriptor};
 
 pub fn opt_str(value: Option<&str>) -> TokenStream {
     match value {
@@ -73,23 +76,41 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
     // A member under the canonical name with no setting of its own is written as such.
     let bindings = d.adapters.iter().map(|b| {
         let adapter = &b.adapter;
-        if b.name == d.name && b.settings.is_empty() {
+        if b.name == d.name && b.settings.is_empty() && b.view.is_none() {
             return quote! { ::toolspec::__private::AdapterBinding::member(#adapter) };
         }
         let name = opt_str((b.name != d.name).then_some(b.name.as_str()));
         let keys = b.settings.iter().map(|(k, _)| k);
         let values = b.settings.iter().map(|(_, v)| setting_value(v));
+        let view = match &b.view {
+            Some(view) => {
+                let schemas = d.views.get(adapter).map(Vec::as_slice).unwrap_or_default();
+                let view = query_view(view, schemas);
+                quote! { ::core::option::Option::Some(&#view) }
+            }
+            None => quote! { ::core::option::Option::None },
+        };
         quote! {
-            ::toolspec::__private::AdapterBinding { adapter: #adapter, name: #name, settings: &[ #( (#keys, #values), )* ] }
+            ::toolspec::__private::AdapterBinding { adapter: #adapter, name: #name, settings: &[ #( (#keys, #values), )* ], view: #view }
         }
     });
+    let (kind, query) = match &d.query {
+        Some(q) => {
+            let q = query_decl(q);
+            (
+                quote! { Query },
+                quote! { ::core::option::Option::Some(&#q) },
+            )
+        }
+        None => (quote! { Action }, quote! { ::core::option::Option::None }),
+    };
     quote! {
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: #name,
             spec: #path,
             module: #module,
-            kind: ::toolspec::__private::ToolKind::Action,
+            kind: ::toolspec::__private::ToolKind::#kind,
             title: #title,
             summary: #summary,
             description: #description,
@@ -109,7 +130,58 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
             tags: &[ #(#tags,)* ],
             scopes: &[ #(#scopes,)* ],
             adapters: &[ #(#bindings,)* ],
+            query: #query,
         };
+    }
+}
+
+/// A query tool's `QueryDecl`.
+fn query_decl(q: &QueryDescriptor) -> TokenStream {
+    let ty = |t: &ColumnType| {
+        let t = format_ident!("{t:?}");
+        quote! { ::toolspec::__private::ColumnType::#t }
+    };
+    let source = &q.source;
+    let record = q.record.iter().map(|(name, column, t, nullable)| {
+        let t = ty(t);
+        quote! { ::toolspec::__private::RecordColumn { name: #name, column: #column, ty: #t, nullable: #nullable } }
+    });
+    let scope = q.scope.iter().map(|(column, ambient, t)| {
+        let t = ty(t);
+        quote! { ::toolspec::__private::ScopeColumn { column: #column, ambient: #ambient, ty: #t } }
+    });
+    let filters = q.filters.iter().map(|(name, op, column, t)| {
+        let (t, op) = (ty(t), format_ident!("{op:?}"));
+        quote! { ::toolspec::__private::FilterColumn { name: #name, op: ::toolspec::__private::FilterOp::#op, column: #column, ty: #t } }
+    });
+    let sorts = &q.sorts;
+    let default_sort = opt_str(q.default_sort.as_deref());
+    let (default, max) = q.limit;
+    quote! {
+        ::toolspec::__private::QueryDecl {
+            source: #source,
+            record: &[ #(#record,)* ],
+            scope: &[ #(#scope,)* ],
+            filters: &[ #(#filters,)* ],
+            sorts: &[ #(#sorts,)* ],
+            default_sort: #default_sort,
+            limit: ::toolspec::__private::PageLimit { default: #default, max: #max },
+        }
+    }
+}
+
+/// What a query tool shows one adapter that narrows it.
+fn query_view(view: &View, schemas: &[(Dialect, String)]) -> TokenStream {
+    let (filters, sorts, description) = (&view.filters, &view.sorts, &view.description);
+    let dialects = schemas.iter().map(|(d, _)| format_ident!("{d:?}"));
+    let schemas = schemas.iter().map(|(_, s)| raw_string(s));
+    quote! {
+        ::toolspec::__private::QueryView {
+            filters: &[ #(#filters,)* ],
+            sorts: &[ #(#sorts,)* ],
+            description: #description,
+            schemas: &[ #( (::toolspec::__private::Dialect::#dialects, #schemas), )* ],
+        }
     }
 }
 

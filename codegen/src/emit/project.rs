@@ -108,39 +108,51 @@ fn project_static(project: &Project) -> TokenStream {
 }
 
 fn registry(project: &Project) -> TokenStream {
-    let paths: Vec<TokenStream> = project
-        .tools
-        .iter()
-        .map(|t| {
-            let segments = t.module.iter().map(|s| ident(s));
-            quote! { #(#segments)::* }
-        })
-        .collect();
+    let path = |t: &Tool| {
+        let segments = t.module.iter().map(|s| ident(s));
+        quote! { #(#segments)::* }
+    };
+    let (queries, actions): (Vec<&Tool>, Vec<&Tool>) =
+        project.tools.iter().partition(|t| t.spec.query.is_some());
+    let actions: Vec<TokenStream> = actions.into_iter().map(path).collect();
+    let queries: Vec<TokenStream> = queries.into_iter().map(path).collect();
     let explain = project
         .config
         .explain_enabled
         .then(|| quote! { .explain(&EXPLAIN) });
-    let body = if paths.is_empty() {
-        quote! {
-            let _ = handler;
-            ::toolspec::__private::generated_registry(::toolspec::__private::Registry::builder(&PROJECT) #explain)
-        }
+    let handler = if actions.is_empty() {
+        quote! { let _ = handler; }
     } else {
-        quote! {
-            let handler = ::std::sync::Arc::new(handler);
-            ::toolspec::__private::generated_registry(
-                ::toolspec::__private::Registry::builder(&PROJECT)
-                    #( .tool(#paths::Bound(::std::sync::Arc::clone(&handler))) )*
-                    #explain
-            )
-        }
+        quote! { let handler = ::std::sync::Arc::new(handler); }
     };
+    let body = quote! {
+        #handler
+        ::toolspec::__private::generated_registry(
+            ::toolspec::__private::Registry::builder(&PROJECT)
+                #( .tool(#actions::Bound(::std::sync::Arc::clone(&handler))) )*
+                #( .tool(#queries::Bound::new(::core::clone::Clone::clone(&database))) )*
+                #explain
+        )
+    };
+    if queries.is_empty() {
+        return quote! {
+            /// Binds every tool to `handler`. Does not compile until `H` implements every
+            /// tool's `Handler`; the error names each tool that is missing.
+            pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
+            where
+                H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #actions::Handler )*
+            {
+                #body
+            }
+        };
+    }
     quote! {
-        /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
-        /// `Handler`; the error names each tool that is missing.
-        pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
+        /// Binds every action to `handler` and every query tool to `database`. Does not
+        /// compile until `H` implements every action's `Handler`; the error names each tool
+        /// that is missing.
+        pub fn registry<H>(handler: H, database: ::toolspec::__private::Database) -> ::toolspec::__private::Registry
         where
-            H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #paths::Handler )*
+            H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #actions::Handler )*
         {
             #body
         }

@@ -23,6 +23,8 @@ pub const RESERVED: &[&str] = &[
     "Handler",
     "Guard",
     "Bound",
+    "Filters",
+    "Record",
     "DESCRIPTOR",
 ];
 
@@ -34,26 +36,25 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
         quote! { #s types }
     };
     let mut types_gen = TypeGen::new(Some(types_path), RESERVED, shapes, &spec.file);
-    let inputs: Vec<&Field> = spec.expects.iter().filter(|f| !f.ambient).collect();
     let ambient: Vec<&Field> = spec.expects.iter().filter(|f| f.ambient).collect();
-    let outputs: Vec<&Field> = spec.exposes.iter().collect();
-    types_gen.structure(
-        &format_ident!("Input"),
-        Some("The model-facing input, defaults applied."),
-        &inputs,
-        "Input",
-    );
+    if spec.query.is_some() {
+        query_types(&mut types_gen, tool);
+    } else {
+        let inputs: Vec<&Field> = spec.expects.iter().filter(|f| !f.ambient).collect();
+        let outputs: Vec<&Field> = spec.exposes.iter().collect();
+        types_gen.structure(&format_ident!("Input"), Some(INPUT_DOC), &inputs, "Input");
+        types_gen.structure(
+            &format_ident!("Output"),
+            Some(OUTPUT_DOC),
+            &outputs,
+            "Output",
+        );
+    }
     types_gen.structure(
         &format_ident!("Ambient"),
         Some("Fields resolved from the trusted ambient context, never from the model."),
         &ambient,
         "Ambient",
-    );
-    types_gen.structure(
-        &format_ident!("Output"),
-        Some("The exposed output."),
-        &outputs,
-        "Output",
     );
     let type_items = types_gen.items;
 
@@ -81,7 +82,15 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     };
     let module_doc = doc(Some(&spec.description));
     let error = error_enum(tool);
-    let handler = handler_trait(tool);
+    let handler = if spec.query.is_some() {
+        quote! {
+            /// The tool bound to a database: what the registry runs. A query tool needs no
+            /// handler code.
+            pub type Bound = ::toolspec::__private::QueryOperation<Tool>;
+        }
+    } else {
+        handler_trait(tool)
+    };
     let descriptor = descriptor(&tool.descriptor());
     quote! {
         #module_doc
@@ -120,6 +129,69 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
             #descriptor
         }
     }
+}
+
+const INPUT_DOC: &str = "The model-facing input, defaults applied.";
+const OUTPUT_DOC: &str = "The exposed output.";
+
+/// A query tool's types: `Filters`, `Input` (the filters, `sort`, `limit` and `offset`),
+/// `Sort`, `Record` and `Output` (`records`, `total`, `limit`, `offset`).
+fn query_types(types_gen: &mut TypeGen<'_>, tool: &Tool) {
+    let spec = &tool.spec;
+    let Some(query) = &spec.query else { return };
+    let is_filter = |f: &&Field| query.filters.iter().any(|q| q.name.value == f.name);
+    let (filters, paging): (Vec<&Field>, Vec<&Field>) = spec
+        .expects
+        .iter()
+        .filter(|f| !f.ambient)
+        .partition(is_filter);
+    types_gen.structure(
+        &format_ident!("Filters"),
+        Some("The filters the model may send, all optional."),
+        &filters,
+        "Input",
+    );
+    types_gen.structure_with(
+        &format_ident!("Input"),
+        Some("The model-facing input: the filters, then the sort and the page."),
+        quote! {
+            /// The filters.
+            #[serde(flatten)]
+            pub filters: Filters,
+        },
+        &paging,
+        "Input",
+    );
+    let (records, rest): (Vec<&Field>, Vec<&Field>) = spec
+        .exposes
+        .iter()
+        .partition(|f| f.name == toolspec_vocab::query::RECORDS);
+    let record_fields: Vec<&Field> = records
+        .iter()
+        .flat_map(|f| match &f.ty {
+            crate::spec::FieldType::Array(item) => match &item.ty {
+                crate::spec::FieldType::Object(fields) => fields.iter().collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        })
+        .collect();
+    types_gen.structure(
+        &format_ident!("Record"),
+        Some("One record: the columns the query returns."),
+        &record_fields,
+        "Record",
+    );
+    types_gen.structure_with(
+        &format_ident!("Output"),
+        Some("One page of records."),
+        quote! {
+            /// The records of this page.
+            pub records: ::std::vec::Vec<Record>,
+        },
+        &rest,
+        "Output",
+    );
 }
 
 fn error_enum(tool: &Tool) -> TokenStream {

@@ -104,9 +104,21 @@ impl<'a> TypeGen<'a> {
         fields: &[&Field],
         prefix: &str,
     ) {
+        self.structure_with(name, description, TokenStream::new(), fields, prefix);
+    }
+
+    /// Emits a struct named `name` whose members are `leading`, then `fields`'.
+    pub fn structure_with(
+        &mut self,
+        name: &Ident,
+        description: Option<&str>,
+        leading: TokenStream,
+        fields: &[&Field],
+        prefix: &str,
+    ) {
         let docs = doc(description);
         let derives = serde_derives();
-        let mut members = Vec::new();
+        let mut members = vec![leading];
         for field in fields {
             members.push(self.member(field, &name.to_string(), prefix));
         }

@@ -67,7 +67,7 @@ fn read_adapter(
             Some(setting) => {
                 let Some(position) = adapter.decl.settings.iter().position(|s| s.name == setting)
                 else {
-                    unknown_setting(r, k, setting, &adapter.decl, "tool_roots");
+                    unknown_setting(r, k, setting, &adapter.decl, &["tool_roots"]);
                     continue;
                 };
                 if let Some(value) = read_setting(r, v, &adapter.decl.settings[position]) {

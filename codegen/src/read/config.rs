@@ -6,9 +6,10 @@ use toolspec_vocab::{adapters, hints};
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::adapters::read_adapters;
+use crate::read::column::read_column_type;
 use crate::read::reader::{Reader, is_snake_identifier, section};
 use crate::read::yaml::{Node, Value};
-use crate::spec::{AdapterConfig, ProjectConfig};
+use crate::spec::{AdapterConfig, AmbientDecl, ProjectConfig};
 
 section! {
     /// The keys of the project config, in the order they are read.
@@ -19,6 +20,7 @@ section! {
         Audit = "audit",
         Explain = "explain",
         Invoker = "invoker",
+        Ambient = "ambient",
         Adapters = "adapters",
     }
 }
@@ -48,6 +50,7 @@ pub fn default_config() -> ProjectConfig {
         audit: false,
         explain_enabled: true,
         explain_name: "explain".into(),
+        ambient: Vec::new(),
         drop_undeclared_keys: false,
     }
 }
@@ -108,6 +111,7 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                     config.drop_undeclared_keys = drop;
                 }
             }
+            ConfigKey::Ambient => config.ambient = read_ambient(r, node),
             ConfigKey::Adapters => read_adapters(r, node, directories, &mut config),
         }
     }
@@ -182,6 +186,62 @@ fn read_hints(r: &mut Reader<'_>, node: &Node, config: &mut ProjectConfig) {
             config.hints.push(hint.value);
         }
     }
+}
+
+/// `ambient:` — the trusted context's fields that scopes bind: a name and a column type, or
+/// `{ type, description }`.
+fn read_ambient(r: &mut Reader<'_>, node: &Node) -> Vec<AmbientDecl> {
+    let Some(entries) = r.map(node, "`ambient`") else {
+        return Vec::new();
+    };
+    let mut fields = Vec::new();
+    for (key, def) in entries {
+        let Some(name) = r.spanned_string(key, "an ambient field") else {
+            continue;
+        };
+        if !is_snake_identifier(&name.value) {
+            r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    key.span,
+                    format!("ambient field `{}` is not an identifier", name.value),
+                )
+                .with_label("not an identifier")
+                .with_help("use lowercase letters, digits and underscores, starting with a letter"),
+            );
+            continue;
+        }
+        let what = format!("ambient field `{}`", name.value);
+        let (ty, description) = match &def.value {
+            Value::Str(_) => (read_column_type(r, def, &what), None),
+            _ => {
+                let Some(entries) = r.map(def, &what) else {
+                    continue;
+                };
+                r.check_keys(entries, &["type", "description"], &what);
+                let Some(ty) = def.get("type") else {
+                    r.report(
+                        r.error(Kind::MissingKey, key.span, format!("{what} has no `type`"))
+                            .with_label("missing `type`")
+                            .with_help("add `type:`, like `type: integer`"),
+                    );
+                    continue;
+                };
+                let description = def
+                    .get("description")
+                    .and_then(|n| r.non_empty_string(n, "`description`"));
+                (read_column_type(r, ty, &what), description)
+            }
+        };
+        if let Some(ty) = ty {
+            fields.push(AmbientDecl {
+                name,
+                ty,
+                description,
+            });
+        }
+    }
+    fields
 }
 
 fn read_explain(r: &mut Reader<'_>, node: &Node, config: &mut ProjectConfig) {

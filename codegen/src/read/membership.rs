@@ -3,10 +3,12 @@
 
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
+use crate::read::query::read_narrowing;
 use crate::read::reader::Reader;
 use crate::read::settings::{read_setting, unknown_setting};
 use crate::read::yaml::{Node, Value};
 use crate::source::Spanned;
+use crate::spec::query::Narrowing;
 use crate::spec::{AdapterOptions, GrantDecl, ProjectConfig, ToolDecl};
 
 pub fn read_tool_decl(r: &mut Reader<'_>, node: &Node, config: &ProjectConfig) -> ToolDecl {
@@ -111,6 +113,7 @@ fn read_adapter_options(
         adapter,
         name: None,
         settings: Vec::new(),
+        narrowing: Narrowing::default(),
     };
     if matches!(node.value, Value::Null | Value::Bool(true)) {
         return Some(options);
@@ -141,8 +144,13 @@ fn read_adapter_options(
             }
             continue;
         }
+        if read_narrowing(r, &setting.value, v, &mut options.narrowing) {
+            continue;
+        }
         let Some(setting_decl) = decl.setting(&setting.value) else {
-            unknown_setting(r, k, &setting.value, decl, "name");
+            let mut also = vec!["name"];
+            also.extend(Narrowing::KEYS);
+            unknown_setting(r, k, &setting.value, decl, &also);
             continue;
         };
         if !setting_decl.overridable {

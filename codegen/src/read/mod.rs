@@ -3,12 +3,15 @@
 //! that need more than one file are [`crate::analyze`]'s.
 
 pub mod adapters;
+pub mod column;
 pub mod config;
 pub mod constraints;
 pub mod field;
 pub mod field_key;
 pub mod folder;
+pub mod lower;
 pub mod membership;
+pub mod query;
 pub mod reader;
 pub mod settings;
 pub mod syntax;

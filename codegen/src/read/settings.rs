@@ -65,17 +65,18 @@ pub fn read_setting(
     Some(value)
 }
 
-/// Reports `key` as naming no setting of `adapter`; `also` is the other key allowed beside
-/// the settings there (`name` under `tool:`, `tool_roots` in the project config).
+/// Reports `key` as naming no setting of `adapter`; `also` are the other keys allowed beside
+/// the settings there (`name` and the query narrowings under `tool:`, `tool_roots` in the
+/// project config).
 pub fn unknown_setting(
     r: &mut Reader<'_>,
     key: &Node,
     name: &str,
     adapter: &AdapterDecl,
-    also: &str,
+    also: &[&str],
 ) {
     let mut known: Vec<&str> = adapter.settings.iter().map(|s| s.name.as_ref()).collect();
-    known.push(also);
+    known.extend(also);
     let help = suggest(name, known.iter().copied())
         .map(|m| format!("did you mean `{m}`?"))
         .unwrap_or_else(|| format!("`{}` settings: {}", adapter.name, known.join(", ")));

@@ -6,12 +6,19 @@ use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::field::{read_field, read_fields};
 use crate::read::field_key::Place;
+use crate::read::lower::lower;
 use crate::read::membership::read_tool_decl;
+use crate::read::query::{
+    QueryDraft, read_filters, read_limit, read_record, read_scope, read_source,
+};
 use crate::read::reader::{Reader, Section, Spellings, is_snake_identifier, section, suggest};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
-use crate::source::Spanned;
-use crate::spec::{ErrorDecl, GuardDecl, NamedType, ProjectConfig, ToolDecl, ToolSpec};
+use crate::source::{Span, Spanned};
+use crate::spec::query::Narrowing;
+use crate::spec::{
+    AdapterOptions, ErrorDecl, GuardDecl, NamedType, ProjectConfig, ToolDecl, ToolSpec,
+};
 
 section! {
     /// The keys of a tool spec.
@@ -31,6 +38,37 @@ section! {
         Tags = "tags",
         Scopes = "scopes",
         Tool = "tool",
+        Source = "source",
+        Record = "record",
+        Scope = "scope",
+        Filters = "filters",
+        Sorts = "sorts",
+        DefaultSort = "default_sort",
+        Limit = "limit",
+    }
+}
+
+impl ToolKey {
+    /// Whether the key belongs to query tools only.
+    fn query_only(self) -> bool {
+        matches!(
+            self,
+            Self::Source
+                | Self::Record
+                | Self::Scope
+                | Self::Filters
+                | Self::Sorts
+                | Self::DefaultSort
+                | Self::Limit
+        )
+    }
+
+    /// Whether the key belongs to actions only.
+    fn action_only(self) -> bool {
+        matches!(
+            self,
+            Self::Expects | Self::Exposes | Self::Errors | Self::Guards | Self::Message
+        )
     }
 }
 
@@ -49,13 +87,14 @@ pub fn read_tool(
         return None;
     }
     let entries = r.map(root, "a tool spec")?;
-    // The kind decides how the rest reads: query tools stop here.
-    if let Some(kind) = root.get("kind") {
-        read_kind(r, kind)?;
-    }
-    let mut draft = Draft::new(path, r.file);
-    for (key, _, value) in r.section::<ToolKey>(entries, "a tool spec") {
-        draft.read(r, key, value, config);
+    // The kind decides which keys the rest may use.
+    let query = match root.get("kind") {
+        Some(kind) => read_kind(r, kind)?,
+        None => false,
+    };
+    let mut draft = Draft::new(path, r.file, query);
+    for (key, key_node, value) in r.section::<ToolKey>(entries, "a tool spec") {
+        draft.read(r, key, key_node, value, config);
     }
     if root.get("description").is_none() && !misspelt_description(entries) {
         r.report(
@@ -68,34 +107,28 @@ pub fn read_tool(
             .with_help("add `description:` saying what the tool does; models read it"),
         );
     }
-    draft.finish()
+    draft.finish(r, first_key_span(root), config)
 }
 
-/// `kind:`: `action` goes on; `query` (not yet supported) and anything else stop the spec.
-fn read_kind(r: &mut Reader<'_>, node: &Node) -> Option<()> {
+/// `kind:`: whether the tool is a query tool (`query`) or an action (`action`).
+fn read_kind(r: &mut Reader<'_>, node: &Node) -> Option<bool> {
     let value = r.string(node, "`kind`")?;
-    let d = match value.as_str() {
-        "action" => return Some(()),
-        "query" => r
-            .error(
-                Kind::Unsupported,
-                node.span,
-                "query tools (`kind: query`) are not yet supported",
-            )
-            .with_label("not yet supported")
-            .with_help("remove `kind: query` and write the tool as an action"),
-        other => r
-            .error(
-                Kind::UnknownName,
-                node.span,
-                format!("unknown tool kind `{other}`"),
-            )
-            .with_label("expected `action`")
-            .with_help_opt(
-                did_you_mean(other, ["action", "query"]).map(|m| format!("did you mean `{m}`?")),
-            ),
-    };
-    r.report(d);
+    match value.as_str() {
+        "action" => return Some(false),
+        "query" => return Some(true),
+        _ => {}
+    }
+    r.report(
+        r.error(
+            Kind::UnknownName,
+            node.span,
+            format!("unknown tool kind `{value}`"),
+        )
+        .with_label("expected `action` or `query`")
+        .with_help_opt(
+            did_you_mean(&value, ["action", "query"]).map(|m| format!("did you mean `{m}`?")),
+        ),
+    );
     None
 }
 
@@ -114,10 +147,12 @@ fn misspelt_description(entries: &[(Node, Node)]) -> bool {
 struct Draft {
     spec: ToolSpec,
     description: Option<String>,
+    /// A query tool's keys (`kind: query`).
+    query: Option<QueryDraft>,
 }
 
 impl Draft {
-    fn new(path: &str, file: &str) -> Self {
+    fn new(path: &str, file: &str, query: bool) -> Self {
         Self {
             spec: ToolSpec {
                 path: path.to_owned(),
@@ -137,12 +172,40 @@ impl Draft {
                 tags: Vec::new(),
                 scopes: Vec::new(),
                 tool: ToolDecl::default(),
+                query: None,
             },
             description: None,
+            query: query.then(QueryDraft::default),
         }
     }
 
-    fn read(&mut self, r: &mut Reader<'_>, key: ToolKey, node: &Node, config: &ProjectConfig) {
+    fn read(
+        &mut self,
+        r: &mut Reader<'_>,
+        key: ToolKey,
+        key_node: &Node,
+        node: &Node,
+        config: &ProjectConfig,
+    ) {
+        if let Some(query) = &mut self.query {
+            if key.action_only() {
+                return not_for_kind(r, key, key_node, true);
+            }
+            match key {
+                ToolKey::Source => return query.source = read_source(r, node),
+                ToolKey::Record => return query.record = read_record(r, node),
+                ToolKey::Scope => return query.scope = read_scope(r, node, config),
+                ToolKey::Filters => return query.filters = read_filters(r, node),
+                ToolKey::Sorts => return query.sorts = r.string_list(node, "`sorts`"),
+                ToolKey::DefaultSort => {
+                    return query.default_sort = r.spanned_string(node, "`default_sort`");
+                }
+                ToolKey::Limit => return query.limit = read_limit(r, node),
+                _ => {}
+            }
+        } else if key.query_only() {
+            return not_for_kind(r, key, key_node, false);
+        }
         let spec = &mut self.spec;
         let plain = |list: Vec<Spanned<String>>| list.into_iter().map(|s| s.value).collect();
         match key {
@@ -163,20 +226,83 @@ impl Draft {
             ToolKey::Tags => spec.tags = plain(r.string_list(node, "`tags`")),
             ToolKey::Scopes => spec.scopes = plain(r.string_list(node, "`scopes`")),
             ToolKey::Tool => spec.tool = read_tool_decl(r, node, config),
+            ToolKey::Source
+            | ToolKey::Record
+            | ToolKey::Scope
+            | ToolKey::Filters
+            | ToolKey::Sorts
+            | ToolKey::DefaultSort
+            | ToolKey::Limit => {}
         }
     }
 
-    /// The spec, when it has its description.
-    fn finish(self) -> Option<ToolSpec> {
-        let description = self.description?.trim_end().to_owned();
-        Some(ToolSpec {
-            description,
-            ..self.spec
-        })
+    /// The spec, when it has its description (and, for a query tool, what a query needs).
+    fn finish(self, r: &mut Reader<'_>, root: Span, config: &ProjectConfig) -> Option<ToolSpec> {
+        let mut spec = self.spec;
+        match self.query {
+            Some(draft) => {
+                let query = draft.finish(r, root, &spec.tool.options)?;
+                lower(&query, &mut spec, config);
+                spec.query = Some(query);
+            }
+            None => {
+                for option in &spec.tool.options {
+                    narrowing_on_an_action(r, option);
+                }
+            }
+        }
+        spec.description = self.description?.trim_end().to_owned();
+        Some(spec)
     }
 }
 
-fn first_key_span(root: &Node) -> crate::source::Span {
+/// Reports a key of the other kind of tool.
+fn not_for_kind(r: &mut Reader<'_>, key: ToolKey, node: &Node, query: bool) {
+    let name = key.spelling();
+    let d = if query {
+        r.error(
+            Kind::Conflict,
+            node.span,
+            format!("a query tool has no `{name}`"),
+        )
+        .with_label("not a key of query tools")
+        .with_help(
+            "a query tool's inputs are its `filters`, its result its `record`, and it fails only \
+             with `invalid_params` or `query_failed`",
+        )
+    } else {
+        r.error(
+            Kind::Conflict,
+            node.span,
+            format!("`{name}` belongs to query tools"),
+        )
+        .with_label("not a key of actions")
+        .with_help("add `kind: query` to make this a query tool")
+    };
+    r.report(d);
+}
+
+/// Reports `only_filters`, `except_filters` and `only_sorts` on an action.
+fn narrowing_on_an_action(r: &mut Reader<'_>, option: &AdapterOptions) {
+    let n = &option.narrowing;
+    let lists = [&n.only_filters, &n.except_filters, &n.only_sorts];
+    for (list, key) in lists.into_iter().zip(Narrowing::KEYS) {
+        let Some(first) = list.as_ref().and_then(|l| l.first()) else {
+            continue;
+        };
+        r.report(
+            r.error(
+                Kind::Conflict,
+                first.span,
+                format!("`{key}` applies to query tools only"),
+            )
+            .with_label(format!("in `tool.{}`", option.adapter.value))
+            .with_help("an action has no filters or sorts to narrow; remove it"),
+        );
+    }
+}
+
+fn first_key_span(root: &Node) -> Span {
     root.as_map()
         .and_then(|m| m.first())
         .map(|(k, _)| k.span)

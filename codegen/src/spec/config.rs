@@ -1,7 +1,10 @@
 //! The project config, `specs/toolspec.yaml`.
 
 use toolspec_vocab::membership::MembershipDefault;
+use toolspec_vocab::query::ColumnType;
 use toolspec_vocab::settings::AdapterDecl;
+
+use crate::source::Spanned;
 
 /// An adapter as configured in `toolspec.yaml`.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,6 +15,17 @@ pub struct AdapterConfig {
     pub tool_roots: Vec<String>,
     /// Whether the project declared it as a custom adapter.
     pub custom: bool,
+}
+
+/// A field of the trusted ambient context (`ambient:`), which query and `ref` scopes bind.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AmbientDecl {
+    /// The key in the context.
+    pub name: Spanned<String>,
+    /// The value's type.
+    pub ty: ColumnType,
+    /// `description`
+    pub description: Option<String>,
 }
 
 /// `specs/toolspec.yaml`.
@@ -31,6 +45,8 @@ pub struct ProjectConfig {
     pub explain_enabled: bool,
     /// `explain.name`
     pub explain_name: String,
+    /// `ambient`: the fields of the trusted context that scopes may bind, in spec order.
+    pub ambient: Vec<AmbientDecl>,
     /// `invoker.undeclared_keys: drop`
     pub drop_undeclared_keys: bool,
 }
@@ -39,6 +55,11 @@ impl ProjectConfig {
     /// The adapter called `name`.
     pub fn adapter(&self, name: &str) -> Option<&AdapterConfig> {
         self.adapters.iter().find(|a| a.decl.name == name)
+    }
+
+    /// The ambient field called `name`.
+    pub fn ambient(&self, name: &str) -> Option<&AmbientDecl> {
+        self.ambient.iter().find(|a| a.name.value == name)
     }
 
     /// Every adapter's name, sorted.

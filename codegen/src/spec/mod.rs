@@ -4,11 +4,12 @@
 
 pub mod config;
 pub mod field;
+pub mod query;
 pub mod tool;
 pub mod types;
 pub mod visit;
 
-pub use config::{AdapterConfig, ProjectConfig};
+pub use config::{AdapterConfig, AmbientDecl, ProjectConfig};
 pub use field::{Constraints, Field, FieldType, Format, Variant};
 pub use tool::{AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, ToolDecl, ToolSpec};
 pub use types::{NamedType, Types};

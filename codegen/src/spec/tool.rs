@@ -6,6 +6,7 @@ use toolspec_vocab::settings::SettingValue;
 
 use crate::source::{Span, Spanned};
 use crate::spec::field::Field;
+use crate::spec::query::{Narrowing, QuerySpec};
 
 /// A declared error code.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +51,8 @@ pub struct AdapterOptions {
     pub name: Option<Spanned<String>>,
     /// Setting overrides, in spec order.
     pub settings: Vec<(Spanned<String>, Spanned<SettingValue>)>,
+    /// A query tool's filters and sorts this adapter's model may use.
+    pub narrowing: Narrowing,
 }
 
 /// A spec's `tool:` declaration (the default: no `tool:` key).
@@ -80,6 +83,9 @@ pub struct ToolSpec {
     pub name: Option<Spanned<String>>,
     /// `version`
     pub version: Option<u32>,
+    /// A query tool's source, record, scope, filters, sorts and limit (`kind: query`); its
+    /// `expects` and `exposes` are then derived from them.
+    pub query: Option<QuerySpec>,
     /// `expects`, in spec order.
     pub expects: Vec<Field>,
     /// `exposes`, in spec order.

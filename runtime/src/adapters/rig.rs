@@ -70,12 +70,13 @@ fn dynamic_tool(
 ) -> DynamicTool {
     let descriptor = member.descriptor;
     let parameters = descriptor
-        .dialect_json(Dialect::OpenAi)
+        .schema_for_json(ADAPTER, Dialect::OpenAi)
+        .or_else(|| descriptor.schema_for_json(ADAPTER, Dialect::Mcp))
         .unwrap_or_else(|| descriptor.input_schema_json());
     let (registry, caller, target) = (registry.clone(), caller.clone(), member.clone());
     DynamicTool::new(
         member.declaration.clone(),
-        descriptor.description,
+        descriptor.description_for(ADAPTER),
         parameters,
         move |arguments| {
             let (registry, caller, member) = (registry.clone(), caller.clone(), target.clone());

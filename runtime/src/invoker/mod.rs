@@ -38,14 +38,16 @@ use tokio_util::sync::CancellationToken;
 use crate::ambient::AmbientContext;
 use crate::context::{Context, Progress};
 use crate::contract::{Contract, DeclaredError, Operation};
-use crate::descriptor::{Descriptor, Field};
+use crate::descriptor::{Descriptor, Field, ToolKind};
 use crate::failure::{Failure, ToolError, ToolResult, compose_error, error_chain};
 use crate::invoker::explanation::{Explanation, GuardCheck};
 use crate::invoker::limits::Limits;
 use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
 use crate::invoker::plan::{ArgumentPlan, TopLevel};
-use crate::invoker::report::Errors;
+use crate::invoker::report::{Errors, FieldError};
+use crate::query::paging;
 use crate::sensitive::Sensitivity;
+use toolspec_vocab::Dialect;
 
 /// A call's typed input and resolved ambient fields.
 type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
@@ -54,6 +56,8 @@ type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
 struct Compiled {
     /// What screening and coercion look at in the input schema.
     plan: ArgumentPlan,
+    /// A query tool's plans on the adapters that narrow it (their schemas leave filters out).
+    views: Vec<(&'static str, ArgumentPlan)>,
     /// Where the input (ambient fields included) is sensitive.
     sensitive_input: Sensitivity,
     /// Where the output is sensitive.
@@ -85,10 +89,21 @@ impl Compiled {
             }
             None => None,
         };
+        let mut views = Vec::new();
+        for binding in tool.adapters {
+            let schema = binding
+                .view
+                .and_then(|_| tool.schema_for(binding.adapter, Dialect::Mcp));
+            if let Some(schema) = schema {
+                let schema: Value = serde_json::from_str(schema).map_err(|e| e.to_string())?;
+                views.push((binding.adapter, ArgumentPlan::compile(&schema, &schema)));
+            }
+        }
         Ok(Self {
             input: validate::compile(&input_schema)?,
             output: validate::compile(&output_schema)?,
             plan: ArgumentPlan::compile(&input_schema, &input_schema),
+            views,
             sensitive_input: Sensitivity::compile(tool.sensitive_input),
             sensitive_output: Sensitivity::compile(tool.sensitive_output),
             ambient: tool.ambient_fields().collect(),
@@ -130,10 +145,33 @@ impl<O: Operation> Typed<O> {
     }
 
     /// Arguments → screened, coerced and validated JSON; or the user-facing argument errors.
-    fn prepare(&self, compiled: &Compiled, args: Value, rules: &Rules) -> Result<Value, Errors> {
+    /// A query tool's paging arguments are taken first (see `query::paging`), and its
+    /// arguments screened against what `adapter` shows.
+    fn prepare(
+        &self,
+        compiled: &Compiled,
+        args: Value,
+        adapter: Option<&str>,
+        rules: &Rules,
+    ) -> Result<Value, Errors> {
+        let tool = Self::tool();
+        let view = adapter.and_then(|a| tool.view(a));
         let mut value = match args {
             Value::Object(mut map) => {
                 map.remove("ambient_context");
+                if let Some(decl) = tool.query {
+                    paging::normalize(&mut map, decl, view).map_err(|errors| {
+                        let mut report =
+                            Errors::one(format!("/{}", errors[0].key), &errors[0].message);
+                        for e in &errors[1..] {
+                            report.list.push(FieldError {
+                                field: format!("/{}", e.key),
+                                message: e.message.clone(),
+                            });
+                        }
+                        report
+                    })?;
+                }
                 Value::Object(map)
             }
             Value::Null => Value::Object(Map::new()),
@@ -147,10 +185,10 @@ impl<O: Operation> Typed<O> {
             UndeclaredKeys::Reject => TopLevel::Reject,
             UndeclaredKeys::Drop => TopLevel::Drop,
         };
-        let screened =
-            compiled
-                .plan
-                .screen(&mut value, &rules.limits, &compiled.sensitive_input, top);
+        let plan = view
+            .and_then(|_| compiled.views.iter().find(|(a, _)| Some(*a) == adapter))
+            .map_or(&compiled.plan, |(_, plan)| plan);
+        let screened = plan.screen(&mut value, &rules.limits, &compiled.sensitive_input, top);
         if screened.refused {
             return Err(screened.report.finish());
         }
@@ -255,13 +293,13 @@ impl<O: Operation> Typed<O> {
             Ok(c) => c,
             Err(result) => return result,
         };
-        let value = match self.prepare(compiled, args, rules) {
+        let value = match self.prepare(compiled, args, options.adapter.as_deref(), rules) {
             Ok(value) => value,
-            Err(errors) => return invalid_arguments(&errors),
+            Err(errors) => return refused(tool, &errors),
         };
         let (input, resolved) = match Self::decode(compiled, value, ambient, &rules.limits) {
             Ok(decoded) => decoded,
-            Err(Decoding::Arguments(errors)) => return invalid_arguments(&errors),
+            Err(Decoding::Arguments(errors)) => return refused(tool, &errors),
             Err(Decoding::Internal(result)) => return result,
         };
         let CallOptions {
@@ -370,7 +408,7 @@ impl<O: Operation> Typed<O> {
                 .collect(),
         };
         let decoded = self
-            .prepare(compiled, args, rules)
+            .prepare(compiled, args, options.adapter.as_deref(), rules)
             .map_err(Decoding::Arguments)
             .and_then(|value| Self::decode(compiled, value, ambient, &rules.limits));
         let (input, resolved) = match decoded {
@@ -568,10 +606,24 @@ pub(crate) fn invalid_arguments(errors: &Errors) -> ToolResult {
     ToolResult::failed(error, None)
 }
 
-/// A failure whose cause only the developer sees: in the log, and as the exception.
+/// Arguments `tool` refuses: `invalid_arguments`, or Dex's `invalid_params` for a query tool.
+fn refused(tool: &Descriptor, errors: &Errors) -> ToolResult {
+    if tool.kind != ToolKind::Query {
+        return invalid_arguments(errors);
+    }
+    let error = ToolError::invalid_params(errors.summary(), errors.details());
+    ToolResult::failed(error, None)
+}
+
+/// A failure whose cause only the developer sees: in the log, and as the exception. A query
+/// tool fails with Dex's `query_failed`.
 fn internal(tool: &Descriptor, exception: String) -> ToolResult {
     tracing::error!(tool = tool.name, exception = %exception, "tool failed");
-    ToolResult::failed(ToolError::internal(tool.error_headline), Some(exception))
+    let error = match tool.kind {
+        ToolKind::Query => ToolError::query_failed(),
+        _ => ToolError::internal(tool.error_headline),
+    };
+    ToolResult::failed(error, Some(exception))
 }
 
 fn default_message(tool: &Descriptor) -> String {

@@ -100,7 +100,7 @@ impl Provider {
         };
         let (dialect, schema) = [wanted, wanted.relaxed()]
             .into_iter()
-            .find_map(|d| tool.dialect(d).map(|schema| (d, schema)))
+            .find_map(|d| tool.schema_for(self.adapter, d).map(|schema| (d, schema)))
             .unwrap_or((Dialect::Mcp, tool.input_schema));
         let parameters = match serde_json::from_str::<Value>(schema) {
             Ok(Value::Null) => None,
@@ -112,7 +112,7 @@ impl Provider {
         };
         Some(Function {
             name,
-            description: tool.description,
+            description: tool.description_for(self.adapter),
             parameters,
             dialect,
         })

@@ -45,6 +45,7 @@ use crate::context::{Progress, ProgressUpdate};
 use crate::descriptor::Descriptor;
 use crate::invoker::options::CallOptions;
 use crate::registry::Registry;
+use toolspec_vocab::Dialect;
 use toolspec_vocab::settings::PresentAs;
 
 pub use rmcp;
@@ -77,7 +78,10 @@ pub fn tools(registry: &Registry) -> Vec<Tool> {
 /// adapter.
 pub fn wrap(tool: &'static Descriptor) -> Option<Tool> {
     let name = tool.name_for(ADAPTER)?;
-    let input_schema = object(tool.input_schema);
+    let input_schema = object(
+        tool.schema_for(ADAPTER, Dialect::Mcp)
+            .unwrap_or(tool.input_schema),
+    );
     let output_schema = object(tool.output_schema);
     let read_only = tool.has_hint("read_only");
     let mut annotations = ToolAnnotations::new()
@@ -92,7 +96,7 @@ pub fn wrap(tool: &'static Descriptor) -> Option<Tool> {
     if let Some(version) = tool.version {
         meta.insert(META_VERSION.into(), json!(version));
     }
-    let mut wrapped = Tool::new(name, tool.description, input_schema);
+    let mut wrapped = Tool::new(name, tool.description_for(ADAPTER), input_schema);
     if let Some(title) = tool.title {
         wrapped.title = Some(title.to_owned());
         annotations.title = Some(title.to_owned());

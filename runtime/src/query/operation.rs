@@ -1,0 +1,77 @@
+//! A query tool bound to a database: the [`Operation`] the generated `Bound` of a query tool
+//! is. It needs no handler: the invoker has checked the arguments and resolved the scope's
+//! ambient fields; this runs the query and hands back the typed page.
+
+use std::marker::PhantomData;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::context::Context;
+use crate::contract::{BoxFuture, Contract, NoGuard, Operation, Outcome};
+use crate::failure::Failure;
+use crate::query::database::Database;
+
+/// Query tool `C` over a [`Database`].
+pub struct QueryOperation<C> {
+    database: Database,
+    tool: PhantomData<fn() -> C>,
+}
+
+impl<C> QueryOperation<C> {
+    /// `C`, reading from `database`.
+    pub fn new(database: Database) -> Self {
+        Self {
+            database,
+            tool: PhantomData,
+        }
+    }
+}
+
+impl<C> Operation for QueryOperation<C>
+where
+    C: Contract<Guard = NoGuard>,
+    C::Input: Serialize,
+    C::Ambient: Serialize,
+    C::Output: DeserializeOwned,
+{
+    type Contract = C;
+
+    fn call<'a>(
+        &'a self,
+        input: C::Input,
+        cx: Context<'a, C::Ambient>,
+    ) -> BoxFuture<'a, Outcome<C>> {
+        Box::pin(async move {
+            let decl = C::descriptor()
+                .query
+                .ok_or_else(|| Failure::internal(format!("`{}` is not a query tool", C::NAME)))?;
+            let object = |value: Result<Value, serde_json::Error>, what: &str| match value {
+                Ok(Value::Object(map)) => Ok(map),
+                Ok(_) => Err(Failure::internal(format!("the {what} is not an object"))),
+                Err(e) => Err(Failure::internal(format!(
+                    "the {what} does not serialize: {e}"
+                ))),
+            };
+            let args = object(serde_json::to_value(&input), "input")?;
+            let ambient = object(serde_json::to_value(cx.ambient()), "ambient context")?;
+            let page = self
+                .database
+                .run(decl, &args, &ambient)
+                .await
+                .map_err(Failure::internal)?;
+            serde_json::from_value(page)
+                .map_err(|e| Failure::internal(format!("the page does not fit the output: {e}")))
+        })
+    }
+
+    fn guard<'a>(
+        &'a self,
+        guard: NoGuard,
+        _input: &'a C::Input,
+        _cx: &'a Context<'a, C::Ambient>,
+    ) -> BoxFuture<'a, bool> {
+        match guard {}
+    }
+}

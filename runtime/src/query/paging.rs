@@ -1,0 +1,155 @@
+//! A query tool's paging arguments, taken as Dex takes them before anything else is checked:
+//! `limit` clamped between 1 and the maximum (never an error), `offset` at least 0, and a
+//! `sort` the caller may not use dropped for the default. Only a `limit` or `offset` that is
+//! not a whole number is refused (the filters are the schema's business).
+
+use serde_json::{Map, Value};
+use toolspec_vocab::query::{LIMIT, OFFSET, SORT, Sort};
+
+use crate::query_decl::{QueryDecl, QueryView};
+
+/// A paging argument that is not a number: its key and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PagingError {
+    /// `limit` or `offset`.
+    pub(crate) key: &'static str,
+    /// What is wrong with it.
+    pub(crate) message: String,
+}
+
+/// Replaces `limit`, `offset` and `sort` in `args` with the values the query runs with:
+/// the limit within `1..=max` (the default when absent), the offset at least 0, the sort when
+/// it is one of the tool's (and of `view`'s, when the adapter narrows the tool), else the
+/// default sort (or none).
+pub(crate) fn normalize(
+    args: &mut Map<String, Value>,
+    decl: &QueryDecl,
+    view: Option<&QueryView>,
+) -> Result<(), Vec<PagingError>> {
+    let mut errors = Vec::new();
+    let max = u64::from(decl.limit.max);
+    let limit = whole(args.get(LIMIT), LIMIT, &mut errors)
+        .map_or(u64::from(decl.limit.default), |n| {
+            n.clamp(1, max as i128) as u64
+        });
+    let offset = whole(args.get(OFFSET), OFFSET, &mut errors)
+        .map_or(0, |n| n.clamp(0, i64::MAX as i128) as u64);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    args.insert(LIMIT.into(), limit.into());
+    args.insert(OFFSET.into(), offset.into());
+    let allowed = |text: &str| {
+        let column = Sort::parse(text).column;
+        decl.sorts.contains(&column) && view.is_none_or(|v| v.sorts.contains(&column))
+    };
+    let sort = args
+        .get(SORT)
+        .and_then(Value::as_str)
+        .filter(|s| allowed(s))
+        .map(str::to_owned)
+        .or_else(|| decl.default_sort.map(str::to_owned));
+    match sort {
+        Some(sort) => args.insert(SORT.into(), sort.into()),
+        None => args.remove(SORT),
+    };
+    Ok(())
+}
+
+/// A whole number (an integral float, or a string of one, as wire values come), or `None`
+/// when absent or null; anything else is an error.
+fn whole(value: Option<&Value>, key: &'static str, errors: &mut Vec<PagingError>) -> Option<i128> {
+    let number = match value? {
+        Value::Null => return None,
+        Value::Number(n) => n
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| n.as_u64().map(i128::from))
+            .or_else(|| {
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0 && f.is_finite())
+                    .map(|f| f as i128)
+            }),
+        Value::String(s) => s.trim().parse::<i128>().ok(),
+        _ => None,
+    };
+    if number.is_none() {
+        errors.push(PagingError {
+            key,
+            message: "must be a whole number".into(),
+        });
+    }
+    number
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::query_decl::PageLimit;
+
+    const DECL: QueryDecl = QueryDecl {
+        source: "orders",
+        record: &[],
+        scope: &[],
+        filters: &[],
+        sorts: &["created_at", "total"],
+        default_sort: Some("-created_at"),
+        limit: PageLimit {
+            default: 20,
+            max: 50,
+        },
+    };
+
+    fn normalized(args: Value, view: Option<&QueryView>) -> Result<Value, Vec<PagingError>> {
+        let Value::Object(mut map) = args else {
+            unreachable!()
+        };
+        normalize(&mut map, &DECL, view).map(|()| Value::Object(map))
+    }
+
+    #[test]
+    fn the_limit_is_clamped_and_defaulted_never_refused() {
+        let page = |args| normalized(args, None).unwrap();
+        assert_eq!(page(json!({}))["limit"], 20);
+        assert_eq!(page(json!({"limit": 500}))["limit"], 50);
+        assert_eq!(page(json!({"limit": 0}))["limit"], 1);
+        assert_eq!(page(json!({"limit": -3}))["limit"], 1);
+        assert_eq!(page(json!({"limit": "7"}))["limit"], 7);
+        assert_eq!(page(json!({"limit": 1e30}))["limit"], 50);
+        assert_eq!(page(json!({"offset": -5}))["offset"], 0);
+        assert_eq!(
+            page(json!({"offset": 18446744073709551615u64}))["offset"],
+            i64::MAX
+        );
+    }
+
+    #[test]
+    fn a_limit_that_is_no_number_is_refused() {
+        let errors = normalized(json!({"limit": "many", "offset": [1]}), None).unwrap_err();
+        let keys: Vec<&str> = errors.iter().map(|e| e.key).collect();
+        assert_eq!(keys, ["limit", "offset"]);
+        assert!(normalized(json!({"limit": 2.5}), None).is_err());
+    }
+
+    #[test]
+    fn an_unknown_or_hidden_sort_gives_way_to_the_default() {
+        let sort = |args, view| normalized(args, view).unwrap()["sort"].clone();
+        assert_eq!(sort(json!({"sort": "total"}), None), "total");
+        assert_eq!(sort(json!({"sort": "-total"}), None), "-total");
+        assert_eq!(sort(json!({"sort": "secret"}), None), "-created_at");
+        assert_eq!(sort(json!({"sort": 3}), None), "-created_at");
+        let view = QueryView {
+            filters: &[],
+            sorts: &["created_at"],
+            description: "",
+            schemas: &[],
+        };
+        assert_eq!(sort(json!({"sort": "total"}), Some(&view)), "-created_at");
+        assert_eq!(
+            sort(json!({"sort": "created_at"}), Some(&view)),
+            "created_at"
+        );
+    }
+}

@@ -1,0 +1,94 @@
+//! What a query tool (`kind: query`) declares, as the static data its descriptor embeds: the
+//! source, the record's columns, the scope, the filters, the sorts and the page size, and what
+//! an adapter that narrows the tool shows its model.
+//!
+//! Data only: the query engine (`crate::query`) reads it to build and run the SQL.
+
+use toolspec_vocab::Dialect;
+pub use toolspec_vocab::query::{ColumnType, FilterOp};
+
+/// One field of the record: a column that leaves the database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordColumn {
+    /// The field's name in the result.
+    pub name: &'static str,
+    /// The column it is read from.
+    pub column: &'static str,
+    /// The column's type.
+    pub ty: ColumnType,
+    /// Whether the column may be NULL.
+    pub nullable: bool,
+}
+
+/// A column bound to a value of the trusted ambient context.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScopeColumn {
+    /// The column.
+    pub column: &'static str,
+    /// The ambient field whose value it must equal.
+    pub ambient: &'static str,
+    /// The ambient field's type.
+    pub ty: ColumnType,
+}
+
+/// A filter the model may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FilterColumn {
+    /// The argument's name.
+    pub name: &'static str,
+    /// The comparison.
+    pub op: FilterOp,
+    /// The column compared.
+    pub column: &'static str,
+    /// The column's type (for `in`, each value's).
+    pub ty: ColumnType,
+}
+
+/// Records per page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageLimit {
+    /// When the model asks for no limit.
+    pub default: u32,
+    /// The most; a larger limit is lowered to it.
+    pub max: u32,
+}
+
+/// Everything a query tool declares beside what every tool has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryDecl {
+    /// The table or view (`orders`, `sales.orders`).
+    pub source: &'static str,
+    /// The record's columns, in spec order.
+    pub record: &'static [RecordColumn],
+    /// The scope: never empty.
+    pub scope: &'static [ScopeColumn],
+    /// The filters, in spec order.
+    pub filters: &'static [FilterColumn],
+    /// The record fields the model may sort by.
+    pub sorts: &'static [&'static str],
+    /// The sort applied when the model names none (or one it may not use): `-created_at`.
+    pub default_sort: Option<&'static str>,
+    /// Records per page.
+    pub limit: PageLimit,
+}
+
+impl QueryDecl {
+    /// The filter called `name`.
+    pub fn filter(&self, name: &str) -> Option<&'static FilterColumn> {
+        self.filters.iter().find(|f| f.name == name)
+    }
+}
+
+/// A query tool as one adapter shows it, narrowed by the spec's `only_filters`,
+/// `except_filters` or `only_sorts` for that adapter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryView {
+    /// The filters the adapter's model may use.
+    pub filters: &'static [&'static str],
+    /// The sorts it may use.
+    pub sorts: &'static [&'static str],
+    /// The description it reads.
+    pub description: &'static str,
+    /// The input schema it is shown, in `mcp` and in the adapter's dialect.
+    pub schemas: &'static [(Dialect, &'static str)],
+}
