@@ -577,6 +577,7 @@ fn many_tools(count: usize) -> Vec<(&'static Descriptor, PresentAs)> {
                 adapter: "mcp",
                 name: Some(name),
                 settings: &[],
+                view: None,
             }]));
             let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor {
                 name,

@@ -136,8 +136,8 @@ fn registry(project: &Project) -> TokenStream {
     };
     if queries.is_empty() {
         return quote! {
-            /// Binds every tool to `handler`. Does not compile until `H` implements every
-            /// tool's `Handler`; the error names each tool that is missing.
+            /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
+            /// `Handler`; the error names each tool that is missing.
             pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
             where
                 H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #actions::Handler )*

@@ -38,17 +38,10 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     let mut types_gen = TypeGen::new(Some(types_path), RESERVED, shapes, &spec.file);
     let ambient: Vec<&Field> = spec.expects.iter().filter(|f| f.ambient).collect();
     if spec.query.is_some() {
-        query_types(&mut types_gen, tool);
+        query_inputs(&mut types_gen, tool);
     } else {
         let inputs: Vec<&Field> = spec.expects.iter().filter(|f| !f.ambient).collect();
-        let outputs: Vec<&Field> = spec.exposes.iter().collect();
         types_gen.structure(&format_ident!("Input"), Some(INPUT_DOC), &inputs, "Input");
-        types_gen.structure(
-            &format_ident!("Output"),
-            Some(OUTPUT_DOC),
-            &outputs,
-            "Output",
-        );
     }
     types_gen.structure(
         &format_ident!("Ambient"),
@@ -56,6 +49,12 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
         &ambient,
         "Ambient",
     );
+    if spec.query.is_some() {
+        query_outputs(&mut types_gen, tool);
+    } else {
+        let outputs: Vec<&Field> = spec.exposes.iter().collect();
+        types_gen.structure(&format_ident!("Output"), Some(OUTPUT_DOC), &outputs, "Output");
+    }
     let type_items = types_gen.items;
 
     let name = &tool.name;
@@ -134,9 +133,9 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
 const INPUT_DOC: &str = "The model-facing input, defaults applied.";
 const OUTPUT_DOC: &str = "The exposed output.";
 
-/// A query tool's types: `Filters`, `Input` (the filters, `sort`, `limit` and `offset`),
-/// `Sort`, `Record` and `Output` (`records`, `total`, `limit`, `offset`).
-fn query_types(types_gen: &mut TypeGen<'_>, tool: &Tool) {
+/// A query tool's input types: `Filters`, `Input` (the filters, `sort`, `limit` and
+/// `offset`) and `Sort`.
+fn query_inputs(types_gen: &mut TypeGen<'_>, tool: &Tool) {
     let spec = &tool.spec;
     let Some(query) = &spec.query else { return };
     let is_filter = |f: &&Field| query.filters.iter().any(|q| q.name.value == f.name);
@@ -162,6 +161,12 @@ fn query_types(types_gen: &mut TypeGen<'_>, tool: &Tool) {
         &paging,
         "Input",
     );
+}
+
+/// A query tool's output types: `Record` and `Output` (`records`, `total`, `limit`,
+/// `offset`).
+fn query_outputs(types_gen: &mut TypeGen<'_>, tool: &Tool) {
+    let spec = &tool.spec;
     let (records, rest): (Vec<&Field>, Vec<&Field>) = spec
         .exposes
         .iter()

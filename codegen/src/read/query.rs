@@ -9,7 +9,9 @@ use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::column::{read_column_type, read_sql_name};
 use crate::read::constraints::read_one_of;
-use crate::read::reader::{Reader, Spellings, is_snake_identifier, section};
+use crate::read::reader::{
+    Reader, Spellings, article, is_snake_identifier, section, suggest,
+};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
 use crate::source::{Span, Spanned};
@@ -160,7 +162,7 @@ pub fn read_scope(
     }
     let mut bindings = Vec::new();
     for (key, value) in entries {
-        let Some(column) = read_sql_name(r, key, "a scope column", false) else {
+        let Some(column) = read_sql_name(r, key, "scope column", false) else {
             continue;
         };
         let what = format!("`scope.{}`", column.value);
@@ -197,7 +199,7 @@ fn unknown_ambient(r: &mut Reader<'_>, ambient: &Spanned<String>, config: &Proje
         .iter()
         .map(|a| a.name.value.as_str())
         .collect();
-    let help = match did_you_mean(&ambient.value, names.iter().copied()) {
+    let help = match suggest(&ambient.value, names.iter().copied()) {
         Some(m) => format!("did you mean `{m}`?"),
         None => format!(
             "declare it in `specs/toolspec.yaml`, like `ambient: {{ {}: {{ type: integer }} }}`",
@@ -287,13 +289,14 @@ fn read_filter(r: &mut Reader<'_>, name: Spanned<String>, def: &Node) -> Option<
             r.error(
                 Kind::Conflict,
                 op_node.span,
-                format!("`{op}` does not fit the {ty} {what}"),
+                format!("`{op}` does not fit {what}, of type {ty}"),
             )
-            .with_label(format!("`{op}` on a {ty}"))
+            .with_label(format!("`{op}` on {}", article(ty.name())))
             .with_help(match op {
-                FilterOp::Contains | FilterOp::StartsWith => {
-                    format!("`{op}` matches text; a {ty} filter takes eq, ne or in, or an order")
-                }
+                FilterOp::Contains | FilterOp::StartsWith => format!(
+                    "`{op}` matches text; {} filter takes eq, ne, in, lt, lte, gt or gte",
+                    article(ty.name())
+                ),
                 _ => format!("{ty} values have no order; use eq, ne or in"),
             }),
         );
@@ -421,12 +424,17 @@ impl QueryDraft {
     pub fn finish(
         self,
         r: &mut Reader<'_>,
-        root: Span,
+        root: &Node,
+        at: Span,
         options: &[AdapterOptions],
     ) -> Option<QuerySpec> {
+        // A key that is there but wrong was reported where it is written.
         let mut missing = |key: &str, help: &str| {
+            if root.get(key).is_some() {
+                return;
+            }
             r.report(
-                r.error(Kind::MissingKey, root, format!("query tool has no `{key}`"))
+                r.error(Kind::MissingKey, at, format!("query tool has no `{key}`"))
                     .with_label(format!("missing `{key}`"))
                     .with_help(help.to_owned()),
             );
@@ -571,7 +579,7 @@ fn not_one_of(
     known: &[&str],
     label: &str,
 ) {
-    let help = match did_you_mean(&name.value, known.iter().copied()) {
+    let help = match suggest(&name.value, known.iter().copied()) {
         Some(m) => format!("did you mean `{m}`?"),
         None if known.is_empty() => format!("this tool declares no {what}s"),
         None => format!("{what}s: {}", known.join(", ")),

@@ -112,8 +112,25 @@ impl<'a> Reader<'a> {
         entries: &'n [(Node, Node)],
         context: &str,
     ) -> Vec<(S, &'n Node, &'n Node)> {
+        self.section_showing(entries, context, |_| true)
+    }
+
+    /// [`section`](Self::section), whose did-you-means and lists of known keys offer only
+    /// the keys `shown` keeps (the others are read, for their reader to say why they do not
+    /// belong).
+    pub fn section_showing<'n, S: Section>(
+        &mut self,
+        entries: &'n [(Node, Node)],
+        context: &str,
+        shown: impl Fn(S) -> bool,
+    ) -> Vec<(S, &'n Node, &'n Node)> {
         let names: Vec<&str> = S::KEYS.iter().map(|(name, _)| *name).collect();
-        self.check_keys(entries, &names, context);
+        let listed: Vec<&str> = S::KEYS
+            .iter()
+            .filter(|(_, key)| shown(*key))
+            .map(|(name, _)| *name)
+            .collect();
+        self.check_keys_listing(entries, &names, &listed, context);
         let mut known: Vec<(usize, S, &Node, &Node)> = entries
             .iter()
             .filter_map(|(key, value)| {
@@ -129,6 +146,17 @@ impl<'a> Reader<'a> {
     /// Reports every key not in `allowed` (with a did-you-mean), and every key that is not a
     /// string.
     pub fn check_keys(&mut self, entries: &[(Node, Node)], allowed: &[&str], context: &str) {
+        self.check_keys_listing(entries, allowed, allowed, context);
+    }
+
+    /// [`check_keys`](Self::check_keys), offering only `listed` in its helps.
+    fn check_keys_listing(
+        &mut self,
+        entries: &[(Node, Node)],
+        allowed: &[&str],
+        listed: &[&str],
+        context: &str,
+    ) {
         for (key, _) in entries {
             let Some(name) = key.as_str() else {
                 self.wrong_kind(key, "a key", "a string");
@@ -138,7 +166,7 @@ impl<'a> Reader<'a> {
                 continue;
             }
             let help =
-                suggest(name, allowed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
+                suggest(name, listed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
             self.report(
                 self.error(
                     Kind::UnknownKey,
@@ -147,7 +175,7 @@ impl<'a> Reader<'a> {
                 )
                 .with_label("not a known key")
                 .with_help_opt(
-                    help.or_else(|| Some(format!("known keys: {}", allowed.join(", ")))),
+                    help.or_else(|| Some(format!("known keys: {}", listed.join(", ")))),
                 ),
             );
         }

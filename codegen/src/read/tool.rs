@@ -93,7 +93,8 @@ pub fn read_tool(
         None => false,
     };
     let mut draft = Draft::new(path, r.file, query);
-    for (key, key_node, value) in r.section::<ToolKey>(entries, "a tool spec") {
+    let shown = |key: ToolKey| if query { !key.action_only() } else { !key.query_only() };
+    for (key, key_node, value) in r.section_showing::<ToolKey>(entries, "a tool spec", shown) {
         draft.read(r, key, key_node, value, config);
     }
     if root.get("description").is_none() && !misspelt_description(entries) {
@@ -107,7 +108,7 @@ pub fn read_tool(
             .with_help("add `description:` saying what the tool does; models read it"),
         );
     }
-    draft.finish(r, first_key_span(root), config)
+    draft.finish(r, root, config)
 }
 
 /// `kind:`: whether the tool is a query tool (`query`) or an action (`action`).
@@ -237,11 +238,11 @@ impl Draft {
     }
 
     /// The spec, when it has its description (and, for a query tool, what a query needs).
-    fn finish(self, r: &mut Reader<'_>, root: Span, config: &ProjectConfig) -> Option<ToolSpec> {
+    fn finish(self, r: &mut Reader<'_>, root: &Node, config: &ProjectConfig) -> Option<ToolSpec> {
         let mut spec = self.spec;
         match self.query {
             Some(draft) => {
-                let query = draft.finish(r, root, &spec.tool.options)?;
+                let query = draft.finish(r, root, first_key_span(root), &spec.tool.options)?;
                 lower(&query, &mut spec, config);
                 spec.query = Some(query);
             }

@@ -198,6 +198,7 @@ pub mod ping {
             ::toolspec::__private::AdapterBinding::member("openai"),
             ::toolspec::__private::AdapterBinding::member("rig"),
         ],
+        query: ::core::option::Option::None,
     };
 }
 pub mod kitchen {
@@ -698,6 +699,7 @@ pub mod kitchen {
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
+            query: ::core::option::Option::None,
         };
     }
 }

@@ -123,6 +123,7 @@ pub mod agent {
                     adapter: "gemini",
                     name: ::core::option::Option::Some("kb_lookup"),
                     settings: &[],
+                    view: ::core::option::Option::None,
                 },
                 ::toolspec::__private::AdapterBinding {
                     adapter: "mcp",
@@ -135,13 +136,18 @@ pub mod agent {
                             ),
                         ),
                     ],
+                    view: ::core::option::Option::None,
                 },
                 ::toolspec::__private::AdapterBinding {
                     adapter: "openai",
                     name: ::core::option::Option::Some("kb-lookup"),
-                    settings: &[("strict", ::toolspec::__private::SettingValue::Bool(false))],
+                    settings: &[
+                        ("strict", ::toolspec::__private::SettingValue::Bool(false)),
+                    ],
+                    view: ::core::option::Option::None,
                 },
             ],
+            query: ::core::option::Option::None,
         };
     }
     pub mod support {
@@ -279,8 +285,10 @@ pub mod agent {
                             ),
                             ("priority", ::toolspec::__private::SettingValue::Int(2i64)),
                         ],
+                        view: ::core::option::Option::None,
                     },
                 ],
+                query: ::core::option::Option::None,
             };
         }
     }
@@ -420,6 +428,7 @@ pub mod internal {
                 ::toolspec::__private::AdapterBinding::member("rig"),
                 ::toolspec::__private::AdapterBinding::member("slack"),
             ],
+            query: ::core::option::Option::None,
         };
     }
     /// Everywhere but http.
@@ -555,6 +564,7 @@ pub mod internal {
                 ::toolspec::__private::AdapterBinding::member("rig"),
                 ::toolspec::__private::AdapterBinding::member("slack"),
             ],
+            query: ::core::option::Option::None,
         };
     }
     /// A helper that is not a tool on any adapter.
@@ -669,6 +679,7 @@ pub mod internal {
             tags: &[],
             scopes: &[],
             adapters: &[],
+            query: ::core::option::Option::None,
         };
     }
     /// Only for http and anthropic.
@@ -791,6 +802,7 @@ pub mod internal {
                 ::toolspec::__private::AdapterBinding::member("anthropic"),
                 ::toolspec::__private::AdapterBinding::member("http"),
             ],
+            query: ::core::option::Option::None,
         };
     }
 }

@@ -605,6 +605,7 @@ pub mod draw {
             ::toolspec::__private::AdapterBinding::member("openai"),
             ::toolspec::__private::AdapterBinding::member("rig"),
         ],
+        query: ::core::option::Option::None,
     };
 }
 /// Lays out a page.
@@ -763,6 +764,7 @@ pub mod layout {
             ::toolspec::__private::AdapterBinding::member("openai"),
             ::toolspec::__private::AdapterBinding::member("rig"),
         ],
+        query: ::core::option::Option::None,
     };
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).

@@ -244,6 +244,7 @@ pub mod customers {
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
+            query: ::core::option::Option::None,
         };
     }
 }
@@ -484,10 +485,12 @@ pub mod orders {
                             ),
                         ),
                     ],
+                    view: ::core::option::Option::None,
                 },
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
+            query: ::core::option::Option::None,
         };
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
@@ -678,6 +681,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
+            query: ::core::option::Option::None,
         };
     }
     /// Look up one of the current customer's orders.
@@ -842,6 +846,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
+            query: ::core::option::Option::None,
         };
     }
     /// Place a new order for the current customer.
@@ -1064,6 +1069,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
+            query: ::core::option::Option::None,
         };
     }
     /// Refund a delivered order, fully or in part.
@@ -1255,6 +1261,417 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
+            query: ::core::option::Option::None,
+        };
+    }
+    /// Search your orders.
+    pub mod search {
+        /// The tool's marker type: its name, types and descriptor.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::default::Default
+        )]
+        pub struct Tool;
+        impl ::toolspec::__private::Contract for Tool {
+            const NAME: &'static str = "orders_search";
+            type Input = Input;
+            type Ambient = Ambient;
+            type Output = Output;
+            type Error = Error;
+            type Guard = ::toolspec::__private::NoGuard;
+            const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+            fn descriptor() -> &'static ::toolspec::__private::Descriptor {
+                &DESCRIPTOR
+            }
+        }
+        /// Only records whose status is this.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum FiltersStatus {
+            Pending,
+            Shipped,
+            Delivered,
+            Cancelled,
+            Refunded,
+        }
+        ::toolspec::__private::string_enum!(
+            FiltersStatus { Pending = "pending", Shipped = "shipped", Delivered =
+            "delivered", Cancelled = "cancelled", Refunded = "refunded" }
+        );
+        /// The filters the model may send, all optional.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Filters {
+            /// Only records whose status is this.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub status: ::core::option::Option<FiltersStatus>,
+            /// Only records whose placed_at is at least this.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub placed_after: ::core::option::Option<
+                ::toolspec::__private::types::DateTime<
+                    ::toolspec::__private::types::FixedOffset,
+                >,
+            >,
+            /// Only records whose placed_at is less than this.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub placed_before: ::core::option::Option<
+                ::toolspec::__private::types::DateTime<
+                    ::toolspec::__private::types::FixedOffset,
+                >,
+            >,
+            /// Only records whose total is at least this.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub total_min: ::core::option::Option<i64>,
+            /// Only records whose note contains this text (case-sensitive).
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub note_contains: ::core::option::Option<::std::string::String>,
+        }
+        /// The order of the records: a column, or `-` and a column for largest first (default -placed_at).
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum Sort {
+            PlacedAt,
+            PlacedAt2,
+            Total,
+            Total2,
+        }
+        ::toolspec::__private::string_enum!(
+            Sort { PlacedAt = "placed_at", PlacedAt2 = "-placed_at", Total = "total", Total2
+            = "-total" }
+        );
+        /// The model-facing input: the filters, then the sort and the page.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Input {
+            /// The filters.
+            #[serde(flatten)]
+            pub filters: Filters,
+            /// The order of the records: a column, or `-` and a column for largest first (default -placed_at).
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub sort: ::core::option::Option<Sort>,
+            /// Records per page, at most 50 (default 20); a larger limit is lowered to 50.
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub limit: ::core::option::Option<i64>,
+            /// Records to skip before this page (default 0).
+            #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+            pub offset: ::core::option::Option<i64>,
+        }
+        /// Fields resolved from the trusted ambient context, never from the model.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Ambient {
+            /// The signed-in customer.
+            pub customer_id: i64,
+        }
+        /// One record: the columns the query returns.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Record {
+            /// The order's number.
+            pub id: i64,
+            pub status: ::std::string::String,
+            /// Minor units (cents).
+            pub total: i64,
+            pub currency: ::std::string::String,
+            pub note: ::core::option::Option<::std::string::String>,
+            pub placed_at: ::toolspec::__private::types::DateTime<
+                ::toolspec::__private::types::FixedOffset,
+            >,
+        }
+        /// One page of records.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct Output {
+            /// The records of this page.
+            pub records: ::std::vec::Vec<Record>,
+            /// How many records match, before paging.
+            pub total: i64,
+            /// The page size applied.
+            pub limit: i64,
+            /// The records skipped before this page.
+            pub offset: i64,
+        }
+        /// The tool's declared error codes; `Display` is the spec's message.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash
+        )]
+        pub enum Error {}
+        ::toolspec::__private::declared_errors!(Error {});
+        /// What the handler returns.
+        pub type Outcome = ::core::result::Result<
+            Output,
+            ::toolspec::__private::Failure<Error>,
+        >;
+        /// The handler's view of the call.
+        pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
+        /// The tool bound to a database: what the registry runs. A query tool needs no
+        /// handler code.
+        pub type Bound = ::toolspec::__private::QueryOperation<Tool>;
+        /// Everything known about the tool at build time.
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+            name: "orders_search",
+            spec: "orders/search.yaml",
+            module: "orders::search",
+            kind: ::toolspec::__private::ToolKind::Query,
+            title: ::core::option::Option::Some("Search orders"),
+            summary: "Search your orders.",
+            description: "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
+            version: ::core::option::Option::None,
+            input_schema: r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+            output_schema: r#"{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"The order's number."},"status":{"type":"string"},"total":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"How many records match, before paging."},"limit":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"The page size applied."},"offset":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"The records skipped before this page."}},"required":["records","total","limit","offset"],"additionalProperties":false}"#,
+            dialects: &[
+                (
+                    ::toolspec::__private::Dialect::Anthropic,
+                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+                ),
+                (
+                    ::toolspec::__private::Dialect::Gemini,
+                    r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"STRING","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"STRING","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"INTEGER","description":"Only records whose total is at least this."},"note_contains":{"type":"STRING","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"STRING","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"INTEGER","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"INTEGER","minimum":0,"description":"Records to skip before this page (default 0)."}},"propertyOrdering":["status","placed_after","placed_before","total_min","note_contains","sort","limit","offset"]}"#,
+                ),
+                (
+                    ::toolspec::__private::Dialect::OpenAi,
+                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+                ),
+            ],
+            fields: &[
+                ::toolspec::__private::Field {
+                    name: "status",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "placed_after",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "placed_before",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "total_min",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "note_contains",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "sort",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "limit",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "offset",
+                    ambient: false,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: "customer_id",
+                    ambient: true,
+                    sensitive: false,
+                    optional: false,
+                },
+            ],
+            sensitive_input: ::core::option::Option::None,
+            sensitive_output: ::core::option::Option::Some(
+                r#"{"properties":{"records":{"items":{"properties":{"note":true}}}}}"#,
+            ),
+            guards: &[],
+            error_headline: ::core::option::Option::None,
+            errors: &[],
+            hints: &["read_only"],
+            message: ::core::option::Option::None,
+            timeout: ::core::option::Option::None,
+            tags: &["orders", "read"],
+            scopes: &["orders:read"],
+            adapters: &[
+                ::toolspec::__private::AdapterBinding::member("anthropic"),
+                ::toolspec::__private::AdapterBinding::member("gemini"),
+                ::toolspec::__private::AdapterBinding::member("http"),
+                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding {
+                    adapter: "openai",
+                    name: ::core::option::Option::None,
+                    settings: &[],
+                    view: ::core::option::Option::Some(
+                        &::toolspec::__private::QueryView {
+                            filters: &[
+                                "status",
+                                "placed_after",
+                                "placed_before",
+                                "total_min",
+                            ],
+                            sorts: &["placed_at"],
+                            description: "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least).\nSorts: placed_at (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
+                            schemas: &[
+                                (
+                                    ::toolspec::__private::Dialect::Mcp,
+                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"Only records whose total is at least this."},"offset":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Records to skip before this page (default 0)."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."}},"additionalProperties":false}"#,
+                                ),
+                                (
+                                    ::toolspec::__private::Dialect::OpenAi,
+                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."}},"additionalProperties":false}"#,
+                                ),
+                            ],
+                        },
+                    ),
+                },
+                ::toolspec::__private::AdapterBinding::member("rig"),
+            ],
+            query: ::core::option::Option::Some(
+                &::toolspec::__private::QueryDecl {
+                    source: "orders",
+                    record: &[
+                        ::toolspec::__private::RecordColumn {
+                            name: "id",
+                            column: "id",
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                            nullable: false,
+                        },
+                        ::toolspec::__private::RecordColumn {
+                            name: "status",
+                            column: "status",
+                            ty: ::toolspec::__private::ColumnType::String,
+                            nullable: false,
+                        },
+                        ::toolspec::__private::RecordColumn {
+                            name: "total",
+                            column: "total",
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                            nullable: false,
+                        },
+                        ::toolspec::__private::RecordColumn {
+                            name: "currency",
+                            column: "currency",
+                            ty: ::toolspec::__private::ColumnType::String,
+                            nullable: false,
+                        },
+                        ::toolspec::__private::RecordColumn {
+                            name: "note",
+                            column: "note",
+                            ty: ::toolspec::__private::ColumnType::String,
+                            nullable: true,
+                        },
+                        ::toolspec::__private::RecordColumn {
+                            name: "placed_at",
+                            column: "placed_at",
+                            ty: ::toolspec::__private::ColumnType::DateTime,
+                            nullable: false,
+                        },
+                    ],
+                    scope: &[
+                        ::toolspec::__private::ScopeColumn {
+                            column: "customer_id",
+                            ambient: "customer_id",
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                        },
+                    ],
+                    filters: &[
+                        ::toolspec::__private::FilterColumn {
+                            name: "status",
+                            op: ::toolspec::__private::FilterOp::Eq,
+                            column: "status",
+                            ty: ::toolspec::__private::ColumnType::String,
+                        },
+                        ::toolspec::__private::FilterColumn {
+                            name: "placed_after",
+                            op: ::toolspec::__private::FilterOp::Gte,
+                            column: "placed_at",
+                            ty: ::toolspec::__private::ColumnType::DateTime,
+                        },
+                        ::toolspec::__private::FilterColumn {
+                            name: "placed_before",
+                            op: ::toolspec::__private::FilterOp::Lt,
+                            column: "placed_at",
+                            ty: ::toolspec::__private::ColumnType::DateTime,
+                        },
+                        ::toolspec::__private::FilterColumn {
+                            name: "total_min",
+                            op: ::toolspec::__private::FilterOp::Gte,
+                            column: "total",
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                        },
+                        ::toolspec::__private::FilterColumn {
+                            name: "note_contains",
+                            op: ::toolspec::__private::FilterOp::Contains,
+                            column: "note",
+                            ty: ::toolspec::__private::ColumnType::String,
+                        },
+                    ],
+                    sorts: &["placed_at", "total"],
+                    default_sort: ::core::option::Option::Some("-placed_at"),
+                    limit: ::toolspec::__private::PageLimit {
+                        default: 20u32,
+                        max: 50u32,
+                    },
+                },
+            ),
         };
     }
 }
@@ -1289,10 +1706,15 @@ pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &orders::get::DESCRIPTOR,
     &orders::place::DESCRIPTOR,
     &orders::refund::DESCRIPTOR,
+    &orders::search::DESCRIPTOR,
 ];
-/// Binds every tool to `handler`. Does not compile until `H` implements every tool's
-/// `Handler`; the error names each tool that is missing.
-pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
+/// Binds every action to `handler` and every query tool to `database`. Does not
+/// compile until `H` implements every action's `Handler`; the error names each tool
+/// that is missing.
+pub fn registry<H>(
+    handler: H,
+    database: ::toolspec::__private::Database,
+) -> ::toolspec::__private::Registry
 where
     H: ::core::marker::Send + ::core::marker::Sync + 'static + customers::me::Handler
         + orders::cancel::Handler + orders::export::Handler + orders::get::Handler
@@ -1307,6 +1729,7 @@ where
             .tool(orders::get::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::place::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::refund::Bound(::std::sync::Arc::clone(&handler)))
+            .tool(orders::search::Bound::new(::core::clone::Clone::clone(&database)))
             .explain(&EXPLAIN),
     )
 }
