@@ -160,16 +160,14 @@ impl<O: Operation> Typed<O> {
             Value::Object(mut map) => {
                 map.remove("ambient_context");
                 if let Some(decl) = tool.query {
-                    paging::normalize(&mut map, decl, view).map_err(|errors| {
-                        let mut report =
-                            Errors::one(format!("/{}", errors[0].key), &errors[0].message);
-                        for e in &errors[1..] {
-                            report.list.push(FieldError {
+                    paging::normalize(&mut map, decl, view).map_err(|errors| Errors {
+                        list: (errors.into_iter())
+                            .map(|e| FieldError {
                                 field: format!("/{}", e.key),
-                                message: e.message.clone(),
-                            });
-                        }
-                        report
+                                message: e.message,
+                            })
+                            .collect(),
+                        more: 0,
                     })?;
                 }
                 Value::Object(map)

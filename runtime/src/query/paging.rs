@@ -1,17 +1,18 @@
 //! A query tool's paging arguments, taken as Dex takes them before anything else is checked:
 //! `limit` clamped between 1 and the maximum (never an error), `offset` at least 0, and a
 //! `sort` the caller may not use dropped for the default. Only a `limit` or `offset` that is
-//! not a whole number is refused (the filters are the schema's business).
+//! not a whole number is refused, and a text filter holding the NUL character (which no
+//! PostgreSQL text can hold); the rest of the filters is the schema's business.
 
 use serde_json::{Map, Value};
 use toolspec_vocab::query::{LIMIT, OFFSET, SORT, Sort};
 
-use crate::query_decl::{QueryDecl, QueryView};
+use crate::query_decl::{ColumnType, QueryDecl, QueryView};
 
-/// A paging argument that is not a number: its key and what is wrong.
+/// An argument refused before the schema is checked: its key and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PagingError {
-    /// `limit` or `offset`.
+pub(crate) struct ArgumentError {
+    /// `limit`, `offset` or a text filter.
     pub(crate) key: &'static str,
     /// What is wrong with it.
     pub(crate) message: String,
@@ -25,7 +26,7 @@ pub(crate) fn normalize(
     args: &mut Map<String, Value>,
     decl: &QueryDecl,
     view: Option<&QueryView>,
-) -> Result<(), Vec<PagingError>> {
+) -> Result<(), Vec<ArgumentError>> {
     let mut errors = Vec::new();
     let max = u64::from(decl.limit.max);
     let limit = whole(args.get(LIMIT), LIMIT, &mut errors)
@@ -34,6 +35,20 @@ pub(crate) fn normalize(
         });
     let offset = whole(args.get(OFFSET), OFFSET, &mut errors)
         .map_or(0, |n| n.clamp(0, i64::MAX as i128) as u64);
+    for filter in decl.filters.iter().filter(|f| f.ty == ColumnType::String) {
+        let text = |v: &Value| v.as_str().is_some_and(|s| s.contains('\0'));
+        let nul = match args.get(filter.name) {
+            Some(Value::Array(items)) => items.iter().any(text),
+            Some(value) => text(value),
+            None => false,
+        };
+        if nul {
+            errors.push(ArgumentError {
+                key: filter.name,
+                message: "must not contain the NUL character".into(),
+            });
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -58,7 +73,7 @@ pub(crate) fn normalize(
 
 /// A whole number (an integral float, or a string of one, as wire values come), or `None`
 /// when absent or null; anything else is an error.
-fn whole(value: Option<&Value>, key: &'static str, errors: &mut Vec<PagingError>) -> Option<i128> {
+fn whole(value: Option<&Value>, key: &'static str, errors: &mut Vec<ArgumentError>) -> Option<i128> {
     let number = match value? {
         Value::Null => return None,
         Value::Number(n) => n
@@ -74,7 +89,7 @@ fn whole(value: Option<&Value>, key: &'static str, errors: &mut Vec<PagingError>
         _ => None,
     };
     if number.is_none() {
-        errors.push(PagingError {
+        errors.push(ArgumentError {
             key,
             message: "must be a whole number".into(),
         });
@@ -102,7 +117,7 @@ mod tests {
         },
     };
 
-    fn normalized(args: Value, view: Option<&QueryView>) -> Result<Value, Vec<PagingError>> {
+    fn normalized(args: Value, view: Option<&QueryView>) -> Result<Value, Vec<ArgumentError>> {
         let Value::Object(mut map) = args else {
             unreachable!()
         };
@@ -131,6 +146,20 @@ mod tests {
         let keys: Vec<&str> = errors.iter().map(|e| e.key).collect();
         assert_eq!(keys, ["limit", "offset"]);
         assert!(normalized(json!({"limit": 2.5}), None).is_err());
+    }
+
+    #[test]
+    fn text_with_nul_is_refused() {
+        const FILTERS: &[crate::query_decl::FilterColumn] = &[crate::query_decl::FilterColumn {
+            name: "name",
+            op: crate::query_decl::FilterOp::Eq,
+            column: "name",
+            ty: ColumnType::String,
+        }];
+        let decl = QueryDecl { filters: FILTERS, ..DECL };
+        let Value::Object(mut args) = json!({"name": "a\u{0}b"}) else { unreachable!() };
+        let errors = normalize(&mut args, &decl, None).unwrap_err();
+        assert_eq!(errors[0].key, "name");
     }
 
     #[test]
