@@ -36,7 +36,7 @@ use serde_json::Value;
 use toolspec::rig::rig_core::error::ErrorKind;
 use toolspec::rig::rig_core::providers::openai::{OpenAIConfig, wire::Auth};
 use toolspec::{AmbientContext, Caller};
-use toolspec_store::{App, Store, tools};
+use toolspec_store::Store;
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 const DEFAULT_MODEL: &str = "gpt-4o-mini";

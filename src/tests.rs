@@ -7,9 +7,7 @@ use tempfile::TempDir;
 use toolspec::types::{DateTime, FixedOffset};
 use toolspec::{AmbientContext, CallOptions, Progress, Registry, ToolResult};
 
-use crate::handlers::App;
 use crate::store::Store;
-use crate::tools;
 
 /// New orders are placed at this time in tests.
 fn fixed_clock() -> DateTime<FixedOffset> {

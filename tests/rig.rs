@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde_json::json;
 use toolspec::rig::rig_core::tool::{DynamicTool, ToolErrorKind};
 use toolspec::{AmbientContext, Caller, Registry};
-use toolspec_store::{App, Store, tools};
+use toolspec_store::{Store, tools};
 
 async fn registry(dir: &tempfile::TempDir) -> Arc<Registry> {
     let store = Store::open(&dir.path().join("store.db"))

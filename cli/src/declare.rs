@@ -7,7 +7,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 use toolspec::settings::{AdapterDecl, Settings};
-use toolspec::{AdapterBinding, Descriptor, Dialect, ErrorCode, Field, Guard, ToolKind};
+use toolspec::{
+    AdapterBinding, Descriptor, Dialect, ErrorCode, Field, FilterColumn, Guard, PageLimit,
+    QueryDecl, QueryView, RecordColumn, ScopeColumn, ToolKind,
+};
 use toolspec_codegen::Project;
 
 /// The project's descriptors (and its explain tool's), with the adapters they resolve
@@ -115,11 +118,18 @@ fn leak_strs(texts: Vec<String>) -> &'static [&'static str] {
 fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
     let opt = |text: Option<String>| text.map(leak_str);
     let canonical = d.name.clone();
+    let kind = if d.query.is_some() {
+        ToolKind::Query
+    } else {
+        ToolKind::Action
+    };
+    let query = d.query.map(|q| &*Box::leak(Box::new(query_decl(q))));
+    let mut views = d.views;
     Descriptor {
         name: leak_str(d.name),
         spec: leak_str(d.spec),
         module: leak_str(d.module),
-        kind: ToolKind::Action,
+        kind,
         title: opt(d.title),
         summary: leak_str(d.summary),
         description: leak_str(d.description),
@@ -174,6 +184,19 @@ fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
             .adapters
             .into_iter()
             .map(|b| AdapterBinding {
+                view: b.view.map(|view| {
+                    let schemas = views.remove(&b.adapter).unwrap_or_default();
+                    &*Box::leak(Box::new(QueryView {
+                        filters: leak_strs(view.filters),
+                        sorts: leak_strs(view.sorts),
+                        description: leak_str(view.description),
+                        schemas: schemas
+                            .into_iter()
+                            .map(|(dialect, schema)| (dialect, leak_str(schema)))
+                            .collect::<Vec<_>>()
+                            .leak(),
+                    }))
+                }),
                 adapter: leak_str(b.adapter),
                 name: (b.name != canonical).then(|| leak_str(b.name)),
                 settings: b
@@ -185,5 +208,51 @@ fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
             })
             .collect::<Vec<_>>()
             .leak(),
+        query,
+    }
+}
+
+/// A query tool's declaration as the generated `QueryDecl` holds it.
+fn query_decl(q: toolspec_codegen::QueryDescriptor) -> QueryDecl {
+    QueryDecl {
+        source: leak_str(q.source),
+        record: q
+            .record
+            .into_iter()
+            .map(|(name, column, ty, nullable)| RecordColumn {
+                name: leak_str(name),
+                column: leak_str(column),
+                ty,
+                nullable,
+            })
+            .collect::<Vec<_>>()
+            .leak(),
+        scope: q
+            .scope
+            .into_iter()
+            .map(|(column, ambient, ty)| ScopeColumn {
+                column: leak_str(column),
+                ambient: leak_str(ambient),
+                ty,
+            })
+            .collect::<Vec<_>>()
+            .leak(),
+        filters: q
+            .filters
+            .into_iter()
+            .map(|(name, op, column, ty)| FilterColumn {
+                name: leak_str(name),
+                op,
+                column: leak_str(column),
+                ty,
+            })
+            .collect::<Vec<_>>()
+            .leak(),
+        sorts: leak_strs(q.sorts),
+        default_sort: q.default_sort.map(leak_str),
+        limit: PageLimit {
+            default: q.limit.0,
+            max: q.limit.1,
+        },
     }
 }

@@ -50,7 +50,7 @@ async fn store_registry() -> (toolspec::Registry, tempfile::TempDir) {
     let store = toolspec_store::Store::open(&dir.path().join("store.db"))
         .await
         .expect("the store opens");
-    let registry = toolspec_store::tools::registry(toolspec_store::App::new(store));
+    let registry = toolspec_store::registry(store);
     (registry, dir)
 }
 

@@ -10,6 +10,7 @@ use toolspec_vocab::query::{ColumnType, FilterOp};
 
 use crate::analyze::membership::Binding;
 use crate::project::Tool;
+use crate::spec::query::{RecordField, ScopeBinding};
 
 /// What the runtime knows about a tool at build time (see `toolspec::Descriptor`).
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +64,25 @@ pub struct Descriptor {
     pub views: BTreeMap<String, Vec<(Dialect, String)>>,
     /// What a query tool reads.
     pub query: Option<QueryDescriptor>,
+    /// The `ref` fields of `expects`, in spec order.
+    pub refs: Vec<RefDescriptor>,
+}
+
+/// A `ref` field, as the runtime's `RefDecl` holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefDescriptor {
+    /// The field.
+    pub field: String,
+    /// The table or view.
+    pub source: String,
+    /// The key's column.
+    pub key: String,
+    /// The key's type.
+    pub key_type: ColumnType,
+    /// The record: name, column, type, nullable.
+    pub record: Vec<(String, String, ColumnType, bool)>,
+    /// The scope: column, ambient field, type.
+    pub scope: Vec<(String, String, ColumnType)>,
 }
 
 /// What a query tool reads, as the runtime's `QueryDecl` holds it.
@@ -168,21 +188,26 @@ impl Tool {
                     (adapter.clone(), schemas.collect())
                 })
                 .collect(),
+            refs: spec
+                .expects
+                .iter()
+                .filter_map(|f| {
+                    let r = f.reference.as_deref()?;
+                    let key = r.key_field()?;
+                    Some(RefDescriptor {
+                        field: f.name.clone(),
+                        source: r.source.value.clone(),
+                        key: key.column.clone(),
+                        key_type: key.ty,
+                        record: record(&r.record),
+                        scope: scope(&r.scope),
+                    })
+                })
+                .collect(),
             query: spec.query.as_ref().map(|q| QueryDescriptor {
                 source: q.source.value.clone(),
-                record: q
-                    .record
-                    .iter()
-                    .map(|f| (f.name.value.clone(), f.column.clone(), f.ty, f.nullable))
-                    .collect(),
-                scope: q
-                    .scope
-                    .iter()
-                    .filter_map(|b| {
-                        let ty = self.ambient_type(&b.ambient.value)?;
-                        Some((b.column.value.clone(), b.ambient.value.clone(), ty))
-                    })
-                    .collect(),
+                record: record(&q.record),
+                scope: scope(&q.scope),
                 filters: q
                     .filters
                     .iter()
@@ -194,14 +219,20 @@ impl Tool {
             }),
         }
     }
+}
 
-    /// The type of the ambient input `name` (a query's scope binds them).
-    fn ambient_type(&self, name: &str) -> Option<ColumnType> {
-        let field = self
-            .spec
-            .expects
-            .iter()
-            .find(|f| f.ambient && f.name == name)?;
-        ColumnType::parse(&field.ty.describe())
-    }
+/// A scope as the runtime's `ScopeColumn`s hold it: column, ambient field, type.
+fn scope(bindings: &[ScopeBinding]) -> Vec<(String, String, ColumnType)> {
+    bindings
+        .iter()
+        .filter_map(|b| Some((b.column.value.clone(), b.ambient.value.clone(), b.ty?)))
+        .collect()
+}
+
+/// A record as the runtime's `RecordColumn`s hold it: name, column, type, nullable.
+fn record(fields: &[RecordField]) -> Vec<(String, String, ColumnType, bool)> {
+    fields
+        .iter()
+        .map(|f| (f.name.value.clone(), f.column.clone(), f.ty, f.nullable))
+        .collect()
 }

@@ -43,8 +43,9 @@ mod spec;
 use std::path::Path;
 
 pub use crate::analyze::membership::Binding;
+pub use crate::analyze::membership::View;
 pub use crate::config::{Compiled, Config, DEFAULT_FILE_NAME};
-pub use crate::describe::{Descriptor, ErrorDescriptor, FieldDescriptor};
+pub use crate::describe::{Descriptor, ErrorDescriptor, FieldDescriptor, QueryDescriptor};
 pub use crate::diagnostic::{Diagnostic, Kind, MAX_SHOWN, Related, Severity, render_all};
 pub use crate::error::Error;
 pub use crate::project::{Project, Tool};

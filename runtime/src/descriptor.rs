@@ -8,7 +8,7 @@ use std::time::Duration;
 use toolspec_vocab::Dialect;
 use toolspec_vocab::settings::SettingValue;
 
-use crate::query_decl::{QueryDecl, QueryView};
+use crate::query_decl::{QueryDecl, QueryView, RefDecl};
 
 /// The kind of a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +136,8 @@ pub struct Descriptor {
     pub adapters: &'static [AdapterBinding],
     /// What a query tool reads (`kind: query`).
     pub query: Option<&'static QueryDecl>,
+    /// The `ref` fields of `expects`: records loaded before the guards and the handler.
+    pub refs: &'static [RefDecl],
 }
 
 impl Descriptor {
@@ -180,6 +182,7 @@ impl Descriptor {
             adapters,
             dialects: crate::explain::DIALECTS,
             query: None,
+            refs: &[],
         }
     }
 

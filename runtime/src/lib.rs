@@ -83,7 +83,8 @@ pub use invoker::report::{Errors, FieldError};
 pub use project::{ExplainConfig, Project};
 pub use query::database::Database;
 pub use query_decl::{
-    ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, ScopeColumn,
+    ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
+    ScopeColumn,
 };
 pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
@@ -152,7 +153,7 @@ pub mod __private {
     pub use crate::query::database::Database;
     pub use crate::query::operation::QueryOperation;
     pub use crate::query_decl::{
-        ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn,
+        ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
         ScopeColumn,
     };
     pub use crate::registry::{Registry, generated_registry};

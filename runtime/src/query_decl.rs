@@ -1,6 +1,6 @@
 //! What a query tool (`kind: query`) declares, as the static data its descriptor embeds: the
 //! source, the record's columns, the scope, the filters, the sorts and the page size, and what
-//! an adapter that narrows the tool shows its model.
+//! an adapter that narrows the tool shows its model; and what an action's `ref` field loads.
 //!
 //! Data only: the query engine (`crate::query`) reads it to build and run the SQL.
 
@@ -77,6 +77,25 @@ impl QueryDecl {
     pub fn filter(&self, name: &str) -> Option<&'static FilterColumn> {
         self.filters.iter().find(|f| f.name == name)
     }
+}
+
+/// A `ref` field of an action (`type: ref`): the model sends the key; before the guards and
+/// the handler, the record it names is loaded within the scope, and a missing or out-of-scope
+/// record fails the call as `not_found`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefDecl {
+    /// The input field.
+    pub field: &'static str,
+    /// The table or view.
+    pub source: &'static str,
+    /// The column the key is matched against.
+    pub key: &'static str,
+    /// The key's type.
+    pub key_type: ColumnType,
+    /// The record's columns, in spec order.
+    pub record: &'static [RecordColumn],
+    /// The scope: never empty.
+    pub scope: &'static [ScopeColumn],
 }
 
 /// A query tool as one adapter shows it, narrowed by the spec's `only_filters`,

@@ -27,6 +27,7 @@ use crate::invoker::limits::Limits;
 use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
 use crate::invoker::report::Errors;
 use crate::project::Project;
+use crate::query::database::Database;
 use toolspec_vocab::settings::Settings;
 
 /// A tool with its handler, type-erased: what a registry holds of each tool.
@@ -316,9 +317,17 @@ pub struct RegistryBuilder {
     entries: Vec<Entry>,
     hooks: Vec<Arc<dyn Hook>>,
     limits: Limits,
+    database: Option<Database>,
 }
 
 impl RegistryBuilder {
+    /// The database `ref` fields load their records from (the generated `registry()` sets
+    /// it when the project has query tools or `ref` fields).
+    pub fn database(mut self, database: Database) -> Self {
+        self.database = Some(database);
+        self
+    }
+
     /// Adds one tool bound to its handler.
     pub fn tool<O: Operation>(mut self, operation: O) -> Self {
         let descriptor = <O::Contract as Contract>::descriptor();
@@ -414,6 +423,7 @@ impl RegistryBuilder {
             rules: Rules {
                 undeclared,
                 limits: self.limits,
+                database: self.database,
             },
         }
     }
@@ -439,6 +449,7 @@ impl Registry {
             entries: Vec::new(),
             hooks: Vec::new(),
             limits: Limits::DEFAULT,
+            database: None,
         }
     }
 

@@ -3,5 +3,6 @@
 
 mod hardening;
 mod http;
+mod query;
 mod stdio;
 mod support;

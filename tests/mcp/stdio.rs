@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::support::*;
 
-const ALL_TOOLS: [&str; 7] = [
+const ALL_TOOLS: [&str; 8] = [
     "customers_me",
     "explain",
     "orders_cancel",
@@ -13,6 +13,7 @@ const ALL_TOOLS: [&str; 7] = [
     "orders_get",
     "orders_place",
     "orders_refund",
+    "orders_search",
 ];
 
 #[tokio::test]

@@ -17,6 +17,10 @@ pub const INVALID_PARAMS: &str = "invalid_params";
 /// A query tool's query failed; the cause is in the developer-facing exception only.
 pub const QUERY_FAILED: &str = "query_failed";
 
+/// A `ref` field's key names no record the caller may see. Specs may declare it (to word
+/// its message); it is not reserved.
+pub const NOT_FOUND: &str = "not_found";
+
 /// Every built-in code.
 pub const BUILTIN: &[&str] = &[
     INVALID_ARGUMENTS,

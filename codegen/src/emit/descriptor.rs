@@ -7,7 +7,7 @@ use toolspec_vocab::query::ColumnType;
 use toolspec_vocab::settings::SettingValue;
 
 use crate::analyze::membership::View;
-use crate::describe::{Descriptor, QueryDescriptor};
+use crate::describe::{Descriptor, QueryDescriptor, RefDescriptor};
 
 pub fn opt_str(value: Option<&str>) -> TokenStream {
     match value {
@@ -94,6 +94,7 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
             ::toolspec::__private::AdapterBinding { adapter: #adapter, name: #name, settings: &[ #( (#keys, #values), )* ], view: #view }
         }
     });
+    let refs = d.refs.iter().map(ref_decl);
     let (kind, query) = match &d.query {
         Some(q) => {
             let q = query_decl(q);
@@ -131,27 +132,61 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
             scopes: &[ #(#scopes,)* ],
             adapters: &[ #(#bindings,)* ],
             query: #query,
+            refs: &[ #(#refs,)* ],
         };
     }
 }
 
+/// A `ref` field's `RefDecl`.
+fn ref_decl(r: &RefDescriptor) -> TokenStream {
+    let (field, source, key) = (&r.field, &r.source, &r.key);
+    let key_type = column_type(&r.key_type);
+    let record = record_columns(&r.record);
+    let scope = scope_columns(&r.scope);
+    quote! {
+        ::toolspec::__private::RefDecl {
+            field: #field,
+            source: #source,
+            key: #key,
+            key_type: #key_type,
+            record: &[ #(#record,)* ],
+            scope: &[ #(#scope,)* ],
+        }
+    }
+}
+
+fn column_type(t: &ColumnType) -> TokenStream {
+    let t = format_ident!("{t:?}");
+    quote! { ::toolspec::__private::ColumnType::#t }
+}
+
+fn record_columns(record: &[(String, String, ColumnType, bool)]) -> Vec<TokenStream> {
+    record
+        .iter()
+        .map(|(name, column, t, nullable)| {
+            let t = column_type(t);
+            quote! { ::toolspec::__private::RecordColumn { name: #name, column: #column, ty: #t, nullable: #nullable } }
+        })
+        .collect()
+}
+
+fn scope_columns(scope: &[(String, String, ColumnType)]) -> Vec<TokenStream> {
+    scope
+        .iter()
+        .map(|(column, ambient, t)| {
+            let t = column_type(t);
+            quote! { ::toolspec::__private::ScopeColumn { column: #column, ambient: #ambient, ty: #t } }
+        })
+        .collect()
+}
+
 /// A query tool's `QueryDecl`.
 fn query_decl(q: &QueryDescriptor) -> TokenStream {
-    let ty = |t: &ColumnType| {
-        let t = format_ident!("{t:?}");
-        quote! { ::toolspec::__private::ColumnType::#t }
-    };
     let source = &q.source;
-    let record = q.record.iter().map(|(name, column, t, nullable)| {
-        let t = ty(t);
-        quote! { ::toolspec::__private::RecordColumn { name: #name, column: #column, ty: #t, nullable: #nullable } }
-    });
-    let scope = q.scope.iter().map(|(column, ambient, t)| {
-        let t = ty(t);
-        quote! { ::toolspec::__private::ScopeColumn { column: #column, ambient: #ambient, ty: #t } }
-    });
+    let record = record_columns(&q.record);
+    let scope = scope_columns(&q.scope);
     let filters = q.filters.iter().map(|(name, op, column, t)| {
-        let (t, op) = (ty(t), format_ident!("{op:?}"));
+        let (t, op) = (column_type(t), format_ident!("{op:?}"));
         quote! { ::toolspec::__private::FilterColumn { name: #name, op: ::toolspec::__private::FilterOp::#op, column: #column, ty: #t } }
     });
     let sorts = &q.sorts;

@@ -125,6 +125,12 @@ fn registry(project: &Project) -> TokenStream {
     } else {
         quote! { let handler = ::std::sync::Arc::new(handler); }
     };
+    let reads = !queries.is_empty()
+        || project
+            .tools
+            .iter()
+            .any(|t| t.spec.expects.iter().any(|f| f.reference.is_some()));
+    let database = reads.then(|| quote! { .database(database) });
     let body = quote! {
         #handler
         ::toolspec::__private::generated_registry(
@@ -132,9 +138,10 @@ fn registry(project: &Project) -> TokenStream {
                 #( .tool(#actions::Bound(::std::sync::Arc::clone(&handler))) )*
                 #( .tool(#queries::Bound::new(::core::clone::Clone::clone(&database))) )*
                 #explain
+                #database
         )
     };
-    if queries.is_empty() {
+    if !reads {
         return quote! {
             /// Binds every tool to `handler`. Does not compile until `H` implements every tool's
             /// `Handler`; the error names each tool that is missing.
@@ -147,9 +154,9 @@ fn registry(project: &Project) -> TokenStream {
         };
     }
     quote! {
-        /// Binds every action to `handler` and every query tool to `database`. Does not
-        /// compile until `H` implements every action's `Handler`; the error names each tool
-        /// that is missing.
+        /// Binds every action to `handler` and every query tool to `database`, which `ref`
+        /// fields load their records from too. Does not compile until `H` implements every
+        /// action's `Handler`; the error names each tool that is missing.
         pub fn registry<H>(handler: H, database: ::toolspec::__private::Database) -> ::toolspec::__private::Registry
         where
             H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #actions::Handler )*

@@ -7,8 +7,10 @@ use crate::emit::descriptor::descriptor;
 use crate::emit::named_types::supers;
 use crate::emit::types::{TypeGen, doc};
 use crate::project::Tool;
+use crate::read::lower::record_field;
 use crate::rust_name::{ident, type_name, value_name};
 use crate::shapes::Shapes;
+use crate::source::Spanned;
 use crate::spec::Field;
 
 /// Names each tool module defines itself; generated types never take them.
@@ -40,7 +42,8 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     if spec.query.is_some() {
         query_inputs(&mut types_gen, tool);
     } else {
-        let inputs: Vec<&Field> = spec.expects.iter().filter(|f| !f.ambient).collect();
+        let inputs = with_ref_records(&mut types_gen, spec.expects.iter().filter(|f| !f.ambient));
+        let inputs: Vec<&Field> = inputs.iter().collect();
         types_gen.structure(&format_ident!("Input"), Some(INPUT_DOC), &inputs, "Input");
     }
     types_gen.structure(
@@ -53,7 +56,12 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
         query_outputs(&mut types_gen, tool);
     } else {
         let outputs: Vec<&Field> = spec.exposes.iter().collect();
-        types_gen.structure(&format_ident!("Output"), Some(OUTPUT_DOC), &outputs, "Output");
+        types_gen.structure(
+            &format_ident!("Output"),
+            Some(OUTPUT_DOC),
+            &outputs,
+            "Output",
+        );
     }
     let type_items = types_gen.items;
 
@@ -131,6 +139,32 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
 }
 
 const INPUT_DOC: &str = "The model-facing input, defaults applied.";
+
+/// The inputs as the handler gets them: a `ref` field (whose schema is its key's) is the
+/// record it names, a struct generated here (`OrderRecord` for `order`).
+fn with_ref_records<'f>(
+    types_gen: &mut TypeGen<'_>,
+    inputs: impl Iterator<Item = &'f Field>,
+) -> Vec<Field> {
+    inputs
+        .map(|field| {
+            let Some(reference) = &field.reference else {
+                return field.clone();
+            };
+            let name = types_gen.claim(&format!("{}Record", type_name(&field.name)), "Input");
+            let record: Vec<Field> = reference.record.iter().map(record_field).collect();
+            let record: Vec<&Field> = record.iter().collect();
+            let doc = format!(
+                "The `{}` record the model's `{}` names, loaded from `{}` within the scope.",
+                field.name, reference.key.value, reference.source.value
+            );
+            types_gen.structure(&name, Some(&doc), &record, "Input");
+            let mut field = field.clone();
+            field.rust_type = Some(Spanned::new(name.to_string(), field.span));
+            field
+        })
+        .collect()
+}
 const OUTPUT_DOC: &str = "The exposed output.";
 
 /// A query tool's input types: `Filters`, `Input` (the filters, `sort`, `limit` and

@@ -8,6 +8,7 @@ use serde_json::Value as Json;
 use crate::diagnostic::kind::Kind;
 use crate::read::constraints::{check_bounds, read_constraint, read_one_of};
 use crate::read::field_key::{FieldKey, Place, misspelt_builtin};
+use crate::read::query::read_ref;
 use crate::read::reader::{Reader, Spellings, article, on_field, suggest};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
@@ -111,6 +112,9 @@ pub fn read_field(
     if let Value::Str(type_name) = &def.value {
         field.ty = read_type_name(r, type_name, def.span, None, place)?;
         return Some(field);
+    }
+    if def.get("type").and_then(Node::as_str) == Some("ref") {
+        return read_ref(r, field.name, span, def, place == Place::Expects);
     }
     let entries = r.map(def, &format!("the definition of `{}`", field.name))?;
     let keys = r.section::<FieldKey>(entries, &format!("field `{}`", field.name));

@@ -140,7 +140,7 @@ fn integer(name: &str, at: Span, description: &str) -> Field {
 }
 
 /// A record field as an output field.
-fn record_field(field: &RecordField) -> Field {
+pub fn record_field(field: &RecordField) -> Field {
     let span = field.name.span;
     let mut out = Field::new(field.name.value.clone(), span, span);
     out.ty = field_type(field.ty);

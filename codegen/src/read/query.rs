@@ -9,14 +9,14 @@ use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::column::{read_column_type, read_sql_name};
 use crate::read::constraints::read_one_of;
-use crate::read::reader::{
-    Reader, Spellings, article, is_snake_identifier, section, suggest,
-};
+use crate::read::reader::{Reader, Spellings, article, is_snake_identifier, section, suggest};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
 use crate::source::{Span, Spanned};
-use crate::spec::query::{FilterDecl, Narrowing, PageLimit, QuerySpec, RecordField, ScopeBinding};
-use crate::spec::{AdapterOptions, FieldType, ProjectConfig};
+use crate::spec::query::{
+    FilterDecl, Narrowing, PageLimit, QuerySpec, RecordField, RefSpec, ScopeBinding,
+};
+use crate::spec::{AdapterOptions, Field, FieldType, ProjectConfig};
 
 section! {
     /// The keys of a record field.
@@ -26,6 +26,19 @@ section! {
         Description = "description",
         Nullable = "nullable",
         Sensitive = "sensitive",
+    }
+}
+
+section! {
+    /// The keys of a `ref` field.
+    enum RefKey {
+        Type = "type",
+        Description = "description",
+        Optional = "optional",
+        Source = "source",
+        Key = "key",
+        Record = "record",
+        Scope = "scope",
     }
 }
 
@@ -143,11 +156,7 @@ fn read_record_field(r: &mut Reader<'_>, name: Spanned<String>, def: &Node) -> O
 }
 
 /// `scope:` — columns bound to ambient fields.
-pub fn read_scope(
-    r: &mut Reader<'_>,
-    node: &Node,
-    config: &ProjectConfig,
-) -> Option<(Span, Vec<ScopeBinding>)> {
+pub fn read_scope(r: &mut Reader<'_>, node: &Node) -> Option<(Span, Vec<ScopeBinding>)> {
     let entries = r.map(node, "`scope`")?;
     if entries.is_empty() {
         r.report(
@@ -184,13 +193,32 @@ pub fn read_scope(
         let Some(ambient) = r.spanned_string(ambient, &format!("{what}.ambient")) else {
             continue;
         };
-        if config.ambient(&ambient.value).is_none() {
-            unknown_ambient(r, &ambient, config);
-            continue;
-        }
-        bindings.push(ScopeBinding { column, ambient });
+        bindings.push(ScopeBinding {
+            column,
+            ambient,
+            ty: None,
+        });
     }
     Some((node.span, bindings))
+}
+
+/// The bindings whose ambient field the project declares; each other one is reported.
+pub fn check_ambient(
+    r: &mut Reader<'_>,
+    bindings: Vec<ScopeBinding>,
+    config: &ProjectConfig,
+) -> Vec<ScopeBinding> {
+    let mut known = Vec::with_capacity(bindings.len());
+    for mut binding in bindings {
+        match config.ambient(&binding.ambient.value) {
+            Some(decl) => {
+                binding.ty = Some(decl.ty);
+                known.push(binding);
+            }
+            None => unknown_ambient(r, &binding.ambient, config),
+        }
+    }
+    known
 }
 
 fn unknown_ambient(r: &mut Reader<'_>, ambient: &Spanned<String>, config: &ProjectConfig) {
@@ -399,6 +427,98 @@ pub fn read_limit(r: &mut Reader<'_>, node: &Node) -> Option<PageLimit> {
     })
 }
 
+/// A `ref` field of `expects` (`type: ref`): the model sends the key (the field's type is the
+/// key's), the handler gets the record. Its scope's ambient fields are checked with the spec.
+pub fn read_ref(
+    r: &mut Reader<'_>,
+    name: String,
+    span: Span,
+    def: &Node,
+    top_level_input: bool,
+) -> Option<Field> {
+    let what = format!("field `{name}`");
+    if !top_level_input {
+        r.report(
+            r.error(
+                Kind::Conflict,
+                def.get("type").map_or(def.span, |t| t.span),
+                format!("{what} is a `ref`, which only a top-level `expects` field can be"),
+            )
+            .with_label("not a top-level input")
+            .with_help(
+                "a `ref` loads a record the handler gets; declare it directly under `expects`",
+            ),
+        );
+        return None;
+    }
+    let entries = r.map(def, &format!("the definition of {what}"))?;
+    let mut field = Field::new(name, span, def.span);
+    let (mut source, mut key, mut record, mut scope) = (None, None, None, None);
+    for (k, _, node) in r.section::<RefKey>(entries, &what) {
+        match k {
+            RefKey::Type => field.type_span = node.span,
+            RefKey::Description => field.description = r.non_empty_string(node, "`description`"),
+            RefKey::Optional => field.optional = r.bool(node, "`optional`").unwrap_or(false),
+            RefKey::Source => source = read_source(r, node),
+            RefKey::Key => key = r.spanned_string(node, "`key`"),
+            RefKey::Record => record = read_record(r, node).map(|(_, fields)| fields),
+            RefKey::Scope => scope = read_scope(r, node).map(|(_, bindings)| bindings),
+        }
+    }
+    for (present, key) in [
+        (source.is_some() || def.get("source").is_some(), "source"),
+        (key.is_some() || def.get("key").is_some(), "key"),
+        (record.is_some() || def.get("record").is_some(), "record"),
+        (scope.is_some() || def.get("scope").is_some(), "scope"),
+    ] {
+        if !present {
+            r.report(
+                r.error(
+                    Kind::MissingKey,
+                    span,
+                    format!("`ref` {what} has no `{key}`"),
+                )
+                .with_label(format!("missing `{key}`"))
+                .with_help(
+                    "a `ref` names its `source`, the `key` the model sends, the `record` \
+                         loaded and the `scope` it is loaded within",
+                ),
+            );
+        }
+    }
+    let reference = RefSpec {
+        source: source?,
+        key: key?,
+        record: record?,
+        scope: scope?,
+    };
+    let Some(key_field) = reference.key_field() else {
+        let names: Vec<&str> = reference
+            .record
+            .iter()
+            .map(|f| f.name.value.as_str())
+            .collect();
+        not_one_of(
+            r,
+            &reference.key,
+            "`key`",
+            "record field",
+            &names,
+            "not in the record",
+        );
+        return None;
+    };
+    field.ty = field_type(key_field.ty);
+    if field.description.is_none() {
+        field.description = Some(format!(
+            "The {} of the {} record.",
+            reference.key.value, field.name
+        ));
+    }
+    field.reference = Some(Box::new(reference));
+    Some(field)
+}
+
 /// A record field's or a filter's name: a snake_case identifier.
 fn field_name(r: &mut Reader<'_>, key: &Node, what: &str) -> Option<Spanned<String>> {
     let name = r.spanned_string(key, &format!("the name of {what}"))?;
@@ -427,6 +547,7 @@ impl QueryDraft {
         root: &Node,
         at: Span,
         options: &[AdapterOptions],
+        config: &ProjectConfig,
     ) -> Option<QuerySpec> {
         // A key that is there but wrong was reported where it is written.
         let mut missing = |key: &str, help: &str| {
@@ -456,6 +577,11 @@ impl QueryDraft {
             );
         }
         let (source, (_, record), (_, scope)) = (self.source?, self.record?, self.scope?);
+        let bound = scope.len();
+        let scope = check_ambient(r, scope, config);
+        if scope.len() < bound || scope.is_empty() {
+            return None;
+        }
         let field_names: Vec<&str> = record.iter().map(|f| f.name.value.as_str()).collect();
         let mut sorts = Vec::new();
         for sort in self.sorts {

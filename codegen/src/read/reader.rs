@@ -174,9 +174,7 @@ impl<'a> Reader<'a> {
                     format!("unknown key `{name}` in {context}"),
                 )
                 .with_label("not a known key")
-                .with_help_opt(
-                    help.or_else(|| Some(format!("known keys: {}", listed.join(", ")))),
-                ),
+                .with_help_opt(help.or_else(|| Some(format!("known keys: {}", listed.join(", "))))),
             );
         }
     }

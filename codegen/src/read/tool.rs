@@ -9,7 +9,7 @@ use crate::read::field_key::Place;
 use crate::read::lower::lower;
 use crate::read::membership::read_tool_decl;
 use crate::read::query::{
-    QueryDraft, read_filters, read_limit, read_record, read_scope, read_source,
+    QueryDraft, check_ambient, read_filters, read_limit, read_record, read_scope, read_source,
 };
 use crate::read::reader::{Reader, Section, Spellings, is_snake_identifier, section, suggest};
 use crate::read::yaml::{Node, Value};
@@ -93,7 +93,13 @@ pub fn read_tool(
         None => false,
     };
     let mut draft = Draft::new(path, r.file, query);
-    let shown = |key: ToolKey| if query { !key.action_only() } else { !key.query_only() };
+    let shown = |key: ToolKey| {
+        if query {
+            !key.action_only()
+        } else {
+            !key.query_only()
+        }
+    };
     for (key, key_node, value) in r.section_showing::<ToolKey>(entries, "a tool spec", shown) {
         draft.read(r, key, key_node, value, config);
     }
@@ -195,7 +201,7 @@ impl Draft {
             match key {
                 ToolKey::Source => return query.source = read_source(r, node),
                 ToolKey::Record => return query.record = read_record(r, node),
-                ToolKey::Scope => return query.scope = read_scope(r, node, config),
+                ToolKey::Scope => return query.scope = read_scope(r, node),
                 ToolKey::Filters => return query.filters = read_filters(r, node),
                 ToolKey::Sorts => return query.sorts = r.string_list(node, "`sorts`"),
                 ToolKey::DefaultSort => {
@@ -242,13 +248,20 @@ impl Draft {
         let mut spec = self.spec;
         match self.query {
             Some(draft) => {
-                let query = draft.finish(r, root, first_key_span(root), &spec.tool.options)?;
+                let at = first_key_span(root);
+                let query = draft.finish(r, root, at, &spec.tool.options, config)?;
                 lower(&query, &mut spec, config);
                 spec.query = Some(query);
             }
             None => {
                 for option in &spec.tool.options {
                     narrowing_on_an_action(r, option);
+                }
+                for field in &mut spec.expects {
+                    if let Some(reference) = &mut field.reference {
+                        let scope = std::mem::take(&mut reference.scope);
+                        reference.scope = check_ambient(r, scope, config);
+                    }
                 }
             }
         }

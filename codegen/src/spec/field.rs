@@ -4,6 +4,7 @@
 use serde_json::{Number, Value};
 
 use crate::source::{Span, Spanned};
+use crate::spec::query::RefSpec;
 
 /// A field's type.
 #[derive(Debug, Clone, PartialEq)]
@@ -194,6 +195,8 @@ pub struct Field {
     pub sensitive: bool,
     /// A Rust type path to use instead of the generated type.
     pub rust_type: Option<Spanned<String>>,
+    /// `type: ref`: the record the key names (the field's own type is the key's).
+    pub reference: Option<Box<RefSpec>>,
 }
 
 impl Field {
@@ -216,6 +219,7 @@ impl Field {
             ambient: false,
             sensitive: false,
             rust_type: None,
+            reference: None,
         }
     }
 

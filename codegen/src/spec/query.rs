@@ -30,6 +30,8 @@ pub struct ScopeBinding {
     pub column: Spanned<String>,
     /// The ambient field whose value it must equal.
     pub ambient: Spanned<String>,
+    /// The ambient field's type, once the project's `ambient:` declares it.
+    pub ty: Option<ColumnType>,
 }
 
 /// One entry of `filters`.
@@ -75,6 +77,27 @@ pub struct QuerySpec {
     pub default_sort: Option<Spanned<String>>,
     /// `limit`
     pub limit: PageLimit,
+}
+
+/// A `ref` field (`type: ref`): the model sends a key, the handler gets the record it names
+/// in the source, loaded within the scope.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefSpec {
+    /// `source`: the table or view.
+    pub source: Spanned<String>,
+    /// `key`: the record field the model's value is matched against.
+    pub key: Spanned<String>,
+    /// `record`: the columns loaded, in spec order.
+    pub record: Vec<RecordField>,
+    /// `scope`: never empty once read.
+    pub scope: Vec<ScopeBinding>,
+}
+
+impl RefSpec {
+    /// The key's record field.
+    pub fn key_field(&self) -> Option<&RecordField> {
+        self.record.iter().find(|f| f.name.value == self.key.value)
+    }
 }
 
 /// One adapter's narrowing of a query tool (`tool: { openai: { except_filters: […] } }`).

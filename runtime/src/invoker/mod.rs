@@ -46,8 +46,10 @@ use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
 use crate::invoker::plan::{ArgumentPlan, TopLevel};
 use crate::invoker::report::{Errors, FieldError};
 use crate::query::paging;
+use crate::query::reference::{self, Unresolved};
 use crate::sensitive::Sensitivity;
 use toolspec_vocab::Dialect;
+use toolspec_vocab::codes;
 
 /// A call's typed input and resolved ambient fields.
 type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);
@@ -291,10 +293,15 @@ impl<O: Operation> Typed<O> {
             Ok(c) => c,
             Err(result) => return result,
         };
-        let value = match self.prepare(compiled, args, options.adapter.as_deref(), rules) {
+        let mut value = match self.prepare(compiled, args, options.adapter.as_deref(), rules) {
             Ok(value) => value,
             Err(errors) => return refused(tool, &errors),
         };
+        match reference::resolve(tool, &mut value, ambient, rules.database.as_ref()).await {
+            Ok(()) => {}
+            Err(Unresolved::NotFound { field }) => return not_found(tool, field),
+            Err(Unresolved::Internal(e)) => return internal(tool, e),
+        }
         let (input, resolved) = match Self::decode(compiled, value, ambient, &rules.limits) {
             Ok(decoded) => decoded,
             Err(Decoding::Arguments(errors)) => return refused(tool, &errors),
@@ -405,8 +412,23 @@ impl<O: Operation> Typed<O> {
                 })
                 .collect(),
         };
-        let decoded = self
-            .prepare(compiled, args, options.adapter.as_deref(), rules)
+        let mut prepared = self.prepare(compiled, args, options.adapter.as_deref(), rules);
+        if let Ok(value) = &mut prepared {
+            match reference::resolve(tool, value, ambient, rules.database.as_ref()).await {
+                Ok(()) => {}
+                Err(Unresolved::NotFound { field }) => {
+                    let failed = not_found(tool, field);
+                    let message = failed.outcome.err().map(|e| e.message).unwrap_or_default();
+                    explanation.errors = vec![FieldError {
+                        field: format!("/{field}"),
+                        message,
+                    }];
+                    return Ok(explanation);
+                }
+                Err(Unresolved::Internal(e)) => return Err(internal(tool, e)),
+            }
+        }
+        let decoded = prepared
             .map_err(Decoding::Arguments)
             .and_then(|value| Self::decode(compiled, value, ambient, &rules.limits));
         let (input, resolved) = match decoded {
@@ -601,6 +623,21 @@ fn resolve_ambient<A: DeserializeOwned>(
 /// The `invalid_arguments` failure listing `errors`.
 pub(crate) fn invalid_arguments(errors: &Errors) -> ToolResult {
     let error = ToolError::invalid_arguments(errors.summary(), errors.details());
+    ToolResult::failed(error, None)
+}
+
+/// A `ref` field names no record the caller may see: `not_found`, with the message of the
+/// spec's own `not_found` code when it declares one.
+fn not_found(tool: &Descriptor, field: &str) -> ToolResult {
+    let (message, standalone) = match tool.error(codes::NOT_FOUND) {
+        Some(declared) => (declared.message.to_owned(), declared.standalone),
+        None => (format!("No such {field}."), false),
+    };
+    let error = ToolError {
+        code: codes::NOT_FOUND.into(),
+        message: compose_error(tool.error_headline, &message, standalone),
+        details: None,
+    };
     ToolResult::failed(error, None)
 }
 

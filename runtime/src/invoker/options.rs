@@ -7,6 +7,7 @@ use tokio_util::sync::CancellationToken;
 use crate::caller::{Caller, Scopes};
 use crate::context::Progress;
 use crate::invoker::limits::Limits;
+use crate::query::database::Database;
 
 /// What to do with argument keys the input schema does not declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -18,12 +19,13 @@ pub enum UndeclaredKeys {
     Drop,
 }
 
-/// What a registry decides for every call it makes: how undeclared keys are treated, and
-/// the limits.
-#[derive(Debug, Clone, Copy, Default)]
+/// What a registry decides for every call it makes: how undeclared keys are treated, the
+/// limits, and the database `ref` fields are loaded from.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Rules {
     pub(crate) undeclared: UndeclaredKeys,
     pub(crate) limits: Limits,
+    pub(crate) database: Option<Database>,
 }
 
 /// Per-call options an adapter passes along with the arguments.

@@ -9,8 +9,8 @@
 use serde_json::{Map, Value};
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-use crate::query::sql::{Backend, Statements, statements};
-use crate::query_decl::QueryDecl;
+use crate::query::sql::{Backend, Statements, lookup, statements};
+use crate::query_decl::{QueryDecl, RefDecl};
 
 /// Where query tools read from: hand one to the generated `registry(handler, database)`.
 ///
@@ -78,6 +78,47 @@ impl Database {
             Pool::Postgres(ref pool) => {
                 let built = statements(decl, args, ambient, Backend::Postgres)?;
                 postgres(pool, decl, built).await
+            }
+        }
+    }
+}
+
+impl Database {
+    /// The record a `ref` field's key names, within the scope bound from `ambient`; `None`
+    /// when there is none (or none the caller may see). An error is for the developer.
+    pub(crate) async fn load<'a>(
+        &self,
+        reference: &RefDecl,
+        key: &Value,
+        ambient: impl Fn(&str) -> Option<&'a Value>,
+    ) -> Result<Option<Value>, String> {
+        let _ = (reference, key, &ambient);
+        match self.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(ref pool) => {
+                use sea_query::SqliteQueryBuilder;
+                use sea_query_sqlx::SqlxBinder;
+                let select = lookup(reference, key, ambient, Backend::Sqlite)?;
+                let (sql, values) = select.build_sqlx(SqliteQueryBuilder);
+                let row = sqlx::query_with(sqlx::AssertSqlSafe(sql), values)
+                    .fetch_optional(pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                row.map(|row| crate::query::rows::sqlite(&row, reference.record))
+                    .transpose()
+            }
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(ref pool) => {
+                use sea_query::PostgresQueryBuilder;
+                use sea_query_sqlx::SqlxBinder;
+                let select = lookup(reference, key, ambient, Backend::Postgres)?;
+                let (sql, values) = select.build_sqlx(PostgresQueryBuilder);
+                let row = sqlx::query_with(sqlx::AssertSqlSafe(sql), values)
+                    .fetch_optional(pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                row.map(|row| crate::query::rows::postgres(&row, reference.record))
+                    .transpose()
             }
         }
     }

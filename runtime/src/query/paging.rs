@@ -73,7 +73,11 @@ pub(crate) fn normalize(
 
 /// A whole number (an integral float, or a string of one, as wire values come), or `None`
 /// when absent or null; anything else is an error.
-fn whole(value: Option<&Value>, key: &'static str, errors: &mut Vec<ArgumentError>) -> Option<i128> {
+fn whole(
+    value: Option<&Value>,
+    key: &'static str,
+    errors: &mut Vec<ArgumentError>,
+) -> Option<i128> {
     let number = match value? {
         Value::Null => return None,
         Value::Number(n) => n
@@ -156,8 +160,13 @@ mod tests {
             column: "name",
             ty: ColumnType::String,
         }];
-        let decl = QueryDecl { filters: FILTERS, ..DECL };
-        let Value::Object(mut args) = json!({"name": "a\u{0}b"}) else { unreachable!() };
+        let decl = QueryDecl {
+            filters: FILTERS,
+            ..DECL
+        };
+        let Value::Object(mut args) = json!({"name": "a\u{0}b"}) else {
+            unreachable!()
+        };
         let errors = normalize(&mut args, &decl, None).unwrap_err();
         assert_eq!(errors[0].key, "name");
     }

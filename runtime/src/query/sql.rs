@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use toolspec_vocab::query::{LIMIT, OFFSET, SORT, Sort};
 use uuid::Uuid;
 
-use crate::query_decl::{ColumnType, FilterOp, QueryDecl};
+use crate::query_decl::{ColumnType, FilterOp, QueryDecl, RefDecl, ScopeColumn};
 
 /// The database a statement is built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,18 +59,7 @@ pub(crate) fn statements(
     backend: Backend,
 ) -> Result<Statements, String> {
     let table = table(decl.source);
-    let mut conditions = Vec::with_capacity(decl.scope.len() + decl.filters.len());
-    for scope in decl.scope {
-        let value = ambient.get(scope.ambient).filter(|v| !v.is_null()).ok_or_else(|| {
-            format!(
-                "the scope binds `{}` to the ambient field `{}`, which has no value: an unscoped query never runs",
-                scope.column, scope.ambient
-            )
-        })?;
-        let value = param(value, scope.ty, backend)
-            .map_err(|e| format!("ambient field `{}`: {e}", scope.ambient))?;
-        conditions.push(comparable(scope.column, scope.ty, backend).eq(value));
-    }
+    let mut conditions = scope(decl.scope, |key| ambient.get(key), backend)?;
     for filter in decl.filters {
         let Some(value) = args.get(filter.name).filter(|v| !v.is_null()) else {
             continue;
@@ -136,6 +125,54 @@ pub(crate) fn statements(
         limit,
         offset,
     })
+}
+
+/// The statement loading the record a `ref` field's `key` names, within its scope (at most
+/// one row).
+pub(crate) fn lookup<'a>(
+    reference: &RefDecl,
+    key: &Value,
+    ambient: impl Fn(&str) -> Option<&'a Value>,
+    backend: Backend,
+) -> Result<SelectStatement, String> {
+    let mut select = Query::select();
+    for column in reference.record {
+        select.expr(selected(column.column, column.ty, backend));
+    }
+    select.from(table(reference.source));
+    for condition in scope(reference.scope, ambient, backend)? {
+        select.and_where(condition);
+    }
+    let key = param(key, reference.key_type, backend)
+        .map_err(|e| format!("the key of `{}`: {e}", reference.field))?;
+    let key = compared(key, reference.key_type, backend);
+    select
+        .and_where(comparable(reference.key, reference.key_type, backend).eq(key))
+        .limit(1);
+    Ok(select)
+}
+
+/// The scope's conditions, each column equal to its ambient value; a missing ambient value
+/// is an error, never an unscoped statement.
+fn scope<'a>(
+    columns: &[ScopeColumn],
+    ambient: impl Fn(&str) -> Option<&'a Value>,
+    backend: Backend,
+) -> Result<Vec<Expr>, String> {
+    let mut conditions = Vec::with_capacity(columns.len() + 4);
+    for scope in columns {
+        let value = ambient(scope.ambient).filter(|v| !v.is_null()).ok_or_else(|| {
+            format!(
+                "the scope binds `{}` to the ambient field `{}`, which has no value: an unscoped query never runs",
+                scope.column, scope.ambient
+            )
+        })?;
+        let value = param(value, scope.ty, backend)
+            .map_err(|e| format!("ambient field `{}`: {e}", scope.ambient))?;
+        let value = compared(value, scope.ty, backend);
+        conditions.push(comparable(scope.column, scope.ty, backend).eq(value));
+    }
+    Ok(conditions)
 }
 
 /// `orders`, or `sales.orders`.

@@ -12,7 +12,10 @@ use toolspec::{AmbientContext, Database};
 const ROWS: i64 = 100_000;
 
 async fn seed(pool: &sqlx::SqlitePool) {
-    sqlx::query(toolspec_test_query::schema(true)).execute(pool).await.expect("schema");
+    sqlx::query(toolspec_test_query::schema(true))
+        .execute(pool)
+        .await
+        .expect("schema");
     sqlx::query("CREATE INDEX items_by_tenant ON items (tenant_id, at)")
         .execute(pool)
         .await
@@ -50,12 +53,13 @@ async fn by_hand(pool: &sqlx::SqlitePool) -> (i64, Vec<serde_json::Value>) {
     .fetch_all(&mut *tx)
     .await
     .expect("page");
-    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM items WHERE tenant_id = ? AND category IN (?)")
-        .bind(7i64)
-        .bind("toys")
-        .fetch_one(&mut *tx)
-        .await
-        .expect("count");
+    let total: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM items WHERE tenant_id = ? AND category IN (?)")
+            .bind(7i64)
+            .bind("toys")
+            .fetch_one(&mut *tx)
+            .await
+            .expect("count");
     tx.rollback().await.expect("end");
     let records = rows
         .iter()
@@ -71,26 +75,42 @@ async fn by_hand(pool: &sqlx::SqlitePool) -> (i64, Vec<serde_json::Value>) {
 }
 
 fn bench(c: &mut Criterion) {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let dir = tempfile::tempdir().expect("temp dir");
-    let url = format!("sqlite://{}?mode=rwc", dir.path().join("bench.db").display());
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("bench.db").display()
+    );
     let pool = runtime.block_on(async {
         let pool = sqlx::SqlitePool::connect(&url).await.expect("SQLite");
         seed(&pool).await;
         pool
     });
-    let registry = toolspec_test_query::tools::registry((), Database::sqlite(pool.clone()));
+    let registry = toolspec_test_query::tools::registry(
+        toolspec_test_query::Items,
+        Database::sqlite(pool.clone()),
+    );
     let tool = registry.get("items_search").expect("tool");
     let ambient = AmbientContext::from([("tenant", 7)]);
     let args = json!({"category": ["toys"], "limit": 20, "offset": 20, "sort": "-at"});
     let page = runtime.block_on(tool.invoke(args.clone(), &ambient));
     let (total, records) = runtime.block_on(by_hand(&pool));
     let page = page.outcome.expect("the tool call succeeds");
-    assert_eq!(page["total"], total, "the tool and the hand-written query agree");
-    assert_eq!(page["records"].as_array().map(Vec::len), Some(records.len()));
+    assert_eq!(
+        page["total"], total,
+        "the tool and the hand-written query agree"
+    );
+    assert_eq!(
+        page["records"].as_array().map(Vec::len),
+        Some(records.len())
+    );
     let mut group = c.benchmark_group("query_page_of_100k_rows");
     group.bench_function("tool_call", |b| {
-        b.to_async(&runtime).iter(|| tool.invoke(args.clone(), &ambient));
+        b.to_async(&runtime)
+            .iter(|| tool.invoke(args.clone(), &ambient));
     });
     group.bench_function("hand_written_sqlx", |b| {
         b.to_async(&runtime).iter(|| by_hand(&pool));

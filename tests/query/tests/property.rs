@@ -23,12 +23,20 @@ fn text() -> impl Strategy<Value = Value> {
 }
 
 fn integer() -> impl Strategy<Value = Value> {
-    prop_oneof![(-200i64..10_200).prop_map(|n| json!(n)), Just(json!(i64::MIN)), Just(json!(i64::MAX))]
+    prop_oneof![
+        (-200i64..10_200).prop_map(|n| json!(n)),
+        Just(json!(i64::MIN)),
+        Just(json!(i64::MAX))
+    ]
 }
 
 /// A value of the wrong type for any filter.
 fn wrong() -> impl Strategy<Value = Value> {
-    prop_oneof![Just(json!({"x": 1})), Just(json!("not a number")), Just(json!([[1]]))]
+    prop_oneof![
+        Just(json!({"x": 1})),
+        Just(json!("not a number")),
+        Just(json!([[1]]))
+    ]
 }
 
 /// A value for the filter `name`: of its type (mostly) or of the wrong one.
@@ -74,7 +82,9 @@ fn value(name: &'static str) -> BoxedStrategy<Value> {
                 json!(shifted)
             })
             .boxed(),
-        _ => proptest::collection::vec(1i64..105, 0..6).prop_map(Value::from).boxed(),
+        _ => proptest::collection::vec(1i64..105, 0..6)
+            .prop_map(Value::from)
+            .boxed(),
     };
     prop_oneof![9 => right, 1 => wrong()].boxed()
 }
@@ -101,7 +111,10 @@ fn call() -> impl Strategy<Value = (i64, Option<&'static str>, Map<String, Value
         (1i64..30).prop_map(|n| json!(n.to_string())),
         Just(json!("many")),
     ]);
-    let offset = proptest::option::of(prop_oneof![(-3i64..60).prop_map(|n| json!(n)), Just(json!(1e3))]);
+    let offset = proptest::option::of(prop_oneof![
+        (-3i64..60).prop_map(|n| json!(n)),
+        Just(json!(1e3))
+    ]);
     (
         1i64..=3,
         proptest::option::weighted(0.3, Just("openai")),
@@ -147,7 +160,10 @@ fn check(fixture: &Fixture, runtime: &tokio::runtime::Runtime, cases: u32) {
         })
         .unwrap_or_else(|e| panic!("{e}"));
     let pages = pages.get();
-    assert!(pages > cases / 4, "most calls should run: only {pages} of {cases} did");
+    assert!(
+        pages > cases / 4,
+        "most calls should run: only {pages} of {cases} did"
+    );
 }
 
 fn runtime() -> tokio::runtime::Runtime {

@@ -515,6 +515,7 @@ mod tests {
         adapter: "mcp",
         name: Some("mcp_name"),
         settings: &[],
+        view: None,
     }];
 
     fn tool(hints: &'static [&'static str]) -> &'static Descriptor {
@@ -583,6 +584,7 @@ mod tests {
                 adapter: "mcp",
                 name: Some("a_guarded"),
                 settings: &[],
+                view: None,
             }],
             ..*open
         }));

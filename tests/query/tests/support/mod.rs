@@ -26,15 +26,37 @@ pub struct Row {
 
 impl Row {
     pub fn instant(&self) -> DateTime<Utc> {
-        DateTime::parse_from_rfc3339(&self.at).expect("fixture date-time").with_timezone(&Utc)
+        DateTime::parse_from_rfc3339(&self.at)
+            .expect("fixture date-time")
+            .with_timezone(&Utc)
     }
 }
 
 /// Names full of what SQL and LIKE treat specially, quotes, Unicode and a long one.
 pub const NAMES: &[&str] = &[
-    "alpha", "Alpha", "alphabet", "a%b", "a_b", "a\\b", "ab", "it's", "\"quoted\"", "100%",
-    "_", "%", "%%", "ünïcödé 日本", "emoji 🎉", "", "DROP TABLE items; --", "a'b'c", "tab\there",
-    "new\nline", "Z", "zeta", "Ω",
+    "alpha",
+    "Alpha",
+    "alphabet",
+    "a%b",
+    "a_b",
+    "a\\b",
+    "ab",
+    "it's",
+    "\"quoted\"",
+    "100%",
+    "_",
+    "%",
+    "%%",
+    "ünïcödé 日本",
+    "emoji 🎉",
+    "",
+    "DROP TABLE items; --",
+    "a'b'c",
+    "tab\there",
+    "new\nline",
+    "Z",
+    "zeta",
+    "Ω",
 ];
 
 pub const CATEGORIES: &[&str] = &["tools", "toys", "food"];
@@ -44,7 +66,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
 
@@ -111,9 +136,15 @@ impl Fixture {
     /// The rows in a new SQLite file.
     pub async fn sqlite() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let url = format!("sqlite://{}?mode=rwc", dir.path().join("items.db").display());
+        let url = format!(
+            "sqlite://{}?mode=rwc",
+            dir.path().join("items.db").display()
+        );
         let pool = sqlx::SqlitePool::connect(&url).await.expect("SQLite opens");
-        sqlx::query(toolspec_test_query::schema(true)).execute(&pool).await.expect("schema");
+        sqlx::query(toolspec_test_query::schema(true))
+            .execute(&pool)
+            .await
+            .expect("schema");
         let rows = rows();
         for row in &rows {
             sqlx::query("INSERT INTO items VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
@@ -133,7 +164,10 @@ impl Fixture {
         }
         let database = Database::sqlite(pool);
         Self {
-            registry: toolspec_test_query::tools::registry((), database.clone()),
+            registry: toolspec_test_query::tools::registry(
+                toolspec_test_query::Items,
+                database.clone(),
+            ),
             database,
             rows,
             _dir: Some(dir),
@@ -158,10 +192,18 @@ impl Fixture {
         let create = format!(
             "CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"
         );
-        sqlx::query(sqlx::AssertSqlSafe(create)).execute(&mut admin).await.expect("create database");
+        sqlx::query(sqlx::AssertSqlSafe(create))
+            .execute(&mut admin)
+            .await
+            .expect("create database");
         let base = url.rsplit_once('/').map_or(url, |(base, _)| base);
-        let pool = sqlx::PgPool::connect(&format!("{base}/{name}")).await.expect("connect");
-        sqlx::query(toolspec_test_query::schema(false)).execute(&pool).await.expect("schema");
+        let pool = sqlx::PgPool::connect(&format!("{base}/{name}"))
+            .await
+            .expect("connect");
+        sqlx::query(toolspec_test_query::schema(false))
+            .execute(&pool)
+            .await
+            .expect("schema");
         let rows = rows();
         for row in &rows {
             sqlx::query(
@@ -183,7 +225,10 @@ impl Fixture {
         }
         let database = Database::postgres(pool);
         Self {
-            registry: toolspec_test_query::tools::registry((), database.clone()),
+            registry: toolspec_test_query::tools::registry(
+                toolspec_test_query::Items,
+                database.clone(),
+            ),
             database,
             rows,
             _dir: None,
@@ -197,7 +242,10 @@ impl Fixture {
             adapter: adapter.map(str::to_owned),
             ..CallOptions::default()
         };
-        let tool = self.registry.get("items_search").expect("the tool is registered");
+        let tool = self
+            .registry
+            .get("items_search")
+            .expect("the tool is registered");
         tool.invoke_with(args.clone(), &ambient, options).await
     }
 }
@@ -206,7 +254,12 @@ impl Fixture {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Expected {
     Invalid,
-    Page { ids: Vec<i64>, total: usize, limit: u64, offset: u64 },
+    Page {
+        ids: Vec<i64>,
+        total: usize,
+        limit: u64,
+        offset: u64,
+    },
 }
 
 /// PostgreSQL's URL: required when `CI` is set (the PostgreSQL tests then fail rather than
@@ -231,22 +284,70 @@ pub struct FilterDef {
 }
 
 pub const FILTERS: &[FilterDef] = &[
-    FilterDef { name: "name", hidden_on_openai: false },
-    FilterDef { name: "name_not", hidden_on_openai: false },
-    FilterDef { name: "name_contains", hidden_on_openai: true },
-    FilterDef { name: "name_prefix", hidden_on_openai: false },
-    FilterDef { name: "category", hidden_on_openai: false },
-    FilterDef { name: "price_min", hidden_on_openai: false },
-    FilterDef { name: "price_below", hidden_on_openai: false },
-    FilterDef { name: "price_upto", hidden_on_openai: false },
-    FilterDef { name: "price_over", hidden_on_openai: false },
-    FilterDef { name: "weight_max", hidden_on_openai: false },
-    FilterDef { name: "active", hidden_on_openai: false },
-    FilterDef { name: "code", hidden_on_openai: true },
-    FilterDef { name: "day_from", hidden_on_openai: false },
-    FilterDef { name: "at_before", hidden_on_openai: false },
-    FilterDef { name: "at_after", hidden_on_openai: false },
-    FilterDef { name: "ids", hidden_on_openai: false },
+    FilterDef {
+        name: "name",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "name_not",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "name_contains",
+        hidden_on_openai: true,
+    },
+    FilterDef {
+        name: "name_prefix",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "category",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "price_min",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "price_below",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "price_upto",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "price_over",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "weight_max",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "active",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "code",
+        hidden_on_openai: true,
+    },
+    FilterDef {
+        name: "day_from",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "at_before",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "at_after",
+        hidden_on_openai: false,
+    },
+    FilterDef {
+        name: "ids",
+        hidden_on_openai: false,
+    },
 ];
 
 /// Whether `row` passes filter `name` with `value` (a value of the right type), or `None`
@@ -254,7 +355,9 @@ pub const FILTERS: &[FilterDef] = &[
 fn passes(row: &Row, name: &str, value: &Value) -> Option<bool> {
     let text = || value.as_str();
     let instant = || {
-        DateTime::parse_from_rfc3339(value.as_str()?).ok().map(|t| t.with_timezone(&Utc))
+        DateTime::parse_from_rfc3339(value.as_str()?)
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
     };
     Some(match name {
         "name" => row.name == text()?,
@@ -287,7 +390,11 @@ fn passes(row: &Row, name: &str, value: &Value) -> Option<bool> {
             let hyphens = [8, 13, 18, 23];
             let uuid = code.len() == 36
                 && code.char_indices().all(|(i, c)| {
-                    if hyphens.contains(&i) { c == '-' } else { c.is_ascii_hexdigit() }
+                    if hyphens.contains(&i) {
+                        c == '-'
+                    } else {
+                        c.is_ascii_hexdigit()
+                    }
                 });
             uuid.then_some(())?;
             row.code == code
@@ -304,7 +411,12 @@ fn passes(row: &Row, name: &str, value: &Value) -> Option<bool> {
 }
 
 /// The page a call of `items_search` with `args` as `tenant` through `adapter` must give.
-pub fn reference(rows: &[Row], args: &Map<String, Value>, tenant: i64, adapter: Option<&str>) -> Expected {
+pub fn reference(
+    rows: &[Row],
+    args: &Map<String, Value>,
+    tenant: i64,
+    adapter: Option<&str>,
+) -> Expected {
     let openai = adapter == Some("openai");
     let whole = |key: &str| -> Result<Option<i128>, ()> {
         match args.get(key) {
@@ -345,7 +457,11 @@ pub fn reference(rows: &[Row], args: &Map<String, Value>, tenant: i64, adapter: 
         }
         matching.retain(|r| passes(r, key, value) == Some(true));
     }
-    let sorts: &[&str] = if openai { &["price"] } else { &["name", "price", "weight", "day", "at", "id"] };
+    let sorts: &[&str] = if openai {
+        &["price"]
+    } else {
+        &["name", "price", "weight", "day", "at", "id"]
+    };
     let sort = args
         .get("sort")
         .and_then(Value::as_str)
@@ -372,12 +488,26 @@ pub fn reference(rows: &[Row], args: &Map<String, Value>, tenant: i64, adapter: 
             "at" => a.instant().cmp(&b.instant()),
             _ => a.id.cmp(&b.id),
         };
-        let primary = if descending { primary.reverse() } else { primary };
+        let primary = if descending {
+            primary.reverse()
+        } else {
+            primary
+        };
         primary.then(a.id.cmp(&b.id))
     });
     let total = matching.len();
-    let ids = matching.iter().skip(offset as usize).take(limit as usize).map(|r| r.id).collect();
-    Expected::Page { ids, total, limit, offset }
+    let ids = matching
+        .iter()
+        .skip(offset as usize)
+        .take(limit as usize)
+        .map(|r| r.id)
+        .collect();
+    Expected::Page {
+        ids,
+        total,
+        limit,
+        offset,
+    }
 }
 
 /// What a call gave, in the reference's terms; every record is checked against its row.
@@ -392,7 +522,11 @@ pub fn observed(result: &ToolResult, rows: &[Row], tenant: i64) -> Expected {
     for record in records {
         let id = record["id"].as_i64().expect("id");
         let row = rows.iter().find(|r| r.id == id).expect("a known row");
-        assert_eq!(row.tenant, tenant, "row {id} of tenant {} leaked to tenant {tenant}", row.tenant);
+        assert_eq!(
+            row.tenant, tenant,
+            "row {id} of tenant {} leaked to tenant {tenant}",
+            row.tenant
+        );
         assert_eq!(record["name"], json!(row.name));
         assert_eq!(record["category"], json!(row.category));
         assert_eq!(record["price"], json!(row.price));
@@ -400,9 +534,14 @@ pub fn observed(result: &ToolResult, rows: &[Row], tenant: i64) -> Expected {
         assert_eq!(record["active"], json!(row.active));
         assert_eq!(record["code"], json!(row.code));
         assert_eq!(record["day"], json!(row.day.format("%Y-%m-%d").to_string()));
-        let at = DateTime::parse_from_rfc3339(record["at"].as_str().expect("at")).expect("RFC 3339");
+        let at =
+            DateTime::parse_from_rfc3339(record["at"].as_str().expect("at")).expect("RFC 3339");
         assert_eq!(at.with_timezone(&Utc), row.instant());
-        assert_eq!(record.as_object().map(Map::len), Some(9), "only the record's fields");
+        assert_eq!(
+            record.as_object().map(Map::len),
+            Some(9),
+            "only the record's fields"
+        );
         ids.push(id);
     }
     Expected::Page {
