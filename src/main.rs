@@ -579,7 +579,7 @@ mod tests {
     fn the_tool_listing_is_sorted_and_aligned() {
         let listing = crate::tool_listing();
         let lines: Vec<&str> = listing.lines().collect();
-        assert_eq!(lines.len(), 6);
+        assert_eq!(lines.len(), 7);
         assert_eq!(
             lines[1],
             "orders_cancel  Cancel order   [anthropic, gemini, http, mcp, openai, rig]"

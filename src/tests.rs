@@ -110,7 +110,8 @@ async fn every_tool_is_registered_on_its_adapters() {
             "orders_export",
             "orders_get",
             "orders_place",
-            "orders_refund"
+            "orders_refund",
+            "orders_search"
         ]
     );
     let http: Vec<&str> = f
@@ -127,7 +128,8 @@ async fn every_tool_is_registered_on_its_adapters() {
             "orders_cancel",
             "orders_export",
             "orders_get",
-            "orders_place"
+            "orders_place",
+            "orders_search"
         ]
     );
 }

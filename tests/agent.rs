@@ -298,7 +298,8 @@ async fn a_tool_call_runs_on_the_store_and_its_result_goes_back_to_the_model() {
             "orders_export",
             "orders_get",
             "orders_place",
-            "orders_refund"
+            "orders_refund",
+            "orders_search"
         ]
     );
     let get = first["tools"]

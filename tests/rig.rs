@@ -40,7 +40,8 @@ async fn every_member_is_a_dynamic_tool_with_its_openai_parameters() {
             "orders_export",
             "orders_get",
             "orders_place",
-            "orders_refund"
+            "orders_refund",
+            "orders_search"
         ]
     );
     let get = find(&tools, "orders_get").definition();
@@ -116,7 +117,13 @@ async fn a_caller_sees_only_the_tools_its_scopes_allow() {
     let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
     assert_eq!(
         names,
-        ["customers_me", "explain", "orders_export", "orders_get"]
+        [
+            "customers_me",
+            "explain",
+            "orders_export",
+            "orders_get",
+            "orders_search"
+        ]
     );
     // A tool wrapped for this caller anyway still refuses, as if it did not exist.
     let cancel = toolspec::rig::wrap(&registry, "orders_cancel", &reader).unwrap();

@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use toolspec::settings::{AdapterDecl, Settings};
 use toolspec::{
-    AdapterBinding, Descriptor, Dialect, ErrorCode, Field, FilterColumn, Guard, PageLimit,
-    QueryDecl, QueryView, RecordColumn, ScopeColumn, ToolKind,
+    AdapterBinding, ColumnType, Descriptor, Dialect, ErrorCode, Field, FilterColumn, Guard,
+    PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl, ScopeColumn, ToolKind,
 };
 use toolspec_codegen::Project;
 
@@ -209,34 +209,53 @@ fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
             .collect::<Vec<_>>()
             .leak(),
         query,
+        refs: d
+            .refs
+            .into_iter()
+            .map(|r| RefDecl {
+                field: leak_str(r.field),
+                source: leak_str(r.source),
+                key: leak_str(r.key),
+                key_type: r.key_type,
+                record: record_columns(r.record),
+                scope: scope_columns(r.scope),
+            })
+            .collect::<Vec<_>>()
+            .leak(),
     }
+}
+
+fn record_columns(record: Vec<(String, String, ColumnType, bool)>) -> &'static [RecordColumn] {
+    record
+        .into_iter()
+        .map(|(name, column, ty, nullable)| RecordColumn {
+            name: leak_str(name),
+            column: leak_str(column),
+            ty,
+            nullable,
+        })
+        .collect::<Vec<_>>()
+        .leak()
+}
+
+fn scope_columns(scope: Vec<(String, String, ColumnType)>) -> &'static [ScopeColumn] {
+    scope
+        .into_iter()
+        .map(|(column, ambient, ty)| ScopeColumn {
+            column: leak_str(column),
+            ambient: leak_str(ambient),
+            ty,
+        })
+        .collect::<Vec<_>>()
+        .leak()
 }
 
 /// A query tool's declaration as the generated `QueryDecl` holds it.
 fn query_decl(q: toolspec_codegen::QueryDescriptor) -> QueryDecl {
     QueryDecl {
         source: leak_str(q.source),
-        record: q
-            .record
-            .into_iter()
-            .map(|(name, column, ty, nullable)| RecordColumn {
-                name: leak_str(name),
-                column: leak_str(column),
-                ty,
-                nullable,
-            })
-            .collect::<Vec<_>>()
-            .leak(),
-        scope: q
-            .scope
-            .into_iter()
-            .map(|(column, ambient, ty)| ScopeColumn {
-                column: leak_str(column),
-                ambient: leak_str(ambient),
-                ty,
-            })
-            .collect::<Vec<_>>()
-            .leak(),
+        record: record_columns(q.record),
+        scope: scope_columns(q.scope),
         filters: q
             .filters
             .into_iter()

@@ -23,9 +23,12 @@
 //! `tests/architecture` checks it):
 //!
 //! - vocabulary and data: `ambient`, `project`, [`explain`] (the explain tool's published
-//!   schemas), `descriptor`, `caller`, `context`, `failure`, `contract`, `hooks`;
+//!   schemas), `query_decl` (what query tools and `ref` fields declare), `descriptor`,
+//!   `caller`, `context`, `failure`, `contract`, `hooks`;
 //! - `schema`: keys, local `$ref`s and the one schema walker (depth limit and budget);
 //! - [`sensitive`]: where a tool's values are sensitive, and redaction;
+//! - `query`: the query engine of query tools and `ref` fields ([`Database`], SQL built with
+//!   sea-query, the `sqlite` and `postgres` features);
 //! - `invoker`: the one call path (screening and coercion, the schema check, decoding, guards
 //!   and handler under timeout and cancellation), with its options, limits and reports;
 //! - `registry`: the tools with their handlers, indexed by name and by adapter, and hooks;

@@ -82,7 +82,7 @@ async fn every_supported_protocol_version_lists_and_calls() {
             assert_eq!(negotiated, Some(version.clone()));
         }
         let listed = client.list_tools(None).await.unwrap();
-        assert_eq!(listed.tools.len(), 7, "{version}");
+        assert_eq!(listed.tools.len(), 8, "{version}");
         // 2026-07-28 requires caching hints on tools/list; older clients ignore them.
         assert_eq!(
             (listed.ttl_ms, listed.cache_scope),
@@ -105,7 +105,13 @@ async fn the_token_decides_the_ambient_context_and_the_visible_tools() {
         .await;
     assert_eq!(
         names(&grace).await,
-        ["customers_me", "explain", "orders_export", "orders_get"]
+        [
+            "customers_me",
+            "explain",
+            "orders_export",
+            "orders_get",
+            "orders_search"
+        ]
     );
     let me = result(
         &grace,

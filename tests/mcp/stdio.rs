@@ -180,7 +180,13 @@ async fn a_tool_outside_the_callers_scopes_is_neither_listed_nor_callable() {
     .await;
     assert_eq!(
         names(&client).await,
-        ["customers_me", "explain", "orders_export", "orders_get"]
+        [
+            "customers_me",
+            "explain",
+            "orders_export",
+            "orders_get",
+            "orders_search"
+        ]
     );
 
     let hidden = protocol_error(
@@ -302,7 +308,7 @@ async fn tools_list_carries_caching_hints_and_pages_on_request() {
     }
     assert_eq!(
         pages.iter().map(Vec::len).collect::<Vec<_>>(),
-        [3, 3, 1],
+        [3, 3, 2],
         "{pages:?}"
     );
     assert_eq!(

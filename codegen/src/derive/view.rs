@@ -21,7 +21,7 @@ pub fn narrow(input: &Value, query: &QuerySpec, view: &View) -> Value {
         .collect();
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         for name in &hidden {
-            properties.remove(*name);
+            properties.shift_remove(*name);
         }
         if let Some(values) = properties
             .get_mut(SORT)

@@ -206,7 +206,12 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
 
 #[test]
 fn registry_binds_handlers_and_reports_outcomes() {
-    let registry = store::registry(Store);
+    // The store's query tool reads a database: an empty in-memory one is enough here.
+    let database = block_on(async {
+        let pool = sqlx::SqlitePool::connect("sqlite::memory:").await.unwrap();
+        toolspec::Database::sqlite(pool)
+    });
+    let registry = store::registry(Store, database);
     assert_eq!(
         registry.tools().map(|t| t.name()).collect::<Vec<_>>(),
         [
@@ -216,12 +221,13 @@ fn registry_binds_handlers_and_reports_outcomes() {
             "orders_export",
             "orders_get",
             "orders_place",
-            "orders_refund"
+            "orders_refund",
+            "orders_search"
         ]
     );
     assert_eq!(
         registry.tools_for("http").len(),
-        6,
+        7,
         "refund excludes http; explain is everywhere"
     );
     let ambient = AmbientContext::from([("customer_id", 1)]);

@@ -199,6 +199,7 @@ pub mod ping {
             ::toolspec::__private::AdapterBinding::member("rig"),
         ],
         query: ::core::option::Option::None,
+        refs: &[],
     };
 }
 pub mod kitchen {
@@ -700,6 +701,7 @@ pub mod kitchen {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
 }

@@ -148,6 +148,7 @@ pub mod agent {
                 },
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     pub mod support {
@@ -289,6 +290,7 @@ pub mod agent {
                     },
                 ],
                 query: ::core::option::Option::None,
+                refs: &[],
             };
         }
     }
@@ -429,6 +431,7 @@ pub mod internal {
                 ::toolspec::__private::AdapterBinding::member("slack"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// Everywhere but http.
@@ -565,6 +568,7 @@ pub mod internal {
                 ::toolspec::__private::AdapterBinding::member("slack"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// A helper that is not a tool on any adapter.
@@ -680,6 +684,7 @@ pub mod internal {
             scopes: &[],
             adapters: &[],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// Only for http and anthropic.
@@ -803,6 +808,7 @@ pub mod internal {
                 ::toolspec::__private::AdapterBinding::member("http"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
 }

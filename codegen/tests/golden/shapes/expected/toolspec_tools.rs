@@ -606,6 +606,7 @@ pub mod draw {
             ::toolspec::__private::AdapterBinding::member("rig"),
         ],
         query: ::core::option::Option::None,
+        refs: &[],
     };
 }
 /// Lays out a page.
@@ -765,6 +766,7 @@ pub mod layout {
             ::toolspec::__private::AdapterBinding::member("rig"),
         ],
         query: ::core::option::Option::None,
+        refs: &[],
     };
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).

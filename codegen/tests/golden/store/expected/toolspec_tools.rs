@@ -245,6 +245,7 @@ pub mod customers {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
 }
@@ -491,6 +492,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
@@ -682,6 +684,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// Look up one of the current customer's orders.
@@ -847,6 +850,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// Place a new order for the current customer.
@@ -1070,6 +1074,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// Refund a delivered order, fully or in part.
@@ -1262,6 +1267,7 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
+            refs: &[],
         };
     }
     /// Search your orders.
@@ -1572,11 +1578,11 @@ pub mod orders {
                             schemas: &[
                                 (
                                     ::toolspec::__private::Dialect::Mcp,
-                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"Only records whose total is at least this."},"offset":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Records to skip before this page (default 0)."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."}},"additionalProperties":false}"#,
+                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
                                 ),
                                 (
                                     ::toolspec::__private::Dialect::OpenAi,
-                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."}},"additionalProperties":false}"#,
+                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
                                 ),
                             ],
                         },
@@ -1672,6 +1678,7 @@ pub mod orders {
                     },
                 },
             ),
+            refs: &[],
         };
     }
 }
@@ -1708,9 +1715,9 @@ pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &orders::refund::DESCRIPTOR,
     &orders::search::DESCRIPTOR,
 ];
-/// Binds every action to `handler` and every query tool to `database`. Does not
-/// compile until `H` implements every action's `Handler`; the error names each tool
-/// that is missing.
+/// Binds every action to `handler` and every query tool to `database`, which `ref`
+/// fields load their records from too. Does not compile until `H` implements every
+/// action's `Handler`; the error names each tool that is missing.
 pub fn registry<H>(
     handler: H,
     database: ::toolspec::__private::Database,
@@ -1730,6 +1737,7 @@ where
             .tool(orders::place::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::refund::Bound(::std::sync::Arc::clone(&handler)))
             .tool(orders::search::Bound::new(::core::clone::Clone::clone(&database)))
-            .explain(&EXPLAIN),
+            .explain(&EXPLAIN)
+            .database(database),
     )
 }
