@@ -4,7 +4,7 @@
 //! ```text
 //! toolspec-store tools                                      # list the tools
 //! toolspec-store call orders_get '{"order_id": 1}' --as customer_id=1
-//! toolspec-store explain orders_cancel '{"order_id": 4}' --as customer_id=1
+//! toolspec-store explain orders_cancel '{"order": 4}' --as customer_id=1
 //! toolspec-store --db shop.db init                          # drop, recreate and seed
 //! toolspec-store serve --as customer_id=1                   # MCP over stdio
 //! toolspec-store serve --http 127.0.0.1:8787                # MCP over HTTP, tokens.json

@@ -455,23 +455,6 @@ impl Store {
         .doing(|| format!("listing the orders of customer {customer_id}"))
     }
 
-    /// The status of order `order_id` if it belongs to `customer_id`.
-    pub async fn order_status(
-        &self,
-        customer_id: i64,
-        order_id: i64,
-    ) -> Result<Option<OrderStatus>, StoreError> {
-        let mut conn = self.conn().await?;
-        let status: Option<String> =
-            sqlx::query_scalar("SELECT status FROM orders WHERE id = ? AND customer_id = ?")
-                .bind(order_id)
-                .bind(customer_id)
-                .fetch_optional(&mut *conn)
-                .await
-                .doing(|| format!("loading the status of order {order_id}"))?;
-        status.map(|s| parse_status(&s, order_id)).transpose()
-    }
-
     /// Prices `lines` from the catalogue; the `unit_price` they carry is not read.
     pub async fn quote(&self, lines: &[LinesItem]) -> Result<Quoted, StoreError> {
         let mut conn = self.conn().await?;

@@ -342,7 +342,7 @@ async fn orders_cancel_cancels_a_pending_order_once() {
     assert_eq!(
         f.ok(
             "orders_cancel",
-            json!({"order_id": 1, "reason": "duplicate"}),
+            json!({"order": 1, "reason": "duplicate"}),
             1
         )
         .await,
@@ -356,15 +356,9 @@ async fn orders_cancel_cancels_a_pending_order_once() {
         "error": "not_cancelled",
         "message": "Could not cancel the order: Order must not already be cancelled.",
     });
-    assert_eq!(
-        f.err("orders_cancel", json!({"order_id": 1}), 1).await,
-        again
-    );
+    assert_eq!(f.err("orders_cancel", json!({"order": 1}), 1).await, again);
     // Seeded order 4 was cancelled from the start.
-    assert_eq!(
-        f.err("orders_cancel", json!({"order_id": 4}), 1).await,
-        again
-    );
+    assert_eq!(f.err("orders_cancel", json!({"order": 4}), 1).await, again);
 }
 
 #[tokio::test]
@@ -372,8 +366,7 @@ async fn orders_cancel_refuses_orders_that_left_the_warehouse() {
     let f = Fixture::new().await;
     for (order_id, status) in [(2, "shipped"), (3, "delivered")] {
         assert_eq!(
-            f.err("orders_cancel", json!({"order_id": order_id}), 1)
-                .await,
+            f.err("orders_cancel", json!({"order": order_id}), 1).await,
             json!({
                 "error": "already_shipped",
                 "message": "Could not cancel the order: The order has already shipped.",
@@ -388,7 +381,7 @@ async fn orders_cancel_never_touches_or_reveals_another_customers_order() {
     let f = Fixture::new().await;
     // Order 5 is customer 2's pending order.
     assert_eq!(
-        f.err("orders_cancel", json!({"order_id": 5}), 1).await,
+        f.err("orders_cancel", json!({"order": 5}), 1).await,
         not_found()
     );
     assert_eq!(
@@ -397,11 +390,11 @@ async fn orders_cancel_never_touches_or_reveals_another_customers_order() {
     );
     // Order 4 is customer 1's cancelled order: the guard does not give it away either.
     assert_eq!(
-        f.err("orders_cancel", json!({"order_id": 4}), 2).await,
+        f.err("orders_cancel", json!({"order": 4}), 2).await,
         not_found()
     );
     assert_eq!(
-        f.err("orders_cancel", json!({"order_id": 999}), 2).await,
+        f.err("orders_cancel", json!({"order": 999}), 2).await,
         not_found()
     );
 }
@@ -410,11 +403,7 @@ async fn orders_cancel_never_touches_or_reveals_another_customers_order() {
 async fn orders_cancel_rejects_an_undeclared_reason() {
     let f = Fixture::new().await;
     let result = f
-        .call(
-            "orders_cancel",
-            json!({"order_id": 1, "reason": "bored"}),
-            1,
-        )
+        .call("orders_cancel", json!({"order": 1, "reason": "bored"}), 1)
         .await;
     assert_eq!(
         result.error().map(|e| e.code.as_str()),
@@ -563,7 +552,7 @@ async fn orders_export_lists_the_callers_orders_in_order_with_progress() {
 async fn the_store_persists_across_opens_and_reset_restores_the_seed() {
     let f = Fixture::new().await;
     let path = f.dir.path().join("store.db");
-    f.ok("orders_cancel", json!({"order_id": 1}), 1).await;
+    f.ok("orders_cancel", json!({"order": 1}), 1).await;
 
     let reopened = Store::open(&path).await.expect("the store reopens");
     let order = reopened.order(1, 1).await.expect("order 1 loads");

@@ -121,7 +121,7 @@ async fn the_token_decides_the_ambient_context_and_the_visible_tools() {
     .await;
     assert_eq!(me.structured_content.unwrap()["name"], "Grace Hopper");
     let refused = protocol_error(
-        call(&grace, "orders_cancel", json!({ "order_id": 5 }))
+        call(&grace, "orders_cancel", json!({ "order": 5 }))
             .await
             .unwrap_err(),
     );
@@ -134,7 +134,7 @@ async fn the_token_decides_the_ambient_context_and_the_visible_tools() {
     let ada = server
         .client("ada-token", ProtocolVersion::V_2025_11_25)
         .await;
-    let cancelled = result(&ada, "orders_cancel", json!({ "order_id": 1 })).await;
+    let cancelled = result(&ada, "orders_cancel", json!({ "order": 1 })).await;
     assert_eq!(text(&cancelled), "Order 1 is now cancelled.");
     ada.cancel().await.unwrap();
 }

@@ -49,15 +49,20 @@ async fn lists_every_tool_sorted_with_schemas_annotations_and_meta() {
         cancel["_meta"],
         json!({ "toolspec/tags": ["orders", "write"] })
     );
-    // The ambient `customer_id` is not an input the model sees.
-    assert_eq!(cancel["inputSchema"]["required"], json!(["order_id"]));
+    // The ambient `customer_id` is not an input the model sees; the order is a `ref`, whose
+    // schema is its key's.
+    assert_eq!(cancel["inputSchema"]["required"], json!(["order"]));
+    assert_eq!(
+        cancel["inputSchema"]["properties"]["order"]["type"],
+        "integer"
+    );
     assert_eq!(
         cancel["inputSchema"]["properties"]
             .as_object()
             .unwrap()
             .keys()
             .collect::<Vec<_>>(),
-        ["order_id", "reason"]
+        ["order", "reason"]
     );
     assert_eq!(cancel["outputSchema"]["required"], json!(["order"]));
 
@@ -109,14 +114,14 @@ async fn failures_are_error_results_with_the_user_facing_text_only() {
     assert_eq!(text(&missing), "No such order.");
     assert_eq!(missing.structured_content, None);
 
-    let shipped = result(&client, "orders_cancel", json!({ "order_id": 2 })).await;
+    let shipped = result(&client, "orders_cancel", json!({ "order": 2 })).await;
     assert_eq!(shipped.is_error, Some(true));
     assert_eq!(
         text(&shipped),
         "Could not cancel the order: The order has already shipped."
     );
 
-    let guarded = result(&client, "orders_cancel", json!({ "order_id": 4 })).await;
+    let guarded = result(&client, "orders_cancel", json!({ "order": 4 })).await;
     assert_eq!(
         text(&guarded),
         "Could not cancel the order: Order must not already be cancelled."
@@ -135,7 +140,7 @@ async fn failures_are_error_results_with_the_user_facing_text_only() {
 async fn present_as_message_shows_the_rendered_message_beside_the_structured_value() {
     let scratch = Scratch::new();
     let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
-    let result = result(&client, "orders_cancel", json!({ "order_id": 1 })).await;
+    let result = result(&client, "orders_cancel", json!({ "order": 1 })).await;
     assert_eq!(result.is_error, Some(false));
     assert_eq!(text(&result), "Order 1 is now cancelled.");
     let structured = result.structured_content.expect("structuredContent");
@@ -190,7 +195,7 @@ async fn a_tool_outside_the_callers_scopes_is_neither_listed_nor_callable() {
     );
 
     let hidden = protocol_error(
-        call(&client, "orders_cancel", json!({ "order_id": 5 }))
+        call(&client, "orders_cancel", json!({ "order": 5 }))
             .await
             .unwrap_err(),
     );
@@ -206,7 +211,7 @@ async fn a_tool_outside_the_callers_scopes_is_neither_listed_nor_callable() {
     let explained = result(
         &client,
         "explain",
-        json!({ "tool": "orders_cancel", "arguments": { "order_id": 5 } }),
+        json!({ "tool": "orders_cancel", "arguments": { "order": 5 } }),
     )
     .await;
     assert_eq!(text(&explained), "There is no tool named `orders_cancel`.");

@@ -133,7 +133,7 @@ impl store::orders::cancel::Handler for Store {
         input: &store::orders::cancel::Input,
         _: &store::orders::cancel::Context<'_>,
     ) -> bool {
-        input.order_id != 13
+        input.order.status != "cancelled"
     }
 }
 
@@ -206,9 +206,22 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
 
 #[test]
 fn registry_binds_handlers_and_reports_outcomes() {
-    // The store's query tool reads a database: an empty in-memory one is enough here.
+    // The store's query tool and `orders_cancel`'s `ref` read a database: a SQLite file with
+    // the two orders the calls below name.
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("golden.db").display()
+    );
     let database = block_on(async {
-        let pool = sqlx::SqlitePool::connect("sqlite::memory:").await.unwrap();
+        let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+        sqlx::raw_sql(
+            "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, status TEXT);
+             INSERT INTO orders VALUES (13, 1, 'cancelled'), (1, 1, 'pending');",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
         toolspec::Database::sqlite(pool)
     });
     let registry = store::registry(Store, database);
@@ -262,7 +275,7 @@ fn registry_binds_handlers_and_reports_outcomes() {
         let guard = registry
             .get("orders_cancel")
             .unwrap()
-            .invoke(json!({ "order_id": 13 }), &ambient)
+            .invoke(json!({ "order": 13 }), &ambient)
             .await;
         assert_eq!(
             guard.to_model_json(),
@@ -272,7 +285,7 @@ fn registry_binds_handlers_and_reports_outcomes() {
         let internal = registry
             .get("orders_cancel")
             .unwrap()
-            .invoke(json!({ "order_id": 1 }), &ambient)
+            .invoke(json!({ "order": 1 }), &ambient)
             .await;
         assert_eq!(
             internal.to_model_json(),

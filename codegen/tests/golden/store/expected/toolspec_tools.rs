@@ -272,6 +272,19 @@ pub mod orders {
                 &DESCRIPTOR
             }
         }
+        /// The `order` record the model's `id` names, loaded from `orders` within the scope.
+        #[derive(
+            ::core::fmt::Debug,
+            ::core::clone::Clone,
+            ::core::cmp::PartialEq,
+            ::toolspec::__private::serde::Serialize,
+            ::toolspec::__private::serde::Deserialize
+        )]
+        #[serde(crate = "::toolspec::__private::serde")]
+        pub struct OrderRecord {
+            pub id: i64,
+            pub status: ::std::string::String,
+        }
         /// Why the order is cancelled.
         #[derive(
             ::core::fmt::Debug,
@@ -303,8 +316,8 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Input {
-            /// The order to cancel.
-            pub order_id: i64,
+            /// The number of the order to cancel.
+            pub order: OrderRecord,
             /// Why the order is cancelled.
             #[serde(default = "default_input_reason")]
             pub reason: Reason,
@@ -405,25 +418,25 @@ pub mod orders {
             summary: "Cancel an existing order.",
             description: "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nErrors: not_cancelled, already_shipped, not_found.",
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"maximum":9223372036854775807,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+            input_schema: r#"{"type":"object","properties":{"order":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807,"description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
             output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"maximum":9223372036854775807,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","minimum":-9223372036854775808,"maximum":9223372036854775807},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
             dialects: &[
                 (
                     ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
                 ),
                 (
                     ::toolspec::__private::Dialect::Gemini,
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1,"description":"The order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"propertyOrdering":["order_id","reason"]}"#,
+                    r#"{"type":"OBJECT","properties":{"order":{"type":"INTEGER","description":"The number of the order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"propertyOrdering":["order","reason"]}"#,
                 ),
                 (
                     ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"description":"The order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order_id"],"additionalProperties":false}"#,
+                    r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
                 ),
             ],
             fields: &[
                 ::toolspec::__private::Field {
-                    name: "order_id",
+                    name: "order",
                     ambient: false,
                     sensitive: false,
                     optional: false,
@@ -492,7 +505,35 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: &[
+                ::toolspec::__private::RefDecl {
+                    field: "order",
+                    source: "orders",
+                    key: "id",
+                    key_type: ::toolspec::__private::ColumnType::Integer,
+                    record: &[
+                        ::toolspec::__private::RecordColumn {
+                            name: "id",
+                            column: "id",
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                            nullable: false,
+                        },
+                        ::toolspec::__private::RecordColumn {
+                            name: "status",
+                            column: "status",
+                            ty: ::toolspec::__private::ColumnType::String,
+                            nullable: false,
+                        },
+                    ],
+                    scope: &[
+                        ::toolspec::__private::ScopeColumn {
+                            column: "customer_id",
+                            ambient: "customer_id",
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                        },
+                    ],
+                },
+            ],
         };
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
