@@ -475,3 +475,59 @@ async fn bad_settings_are_usage_errors() {
         assert!(run_.stderr.contains("--features tls"), "{}", run_.stderr);
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dex_scenario_find_my_pending_orders_and_cancel_the_oldest_one() {
+    // The model searches with the query tool, checks the cancel with explain, then cancels
+    // with the order as a `ref`; every tool result it reads comes from the database, scoped
+    // to the customer of `--as` (customer 1 by default).
+    let (fake, base_url) = FakeOpenAi::start(vec![
+        tool_calls(&[(
+            "call_search",
+            "orders_search",
+            json!({"status": "pending", "sort": "placed_at", "limit": 1}),
+        )]),
+        tool_calls(&[(
+            "call_explain",
+            "explain",
+            json!({"tool": "orders_cancel", "arguments": {"order": 1}}),
+        )]),
+        tool_calls(&[("call_cancel", "orders_cancel", json!({"order": 1}))]),
+        text("I cancelled order 1, your oldest pending order."),
+    ])
+    .await;
+    let run = run(
+        &[
+            "--base-url",
+            &base_url,
+            "Find my pending orders and cancel the oldest one.",
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "I cancelled order 1, your oldest pending order.\n"
+    );
+
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 4, "{requests:#?}");
+    let found = tool_result(&tool_messages(&requests[1]), "call_search").clone();
+    assert_eq!(found["total"], 1, "{found:#}");
+    assert_eq!(found["records"][0]["id"], 1);
+    assert_eq!(found["records"][0]["status"], "pending");
+    let explained = tool_result(&tool_messages(&requests[2]), "call_explain").clone();
+    assert_eq!(explained["callable"], true, "{explained:#}");
+    let cancelled = tool_result(&tool_messages(&requests[3]), "call_cancel").clone();
+    assert_eq!(cancelled["order"]["id"], 1, "{cancelled:#}");
+    assert_eq!(cancelled["order"]["status"], "cancelled");
+    // Customer 2's pending order 5 never reaches the model.
+    for request in &requests {
+        let text = request.to_string();
+        assert!(
+            !text.contains("\"id\":5"),
+            "another customer's order leaked: {text}"
+        );
+    }
+}
