@@ -189,4 +189,5 @@ fn postgres_results_equal_the_reference() {
     let runtime = runtime();
     let fixture = runtime.block_on(Fixture::postgres(&url));
     check(&fixture, &runtime, 400);
+    runtime.block_on(fixture.finish());
 }

@@ -86,5 +86,7 @@ async fn postgres_refs_load_the_callers_record() {
     let Some(url) = support::postgres_url() else {
         return;
     };
-    check(&Fixture::postgres(&url).await).await;
+    let fixture = Fixture::postgres(&url).await;
+    check(&fixture).await;
+    fixture.finish().await;
 }

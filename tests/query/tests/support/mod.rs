@@ -130,6 +130,8 @@ pub struct Fixture {
     pub database: Database,
     /// Keeps the SQLite file alive.
     _dir: Option<tempfile::TempDir>,
+    /// The PostgreSQL server's URL and the database created on it.
+    postgres: Option<(String, String)>,
 }
 
 impl Fixture {
@@ -171,6 +173,7 @@ impl Fixture {
             database,
             rows,
             _dir: Some(dir),
+            postgres: None,
         }
     }
 
@@ -232,7 +235,24 @@ impl Fixture {
             database,
             rows,
             _dir: None,
+            postgres: Some((url.to_owned(), name)),
         }
+    }
+
+    /// Drops the PostgreSQL database the fixture created (a test that fails before this
+    /// leaves it, to look at).
+    pub async fn finish(self) {
+        use sqlx::Connection;
+        let Some((url, name)) = self.postgres else {
+            return;
+        };
+        drop((self.registry, self.database));
+        let mut admin = sqlx::PgConnection::connect(&url).await.expect("PostgreSQL");
+        let drop = format!("DROP DATABASE {name} WITH (FORCE)");
+        sqlx::query(sqlx::AssertSqlSafe(drop))
+            .execute(&mut admin)
+            .await
+            .expect("drop database");
     }
 
     /// Calls `items_search` as `tenant`, through `adapter` (or none).
