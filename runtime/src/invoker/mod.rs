@@ -158,29 +158,22 @@ impl<O: Operation> Typed<O> {
     ) -> Result<Value, Errors> {
         let tool = Self::tool();
         let view = adapter.and_then(|a| tool.view(a));
-        let mut value = match args {
-            Value::Object(mut map) => {
-                map.remove("ambient_context");
-                if let Some(decl) = tool.query {
-                    paging::normalize(&mut map, decl, view).map_err(|errors| Errors {
-                        list: (errors.into_iter())
-                            .map(|e| FieldError {
-                                field: format!("/{}", e.key),
-                                message: e.message,
-                            })
-                            .collect(),
-                        more: 0,
-                    })?;
-                }
-                Value::Object(map)
-            }
-            Value::Null => Value::Object(Map::new()),
+        let mut map = match args {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
             other => {
                 let kind = json_kind(&other);
                 let message = format!("arguments must be a JSON object, not {kind}");
                 return Err(Errors::one("/", message));
             }
         };
+        map.remove("ambient_context");
+        // Reported with the schema's errors, below.
+        let paging = match tool.query {
+            Some(decl) => paging::normalize(&mut map, decl, view),
+            None => Vec::new(),
+        };
+        let mut value = Value::Object(map);
         let top = match rules.undeclared {
             UndeclaredKeys::Reject => TopLevel::Reject,
             UndeclaredKeys::Drop => TopLevel::Drop,
@@ -194,6 +187,10 @@ impl<O: Operation> Typed<O> {
         }
         // Undeclared keys (removed by screening) are reported with every other error.
         let mut errors = screened.report.finish();
+        errors.list.extend(paging.into_iter().map(|e| FieldError {
+            field: format!("/{}", e.key),
+            message: e.message,
+        }));
         let checked = validate::errors(
             &compiled.input,
             &value,

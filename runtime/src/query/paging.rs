@@ -21,12 +21,13 @@ pub(crate) struct ArgumentError {
 /// Replaces `limit`, `offset` and `sort` in `args` with the values the query runs with:
 /// the limit within `1..=max` (the default when absent), the offset at least 0, the sort when
 /// it is one of the tool's (and of `view`'s, when the adapter narrows the tool), else the
-/// default sort (or none).
+/// default sort (or none). What it refuses is returned (a refused limit or offset is replaced
+/// by its default, so the rest of the arguments are still checked and reported with it).
 pub(crate) fn normalize(
     args: &mut Map<String, Value>,
     decl: &QueryDecl,
     view: Option<&QueryView>,
-) -> Result<(), Vec<ArgumentError>> {
+) -> Vec<ArgumentError> {
     let mut errors = Vec::new();
     let max = u64::from(decl.limit.max);
     let limit = whole(args.get(LIMIT), LIMIT, &mut errors)
@@ -49,9 +50,6 @@ pub(crate) fn normalize(
             });
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
     args.insert(LIMIT.into(), limit.into());
     args.insert(OFFSET.into(), offset.into());
     let allowed = |text: &str| {
@@ -68,7 +66,7 @@ pub(crate) fn normalize(
         Some(sort) => args.insert(SORT.into(), sort.into()),
         None => args.remove(SORT),
     };
-    Ok(())
+    errors
 }
 
 /// A whole number (an integral float, or a string of one, as wire values come), or `None`
@@ -125,7 +123,12 @@ mod tests {
         let Value::Object(mut map) = args else {
             unreachable!()
         };
-        normalize(&mut map, &DECL, view).map(|()| Value::Object(map))
+        let errors = normalize(&mut map, &DECL, view);
+        if errors.is_empty() {
+            Ok(Value::Object(map))
+        } else {
+            Err(errors)
+        }
     }
 
     #[test]
@@ -167,7 +170,7 @@ mod tests {
         let Value::Object(mut args) = json!({"name": "a\u{0}b"}) else {
             unreachable!()
         };
-        let errors = normalize(&mut args, &decl, None).unwrap_err();
+        let errors = normalize(&mut args, &decl, None);
         assert_eq!(errors[0].key, "name");
     }
 
