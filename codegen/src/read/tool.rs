@@ -9,9 +9,12 @@ use crate::read::field_key::Place;
 use crate::read::lower::lower;
 use crate::read::membership::read_tool_decl;
 use crate::read::query::{
-    QueryDraft, check_ambient, read_filters, read_limit, read_record, read_scope, read_source,
+    QueryDraft, check_ambient, field_type, read_filters, read_limit, read_record, read_scope,
+    read_source,
 };
-use crate::read::reader::{Reader, Section, Spellings, is_snake_identifier, section, suggest};
+use crate::read::reader::{
+    Reader, Section, Spellings, article, is_snake_identifier, section, suggest,
+};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
 use crate::source::{Span, Spanned};
@@ -262,12 +265,43 @@ impl Draft {
                         let scope = std::mem::take(&mut reference.scope);
                         reference.scope = check_ambient(r, scope, config);
                     }
+                    if field.ambient {
+                        check_ambient_type(r, field, config);
+                    }
                 }
             }
         }
         spec.description = self.description?.trim_end().to_owned();
         Some(spec)
     }
+}
+
+/// An `on: ambient_context` field whose name the project declares under `ambient:` must have
+/// the type declared there: both name one value of the trusted context.
+fn check_ambient_type(r: &mut Reader<'_>, field: &crate::spec::Field, config: &ProjectConfig) {
+    let Some(decl) = config.ambient(&field.name) else {
+        return;
+    };
+    if field.ty == field_type(decl.ty) {
+        return;
+    }
+    r.report(
+        r.error(
+            Kind::Conflict,
+            field.type_span,
+            format!(
+                "ambient field `{}` is {} here but {} in `toolspec.yaml`",
+                field.name,
+                article(&field.ty.describe()),
+                article(decl.ty.name())
+            ),
+        )
+        .with_label(format!("not {}", article(decl.ty.name())))
+        .with_help(format!(
+            "use `type: {}`, as the project's `ambient:` declares it",
+            decl.ty.name()
+        )),
+    );
 }
 
 /// Reports a key of the other kind of tool.
