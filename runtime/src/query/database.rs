@@ -9,7 +9,7 @@
 use serde_json::{Map, Value};
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-use crate::query::sql::{Backend, Statements, lookup, statements};
+use crate::query::sql::{Backend, lookup, statements};
 use crate::query_decl::{QueryDecl, RefDecl};
 
 /// Where query tools read from: hand one to the generated `registry(handler, database)`.
@@ -72,12 +72,12 @@ impl Database {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(ref pool) => {
                 let built = statements(decl, args, ambient, Backend::Sqlite)?;
-                sqlite(pool, decl, built).await
+                sqlite::run(pool, decl, built).await
             }
             #[cfg(feature = "postgres")]
             Pool::Postgres(ref pool) => {
                 let built = statements(decl, args, ambient, Backend::Postgres)?;
-                postgres(pool, decl, built).await
+                postgres::run(pool, decl, built).await
             }
         }
     }
@@ -96,118 +96,94 @@ impl Database {
         match self.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(ref pool) => {
-                use sea_query::SqliteQueryBuilder;
-                use sea_query_sqlx::SqlxBinder;
                 let select = lookup(reference, key, ambient, Backend::Sqlite)?;
-                let (sql, values) = select.build_sqlx(SqliteQueryBuilder);
-                let row = sqlx::query_with(sqlx::AssertSqlSafe(sql), values)
-                    .fetch_optional(pool)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                row.map(|row| crate::query::rows::sqlite(&row, reference.record))
-                    .transpose()
+                sqlite::load(pool, select, reference.record).await
             }
             #[cfg(feature = "postgres")]
             Pool::Postgres(ref pool) => {
-                use sea_query::PostgresQueryBuilder;
-                use sea_query_sqlx::SqlxBinder;
                 let select = lookup(reference, key, ambient, Backend::Postgres)?;
-                let (sql, values) = select.build_sqlx(PostgresQueryBuilder);
-                let row = sqlx::query_with(sqlx::AssertSqlSafe(sql), values)
-                    .fetch_optional(pool)
-                    .await
-                    .map_err(|e| e.to_string())?;
-                row.map(|row| crate::query::rows::postgres(&row, reference.record))
-                    .transpose()
+                postgres::load(pool, select, reference.record).await
             }
         }
     }
 }
 
+/// One backend's two ways of reading: a query tool's page (and count, when the page does not
+/// give it) in one read-only transaction, and a `ref` field's record. The backends differ only
+/// in their pool, their query builder, how rows decode and how the transaction starts.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-/// The result of a page: `total` from the page alone when it is the first and not full
-/// (nothing lies past it), else from the count.
-fn page(records: Vec<Value>, total: Option<i64>, built: &Statements) -> Value {
-    let total = total.unwrap_or(records.len() as i64);
-    serde_json::json!({ "records": records, "total": total, "limit": built.limit, "offset": built.offset })
-}
+macro_rules! backend {
+    ($name:ident, $pool:ty, $builder:expr, $decode:path, $start:expr) => {
+        mod $name {
+            use sea_query::SelectStatement;
+            use sea_query_sqlx::SqlxBinder;
+            use serde_json::Value;
+            use sqlx::AssertSqlSafe;
 
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-/// Whether the page alone gives the total.
-fn counted_by_page(rows: usize, built: &Statements) -> bool {
-    built.offset == 0 && (rows as u64) < built.limit
+            use crate::query::sql::Statements;
+            use crate::query_decl::{QueryDecl, RecordColumn};
+
+            pub(super) async fn run(
+                pool: &$pool,
+                decl: &QueryDecl,
+                built: Statements,
+            ) -> Result<Value, String> {
+                let e = |e: sqlx::Error| e.to_string();
+                let mut tx = pool.begin().await.map_err(e)?;
+                let start: Option<&'static str> = $start;
+                if let Some(start) = start {
+                    sqlx::query(start).execute(&mut *tx).await.map_err(e)?;
+                }
+                let (sql, values) = built.page.build_sqlx($builder);
+                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_all(&mut *tx)
+                    .await
+                    .map_err(e)?;
+                let total = if built.counted_by_page(rows.len()) {
+                    None
+                } else {
+                    let (sql, values) = built.count.build_sqlx($builder);
+                    let count = sqlx::query_scalar_with::<_, i64, _>(AssertSqlSafe(sql), values);
+                    Some(count.fetch_one(&mut *tx).await.map_err(e)?)
+                };
+                tx.rollback().await.map_err(e)?;
+                let records = rows
+                    .iter()
+                    .map(|row| $decode(row, decl.record))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(built.page_of(records, total))
+            }
+
+            pub(super) async fn load(
+                pool: &$pool,
+                select: SelectStatement,
+                record: &[RecordColumn],
+            ) -> Result<Option<Value>, String> {
+                let (sql, values) = select.build_sqlx($builder);
+                let row = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_optional(pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                row.map(|row| $decode(&row, record)).transpose()
+            }
+        }
+    };
 }
 
 #[cfg(feature = "sqlite")]
-async fn sqlite(
-    pool: &sqlx::SqlitePool,
-    decl: &QueryDecl,
-    built: Statements,
-) -> Result<Value, String> {
-    use sea_query::SqliteQueryBuilder;
-    use sea_query_sqlx::SqlxBinder;
-    use sqlx::AssertSqlSafe;
-    let e = |e: sqlx::Error| e.to_string();
-    let mut tx = pool.begin().await.map_err(e)?;
-    let (sql, values) = built.page.build_sqlx(SqliteQueryBuilder);
-    let rows = sqlx::query_with(AssertSqlSafe(sql), values)
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(e)?;
-    let total = if counted_by_page(rows.len(), &built) {
-        None
-    } else {
-        let (sql, values) = built.count.build_sqlx(SqliteQueryBuilder);
-        Some(
-            sqlx::query_scalar_with::<_, i64, _>(AssertSqlSafe(sql), values)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(e)?,
-        )
-    };
-    tx.rollback().await.map_err(e)?;
-    let records = rows
-        .iter()
-        .map(|row| crate::query::rows::sqlite(row, decl.record))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(page(records, total, &built))
-}
+backend!(
+    sqlite,
+    sqlx::SqlitePool,
+    sea_query::SqliteQueryBuilder,
+    crate::query::rows::sqlite,
+    None
+);
 
 #[cfg(feature = "postgres")]
-async fn postgres(
-    pool: &sqlx::PgPool,
-    decl: &QueryDecl,
-    built: Statements,
-) -> Result<Value, String> {
-    use sea_query::PostgresQueryBuilder;
-    use sea_query_sqlx::SqlxBinder;
-    use sqlx::AssertSqlSafe;
-    let e = |e: sqlx::Error| e.to_string();
-    let mut tx = pool.begin().await.map_err(e)?;
-    sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        .execute(&mut *tx)
-        .await
-        .map_err(e)?;
-    let (sql, values) = built.page.build_sqlx(PostgresQueryBuilder);
-    let rows = sqlx::query_with(AssertSqlSafe(sql), values)
-        .fetch_all(&mut *tx)
-        .await
-        .map_err(e)?;
-    let total = if counted_by_page(rows.len(), &built) {
-        None
-    } else {
-        let (sql, values) = built.count.build_sqlx(PostgresQueryBuilder);
-        Some(
-            sqlx::query_scalar_with::<_, i64, _>(AssertSqlSafe(sql), values)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(e)?,
-        )
-    };
-    tx.rollback().await.map_err(e)?;
-    let records = rows
-        .iter()
-        .map(|row| crate::query::rows::postgres(row, decl.record))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(page(records, total, &built))
-}
+backend!(
+    postgres,
+    sqlx::PgPool,
+    sea_query::PostgresQueryBuilder,
+    crate::query::rows::postgres,
+    Some("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+);

@@ -49,6 +49,20 @@ pub(crate) struct Statements {
     pub(crate) offset: u64,
 }
 
+impl Statements {
+    /// Whether the page alone gives the total: it is the first and not full, so nothing lies
+    /// past it.
+    pub(crate) fn counted_by_page(&self, rows: usize) -> bool {
+        self.offset == 0 && (rows as u64) < self.limit
+    }
+
+    /// The result of the page: `total` as counted, else from the page alone.
+    pub(crate) fn page_of(&self, records: Vec<Value>, total: Option<i64>) -> Value {
+        let total = total.unwrap_or(records.len() as i64);
+        serde_json::json!({ "records": records, "total": total, "limit": self.limit, "offset": self.offset })
+    }
+}
+
 /// The statements of a call of `decl` with these (validated, normalized) arguments and the
 /// caller's ambient values; an error names what does not fit (a developer's mistake: the
 /// arguments were checked against the schema).
