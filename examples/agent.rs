@@ -12,8 +12,8 @@
 //!   `https` URL needs the `tls` feature. `--model` defaults to `$OPENAI_MODEL`, else
 //!   `gpt-4o-mini`. The key is `$OPENAI_API_KEY`; it may be unset or empty for a local server
 //!   (no `Authorization` header is sent then).
-//! * `--db PATH` is the store's SQLite file (default `store.db`, created and seeded on first
-//!   use), `--as KEY=VALUE` the trusted ambient context (default `customer_id=1`): the model
+//! * `--db PATH|URL` is the store's database: a SQLite file (default `store.db`, created and
+//!   seeded on first use) or a `postgres://` URL, `--as KEY=VALUE` the trusted ambient context (default `customer_id=1`): the model
 //!   never sees it and cannot override it.
 //! * The prompt is the positional arguments; without any, each line of stdin is a prompt of
 //!   one conversation.
@@ -23,7 +23,6 @@
 //! not be opened), 2 on a usage error.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -36,7 +35,7 @@ use serde_json::Value;
 use toolspec::rig::rig_core::error::ErrorKind;
 use toolspec::rig::rig_core::providers::openai::{OpenAIConfig, wire::Auth};
 use toolspec::{AmbientContext, Caller};
-use toolspec_store::Store;
+use toolspec_store::{Location, Store};
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 const DEFAULT_MODEL: &str = "gpt-4o-mini";
@@ -57,9 +56,10 @@ struct Cli {
     /// The model (default: $OPENAI_MODEL, else gpt-4o-mini).
     #[arg(long, value_name = "NAME")]
     model: Option<String>,
-    /// SQLite database file, created and seeded on first use.
-    #[arg(long, value_name = "PATH", default_value = "store.db")]
-    db: PathBuf,
+    /// The store's database: a SQLite file, created and seeded on first use, or a
+    /// `postgres://` URL.
+    #[arg(long, value_name = "PATH|URL", default_value = "store.db")]
+    db: Location,
     /// A trusted ambient context entry, e.g. `customer_id=1` (the default); the value is read
     /// as JSON when it parses and as a string otherwise. Repeatable.
     #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient)]
@@ -241,10 +241,7 @@ async fn main() -> ExitCode {
     let store = match Store::open(&cli.db).await {
         Ok(store) => store,
         Err(error) => {
-            eprintln!(
-                "error: could not open the store {}: {error}",
-                cli.db.display()
-            );
+            eprintln!("error: could not open the store {}: {error}", cli.db);
             return ExitCode::FAILURE;
         }
     };

@@ -1,11 +1,12 @@
-//! The example store: a small order system over SQLite whose operations are LLM-agent tools,
+//! The example store: a small order system over SQLite or PostgreSQL whose operations are LLM-agent tools,
 //! compiled from the YAML specs in `specs/` by `build.rs`. The `toolspec-store` binary serves
 //! them (MCP over stdio or HTTP) and calls them from the command line; the `agent` example
 //! hands them to an LLM through rig.
 //!
 //! ```no_run
 //! # async fn run() -> anyhow::Result<()> {
-//! let store = toolspec_store::Store::open("store.db".as_ref()).await?;
+//! let location: toolspec_store::Location = "store.db".parse().map_err(anyhow::Error::msg)?;
+//! let store = toolspec_store::Store::open(&location).await?;
 //! let registry = toolspec_store::registry(store);
 //! assert!(registry.get("orders_get").is_some());
 //! # Ok(()) }
@@ -19,7 +20,7 @@ pub mod store;
 mod tests;
 
 pub use handlers::App;
-pub use store::Store;
+pub use store::{Location, Store};
 
 /// The store's tools: the actions bound to an [`App`] over `store`, the query tools reading
 /// its database.

@@ -1,4 +1,4 @@
-//! `toolspec-store` — the example store: a small order system over SQLite whose operations
+//! `toolspec-store` — the example store: a small order system over SQLite (or PostgreSQL) whose operations
 //! are LLM-agent tools, compiled from the YAML specs in `specs/` by `build.rs`.
 //!
 //! ```text
@@ -6,12 +6,14 @@
 //! toolspec-store call orders_get '{"order_id": 1}' --as customer_id=1
 //! toolspec-store explain orders_cancel '{"order": 4}' --as customer_id=1
 //! toolspec-store --db shop.db init                          # drop, recreate and seed
+//! toolspec-store --db postgres://localhost/shop tools       # any command, on PostgreSQL
 //! toolspec-store serve --as customer_id=1                   # MCP over stdio
 //! toolspec-store serve --http 127.0.0.1:8787                # MCP over HTTP, tokens.json
 //! ```
 //!
 //! The database (`--db`, default `store.db` in the current directory) is created and
-//! seeded on first use; `--db :memory:` gives a throwaway one.
+//! seeded on first use; `--db :memory:` gives a throwaway one, and a `postgres://` URL uses
+//! that PostgreSQL database (its schema migrated and seeded on first use too).
 //!
 //! `call` exits with 0 when the tool succeeds, 1 when it fails (or the store cannot be
 //! opened) and 2 on a usage error (unknown tool, arguments that are not JSON). `explain`
@@ -29,18 +31,25 @@ use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{self, BearerTokens, ConnectionLimits, HttpTransport, SessionLimits};
 use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Limits, Progress};
 
-use toolspec_store::{Store, store, tools};
+use toolspec_store::{Location, Store, store, tools};
 
 #[derive(Debug, Parser)]
 #[command(
     name = "toolspec-store",
     version,
-    about = "The toolspec example store: order tools over SQLite."
+    about = "The toolspec example store: order tools over SQLite or PostgreSQL."
 )]
 struct Cli {
-    /// SQLite database file, created and seeded on first use (`:memory:` for a throwaway one).
-    #[arg(long, global = true, value_name = "PATH", default_value = "store.db")]
-    db: PathBuf,
+    /// The database: a SQLite file, created and seeded on first use (`:memory:` for a
+    /// throwaway one), or a `postgres://` URL, whose database is migrated and seeded on first
+    /// use.
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH|URL",
+        default_value = "store.db"
+    )]
+    db: Location,
     /// Also print the developer-facing exception and progress reports (on stderr).
     #[arg(long, short, global = true)]
     verbose: bool,
@@ -328,12 +337,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             store
                 .reset()
                 .await
-                .with_context(|| format!("could not reset {}", cli.db.display()))?;
+                .with_context(|| format!("could not reset {}", cli.db))?;
             store.close().await;
             let (customers, products, orders) = store::SEED_COUNTS;
             println!(
                 "Seeded {}: {customers} customers, {products} products, {orders} orders.",
-                describe(&cli.db)
+                cli.db
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -396,7 +405,7 @@ fn request(
 }
 
 async fn explain(
-    db: &Path,
+    db: &Location,
     tool: &str,
     args: &str,
     ambient: Vec<(String, Value)>,
@@ -418,7 +427,7 @@ async fn explain(
 }
 
 async fn call(
-    db: &Path,
+    db: &Location,
     tool: &str,
     args: &str,
     ambient: Vec<(String, Value)>,
@@ -536,20 +545,8 @@ async fn serve_http(
     Ok(())
 }
 
-async fn open(db: &Path) -> anyhow::Result<Store> {
+async fn open(db: &Location) -> anyhow::Result<Store> {
     Store::open(db).await.context("could not open the store")
-}
-
-/// Where the database is, for messages.
-fn describe(db: &Path) -> String {
-    if db == Path::new(":memory:") {
-        "an in-memory database (gone when this command exits)".to_owned()
-    } else {
-        std::path::absolute(db)
-            .unwrap_or_else(|_| db.to_path_buf())
-            .display()
-            .to_string()
-    }
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! Every tool through the registry, the way an adapter calls it, over a real SQLite file.
+//! Every tool through the registry, the way an adapter calls it, over a real SQLite file and
+//! (those in [`on_both_databases!`]) a real PostgreSQL database too.
 
 use std::sync::{Arc, Mutex};
 
@@ -7,29 +8,113 @@ use tempfile::TempDir;
 use toolspec::types::{DateTime, FixedOffset};
 use toolspec::{AmbientContext, CallOptions, Progress, Registry, ToolResult};
 
-use crate::store::Store;
+use toolspec_test_postgres::Scratch;
+
+use crate::store::{Location, Store};
+
+/// Each named test, an `async fn(&Fixture)`, runs as `NAME::sqlite` on a SQLite file and as
+/// `NAME::postgres` on a scratch PostgreSQL database.
+macro_rules! on_both_databases {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[tokio::test]
+            async fn sqlite() {
+                super::Fixture::sqlite().await.run(super::$test).await;
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                if let Some(fixture) = super::Fixture::postgres().await {
+                    fixture.run(super::$test).await;
+                }
+            }
+        }
+    )*};
+}
+
+on_both_databases!(
+    customers_me_shows_the_callers_profile,
+    an_unknown_customer_is_an_internal_error_with_a_developer_exception,
+    a_call_without_the_ambient_customer_fails_without_touching_data,
+    orders_get_returns_the_order_with_its_lines,
+    orders_get_hides_other_customers_orders,
+    orders_place_prices_from_the_catalogue_and_reports_progress,
+    orders_place_names_every_unknown_sku_and_writes_nothing,
+    orders_place_refuses_mixed_currencies,
+    orders_place_guard_requires_an_active_customer,
+    orders_cancel_cancels_a_pending_order_once,
+    orders_cancel_refuses_orders_that_left_the_warehouse,
+    orders_cancel_never_touches_or_reveals_another_customers_order,
+    orders_cancel_rejects_an_undeclared_reason,
+    orders_refund_defaults_to_the_whole_order,
+    orders_refund_in_parts_up_to_the_total,
+    orders_refund_too_much_on_a_fresh_order,
+    orders_refund_only_delivered_orders_of_the_caller,
+    orders_export_lists_the_callers_orders_in_order_with_progress,
+    a_refund_of_nothing_changes_nothing,
+    orders_search_filters_and_sorts_the_callers_orders_only,
+    concurrent_refunds_of_one_order_add_up,
+);
 
 /// New orders are placed at this time in tests.
 fn fixed_clock() -> DateTime<FixedOffset> {
     DateTime::parse_from_rfc3339("2026-03-01T12:00:00+01:00").expect("a valid timestamp")
 }
 
-/// A seeded store in a fresh temp dir (kept alive by the returned guard).
+/// A seeded store and its registry, on a SQLite file in a fresh temp dir or in a scratch
+/// PostgreSQL database.
 struct Fixture {
-    dir: TempDir,
     registry: Registry,
+    store: Store,
+    backing: Backing,
+}
+
+/// Where a fixture's data lives (dropped with it, or by [`Fixture::finish`]).
+enum Backing {
+    File(TempDir),
+    Postgres(Scratch),
 }
 
 impl Fixture {
-    async fn new() -> Self {
+    async fn sqlite() -> Self {
         let dir = tempfile::tempdir().expect("a temp dir");
-        let store = Store::open(&dir.path().join("store.db"))
+        let location = Location::File(dir.path().join("store.db"));
+        Self::open(&location, Backing::File(dir)).await
+    }
+
+    /// `None` when no PostgreSQL server is configured (outside CI only).
+    async fn postgres() -> Option<Self> {
+        let scratch = Scratch::create(&toolspec_test_postgres::server_url()?).await;
+        let location = Location::Postgres(scratch.url().to_owned());
+        Some(Self::open(&location, Backing::Postgres(scratch)).await)
+    }
+
+    async fn open(location: &Location, backing: Backing) -> Self {
+        let store = Store::open(location)
             .await
             .expect("the store opens")
             .with_clock(fixed_clock);
         Self {
-            dir,
-            registry: crate::registry(store),
+            registry: crate::registry(store.clone()),
+            store,
+            backing,
+        }
+    }
+
+    /// The SQLite file's folder.
+    fn dir(&self) -> &std::path::Path {
+        match &self.backing {
+            Backing::File(dir) => dir.path(),
+            Backing::Postgres(_) => panic!("a SQLite-only test runs on a file"),
+        }
+    }
+
+    /// Runs `test` on this fixture, then drops its PostgreSQL database.
+    async fn run(self, test: impl AsyncFnOnce(&Fixture)) {
+        test(&self).await;
+        self.store.close().await;
+        if let Backing::Postgres(scratch) = self.backing {
+            scratch.drop().await;
         }
     }
 
@@ -89,7 +174,7 @@ fn order_3(status: &str) -> Value {
             {"sku": "CABLE-USB-C", "quantity": 1, "unit_price": {"amount": 899, "currency": "USD"}},
         ],
         "total": {"amount": 2399, "currency": "USD"},
-        "placed_at": "2025-12-20T16:45:00-05:00",
+        "placed_at": "2025-12-20T21:45:00Z",
     })
 }
 
@@ -99,7 +184,7 @@ fn not_found() -> Value {
 
 #[tokio::test]
 async fn every_tool_is_registered_on_its_adapters() {
-    let f = Fixture::new().await;
+    let f = Fixture::sqlite().await;
     let names: Vec<&str> = f.registry.tools().map(|t| t.name()).collect();
     assert_eq!(
         names,
@@ -134,9 +219,7 @@ async fn every_tool_is_registered_on_its_adapters() {
     );
 }
 
-#[tokio::test]
-async fn customers_me_shows_the_callers_profile() {
-    let f = Fixture::new().await;
+async fn customers_me_shows_the_callers_profile(f: &Fixture) {
     assert_eq!(
         f.ok("customers_me", json!({}), 1).await,
         json!({"id": 1, "name": "Ada Lovelace", "email": "ada@example.com", "active": true, "vip": true})
@@ -151,9 +234,7 @@ async fn customers_me_shows_the_callers_profile() {
     );
 }
 
-#[tokio::test]
-async fn an_unknown_customer_is_an_internal_error_with_a_developer_exception() {
-    let f = Fixture::new().await;
+async fn an_unknown_customer_is_an_internal_error_with_a_developer_exception(f: &Fixture) {
     let result = f.call("customers_me", json!({}), 99).await;
     assert_eq!(
         result.to_model_json(),
@@ -162,9 +243,7 @@ async fn an_unknown_customer_is_an_internal_error_with_a_developer_exception() {
     assert_eq!(result.exception.as_deref(), Some("no customer has id 99"));
 }
 
-#[tokio::test]
-async fn a_call_without_the_ambient_customer_fails_without_touching_data() {
-    let f = Fixture::new().await;
+async fn a_call_without_the_ambient_customer_fails_without_touching_data(f: &Fixture) {
     let result = f
         .registry
         .get("orders_get")
@@ -185,9 +264,7 @@ async fn a_call_without_the_ambient_customer_fails_without_touching_data() {
     );
 }
 
-#[tokio::test]
-async fn orders_get_returns_the_order_with_its_lines() {
-    let f = Fixture::new().await;
+async fn orders_get_returns_the_order_with_its_lines(f: &Fixture) {
     assert_eq!(
         f.ok("orders_get", json!({"order_id": 1}), 1).await,
         json!({"order": order_1()})
@@ -198,9 +275,7 @@ async fn orders_get_returns_the_order_with_its_lines() {
     );
 }
 
-#[tokio::test]
-async fn orders_get_hides_other_customers_orders() {
-    let f = Fixture::new().await;
+async fn orders_get_hides_other_customers_orders(f: &Fixture) {
     // Order 5 is customer 2's: customer 1 sees exactly what a missing order looks like.
     assert_eq!(
         f.err("orders_get", json!({"order_id": 5}), 1).await,
@@ -220,9 +295,7 @@ async fn orders_get_hides_other_customers_orders() {
     );
 }
 
-#[tokio::test]
-async fn orders_place_prices_from_the_catalogue_and_reports_progress() {
-    let f = Fixture::new().await;
+async fn orders_place_prices_from_the_catalogue_and_reports_progress(f: &Fixture) {
     let updates = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&updates);
     let ambient = AmbientContext::from([("customer_id", 2)]);
@@ -258,7 +331,7 @@ async fn orders_place_prices_from_the_catalogue_and_reports_progress() {
             {"sku": "MUG-001", "quantity": 3, "unit_price": {"amount": 1250, "currency": "EUR"}},
         ],
         "total": {"amount": 7749, "currency": "EUR"},
-        "placed_at": "2026-03-01T12:00:00+01:00",
+        "placed_at": "2026-03-01T11:00:00Z",
     }});
     assert_eq!(result.to_model_json(), expected);
     assert_eq!(
@@ -280,9 +353,7 @@ async fn orders_place_prices_from_the_catalogue_and_reports_progress() {
     );
 }
 
-#[tokio::test]
-async fn orders_place_names_every_unknown_sku_and_writes_nothing() {
-    let f = Fixture::new().await;
+async fn orders_place_names_every_unknown_sku_and_writes_nothing(f: &Fixture) {
     let line = |sku: &str| json!({"sku": sku, "quantity": 1});
     let args = json!({"lines": [line("NOPE-1"), line("MUG-001"), line("NOPE-2"), line("NOPE-1")]});
     assert_eq!(
@@ -299,9 +370,7 @@ async fn orders_place_names_every_unknown_sku_and_writes_nothing() {
     );
 }
 
-#[tokio::test]
-async fn orders_place_refuses_mixed_currencies() {
-    let f = Fixture::new().await;
+async fn orders_place_refuses_mixed_currencies(f: &Fixture) {
     // Both lines claim EUR; the catalogue prices the cable in USD.
     let args = json!({"lines": [
         {"sku": "MUG-001", "quantity": 1},
@@ -317,9 +386,7 @@ async fn orders_place_refuses_mixed_currencies() {
     );
 }
 
-#[tokio::test]
-async fn orders_place_guard_requires_an_active_customer() {
-    let f = Fixture::new().await;
+async fn orders_place_guard_requires_an_active_customer(f: &Fixture) {
     let args = json!({"lines": [{"sku": "MUG-001", "quantity": 1}]});
     let refused = json!({
         "error": "customer_active",
@@ -334,9 +401,7 @@ async fn orders_place_guard_requires_an_active_customer() {
     assert_eq!(f.ok("orders_place", args, 1).await["order"]["id"], 8);
 }
 
-#[tokio::test]
-async fn orders_cancel_cancels_a_pending_order_once() {
-    let f = Fixture::new().await;
+async fn orders_cancel_cancels_a_pending_order_once(f: &Fixture) {
     let mut expected = order_1();
     expected["status"] = json!("cancelled");
     assert_eq!(
@@ -361,9 +426,7 @@ async fn orders_cancel_cancels_a_pending_order_once() {
     assert_eq!(f.err("orders_cancel", json!({"order": 4}), 1).await, again);
 }
 
-#[tokio::test]
-async fn orders_cancel_refuses_orders_that_left_the_warehouse() {
-    let f = Fixture::new().await;
+async fn orders_cancel_refuses_orders_that_left_the_warehouse(f: &Fixture) {
     for (order_id, status) in [(2, "shipped"), (3, "delivered")] {
         assert_eq!(
             f.err("orders_cancel", json!({"order": order_id}), 1).await,
@@ -376,9 +439,7 @@ async fn orders_cancel_refuses_orders_that_left_the_warehouse() {
     }
 }
 
-#[tokio::test]
-async fn orders_cancel_never_touches_or_reveals_another_customers_order() {
-    let f = Fixture::new().await;
+async fn orders_cancel_never_touches_or_reveals_another_customers_order(f: &Fixture) {
     // Order 5 is customer 2's pending order.
     assert_eq!(
         f.err("orders_cancel", json!({"order": 5}), 1).await,
@@ -399,9 +460,7 @@ async fn orders_cancel_never_touches_or_reveals_another_customers_order() {
     );
 }
 
-#[tokio::test]
-async fn orders_cancel_rejects_an_undeclared_reason() {
-    let f = Fixture::new().await;
+async fn orders_cancel_rejects_an_undeclared_reason(f: &Fixture) {
     let result = f
         .call("orders_cancel", json!({"order": 1, "reason": "bored"}), 1)
         .await;
@@ -415,9 +474,7 @@ async fn orders_cancel_rejects_an_undeclared_reason() {
     );
 }
 
-#[tokio::test]
-async fn orders_refund_defaults_to_the_whole_order() {
-    let f = Fixture::new().await;
+async fn orders_refund_defaults_to_the_whole_order(f: &Fixture) {
     assert_eq!(
         f.ok("orders_refund", json!({"order_id": 3}), 1).await,
         json!({"order": order_3("refunded"), "refunded": {"amount": 2399, "currency": "USD"}})
@@ -432,9 +489,7 @@ async fn orders_refund_defaults_to_the_whole_order() {
     );
 }
 
-#[tokio::test]
-async fn orders_refund_in_parts_up_to_the_total() {
-    let f = Fixture::new().await;
+async fn orders_refund_in_parts_up_to_the_total(f: &Fixture) {
     assert_eq!(
         f.ok("orders_refund", json!({"order_id": 3, "amount": 1000}), 1)
             .await,
@@ -456,9 +511,7 @@ async fn orders_refund_in_parts_up_to_the_total() {
     );
 }
 
-#[tokio::test]
-async fn orders_refund_too_much_on_a_fresh_order() {
-    let f = Fixture::new().await;
+async fn orders_refund_too_much_on_a_fresh_order(f: &Fixture) {
     let refused = f
         .err("orders_refund", json!({"order_id": 3, "amount": 2400}), 1)
         .await;
@@ -470,9 +523,7 @@ async fn orders_refund_too_much_on_a_fresh_order() {
     );
 }
 
-#[tokio::test]
-async fn orders_refund_only_delivered_orders_of_the_caller() {
-    let f = Fixture::new().await;
+async fn orders_refund_only_delivered_orders_of_the_caller(f: &Fixture) {
     for (order_id, status) in [(1, "pending"), (2, "shipped"), (4, "cancelled")] {
         assert_eq!(
             f.err("orders_refund", json!({"order_id": order_id}), 1)
@@ -499,9 +550,7 @@ async fn orders_refund_only_delivered_orders_of_the_caller() {
     );
 }
 
-#[tokio::test]
-async fn orders_export_lists_the_callers_orders_in_order_with_progress() {
-    let f = Fixture::new().await;
+async fn orders_export_lists_the_callers_orders_in_order_with_progress(f: &Fixture) {
     let all = f.ok("orders_export", json!({}), 1).await;
     assert_eq!(all["count"], 4);
     let ids: Vec<&Value> = all["orders"]
@@ -550,11 +599,11 @@ async fn orders_export_lists_the_callers_orders_in_order_with_progress() {
 
 #[tokio::test]
 async fn the_store_persists_across_opens_and_reset_restores_the_seed() {
-    let f = Fixture::new().await;
-    let path = f.dir.path().join("store.db");
+    let f = Fixture::sqlite().await;
+    let location = Location::File(f.dir().join("store.db"));
     f.ok("orders_cancel", json!({"order": 1}), 1).await;
 
-    let reopened = Store::open(&path).await.expect("the store reopens");
+    let reopened = Store::open(&location).await.expect("the store reopens");
     let order = reopened.order(1, 1).await.expect("order 1 loads");
     assert_eq!(
         order.map(|o| o.status.as_str()),
@@ -571,7 +620,7 @@ async fn the_store_persists_across_opens_and_reset_restores_the_seed() {
 
 #[tokio::test]
 async fn an_in_memory_store_keeps_its_data_between_calls() {
-    let store = Store::open(std::path::Path::new(":memory:"))
+    let store = Store::open(&Location::Memory)
         .await
         .expect("an in-memory store opens")
         .with_clock(fixed_clock);
@@ -594,7 +643,7 @@ async fn an_in_memory_store_keeps_its_data_between_calls() {
 /// Runs `sql` on the fixture's database file behind the store's back.
 async fn sabotage(f: &Fixture, sql: &'static str) {
     use sqlx::Connection as _;
-    let path = f.dir.path().join("store.db");
+    let path = f.dir().join("store.db");
     let options = sqlx::sqlite::SqliteConnectOptions::new()
         .filename(&path)
         .foreign_keys(false);
@@ -610,7 +659,7 @@ async fn sabotage(f: &Fixture, sql: &'static str) {
 
 #[tokio::test]
 async fn a_database_failure_is_hidden_from_the_model_and_explained_to_the_developer() {
-    let f = Fixture::new().await;
+    let f = Fixture::sqlite().await;
     sabotage(&f, "DROP TABLE order_lines").await;
     let result = f.call("orders_get", json!({"order_id": 1}), 1).await;
     assert_eq!(
@@ -627,7 +676,7 @@ async fn a_database_failure_is_hidden_from_the_model_and_explained_to_the_develo
 
 #[tokio::test]
 async fn a_guard_that_cannot_read_defers_to_the_handler() {
-    let f = Fixture::new().await;
+    let f = Fixture::sqlite().await;
     sabotage(&f, "DROP TABLE customers").await;
     let args = json!({"lines": [{"sku": "MUG-001", "quantity": 1}]});
     let result = f.call("orders_place", args, 1).await;
@@ -644,9 +693,7 @@ async fn a_guard_that_cannot_read_defers_to_the_handler() {
     );
 }
 
-#[tokio::test]
-async fn a_refund_of_nothing_changes_nothing() {
-    let f = Fixture::new().await;
+async fn a_refund_of_nothing_changes_nothing(f: &Fixture) {
     // The schema says `minimum: 1`; whoever rejects it (invoker or store), the order stays.
     let result = f
         .call("orders_refund", json!({"order_id": 3, "amount": 0}), 1)
@@ -663,7 +710,7 @@ async fn the_mcp_server_looks_tools_up_as_its_own_caller() {
     use toolspec::Caller;
     use toolspec::mcp::McpServer;
     use toolspec::mcp::rmcp::ServerHandler;
-    let fixture = Fixture::new().await;
+    let fixture = Fixture::sqlite().await;
     let registry = Arc::new(fixture.registry);
     let reader = Caller::new("grace").with_scopes(["orders:read"]);
     let server = McpServer::new(Arc::clone(&registry), reader);
@@ -675,4 +722,62 @@ async fn the_mcp_server_looks_tools_up_as_its_own_caller() {
     assert!(server.get_tool("no_such_tool").is_none());
     let everyone = McpServer::new(registry, Caller::new("cli"));
     assert!(everyone.get_tool("orders_refund").is_some());
+}
+
+/// The ids of a query tool's page, in order.
+fn ids(page: &Value) -> Vec<i64> {
+    page["records"]
+        .as_array()
+        .map(|records| records.iter().filter_map(|r| r["id"].as_i64()).collect())
+        .unwrap_or_default()
+}
+
+async fn orders_search_filters_and_sorts_the_callers_orders_only(f: &Fixture) {
+    let all = f.ok("orders_search", json!({}), 1).await;
+    assert_eq!(ids(&all), [1, 2, 3, 4], "newest first by default");
+    assert_eq!(
+        (&all["total"], &all["limit"], &all["offset"]),
+        (&json!(4), &json!(20), &json!(0))
+    );
+    let search =
+        async |args: Value, customer_id| ids(&f.ok("orders_search", args, customer_id).await);
+    assert_eq!(search(json!({"status": "pending"}), 1).await, [1]);
+    assert_eq!(search(json!({"status": "pending"}), 2).await, [5]);
+    assert_eq!(search(json!({}), 2).await, [5, 6]);
+    // Order 2 was placed at 09:30 in UTC+1, 08:30 UTC: bounds compare instants, not text.
+    assert_eq!(
+        search(json!({"placed_before": "2026-01-03T08:45:00Z"}), 1).await,
+        [2, 3, 4]
+    );
+    assert_eq!(
+        search(json!({"placed_after": "2026-01-01T00:00:00Z", "placed_before": "2026-01-03T08:30:00Z"}), 1).await,
+        Vec::<i64>::new()
+    );
+    assert_eq!(
+        search(json!({"total_min": 2400, "sort": "total"}), 1).await,
+        [1, 2]
+    );
+    assert_eq!(
+        search(json!({"sort": "-total", "limit": 2, "offset": 1}), 1).await,
+        [1, 3]
+    );
+}
+
+async fn concurrent_refunds_of_one_order_add_up(f: &Fixture) {
+    // Order 3 (2399 USD, delivered): two refunds of 1000 at once both land; then 399 is left.
+    let refund = || f.ok("orders_refund", json!({"order_id": 3, "amount": 1000}), 1);
+    let (first, second) = tokio::join!(refund(), refund());
+    assert_eq!(
+        first["refunded"],
+        json!({"amount": 1000, "currency": "USD"})
+    );
+    assert_eq!(
+        second["refunded"],
+        json!({"amount": 1000, "currency": "USD"})
+    );
+    assert_eq!(
+        f.err("orders_refund", json!({"order_id": 3, "amount": 1000}), 1)
+            .await["details"],
+        json!({"requested": 1000, "refundable": {"amount": 399, "currency": "USD"}})
+    );
 }

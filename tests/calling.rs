@@ -9,9 +9,10 @@ use serde_json::{Value, json};
 use toolspec::{AmbientContext, Caller, anthropic, gemini, openai};
 
 async fn registry(dir: &tempfile::TempDir) -> Arc<toolspec::Registry> {
-    let store = toolspec_store::Store::open(&dir.path().join("store.db"))
-        .await
-        .unwrap();
+    let store =
+        toolspec_store::Store::open(&toolspec_store::Location::File(dir.path().join("store.db")))
+            .await
+            .unwrap();
     Arc::new(toolspec_store::registry(store))
 }
 

@@ -5,10 +5,10 @@ use std::sync::Arc;
 use serde_json::json;
 use toolspec::rig::rig_core::tool::{DynamicTool, ToolErrorKind};
 use toolspec::{AmbientContext, Caller, Registry};
-use toolspec_store::{Store, tools};
+use toolspec_store::{Location, Store, tools};
 
 async fn registry(dir: &tempfile::TempDir) -> Arc<Registry> {
-    let store = Store::open(&dir.path().join("store.db"))
+    let store = Store::open(&Location::File(dir.path().join("store.db")))
         .await
         .expect("the store opens");
     Arc::new(toolspec_store::registry(store))

@@ -47,9 +47,10 @@ fn printed(dialect: Dialect) -> Value {
 /// The example store's registry over a fresh database.
 async fn store_registry() -> (toolspec::Registry, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let store = toolspec_store::Store::open(&dir.path().join("store.db"))
-        .await
-        .expect("the store opens");
+    let store =
+        toolspec_store::Store::open(&toolspec_store::Location::File(dir.path().join("store.db")))
+            .await
+            .expect("the store opens");
     let registry = toolspec_store::registry(store);
     (registry, dir)
 }

@@ -1,6 +1,7 @@
 //! The store's query tool, `orders_search`, over MCP stdio with rmcp's client: declared with
 //! its filters, sorts and page (never the scope), read-only, and answering from the database
-//! with the caller's rows only.
+//! with the caller's rows only — from the store's SQLite file, and from a PostgreSQL database
+//! given to `--db` as a URL.
 
 use serde_json::{Value, json};
 
@@ -149,4 +150,45 @@ async fn bad_filter_values_are_invalid_params() {
         "{text}"
     );
     client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_store_serves_a_postgres_database_given_as_a_url() {
+    let Some(server) = toolspec_test_postgres::server_url() else {
+        return;
+    };
+    let database = toolspec_test_postgres::Scratch::create(&server).await;
+    let url = std::ffi::OsStr::new(database.url());
+    let (client, _log) = stdio_on(url, &["--as", "customer_id=1"]).await;
+    // Migrated and seeded on first use: customer 1's four orders, newest first.
+    assert_eq!(ids(&client, json!({})).await, [1, 2, 3, 4]);
+    let cancelled = result(&client, "orders_cancel", json!({"order": 1})).await;
+    assert_eq!(cancelled.is_error, Some(false), "{}", text(&cancelled));
+    assert_eq!(ids(&client, json!({"status": "cancelled"})).await, [1, 4]);
+    let placed = result(
+        &client,
+        "orders_place",
+        json!({"lines": [{"sku": "MUG-001", "quantity": 1}]}),
+    )
+    .await;
+    let placed = placed.structured_content.expect("structured");
+    assert_eq!(
+        placed["order"]["id"], 8,
+        "new ids continue after the seed's"
+    );
+    client.cancel().await.unwrap();
+
+    // A second server on the same database finds it migrated and seeded: nothing is redone.
+    let (client, _log) = stdio_on(url, &["--as", "customer_id=1"]).await;
+    assert_eq!(ids(&client, json!({"status": "pending"})).await, [8]);
+    client.cancel().await.unwrap();
+    database.drop().await;
+}
+
+/// The ids of the records `orders_search` answers with `args`.
+async fn ids(client: &Client, args: Value) -> Vec<i64> {
+    let page = result(client, "orders_search", args).await;
+    let page = page.structured_content.expect("structured");
+    let records = page["records"].as_array().expect("records").iter();
+    records.map(|r| r["id"].as_i64().expect("an id")).collect()
 }

@@ -167,12 +167,14 @@ impl ClientHandler for Recorder {
 /// The store served on stdio with `args` after `serve` (e.g. `--as customer_id=1`), and a
 /// client connected to it.
 pub async fn stdio(scratch: &Scratch, args: &[&str]) -> (Client, ServerLog) {
+    stdio_on(scratch.db().as_os_str(), args).await
+}
+
+/// The store served on stdio over the database `db` (`--db`: a SQLite path or a
+/// `postgres://` URL), and a client connected to it.
+pub async fn stdio_on(db: &std::ffi::OsStr, args: &[&str]) -> (Client, ServerLog) {
     let mut command = tokio::process::Command::new(BINARY);
-    command
-        .arg("--db")
-        .arg(scratch.db())
-        .arg("serve")
-        .args(args);
+    command.arg("--db").arg(db).arg("serve").args(args);
     let (transport, stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::piped())
         .spawn()

@@ -7,6 +7,8 @@
 use chrono::{DateTime, FixedOffset, NaiveDate, Utc};
 use serde_json::{Map, Value, json};
 use toolspec::{AmbientContext, CallOptions, Database, Registry, ToolResult};
+use toolspec_test_postgres::Scratch;
+pub use toolspec_test_postgres::server_url as postgres_url;
 
 /// One row of `items`.
 #[derive(Debug, Clone)]
@@ -130,8 +132,8 @@ pub struct Fixture {
     pub database: Database,
     /// Keeps the SQLite file alive.
     _dir: Option<tempfile::TempDir>,
-    /// The PostgreSQL server's URL and the database created on it.
-    postgres: Option<(String, String)>,
+    /// The scratch PostgreSQL database, when the rows are there.
+    postgres: Option<Scratch>,
 }
 
 impl Fixture {
@@ -177,32 +179,10 @@ impl Fixture {
         }
     }
 
-    /// The rows in a new database of the PostgreSQL server at `url`, created with the `C`
-    /// collation (so text sorts by code point, as in SQLite and Rust).
+    /// The rows in a scratch database on the PostgreSQL server at `url`.
     pub async fn postgres(url: &str) -> Self {
-        use sqlx::Connection;
-        let mut admin = sqlx::PgConnection::connect(url).await.unwrap_or_else(|e| {
-            panic!("PostgreSQL at TOOLSPEC_TEST_POSTGRES_URL is not reachable: {e}")
-        });
-        let name = format!(
-            "toolspec_query_{}_{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        );
-        let create = format!(
-            "CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"
-        );
-        sqlx::query(sqlx::AssertSqlSafe(create))
-            .execute(&mut admin)
-            .await
-            .expect("create database");
-        let base = url.rsplit_once('/').map_or(url, |(base, _)| base);
-        let pool = sqlx::PgPool::connect(&format!("{base}/{name}"))
-            .await
-            .expect("connect");
+        let scratch = Scratch::create(url).await;
+        let pool = sqlx::PgPool::connect(scratch.url()).await.expect("connect");
         sqlx::query(toolspec_test_query::schema(false))
             .execute(&pool)
             .await
@@ -235,24 +215,17 @@ impl Fixture {
             database,
             rows,
             _dir: None,
-            postgres: Some((url.to_owned(), name)),
+            postgres: Some(scratch),
         }
     }
 
     /// Drops the PostgreSQL database the fixture created (a test that fails before this
     /// leaves it, to look at).
     pub async fn finish(self) {
-        use sqlx::Connection;
-        let Some((url, name)) = self.postgres else {
-            return;
-        };
         drop((self.registry, self.database));
-        let mut admin = sqlx::PgConnection::connect(&url).await.expect("PostgreSQL");
-        let drop = format!("DROP DATABASE {name} WITH (FORCE)");
-        sqlx::query(sqlx::AssertSqlSafe(drop))
-            .execute(&mut admin)
-            .await
-            .expect("drop database");
+        if let Some(scratch) = self.postgres {
+            scratch.drop().await;
+        }
     }
 
     /// Calls `items_search` as `tenant`, through `adapter` (or none).
@@ -280,21 +253,6 @@ pub enum Expected {
         limit: u64,
         offset: u64,
     },
-}
-
-/// PostgreSQL's URL: required when `CI` is set (the PostgreSQL tests then fail rather than
-/// skip), optional for a developer without a server.
-pub fn postgres_url() -> Option<String> {
-    match std::env::var("TOOLSPEC_TEST_POSTGRES_URL") {
-        Ok(url) if !url.is_empty() => Some(url),
-        _ if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but TOOLSPEC_TEST_POSTGRES_URL is not: the PostgreSQL tests must run")
-        }
-        _ => {
-            eprintln!("TOOLSPEC_TEST_POSTGRES_URL is not set: skipping the PostgreSQL half");
-            None
-        }
-    }
 }
 
 /// What a filter is, for the reference.
