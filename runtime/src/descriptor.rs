@@ -8,6 +8,7 @@ use std::time::Duration;
 use toolspec_vocab::Dialect;
 use toolspec_vocab::settings::SettingValue;
 
+use crate::durable_decl::{AuditPolicy, LockDecl, OnceDecl};
 use crate::query_decl::{QueryDecl, QueryView, RefDecl};
 
 /// The kind of a tool.
@@ -138,12 +139,23 @@ pub struct Descriptor {
     pub query: Option<&'static QueryDecl>,
     /// The `ref` fields of `expects`: records loaded before the guards and the handler.
     pub refs: &'static [RefDecl],
+    /// How calls are recorded in the audit trail (the project's `audit:`, then the tool's).
+    pub audit: AuditPolicy,
+    /// Dex's `once`: repeats within the ttl answer with the first result.
+    pub once: Option<&'static OnceDecl>,
+    /// Dex's `lock`: one call per key at a time, across processes.
+    pub lock: Option<&'static LockDecl>,
 }
 
 impl Descriptor {
-    /// The descriptor of the built-in explain tool, named `name` on every adapter in `adapters`
-    /// (the generated `EXPLAIN` static uses it).
-    pub const fn explain(name: &'static str, adapters: &'static [AdapterBinding]) -> Self {
+    /// The descriptor of the built-in explain tool, named `name` on every adapter in `adapters`,
+    /// its calls recorded by the project's `audit` policy (the generated `EXPLAIN` static uses
+    /// it).
+    pub const fn explain(
+        name: &'static str,
+        adapters: &'static [AdapterBinding],
+        audit: AuditPolicy,
+    ) -> Self {
         Self {
             name,
             spec: "",
@@ -183,6 +195,9 @@ impl Descriptor {
             dialects: crate::explain::DIALECTS,
             query: None,
             refs: &[],
+            audit,
+            once: None,
+            lock: None,
         }
     }
 

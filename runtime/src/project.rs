@@ -4,6 +4,8 @@
 //! settings (the shared vocabulary does) or knows a tool.
 
 use toolspec_vocab::settings::AdapterDecl;
+
+use crate::durable_decl::AuditConfig;
 use toolspec_vocab::{adapters, hints};
 
 /// The built-in `explain` tool's configuration.
@@ -24,8 +26,9 @@ pub struct Project {
     pub hints: &'static [&'static str],
     /// The explain tool.
     pub explain: ExplainConfig,
-    /// Whether calls are recorded in the audit trail.
-    pub audit: bool,
+    /// The audit trail's defaults and retention (each tool's own policy is on its
+    /// descriptor).
+    pub audit: AuditConfig,
     /// Whether argument keys no schema declares are dropped instead of refused
     /// (`invoker: { undeclared_keys: drop }`).
     pub drop_undeclared_keys: bool,
@@ -40,7 +43,7 @@ impl Project {
             enabled: true,
             name: "explain",
         },
-        audit: false,
+        audit: AuditConfig::OFF,
         drop_undeclared_keys: false,
     };
 

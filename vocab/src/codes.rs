@@ -17,6 +17,9 @@ pub const INVALID_PARAMS: &str = "invalid_params";
 /// A query tool's query failed; the cause is in the developer-facing exception only.
 pub const QUERY_FAILED: &str = "query_failed";
 
+/// A `lock`ed tool waited longer than the lock's `wait` for another call with the same key.
+pub const LOCKED: &str = "locked";
+
 /// A `ref` field's key names no record the caller may see. Specs may declare it (to word
 /// its message); it is not reserved.
 pub const NOT_FOUND: &str = "not_found";
@@ -30,4 +33,5 @@ pub const BUILTIN: &[&str] = &[
     UNKNOWN_TOOL,
     INVALID_PARAMS,
     QUERY_FAILED,
+    LOCKED,
 ];

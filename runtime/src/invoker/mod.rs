@@ -764,7 +764,7 @@ mod tests {
         error_headline: Some("Could not write"),
         hints: &[],
         dialects: &[],
-        ..Descriptor::explain("write", &[])
+        ..Descriptor::explain("write", &[], crate::AuditPolicy::OFF)
     };
 
     /// A tool whose handler fails with a two-level internal error.

@@ -524,7 +524,7 @@ mod tests {
             hints,
             tags: &["a", "b"],
             version: Some(3),
-            ..Descriptor::explain("canonical", MCP)
+            ..Descriptor::explain("canonical", MCP, crate::AuditPolicy::OFF)
         }))
     }
 
