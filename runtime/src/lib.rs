@@ -41,10 +41,12 @@
 
 mod adapters;
 mod ambient;
+pub mod audit;
 mod caller;
 mod catalog;
 mod context;
 mod contract;
+mod database;
 mod descriptor;
 mod durable_decl;
 pub mod explain;
@@ -77,6 +79,7 @@ pub use caller::{Caller, Scopes};
 pub use catalog::{Catalog, Member};
 pub use context::{Context, Progress, ProgressUpdate};
 pub use contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
+pub use database::Database;
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
 pub use durable_decl::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
 pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
@@ -86,7 +89,6 @@ pub use invoker::limits::Limits;
 pub use invoker::options::{CallOptions, UndeclaredKeys};
 pub use invoker::report::{Errors, FieldError};
 pub use project::{ExplainConfig, Project};
-pub use query::database::Database;
 pub use query_decl::{
     ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
     ScopeColumn,
@@ -152,11 +154,11 @@ pub mod __private {
 
     pub use crate::context::Context;
     pub use crate::contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
+    pub use crate::database::Database;
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
     pub use crate::durable_decl::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
     pub use crate::failure::{Failure, UnknownVariant};
     pub use crate::project::{ExplainConfig, Project};
-    pub use crate::query::database::Database;
     pub use crate::query::operation::QueryOperation;
     pub use crate::query_decl::{
         ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,

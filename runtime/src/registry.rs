@@ -13,11 +13,15 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
 
+use chrono::Utc;
 use serde_json::Value;
 use tracing::Instrument;
+use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
+use crate::audit::{AuditTrail, Finished};
 use crate::contract::{BoxFuture, Contract, Operation};
+use crate::database::Database;
 use crate::descriptor::{Descriptor, ToolKind};
 use crate::failure::{ToolError, ToolResult};
 use crate::hooks::{CallInfo, Hook};
@@ -27,7 +31,6 @@ use crate::invoker::limits::Limits;
 use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
 use crate::invoker::report::Errors;
 use crate::project::Project;
-use crate::query::database::Database;
 use toolspec_vocab::settings::Settings;
 
 /// A tool with its handler, type-erased: what a registry holds of each tool.
@@ -132,12 +135,60 @@ impl<'r> RegisteredTool<'r> {
             .await
     }
 
-    /// Calls the tool with options (adapter, caller, cancellation, progress).
+    /// Calls the tool with options (adapter, caller, cancellation, progress, trace id); a tool
+    /// whose audit policy is on is recorded in the registry's audit trail.
     pub async fn invoke_with(
         &self,
         args: Value,
         ambient: &AmbientContext,
         options: CallOptions,
+    ) -> ToolResult {
+        let tool = self.entry.descriptor;
+        let trail = self.registry.audit.as_ref().filter(|_| tool.audit.enabled);
+        let Some(trail) = trail else {
+            let trace_id = options.trace_id.clone();
+            return self.call(args, ambient, options, trace_id.as_deref()).await;
+        };
+        let id = Uuid::now_v7();
+        let trace_id = options
+            .trace_id
+            .clone()
+            .unwrap_or_else(|| id.simple().to_string());
+        let started_at = Utc::now();
+        let started = Instant::now();
+        let sent = args.clone();
+        let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
+        let result = self.call(args, ambient, options, Some(&trace_id)).await;
+        let finished = Finished {
+            id,
+            tool,
+            started_at,
+            duration_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            adapter: adapter.as_deref(),
+            caller: caller.as_deref(),
+            trace_id: &trace_id,
+            arguments: &sent,
+            ambient,
+            result: &result,
+        };
+        match trail.record(&finished, tool.audit).await {
+            Ok(()) => result,
+            Err(e) => {
+                tracing::error!(tool = tool.name, trace_id = %trace_id, error = %e, "a required audit record could not be written: the call fails");
+                let error = ToolError::internal(tool.error_headline);
+                let exception = format!("the call's audit record could not be written: {e}");
+                ToolResult::failed(error, Some(exception))
+            }
+        }
+    }
+
+    /// The call itself: scopes, hooks, the tool's own invocation, under the call's span.
+    async fn call(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        trace_id: Option<&str>,
     ) -> ToolResult {
         let registry = self.registry;
         let tool = self.entry.descriptor;
@@ -154,7 +205,8 @@ impl<'r> RegisteredTool<'r> {
             "tool.call",
             tool = tool.name,
             adapter = options.adapter.as_deref(),
-            caller = options.caller.as_deref()
+            caller = options.caller.as_deref(),
+            trace_id
         );
         let started = Instant::now();
         let adapter = options.adapter.clone();
@@ -414,12 +466,22 @@ impl RegistryBuilder {
         } else {
             UndeclaredKeys::Reject
         };
+        // Calls are recorded when some tool's policy says so and there is a database to record
+        // them in (the generated `registry()` asks for one then).
+        let audited = self.entries.iter().any(|e| e.descriptor.audit.enabled);
+        let audit = match &self.database {
+            Some(database) if audited => {
+                Some(AuditTrail::new(database.clone(), &self.project.audit))
+            }
+            _ => None,
+        };
         Registry {
             project: self.project,
             entries: self.entries,
             by_name,
             by_adapter,
             hooks: self.hooks,
+            audit,
             rules: Rules {
                 undeclared,
                 limits: self.limits,
@@ -438,6 +500,8 @@ pub struct Registry {
     /// (adapter, the tool's name there) → position in `entries`.
     by_adapter: HashMap<(&'static str, &'static str), usize>,
     hooks: Vec<Arc<dyn Hook>>,
+    /// Where calls are recorded, when any tool's audit policy is on.
+    audit: Option<AuditTrail>,
     rules: Rules,
 }
 
@@ -463,6 +527,20 @@ impl Registry {
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.rules.limits = limits;
         self
+    }
+
+    /// The audit trail calls are recorded in: there is one when a tool's audit policy is on and
+    /// the registry has a database.
+    pub fn audit(&self) -> Option<&AuditTrail> {
+        self.audit.as_ref()
+    }
+
+    /// Waits until every audit record queued so far is written: call it before the process
+    /// exits (on SIGTERM, ctrl-c, a server's shutdown), so no record is lost.
+    pub async fn flush_audit(&self) {
+        if let Some(trail) = &self.audit {
+            trail.flush().await;
+        }
     }
 
     /// The limits every call's arguments and errors are held to.

@@ -6,8 +6,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::caller::{Caller, Scopes};
 use crate::context::Progress;
+use crate::database::Database;
 use crate::invoker::limits::Limits;
-use crate::query::database::Database;
 
 /// What to do with argument keys the input schema does not declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -42,6 +42,9 @@ pub struct CallOptions {
     pub cancellation: CancellationToken,
     /// Where progress reports go.
     pub progress: Progress,
+    /// The caller's trace id (a W3C `traceparent`'s, say), set on the call's span and its audit
+    /// record; without one, an audited call's record id is its trace id.
+    pub trace_id: Option<String>,
 }
 
 impl CallOptions {

@@ -1,9 +1,9 @@
 //! The query engine of query tools (`kind: query`): paging arguments taken as Dex takes them
 //! (`paging`), the SQL built with sea-query (`sql`), rows decoded into records (`rows`), the
-//! [`Database`](database::Database) they run on, the operation the registry runs
-//! (`operation`), and the records `ref` fields load (`reference`).
+//! statements run on the [`Database`](crate::Database) (`execute`), the operation the registry
+//! runs (`operation`), and the records `ref` fields load (`reference`).
 
-pub(crate) mod database;
+pub(crate) mod execute;
 pub(crate) mod operation;
 pub(crate) mod paging;
 pub(crate) mod reference;

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use crate::context::Context;
 use crate::contract::{BoxFuture, Contract, NoGuard, Operation, Outcome};
+use crate::database::Database;
 use crate::failure::Failure;
-use crate::query::database::Database;
 
 /// Query tool `C` over a [`Database`].
 pub struct QueryOperation<C> {

@@ -6,8 +6,8 @@
 use serde_json::Value;
 
 use crate::ambient::AmbientContext;
+use crate::database::Database;
 use crate::descriptor::Descriptor;
-use crate::query::database::Database;
 
 /// Why a `ref` field did not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,63 +1,20 @@
-//! The database query tools read: SQLite (feature `sqlite`, embedded) or PostgreSQL (feature
-//! `postgres`), each behind an sqlx pool the app owns. A call runs its page and, when the page
-//! alone does not tell, the count of every match, in one read-only transaction (repeatable
-//! read on PostgreSQL), so `total` and `records` agree.
+//! A query tool's call and a `ref` field's record, read from the [`Database`]: the page and,
+//! when the page alone does not tell, the count of every match, in one read-only transaction
+//! (repeatable read on PostgreSQL), so `total` and `records` agree.
 //!
 //! The SQL text is sea-query's: every value is a bound parameter and every name one the
 //! build checked (letters, digits, underscores), quoted; so it is passed as safe.
 
 use serde_json::{Map, Value};
 
+use crate::database::Database;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use crate::database::Pool;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use crate::query::sql::{Backend, lookup, statements};
 use crate::query_decl::{QueryDecl, RefDecl};
 
-/// Where query tools read from: hand one to the generated `registry(handler, database)`.
-///
-/// ```ignore
-/// let pool = sqlx::SqlitePool::connect("sqlite://store.db").await?;
-/// let registry = tools::registry(App::default(), toolspec::Database::sqlite(pool));
-/// ```
-#[derive(Debug, Clone)]
-pub struct Database {
-    pool: Pool,
-}
-
-#[derive(Debug, Clone)]
-enum Pool {
-    #[cfg(feature = "sqlite")]
-    Sqlite(sqlx::SqlitePool),
-    #[cfg(feature = "postgres")]
-    Postgres(sqlx::PgPool),
-}
-
 impl Database {
-    /// Query tools read from this SQLite pool.
-    #[cfg(feature = "sqlite")]
-    pub fn sqlite(pool: sqlx::SqlitePool) -> Self {
-        Self {
-            pool: Pool::Sqlite(pool),
-        }
-    }
-
-    /// Query tools read from this PostgreSQL pool.
-    #[cfg(feature = "postgres")]
-    pub fn postgres(pool: sqlx::PgPool) -> Self {
-        Self {
-            pool: Pool::Postgres(pool),
-        }
-    }
-
-    /// Which database this is (`sqlite`, `postgres`).
-    pub fn kind(&self) -> &'static str {
-        match self.pool {
-            #[cfg(feature = "sqlite")]
-            Pool::Sqlite(_) => "sqlite",
-            #[cfg(feature = "postgres")]
-            Pool::Postgres(_) => "postgres",
-        }
-    }
-
     /// Runs one call of the query tool `decl` with its validated, normalized arguments and the
     /// caller's ambient values: `{ records, total, limit, offset }`. An error is for the
     /// developer (the model sees `query_failed`).
@@ -68,14 +25,14 @@ impl Database {
         ambient: &Map<String, Value>,
     ) -> Result<Value, String> {
         let _ = (decl, args, ambient);
-        match self.pool {
+        match self.pool() {
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(ref pool) => {
+            Pool::Sqlite(pool) => {
                 let built = statements(decl, args, ambient, Backend::Sqlite)?;
                 sqlite::run(pool, decl, built).await
             }
             #[cfg(feature = "postgres")]
-            Pool::Postgres(ref pool) => {
+            Pool::Postgres(pool) => {
                 let built = statements(decl, args, ambient, Backend::Postgres)?;
                 postgres::run(pool, decl, built).await
             }
@@ -93,14 +50,14 @@ impl Database {
         ambient: impl Fn(&str) -> Option<&'a Value>,
     ) -> Result<Option<Value>, String> {
         let _ = (reference, key, &ambient);
-        match self.pool {
+        match self.pool() {
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(ref pool) => {
+            Pool::Sqlite(pool) => {
                 let select = lookup(reference, key, ambient, Backend::Sqlite)?;
                 sqlite::load(pool, select, reference.record).await
             }
             #[cfg(feature = "postgres")]
-            Pool::Postgres(ref pool) => {
+            Pool::Postgres(pool) => {
                 let select = lookup(reference, key, ambient, Backend::Postgres)?;
                 postgres::load(pool, select, reference.record).await
             }

@@ -1,0 +1,123 @@
+//! One stored record, and how a call becomes one: the arguments and ambient values through the
+//! input's sensitivity, the exposed result through the output's.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use crate::ambient::AmbientContext;
+use crate::descriptor::Descriptor;
+use crate::failure::ToolResult;
+use crate::sensitive::Sensitivity;
+
+/// One call, as the audit trail keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// The record's id (UUID v7: ordered by time).
+    pub id: Uuid,
+    /// When the call started.
+    pub started_at: DateTime<Utc>,
+    /// How long it took, in microseconds.
+    pub duration_us: u64,
+    /// The tool's canonical name.
+    pub tool: String,
+    /// The adapter it came through (`mcp`, `openai`…), if the caller said.
+    pub adapter: Option<String>,
+    /// Who called, if the adapter knows.
+    pub caller: Option<String>,
+    /// The tool's ambient fields, from the trusted context (sensitive ones redacted).
+    pub ambient: Value,
+    /// The arguments as received, without a model-sent `ambient_context` (sensitive ones
+    /// redacted).
+    pub arguments: Value,
+    /// `ok`, or the error code.
+    pub outcome: String,
+    /// The user-facing error message (none on success).
+    pub message: Option<String>,
+    /// The developer-facing exception, for operators only.
+    pub exception: Option<String>,
+    /// The exposed result on success (sensitive values redacted).
+    pub result: Option<Value>,
+    /// The trace id of the call's span (the caller's, or the record id's).
+    pub trace_id: String,
+}
+
+/// What the input and the output of one tool hide.
+#[derive(Debug)]
+pub(crate) struct Redaction {
+    input: Sensitivity,
+    output: Sensitivity,
+}
+
+impl Redaction {
+    pub(crate) fn of(tool: &Descriptor) -> Self {
+        Self {
+            input: Sensitivity::compile(tool.sensitive_input),
+            output: Sensitivity::compile(tool.sensitive_output),
+        }
+    }
+}
+
+/// What the registry knows of a call when it ends.
+#[derive(Debug)]
+pub(crate) struct Finished<'a> {
+    pub(crate) id: Uuid,
+    pub(crate) tool: &'static Descriptor,
+    pub(crate) started_at: DateTime<Utc>,
+    pub(crate) duration_us: u64,
+    pub(crate) adapter: Option<&'a str>,
+    pub(crate) caller: Option<&'a str>,
+    pub(crate) trace_id: &'a str,
+    pub(crate) arguments: &'a Value,
+    pub(crate) ambient: &'a AmbientContext,
+    pub(crate) result: &'a ToolResult,
+}
+
+impl AuditRecord {
+    /// The record of `call`, its sensitive values redacted by `redaction`.
+    pub(crate) fn of(call: &Finished<'_>, redaction: &Redaction) -> Self {
+        let mut arguments = match call.arguments {
+            Value::Object(map) => {
+                let mut map = map.clone();
+                map.remove("ambient_context");
+                Value::Object(map)
+            }
+            other => other.clone(),
+        };
+        redaction.input.redact(&mut arguments);
+        let mut ambient: Value = call
+            .tool
+            .ambient_fields()
+            .filter_map(|field| {
+                let value = call.ambient.get(field.name)?;
+                Some((field.name.to_owned(), value.clone()))
+            })
+            .collect::<Map<String, Value>>()
+            .into();
+        redaction.input.redact(&mut ambient);
+        let (outcome, message, result) = match &call.result.outcome {
+            Ok(value) => {
+                let mut value = value.clone();
+                redaction.output.redact(&mut value);
+                ("ok".to_owned(), None, Some(value))
+            }
+            Err(error) => (error.code.clone(), Some(error.message.clone()), None),
+        };
+        Self {
+            id: call.id,
+            started_at: call.started_at,
+            duration_us: call.duration_us,
+            tool: call.tool.name.to_owned(),
+            adapter: call.adapter.map(str::to_owned),
+            caller: call.caller.map(str::to_owned),
+            ambient,
+            arguments,
+            outcome,
+            message,
+            exception: call.result.exception.clone(),
+            result,
+            trace_id: call.trace_id.to_owned(),
+        }
+    }
+}

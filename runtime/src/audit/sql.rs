@@ -1,0 +1,207 @@
+//! The audit table's statements: a batch inserted in one statement, records past the
+//! retention deleted, a page of records read back.
+
+use chrono::{DateTime, Utc};
+use sea_query::{Alias, Expr, ExprTrait, Order, Query, SimpleExpr};
+use serde_json::Value;
+
+use crate::audit::read::{AuditOutcome, AuditPage, AuditQuery};
+use crate::audit::record::AuditRecord;
+use crate::database::{Database, Pool};
+
+const TABLE: &str = "toolspec_audit";
+
+/// The table's columns, in insert order.
+const COLUMNS: [&str; 13] = [
+    "id",
+    "started_at",
+    "duration_us",
+    "tool",
+    "adapter",
+    "caller",
+    "ambient",
+    "arguments",
+    "outcome",
+    "message",
+    "exception",
+    "result",
+    "trace_id",
+];
+
+fn col(name: &str) -> Expr {
+    Expr::col(Alias::new(name))
+}
+
+impl Database {
+    /// Inserts `records` in one statement.
+    pub(crate) async fn insert_audit(&self, records: &[AuditRecord]) -> Result<(), String> {
+        let codec = self.codec();
+        let mut insert = Query::insert();
+        insert
+            .into_table(Alias::new(TABLE))
+            .columns(COLUMNS.map(Alias::new));
+        for r in records {
+            let row: [SimpleExpr; 13] = [
+                codec.uuid(r.id).into(),
+                codec.time(r.started_at).into(),
+                i64::try_from(r.duration_us).unwrap_or(i64::MAX).into(),
+                r.tool.as_str().into(),
+                r.adapter.clone().into(),
+                r.caller.clone().into(),
+                codec.json(&r.ambient).into(),
+                codec.json(&r.arguments).into(),
+                r.outcome.as_str().into(),
+                r.message.clone().into(),
+                r.exception.clone().into(),
+                codec.json_or_null(r.result.as_ref()).into(),
+                r.trace_id.as_str().into(),
+            ];
+            insert.values(row).map_err(|e| e.to_string())?;
+        }
+        self.execute(&insert).await.map(drop)
+    }
+
+    /// Deletes the records of calls started before `cutoff`; how many.
+    pub(crate) async fn delete_audit_before(&self, cutoff: DateTime<Utc>) -> Result<u64, String> {
+        let mut delete = Query::delete();
+        delete
+            .from_table(Alias::new(TABLE))
+            .and_where(col("started_at").lt(self.codec().time(cutoff)));
+        self.execute(&delete).await
+    }
+
+    /// The records `query` asks for, newest first, and how many match in all.
+    pub(crate) async fn select_audit(&self, query: &AuditQuery) -> Result<AuditPage, String> {
+        let codec = self.codec();
+        let mut conditions = Vec::new();
+        if let Some(tool) = &query.tool {
+            conditions.push(col("tool").eq(tool.as_str()));
+        }
+        if let Some(caller) = &query.caller {
+            conditions.push(col("caller").eq(caller.as_str()));
+        }
+        match &query.outcome {
+            Some(AuditOutcome::Ok) => conditions.push(col("outcome").eq("ok")),
+            Some(AuditOutcome::Failed) => conditions.push(col("outcome").ne("ok")),
+            Some(AuditOutcome::Code(code)) => conditions.push(col("outcome").eq(code.as_str())),
+            None => {}
+        }
+        if let Some(since) = query.since {
+            conditions.push(col("started_at").gte(codec.time(since)));
+        }
+        if let Some(until) = query.until {
+            conditions.push(col("started_at").lt(codec.time(until)));
+        }
+        let mut count = Query::select();
+        count
+            .expr(Expr::col(sea_query::Asterisk).count())
+            .from(Alias::new(TABLE));
+        let mut page = Query::select();
+        page.columns(COLUMNS.map(Alias::new))
+            .from(Alias::new(TABLE))
+            .order_by(Alias::new("started_at"), Order::Desc)
+            .order_by(Alias::new("id"), Order::Desc)
+            .limit(query.limit)
+            .offset(query.offset);
+        for condition in conditions {
+            count.and_where(condition.clone());
+            page.and_where(condition);
+        }
+        let (records, total) = match self.pool() {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(pool) => {
+                use sea_query_sqlx::SqlxBinder;
+                use sqlx::AssertSqlSafe;
+                let (sql, values) = page.build_sqlx(sea_query::SqliteQueryBuilder);
+                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_all(pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let (sql, values) = count.build_sqlx(sea_query::SqliteQueryBuilder);
+                let total: i64 = sqlx::query_scalar_with(AssertSqlSafe(sql), values)
+                    .fetch_one(pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let records = rows.iter().map(sqlite_record).collect::<Result<_, _>>()?;
+                (records, total)
+            }
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(pool) => {
+                use sea_query_sqlx::SqlxBinder;
+                use sqlx::AssertSqlSafe;
+                let (sql, values) = page.build_sqlx(sea_query::PostgresQueryBuilder);
+                let rows = sqlx::query_with(AssertSqlSafe(sql), values)
+                    .fetch_all(pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let (sql, values) = count.build_sqlx(sea_query::PostgresQueryBuilder);
+                let total: i64 = sqlx::query_scalar_with(AssertSqlSafe(sql), values)
+                    .fetch_one(pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let records = rows.iter().map(postgres_record).collect::<Result<_, _>>()?;
+                (records, total)
+            }
+        };
+        Ok(AuditPage {
+            records,
+            total: u64::try_from(total).unwrap_or(0),
+            limit: query.limit,
+            offset: query.offset,
+        })
+    }
+}
+
+/// A SQLite row: UUIDs, times and JSON are text.
+#[cfg(feature = "sqlite")]
+fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, String> {
+    use sqlx::Row;
+    let e = |e: sqlx::Error| e.to_string();
+    let json = |text: String| -> Result<Value, String> {
+        serde_json::from_str(&text).map_err(|e| format!("a stored JSON value does not parse: {e}"))
+    };
+    let id: String = row.try_get("id").map_err(e)?;
+    let started_at: String = row.try_get("started_at").map_err(e)?;
+    let result: Option<String> = row.try_get("result").map_err(e)?;
+    Ok(AuditRecord {
+        id: id
+            .parse()
+            .map_err(|e| format!("a stored id `{id}` is no UUID: {e}"))?,
+        started_at: DateTime::parse_from_rfc3339(&started_at)
+            .map_err(|e| format!("a stored time `{started_at}` is not RFC 3339: {e}"))?
+            .to_utc(),
+        duration_us: u64::try_from(row.try_get::<i64, _>("duration_us").map_err(e)?).unwrap_or(0),
+        tool: row.try_get("tool").map_err(e)?,
+        adapter: row.try_get("adapter").map_err(e)?,
+        caller: row.try_get("caller").map_err(e)?,
+        ambient: json(row.try_get("ambient").map_err(e)?)?,
+        arguments: json(row.try_get("arguments").map_err(e)?)?,
+        outcome: row.try_get("outcome").map_err(e)?,
+        message: row.try_get("message").map_err(e)?,
+        exception: row.try_get("exception").map_err(e)?,
+        result: result.map(json).transpose()?,
+        trace_id: row.try_get("trace_id").map_err(e)?,
+    })
+}
+
+/// A PostgreSQL row: `uuid`, `timestamptz`, `jsonb`.
+#[cfg(feature = "postgres")]
+fn postgres_record(row: &sqlx::postgres::PgRow) -> Result<AuditRecord, String> {
+    use sqlx::Row;
+    let e = |e: sqlx::Error| e.to_string();
+    Ok(AuditRecord {
+        id: row.try_get("id").map_err(e)?,
+        started_at: row.try_get("started_at").map_err(e)?,
+        duration_us: u64::try_from(row.try_get::<i64, _>("duration_us").map_err(e)?).unwrap_or(0),
+        tool: row.try_get("tool").map_err(e)?,
+        adapter: row.try_get("adapter").map_err(e)?,
+        caller: row.try_get("caller").map_err(e)?,
+        ambient: row.try_get("ambient").map_err(e)?,
+        arguments: row.try_get("arguments").map_err(e)?,
+        outcome: row.try_get("outcome").map_err(e)?,
+        message: row.try_get("message").map_err(e)?,
+        exception: row.try_get("exception").map_err(e)?,
+        result: row.try_get("result").map_err(e)?,
+        trace_id: row.try_get("trace_id").map_err(e)?,
+    })
+}

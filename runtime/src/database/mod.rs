@@ -1,0 +1,224 @@
+//! The app's database, as toolspec uses it: SQLite (feature `sqlite`, embedded) or PostgreSQL
+//! (feature `postgres`), each behind an sqlx pool the app owns. Query tools and `ref` fields
+//! read the app's tables (`crate::query`); the audit trail, `once` keys and SQLite's `lock`s
+//! live in toolspec's own tables, created by their migrations the first time something needs
+//! them ([`Database::prepare`]), and tracked in `_toolspec_migrations`, apart from the app's
+//! own migrations.
+//!
+//! Values in toolspec's tables are written the way each backend keeps them best: on PostgreSQL
+//! `uuid`, `timestamptz` and `jsonb`; on SQLite text (times as RFC 3339 UTC with microseconds,
+//! so that text order is time order). [`Codec`] is the one place that knows.
+
+use std::sync::Arc;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use chrono::{DateTime, Utc};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use serde_json::Value;
+
+/// Where query tools, `ref` fields, the audit trail, `once` and `lock` keep their data: hand one
+/// to the generated `registry(handler, database)`.
+///
+/// ```ignore
+/// let pool = sqlx::SqlitePool::connect("sqlite://store.db").await?;
+/// let registry = tools::registry(App::default(), toolspec::Database::sqlite(pool));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Database {
+    pool: Pool,
+    /// Whether toolspec's own tables are migrated (once per database handle and its clones).
+    prepared: Arc<tokio::sync::OnceCell<()>>,
+}
+
+/// The pool of each backend.
+#[derive(Debug, Clone)]
+pub(crate) enum Pool {
+    #[cfg(feature = "sqlite")]
+    Sqlite(sqlx::SqlitePool),
+    #[cfg(feature = "postgres")]
+    Postgres(sqlx::PgPool),
+}
+
+impl Database {
+    /// On this SQLite pool.
+    #[cfg(feature = "sqlite")]
+    pub fn sqlite(pool: sqlx::SqlitePool) -> Self {
+        Self::new(Pool::Sqlite(pool))
+    }
+
+    /// On this PostgreSQL pool.
+    #[cfg(feature = "postgres")]
+    pub fn postgres(pool: sqlx::PgPool) -> Self {
+        Self::new(Pool::Postgres(pool))
+    }
+
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    fn new(pool: Pool) -> Self {
+        Self {
+            pool,
+            prepared: Arc::default(),
+        }
+    }
+
+    /// Which database this is (`sqlite`, `postgres`).
+    pub fn kind(&self) -> &'static str {
+        match self.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(_) => "sqlite",
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(_) => "postgres",
+        }
+    }
+
+    /// The pool.
+    pub(crate) fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// How values go into and come out of toolspec's tables here.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) fn codec(&self) -> Codec {
+        match self.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(_) => Codec::Sqlite,
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(_) => Codec::Postgres,
+        }
+    }
+
+    /// Creates or updates toolspec's own tables, once per handle (a failure is tried again on
+    /// the next call). An error is for the developer.
+    pub async fn prepare(&self) -> Result<(), String> {
+        let migrate = || async {
+            let migrated = match &self.pool {
+                #[cfg(feature = "sqlite")]
+                Pool::Sqlite(pool) => {
+                    migrator(include_str!("../../migrations/sqlite/0001_toolspec.sql"))
+                        .run(pool)
+                        .await
+                }
+                #[cfg(feature = "postgres")]
+                Pool::Postgres(pool) => {
+                    migrator(include_str!("../../migrations/postgres/0001_toolspec.sql"))
+                        .run(pool)
+                        .await
+                }
+            };
+            migrated.map_err(|e| format!("migrating toolspec's tables: {e}"))
+        };
+        self.prepared.get_or_try_init(migrate).await.map(|_| ())
+    }
+}
+
+/// toolspec's migrations: one so far, its tables.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+fn migrator(schema: &'static str) -> sqlx::migrate::Migrator {
+    use sqlx::SqlSafeStr;
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+    let mut migrator = Migrator::with_migrations(vec![Migration::new(
+        1,
+        "toolspec tables".into(),
+        MigrationType::Simple,
+        schema.into_sql_str(),
+        false,
+    )]);
+    migrator.dangerous_set_table_name("_toolspec_migrations");
+    migrator
+}
+
+/// How one backend keeps the values of toolspec's tables.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Codec {
+    /// Text for UUIDs, times and JSON.
+    Sqlite,
+    /// `uuid`, `timestamptz`, `jsonb`.
+    #[cfg_attr(
+        not(feature = "postgres"),
+        allow(dead_code, reason = "built with `postgres` only")
+    )]
+    Postgres,
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+impl Codec {
+    /// A point in time.
+    pub(crate) fn time(self, at: DateTime<Utc>) -> sea_query::Value {
+        match self {
+            Self::Sqlite => time_text(at).into(),
+            #[cfg(feature = "postgres")]
+            Self::Postgres => at.into(),
+            #[cfg(not(feature = "postgres"))]
+            Self::Postgres => time_text(at).into(),
+        }
+    }
+
+    /// A JSON document.
+    pub(crate) fn json(self, value: &Value) -> sea_query::Value {
+        match self {
+            Self::Sqlite => value.to_string().into(),
+            #[cfg(feature = "postgres")]
+            Self::Postgres => value.clone().into(),
+            #[cfg(not(feature = "postgres"))]
+            Self::Postgres => value.to_string().into(),
+        }
+    }
+
+    /// A JSON document that may be absent.
+    pub(crate) fn json_or_null(self, value: Option<&Value>) -> sea_query::Value {
+        match value {
+            Some(value) => self.json(value),
+            None => match self {
+                Self::Sqlite => sea_query::Value::String(None),
+                #[cfg(feature = "postgres")]
+                Self::Postgres => sea_query::Value::Json(None),
+                #[cfg(not(feature = "postgres"))]
+                Self::Postgres => sea_query::Value::String(None),
+            },
+        }
+    }
+
+    /// A UUID.
+    pub(crate) fn uuid(self, id: uuid::Uuid) -> sea_query::Value {
+        match self {
+            Self::Sqlite => id.hyphenated().to_string().into(),
+            #[cfg(feature = "postgres")]
+            Self::Postgres => id.into(),
+            #[cfg(not(feature = "postgres"))]
+            Self::Postgres => id.hyphenated().to_string().into(),
+        }
+    }
+}
+
+/// `at` as SQLite keeps it: RFC 3339 in UTC with six fraction digits.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn time_text(at: DateTime<Utc>) -> String {
+    at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+impl Database {
+    /// Runs a statement sea-query built (every value bound); the rows it affected. An error is
+    /// for the developer.
+    pub(crate) async fn execute(
+        &self,
+        statement: &impl sea_query_sqlx::SqlxBinder,
+    ) -> Result<u64, String> {
+        use sqlx::AssertSqlSafe;
+        let done = match &self.pool {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(pool) => {
+                let (sql, values) = statement.build_sqlx(sea_query::SqliteQueryBuilder);
+                let query = sqlx::query_with(AssertSqlSafe(sql), values);
+                query.execute(pool).await.map(|done| done.rows_affected())
+            }
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(pool) => {
+                let (sql, values) = statement.build_sqlx(sea_query::PostgresQueryBuilder);
+                let query = sqlx::query_with(AssertSqlSafe(sql), values);
+                query.execute(pool).await.map(|done| done.rows_affected())
+            }
+        };
+        done.map_err(|e| e.to_string())
+    }
+}
