@@ -146,6 +146,20 @@ impl ToolError {
         }
     }
 
+    /// `locked`: a `lock`ed call waited its `wait` for another call with the same key.
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn locked(headline: Option<&str>) -> Self {
+        Self {
+            code: codes::LOCKED.into(),
+            message: compose_error(
+                headline,
+                "Another call with the same key is running; try again shortly.",
+                false,
+            ),
+            details: None,
+        }
+    }
+
     /// `internal_error`: the tool's headline only; the cause is for the developer.
     pub(crate) fn internal(headline: Option<&str>) -> Self {
         Self {

@@ -19,17 +19,19 @@ CREATE INDEX IF NOT EXISTS toolspec_audit_by_time ON toolspec_audit (started_at)
 CREATE INDEX IF NOT EXISTS toolspec_audit_by_tool ON toolspec_audit (tool, started_at);
 CREATE INDEX IF NOT EXISTS toolspec_audit_by_caller ON toolspec_audit (caller, started_at);
 
+-- `once` keys and (SQLite only) `lock`s are toolspec's bookkeeping, read by nobody else:
+-- times are milliseconds since the Unix epoch, values JSON text, alike on both databases.
 CREATE TABLE IF NOT EXISTS toolspec_once (
-    tool        TEXT        NOT NULL,
-    key_hash    TEXT        NOT NULL,
-    key         JSONB       NOT NULL,
-    state       TEXT        NOT NULL CHECK (state IN ('running', 'done')),
-    holder      TEXT        NOT NULL,
-    started_at  TIMESTAMPTZ NOT NULL,
-    lease_until TIMESTAMPTZ NOT NULL,
-    finished_at TIMESTAMPTZ,
-    expires_at  TIMESTAMPTZ,
+    tool        TEXT   NOT NULL,
+    key_hash    TEXT   NOT NULL,
+    key         TEXT   NOT NULL,
+    state       TEXT   NOT NULL CHECK (state IN ('running', 'done')),
+    holder      TEXT   NOT NULL,
+    started_at  BIGINT NOT NULL,
+    lease_until BIGINT NOT NULL,
+    finished_at BIGINT,
+    expires_at  BIGINT,
     outcome     TEXT,
-    result      JSONB,
+    result      TEXT,
     PRIMARY KEY (tool, key_hash)
 );

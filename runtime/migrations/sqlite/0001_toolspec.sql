@@ -20,26 +20,28 @@ CREATE INDEX IF NOT EXISTS toolspec_audit_by_time ON toolspec_audit (started_at)
 CREATE INDEX IF NOT EXISTS toolspec_audit_by_tool ON toolspec_audit (tool, started_at);
 CREATE INDEX IF NOT EXISTS toolspec_audit_by_caller ON toolspec_audit (caller, started_at);
 
+-- `once` keys and (SQLite only) `lock`s are toolspec's bookkeeping, read by nobody else:
+-- times are milliseconds since the Unix epoch, values JSON text, alike on both databases.
 CREATE TABLE IF NOT EXISTS toolspec_once (
-    tool        TEXT    NOT NULL,
-    key_hash    TEXT    NOT NULL,
-    key         TEXT    NOT NULL,
-    state       TEXT    NOT NULL CHECK (state IN ('running', 'done')),
-    holder      TEXT    NOT NULL,
-    started_at  TEXT    NOT NULL,
-    lease_until TEXT    NOT NULL,
-    finished_at TEXT,
-    expires_at  TEXT,
+    tool        TEXT   NOT NULL,
+    key_hash    TEXT   NOT NULL,
+    key         TEXT   NOT NULL,
+    state       TEXT   NOT NULL CHECK (state IN ('running', 'done')),
+    holder      TEXT   NOT NULL,
+    started_at  INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL,
+    finished_at INTEGER,
+    expires_at  INTEGER,
     outcome     TEXT,
     result      TEXT,
     PRIMARY KEY (tool, key_hash)
 );
 
 CREATE TABLE IF NOT EXISTS toolspec_locks (
-    tool        TEXT NOT NULL,
-    key_hash    TEXT NOT NULL,
-    holder      TEXT NOT NULL,
-    acquired_at TEXT NOT NULL,
-    lease_until TEXT NOT NULL,
+    tool        TEXT    NOT NULL,
+    key_hash    TEXT    NOT NULL,
+    holder      TEXT    NOT NULL,
+    acquired_at INTEGER NOT NULL,
+    lease_until INTEGER NOT NULL,
     PRIMARY KEY (tool, key_hash)
 );

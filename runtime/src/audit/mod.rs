@@ -16,6 +16,7 @@
 
 mod read;
 mod record;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod sql;
 mod trail;
 

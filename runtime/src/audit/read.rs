@@ -91,6 +91,9 @@ impl AuditQuery {
         let mut query = self.clone();
         query.limit = query.limit.clamp(1, Self::MAX_LIMIT);
         database.prepare().await?;
-        database.select_audit(&query).await
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        return database.select_audit(&query).await;
+        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        match *database.pool() {}
     }
 }

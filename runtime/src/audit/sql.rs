@@ -3,6 +3,7 @@
 
 use chrono::{DateTime, Utc};
 use sea_query::{Alias, Expr, ExprTrait, Order, Query, SimpleExpr};
+#[cfg(feature = "sqlite")]
 use serde_json::Value;
 
 use crate::audit::read::{AuditOutcome, AuditPage, AuditQuery};

@@ -8,6 +8,13 @@
 //! (inside the caller's tokio runtime) and stops when every handle of the trail is gone and the
 //! queue is empty; it also deletes records older than the retention, hourly.
 
+// Without a database feature no trail can be made (there is no `Database`), and the writer
+// is not built.
+#![cfg_attr(
+    not(any(feature = "sqlite", feature = "postgres")),
+    allow(dead_code, reason = "no database backend")
+)]
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -173,6 +180,9 @@ impl Shared {
 
     fn start_writer(&self) {
         let receiver = self.receiver.lock().ok().and_then(|mut r| r.take());
+        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        let _ = receiver;
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
         if let Some(receiver) = receiver {
             let writer = Writer {
                 database: self.database.clone(),
@@ -197,6 +207,7 @@ impl Shared {
 }
 
 /// The messages one insert answers.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 #[derive(Default)]
 struct Batch {
     records: Vec<AuditRecord>,
@@ -204,6 +215,7 @@ struct Batch {
     flushes: Vec<oneshot::Sender<()>>,
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 impl Batch {
     fn take(&mut self, message: Message) {
         match message {
@@ -217,12 +229,14 @@ impl Batch {
 }
 
 /// The task that writes records.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 struct Writer {
     database: Database,
     retention: Option<Duration>,
     counters: Arc<Counters>,
 }
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 impl Writer {
     async fn run(self, mut receiver: mpsc::Receiver<Message>) {
         let mut sweep = tokio::time::interval(SWEEP);

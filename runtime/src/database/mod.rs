@@ -16,6 +16,29 @@ use chrono::{DateTime, Utc};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use serde_json::Value;
 
+/// `$body` for whichever backend `$database` is on, with `$pool` its sqlx pool: the body is
+/// written once (static SQL with `$1` placeholders, which both read) and compiled against each
+/// backend's own types.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+macro_rules! on_pool {
+    ($database:expr, |$pool:ident| $body:expr) => {
+        match $database.pool() {
+            #[cfg(feature = "sqlite")]
+            $crate::database::Pool::Sqlite($pool) => $body,
+            #[cfg(feature = "postgres")]
+            $crate::database::Pool::Postgres($pool) => $body,
+        }
+    };
+}
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) use on_pool;
+
+/// Milliseconds since the Unix epoch, as toolspec's bookkeeping tables keep time.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) fn now_ms() -> i64 {
+    Utc::now().timestamp_millis()
+}
+
 /// Where query tools, `ref` fields, the audit trail, `once` and `lock` keep their data: hand one
 /// to the generated `registry(handler, database)`.
 ///
@@ -27,6 +50,7 @@ use serde_json::Value;
 pub struct Database {
     pool: Pool,
     /// Whether toolspec's own tables are migrated (once per database handle and its clones).
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
     prepared: Arc<tokio::sync::OnceCell<()>>,
 }
 
@@ -89,24 +113,29 @@ impl Database {
     /// Creates or updates toolspec's own tables, once per handle (a failure is tried again on
     /// the next call). An error is for the developer.
     pub async fn prepare(&self) -> Result<(), String> {
-        let migrate = || async {
-            let migrated = match &self.pool {
-                #[cfg(feature = "sqlite")]
-                Pool::Sqlite(pool) => {
-                    migrator(include_str!("../../migrations/sqlite/0001_toolspec.sql"))
-                        .run(pool)
-                        .await
-                }
-                #[cfg(feature = "postgres")]
-                Pool::Postgres(pool) => {
-                    migrator(include_str!("../../migrations/postgres/0001_toolspec.sql"))
-                        .run(pool)
-                        .await
-                }
+        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        match self.pool {}
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        {
+            let migrate = || async {
+                let migrated = match &self.pool {
+                    #[cfg(feature = "sqlite")]
+                    Pool::Sqlite(pool) => {
+                        migrator(include_str!("../../migrations/sqlite/0001_toolspec.sql"))
+                            .run(pool)
+                            .await
+                    }
+                    #[cfg(feature = "postgres")]
+                    Pool::Postgres(pool) => {
+                        migrator(include_str!("../../migrations/postgres/0001_toolspec.sql"))
+                            .run(pool)
+                            .await
+                    }
+                };
+                migrated.map_err(|e| format!("migrating toolspec's tables: {e}"))
             };
-            migrated.map_err(|e| format!("migrating toolspec's tables: {e}"))
-        };
-        self.prepared.get_or_try_init(migrate).await.map(|_| ())
+            self.prepared.get_or_try_init(migrate).await.map(|_| ())
+        }
     }
 }
 
@@ -131,6 +160,10 @@ fn migrator(schema: &'static str) -> sqlx::migrate::Migrator {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Codec {
     /// Text for UUIDs, times and JSON.
+    #[cfg_attr(
+        not(feature = "sqlite"),
+        allow(dead_code, reason = "built with `sqlite` only")
+    )]
     Sqlite,
     /// `uuid`, `timestamptz`, `jsonb`.
     #[cfg_attr(

@@ -2,6 +2,7 @@
 //! [`Explanation`] with the argument errors and each guard's result ([`GuardCheck`]). Plain
 //! data, serialized as the built-in explain tool's output.
 
+use crate::durable::{LockStatus, OnceStatus};
 use crate::invoker::report::{Errors, FieldError};
 
 /// A guard's result in an explanation.
@@ -30,6 +31,12 @@ pub struct Explanation {
     pub more_errors: usize,
     /// Every guard's result, in spec order.
     pub guards: Vec<GuardCheck>,
+    /// Dex's `once`: whether a call with this key already ran (when, with which outcome).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub once: Option<OnceStatus>,
+    /// Dex's `lock`: the key, and whether a call holds it now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lock: Option<LockStatus>,
 }
 
 impl Explanation {
@@ -41,6 +48,8 @@ impl Explanation {
             errors: errors.list,
             more_errors: errors.more,
             guards: Vec::new(),
+            once: None,
+            lock: None,
         }
     }
 }

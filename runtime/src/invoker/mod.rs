@@ -39,6 +39,7 @@ use crate::ambient::AmbientContext;
 use crate::context::{Context, Progress};
 use crate::contract::{Contract, DeclaredError, Operation};
 use crate::descriptor::{Descriptor, Field, ToolKind};
+use crate::durable::{self, Admission};
 use crate::failure::{Failure, ToolError, ToolResult, compose_error, error_chain};
 use crate::invoker::explanation::{Explanation, GuardCheck};
 use crate::invoker::limits::Limits;
@@ -290,10 +291,34 @@ impl<O: Operation> Typed<O> {
             Ok(c) => c,
             Err(result) => return result,
         };
-        let mut value = match self.prepare(compiled, args, options.adapter.as_deref(), rules) {
+        let value = match self.prepare(compiled, args, options.adapter.as_deref(), rules) {
             Ok(value) => value,
             Err(errors) => return refused(tool, &errors),
         };
+        let database = rules.database.as_ref();
+        let admission =
+            durable::admit(tool, &value, ambient, database, &compiled.sensitive_input).await;
+        let ticket = match admission {
+            Admission::Run(ticket) => ticket,
+            Admission::Answer(result) => return result,
+        };
+        let result = self
+            .invoke_admitted(compiled, value, ambient, options, rules)
+            .await;
+        ticket.finish(Some(&result)).await;
+        result
+    }
+
+    /// The call once admitted (past `lock` and `once`): `ref` records, guards, the handler.
+    async fn invoke_admitted(
+        &self,
+        compiled: &Compiled,
+        mut value: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        rules: &Rules,
+    ) -> ToolResult {
+        let tool = Self::tool();
         match reference::resolve(tool, &mut value, ambient, rules.database.as_ref()).await {
             Ok(()) => {}
             Err(Unresolved::NotFound { field }) => return not_found(tool, field),
@@ -408,8 +433,16 @@ impl<O: Operation> Typed<O> {
                     passed: None,
                 })
                 .collect(),
+            once: None,
+            lock: None,
         };
         let mut prepared = self.prepare(compiled, args, options.adapter.as_deref(), rules);
+        if let Ok(value) = &prepared {
+            let database = rules.database.as_ref();
+            let reported =
+                durable::report(tool, value, ambient, database, &compiled.sensitive_input).await;
+            (explanation.once, explanation.lock) = reported.map_err(|e| internal(tool, e))?;
+        }
         if let Ok(value) = &mut prepared {
             match reference::resolve(tool, value, ambient, rules.database.as_ref()).await {
                 Ok(()) => {}

@@ -25,14 +25,14 @@ impl Database {
         ambient: &Map<String, Value>,
     ) -> Result<Value, String> {
         let _ = (decl, args, ambient);
-        match self.pool() {
+        match *self.pool() {
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(pool) => {
+            Pool::Sqlite(ref pool) => {
                 let built = statements(decl, args, ambient, Backend::Sqlite)?;
                 sqlite::run(pool, decl, built).await
             }
             #[cfg(feature = "postgres")]
-            Pool::Postgres(pool) => {
+            Pool::Postgres(ref pool) => {
                 let built = statements(decl, args, ambient, Backend::Postgres)?;
                 postgres::run(pool, decl, built).await
             }
@@ -50,14 +50,14 @@ impl Database {
         ambient: impl Fn(&str) -> Option<&'a Value>,
     ) -> Result<Option<Value>, String> {
         let _ = (reference, key, &ambient);
-        match self.pool() {
+        match *self.pool() {
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(pool) => {
+            Pool::Sqlite(ref pool) => {
                 let select = lookup(reference, key, ambient, Backend::Sqlite)?;
                 sqlite::load(pool, select, reference.record).await
             }
             #[cfg(feature = "postgres")]
-            Pool::Postgres(pool) => {
+            Pool::Postgres(ref pool) => {
                 let select = lookup(reference, key, ambient, Backend::Postgres)?;
                 postgres::load(pool, select, reference.record).await
             }

@@ -1,0 +1,233 @@
+//! Dex's `once` and `lock`, kept in the app's database so that they hold across every process
+//! sharing it.
+//!
+//! A call of a tool with either is *admitted* after its arguments validate and before anything
+//! else runs (`ref` records, guards, the handler): its key — the values of the declared fields,
+//! ambient ones from the trusted context — is hashed; `lock` waits (up to its `wait`) until no
+//! other call holds that key, then holds it; `once` then claims the key: the first claim runs,
+//! a repeat within the ttl answers with the recorded result, and a repeat that arrives while
+//! the first still runs waits for its result. When the admitted call ends, its result is
+//! recorded for `once` (successes and declared errors; an internal error, a timeout or a
+//! cancellation frees the key so that a retry runs) and the lock is let go.
+//!
+//! `explain` reports both without taking anything: whether the key already ran (when, with
+//! which outcome) and whether the lock is held now.
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod key;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod lock;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod once;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::ambient::AmbientContext;
+use crate::database::Database;
+use crate::descriptor::Descriptor;
+use crate::failure::{ToolError, ToolResult};
+use crate::sensitive::Sensitivity;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use key::Key;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+/// How long a claim or a SQLite lock is good for without a timeout on the tool: a process that
+/// dies holding one blocks its key this long at most.
+const LEASE: Duration = Duration::from_secs(600);
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+/// How long a `once` claim or SQLite lock of `tool` stays valid: past the tool's timeout (when
+/// it has one) with room to record the result.
+pub(crate) fn lease(tool: &Descriptor) -> Duration {
+    tool.timeout.map_or(LEASE, |t| t + Duration::from_secs(30))
+}
+
+/// What a call of a tool with `once` or `lock` may do.
+pub(crate) enum Admission {
+    /// Run it; then [`Ticket::finish`] with its result.
+    Run(Ticket),
+    /// Answer with this: a repeat's recorded result, or why the call could not be admitted.
+    Answer(ToolResult),
+}
+
+/// What an admitted call holds until it ends.
+#[derive(Default)]
+pub(crate) struct Ticket {
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    lock: Option<lock::Held>,
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    once: Option<once::Claim>,
+}
+
+/// Admits a call of `tool` with validated `args`: at once when it has neither `once` nor `lock`.
+pub(crate) async fn admit(
+    tool: &'static Descriptor,
+    args: &Value,
+    ambient: &AmbientContext,
+    database: Option<&Database>,
+    redaction: &Sensitivity,
+) -> Admission {
+    if tool.once.is_none() && tool.lock.is_none() {
+        return Admission::Run(Ticket::default());
+    }
+    let Some(database) = database else {
+        return Admission::Answer(internal(
+            tool,
+            "the tool has `once` or `lock` but the registry has no database".into(),
+        ));
+    };
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    {
+        admit_on(tool, args, ambient, database, redaction).await
+    }
+    #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+    {
+        let _ = (args, ambient, redaction, database);
+        Admission::Run(Ticket::default())
+    }
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+async fn admit_on(
+    tool: &'static Descriptor,
+    args: &Value,
+    ambient: &AmbientContext,
+    database: &Database,
+    redaction: &Sensitivity,
+) -> Admission {
+    if let Err(e) = database.prepare().await {
+        return Admission::Answer(internal(tool, e));
+    }
+    let mut ticket = Ticket::default();
+    if let Some(decl) = tool.lock {
+        let key = Key::of(tool, decl.key, args, ambient, redaction);
+        match lock::acquire(database, tool, &key, decl.wait).await {
+            Ok(Some(held)) => ticket.lock = Some(held),
+            Ok(None) => return Admission::Answer(locked(tool, decl.wait)),
+            Err(e) => return Admission::Answer(internal(tool, e)),
+        }
+    }
+    if let Some(decl) = tool.once {
+        let key = Key::of(tool, decl.key, args, ambient, redaction);
+        match once::claim(database, tool, &key).await {
+            Ok(once::Claimed::Run(claim)) => ticket.once = Some(claim),
+            Ok(once::Claimed::Replay(result)) => {
+                ticket.finish(None).await;
+                return Admission::Answer(result);
+            }
+            Err(e) => {
+                ticket.finish(None).await;
+                return Admission::Answer(internal(tool, e));
+            }
+        }
+    }
+    Admission::Run(ticket)
+}
+
+impl Ticket {
+    /// Records `result` for `once` (when there is one to keep) and lets the lock go.
+    pub(crate) async fn finish(self, result: Option<&ToolResult>) {
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        {
+            if let Some(claim) = self.once {
+                claim.finish(result).await;
+            }
+            if let Some(held) = self.lock {
+                held.release().await;
+            }
+        }
+        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        let _ = (self, result);
+    }
+}
+
+/// What explain says of a `once` key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OnceStatus {
+    /// The key's fields and values (sensitive ones redacted).
+    pub key: Map<String, Value>,
+    /// `new` (a call would run), `running` (a call with this key runs now; a repeat would wait
+    /// for its result) or `done` (a repeat answers with the recorded result).
+    pub status: &'static str,
+    /// When the recorded call finished (`done` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
+    /// Its outcome: `ok` or the error code (`done` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<String>,
+    /// Until when repeats answer with it (`done` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+}
+
+/// What explain says of a `lock` key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LockStatus {
+    /// The key's fields and values (sensitive ones redacted).
+    pub key: Map<String, Value>,
+    /// Whether a call holds the lock now.
+    pub held: bool,
+    /// How long a call waits for it, in milliseconds.
+    pub wait_ms: u64,
+}
+
+/// What explain reports of `once` and `lock` for a call with validated `args`, taking nothing.
+pub(crate) async fn report(
+    tool: &'static Descriptor,
+    args: &Value,
+    ambient: &AmbientContext,
+    database: Option<&Database>,
+    redaction: &Sensitivity,
+) -> Result<(Option<OnceStatus>, Option<LockStatus>), String> {
+    if tool.once.is_none() && tool.lock.is_none() {
+        return Ok((None, None));
+    }
+    let database =
+        database.ok_or("the tool has `once` or `lock` but the registry has no database")?;
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    {
+        database.prepare().await?;
+        let once = match tool.once {
+            Some(decl) => {
+                let key = Key::of(tool, decl.key, args, ambient, redaction);
+                Some(once::status(database, tool, &key).await?)
+            }
+            None => None,
+        };
+        let lock = match tool.lock {
+            Some(decl) => {
+                let key = Key::of(tool, decl.key, args, ambient, redaction);
+                let held = lock::held(database, tool, &key).await?;
+                let wait_ms = u64::try_from(decl.wait.as_millis()).unwrap_or(u64::MAX);
+                Some(LockStatus {
+                    key: key.shown,
+                    held,
+                    wait_ms,
+                })
+            }
+            None => None,
+        };
+        Ok((once, lock))
+    }
+    #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+    {
+        let _ = (args, ambient, redaction, database);
+        Ok((None, None))
+    }
+}
+
+fn internal(tool: &Descriptor, exception: String) -> ToolResult {
+    tracing::error!(tool = tool.name, exception = %exception, "tool failed");
+    ToolResult::failed(ToolError::internal(tool.error_headline), Some(exception))
+}
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+fn locked(tool: &Descriptor, wait: Duration) -> ToolResult {
+    let waited = format!("another call with the same key held the lock for over {wait:?}");
+    ToolResult::failed(ToolError::locked(tool.error_headline), Some(waited))
+}
