@@ -38,6 +38,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
@@ -245,6 +246,17 @@ impl McpServer {
         &self.shared.listing
     }
 
+    /// Serves on stdin/stdout until the client disconnects or `shutdown` is cancelled (a
+    /// signal, say), then waits for the audit trail to write what is queued.
+    pub async fn serve_stdio_until(self, shutdown: CancellationToken) -> Result<(), ServeError> {
+        #[cfg(unix)]
+        if let Some((input, output)) = stdio::pipes() {
+            return self.serve_on_until(input, output, shutdown).await;
+        }
+        self.serve_on_until(tokio::io::stdin(), tokio::io::stdout(), shutdown)
+            .await
+    }
+
     /// Serves on stdin/stdout until the client disconnects (see [`stdio`] for how lines are
     /// read and screened). When both are pipes (as when an MCP client starts the server),
     /// they are read and written on the runtime's event loop; otherwise (a terminal, a file)
@@ -258,25 +270,48 @@ impl McpServer {
     }
 
     /// Serves on one byte stream each way (newline-delimited JSON-RPC, as on stdio) until
-    /// the client disconnects.
+    /// the client disconnects, then waits for the audit trail to write what is queued.
     pub async fn serve_on<R, W>(self, input: R, output: W) -> Result<(), ServeError>
     where
         R: tokio::io::AsyncRead + Send + Unpin + 'static,
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
-        let limits = *self.shared.registry.limits();
+        self.serve_on_until(input, output, CancellationToken::new())
+            .await
+    }
+
+    /// [`serve_on`](Self::serve_on), stopping also when `shutdown` is cancelled.
+    pub async fn serve_on_until<R, W>(
+        self,
+        input: R,
+        output: W,
+        shutdown: CancellationToken,
+    ) -> Result<(), ServeError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let registry = Arc::clone(&self.shared.registry);
+        let limits = *registry.limits();
         let (transport, writer) = stdio::transport(input, output, limits);
         let running = self
             .serve(transport)
             .await
             .map_err(|e| ServeError(e.to_string()))?;
+        let stop = running.cancellation_token();
+        let watch = tokio::spawn(async move {
+            shutdown.cancelled().await;
+            stop.cancel();
+        });
         let served = running
             .waiting()
             .await
             .map(|_| ())
             .map_err(|e| ServeError(e.to_string()));
-        // Every answer is written before the server is done.
+        watch.abort();
+        // Every answer is written, and recorded, before the server is done.
         let _ = writer.await;
+        registry.flush_audit().await;
         served
     }
 

@@ -239,11 +239,15 @@ impl HttpTransport {
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
         let limits = self.connections;
+        let registry = Arc::clone(self.server.registry());
         let shutdown_token = shutdown.clone();
         let router = self
             .configure(|config| config.with_cancellation_token(shutdown_token))
             .router();
-        connections::serve(listener, router, limits, shutdown).await
+        let served = connections::serve(listener, router, limits, shutdown).await;
+        // Every call is answered; what the audit trail holds is written before serving ends.
+        registry.flush_audit().await;
+        served
     }
 }
 
