@@ -8,8 +8,9 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use toolspec::settings::{AdapterDecl, Settings};
 use toolspec::{
-    AdapterBinding, ColumnType, Descriptor, Dialect, ErrorCode, Field, FilterColumn, Guard,
-    PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl, ScopeColumn, ToolKind,
+    AdapterBinding, AuditPolicy, ColumnType, Descriptor, Dialect, Durability, ErrorCode, Field,
+    FilterColumn, Guard, LockDecl, OnceDecl, PageLimit, QueryDecl, QueryView, RecordColumn,
+    RefDecl, ScopeColumn, ToolKind,
 };
 use toolspec_codegen::Project;
 
@@ -35,7 +36,8 @@ impl Declared {
                 .adapters()
                 .map(|a| AdapterBinding::member(leak_str(a.name.to_string())))
                 .collect();
-            descriptors.push(leak(Descriptor::explain(name, bindings.leak())));
+            let audit = audit_policy(project.audit().policy);
+            descriptors.push(leak(Descriptor::explain(name, bindings.leak(), audit)));
         }
         Self {
             descriptors,
@@ -222,6 +224,31 @@ fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
             })
             .collect::<Vec<_>>()
             .leak(),
+        audit: audit_policy(d.audit),
+        once: d.once.map(|o| {
+            leak(OnceDecl {
+                key: leak_strs(o.key),
+                ttl: o.ttl,
+            })
+        }),
+        lock: d.lock.map(|l| {
+            leak(LockDecl {
+                key: leak_strs(l.key),
+                wait: l.wait,
+            })
+        }),
+    }
+}
+
+/// A compiled audit policy as the runtime's.
+fn audit_policy(policy: toolspec_codegen::AuditPolicy) -> AuditPolicy {
+    AuditPolicy {
+        enabled: policy.enabled,
+        durability: match policy.durability {
+            toolspec_codegen::Durability::Async => Durability::Async,
+            toolspec_codegen::Durability::Sync => Durability::Sync,
+        },
+        required: policy.required,
     }
 }
 

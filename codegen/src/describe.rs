@@ -10,6 +10,8 @@ use toolspec_vocab::query::{ColumnType, FilterOp};
 
 use crate::analyze::membership::Binding;
 use crate::project::Tool;
+use crate::source::Spanned;
+use crate::spec::AuditPolicy;
 use crate::spec::query::{RecordField, ScopeBinding};
 
 /// What the runtime knows about a tool at build time (see `toolspec::Descriptor`).
@@ -66,6 +68,30 @@ pub struct Descriptor {
     pub query: Option<QueryDescriptor>,
     /// The `ref` fields of `expects`, in spec order.
     pub refs: Vec<RefDescriptor>,
+    /// How calls are recorded (the project's `audit:`, then the tool's).
+    pub audit: AuditPolicy,
+    /// An action's `once`.
+    pub once: Option<OnceDescriptor>,
+    /// An action's `lock`.
+    pub lock: Option<LockDescriptor>,
+}
+
+/// An action's `once`, as the runtime's `OnceDecl` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnceDescriptor {
+    /// The `expects` fields whose values make the key, in spec order.
+    pub key: Vec<String>,
+    /// How long the first result answers repeats.
+    pub ttl: Duration,
+}
+
+/// An action's `lock`, as the runtime's `LockDecl` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LockDescriptor {
+    /// The `expects` fields whose values make the key, in spec order.
+    pub key: Vec<String>,
+    /// How long a call waits for the lock.
+    pub wait: Duration,
 }
 
 /// A `ref` field, as the runtime's `RefDecl` holds it.
@@ -204,6 +230,15 @@ impl Tool {
                     })
                 })
                 .collect(),
+            audit: spec.audit,
+            once: spec.once.as_ref().map(|o| OnceDescriptor {
+                key: names(&o.key),
+                ttl: o.ttl,
+            }),
+            lock: spec.lock.as_ref().map(|l| LockDescriptor {
+                key: names(&l.key),
+                wait: l.wait,
+            }),
             query: spec.query.as_ref().map(|q| QueryDescriptor {
                 source: q.source.value.clone(),
                 record: record(&q.record),
@@ -219,6 +254,11 @@ impl Tool {
             }),
         }
     }
+}
+
+/// The names of a `once` or `lock` key.
+fn names(key: &[Spanned<String>]) -> Vec<String> {
+    key.iter().map(|k| k.value.clone()).collect()
 }
 
 /// A scope as the runtime's `ScopeColumn`s hold it: column, ambient field, type.

@@ -13,7 +13,7 @@ use toolspec_vocab::settings::AdapterDecl;
 use crate::diagnostic::{Diagnostic, Severity, render_all};
 use crate::shapes::Shapes;
 use crate::source::{Source, Sources};
-use crate::spec::{ProjectConfig, ToolSpec, Types};
+use crate::spec::{AuditConfig, ProjectConfig, ToolSpec, Types};
 
 /// A checked tool, ready to emit.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +104,12 @@ impl Project {
     /// The adapter called `name`.
     pub fn adapter(&self, name: &str) -> Option<&AdapterDecl> {
         self.config.adapter(name).map(|a| &a.decl)
+    }
+
+    /// The project's `audit:`: every tool's default policy (the explain tool's) and the
+    /// retention.
+    pub fn audit(&self) -> AuditConfig {
+        self.config.audit
     }
 
     /// The built-in explain tool's name, when the project offers it.

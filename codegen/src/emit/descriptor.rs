@@ -1,5 +1,7 @@
 //! A tool's `DESCRIPTOR` static, written from its descriptor data.
 
+use std::time::Duration;
+
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use toolspec_vocab::Dialect;
@@ -8,6 +10,7 @@ use toolspec_vocab::settings::SettingValue;
 
 use crate::analyze::membership::View;
 use crate::describe::{Descriptor, QueryDescriptor, RefDescriptor};
+use crate::spec::{AuditPolicy, Durability};
 
 pub fn opt_str(value: Option<&str>) -> TokenStream {
     match value {
@@ -67,8 +70,23 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
     let message = opt_str(d.message.as_deref());
     let timeout = match d.timeout {
         Some(t) => {
-            let ms = t.as_millis() as u64;
-            quote! { ::core::option::Option::Some(::core::time::Duration::from_millis(#ms)) }
+            let t = millis(t);
+            quote! { ::core::option::Option::Some(#t) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
+    let audit = audit_policy(&d.audit);
+    let once = match &d.once {
+        Some(once) => {
+            let (key, ttl) = (&once.key, millis(once.ttl));
+            quote! { ::core::option::Option::Some(&::toolspec::__private::OnceDecl { key: &[ #(#key,)* ], ttl: #ttl }) }
+        }
+        None => quote! { ::core::option::Option::None },
+    };
+    let lock = match &d.lock {
+        Some(lock) => {
+            let (key, wait) = (&lock.key, millis(lock.wait));
+            quote! { ::core::option::Option::Some(&::toolspec::__private::LockDecl { key: &[ #(#key,)* ], wait: #wait }) }
         }
         None => quote! { ::core::option::Option::None },
     };
@@ -133,7 +151,35 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
             adapters: &[ #(#bindings,)* ],
             query: #query,
             refs: &[ #(#refs,)* ],
+            audit: #audit,
+            once: #once,
+            lock: #lock,
         };
+    }
+}
+
+/// `Duration::from_millis(…)`.
+pub fn millis(duration: Duration) -> TokenStream {
+    let ms = u64::try_from(duration.as_millis()).unwrap_or(u64::MAX);
+    quote! { ::core::time::Duration::from_millis(#ms) }
+}
+
+/// An `AuditPolicy`: `AuditPolicy::OFF`, or each of its keys.
+pub fn audit_policy(policy: &AuditPolicy) -> TokenStream {
+    if *policy == AuditPolicy::OFF {
+        return quote! { ::toolspec::__private::AuditPolicy::OFF };
+    }
+    let (enabled, required) = (policy.enabled, policy.required);
+    let durability = match policy.durability {
+        Durability::Async => quote! { Async },
+        Durability::Sync => quote! { Sync },
+    };
+    quote! {
+        ::toolspec::__private::AuditPolicy {
+            enabled: #enabled,
+            durability: ::toolspec::__private::Durability::#durability,
+            required: #required,
+        }
     }
 }
 

@@ -5,9 +5,10 @@ use quote::quote;
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
 
-use crate::emit::descriptor::setting_value;
+use crate::emit::descriptor::{audit_policy, millis, setting_value};
 use crate::project::{Project, Tool};
 use crate::rust_name::ident;
+use crate::spec::AuditConfig;
 
 fn setting_decl(decl: &SettingDecl) -> TokenStream {
     let name = decl.name.as_ref();
@@ -73,7 +74,25 @@ fn project_static(project: &Project) -> TokenStream {
     let hints = &config.hints;
     let explain_enabled = config.explain_enabled;
     let explain_name = &config.explain_name;
-    let audit = config.audit;
+    let audit = if config.audit == AuditConfig::OFF {
+        quote! { ::toolspec::__private::AuditConfig::OFF }
+    } else {
+        let policy = audit_policy(&config.audit.policy);
+        let retention = match config.audit.retention {
+            // Whole seconds (a retention in milliseconds is kept as written).
+            Some(r) if r.subsec_millis() == 0 => {
+                let secs = r.as_secs();
+                quote! { ::core::option::Option::Some(::core::time::Duration::from_secs(#secs)) }
+            }
+            Some(r) => {
+                let r = millis(r);
+                quote! { ::core::option::Option::Some(#r) }
+            }
+            None => quote! { ::core::option::Option::None },
+        };
+        quote! { ::toolspec::__private::AuditConfig { policy: #policy, retention: #retention } }
+    };
+    let explain_audit = audit_policy(&config.audit.policy);
     let drop_undeclared = config.drop_undeclared_keys;
     let explain = config.explain_enabled.then(|| {
         let adapters = config.adapters.iter().map(|a| a.decl.name.as_ref());
@@ -81,7 +100,7 @@ fn project_static(project: &Project) -> TokenStream {
             /// The built-in explain tool: checks a call of another tool without running it.
             pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(#explain_name, &[
                 #( ::toolspec::__private::AdapterBinding::member(#adapters), )*
-            ]);
+            ], #explain_audit);
         }
     });
     let mut tools: Vec<&Tool> = project.tools.iter().collect();
@@ -125,11 +144,16 @@ fn registry(project: &Project) -> TokenStream {
     } else {
         quote! { let handler = ::std::sync::Arc::new(handler); }
     };
+    // Query tools and `ref` fields read the database; the audit trail, `once` and `lock`
+    // keep their records in it.
     let reads = !queries.is_empty()
-        || project
-            .tools
-            .iter()
-            .any(|t| t.spec.expects.iter().any(|f| f.reference.is_some()));
+        || project.tools.iter().any(|t| {
+            t.spec.expects.iter().any(|f| f.reference.is_some())
+                || t.spec.audit.enabled
+                || t.spec.once.is_some()
+                || t.spec.lock.is_some()
+        })
+        || (project.config.explain_enabled && project.config.audit.policy.enabled);
     let database = reads.then(|| quote! { .database(database) });
     let body = quote! {
         #handler
@@ -155,8 +179,9 @@ fn registry(project: &Project) -> TokenStream {
     }
     quote! {
         /// Binds every action to `handler` and every query tool to `database`, which `ref`
-        /// fields load their records from too. Does not compile until `H` implements every
-        /// action's `Handler`; the error names each tool that is missing.
+        /// fields load their records from too, and the audit trail, `once` and `lock` keep
+        /// theirs in. Does not compile until `H` implements every action's `Handler`; the
+        /// error names each tool that is missing.
         pub fn registry<H>(handler: H, database: ::toolspec::__private::Database) -> ::toolspec::__private::Registry
         where
             H: ::core::marker::Send + ::core::marker::Sync + 'static #( + #actions::Handler )*

@@ -7,9 +7,10 @@ use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::adapters::read_adapters;
 use crate::read::column::read_column_type;
+use crate::read::durable::read_project_audit;
 use crate::read::reader::{Reader, is_snake_identifier, section};
 use crate::read::yaml::{Node, Value};
-use crate::spec::{AdapterConfig, AmbientDecl, ProjectConfig};
+use crate::spec::{AdapterConfig, AmbientDecl, AuditConfig, ProjectConfig};
 
 section! {
     /// The keys of the project config, in the order they are read.
@@ -47,7 +48,9 @@ pub fn default_config() -> ProjectConfig {
                 custom: false,
             })
             .collect(),
-        audit: false,
+        audit: AuditConfig::OFF,
+        audit_durability: None,
+        audit_required_at: None,
         explain_enabled: true,
         explain_name: "explain".into(),
         ambient: Vec::new(),
@@ -89,11 +92,7 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                     config.membership = default;
                 }
             }
-            ConfigKey::Audit => {
-                if let Some(n) = only_key(r, node, "audit", "enabled") {
-                    config.audit = r.bool(n, "`audit.enabled`").unwrap_or(false);
-                }
-            }
+            ConfigKey::Audit => read_project_audit(r, node, &mut config),
             ConfigKey::Explain => read_explain(r, node, &mut config),
             ConfigKey::Invoker => {
                 let choices = [("reject", false), ("drop", true)];
@@ -129,7 +128,7 @@ fn only_key<'n>(r: &mut Reader<'_>, node: &'n Node, section: &str, key: &str) ->
 /// One of `choices` by its spelling (`key` is the setting's path, `what` what its value is);
 /// anything else is an error with a did-you-mean, or
 /// `help` when nothing is close.
-fn read_choice<T: Copy>(
+pub fn read_choice<T: Copy>(
     r: &mut Reader<'_>,
     node: &Node,
     key: &str,

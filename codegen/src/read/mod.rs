@@ -6,6 +6,7 @@ pub mod adapters;
 pub mod column;
 pub mod config;
 pub mod constraints;
+pub mod durable;
 pub mod field;
 pub mod field_key;
 pub mod folder;

@@ -4,6 +4,10 @@ use std::time::Duration;
 
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
+use crate::read::durable::{
+    AuditWritten, Keyed, check_key_fields, parse_duration, read_lock, read_once, read_tool_audit,
+    resolve_audit,
+};
 use crate::read::field::{read_field, read_fields};
 use crate::read::field_key::Place;
 use crate::read::lower::lower;
@@ -20,7 +24,7 @@ use crate::rust_name;
 use crate::source::{Span, Spanned};
 use crate::spec::query::Narrowing;
 use crate::spec::{
-    AdapterOptions, ErrorDecl, GuardDecl, NamedType, ProjectConfig, ToolDecl, ToolSpec,
+    AdapterOptions, AuditPolicy, ErrorDecl, GuardDecl, NamedType, ProjectConfig, ToolDecl, ToolSpec,
 };
 
 section! {
@@ -38,6 +42,9 @@ section! {
         Hints = "hints",
         Message = "message",
         Timeout = "timeout",
+        Once = "once",
+        Lock = "lock",
+        Audit = "audit",
         Tags = "tags",
         Scopes = "scopes",
         Tool = "tool",
@@ -70,7 +77,13 @@ impl ToolKey {
     fn action_only(self) -> bool {
         matches!(
             self,
-            Self::Expects | Self::Exposes | Self::Errors | Self::Guards | Self::Message
+            Self::Expects
+                | Self::Exposes
+                | Self::Errors
+                | Self::Guards
+                | Self::Message
+                | Self::Once
+                | Self::Lock
         )
     }
 }
@@ -159,6 +172,8 @@ struct Draft {
     description: Option<String>,
     /// A query tool's keys (`kind: query`).
     query: Option<QueryDraft>,
+    /// `audit`, as written (resolved against the project's once read).
+    audit: AuditWritten,
 }
 
 impl Draft {
@@ -179,6 +194,9 @@ impl Draft {
                 hints: Vec::new(),
                 message: None,
                 timeout: None,
+                audit: AuditPolicy::OFF,
+                once: None,
+                lock: None,
                 tags: Vec::new(),
                 scopes: Vec::new(),
                 tool: ToolDecl::default(),
@@ -186,6 +204,7 @@ impl Draft {
             },
             description: None,
             query: query.then(QueryDraft::default),
+            audit: AuditWritten::default(),
         }
     }
 
@@ -233,6 +252,9 @@ impl Draft {
             ToolKey::Hints => spec.hints = r.string_list(node, "`hints`"),
             ToolKey::Message => spec.message = r.spanned_string(node, "`message`"),
             ToolKey::Timeout => spec.timeout = read_timeout(r, node),
+            ToolKey::Once => spec.once = read_once(r, key_node, node),
+            ToolKey::Lock => spec.lock = read_lock(r, key_node, node),
+            ToolKey::Audit => self.audit = read_tool_audit(r, node),
             ToolKey::Tags => spec.tags = plain(r.string_list(node, "`tags`")),
             ToolKey::Scopes => spec.scopes = plain(r.string_list(node, "`scopes`")),
             ToolKey::Tool => spec.tool = read_tool_decl(r, node, config),
@@ -249,6 +271,7 @@ impl Draft {
     /// The spec, when it has its description (and, for a query tool, what a query needs).
     fn finish(self, r: &mut Reader<'_>, root: &Node, config: &ProjectConfig) -> Option<ToolSpec> {
         let mut spec = self.spec;
+        spec.audit = resolve_audit(r, &self.audit, config);
         match self.query {
             Some(draft) => {
                 let at = first_key_span(root);
@@ -267,6 +290,23 @@ impl Draft {
                     }
                     if field.ambient {
                         check_ambient_type(r, field, config);
+                    }
+                }
+                // The fields as written (one too broken to read was reported already); an
+                // `expects` that is not a map was reported too.
+                let expects: Option<Vec<&str>> = match root.get("expects") {
+                    None => Some(Vec::new()),
+                    Some(node) => node
+                        .as_map()
+                        .map(|m| m.iter().filter_map(|(k, _)| k.as_str()).collect()),
+                };
+                let keys = [
+                    (Keyed::Once, spec.once.as_ref().map(|o| &o.key)),
+                    (Keyed::Lock, spec.lock.as_ref().map(|l| &l.key)),
+                ];
+                for (which, key) in keys {
+                    if let (Some(key), Some(expects)) = (key, &expects) {
+                        check_key_fields(r, which, key, expects);
                     }
                 }
             }
@@ -314,10 +354,13 @@ fn not_for_kind(r: &mut Reader<'_>, key: ToolKey, node: &Node, query: bool) {
             format!("a query tool has no `{name}`"),
         )
         .with_label("not a key of query tools")
-        .with_help(
+        .with_help(if matches!(key, ToolKey::Once | ToolKey::Lock) {
+            "`once` and `lock` keep an action's effects from repeating or overlapping; a query \
+             tool only reads"
+        } else {
             "a query tool's inputs are its `filters`, its result its `record`, and it fails only \
-             with `invalid_params` or `query_failed`",
-        )
+             with `invalid_params` or `query_failed`"
+        })
     } else {
         r.error(
             Kind::Conflict,
@@ -505,24 +548,6 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
     guards
 }
 
-/// Parses `30s`, `500ms`, `2m`, `1h` or a whole number of seconds.
-pub fn parse_duration(text: &str) -> Option<Duration> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (digits, unit) = text.split_at(split);
-    let n: u64 = digits.parse().ok()?;
-    let ms = match unit.trim() {
-        "ms" => n,
-        "" | "s" => n.checked_mul(1_000)?,
-        "m" => n.checked_mul(60_000)?,
-        "h" => n.checked_mul(3_600_000)?,
-        _ => return None,
-    };
-    Some(Duration::from_millis(ms))
-}
-
 fn read_timeout(r: &mut Reader<'_>, node: &Node) -> Option<Duration> {
     let text = match &node.value {
         Value::Int(i) => i.to_string(),
@@ -542,7 +567,9 @@ fn read_timeout(r: &mut Reader<'_>, node: &Node) -> Option<Duration> {
                     format!("invalid timeout `{text}`"),
                 )
                 .with_label("not a duration")
-                .with_help("write a positive whole number with `ms`, `s`, `m` or `h`, like `30s`"),
+                .with_help(
+                    "write a positive whole number with `ms`, `s`, `m`, `h` or `d`, like `30s`",
+                ),
             );
             None
         }

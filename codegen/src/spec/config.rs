@@ -4,7 +4,8 @@ use toolspec_vocab::membership::MembershipDefault;
 use toolspec_vocab::query::ColumnType;
 use toolspec_vocab::settings::AdapterDecl;
 
-use crate::source::Spanned;
+use crate::source::{Span, Spanned};
+use crate::spec::durable::{AuditConfig, Durability};
 
 /// An adapter as configured in `toolspec.yaml`.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,8 +40,13 @@ pub struct ProjectConfig {
     pub membership: MembershipDefault,
     /// Every adapter, built-in and custom, sorted by name.
     pub adapters: Vec<AdapterConfig>,
-    /// `audit.enabled`
-    pub audit: bool,
+    /// `audit`: every tool's default policy, and the retention.
+    pub audit: AuditConfig,
+    /// `audit.durability` as written: what a tool's `required: false` falls back to.
+    pub audit_durability: Option<Durability>,
+    /// Where `audit.required: true` is written (file and span), for a tool's
+    /// `durability: async` to point at.
+    pub audit_required_at: Option<(String, Span)>,
     /// `explain.enabled`
     pub explain_enabled: bool,
     /// `explain.name`

@@ -3,6 +3,7 @@
 //! data only: reading it is [`crate::read`]'s job, checking it [`crate::analyze`]'s.
 
 pub mod config;
+pub mod durable;
 pub mod field;
 pub mod query;
 pub mod tool;
@@ -10,6 +11,7 @@ pub mod types;
 pub mod visit;
 
 pub use config::{AdapterConfig, AmbientDecl, ProjectConfig};
+pub use durable::{AuditConfig, AuditPolicy, Durability, LockSpec, OnceSpec};
 pub use field::{Constraints, Field, FieldType, Format, Variant};
 pub use tool::{AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, ToolDecl, ToolSpec};
 pub use types::{NamedType, Types};

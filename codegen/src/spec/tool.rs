@@ -5,6 +5,7 @@ use std::time::Duration;
 use toolspec_vocab::settings::SettingValue;
 
 use crate::source::{Span, Spanned};
+use crate::spec::durable::{AuditPolicy, LockSpec, OnceSpec};
 use crate::spec::field::Field;
 use crate::spec::query::{Narrowing, QuerySpec};
 
@@ -102,6 +103,12 @@ pub struct ToolSpec {
     pub message: Option<Spanned<String>>,
     /// `timeout`
     pub timeout: Option<Duration>,
+    /// How calls are recorded: the project's `audit:` with the spec's own `audit:` over it.
+    pub audit: AuditPolicy,
+    /// `once` (actions)
+    pub once: Option<OnceSpec>,
+    /// `lock` (actions)
+    pub lock: Option<LockSpec>,
     /// `tags`
     pub tags: Vec<String>,
     /// `scopes`

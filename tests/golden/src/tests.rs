@@ -94,6 +94,48 @@ fn membership_names_and_settings_resolve() {
     assert!(hidden.adapters.is_empty());
 }
 
+#[test]
+fn audit_once_and_lock_are_declared() {
+    use std::time::Duration;
+    use toolspec::{AuditPolicy, Durability};
+
+    let audited = AuditPolicy {
+        enabled: true,
+        durability: Durability::Async,
+        required: false,
+    };
+    assert_eq!(membership::PROJECT.audit.policy, audited);
+    assert_eq!(
+        membership::PROJECT.audit.retention,
+        Some(Duration::from_secs(90 * 86_400))
+    );
+    assert_eq!(membership::EXPLAIN.audit, audited, "the project's policy");
+    let ticket = membership::agent::support::ticket::Tool::descriptor();
+    assert_eq!(
+        ticket.audit,
+        AuditPolicy {
+            enabled: true,
+            durability: Durability::Sync,
+            required: true,
+        },
+        "required implies sync"
+    );
+    let once = ticket.once.unwrap();
+    assert_eq!(once.key, ["customer_id", "subject"]);
+    assert_eq!(once.ttl, Duration::from_secs(600));
+    let lock = ticket.lock.unwrap();
+    assert_eq!(lock.key, ["customer_id"]);
+    assert_eq!(lock.wait, Duration::ZERO);
+    let report = membership::internal::report::Tool::descriptor();
+    assert_eq!(report.audit.durability, Durability::Sync);
+    assert!(report.audit.enabled && !report.audit.required);
+    assert!(report.once.is_none() && report.lock.is_none());
+    let hidden = membership::internal::hidden::Tool::descriptor();
+    assert!(!hidden.audit.enabled);
+    assert_eq!(fields::ping::Tool::descriptor().audit, AuditPolicy::OFF);
+    assert_eq!(empty::PROJECT.audit, toolspec::AuditConfig::OFF);
+}
+
 struct Store;
 
 impl store::orders::get::Handler for Store {

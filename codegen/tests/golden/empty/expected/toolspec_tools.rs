@@ -8,7 +8,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         enabled: true,
         name: "explain",
     },
-    audit: false,
+    audit: ::toolspec::__private::AuditConfig::OFF,
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
@@ -22,6 +22,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
         ::toolspec::__private::AdapterBinding::member("openai"),
         ::toolspec::__private::AdapterBinding::member("rig"),
     ],
+    ::toolspec::__private::AuditPolicy::OFF,
 );
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[];

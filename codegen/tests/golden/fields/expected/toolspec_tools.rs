@@ -200,6 +200,9 @@ pub mod ping {
         ],
         query: ::core::option::Option::None,
         refs: &[],
+        audit: ::toolspec::__private::AuditPolicy::OFF,
+        once: ::core::option::Option::None,
+        lock: ::core::option::Option::None,
     };
 }
 pub mod kitchen {
@@ -702,6 +705,9 @@ pub mod kitchen {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
 }
@@ -713,7 +719,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         enabled: true,
         name: "explain",
     },
-    audit: false,
+    audit: ::toolspec::__private::AuditConfig::OFF,
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
@@ -727,6 +733,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
         ::toolspec::__private::AdapterBinding::member("openai"),
         ::toolspec::__private::AdapterBinding::member("rig"),
     ],
+    ::toolspec::__private::AuditPolicy::OFF,
 );
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

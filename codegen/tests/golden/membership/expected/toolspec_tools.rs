@@ -149,6 +149,13 @@ pub mod agent {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     pub mod support {
@@ -195,7 +202,9 @@ pub mod agent {
                 ::toolspec::__private::serde::Deserialize
             )]
             #[serde(crate = "::toolspec::__private::serde")]
-            pub struct Ambient {}
+            pub struct Ambient {
+                pub customer_id: i64,
+            }
             /// The exposed output.
             #[derive(
                 ::core::fmt::Debug,
@@ -261,6 +270,12 @@ pub mod agent {
                         sensitive: false,
                         optional: false,
                     },
+                    ::toolspec::__private::Field {
+                        name: "customer_id",
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
                 ],
                 sensitive_input: ::core::option::Option::None,
                 sensitive_output: ::core::option::Option::None,
@@ -291,6 +306,23 @@ pub mod agent {
                 ],
                 query: ::core::option::Option::None,
                 refs: &[],
+                audit: ::toolspec::__private::AuditPolicy {
+                    enabled: true,
+                    durability: ::toolspec::__private::Durability::Sync,
+                    required: true,
+                },
+                once: ::core::option::Option::Some(
+                    &::toolspec::__private::OnceDecl {
+                        key: &["customer_id", "subject"],
+                        ttl: ::core::time::Duration::from_millis(600000u64),
+                    },
+                ),
+                lock: ::core::option::Option::Some(
+                    &::toolspec::__private::LockDecl {
+                        key: &["customer_id"],
+                        wait: ::core::time::Duration::from_millis(0u64),
+                    },
+                ),
             };
         }
     }
@@ -432,6 +464,13 @@ pub mod internal {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// Everywhere but http.
@@ -569,6 +608,13 @@ pub mod internal {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// A helper that is not a tool on any adapter.
@@ -685,6 +731,9 @@ pub mod internal {
             adapters: &[],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// Only for http and anthropic.
@@ -809,6 +858,13 @@ pub mod internal {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Sync,
+                required: false,
+            },
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
 }
@@ -1046,7 +1102,16 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         enabled: true,
         name: "check_call",
     },
-    audit: false,
+    audit: ::toolspec::__private::AuditConfig {
+        policy: ::toolspec::__private::AuditPolicy {
+            enabled: true,
+            durability: ::toolspec::__private::Durability::Async,
+            required: false,
+        },
+        retention: ::core::option::Option::Some(
+            ::core::time::Duration::from_secs(7776000u64),
+        ),
+    },
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
@@ -1061,6 +1126,11 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
         ::toolspec::__private::AdapterBinding::member("rig"),
         ::toolspec::__private::AdapterBinding::member("slack"),
     ],
+    ::toolspec::__private::AuditPolicy {
+        enabled: true,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
 );
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
@@ -1071,9 +1141,14 @@ pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &agent::lookup::DESCRIPTOR,
     &agent::support::ticket::DESCRIPTOR,
 ];
-/// Binds every tool to `handler`. Does not compile until `H` implements every tool's
-/// `Handler`; the error names each tool that is missing.
-pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
+/// Binds every action to `handler` and every query tool to `database`, which `ref`
+/// fields load their records from too, and the audit trail, `once` and `lock` keep
+/// theirs in. Does not compile until `H` implements every action's `Handler`; the
+/// error names each tool that is missing.
+pub fn registry<H>(
+    handler: H,
+    database: ::toolspec::__private::Database,
+) -> ::toolspec::__private::Registry
 where
     H: ::core::marker::Send + ::core::marker::Sync + 'static + agent::lookup::Handler
         + agent::support::ticket::Handler + internal::all::Handler
@@ -1089,6 +1164,7 @@ where
             .tool(internal::everywhere::Bound(::std::sync::Arc::clone(&handler)))
             .tool(internal::hidden::Bound(::std::sync::Arc::clone(&handler)))
             .tool(internal::report::Bound(::std::sync::Arc::clone(&handler)))
-            .explain(&EXPLAIN),
+            .explain(&EXPLAIN)
+            .database(database),
     )
 }

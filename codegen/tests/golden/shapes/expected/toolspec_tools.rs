@@ -607,6 +607,9 @@ pub mod draw {
         ],
         query: ::core::option::Option::None,
         refs: &[],
+        audit: ::toolspec::__private::AuditPolicy::OFF,
+        once: ::core::option::Option::None,
+        lock: ::core::option::Option::None,
     };
 }
 /// Lays out a page.
@@ -767,6 +770,9 @@ pub mod layout {
         ],
         query: ::core::option::Option::None,
         refs: &[],
+        audit: ::toolspec::__private::AuditPolicy::OFF,
+        once: ::core::option::Option::None,
+        lock: ::core::option::Option::None,
     };
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
@@ -777,7 +783,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         enabled: true,
         name: "explain",
     },
-    audit: false,
+    audit: ::toolspec::__private::AuditConfig::OFF,
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
@@ -791,6 +797,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
         ::toolspec::__private::AdapterBinding::member("openai"),
         ::toolspec::__private::AdapterBinding::member("rig"),
     ],
+    ::toolspec::__private::AuditPolicy::OFF,
 );
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

@@ -246,6 +246,9 @@ pub mod customers {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
 }
@@ -534,6 +537,9 @@ pub mod orders {
                     ],
                 },
             ],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
@@ -726,6 +732,9 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// Look up one of the current customer's orders.
@@ -892,6 +901,9 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// Place a new order for the current customer.
@@ -1116,6 +1128,9 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// Refund a delivered order, fully or in part.
@@ -1309,6 +1324,9 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
     /// Search your orders.
@@ -1720,6 +1738,9 @@ pub mod orders {
                 },
             ),
             refs: &[],
+            audit: ::toolspec::__private::AuditPolicy::OFF,
+            once: ::core::option::Option::None,
+            lock: ::core::option::Option::None,
         };
     }
 }
@@ -1731,7 +1752,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         enabled: true,
         name: "explain",
     },
-    audit: false,
+    audit: ::toolspec::__private::AuditConfig::OFF,
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
@@ -1745,6 +1766,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
         ::toolspec::__private::AdapterBinding::member("openai"),
         ::toolspec::__private::AdapterBinding::member("rig"),
     ],
+    ::toolspec::__private::AuditPolicy::OFF,
 );
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
@@ -1757,8 +1779,9 @@ pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &orders::search::DESCRIPTOR,
 ];
 /// Binds every action to `handler` and every query tool to `database`, which `ref`
-/// fields load their records from too. Does not compile until `H` implements every
-/// action's `Handler`; the error names each tool that is missing.
+/// fields load their records from too, and the audit trail, `once` and `lock` keep
+/// theirs in. Does not compile until `H` implements every action's `Handler`; the
+/// error names each tool that is missing.
 pub fn registry<H>(
     handler: H,
     database: ::toolspec::__private::Database,
