@@ -9,6 +9,7 @@
 //! toolspec-store --db postgres://localhost/shop tools       # any command, on PostgreSQL
 //! toolspec-store serve --as customer_id=1                   # MCP over stdio
 //! toolspec-store serve --http 127.0.0.1:8787                # MCP over HTTP, tokens.json
+//! toolspec-store audit --tool orders_cancel --since 1h      # the recorded calls
 //! ```
 //!
 //! The database (`--db`, default `store.db` in the current directory) is created and
@@ -25,8 +26,10 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context as _;
+use chrono::{DateTime, SecondsFormat, Utc};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
+use toolspec::audit::{AuditOutcome, AuditPage, AuditQuery};
 use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{self, BearerTokens, ConnectionLimits, HttpTransport, SessionLimits};
 use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Limits, Progress};
@@ -88,6 +91,28 @@ enum Command {
     },
     /// Drop, recreate and seed the database.
     Init,
+    /// Read the audit trail: the recorded calls, newest first.
+    Audit {
+        /// Only calls of this tool.
+        #[arg(long)]
+        tool: Option<String>,
+        /// Only calls by this caller (`cli` for `call`, a token's caller over HTTP…).
+        #[arg(long)]
+        caller: Option<String>,
+        /// Only calls with this outcome: `ok`, `failed` or an error code.
+        #[arg(long)]
+        outcome: Option<AuditOutcome>,
+        /// Only calls started at or after this time (RFC 3339, e.g. `2026-12-01T00:00:00Z`),
+        /// or this long ago (`30m`, `2h`, `7d`).
+        #[arg(long, value_name = "TIME|AGO", value_parser = parse_since)]
+        since: Option<DateTime<Utc>>,
+        /// At most this many records.
+        #[arg(long, default_value_t = 20)]
+        limit: u64,
+        /// Print the page as JSON rather than one line per call.
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve the tools over MCP: on stdin/stdout, or over streamable HTTP at `/mcp`.
     Serve {
         /// Serve streamable HTTP on this address instead of stdio, e.g. `127.0.0.1:8787`.
@@ -324,13 +349,43 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         caller = caller.with_scopes(scopes);
                     }
                     server(registry, listing, caller)
-                        .serve_stdio()
+                        .serve_stdio_until(shutdown_signal())
                         .await
                         .map_err(Into::into)
                 }
             };
             store.close().await;
             served.map(|()| ExitCode::SUCCESS)
+        }
+        Command::Audit {
+            tool,
+            caller,
+            outcome,
+            since,
+            limit,
+            json,
+        } => {
+            let query = AuditQuery {
+                tool,
+                caller,
+                outcome,
+                since,
+                limit,
+                ..AuditQuery::default()
+            };
+            let store = open(&cli.db).await?;
+            let page = query
+                .read(&store.database())
+                .await
+                .map_err(anyhow::Error::msg)
+                .context("could not read the audit trail")?;
+            store.close().await;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&page)?);
+            } else {
+                print!("{}", audit_listing(&page));
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Init => {
             let store = open(&cli.db).await?;
@@ -376,6 +431,53 @@ fn tool_listing() -> String {
     out
 }
 
+/// One line per record: when, how long, the tool, who through what, the outcome, the
+/// arguments; then how many of how many were shown.
+fn audit_listing(page: &AuditPage) -> String {
+    let mut out = String::new();
+    for r in &page.records {
+        let by = match (&r.caller, &r.adapter) {
+            (Some(caller), Some(adapter)) => format!("{caller} via {adapter}"),
+            (Some(caller), None) => caller.clone(),
+            (None, Some(adapter)) => format!("via {adapter}"),
+            (None, None) => "-".to_owned(),
+        };
+        let took = format!("{:.1}ms", r.duration_us as f64 / 1000.0);
+        out += &format!(
+            "{}  {took:>9}  {}  {by}  {}  {}\n",
+            r.started_at.to_rfc3339_opts(SecondsFormat::Millis, true),
+            r.tool,
+            r.outcome,
+            r.arguments
+        );
+    }
+    out += &format!("{} of {} recorded calls\n", page.records.len(), page.total);
+    out
+}
+
+/// `--since`: an RFC 3339 time, or a duration ago (`30m`, `2h`, `7d`).
+fn parse_since(text: &str) -> Result<DateTime<Utc>, String> {
+    if let Ok(at) = DateTime::parse_from_rfc3339(text) {
+        return Ok(at.to_utc());
+    }
+    let (number, unit) = text.split_at(text.trim_end_matches(char::is_alphabetic).len());
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        _ => 0,
+    };
+    let ago = number
+        .parse::<i64>()
+        .ok()
+        .filter(|_| seconds > 0)
+        .and_then(|n| n.checked_mul(seconds))
+        .and_then(chrono::TimeDelta::try_seconds)
+        .ok_or_else(|| format!("`{text}` is neither an RFC 3339 time nor a duration like `2h`"))?;
+    Ok(Utc::now() - ago)
+}
+
 /// Checks the tool name, parses the arguments and gathers the `--as` entries before any
 /// database work; `Err` is the exit code of a usage error (already reported).
 fn request(
@@ -417,6 +519,7 @@ async fn explain(
     let store = open(db).await?;
     let registry = toolspec_store::registry(store.clone());
     let explanation = registry.explain(tool, args, &ambient).await?;
+    registry.flush_audit().await;
     store.close().await;
     println!("{}", serde_json::to_string_pretty(&explanation)?);
     Ok(if explanation.callable {
@@ -460,6 +563,7 @@ async fn call(
         ..CallOptions::default()
     };
     let result = registered.invoke_with(args, &ambient, options).await;
+    registry.flush_audit().await;
     store.close().await;
 
     println!("{}", serde_json::to_string_pretty(&result.to_model_json())?);
@@ -531,18 +635,41 @@ async fn serve_http(
         let loopback = ["localhost", "127.0.0.1", "::1"].map(String::from);
         transport = transport.allowed_hosts(loopback.into_iter().chain(allowed_hosts));
     }
-    let shutdown = CancellationToken::new();
-    tokio::spawn({
-        let shutdown = shutdown.clone();
-        async move {
-            let _ = tokio::signal::ctrl_c().await;
-            shutdown.cancel();
-        }
-    });
+    let shutdown = shutdown_signal();
     tracing::info!("serving MCP at http://{local}{}", http::PATH);
     eprintln!("MCP endpoint: http://{local}{}", http::PATH);
     transport.serve(listener, shutdown).await?;
     Ok(())
+}
+
+/// Cancelled on Ctrl-C or SIGTERM: the server then stops taking calls, answers those it has,
+/// and writes the audit records still queued before the process exits.
+fn shutdown_signal() -> CancellationToken {
+    let shutdown = CancellationToken::new();
+    tokio::spawn({
+        let shutdown = shutdown.clone();
+        async move {
+            #[cfg(unix)]
+            let terminate = async {
+                use tokio::signal::unix::{SignalKind, signal};
+                match signal(SignalKind::terminate()) {
+                    Ok(mut terminate) => {
+                        terminate.recv().await;
+                    }
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            #[cfg(not(unix))]
+            let terminate = std::future::pending::<()>();
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                () = terminate => {}
+            }
+            tracing::info!("shutting down");
+            shutdown.cancel();
+        }
+    });
+    shutdown
 }
 
 async fn open(db: &Location) -> anyhow::Result<Store> {

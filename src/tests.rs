@@ -53,7 +53,9 @@ on_both_databases!(
     orders_export_lists_the_callers_orders_in_order_with_progress,
     a_refund_of_nothing_changes_nothing,
     orders_search_filters_and_sorts_the_callers_orders_only,
-    concurrent_refunds_of_one_order_add_up,
+    a_repeated_refund_runs_once_and_answers_alike,
+    explain_reports_once_and_lock_without_taking_them,
+    every_call_is_recorded_with_sensitive_values_redacted,
 );
 
 /// New orders are placed at this time in tests.
@@ -475,12 +477,20 @@ async fn orders_cancel_rejects_an_undeclared_reason(f: &Fixture) {
 }
 
 async fn orders_refund_defaults_to_the_whole_order(f: &Fixture) {
+    let whole =
+        json!({"order": order_3("refunded"), "refunded": {"amount": 2399, "currency": "USD"}});
     assert_eq!(
         f.ok("orders_refund", json!({"order_id": 3}), 1).await,
-        json!({"order": order_3("refunded"), "refunded": {"amount": 2399, "currency": "USD"}})
+        whole
+    );
+    // The same refund again is the first one (`once`); another finds nothing to refund.
+    assert_eq!(
+        f.ok("orders_refund", json!({"order_id": 3}), 1).await,
+        whole
     );
     assert_eq!(
-        f.err("orders_refund", json!({"order_id": 3}), 1).await,
+        f.err("orders_refund", json!({"order_id": 3, "amount": 1}), 1)
+            .await,
         json!({
             "error": "not_delivered",
             "message": "Could not refund the order: Only delivered orders can be refunded.",
@@ -763,21 +773,117 @@ async fn orders_search_filters_and_sorts_the_callers_orders_only(f: &Fixture) {
     );
 }
 
-async fn concurrent_refunds_of_one_order_add_up(f: &Fixture) {
-    // Order 3 (2399 USD, delivered): two refunds of 1000 at once both land; then 399 is left.
+async fn a_repeated_refund_runs_once_and_answers_alike(f: &Fixture) {
+    // Order 3 (2399 USD, delivered): the same refund sent twice at once runs once (`once`);
+    // both callers get its answer.
     let refund = || f.ok("orders_refund", json!({"order_id": 3, "amount": 1000}), 1);
     let (first, second) = tokio::join!(refund(), refund());
+    assert_eq!(first, second);
     assert_eq!(
         first["refunded"],
         json!({"amount": 1000, "currency": "USD"})
     );
+    // Another amount is another refund; the repeat still answers with the first result.
+    f.ok("orders_refund", json!({"order_id": 3, "amount": 500}), 1)
+        .await;
+    assert_eq!(refund().await, first);
     assert_eq!(
-        second["refunded"],
-        json!({"amount": 1000, "currency": "USD"})
-    );
-    assert_eq!(
-        f.err("orders_refund", json!({"order_id": 3, "amount": 1000}), 1)
+        f.err("orders_refund", json!({"order_id": 3, "amount": 900}), 1)
             .await["details"],
-        json!({"requested": 1000, "refundable": {"amount": 399, "currency": "USD"}})
+        json!({"requested": 900, "refundable": {"amount": 899, "currency": "USD"}})
     );
+}
+
+async fn explain_reports_once_and_lock_without_taking_them(f: &Fixture) {
+    let ambient = AmbientContext::from([("customer_id", 1)]);
+    let args = json!({"order_id": 3, "amount": 1000});
+    let explain = async || {
+        let explanation = f
+            .registry
+            .get("orders_refund")
+            .expect("registered")
+            .explain(args.clone(), &ambient)
+            .await
+            .expect("explained");
+        serde_json::to_value(explanation).expect("serializes")
+    };
+    let before = explain().await;
+    assert_eq!(
+        before,
+        json!({
+            "tool": "orders_refund",
+            "callable": true,
+            "errors": [],
+            "guards": [],
+            "once": {"key": {"customer_id": 1, "order_id": 3, "amount": 1000}, "status": "new"},
+            "lock": {"key": {"order_id": 3}, "held": false, "wait_ms": 5000},
+        })
+    );
+    f.ok("orders_refund", args.clone(), 1).await;
+    let after = explain().await;
+    let once = &after["once"];
+    assert_eq!(
+        (&once["status"], &once["outcome"]),
+        (&json!("done"), &json!("ok"))
+    );
+    let at = once["at"].as_str().expect("when it ran");
+    let until = once["expires_at"].as_str().expect("until when");
+    let at = DateTime::parse_from_rfc3339(at).expect("RFC 3339");
+    let until = DateTime::parse_from_rfc3339(until).expect("RFC 3339");
+    assert_eq!(until - at, chrono::TimeDelta::hours(24), "the spec's ttl");
+    assert_eq!(after["lock"]["held"], false);
+}
+
+async fn every_call_is_recorded_with_sensitive_values_redacted(f: &Fixture) {
+    let note = "Leave it with the neighbour at number 42";
+    let args = json!({"lines": [{"sku": "MUG-001", "quantity": 1}], "note": note});
+    let placed = f.ok("orders_place", args, 2).await;
+    let found = f.ok("orders_search", json!({"status": "pending"}), 2).await;
+    assert!(
+        found.to_string().contains(note),
+        "the model sees its own note"
+    );
+    f.err("orders_get", json!({"order_id": 1}), 2).await;
+    let trail = f.registry.audit().expect("the store records calls");
+    trail.flush().await;
+    let page = toolspec::audit::AuditQuery {
+        caller: None,
+        ..Default::default()
+    }
+    .read(trail.database())
+    .await
+    .expect("the trail reads");
+    let tools: Vec<&str> = page.records.iter().map(|r| r.tool.as_str()).collect();
+    assert_eq!(
+        tools,
+        ["orders_get", "orders_search", "orders_place"],
+        "newest first"
+    );
+    let stored = serde_json::to_string(&page).expect("serializes");
+    assert!(
+        !stored.contains(note),
+        "a sensitive value is never stored: {stored}"
+    );
+    let place = &page.records[2];
+    assert_eq!(place.arguments["note"], "[redacted]");
+    assert_eq!(place.ambient, json!({"customer_id": 2}));
+    assert_eq!(place.outcome, "ok");
+    assert_eq!(
+        place.result.as_ref().map(|r| &r["order"]["id"]),
+        Some(&placed["order"]["id"])
+    );
+    assert_eq!(
+        page.records[1]
+            .result
+            .as_ref()
+            .map(|r| &r["records"][0]["note"]),
+        Some(&json!("[redacted]"))
+    );
+    let get = &page.records[0];
+    assert_eq!(
+        (get.outcome.as_str(), get.message.as_deref()),
+        ("not_found", Some("No such order."))
+    );
+    assert_eq!(get.result, None);
+    assert_eq!(get.trace_id, get.id.simple().to_string());
 }

@@ -246,6 +246,18 @@ impl HttpServer {
         args: &[&str],
         open_files: Option<u32>,
     ) -> Self {
+        Self::start_on(scratch.db().as_os_str(), scratch, tokens, args, open_files).await
+    }
+
+    /// [`start_with`](Self::start_with) on the database `db` (a SQLite path or a
+    /// `postgres://` URL); `scratch` holds the tokens file.
+    pub async fn start_on(
+        db: &std::ffi::OsStr,
+        scratch: &Scratch,
+        tokens: &str,
+        args: &[&str],
+        open_files: Option<u32>,
+    ) -> Self {
         let tokens = scratch.file("tokens.json", tokens);
         let mut command = match open_files {
             Some(limit) => {
@@ -259,7 +271,7 @@ impl HttpServer {
         };
         let mut process = command
             .arg("--db")
-            .arg(scratch.db())
+            .arg(db)
             .args(["serve", "--http", "127.0.0.1:0", "--tokens"])
             .arg(tokens)
             .args(args)
@@ -276,6 +288,18 @@ impl HttpServer {
             .map(|(_, url)| url.trim().to_owned())
             .expect("the endpoint line names the URL");
         Self { process, url, log }
+    }
+
+    /// Sends the server `signal` and waits for it to exit.
+    pub async fn stop_with(mut self, signal: &str) -> std::process::ExitStatus {
+        let pid = self.pid().to_string();
+        let sent = tokio::process::Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .await
+            .expect("kill runs");
+        assert!(sent.success(), "kill {signal} {pid}");
+        self.process.wait().await.expect("the server exits")
     }
 
     /// The server's process id.

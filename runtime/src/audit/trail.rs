@@ -73,7 +73,7 @@ pub struct AuditStats {
 #[derive(Debug)]
 enum Message {
     Write {
-        record: AuditRecord,
+        record: Box<AuditRecord>,
         /// Told when the record's batch is committed (or failed), for `sync` calls.
         done: Option<oneshot::Sender<Result<(), String>>>,
     },
@@ -173,7 +173,10 @@ impl Shared {
     ) -> Result<(), String> {
         self.start_writer();
         self.sender
-            .send(Message::Write { record, done })
+            .send(Message::Write {
+                record: Box::new(record),
+                done,
+            })
             .await
             .map_err(|_| "the audit writer stopped".to_owned())
     }
@@ -220,7 +223,7 @@ impl Batch {
     fn take(&mut self, message: Message) {
         match message {
             Message::Write { record, done } => {
-                self.records.push(record);
+                self.records.push(*record);
                 self.waiters.extend(done);
             }
             Message::Flush(done) => self.flushes.push(done),

@@ -51,12 +51,13 @@ pub(crate) async fn acquire(
     match database.pool() {
         #[cfg(feature = "postgres")]
         Pool::Postgres(pool) => {
-            let mut connection = pool
-                .acquire()
-                .await
-                .map_err(|e| format!("taking a lock: {e}"))?;
             let number = key.number();
             loop {
+                // A connection only for the try: a waiting call holds none of the pool's.
+                let mut connection = pool
+                    .acquire()
+                    .await
+                    .map_err(|e| format!("taking a lock: {e}"))?;
                 let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
                     .bind(number)
                     .fetch_one(&mut *connection)
@@ -66,6 +67,7 @@ pub(crate) async fn acquire(
                     let how = How::Advisory { connection, number };
                     return Ok(Some(Held { how: Some(how) }));
                 }
+                drop(connection);
                 if !pause_until(give_up, &mut pause).await {
                     return Ok(None);
                 }

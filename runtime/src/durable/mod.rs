@@ -3,10 +3,10 @@
 //!
 //! A call of a tool with either is *admitted* after its arguments validate and before anything
 //! else runs (`ref` records, guards, the handler): its key — the values of the declared fields,
-//! ambient ones from the trusted context — is hashed; `lock` waits (up to its `wait`) until no
-//! other call holds that key, then holds it; `once` then claims the key: the first claim runs,
-//! a repeat within the ttl answers with the recorded result, and a repeat that arrives while
-//! the first still runs waits for its result. When the admitted call ends, its result is
+//! ambient ones from the trusted context — is hashed; `once` claims the key: the first claim
+//! runs, a repeat within the ttl answers with the recorded result, and a repeat that arrives
+//! while the first still runs waits for its result; then `lock` waits (up to its `wait`) until
+//! no other call holds its key, and holds it. When the admitted call ends, its result is
 //! recorded for `once` (successes and declared errors; an internal error, a timeout or a
 //! cancellation frees the key so that a retry runs) and the lock is let go.
 //!
@@ -104,26 +104,29 @@ async fn admit_on(
         return Admission::Answer(internal(tool, e));
     }
     let mut ticket = Ticket::default();
-    if let Some(decl) = tool.lock {
-        let key = Key::of(tool, decl.key, args, ambient, redaction);
-        match lock::acquire(database, tool, &key, decl.wait).await {
-            Ok(Some(held)) => ticket.lock = Some(held),
-            Ok(None) => return Admission::Answer(locked(tool, decl.wait)),
-            Err(e) => return Admission::Answer(internal(tool, e)),
-        }
-    }
+    // `once` first: a repeat of a finished call answers at once, and repeats of a running one
+    // wait for its result rather than in the lock's queue.
     if let Some(decl) = tool.once {
         let key = Key::of(tool, decl.key, args, ambient, redaction);
         match once::claim(database, tool, &key).await {
             Ok(once::Claimed::Run(claim)) => ticket.once = Some(claim),
-            Ok(once::Claimed::Replay(result)) => {
-                ticket.finish(None).await;
-                return Admission::Answer(result);
+            Ok(once::Claimed::Replay(result)) => return Admission::Answer(result),
+            Err(e) => return Admission::Answer(internal(tool, e)),
+        }
+    }
+    if let Some(decl) = tool.lock {
+        let key = Key::of(tool, decl.key, args, ambient, redaction);
+        let answer = match lock::acquire(database, tool, &key, decl.wait).await {
+            Ok(Some(held)) => {
+                ticket.lock = Some(held);
+                None
             }
-            Err(e) => {
-                ticket.finish(None).await;
-                return Admission::Answer(internal(tool, e));
-            }
+            Ok(None) => Some(locked(tool, decl.wait)),
+            Err(e) => Some(internal(tool, e)),
+        };
+        if let Some(answer) = answer {
+            ticket.finish(None).await;
+            return Admission::Answer(answer);
         }
     }
     Admission::Run(ticket)

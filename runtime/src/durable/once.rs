@@ -279,7 +279,7 @@ impl Claim {
     /// Deletes this tool's expired rows, on one recorded result in 64.
     async fn sweep_now_and_then(&self, now: i64) {
         static RECORDED: AtomicU32 = AtomicU32::new(0);
-        if RECORDED.fetch_add(1, Ordering::Relaxed) % 64 != 0 {
+        if !RECORDED.fetch_add(1, Ordering::Relaxed).is_multiple_of(64) {
             return;
         }
         let swept = on_pool!(self.database, |pool| {

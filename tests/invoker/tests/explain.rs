@@ -51,6 +51,8 @@ async fn a_callable_call_is_explained_without_running_the_handler() {
             errors: vec![],
             more_errors: 0,
             guards: guards(Some(true), Some(true)),
+            once: None,
+            lock: None,
         }
     );
     assert_eq!(app.probe.cancel_calls.load(Ordering::SeqCst), 0);
@@ -96,6 +98,8 @@ async fn every_argument_error_is_explained_and_no_guard_runs() {
             ],
             more_errors: 0,
             guards: guards(None, None),
+            once: None,
+            lock: None,
         }
     );
     let explanation = explain(&app, "orders_cancel", json!({ "order": 7 })).await;
@@ -129,6 +133,8 @@ async fn a_missing_ambient_field_makes_a_call_not_callable() {
             errors: vec![error("/", "The tool failed unexpectedly.")],
             more_errors: 0,
             guards: vec![],
+            once: None,
+            lock: None,
         }
     );
     assert_eq!(app.probe.profile_calls.load(Ordering::SeqCst), 0);
@@ -393,6 +399,8 @@ async fn explained_guards_run_under_the_timeout_and_the_cancellation() {
                 description: "The job must be ready.".into(),
                 passed: None,
             }],
+            once: None,
+            lock: None,
         }
     );
     assert!(app.probe.guard_dropped_cancelled.load(Ordering::SeqCst));

@@ -246,7 +246,11 @@ pub mod customers {
             ],
             query: ::core::option::Option::None,
             refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
         };
@@ -537,9 +541,18 @@ pub mod orders {
                     ],
                 },
             ],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
             once: ::core::option::Option::None,
-            lock: ::core::option::Option::None,
+            lock: ::core::option::Option::Some(
+                &::toolspec::__private::LockDecl {
+                    key: &["order"],
+                    wait: ::core::time::Duration::from_millis(5000u64),
+                },
+            ),
         };
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
@@ -732,7 +745,11 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
         };
@@ -901,7 +918,11 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
         };
@@ -1128,7 +1149,11 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Sync,
+                required: false,
+            },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
         };
@@ -1324,9 +1349,23 @@ pub mod orders {
             ],
             query: ::core::option::Option::None,
             refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
-            once: ::core::option::Option::None,
-            lock: ::core::option::Option::None,
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Sync,
+                required: true,
+            },
+            once: ::core::option::Option::Some(
+                &::toolspec::__private::OnceDecl {
+                    key: &["customer_id", "order_id", "amount"],
+                    ttl: ::core::time::Duration::from_millis(86400000u64),
+                },
+            ),
+            lock: ::core::option::Option::Some(
+                &::toolspec::__private::LockDecl {
+                    key: &["order_id"],
+                    wait: ::core::time::Duration::from_millis(5000u64),
+                },
+            ),
         };
     }
     /// Search your orders.
@@ -1738,7 +1777,11 @@ pub mod orders {
                 },
             ),
             refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: true,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
         };
@@ -1752,7 +1795,16 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         enabled: true,
         name: "explain",
     },
-    audit: ::toolspec::__private::AuditConfig::OFF,
+    audit: ::toolspec::__private::AuditConfig {
+        policy: ::toolspec::__private::AuditPolicy {
+            enabled: true,
+            durability: ::toolspec::__private::Durability::Async,
+            required: false,
+        },
+        retention: ::core::option::Option::Some(
+            ::core::time::Duration::from_secs(7776000u64),
+        ),
+    },
     drop_undeclared_keys: false,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
@@ -1766,7 +1818,11 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
         ::toolspec::__private::AdapterBinding::member("openai"),
         ::toolspec::__private::AdapterBinding::member("rig"),
     ],
-    ::toolspec::__private::AuditPolicy::OFF,
+    ::toolspec::__private::AuditPolicy {
+        enabled: true,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
 );
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

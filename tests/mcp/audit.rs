@@ -1,0 +1,185 @@
+//! The audit trail, `once` and `lock` through the store's binary: records are not lost on a
+//! graceful shutdown, `sync` records survive `kill -9`, and two processes on one PostgreSQL
+//! database run a `once` tool's handler once for many concurrent duplicates.
+
+use std::time::Duration;
+
+use rmcp::model::ProtocolVersion;
+use serde_json::{Value, json};
+use toolspec::audit::{AuditQuery, AuditRecord};
+
+use crate::support::*;
+
+/// The records of `tool` in the store's database at `db`.
+async fn records(db: &str, tool: &str) -> Vec<AuditRecord> {
+    let location: toolspec_store::Location = db.parse().expect("a database");
+    let store = toolspec_store::Store::open(&location)
+        .await
+        .expect("the store opens");
+    let query = AuditQuery {
+        tool: Some(tool.to_owned()),
+        limit: AuditQuery::MAX_LIMIT,
+        ..AuditQuery::default()
+    };
+    let page = query
+        .read(&store.database())
+        .await
+        .expect("the trail reads");
+    store.close().await;
+    page.records
+}
+
+#[tokio::test]
+async fn every_call_answered_before_sigterm_is_recorded() {
+    let scratch = Scratch::new();
+    let server = HttpServer::start(&scratch).await;
+    let client = server
+        .client("ada-token", ProtocolVersion::V_2025_11_25)
+        .await;
+    const CALLS: usize = 200;
+    for i in 0..CALLS {
+        let order = 1 + (i % 4) as i64;
+        let got = result(&client, "orders_get", json!({"order_id": order})).await;
+        assert_eq!(got.is_error, Some(false), "{}", text(&got));
+    }
+    drop(client);
+    let status = server.stop_with("-TERM").await;
+    assert!(status.success(), "a graceful shutdown: {status}");
+    let db = scratch.db().display().to_string();
+    let recorded = records(&db, "orders_get").await;
+    assert_eq!(
+        recorded.len(),
+        CALLS,
+        "the queue was written before the exit"
+    );
+    assert!(recorded.iter().all(|r| r.caller.as_deref() == Some("ada")
+        && r.adapter.as_deref() == Some("mcp")
+        && r.outcome == "ok"
+        && r.ambient == json!({"customer_id": 1})));
+}
+
+#[tokio::test]
+async fn a_sync_record_is_committed_before_its_answer_even_under_kill_9() {
+    let scratch = Scratch::new();
+    let db = scratch.db().display().to_string();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(7, |d| u64::from(d.subsec_nanos()));
+    let mut answered = 0;
+    for round in 0..20u64 {
+        let server = HttpServer::start(&scratch).await;
+        let client = server
+            .client("ada-token", ProtocolVersion::V_2025_11_25)
+            .await;
+        // A moment within the load, different each round and each run.
+        let pause = Duration::from_millis(30 + (seed.wrapping_mul(round + 1) >> 7) % 300);
+        answered += count_answers(&client, &server, pause).await;
+        let recorded = records(&db, "orders_place").await.len();
+        assert!(
+            recorded >= answered,
+            "round {round}: {recorded} records for {answered} answered calls"
+        );
+    }
+    assert!(answered >= 20, "the load ran: {answered} answered calls");
+    eprintln!("kill -9 in 20 rounds: {answered} answered calls, each recorded");
+}
+
+/// Places orders (whose records are `sync`) until the server is killed with `-9` after
+/// `pause`; how many calls were answered.
+async fn count_answers(client: &Client, server: &HttpServer, pause: Duration) -> usize {
+    let pid = server.pid().to_string();
+    let killer = tokio::spawn(async move {
+        tokio::time::sleep(pause).await;
+        let _ = tokio::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status()
+            .await;
+    });
+    let mut answered = 0;
+    loop {
+        // A call the dead server never answers is not waited for long.
+        let placed = tokio::time::timeout(
+            Duration::from_secs(1),
+            call(client, "orders_place", one_mug()),
+        );
+        match placed.await {
+            Ok(Ok(answer)) if answer.is_error == Some(false) => answered += 1,
+            Ok(Ok(answer)) => panic!("orders_place failed: {}", text(&answer)),
+            Ok(Err(_)) | Err(_) => break,
+        }
+    }
+    let _ = killer.await;
+    answered
+}
+
+#[tokio::test]
+async fn two_processes_on_one_postgres_database_run_a_once_handler_once() {
+    let Some(server_url) = toolspec_test_postgres::server_url() else {
+        return;
+    };
+    let database = toolspec_test_postgres::Scratch::create(&server_url).await;
+    let url = std::ffi::OsStr::new(database.url());
+    let scratch = Scratch::new();
+    let first = HttpServer::start_on(url, &scratch, TOKENS, &[], None).await;
+    let second = HttpServer::start_on(url, &scratch, TOKENS, &[], None).await;
+    let clients = [
+        first
+            .client("ada-token", ProtocolVersion::V_2025_11_25)
+            .await,
+        second
+            .client("ada-token", ProtocolVersion::V_2025_11_25)
+            .await,
+    ];
+    // 50 copies of one refund of order 3 (2399 USD, delivered), half through each process.
+    let calls = (0..50).map(|i| {
+        let client = &clients[i % 2];
+        async move {
+            result(
+                client,
+                "orders_refund",
+                json!({"order_id": 3, "amount": 1000}),
+            )
+            .await
+        }
+    });
+    let answers: Vec<Value> = futures_util::future::join_all(calls)
+        .await
+        .into_iter()
+        .map(|answer| {
+            assert_eq!(answer.is_error, Some(false), "{}", text(&answer));
+            answer.structured_content.expect("structured")
+        })
+        .collect();
+    assert!(
+        answers.iter().all(|a| *a == answers[0]),
+        "every duplicate answers alike"
+    );
+    assert_eq!(
+        answers[0]["refunded"],
+        json!({"amount": 1000, "currency": "USD"})
+    );
+    // The handler ran once: 1,399 is left to refund.
+    let explain = result(
+        &clients[0],
+        "orders_refund",
+        json!({"order_id": 3, "amount": 1400}),
+    )
+    .await;
+    assert_eq!(explain.is_error, Some(true));
+    assert!(
+        text(&explain).contains("larger than what is left"),
+        "{}",
+        text(&explain)
+    );
+    let recorded = records(database.url(), "orders_refund").await;
+    assert_eq!(
+        recorded.len(),
+        51,
+        "every call is recorded, duplicates included"
+    );
+    for client in clients {
+        client.cancel().await.expect("the session ends");
+    }
+    drop((first, second));
+    database.drop().await;
+}
