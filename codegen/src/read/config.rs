@@ -3,7 +3,6 @@
 use toolspec_vocab::membership::MembershipDefault;
 use toolspec_vocab::{adapters, hints};
 
-use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::adapters::read_adapters;
 use crate::read::column::read_column_type;
@@ -80,8 +79,7 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                 let help = "`all` makes every spec a tool on every adapter; `none` grants \
                             membership only through `tool:` and `tool_roots`";
                 if let Some(n) = only_key(r, node, "membership", "default")
-                    && let Some(default) = read_choice(
-                        r,
+                    && let Some(default) = r.choice(
                         n,
                         "`membership.default`",
                         "membership default",
@@ -98,8 +96,7 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                 let choices = [("reject", false), ("drop", true)];
                 let help = "undeclared argument keys are refused (`reject`) or ignored (`drop`)";
                 if let Some(n) = only_key(r, node, "invoker", "undeclared_keys")
-                    && let Some(drop) = read_choice(
-                        r,
+                    && let Some(drop) = r.choice(
                         n,
                         "`invoker.undeclared_keys`",
                         "`undeclared_keys` policy",
@@ -123,41 +120,6 @@ fn only_key<'n>(r: &mut Reader<'_>, node: &'n Node, section: &str, key: &str) ->
     let entries = r.map(node, &what)?;
     r.check_keys(entries, &[key], &what);
     node.get(key)
-}
-
-/// One of `choices` by its spelling (`key` is the setting's path, `what` what its value is);
-/// anything else is an error with a did-you-mean, or
-/// `help` when nothing is close.
-pub fn read_choice<T: Copy>(
-    r: &mut Reader<'_>,
-    node: &Node,
-    key: &str,
-    what: &str,
-    choices: &[(&str, T)],
-    help: &str,
-) -> Option<T> {
-    let spelled = r.string(node, key)?;
-    if let Some((_, value)) = choices.iter().find(|(name, _)| *name == spelled) {
-        return Some(*value);
-    }
-    let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
-    let expected = names
-        .iter()
-        .map(|name| format!("`{name}`"))
-        .collect::<Vec<_>>()
-        .join(" or ");
-    let help = did_you_mean(&spelled, names.iter().copied())
-        .map_or_else(|| help.to_owned(), |m| format!("did you mean `{m}`?"));
-    r.report(
-        r.error(
-            Kind::UnknownName,
-            node.span,
-            format!("unknown {what} `{spelled}`"),
-        )
-        .with_label(format!("expected {expected}"))
-        .with_help(help),
-    );
-    None
 }
 
 fn read_naming(r: &mut Reader<'_>, node: &Node, config: &mut ProjectConfig) {

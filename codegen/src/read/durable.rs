@@ -5,7 +5,6 @@
 use std::time::Duration;
 
 use crate::diagnostic::kind::Kind;
-use crate::read::config::read_choice;
 use crate::read::reader::{Reader, suggest};
 use crate::read::yaml::{Node, Value};
 use crate::source::{Span, Spanned};
@@ -149,15 +148,8 @@ fn read_policy_keys(r: &mut Reader<'_>, node: &Node) -> AuditWritten {
     let durability = node.get("durability").and_then(|n| {
         let choices = [("async", Durability::Async), ("sync", Durability::Sync)];
         let help = "`sync` commits the record before the answer leaves, `async` writes it after";
-        read_choice(
-            r,
-            n,
-            "`audit.durability`",
-            "audit durability",
-            &choices,
-            help,
-        )
-        .map(|d| Spanned::new(d, n.span))
+        r.choice(n, "`audit.durability`", "audit durability", &choices, help)
+            .map(|d| Spanned::new(d, n.span))
     });
     let required = node.get("required").and_then(|n| {
         r.bool(n, "`audit.required`")

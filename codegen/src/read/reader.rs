@@ -52,6 +52,41 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// One of `choices` by its spelling (`key` is the setting's path, `what` what its value is);
+    /// anything else is an error with a did-you-mean, or
+    /// `help` when nothing is close.
+    pub fn choice<T: Copy>(
+        &mut self,
+        node: &Node,
+        key: &str,
+        what: &str,
+        choices: &[(&str, T)],
+        help: &str,
+    ) -> Option<T> {
+        let spelled = self.string(node, key)?;
+        if let Some((_, value)) = choices.iter().find(|(name, _)| *name == spelled) {
+            return Some(*value);
+        }
+        let names: Vec<&str> = choices.iter().map(|(name, _)| *name).collect();
+        let expected = names
+            .iter()
+            .map(|name| format!("`{name}`"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let help = did_you_mean(&spelled, names.iter().copied())
+            .map_or_else(|| help.to_owned(), |m| format!("did you mean `{m}`?"));
+        self.report(
+            self.error(
+                Kind::UnknownName,
+                node.span,
+                format!("unknown {what} `{spelled}`"),
+            )
+            .with_label(format!("expected {expected}"))
+            .with_help(help),
+        );
+        None
+    }
+
     /// Starts reading `file`.
     pub fn new(file: &'a str, diagnostics: &'a mut Vec<Diagnostic>) -> Self {
         Self { file, diagnostics }

@@ -15,7 +15,7 @@ use crate::database::{Database, Pool};
 use crate::descriptor::Descriptor;
 use crate::durable::key::Key;
 #[cfg(feature = "sqlite")]
-use crate::durable::lease;
+use crate::durable::lease::lease;
 
 /// A lock this call holds.
 pub(crate) struct Held {

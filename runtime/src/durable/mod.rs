@@ -16,15 +16,17 @@
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod key;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
+mod lease;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod lock;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod once;
+mod status;
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use std::time::Duration;
 
-use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::ambient::AmbientContext;
 use crate::database::Database;
@@ -34,18 +36,7 @@ use crate::sensitive::Sensitivity;
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use key::Key;
-
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-/// How long a claim or a SQLite lock is good for without a timeout on the tool: a process that
-/// dies holding one blocks its key this long at most.
-const LEASE: Duration = Duration::from_secs(600);
-
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-/// How long a `once` claim or SQLite lock of `tool` stays valid: past the tool's timeout (when
-/// it has one) with room to record the result.
-pub(crate) fn lease(tool: &Descriptor) -> Duration {
-    tool.timeout.map_or(LEASE, |t| t + Duration::from_secs(30))
-}
+pub use status::{LockStatus, OnceStatus};
 
 /// What a call of a tool with `once` or `lock` may do.
 pub(crate) enum Admission {
@@ -147,36 +138,6 @@ impl Ticket {
         #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
         let _ = (self, result);
     }
-}
-
-/// What explain says of a `once` key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OnceStatus {
-    /// The key's fields and values (sensitive ones redacted).
-    pub key: Map<String, Value>,
-    /// `new` (a call would run), `running` (a call with this key runs now; a repeat would wait
-    /// for its result) or `done` (a repeat answers with the recorded result).
-    pub status: &'static str,
-    /// When the recorded call finished (`done` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
-    /// Its outcome: `ok` or the error code (`done` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub outcome: Option<String>,
-    /// Until when repeats answer with it (`done` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expires_at: Option<String>,
-}
-
-/// What explain says of a `lock` key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct LockStatus {
-    /// The key's fields and values (sensitive ones redacted).
-    pub key: Map<String, Value>,
-    /// Whether a call holds the lock now.
-    pub held: bool,
-    /// How long a call waits for it, in milliseconds.
-    pub wait_ms: u64,
 }
 
 /// What explain reports of `once` and `lock` for a call with validated `args`, taking nothing.

@@ -12,7 +12,8 @@ use uuid::Uuid;
 use crate::database::{Database, now_ms, on_pool};
 use crate::descriptor::Descriptor;
 use crate::durable::key::Key;
-use crate::durable::{OnceStatus, lease};
+use crate::durable::lease::lease;
+use crate::durable::status::OnceStatus;
 use crate::failure::{ToolError, ToolResult};
 use toolspec_vocab::codes;
 
