@@ -141,11 +141,12 @@ impl cancel::Handler for App {
 impl refund::Handler for App {
     async fn call(&self, input: refund::Input, cx: refund::Context<'_>) -> refund::Outcome {
         let customer_id = cx.ambient().customer_id;
-        match self
-            .store
-            .refund(customer_id, input.order_id, input.amount)
-            .await?
-        {
+        // Operators (and the `lock` test) see each refund's span of time in the debug log.
+        let (order_id, requested) = (input.order_id, input.amount);
+        tracing::debug!(order_id, requested, "refund starts");
+        let refunded = self.store.refund(customer_id, order_id, requested).await;
+        tracing::debug!(order_id, requested, "refund ends");
+        match refunded? {
             RefundOutcome::Done { order, amount } => Ok(refund::Output {
                 order,
                 refunded: amount,

@@ -1,6 +1,7 @@
 //! The audit trail, `once` and `lock` through the store's binary: records are not lost on a
 //! graceful shutdown, `sync` records survive `kill -9`, and two processes on one PostgreSQL
-//! database run a `once` tool's handler once for many concurrent duplicates.
+//! database run a `once` tool's handler once for many concurrent duplicates, and a `lock`ed
+//! tool's handler for one key never in two places at once.
 
 use std::time::Duration;
 
@@ -179,6 +180,109 @@ async fn two_processes_on_one_postgres_database_run_a_once_handler_once() {
     );
     for client in clients {
         client.cancel().await.expect("the session ends");
+    }
+    drop((first, second));
+    database.drop().await;
+}
+
+/// The `(start, end)` of each refund the server logged (at debug level), by amount.
+fn refund_spans(
+    log: &str,
+) -> Vec<(
+    u64,
+    chrono::DateTime<chrono::FixedOffset>,
+    chrono::DateTime<chrono::FixedOffset>,
+)> {
+    let mut starts = std::collections::HashMap::new();
+    let mut spans = Vec::new();
+    for line in log.lines() {
+        let Some((time, rest)) = line.trim_start().split_once(' ') else {
+            continue;
+        };
+        let Ok(at) = chrono::DateTime::parse_from_rfc3339(time) else {
+            continue;
+        };
+        let amount = rest
+            .split_once("requested=")
+            .and_then(|(_, r)| r.split_whitespace().next())
+            .and_then(|n| n.parse::<u64>().ok());
+        let Some(amount) = amount else { continue };
+        if rest.contains("refund starts") {
+            starts.insert(amount, at);
+        } else if rest.contains("refund ends")
+            && let Some(start) = starts.remove(&amount)
+        {
+            spans.push((amount, start, at));
+        }
+    }
+    spans
+}
+
+#[tokio::test]
+async fn two_processes_on_one_postgres_database_never_run_one_lock_key_twice_at_once() {
+    let Some(server_url) = toolspec_test_postgres::server_url() else {
+        return;
+    };
+    let database = toolspec_test_postgres::Scratch::create(&server_url).await;
+    let url = std::ffi::OsStr::new(database.url());
+    let scratch = Scratch::new();
+    let first = HttpServer::start_on(url, &scratch, TOKENS, &["--verbose"], None).await;
+    let second = HttpServer::start_on(url, &scratch, TOKENS, &["--verbose"], None).await;
+    let clients = [
+        first
+            .client("ada-token", ProtocolVersion::V_2025_11_25)
+            .await,
+        second
+            .client("ada-token", ProtocolVersion::V_2025_11_25)
+            .await,
+    ];
+    // 40 different refunds of order 3 (1 to 40 minor units: 820 of its 2,399), all at once,
+    // half through each process: `lock: { key: [order_id] }` runs them one at a time.
+    const REFUNDS: u64 = 40;
+    let calls = (1..=REFUNDS).map(|amount| {
+        let client = &clients[(amount % 2) as usize];
+        async move {
+            result(
+                client,
+                "orders_refund",
+                json!({"order_id": 3, "amount": amount}),
+            )
+            .await
+        }
+    });
+    for answer in futures_util::future::join_all(calls).await {
+        assert_eq!(answer.is_error, Some(false), "{}", text(&answer));
+    }
+    for client in clients {
+        client.cancel().await.expect("the session ends");
+    }
+    // The last lines may still be on their way from the servers' stderr.
+    let logged = |server: &HttpServer| refund_spans(&server.log.text());
+    for _ in 0..50 {
+        if (logged(&first).len() + logged(&second).len()) as u64 == REFUNDS {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut spans = logged(&first);
+    let from_second = logged(&second);
+    assert!(
+        !spans.is_empty() && !from_second.is_empty(),
+        "both processes ran refunds"
+    );
+    spans.extend(from_second);
+    assert_eq!(
+        spans.len() as u64,
+        REFUNDS,
+        "every refund's start and end are logged"
+    );
+    spans.sort_by_key(|&(_, start, _)| start);
+    for pair in spans.windows(2) {
+        let ((a, _, a_end), (b, b_start, _)) = (pair[0], pair[1]);
+        assert!(
+            a_end <= b_start,
+            "refunds of {a} and {b} overlapped: {a} ended {a_end}, {b} started {b_start}"
+        );
     }
     drop((first, second));
     database.drop().await;

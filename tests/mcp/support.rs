@@ -70,6 +70,11 @@ impl ServerLog {
         log
     }
 
+    /// Every line so far.
+    pub fn text(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+
     /// The first line containing every one of `needles`, waiting for it.
     pub async fn wait_for(&self, needles: &[&str]) -> String {
         let find = || {

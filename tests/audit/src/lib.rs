@@ -1,0 +1,43 @@
+//! A crate whose tool `vault_keep` carries `sensitive` values at every depth — a plain
+//! field, inside a named type in an array, in a map's values, in each variant of a tagged
+//! union, in the ambient context — and shows them back in its output, so the audit trail's
+//! redaction can be checked against generated values; `vault_note` (recorded after the answer)
+//! and `vault_quiet` (never recorded) are the benchmark's pair.
+
+toolspec::include_tools!();
+
+use tools::vault::{keep, note, quiet};
+
+/// The handler: the note back as it came, the ambient session included; a title of `refuse`
+/// fails with the declared error instead.
+#[derive(Debug, Clone, Default)]
+pub struct Vault;
+
+impl keep::Handler for Vault {
+    async fn call(&self, input: keep::Input, cx: keep::Context<'_>) -> keep::Outcome {
+        if input.title == "refuse" {
+            return Err(keep::Error::Refused.into());
+        }
+        // Through JSON: the output has the input's fields (but `proof`) and the session.
+        let mut value = serde_json::to_value(&input).map_err(toolspec::Failure::internal)?;
+        if let Some(fields) = value.as_object_mut() {
+            fields.remove("proof");
+            fields.insert("session".into(), cx.ambient().session.clone().into());
+        }
+        serde_json::from_value(value).map_err(toolspec::Failure::internal)
+    }
+}
+
+impl note::Handler for Vault {
+    async fn call(&self, input: note::Input, _cx: note::Context<'_>) -> note::Outcome {
+        let length = (input.text.len() + input.secret.len()) as i64;
+        Ok(note::Output { length })
+    }
+}
+
+impl quiet::Handler for Vault {
+    async fn call(&self, input: quiet::Input, _cx: quiet::Context<'_>) -> quiet::Outcome {
+        let length = (input.text.len() + input.secret.len()) as i64;
+        Ok(quiet::Output { length })
+    }
+}
