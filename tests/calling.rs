@@ -188,3 +188,81 @@ async fn gemini_sees_every_filter_and_reads_the_callers_rows() {
         answer.response
     );
 }
+
+#[tokio::test]
+async fn a_call_through_each_adapter_is_recorded_under_that_adapter_and_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let arguments = json!({"status": "pending"});
+    let openai_call = openai::ToolCall {
+        id: "call_1".into(),
+        kind: "function".into(),
+        function: openai::FunctionCall {
+            name: "orders_search".into(),
+            arguments: arguments.to_string(),
+        },
+    };
+    openai::Dispatcher::new(Arc::clone(&registry))
+        .call(&openai_call, &customer(1))
+        .await;
+    let anthropic_call = anthropic::ToolUse {
+        kind: "tool_use".into(),
+        id: "toolu_1".into(),
+        name: "orders_search".into(),
+        input: arguments.clone(),
+    };
+    anthropic::Dispatcher::new(Arc::clone(&registry))
+        .call(&anthropic_call, &customer(2))
+        .await;
+    let gemini_call = gemini::FunctionCall {
+        name: "orders_search".into(),
+        id: None,
+        args: Some(arguments.clone()),
+    };
+    gemini::Dispatcher::new(Arc::clone(&registry))
+        .call(&gemini_call, &customer(3))
+        .await;
+    registry.flush_audit().await;
+    let trail = registry.audit().expect("the store records calls");
+    let query = toolspec::audit::AuditQuery {
+        tool: Some("orders_search".into()),
+        ..Default::default()
+    };
+    let page = query.read(trail.database()).await.unwrap();
+    let mut seen: Vec<(Option<&str>, Option<&str>, &Value, &Value)> = page
+        .records
+        .iter()
+        .map(|r| {
+            (
+                r.adapter.as_deref(),
+                r.caller.as_deref(),
+                &r.ambient,
+                &r.arguments,
+            )
+        })
+        .collect();
+    seen.sort_by_key(|(adapter, ..)| *adapter);
+    assert_eq!(
+        seen,
+        [
+            (
+                Some("anthropic"),
+                Some("customer-2"),
+                &json!({"customer_id": 2}),
+                &arguments
+            ),
+            (
+                Some("gemini"),
+                Some("customer-3"),
+                &json!({"customer_id": 3}),
+                &arguments
+            ),
+            (
+                Some("openai"),
+                Some("customer-1"),
+                &json!({"customer_id": 1}),
+                &arguments
+            ),
+        ]
+    );
+}

@@ -137,3 +137,33 @@ async fn a_caller_sees_only_the_tools_its_scopes_allow() {
         "There is no tool named `orders_cancel`."
     );
 }
+
+#[tokio::test]
+async fn a_rig_call_is_recorded_under_rig() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let tools = toolspec::rig::tools(&registry, &ada());
+    find(&tools, "orders_get")
+        .execute(json!({ "order_id": 1 }))
+        .await
+        .expect("success");
+    registry.flush_audit().await;
+    let trail = registry.audit().expect("the store records calls");
+    let page = toolspec::audit::AuditQuery::default()
+        .read(trail.database())
+        .await
+        .expect("the trail reads");
+    let record = &page.records[0];
+    assert_eq!(
+        (
+            record.tool.as_str(),
+            record.adapter.as_deref(),
+            record.caller.as_deref()
+        ),
+        ("orders_get", Some("rig"), Some("ada"))
+    );
+    assert_eq!(
+        record.result.as_ref().map(|r| &r["order"]["id"]),
+        Some(&json!(1))
+    );
+}

@@ -287,3 +287,79 @@ async fn two_processes_on_one_postgres_database_never_run_one_lock_key_twice_at_
     drop((first, second));
     database.drop().await;
 }
+
+#[tokio::test]
+async fn the_audit_command_reads_what_the_call_command_recorded() {
+    let scratch = Scratch::new();
+    let run = |args: &[&str]| {
+        std::process::Command::new(binary())
+            .arg("--db")
+            .arg(scratch.db())
+            .args(args)
+            .output()
+            .expect("the store binary runs")
+    };
+    let called = run(&[
+        "call",
+        "orders_get",
+        r#"{"order_id": 1}"#,
+        "--as",
+        "customer_id=1",
+    ]);
+    assert!(
+        called.status.success(),
+        "{}",
+        String::from_utf8_lossy(&called.stderr)
+    );
+    let missing = run(&[
+        "call",
+        "orders_get",
+        r#"{"order_id": 5}"#,
+        "--as",
+        "customer_id=1",
+    ]);
+    assert!(!missing.status.success());
+
+    let listed = run(&["audit", "--json"]);
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    let page: Value = serde_json::from_slice(&listed.stdout).expect("JSON");
+    assert_eq!(page["total"], 2);
+    let outcomes: Vec<(&str, &str, &Value)> = page["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .map(|r| {
+            (
+                r["caller"].as_str().unwrap_or(""),
+                r["outcome"].as_str().unwrap_or(""),
+                &r["arguments"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            ("cli", "not_found", &json!({"order_id": 5})),
+            ("cli", "ok", &json!({"order_id": 1})),
+        ],
+        "newest first"
+    );
+    let failed = run(&["audit", "--outcome", "failed", "--since", "1h"]);
+    let text = String::from_utf8_lossy(&failed.stdout);
+    assert!(
+        text.contains("orders_get") && text.contains("not_found"),
+        "{text}"
+    );
+    assert!(text.ends_with("1 of 1 recorded calls\n"), "{text}");
+    let wrong = run(&["audit", "--since", "yesterday"]);
+    assert!(!wrong.status.success());
+    let message = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        message.contains("`yesterday` is neither an RFC 3339 time nor a duration like `2h`"),
+        "{message}"
+    );
+}

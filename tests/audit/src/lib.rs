@@ -2,11 +2,12 @@
 //! field, inside a named type in an array, in a map's values, in each variant of a tagged
 //! union, in the ambient context — and shows them back in its output, so the audit trail's
 //! redaction can be checked against generated values; `vault_note` (recorded after the answer)
-//! and `vault_quiet` (never recorded) are the benchmark's pair.
+//! and `vault_quiet` (never recorded) are the benchmark's pair; `vault_must` may not run
+//! unrecorded.
 
 toolspec::include_tools!();
 
-use tools::vault::{keep, note, quiet};
+use tools::vault::{keep, must, note, quiet};
 
 /// The handler: the note back as it came, the ambient session included; a title of `refuse`
 /// fails with the declared error instead.
@@ -39,5 +40,13 @@ impl quiet::Handler for Vault {
     async fn call(&self, input: quiet::Input, _cx: quiet::Context<'_>) -> quiet::Outcome {
         let length = (input.text.len() + input.secret.len()) as i64;
         Ok(quiet::Output { length })
+    }
+}
+
+impl must::Handler for Vault {
+    async fn call(&self, input: must::Input, _cx: must::Context<'_>) -> must::Outcome {
+        Ok(must::Output {
+            length: input.text.len() as i64,
+        })
     }
 }
