@@ -1,3 +1,7 @@
 fn main() {
     toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
+    toolspec_codegen::Config::new()
+        .file_name("kept_tools.rs")
+        .compile("specs_kept")
+        .unwrap_or_else(|e| e.exit());
 }

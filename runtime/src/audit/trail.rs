@@ -6,7 +6,8 @@
 //! its records as failed and logging it. Nothing waits on a full queue but the calls that fill
 //! it, so records are never dropped for lack of room. The writer starts with the first record
 //! (inside the caller's tokio runtime) and stops when every handle of the trail is gone and the
-//! queue is empty; it also deletes records older than the retention, hourly.
+//! queue is empty; it also deletes records older than the retention, hourly (or at a tenth of a
+//! shorter retention).
 
 // Without a database feature no trail can be made (there is no `Database`), and the writer
 // is not built.
@@ -32,8 +33,11 @@ pub const MAX_BATCH: usize = 256;
 /// How many records may wait for the writer before calls wait for room.
 pub const QUEUE: usize = 8192;
 
-/// How often records older than the retention are deleted.
-const SWEEP: Duration = Duration::from_secs(3600);
+/// How often records older than the retention are deleted: hourly, or a tenth of a shorter
+/// retention (at least every second).
+fn sweep_every(retention: Duration) -> Duration {
+    (retention / 10).clamp(Duration::from_secs(1), Duration::from_secs(3600))
+}
 
 /// Where a registry's calls are recorded: created by the registry when a tool's policy is on
 /// and it has a database; cheap to clone (every clone feeds one writer).
@@ -242,7 +246,10 @@ struct Writer {
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 impl Writer {
     async fn run(self, mut receiver: mpsc::Receiver<Message>) {
-        let mut sweep = tokio::time::interval(SWEEP);
+        let every = self
+            .retention
+            .map_or(Duration::from_secs(3600), sweep_every);
+        let mut sweep = tokio::time::interval(every);
         sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {

@@ -3,11 +3,13 @@
 //! union, in the ambient context — and shows them back in its output, so the audit trail's
 //! redaction can be checked against generated values; `vault_note` (recorded after the answer)
 //! and `vault_quiet` (never recorded) are the benchmark's pair; `vault_must` may not run
-//! unrecorded.
+//! unrecorded; `vault_hold` holds a `lock` for a while. `kept_tools` (from `specs_kept/`) keep
+//! their records two seconds.
 
 toolspec::include_tools!();
+toolspec::include_tools!(kept_tools, "kept_tools.rs");
 
-use tools::vault::{keep, must, note, quiet};
+use tools::vault::{hold, keep, must, note, quiet};
 
 /// The handler: the note back as it came, the ambient session included; a title of `refuse`
 /// fails with the declared error instead.
@@ -46,6 +48,26 @@ impl quiet::Handler for Vault {
 impl must::Handler for Vault {
     async fn call(&self, input: must::Input, _cx: must::Context<'_>) -> must::Outcome {
         Ok(must::Output {
+            length: input.text.len() as i64,
+        })
+    }
+}
+
+impl hold::Handler for Vault {
+    async fn call(&self, input: hold::Input, _cx: hold::Context<'_>) -> hold::Outcome {
+        let millis = u64::try_from(input.millis).unwrap_or(0);
+        tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
+        Ok(hold::Output { shelf: input.shelf })
+    }
+}
+
+impl kept_tools::vault::brief::Handler for Vault {
+    async fn call(
+        &self,
+        input: kept_tools::vault::brief::Input,
+        _cx: kept_tools::vault::brief::Context<'_>,
+    ) -> kept_tools::vault::brief::Outcome {
+        Ok(kept_tools::vault::brief::Output {
             length: input.text.len() as i64,
         })
     }
