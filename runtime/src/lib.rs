@@ -64,10 +64,14 @@ pub mod sensitive;
 
 #[cfg(feature = "anthropic")]
 pub use adapters::anthropic;
+#[cfg(any(feature = "mcp", feature = "http"))]
+pub use adapters::auth;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use adapters::calling;
 #[cfg(feature = "gemini")]
 pub use adapters::gemini;
+#[cfg(feature = "http")]
+pub use adapters::http;
 #[cfg(feature = "mcp")]
 pub use adapters::mcp;
 #[cfg(feature = "openai")]

@@ -1,7 +1,8 @@
 //! The adapters: each serves a registry's members of one adapter over one transport or
 //! provider, behind its own cargo feature, and is re-exported at the crate root
-//! (`toolspec::mcp`, `toolspec::openai`, `toolspec::anthropic`, `toolspec::gemini`,
-//! `toolspec::rig`, and `toolspec::calling`, the core the function-calling ones share).
+//! (`toolspec::mcp`, `toolspec::http`, `toolspec::openai`, `toolspec::anthropic`,
+//! `toolspec::gemini`, `toolspec::rig`, and `toolspec::calling`, the core the function-calling
+//! ones share; `toolspec::auth`, who a request over HTTP comes from, is shared by MCP and HTTP).
 //!
 //! Every adapter is built from the same blocks: a [`Catalog`](crate::catalog::Catalog) of its
 //! members, each with the adapter's own declaration of the tool (`wrap` declares one
@@ -12,10 +13,14 @@
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
+#[cfg(any(feature = "mcp", feature = "http"))]
+pub mod auth;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod calling;
 #[cfg(feature = "gemini")]
 pub mod gemini;
+#[cfg(feature = "http")]
+pub mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "openai")]

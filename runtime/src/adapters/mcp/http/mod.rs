@@ -1,5 +1,6 @@
 //! Streamable HTTP for the MCP server: rmcp's `StreamableHttpService` mounted at `/mcp` in an
-//! axum router, behind an [`Authenticator`] that turns each request into a [`Caller`] (or a
+//! axum router, behind an [`Authenticator`] that turns each request into a
+//! [`Caller`](crate::Caller) (or a
 //! `401`). Requests of protocol 2026-07-28 are served statelessly; older clients get
 //! sessions, each bound to the caller that created it and bounded in number and life
 //! ([`SessionLimits`]). Only loopback `Host` and `Origin` headers are accepted unless told
@@ -17,16 +18,13 @@
 //! A transport only: it decides who is calling and serves the `McpServer` it is given, which
 //! lists and calls; nothing here knows a tool.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 mod connections;
@@ -35,9 +33,9 @@ mod sessions;
 pub use connections::ConnectionLimits;
 pub use sessions::SessionLimits;
 
+pub use crate::adapters::auth::{Authenticator, BearerTokens};
+
 use super::McpServer;
-use crate::caller::Caller;
-use crate::contract::BoxFuture;
 
 /// The `Origin`s accepted by default: pages served from this machine (any port).
 pub const LOOPBACK_ORIGINS: &[&str] = &[
@@ -51,70 +49,6 @@ pub const LOOPBACK_ORIGINS: &[&str] = &[
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
-
-/// Decides who an HTTP request comes from.
-pub trait Authenticator: Send + Sync + 'static {
-    /// The caller behind `request` (its method, URI and headers), or `None` to refuse it with
-    /// `401 Unauthorized`.
-    fn authenticate<'a>(&'a self, request: &'a Parts) -> BoxFuture<'a, Option<Caller>>;
-}
-
-/// Bearer tokens, each mapped to a caller: `Authorization: Bearer <token>`.
-///
-/// Deserializes from a map of token → caller (see [`Caller`] for the caller's keys):
-///
-/// ```
-/// let tokens: toolspec::mcp::http::BearerTokens = serde_json::from_str(r#"{
-///     "alice-token": { "id": "alice", "ambient": { "customer_id": 1 }, "scopes": ["orders:read"] }
-/// }"#).unwrap();
-/// assert_eq!(tokens.len(), 1);
-/// ```
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(transparent)]
-pub struct BearerTokens {
-    callers: HashMap<String, Arc<Caller>>,
-}
-
-impl BearerTokens {
-    /// No tokens: every request is refused.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Adds a token for `caller`.
-    pub fn with(mut self, token: impl Into<String>, caller: Caller) -> Self {
-        self.callers.insert(token.into(), Arc::new(caller));
-        self
-    }
-
-    /// How many tokens are known.
-    pub fn len(&self) -> usize {
-        self.callers.len()
-    }
-
-    /// Whether no token is known.
-    pub fn is_empty(&self) -> bool {
-        self.callers.is_empty()
-    }
-
-    fn caller(&self, request: &Parts) -> Option<Caller> {
-        let value = request.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-        let (scheme, token) = value.split_once(' ')?;
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return None;
-        }
-        self.callers
-            .get(token.trim())
-            .map(|caller| Caller::clone(caller))
-    }
-}
-
-impl Authenticator for BearerTokens {
-    fn authenticate<'a>(&'a self, request: &'a Parts) -> BoxFuture<'a, Option<Caller>> {
-        let caller = self.caller(request);
-        Box::pin(std::future::ready(caller))
-    }
-}
 
 /// The MCP server over streamable HTTP.
 pub struct HttpTransport {

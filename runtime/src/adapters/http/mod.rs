@@ -1,0 +1,329 @@
+//! The HTTP API (feature `http`): every member of the `http` adapter, for callers that are
+//! neither MCP clients nor model providers — a web app, a workflow engine, another service.
+//!
+//! - `POST /tools/{name}` with the arguments as the JSON body (an empty body is `{}`) answers
+//!   `200` with the exposed values;
+//! - `GET /tools/{name}?key=value…` does the same for a `read_only` tool, each query parameter
+//!   an argument (sent as text; the invoker coerces it as the schema says);
+//! - `POST /tools/{name}/explain` answers the explanation (arguments and guards, nothing run);
+//! - `GET /tools` lists the tools the caller may call.
+//!
+//! Every failure has one shape, `{error, message, details?}`, and a status by its kind
+//! ([`status_of`]): invalid arguments `422`, an unknown tool or one the caller's scopes do not
+//! reach `404` (alike), a failed guard `412`, a declared error `409`, `not_found` `404`,
+//! `locked` `423`, a timeout `504`, an internal failure `500` (the headline only). Requests are
+//! authenticated by the same [`Authenticator`] as MCP over HTTP (`401` when it refuses), bodies
+//! are bounded (`413`), and a client that goes away cancels its call.
+//!
+//! ```ignore
+//! let api = HttpApi::new(registry, Caller::default()).authenticator(tokens);
+//! axum::serve(listener, api.router()).await?;
+//! ```
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+use toolspec_vocab::adapters::HTTP;
+use toolspec_vocab::codes;
+
+use crate::adapters::auth::Authenticator;
+use crate::caller::Caller;
+use crate::catalog::Catalog;
+use crate::descriptor::Descriptor;
+use crate::failure::{ToolError, ToolResult};
+use crate::invoker::options::CallOptions;
+use crate::registry::Registry;
+
+/// The largest request body accepted by default.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+
+/// How long a request may take by default, the tool's own `timeout` aside.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The HTTP API over a registry's `http` members.
+pub struct HttpApi {
+    shared: Shared,
+}
+
+struct Shared {
+    registry: Arc<Registry>,
+    catalog: Catalog<()>,
+    /// The caller of every request when no authenticator is set.
+    caller: Caller,
+    authenticator: Option<Arc<dyn Authenticator>>,
+    max_body_bytes: usize,
+    request_timeout: Duration,
+}
+
+impl HttpApi {
+    /// The API over `registry`'s `http` members, every request made as `caller` until an
+    /// [`authenticator`](Self::authenticator) is set.
+    pub fn new(registry: impl Into<Arc<Registry>>, caller: Caller) -> Self {
+        let registry = registry.into();
+        let catalog = Catalog::of(&registry, HTTP, |_| Some(()));
+        Self {
+            shared: Shared {
+                registry,
+                catalog,
+                caller,
+                authenticator: None,
+                max_body_bytes: MAX_BODY_BYTES,
+                request_timeout: REQUEST_TIMEOUT,
+            },
+        }
+    }
+
+    /// Every request's caller comes from `authenticator` (`401` when it refuses one).
+    pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
+        self.shared.authenticator = Some(Arc::new(authenticator));
+        self
+    }
+
+    /// Bodies longer than `bytes` are refused with `413`.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.shared.max_body_bytes = bytes;
+        self
+    }
+
+    /// A request still running after `timeout` is answered `504` (and its call cancelled).
+    pub fn request_timeout(mut self, timeout: Duration) -> Self {
+        self.shared.request_timeout = timeout;
+        self
+    }
+
+    /// The routes, to serve alone or to merge into an app's own router.
+    pub fn router(self) -> Router {
+        Router::new()
+            .route("/tools", get(list))
+            .route("/tools/{name}", post(call_posted).get(call_queried))
+            .route("/tools/{name}/explain", post(explain))
+            .with_state(Arc::new(self.shared))
+    }
+}
+
+/// Who is calling: the authenticator's caller, or the API's own.
+async fn caller(shared: &Shared, parts: &Parts) -> Result<Caller, Response> {
+    let Some(authenticator) = &shared.authenticator else {
+        return Ok(shared.caller.clone());
+    };
+    match authenticator.authenticate(parts).await {
+        Some(caller) => Ok(caller),
+        None => {
+            let mut response = failure(
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "The request needs a valid bearer token.",
+            );
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            Err(response)
+        }
+    }
+}
+
+async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
+    let caller = match caller(&shared, &parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let tools: Vec<Value> = shared
+        .catalog
+        .visible(Some(&caller))
+        .map(|member| {
+            let d = member.descriptor;
+            json!({
+                "name": member.name,
+                "title": d.title,
+                "description": d.description_for(HTTP),
+                "read_only": d.hints.contains(&"read_only"),
+                "input_schema": raw(d.schema_for(HTTP, toolspec_vocab::Dialect::Mcp).unwrap_or(d.input_schema)),
+                "output_schema": raw(d.output_schema),
+            })
+        })
+        .collect();
+    (StatusCode::OK, axum::Json(json!({ "tools": tools }))).into_response()
+}
+
+fn raw(schema: &str) -> Value {
+    serde_json::from_str(schema).unwrap_or(Value::Null)
+}
+
+async fn call_posted(
+    State(shared): State<Arc<Shared>>,
+    Path(name): Path<String>,
+    parts: Parts,
+    body: Body,
+) -> Response {
+    let caller = match caller(&shared, &parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let args = match body_json(&shared, body).await {
+        Ok(args) => args,
+        Err(refused) => return refused,
+    };
+    call(&shared, &name, args, &caller).await
+}
+
+async fn call_queried(
+    State(shared): State<Arc<Shared>>,
+    Path(name): Path<String>,
+    Query(query): Query<Vec<(String, String)>>,
+    parts: Parts,
+) -> Response {
+    let caller = match caller(&shared, &parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let Some((member, _)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
+        return unknown(&name);
+    };
+    if !member.descriptor.hints.contains(&"read_only") {
+        let mut response = failure(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "method_not_allowed",
+            &format!("`{name}` changes things: call it with POST."),
+        );
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    let mut args = Map::new();
+    for (key, value) in query {
+        args.insert(key, Value::String(value));
+    }
+    call(&shared, &name, Value::Object(args), &caller).await
+}
+
+async fn explain(
+    State(shared): State<Arc<Shared>>,
+    Path(name): Path<String>,
+    parts: Parts,
+    body: Body,
+) -> Response {
+    let caller = match caller(&shared, &parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let args = match body_json(&shared, body).await {
+        Ok(args) => args,
+        Err(refused) => return refused,
+    };
+    let Some((_, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
+        return unknown(&name);
+    };
+    let options = CallOptions::for_caller(HTTP, &caller);
+    match tool.explain_with(args, &caller.ambient, options).await {
+        Ok(explanation) => (StatusCode::OK, axum::Json(explanation)).into_response(),
+        Err(result) => answer(tool.descriptor(), &result),
+    }
+}
+
+/// The body as JSON: `{}` when empty; `413` past the limit, `422` when it is not JSON.
+async fn body_json(shared: &Shared, body: Body) -> Result<Value, Response> {
+    let bytes = match axum::body::to_bytes(body, shared.max_body_bytes).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let message = format!(
+                "The request body is larger than {} bytes (or did not arrive).",
+                shared.max_body_bytes
+            );
+            return Err(failure(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "too_large",
+                &message,
+            ));
+        }
+    };
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Object(Map::new()));
+    }
+    serde_json::from_slice(&bytes).map_err(|e| {
+        let message = format!("The body is not JSON: {e}.");
+        failure(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            codes::INVALID_ARGUMENTS,
+            &message,
+        )
+    })
+}
+
+/// Calls `name` as `caller`, under the request timeout; a request dropped by its client
+/// cancels the call.
+async fn call(shared: &Shared, name: &str, args: Value, caller: &Caller) -> Response {
+    let Some((_, tool)) = shared.catalog.dispatch(&shared.registry, name, caller) else {
+        return unknown(name);
+    };
+    let cancellation = CancellationToken::new();
+    let _cancel_on_drop = cancellation.clone().drop_guard();
+    let options = CallOptions {
+        cancellation: cancellation.clone(),
+        ..CallOptions::for_caller(HTTP, caller)
+    };
+    let invoked = tool.invoke_with(args, &caller.ambient, options);
+    match tokio::time::timeout(shared.request_timeout, invoked).await {
+        Ok(result) => answer(tool.descriptor(), &result),
+        Err(_) => {
+            cancellation.cancel();
+            let message = format!(
+                "The request did not finish within {:?}.",
+                shared.request_timeout
+            );
+            failure(StatusCode::GATEWAY_TIMEOUT, codes::TIMEOUT, &message)
+        }
+    }
+}
+
+/// A result as the API answers it.
+fn answer(tool: &Descriptor, result: &ToolResult) -> Response {
+    match &result.outcome {
+        Ok(value) => (StatusCode::OK, axum::Json(value)).into_response(),
+        Err(error) => {
+            let status = status_of(tool, error);
+            let mut body = json!({"error": error.code, "message": error.message});
+            if let Some(details) = &error.details {
+                body["details"] = details.clone();
+            }
+            (status, axum::Json(body)).into_response()
+        }
+    }
+}
+
+/// The status of a failure of `tool`.
+pub fn status_of(tool: &Descriptor, error: &ToolError) -> StatusCode {
+    match error.code.as_str() {
+        codes::INVALID_ARGUMENTS | codes::INVALID_PARAMS => StatusCode::UNPROCESSABLE_ENTITY,
+        codes::UNKNOWN_TOOL | codes::NOT_FOUND => StatusCode::NOT_FOUND,
+        codes::TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
+        codes::LOCKED => StatusCode::LOCKED,
+        codes::CANCELLED => StatusCode::REQUEST_TIMEOUT,
+        code if tool.guards.iter().any(|g| g.name == code) => StatusCode::PRECONDITION_FAILED,
+        code if tool.errors.iter().any(|e| e.code == code) => StatusCode::CONFLICT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// `404` for a tool the caller does not know: missing and out of scope alike.
+fn unknown(name: &str) -> Response {
+    let error = ToolError::unknown_tool(name);
+    failure(StatusCode::NOT_FOUND, &error.code, &error.message)
+}
+
+fn failure(status: StatusCode, code: &str, message: &str) -> Response {
+    (
+        status,
+        axum::Json(json!({"error": code, "message": message})),
+    )
+        .into_response()
+}

@@ -1,0 +1,242 @@
+//! The store's tools through `toolspec::http` with real HTTP requests: each outcome's status
+//! and the one error shape, `GET` for read-only tools, explain, the listing, bearer tokens,
+//! the body limit.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolspec::auth::BearerTokens;
+use toolspec::http::HttpApi;
+use toolspec::{Caller, Registry};
+
+const TOKENS: &str = r#"{
+  "ada-token": { "id": "ada", "ambient": { "customer_id": 1 },
+                 "scopes": ["orders:read", "orders:write", "payments:refund"] },
+  "grace-token": { "id": "grace", "ambient": { "customer_id": 2 }, "scopes": ["orders:read"] }
+}"#;
+
+/// The API over the store on a fresh SQLite file, served on a loopback port.
+struct Api {
+    base: String,
+    client: reqwest::Client,
+    _dir: tempfile::TempDir,
+}
+
+impl Api {
+    async fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let location = toolspec_store::Location::File(dir.path().join("store.db"));
+        let store = toolspec_store::Store::open(&location).await.unwrap();
+        let registry: Arc<Registry> = Arc::new(toolspec_store::registry(store));
+        let tokens: BearerTokens = serde_json::from_str(TOKENS).unwrap();
+        let router = HttpApi::new(registry, Caller::new("nobody"))
+            .authenticator(tokens)
+            .max_body_bytes(64 * 1024)
+            .router();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        Self {
+            base,
+            client: reqwest::Client::new(),
+            _dir: dir,
+        }
+    }
+
+    /// `POST path` with `body` as `token`: the status and the JSON answer.
+    async fn post(
+        &self,
+        token: Option<&str>,
+        path: &str,
+        body: &str,
+    ) -> (u16, Value, reqwest::header::HeaderMap) {
+        let mut request = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .body(body.to_owned());
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        answer(request.send().await.unwrap()).await
+    }
+
+    async fn get(&self, token: &str, path: &str) -> (u16, Value, reqwest::header::HeaderMap) {
+        let request = self
+            .client
+            .get(format!("{}{path}", self.base))
+            .header("authorization", format!("Bearer {token}"));
+        answer(request.send().await.unwrap()).await
+    }
+}
+
+async fn answer(response: reqwest::Response) -> (u16, Value, reqwest::header::HeaderMap) {
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, body, headers)
+}
+
+#[tokio::test]
+async fn a_call_answers_200_with_the_exposed_values() {
+    let api = Api::start().await;
+    let (status, body, _) = api
+        .post(Some("ada-token"), "/tools/orders_get", r#"{"order_id": 1}"#)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (&body["order"]["id"], &body["order"]["status"]),
+        (&json!(1), &json!("pending"))
+    );
+}
+
+#[tokio::test]
+async fn a_read_only_tool_answers_get_with_query_parameters_and_others_refuse_it() {
+    let api = Api::start().await;
+    let (status, body, _) = api
+        .get("ada-token", "/tools/orders_search?status=pending&limit=5")
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (&body["total"], &body["limit"], &body["records"][0]["id"]),
+        (&json!(1), &json!(5), &json!(1))
+    );
+    let (status, body, headers) = api.get("ada-token", "/tools/orders_place").await;
+    assert_eq!(
+        (status, &body["error"]),
+        (405, &json!("method_not_allowed"))
+    );
+    assert_eq!(headers["allow"], "POST");
+}
+
+#[tokio::test]
+async fn each_kind_of_failure_has_its_status_and_the_one_error_shape() {
+    let api = Api::start().await;
+    let cases = [
+        // invalid arguments
+        (
+            "ada-token",
+            "/tools/orders_get",
+            r#"{"order_id": "one"}"#,
+            422,
+            "invalid_arguments",
+        ),
+        (
+            "ada-token",
+            "/tools/orders_get",
+            "{not json",
+            422,
+            "invalid_arguments",
+        ),
+        // a record the caller may not see, or that does not exist
+        (
+            "ada-token",
+            "/tools/orders_get",
+            r#"{"order_id": 999}"#,
+            404,
+            "not_found",
+        ),
+        // a failed guard: order 4 is cancelled already
+        (
+            "ada-token",
+            "/tools/orders_cancel",
+            r#"{"order": 4}"#,
+            412,
+            "not_cancelled",
+        ),
+        // a declared error: order 2 has shipped
+        (
+            "ada-token",
+            "/tools/orders_cancel",
+            r#"{"order": 2}"#,
+            409,
+            "already_shipped",
+        ),
+        // unknown, and out of the caller's scopes: alike
+        (
+            "ada-token",
+            "/tools/no_such_tool",
+            "{}",
+            404,
+            "unknown_tool",
+        ),
+        (
+            "grace-token",
+            "/tools/orders_place",
+            "{}",
+            404,
+            "unknown_tool",
+        ),
+        // not on the http adapter at all
+        (
+            "ada-token",
+            "/tools/orders_refund",
+            "{}",
+            404,
+            "unknown_tool",
+        ),
+    ];
+    for (token, path, body, expected, code) in cases {
+        let (status, answer, _) = api.post(Some(token), path, body).await;
+        assert_eq!(
+            (status, &answer["error"]),
+            (expected, &json!(code)),
+            "{path} {body}: {answer}"
+        );
+        assert!(answer["message"].is_string(), "{answer}");
+    }
+}
+
+#[tokio::test]
+async fn requests_without_a_valid_token_are_401_and_bodies_are_bounded() {
+    let api = Api::start().await;
+    let (status, body, headers) = api
+        .post(None, "/tools/orders_get", r#"{"order_id": 1}"#)
+        .await;
+    assert_eq!((status, &body["error"]), (401, &json!("unauthorized")));
+    assert_eq!(headers["www-authenticate"], "Bearer");
+    let (status, ..) = api
+        .post(Some("forged"), "/tools/orders_get", r#"{"order_id": 1}"#)
+        .await;
+    assert_eq!(status, 401);
+    let huge = format!(r#"{{"order_id": 1, "pad": "{}"}}"#, "x".repeat(100 * 1024));
+    let (status, body, _) = api
+        .post(Some("ada-token"), "/tools/orders_get", &huge)
+        .await;
+    assert_eq!((status, &body["error"]), (413, &json!("too_large")));
+}
+
+#[tokio::test]
+async fn explain_and_the_listing_follow_the_caller() {
+    let api = Api::start().await;
+    let (status, body, _) = api
+        .post(
+            Some("ada-token"),
+            "/tools/orders_cancel/explain",
+            r#"{"order": 4}"#,
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["callable"], false);
+    assert_eq!(body["guards"][0]["passed"], false);
+    assert_eq!(body["lock"]["key"], json!({"order": 4}));
+    let names = |body: &Value| -> Vec<String> {
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (_, ada, _) = api.get("ada-token", "/tools").await;
+    let (_, grace, _) = api.get("grace-token", "/tools").await;
+    assert!(names(&ada).contains(&"orders_place".to_owned()), "{ada}");
+    assert!(
+        !names(&grace).contains(&"orders_place".to_owned()),
+        "{grace}"
+    );
+    assert!(
+        !names(&ada).contains(&"orders_refund".to_owned()),
+        "not an http member"
+    );
+}
