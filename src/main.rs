@@ -8,7 +8,7 @@
 //! toolspec-store --db shop.db init                          # drop, recreate and seed
 //! toolspec-store --db postgres://localhost/shop tools       # any command, on PostgreSQL
 //! toolspec-store serve --as customer_id=1                   # MCP over stdio
-//! toolspec-store serve --http 127.0.0.1:8787                # MCP over HTTP, tokens.json
+//! toolspec-store serve --http 127.0.0.1:8787                # MCP at /mcp, the HTTP API at /tools
 //! toolspec-store audit --tool orders_cancel --since 1h      # the recorded calls
 //! ```
 //!
@@ -30,6 +30,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use toolspec::audit::{AuditOutcome, AuditPage, AuditQuery};
+use toolspec::http::HttpApi;
 use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{self, BearerTokens, ConnectionLimits, HttpTransport, SessionLimits};
 use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Limits, Progress};
@@ -113,7 +114,8 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve the tools over MCP: on stdin/stdout, or over streamable HTTP at `/mcp`.
+    /// Serve the tools: MCP on stdin/stdout, or over HTTP — MCP at `/mcp` and the HTTP API at
+    /// `/tools`.
     Serve {
         /// Serve streamable HTTP on this address instead of stdio, e.g. `127.0.0.1:8787`.
         #[arg(long, value_name = "ADDR")]
@@ -580,7 +582,11 @@ async fn call(
 }
 
 /// The store's MCP server, as `caller` unless a transport says otherwise.
-fn server(registry: toolspec::Registry, listing: ListingOptions, caller: Caller) -> McpServer {
+fn server(
+    registry: impl Into<std::sync::Arc<toolspec::Registry>>,
+    listing: ListingOptions,
+    caller: Caller,
+) -> McpServer {
     let server = McpServer::new(registry, caller)
         .with_server_info("toolspec-store", env!("CARGO_PKG_VERSION"))
         .with_list_ttl(std::time::Duration::from_secs(listing.list_ttl));
@@ -598,8 +604,8 @@ struct HttpOptions<'a> {
     limits: HttpLimitOptions,
 }
 
-/// Serves MCP over streamable HTTP until Ctrl-C; every request must carry a bearer token
-/// from the tokens file.
+/// Serves MCP over streamable HTTP at `/mcp` and the HTTP API at `/tools` on one address until
+/// Ctrl-C or SIGTERM; every request must carry a bearer token from the tokens file.
 async fn serve_http(
     registry: toolspec::Registry,
     listing: ListingOptions,
@@ -621,16 +627,19 @@ async fn serve_http(
         .with_context(|| format!("could not listen on {addr}"))?;
     let local = listener.local_addr()?;
     // Nobody calls anonymously over HTTP: the authenticator supplies every caller.
-    let mut transport = HttpTransport::new(server(
-        registry,
-        listing,
-        Caller::new("anonymous").with_scopes(Vec::<String>::new()),
-    ))
-    .authenticator(tokens)
-    .connection_limits(limits.connections())
-    .session_limits(limits.sessions())
-    .max_body_bytes(limits.max_body_bytes)
-    .allowed_origins(allowed_origins);
+    let anonymous = Caller::new("anonymous").with_scopes(Vec::<String>::new());
+    let registry = std::sync::Arc::new(registry);
+    let api = HttpApi::new(std::sync::Arc::clone(&registry), anonymous.clone())
+        .authenticator(tokens.clone())
+        .max_body_bytes(limits.max_body_bytes)
+        .router();
+    let mut transport = HttpTransport::new(server(registry, listing, anonymous))
+        .with_routes(api)
+        .authenticator(tokens)
+        .connection_limits(limits.connections())
+        .session_limits(limits.sessions())
+        .max_body_bytes(limits.max_body_bytes)
+        .allowed_origins(allowed_origins);
     if !allowed_hosts.is_empty() {
         let loopback = ["localhost", "127.0.0.1", "::1"].map(String::from);
         transport = transport.allowed_hosts(loopback.into_iter().chain(allowed_hosts));
@@ -638,6 +647,7 @@ async fn serve_http(
     let shutdown = shutdown_signal();
     tracing::info!("serving MCP at http://{local}{}", http::PATH);
     eprintln!("MCP endpoint: http://{local}{}", http::PATH);
+    eprintln!("HTTP API: http://{local}/tools");
     transport.serve(listener, shutdown).await?;
     Ok(())
 }

@@ -182,3 +182,35 @@ async fn concurrent_calls_on_one_session() {
     sixteen_concurrent_gets(&client).await;
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn one_address_serves_the_same_tool_over_mcp_and_the_http_api_alike() {
+    let scratch = Scratch::new();
+    let server = HttpServer::start(&scratch).await;
+    let client = server
+        .client("grace-token", ProtocolVersion::V_2025_11_25)
+        .await;
+    let over_mcp = result(&client, "orders_search", json!({"sort": "total"})).await;
+    let over_mcp = over_mcp.structured_content.expect("structured");
+    let api = format!("http://{}/tools/orders_search", server.address());
+    let http = reqwest::Client::new();
+    let answer = http
+        .post(&api)
+        .header("authorization", "Bearer grace-token")
+        .body(r#"{"sort": "total"}"#)
+        .send()
+        .await
+        .expect("the HTTP API answers");
+    assert_eq!(answer.status().as_u16(), 200);
+    let over_http: serde_json::Value =
+        serde_json::from_str(&answer.text().await.expect("a body")).expect("JSON");
+    assert_eq!(over_http, over_mcp, "the same caller gets the same values");
+    let refused = http
+        .post(&api)
+        .body("{}")
+        .send()
+        .await
+        .expect("the HTTP API answers");
+    assert_eq!(refused.status().as_u16(), 401);
+    client.cancel().await.expect("the session ends");
+}

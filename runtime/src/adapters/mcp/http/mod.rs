@@ -57,6 +57,8 @@ pub struct HttpTransport {
     config: StreamableHttpServerConfig,
     connections: ConnectionLimits,
     sessions: SessionLimits,
+    /// More routes served on the same address (an HTTP API, say), outside `/mcp`.
+    routes: Option<axum::Router>,
 }
 
 impl HttpTransport {
@@ -78,7 +80,19 @@ impl HttpTransport {
                 .enforce_origin_validation(),
             connections: ConnectionLimits::DEFAULT,
             sessions: SessionLimits::DEFAULT,
+            routes: None,
         }
+    }
+
+    /// Also serves `routes` on the same address and connections (under the same
+    /// [`connection_limits`](Self::connection_limits)): an app's HTTP API beside `/mcp`. They
+    /// authenticate their requests themselves.
+    pub fn with_routes(mut self, routes: axum::Router) -> Self {
+        self.routes = Some(match self.routes.take() {
+            Some(earlier) => earlier.merge(routes),
+            None => routes,
+        });
+        self
     }
 
     /// Accepts requests from pages of these origins (`https://app.example.com`, with `:*` for
@@ -168,16 +182,20 @@ impl HttpTransport {
     /// [`connection_limits`](Self::connection_limits) and given `TCP_NODELAY`; then waits a
     /// grace period for open connections to finish.
     pub async fn serve(
-        self,
+        mut self,
         listener: tokio::net::TcpListener,
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
         let limits = self.connections;
         let registry = Arc::clone(self.server.registry());
         let shutdown_token = shutdown.clone();
-        let router = self
+        let routes = self.routes.take();
+        let mut router = self
             .configure(|config| config.with_cancellation_token(shutdown_token))
             .router();
+        if let Some(routes) = routes {
+            router = router.merge(routes);
+        }
         let served = connections::serve(listener, router, limits, shutdown).await;
         // Every call is answered; what the audit trail holds is written before serving ends.
         registry.flush_audit().await;
