@@ -16,6 +16,7 @@
 //! Applications use them through `toolspec`; `toolspec-codegen` uses them directly.
 
 pub mod adapters;
+pub mod audit;
 pub mod codes;
 pub mod dialect;
 pub mod hints;
