@@ -11,6 +11,8 @@ use serde::Serialize;
 use serde_json::Value;
 use toolspec_vocab::codes;
 
+use crate::descriptor::{Descriptor, ToolKind};
+
 /// A handler's failure.
 ///
 /// `?` on any `std::error::Error` gives [`Failure::Internal`], whose cause is logged for the
@@ -184,6 +186,17 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
+    /// An internal failure of `tool`: the model sees the headline (a query tool's
+    /// `query_failed`), the developer `exception`, which is logged.
+    pub(crate) fn internal(tool: &Descriptor, exception: String) -> Self {
+        tracing::error!(tool = tool.name, exception = %exception, "tool failed");
+        let error = match tool.kind {
+            ToolKind::Query => ToolError::query_failed(),
+            _ => ToolError::internal(tool.error_headline),
+        };
+        Self::failed(error, Some(exception))
+    }
+
     /// Whether the call succeeded.
     pub fn is_ok(&self) -> bool {
         self.outcome.is_ok()

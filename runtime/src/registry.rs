@@ -173,12 +173,10 @@ impl<'r> RegisteredTool<'r> {
         };
         match trail.record(&finished, tool.audit).await {
             Ok(()) => result,
-            Err(e) => {
-                tracing::error!(tool = tool.name, trace_id = %trace_id, error = %e, "a required audit record could not be written: the call fails");
-                let error = ToolError::internal(tool.error_headline);
-                let exception = format!("the call's audit record could not be written: {e}");
-                ToolResult::failed(error, Some(exception))
-            }
+            Err(e) => ToolResult::internal(
+                tool,
+                format!("the call's audit record could not be written: {e}"),
+            ),
         }
     }
 

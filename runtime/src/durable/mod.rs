@@ -31,7 +31,9 @@ use serde_json::Value;
 use crate::ambient::AmbientContext;
 use crate::database::Database;
 use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use crate::failure::ToolError;
+use crate::failure::ToolResult;
 use crate::sensitive::Sensitivity;
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
@@ -67,7 +69,7 @@ pub(crate) async fn admit(
         return Admission::Run(Ticket::default());
     }
     let Some(database) = database else {
-        return Admission::Answer(internal(
+        return Admission::Answer(ToolResult::internal(
             tool,
             "the tool has `once` or `lock` but the registry has no database".into(),
         ));
@@ -92,7 +94,7 @@ async fn admit_on(
     redaction: &Sensitivity,
 ) -> Admission {
     if let Err(e) = database.prepare().await {
-        return Admission::Answer(internal(tool, e));
+        return Admission::Answer(ToolResult::internal(tool, e));
     }
     let mut ticket = Ticket::default();
     // `once` first: a repeat of a finished call answers at once, and repeats of a running one
@@ -102,7 +104,7 @@ async fn admit_on(
         match once::claim(database, tool, &key).await {
             Ok(once::Claimed::Run(claim)) => ticket.once = Some(claim),
             Ok(once::Claimed::Replay(result)) => return Admission::Answer(result),
-            Err(e) => return Admission::Answer(internal(tool, e)),
+            Err(e) => return Admission::Answer(ToolResult::internal(tool, e)),
         }
     }
     if let Some(decl) = tool.lock {
@@ -113,7 +115,7 @@ async fn admit_on(
                 None
             }
             Ok(None) => Some(locked(tool, decl.wait)),
-            Err(e) => Some(internal(tool, e)),
+            Err(e) => Some(ToolResult::internal(tool, e)),
         };
         if let Some(answer) = answer {
             ticket.finish(None).await;
@@ -183,11 +185,6 @@ pub(crate) async fn report(
         let _ = (args, ambient, redaction, database);
         Ok((None, None))
     }
-}
-
-fn internal(tool: &Descriptor, exception: String) -> ToolResult {
-    tracing::error!(tool = tool.name, exception = %exception, "tool failed");
-    ToolResult::failed(ToolError::internal(tool.error_headline), Some(exception))
 }
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

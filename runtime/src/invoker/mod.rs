@@ -683,12 +683,7 @@ fn refused(tool: &Descriptor, errors: &Errors) -> ToolResult {
 /// A failure whose cause only the developer sees: in the log, and as the exception. A query
 /// tool fails with Dex's `query_failed`.
 fn internal(tool: &Descriptor, exception: String) -> ToolResult {
-    tracing::error!(tool = tool.name, exception = %exception, "tool failed");
-    let error = match tool.kind {
-        ToolKind::Query => ToolError::query_failed(),
-        _ => ToolError::internal(tool.error_headline),
-    };
-    ToolResult::failed(error, Some(exception))
+    ToolResult::internal(tool, exception)
 }
 
 fn default_message(tool: &Descriptor) -> String {

@@ -41,7 +41,7 @@ use crate::catalog::Catalog;
 use crate::descriptor::Descriptor;
 use crate::failure::{ToolError, ToolResult};
 use crate::invoker::options::CallOptions;
-use crate::registry::Registry;
+use crate::registry::{RegisteredTool, Registry};
 
 /// The largest request body accepted by default.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -164,15 +164,14 @@ async fn call_posted(
     parts: Parts,
     body: Body,
 ) -> Response {
-    let caller = match caller(&shared, &parts).await {
-        Ok(caller) => caller,
+    let (caller, args) = match posted(&shared, &parts, body).await {
+        Ok(posted) => posted,
         Err(refused) => return refused,
     };
-    let args = match body_json(&shared, body).await {
-        Ok(args) => args,
-        Err(refused) => return refused,
+    let Some((_, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
+        return unknown(&name);
     };
-    call(&shared, &name, args, &caller).await
+    call(&shared, tool, args, &caller).await
 }
 
 async fn call_queried(
@@ -185,7 +184,7 @@ async fn call_queried(
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
-    let Some((member, _)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
+    let Some((member, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
         return unknown(&name);
     };
     if !member.descriptor.hints.contains(&"read_only") {
@@ -203,7 +202,7 @@ async fn call_queried(
     for (key, value) in query {
         args.insert(key, Value::String(value));
     }
-    call(&shared, &name, Value::Object(args), &caller).await
+    call(&shared, tool, Value::Object(args), &caller).await
 }
 
 async fn explain(
@@ -212,12 +211,8 @@ async fn explain(
     parts: Parts,
     body: Body,
 ) -> Response {
-    let caller = match caller(&shared, &parts).await {
-        Ok(caller) => caller,
-        Err(refused) => return refused,
-    };
-    let args = match body_json(&shared, body).await {
-        Ok(args) => args,
+    let (caller, args) = match posted(&shared, &parts, body).await {
+        Ok(posted) => posted,
         Err(refused) => return refused,
     };
     let Some((_, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
@@ -228,6 +223,13 @@ async fn explain(
         Ok(explanation) => (StatusCode::OK, axum::Json(explanation)).into_response(),
         Err(result) => answer(tool.descriptor(), &result),
     }
+}
+
+/// A `POST`'s caller and its body's arguments, or the answer refusing it.
+async fn posted(shared: &Shared, parts: &Parts, body: Body) -> Result<(Caller, Value), Response> {
+    let caller = caller(shared, parts).await?;
+    let args = body_json(shared, body).await?;
+    Ok((caller, args))
 }
 
 /// The body as JSON: `{}` when empty; `413` past the limit, `422` when it is not JSON.
@@ -259,12 +261,9 @@ async fn body_json(shared: &Shared, body: Body) -> Result<Value, Response> {
     })
 }
 
-/// Calls `name` as `caller`, under the request timeout; a request dropped by its client
+/// Calls `tool` as `caller`, under the request timeout; a request dropped by its client
 /// cancels the call.
-async fn call(shared: &Shared, name: &str, args: Value, caller: &Caller) -> Response {
-    let Some((_, tool)) = shared.catalog.dispatch(&shared.registry, name, caller) else {
-        return unknown(name);
-    };
+async fn call(shared: &Shared, tool: RegisteredTool<'_>, args: Value, caller: &Caller) -> Response {
     let cancellation = CancellationToken::new();
     let _cancel_on_drop = cancellation.clone().drop_guard();
     let options = CallOptions {
