@@ -19,7 +19,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
-use crate::audit::{AuditTrail, Finished};
+use crate::audit::{AuditTrail, Finished, Redact};
 use crate::contract::{BoxFuture, Contract, Operation};
 use crate::database::Database;
 use crate::descriptor::{Descriptor, ToolKind};
@@ -52,6 +52,13 @@ pub(crate) trait ErasedTool: Send + Sync {
         ambient: &'a AmbientContext,
         options: &'a CallOptions,
     ) -> BoxFuture<'a, Result<Explanation, ToolResult>>;
+
+    /// Redacts, in place, the sensitive values of a call's input (its arguments, or its
+    /// ambient values) as they reach the tool through `adapter`.
+    fn redact_input(&self, registry: &Registry, adapter: Option<&str>, value: &mut Value);
+
+    /// Redacts, in place, the sensitive values of the tool's exposed result.
+    fn redact_output(&self, value: &mut Value);
 }
 
 impl<O: Operation> ErasedTool for Typed<O> {
@@ -79,6 +86,31 @@ impl<O: Operation> ErasedTool for Typed<O> {
             options,
             &registry.rules,
         ))
+    }
+
+    fn redact_input(&self, _registry: &Registry, _adapter: Option<&str>, value: &mut Value) {
+        Typed::redact_input(self, value);
+    }
+
+    fn redact_output(&self, value: &mut Value) {
+        Typed::redact_output(self, value);
+    }
+}
+
+/// A call's redaction, as its tool does it (for the audit record).
+struct Redaction<'a> {
+    registry: &'a Registry,
+    tool: &'a dyn ErasedTool,
+    adapter: Option<&'a str>,
+}
+
+impl Redact for Redaction<'_> {
+    fn input(&self, value: &mut Value) {
+        self.tool.redact_input(self.registry, self.adapter, value);
+    }
+
+    fn output(&self, value: &mut Value) {
+        self.tool.redact_output(value);
     }
 }
 
@@ -120,6 +152,11 @@ impl<'r> RegisteredTool<'r> {
     /// Whether this is the built-in explain tool.
     pub fn is_explain(&self) -> bool {
         self.entry.descriptor.kind == ToolKind::Explain
+    }
+
+    /// Redacts, in place, the sensitive values of arguments for this tool through `adapter`.
+    pub(crate) fn redact_input(&self, adapter: Option<&str>, value: &mut Value) {
+        self.entry.imp.redact_input(self.registry, adapter, value);
     }
 
     /// The tool's effective settings on `adapter` (None unless it is a member).
@@ -170,6 +207,11 @@ impl<'r> RegisteredTool<'r> {
             arguments: &sent,
             ambient,
             result: &result,
+            redact: &Redaction {
+                registry: self.registry,
+                tool: self.entry.imp.as_ref(),
+                adapter: adapter.as_deref(),
+            },
         };
         match trail.record(&finished, tool.audit).await {
             Ok(()) => result,

@@ -22,5 +22,5 @@ mod trail;
 
 pub use read::{AuditOutcome, AuditPage, AuditQuery};
 pub use record::AuditRecord;
-pub(crate) use record::Finished;
+pub(crate) use record::{Finished, Redact};
 pub use trail::{AuditStats, AuditTrail};

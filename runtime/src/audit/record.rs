@@ -1,5 +1,6 @@
 //! One stored record, and how a call becomes one: the arguments and ambient values through the
-//! input's sensitivity, the exposed result through the output's.
+//! input's sensitivity, the exposed result through the output's — as the called tool redacts
+//! them ([`Redact`]): a generated tool by its own spec, the explain tool by the tool it explains.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -9,7 +10,6 @@ use uuid::Uuid;
 use crate::ambient::AmbientContext;
 use crate::descriptor::Descriptor;
 use crate::failure::ToolResult;
-use crate::sensitive::Sensitivity;
 
 /// One call, as the audit trail keeps it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -43,24 +43,15 @@ pub struct AuditRecord {
     pub trace_id: String,
 }
 
-/// What the input and the output of one tool hide.
-#[derive(Debug)]
-pub(crate) struct Redaction {
-    input: Sensitivity,
-    output: Sensitivity,
-}
-
-impl Redaction {
-    pub(crate) fn of(tool: &Descriptor) -> Self {
-        Self {
-            input: Sensitivity::compile(tool.sensitive_input),
-            output: Sensitivity::compile(tool.sensitive_output),
-        }
-    }
+/// How the called tool hides its sensitive values, in place.
+pub(crate) trait Redact: Sync {
+    /// Redacts a call's input: its arguments, or its ambient values.
+    fn input(&self, value: &mut Value);
+    /// Redacts the exposed result.
+    fn output(&self, value: &mut Value);
 }
 
 /// What the registry knows of a call when it ends.
-#[derive(Debug)]
 pub(crate) struct Finished<'a> {
     pub(crate) id: Uuid,
     pub(crate) tool: &'static Descriptor,
@@ -72,11 +63,13 @@ pub(crate) struct Finished<'a> {
     pub(crate) arguments: &'a Value,
     pub(crate) ambient: &'a AmbientContext,
     pub(crate) result: &'a ToolResult,
+    /// How the called tool redacts its values.
+    pub(crate) redact: &'a dyn Redact,
 }
 
 impl AuditRecord {
-    /// The record of `call`, its sensitive values redacted by `redaction`.
-    pub(crate) fn of(call: &Finished<'_>, redaction: &Redaction) -> Self {
+    /// The record of `call`, its sensitive values redacted by the called tool.
+    pub(crate) fn of(call: &Finished<'_>) -> Self {
         let mut arguments = match call.arguments {
             Value::Object(map) => {
                 let mut map = map.clone();
@@ -85,7 +78,7 @@ impl AuditRecord {
             }
             other => other.clone(),
         };
-        redaction.input.redact(&mut arguments);
+        call.redact.input(&mut arguments);
         let mut ambient: Value = call
             .tool
             .ambient_fields()
@@ -95,11 +88,11 @@ impl AuditRecord {
             })
             .collect::<Map<String, Value>>()
             .into();
-        redaction.input.redact(&mut ambient);
+        call.redact.input(&mut ambient);
         let (outcome, message, result) = match &call.result.outcome {
             Ok(value) => {
                 let mut value = value.clone();
-                redaction.output.redact(&mut value);
+                call.redact.output(&mut value);
                 ("ok".to_owned(), None, Some(value))
             }
             Err(error) => (error.code.clone(), Some(error.message.clone()), None),

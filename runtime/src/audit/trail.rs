@@ -16,14 +16,13 @@
     allow(dead_code, reason = "no database backend")
 )]
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::{mpsc, oneshot};
 
-use crate::audit::record::{AuditRecord, Finished, Redaction};
+use crate::audit::record::{AuditRecord, Finished};
 use crate::database::Database;
 use crate::durable_decl::{AuditConfig, AuditPolicy, Durability};
 
@@ -54,7 +53,6 @@ struct Shared {
     /// Taken by the writer when it starts.
     receiver: Mutex<Option<mpsc::Receiver<Message>>>,
     counters: Arc<Counters>,
-    redactions: Mutex<HashMap<&'static str, Arc<Redaction>>>,
 }
 
 #[derive(Debug, Default)]
@@ -96,7 +94,6 @@ impl AuditTrail {
                 sender,
                 receiver: Mutex::new(Some(receiver)),
                 counters: Arc::default(),
-                redactions: Mutex::default(),
             }),
         }
     }
@@ -136,8 +133,7 @@ impl AuditTrail {
         call: &Finished<'_>,
         policy: AuditPolicy,
     ) -> Result<(), String> {
-        let redaction = self.shared.redaction(call.tool);
-        let record = AuditRecord::of(call, &redaction);
+        let record = AuditRecord::of(call);
         let wait = policy.required || policy.durability == Durability::Sync;
         let written = if wait {
             let (tx, rx) = oneshot::channel();
@@ -198,18 +194,6 @@ impl Shared {
             };
             tokio::spawn(writer.run(receiver));
         }
-    }
-
-    fn redaction(&self, tool: &'static crate::descriptor::Descriptor) -> Arc<Redaction> {
-        let mut cache = match self.redactions.lock() {
-            Ok(cache) => cache,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        Arc::clone(
-            cache
-                .entry(tool.name)
-                .or_insert_with(|| Arc::new(Redaction::of(tool))),
-        )
     }
 }
 

@@ -18,8 +18,8 @@ use crate::invoker::limits::Limits;
 use crate::invoker::options::CallOptions;
 use crate::invoker::report::Errors;
 use crate::invoker::validate;
-use crate::registry::{ErasedTool, Registry, RegistryBuilder};
-use crate::sensitive::Sensitivity;
+use crate::registry::{ErasedTool, RegisteredTool, Registry, RegistryBuilder};
+use crate::sensitive::{REDACTED, Sensitivity};
 
 impl RegistryBuilder {
     /// Adds the built-in explain tool under `descriptor` (generated as `EXPLAIN`).
@@ -55,15 +55,9 @@ impl ErasedTool for ExplainTool {
                 .unwrap_or_default()
                 .to_owned();
             let arguments = args.get_mut("arguments").map_or(Value::Null, Value::take);
-            let target = match options.adapter.as_deref() {
-                // Through an adapter, only that adapter's members (by their names there).
-                Some(adapter) => registry.find(adapter, &name),
-                None => registry.get(&name),
-            };
+            let target = target(registry, options.adapter.as_deref(), &name);
             // A tool the caller may not call does not exist for it, here as everywhere.
-            let Some(target) =
-                target.filter(|t| !t.is_explain() && options.scopes.allow_tool(t.descriptor()))
-            else {
+            let Some(target) = target.filter(|t| options.scopes.allow_tool(t.descriptor())) else {
                 return ToolResult::failed(ToolError::unknown_tool(&name), None);
             };
             match target.explain_with(arguments, ambient, options).await {
@@ -98,6 +92,39 @@ impl ErasedTool for ExplainTool {
         explanation.callable = explanation.errors.is_empty();
         Box::pin(std::future::ready(Ok(explanation)))
     }
+
+    /// The explained tool's arguments are redacted as that tool redacts its own; when the
+    /// tool is unknown, they are hidden whole.
+    fn redact_input(&self, registry: &Registry, adapter: Option<&str>, value: &mut Value) {
+        let Value::Object(map) = value else { return };
+        let name = map.get("tool").and_then(Value::as_str).unwrap_or_default();
+        let target = target(registry, adapter, name);
+        let Some(arguments) = map.get_mut("arguments") else {
+            return;
+        };
+        match target {
+            Some(target) => target.redact_input(adapter, arguments),
+            None => *arguments = Value::String(REDACTED.to_owned()),
+        }
+    }
+
+    /// An explanation holds no value of the explained call but redacted ones.
+    fn redact_output(&self, _value: &mut Value) {}
+}
+
+/// The tool `name` names, as `adapter` knows it (any tool by canonical name without one);
+/// never the explain tool itself.
+fn target<'r>(
+    registry: &'r Registry,
+    adapter: Option<&str>,
+    name: &str,
+) -> Option<RegisteredTool<'r>> {
+    let found = match adapter {
+        // Through an adapter, only that adapter's members (by their names there).
+        Some(adapter) => registry.find(adapter, name),
+        None => registry.get(name),
+    };
+    found.filter(|t| !t.is_explain())
 }
 
 /// The explain tool's own argument errors, checked against its published schema.

@@ -147,6 +147,22 @@ impl<O: Operation> Typed<O> {
         }
     }
 
+    /// Redacts the sensitive values of the tool's input (arguments or ambient values) in place.
+    pub(crate) fn redact_input(&self, value: &mut Value) {
+        match self.compiled() {
+            Ok(compiled) => compiled.sensitive_input.redact(value),
+            Err(_) => Sensitivity::compile(Self::tool().sensitive_input).redact(value),
+        }
+    }
+
+    /// Redacts the sensitive values of the tool's output in place.
+    pub(crate) fn redact_output(&self, value: &mut Value) {
+        match self.compiled() {
+            Ok(compiled) => compiled.sensitive_output.redact(value),
+            Err(_) => Sensitivity::compile(Self::tool().sensitive_output).redact(value),
+        }
+    }
+
     /// Arguments → screened, coerced and validated JSON; or the user-facing argument errors.
     /// A query tool's paging arguments are taken first (see `query::paging`), and its
     /// arguments screened against what `adapter` shows.

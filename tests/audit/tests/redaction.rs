@@ -2,7 +2,8 @@
 //! record, a log line or a span field: generated notes whose every sensitive value carries a
 //! marker go through the registry with audit on (into a real SQLite file and, when configured,
 //! a PostgreSQL database), with a subscriber capturing every event and span at TRACE level; the
-//! marker must appear in none of them, while the values that are not sensitive do.
+//! marker must appear in none of them, while the values that are not sensitive do. Each note is
+//! also explained: the explain tool's record holds the note's arguments redacted the same way.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -117,6 +118,19 @@ fn check(
                 );
                 assert_eq!(result.to_model_json()["pin"], args["pin"]);
             }
+            let explained = registry
+                .get("explain")
+                .expect("registered")
+                .invoke_with(
+                    json!({"tool": "vault_keep", "arguments": args}),
+                    &ambient,
+                    CallOptions {
+                        adapter: Some("mcp".into()),
+                        ..CallOptions::default()
+                    },
+                )
+                .await;
+            assert!(explained.is_ok(), "{:?}", explained.error());
         }
         let trail = registry.audit().expect("audit is on");
         trail.flush().await;
@@ -134,17 +148,36 @@ fn check(
             !stored.contains("-MARK"),
             "a sensitive value was stored: {stored}"
         );
+        let (kept, explained): (Vec<_>, Vec<_>) =
+            page.records.iter().partition(|r| r.tool == "vault_keep");
+        // One explain record per call (the PostgreSQL cases share a database: at least these).
+        assert_eq!(kept.len(), explained.len());
+        assert!(kept.len() >= calls.len());
         for (args, _) in calls {
             let title = args["title"].as_str().expect("a title");
+            let mentions = |records: &[&toolspec::audit::AuditRecord]| {
+                records
+                    .iter()
+                    .filter(|r| r.arguments.to_string().contains(title))
+                    .count()
+            };
             assert!(
-                stored.contains(title),
+                mentions(&kept) > 0,
                 "what is not sensitive is kept: {title}"
+            );
+            assert!(
+                mentions(&explained) > 0,
+                "an explained title is kept: {title}"
             );
         }
         assert!(
-            page.records
-                .iter()
+            kept.iter()
                 .all(|r| r.ambient == json!({"session": "[redacted]"}))
+        );
+        assert!(
+            explained
+                .iter()
+                .all(|r| r.arguments["arguments"]["pin"] == "[redacted]")
         );
     });
     let logs = captured.text();
