@@ -101,6 +101,7 @@ pub use query_decl::{
 };
 pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
+pub use toolspec_vocab::auth::{AuthConfig, ClaimMapping, MissingScope};
 pub use toolspec_vocab::{Dialect, codes, settings};
 
 /// Value types that spec field types map to (`uuid`, `date`, `datetime`, `decimal`).
@@ -175,6 +176,7 @@ pub mod __private {
     pub use crate::{bind_handler, declared_errors, string_enum};
     pub use toolspec_vocab::Dialect;
     pub use toolspec_vocab::adapters::BUILTIN as BUILTIN_ADAPTERS;
+    pub use toolspec_vocab::auth::{AuthConfig, ClaimMapping, MissingScope};
     pub use toolspec_vocab::naming::NameRule;
     pub use toolspec_vocab::settings::{self, SettingValue};
 

@@ -6,6 +6,7 @@
 use toolspec_vocab::settings::AdapterDecl;
 
 use crate::durable_decl::AuditConfig;
+use toolspec_vocab::auth::AuthConfig;
 use toolspec_vocab::{adapters, hints};
 
 /// The built-in `explain` tool's configuration.
@@ -32,6 +33,9 @@ pub struct Project {
     /// Whether argument keys no schema declares are dropped instead of refused
     /// (`invoker: { undeclared_keys: drop }`).
     pub drop_undeclared_keys: bool,
+    /// Authorization: the token issuer and audience, claims → ambient fields, what a caller
+    /// without a tool's scopes meets, and every scope the tools require.
+    pub auth: AuthConfig,
 }
 
 impl Project {
@@ -45,6 +49,7 @@ impl Project {
         },
         audit: AuditConfig::OFF,
         drop_undeclared_keys: false,
+        auth: AuthConfig::DEFAULT,
     };
 
     /// The adapter named `name`.

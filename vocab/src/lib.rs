@@ -10,13 +10,15 @@
 //! - [`dialect`]: provider schema dialects, and which one a member is declared in;
 //! - [`codes`]: the runtime's own error codes, which specs may not declare;
 //! - [`hints`]: the semantic hints every project knows;
-//! - [`query`]: query tools' column types, filter operators and sorts.
+//! - [`query`]: query tools' column types, filter operators and sorts;
+//! - [`audit`] and [`auth`]: the project's audit policy and authorization.
 //!
 //! This crate has no dependencies, so a build script gets these rules without the runtime.
 //! Applications use them through `toolspec`; `toolspec-codegen` uses them directly.
 
 pub mod adapters;
 pub mod audit;
+pub mod auth;
 pub mod codes;
 pub mod dialect;
 pub mod hints;

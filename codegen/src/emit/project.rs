@@ -117,6 +117,7 @@ fn project_static(project: &Project) -> TokenStream {
             explain: ::toolspec::__private::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
             audit: #audit,
             drop_undeclared_keys: #drop_undeclared,
+            auth: ::toolspec::__private::AuthConfig::DEFAULT,
         };
 
         #explain

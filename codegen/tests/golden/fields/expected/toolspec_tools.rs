@@ -721,6 +721,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
     },
     audit: ::toolspec::__private::AuditConfig::OFF,
     drop_undeclared_keys: false,
+    auth: ::toolspec::__private::AuthConfig::DEFAULT,
 };
 /// The built-in explain tool: checks a call of another tool without running it.
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
