@@ -152,6 +152,14 @@ async fn each_kind_of_failure_has_its_status_and_the_one_error_shape() {
             409,
             "already_shipped",
         ),
+        // a declared error the spec answers otherwise (`tool: { http: { status: … } }`)
+        (
+            "ada-token",
+            "/tools/orders_place",
+            r#"{"lines": [{"sku": "NO-SUCH-SKU", "quantity": 1}]}"#,
+            422,
+            "unknown_sku",
+        ),
         // unknown, and out of the caller's scopes: alike
         (
             "ada-token",

@@ -174,6 +174,7 @@ fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
                 code: leak_str(e.code),
                 message: leak_str(e.message),
                 standalone: e.standalone,
+                http_status: e.http_status,
             })
             .collect::<Vec<_>>()
             .leak(),

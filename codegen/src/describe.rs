@@ -152,9 +152,19 @@ pub struct ErrorDescriptor {
     pub message: String,
     /// Shown without the headline.
     pub standalone: bool,
+    /// The HTTP API's status for it, when the spec sets one.
+    pub http_status: Option<u16>,
 }
 
 impl Tool {
+    /// The HTTP status `tool: { http: { status: … } }` gives `code`.
+    pub fn http_status(&self, code: &str) -> Option<u16> {
+        let options = self.spec.tool.options.iter();
+        let mut statuses = options.flat_map(|o| &o.statuses);
+        let (_, status) = statuses.find(|(c, _)| c.value == code)?;
+        u16::try_from(status.value).ok()
+    }
+
     /// The tool's descriptor.
     pub fn descriptor(&self) -> Descriptor {
         let spec = &self.spec;
@@ -198,6 +208,7 @@ impl Tool {
                     code: e.code.value.clone(),
                     message: e.message.clone(),
                     standalone: e.standalone,
+                    http_status: self.http_status(&e.code.value),
                 })
                 .collect(),
             hints: spec.hints.iter().map(|h| h.value.clone()).collect(),

@@ -53,6 +53,8 @@ pub struct ErrorCode {
     pub message: &'static str,
     /// Shown as is, without the tool's error headline.
     pub standalone: bool,
+    /// The HTTP API's status for it, when the spec sets one (409 otherwise).
+    pub http_status: Option<u16>,
 }
 
 /// A tool's membership in one adapter, with its name and setting overrides there.

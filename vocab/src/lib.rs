@@ -10,6 +10,7 @@
 //! - [`dialect`]: provider schema dialects, and which one a member is declared in;
 //! - [`codes`]: the runtime's own error codes, which specs may not declare;
 //! - [`hints`]: the semantic hints every project knows;
+//! - [`http`]: the HTTP API's status for each kind of failure;
 //! - [`query`]: query tools' column types, filter operators and sorts;
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization.
 //!
@@ -22,6 +23,7 @@ pub mod auth;
 pub mod codes;
 pub mod dialect;
 pub mod hints;
+pub mod http;
 pub mod membership;
 pub mod naming;
 pub mod query;

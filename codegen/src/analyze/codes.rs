@@ -1,9 +1,11 @@
-//! A tool's error codes and guard names: none reserved by toolspec, none used twice.
+//! A tool's error codes and guard names: none reserved by toolspec, none used twice; and the
+//! HTTP statuses `tool: { http: { status: … } }` gives them name declared codes.
 
 use std::collections::BTreeSet;
 
 use toolspec_vocab::codes;
 
+use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
 use crate::spec::ToolSpec;
@@ -48,5 +50,39 @@ pub fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
                 .with_help("a failing guard already reports its own name as the error code"),
             );
         }
+    }
+    check_statuses(r, spec);
+}
+
+/// Every code given an HTTP status is one of the tool's declared error codes.
+fn check_statuses(r: &mut Reader<'_>, spec: &ToolSpec) {
+    let declared = || spec.errors.iter().map(|e| e.code.value.as_str());
+    let statuses = spec.tool.options.iter().flat_map(|o| &o.statuses);
+    for (code, _) in statuses {
+        if declared().any(|c| c == code.value) {
+            continue;
+        }
+        let help = if spec.guards.iter().any(|g| g.name.value == code.value) {
+            format!(
+                "`{}` is a guard: a failed guard is always answered 412",
+                code.value
+            )
+        } else if let Some(m) = did_you_mean(&code.value, declared()) {
+            format!("did you mean `{m}`?")
+        } else if spec.errors.is_empty() {
+            "the tool declares no error codes (`errors:`)".to_owned()
+        } else {
+            let codes: Vec<_> = declared().map(|c| format!("`{c}`")).collect();
+            format!("the tool's error codes are {}", codes.join(", "))
+        };
+        r.report(
+            r.error(
+                Kind::UnknownName,
+                code.span,
+                format!("`{}` is not an error code of this tool", code.value),
+            )
+            .with_label("not declared in `errors`")
+            .with_help(help),
+        );
     }
 }

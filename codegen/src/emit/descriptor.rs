@@ -64,7 +64,11 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
     let headline = opt_str(d.error_headline.as_deref());
     let errors = d.errors.iter().map(|e| {
         let (c, m, s) = (&e.code, &e.message, e.standalone);
-        quote! { ::toolspec::__private::ErrorCode { code: #c, message: #m, standalone: #s } }
+        let status = match e.http_status {
+            Some(status) => quote! { ::core::option::Option::Some(#status) },
+            None => quote! { ::core::option::Option::None },
+        };
+        quote! { ::toolspec::__private::ErrorCode { code: #c, message: #m, standalone: #s, http_status: #status } }
     });
     let hints = &d.hints;
     let message = opt_str(d.message.as_deref());

@@ -1,6 +1,9 @@
 //! `tool:` in a tool spec: which adapters serve the tool (all, some, all but some, none),
 //! and per-adapter options (another name, setting values).
 
+use toolspec_vocab::adapters;
+use toolspec_vocab::http::check_declared_status;
+
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::query::read_narrowing;
@@ -114,6 +117,7 @@ fn read_adapter_options(
         name: None,
         settings: Vec::new(),
         narrowing: Narrowing::default(),
+        statuses: Vec::new(),
     };
     if matches!(node.value, Value::Null | Value::Bool(true)) {
         return Some(options);
@@ -147,9 +151,16 @@ fn read_adapter_options(
         if read_narrowing(r, &setting.value, v, &mut options.narrowing) {
             continue;
         }
+        if setting.value == "status" && decl.name == adapters::HTTP {
+            options.statuses = read_statuses(r, v);
+            continue;
+        }
         let Some(setting_decl) = decl.setting(&setting.value) else {
             let mut also = vec!["name"];
             also.extend(Narrowing::KEYS);
+            if decl.name == adapters::HTTP {
+                also.push("status");
+            }
             unknown_setting(r, k, &setting.value, decl, &also);
             continue;
         };
@@ -174,6 +185,43 @@ fn read_adapter_options(
         options.settings.push((setting, value));
     }
     Some(options)
+}
+
+/// `status: { code: 409, … }`: the HTTP status of each named error code (checked against the
+/// tool's codes once the whole spec is read).
+fn read_statuses(r: &mut Reader<'_>, node: &Node) -> Vec<(Spanned<String>, Spanned<u64>)> {
+    let mut out = Vec::new();
+    let Some(entries) = r.map(node, "`tool.http.status`") else {
+        return out;
+    };
+    for (key, value) in entries {
+        let Some(code) = r.spanned_string(key, "an error code") else {
+            continue;
+        };
+        let Some(status) = r.u64(value, &format!("the status of `{}`", code.value)) else {
+            continue;
+        };
+        let checked = match u16::try_from(status) {
+            Ok(status) => check_declared_status(status),
+            Err(_) => check_declared_status(0),
+        };
+        match checked {
+            Ok(()) => out.push((code, Spanned::new(status, value.span))),
+            Err(reason) => r.report(
+                r.error(
+                    Kind::InvalidValue,
+                    value.span,
+                    format!(
+                        "`{status}` is not a status `{}` can be answered with",
+                        code.value
+                    ),
+                )
+                .with_label("not allowed here")
+                .with_help(reason),
+            ),
+        }
+    }
+    out
 }
 
 fn adapter_list(

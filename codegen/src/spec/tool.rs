@@ -54,6 +54,9 @@ pub struct AdapterOptions {
     pub settings: Vec<(Spanned<String>, Spanned<SettingValue>)>,
     /// A query tool's filters and sorts this adapter's model may use.
     pub narrowing: Narrowing,
+    /// The HTTP API's status for some of the tool's error codes (`http` only:
+    /// `status: { already_shipped: 409 }`), in spec order.
+    pub statuses: Vec<(Spanned<String>, Spanned<u64>)>,
 }
 
 /// A spec's `tool:` declaration (the default: no `tool:` key).

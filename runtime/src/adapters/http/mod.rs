@@ -34,6 +34,7 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use toolspec_vocab::adapters::HTTP;
 use toolspec_vocab::codes;
+use toolspec_vocab::http as statuses;
 
 use crate::adapters::auth::Authenticator;
 use crate::caller::Caller;
@@ -301,16 +302,18 @@ fn answer(tool: &Descriptor, result: &ToolResult) -> Response {
 
 /// The status of a failure of `tool`.
 pub fn status_of(tool: &Descriptor, error: &ToolError) -> StatusCode {
-    match error.code.as_str() {
-        codes::INVALID_ARGUMENTS | codes::INVALID_PARAMS => StatusCode::UNPROCESSABLE_ENTITY,
-        codes::UNKNOWN_TOOL | codes::NOT_FOUND => StatusCode::NOT_FOUND,
-        codes::TIMEOUT => StatusCode::GATEWAY_TIMEOUT,
-        codes::LOCKED => StatusCode::LOCKED,
-        codes::CANCELLED => StatusCode::REQUEST_TIMEOUT,
-        code if tool.guards.iter().any(|g| g.name == code) => StatusCode::PRECONDITION_FAILED,
-        code if tool.errors.iter().any(|e| e.code == code) => StatusCode::CONFLICT,
-        _ => StatusCode::INTERNAL_SERVER_ERROR,
-    }
+    let code = error.code.as_str();
+    let declared = tool.errors.iter().find(|e| e.code == code);
+    let status = match declared.and_then(|e| e.http_status) {
+        Some(status) => status,
+        None => match statuses::builtin_status(code) {
+            Some(status) => status,
+            None if tool.guards.iter().any(|g| g.name == code) => statuses::GUARD_FAILED,
+            None if declared.is_some() => statuses::DECLARED,
+            None => statuses::INTERNAL,
+        },
+    };
+    StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
 /// `404` for a tool the caller does not know: missing and out of scope alike.

@@ -682,11 +682,13 @@ pub mod kitchen {
                     code: "clogged",
                     message: "The pipe is clogged.",
                     standalone: false,
+                    http_status: ::core::option::Option::None,
                 },
                 ::toolspec::__private::ErrorCode {
                     code: "overflow",
                     message: "Water everywhere.",
                     standalone: true,
+                    http_status: ::core::option::Option::None,
                 },
             ],
             hints: &["idempotent", "open_world"],

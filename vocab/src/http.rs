@@ -1,0 +1,80 @@
+//! How the HTTP API answers a failed call: the status of each kind of failure, the one rule
+//! both the runtime's router and the compiler's OpenAPI document follow, and which statuses a
+//! spec may give its own error codes (`tool: { http: { status: { code: 409 } } }`).
+
+use crate::codes;
+
+/// A call's arguments do not fit (`invalid_arguments`, a query tool's `invalid_params`).
+pub const INVALID: u16 = 422;
+/// No such tool for this caller (unknown or out of scope, alike), or a `ref` that finds no
+/// record.
+pub const NOT_FOUND: u16 = 404;
+/// A guard failed.
+pub const GUARD_FAILED: u16 = 412;
+/// A declared error code, unless the spec gives it another status.
+pub const DECLARED: u16 = 409;
+/// A `lock`ed tool waited too long.
+pub const LOCKED: u16 = 423;
+/// The tool or the request ran out of time.
+pub const TIMEOUT: u16 = 504;
+/// The client went away (rarely seen: nobody is left to read it).
+pub const CANCELLED: u16 = 408;
+/// An internal failure (the headline only).
+pub const INTERNAL: u16 = 500;
+/// No valid credentials.
+pub const UNAUTHORIZED: u16 = 401;
+/// Valid credentials without a tool's scopes (when the project challenges instead of hiding).
+pub const FORBIDDEN: u16 = 403;
+/// A method the route does not take (`GET` of a tool that is not `read_only`).
+pub const METHOD_NOT_ALLOWED: u16 = 405;
+/// A body over the limit.
+pub const PAYLOAD_TOO_LARGE: u16 = 413;
+
+/// The status of a built-in error code (`None` for a tool's own codes and guards).
+pub fn builtin_status(code: &str) -> Option<u16> {
+    Some(match code {
+        codes::INVALID_ARGUMENTS | codes::INVALID_PARAMS => INVALID,
+        codes::UNKNOWN_TOOL | codes::NOT_FOUND => NOT_FOUND,
+        codes::TIMEOUT => TIMEOUT,
+        codes::LOCKED => LOCKED,
+        codes::CANCELLED => CANCELLED,
+        codes::INTERNAL_ERROR | codes::QUERY_FAILED => INTERNAL,
+        _ => return None,
+    })
+}
+
+/// Whether a spec may answer one of its error codes with `status`: a client error or a
+/// server error, but not one the API answers for something else than the call's outcome
+/// (credentials, scopes, methods, body size).
+pub fn check_declared_status(status: u16) -> Result<(), String> {
+    match status {
+        UNAUTHORIZED | FORBIDDEN | METHOD_NOT_ALLOWED | PAYLOAD_TOO_LARGE => Err(format!(
+            "the API answers {status} itself (credentials, scopes, methods and body size: 401, 403, 405, 413)"
+        )),
+        400..=599 => Ok(()),
+        _ => Err("an error code's status is a client (4xx) or server (5xx) error".to_owned()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_code_has_a_status() {
+        for code in codes::BUILTIN {
+            assert!(builtin_status(code).is_some(), "{code}");
+        }
+        assert_eq!(builtin_status(codes::NOT_FOUND), Some(404));
+        assert_eq!(builtin_status("already_shipped"), None);
+    }
+
+    #[test]
+    fn declared_statuses_are_errors_the_api_does_not_answer_itself() {
+        assert!(check_declared_status(409).is_ok());
+        assert!(check_declared_status(503).is_ok());
+        for status in [200, 302, 401, 403, 405, 413, 600] {
+            assert!(check_declared_status(status).is_err(), "{status}");
+        }
+    }
+}
