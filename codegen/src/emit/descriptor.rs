@@ -205,7 +205,7 @@ fn ref_decl(r: &RefDescriptor) -> TokenStream {
     }
 }
 
-fn column_type(t: &ColumnType) -> TokenStream {
+pub fn column_type(t: &ColumnType) -> TokenStream {
     let t = format_ident!("{t:?}");
     quote! { ::toolspec::__private::ColumnType::#t }
 }

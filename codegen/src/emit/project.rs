@@ -1,14 +1,17 @@
 //! The project's items: `PROJECT`, `EXPLAIN`, `TOOLS` and `registry()`.
 
+use std::collections::BTreeSet;
+
 use proc_macro2::TokenStream;
 use quote::quote;
+use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
 
-use crate::emit::descriptor::{audit_policy, millis, setting_value};
+use crate::emit::descriptor::{audit_policy, column_type, millis, opt_str, setting_value};
 use crate::project::{Project, Tool};
 use crate::rust_name::ident;
-use crate::spec::AuditConfig;
+use crate::spec::{AuditConfig, AuthSpec};
 
 fn setting_decl(decl: &SettingDecl) -> TokenStream {
     let name = decl.name.as_ref();
@@ -92,6 +95,7 @@ fn project_static(project: &Project) -> TokenStream {
         };
         quote! { ::toolspec::__private::AuditConfig { policy: #policy, retention: #retention } }
     };
+    let auth = auth_config(project);
     let explain_audit = audit_policy(&config.audit.policy);
     let drop_undeclared = config.drop_undeclared_keys;
     let explain = config.explain_enabled.then(|| {
@@ -117,13 +121,46 @@ fn project_static(project: &Project) -> TokenStream {
             explain: ::toolspec::__private::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
             audit: #audit,
             drop_undeclared_keys: #drop_undeclared,
-            auth: ::toolspec::__private::AuthConfig::DEFAULT,
+            auth: #auth,
         };
 
         #explain
 
         /// Every tool's descriptor, sorted by name.
         pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[ #(#paths,)* ];
+    }
+}
+
+/// The project's `auth:`, with every scope its tools require.
+fn auth_config(project: &Project) -> TokenStream {
+    let auth = &project.config.auth;
+    let scopes: BTreeSet<&str> = project
+        .tools
+        .iter()
+        .flat_map(|t| &t.spec.scopes)
+        .map(String::as_str)
+        .collect();
+    if *auth == AuthSpec::default() && scopes.is_empty() {
+        return quote! { ::toolspec::__private::AuthConfig::DEFAULT };
+    }
+    let issuer = opt_str(auth.issuer.as_deref());
+    let audience = opt_str(auth.audience.as_deref());
+    let claims = auth.claims.iter().map(|c| {
+        let (ambient, claim, ty) = (&c.ambient, &c.claim, column_type(&c.ty));
+        quote! { ::toolspec::__private::ClaimMapping { ambient: #ambient, claim: #claim, ty: #ty } }
+    });
+    let missing = match auth.on_missing_scope {
+        MissingScope::Hide => quote! { Hide },
+        MissingScope::Challenge => quote! { Challenge },
+    };
+    quote! {
+        ::toolspec::__private::AuthConfig {
+            issuer: #issuer,
+            audience: #audience,
+            claims: &[ #(#claims,)* ],
+            on_missing_scope: ::toolspec::__private::MissingScope::#missing,
+            scopes_supported: &[ #(#scopes,)* ],
+        }
     }
 }
 

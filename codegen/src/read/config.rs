@@ -5,11 +5,12 @@ use toolspec_vocab::{adapters, hints};
 
 use crate::diagnostic::kind::Kind;
 use crate::read::adapters::read_adapters;
+use crate::read::auth::read_auth;
 use crate::read::column::read_column_type;
 use crate::read::durable::read_project_audit;
 use crate::read::reader::{Reader, is_snake_identifier, section};
 use crate::read::yaml::{Node, Value};
-use crate::spec::{AdapterConfig, AmbientDecl, AuditConfig, ProjectConfig};
+use crate::spec::{AdapterConfig, AmbientDecl, AuditConfig, AuthSpec, ProjectConfig};
 
 section! {
     /// The keys of the project config, in the order they are read.
@@ -21,6 +22,7 @@ section! {
         Explain = "explain",
         Invoker = "invoker",
         Ambient = "ambient",
+        Auth = "auth",
         Adapters = "adapters",
     }
 }
@@ -54,6 +56,7 @@ pub fn default_config() -> ProjectConfig {
         explain_name: "explain".into(),
         ambient: Vec::new(),
         drop_undeclared_keys: false,
+        auth: AuthSpec::default(),
     }
 }
 
@@ -108,6 +111,7 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                 }
             }
             ConfigKey::Ambient => config.ambient = read_ambient(r, node),
+            ConfigKey::Auth => read_auth(r, node, &mut config),
             ConfigKey::Adapters => read_adapters(r, node, directories, &mut config),
         }
     }

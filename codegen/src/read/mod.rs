@@ -3,6 +3,7 @@
 //! that need more than one file are [`crate::analyze`]'s.
 
 pub mod adapters;
+pub mod auth;
 pub mod column;
 pub mod config;
 pub mod constraints;

@@ -1,5 +1,6 @@
 //! The project config, `specs/toolspec.yaml`.
 
+use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::membership::MembershipDefault;
 use toolspec_vocab::query::ColumnType;
 use toolspec_vocab::settings::AdapterDecl;
@@ -55,6 +56,32 @@ pub struct ProjectConfig {
     pub ambient: Vec<AmbientDecl>,
     /// `invoker.undeclared_keys: drop`
     pub drop_undeclared_keys: bool,
+    /// `auth`
+    pub auth: AuthSpec,
+}
+
+/// The project's `auth:`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AuthSpec {
+    /// `issuer`
+    pub issuer: Option<String>,
+    /// `audience`
+    pub audience: Option<String>,
+    /// `claims`, in spec order.
+    pub claims: Vec<ClaimSpec>,
+    /// `on_missing_scope`
+    pub on_missing_scope: MissingScope,
+}
+
+/// One `claims:` entry: an ambient field read from a token claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimSpec {
+    /// The ambient field.
+    pub ambient: String,
+    /// The claim.
+    pub claim: String,
+    /// The ambient field's type.
+    pub ty: ColumnType,
 }
 
 impl ProjectConfig {

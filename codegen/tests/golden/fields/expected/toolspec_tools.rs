@@ -723,7 +723,13 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
     },
     audit: ::toolspec::__private::AuditConfig::OFF,
     drop_undeclared_keys: false,
-    auth: ::toolspec::__private::AuthConfig::DEFAULT,
+    auth: ::toolspec::__private::AuthConfig {
+        issuer: ::core::option::Option::None,
+        audience: ::core::option::Option::None,
+        claims: &[],
+        on_missing_scope: ::toolspec::__private::MissingScope::Hide,
+        scopes_supported: &["sink:use"],
+    },
 };
 /// The built-in explain tool: checks a call of another tool without running it.
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(

@@ -1815,7 +1815,19 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         ),
     },
     drop_undeclared_keys: false,
-    auth: ::toolspec::__private::AuthConfig::DEFAULT,
+    auth: ::toolspec::__private::AuthConfig {
+        issuer: ::core::option::Option::None,
+        audience: ::core::option::Option::None,
+        claims: &[
+            ::toolspec::__private::ClaimMapping {
+                ambient: "customer_id",
+                claim: "sub",
+                ty: ::toolspec::__private::ColumnType::Integer,
+            },
+        ],
+        on_missing_scope: ::toolspec::__private::MissingScope::Hide,
+        scopes_supported: &["orders:read", "orders:write", "payments:refund"],
+    },
 };
 /// The built-in explain tool: checks a call of another tool without running it.
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
