@@ -107,6 +107,44 @@ async fn a_read_only_tool_answers_get_with_query_parameters_and_others_refuse_it
         (405, &json!("method_not_allowed"))
     );
     assert_eq!(headers["allow"], "POST");
+    // Other methods: 405, and `Allow` says what the tool takes.
+    for (path, allow) in [
+        ("/tools/orders_place", "POST"),
+        ("/tools/orders_search", "GET, HEAD, POST"),
+    ] {
+        let response = api
+            .client
+            .request(reqwest::Method::OPTIONS, format!("{}{path}", api.base))
+            .header("authorization", "Bearer ada-token")
+            .send()
+            .await
+            .unwrap();
+        let (status, body, headers) = answer(response).await;
+        assert_eq!(
+            (status, &body["error"]),
+            (405, &json!("method_not_allowed"))
+        );
+        assert_eq!(headers["allow"], allow, "{path}");
+    }
+}
+
+#[tokio::test]
+async fn a_body_must_be_a_json_object() {
+    let api = Api::start().await;
+    for (body, message) in [
+        ("null", "The body must be a JSON object, not null."),
+        ("[1, 2]", "The body must be a JSON object, not a list."),
+        ("\"hi\"", "The body must be a JSON object, not a string."),
+    ] {
+        for path in ["/tools/orders_get", "/tools/orders_get/explain"] {
+            let (status, answer, _) = api.post(Some("ada-token"), path, body).await;
+            assert_eq!(status, 422, "{path} {body}: {answer}");
+            assert_eq!(
+                answer,
+                json!({"error": "invalid_arguments", "message": message})
+            );
+        }
+    }
 }
 
 #[tokio::test]

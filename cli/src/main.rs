@@ -50,8 +50,9 @@ enum Command {
         tool: Option<String>,
         /// Print the tools of this dialect's adapter as its provider takes them (MCP: as
         /// `tools/list` returns them): `openai` and `anthropic` list the members in
-        /// non-strict mode, `openai-strict` and `anthropic-strict` those in strict mode.
-        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(Dialect::ALL.map(Dialect::name)))]
+        /// non-strict mode, `openai-strict` and `anthropic-strict` those in strict mode;
+        /// `openapi` prints the HTTP API's OpenAPI 3.1 document.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(dialect_names()))]
         dialect: Option<String>,
     },
 }
@@ -85,13 +86,34 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::List { adapter, .. } => list(&project, adapter.as_deref()),
-        Command::Schema { tool, dialect, .. } => {
-            match dialect.as_deref().and_then(Dialect::parse) {
+        Command::Schema { tool, dialect, .. } => match dialect.as_deref() {
+            Some(OPENAPI) => openapi(&project, tool.as_deref()),
+            Some(name) => match Dialect::parse(name) {
                 Some(dialect) => native(&project, dialect, tool.as_deref()),
                 None => schema(&project, tool.as_deref()),
-            }
-        }
+            },
+            None => schema(&project, tool.as_deref()),
+        },
     }
+}
+
+/// `--dialect openapi`: the HTTP API's document rather than a provider's tool list.
+const OPENAPI: &str = "openapi";
+
+/// What `--dialect` takes: every provider dialect, and `openapi`.
+fn dialect_names() -> Vec<&'static str> {
+    let mut names = Dialect::ALL.map(Dialect::name).to_vec();
+    names.push(OPENAPI);
+    names
+}
+
+/// `schema --dialect openapi`: the whole document (`--tool` does not narrow it).
+fn openapi(project: &Project, only: Option<&str>) -> ExitCode {
+    if only.is_some() {
+        eprintln!("error: `--dialect openapi` prints the whole API; leave out `--tool`");
+        return ExitCode::from(2);
+    }
+    print_json(&project.openapi())
 }
 
 fn list(project: &Project, adapter: Option<&str>) -> ExitCode {

@@ -174,3 +174,23 @@ fn check_prints_the_dialect_warnings_and_list_the_members() {
     assert!(!ok);
     assert!(stderr.contains("unknown adapter `smtp`"), "{stderr}");
 }
+
+#[test]
+fn the_openapi_document_is_what_the_store_serves() {
+    let (stdout, stderr, ok) = cli(&["schema", &store_specs(), "--dialect", "openapi"]);
+    assert!(ok, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("the CLI prints JSON");
+    let embedded: Value = serde_json::from_str(toolspec_store::tools::OPENAPI).expect("JSON");
+    assert_eq!(printed, embedded);
+    assert_eq!(printed["openapi"], json!("3.1.0"));
+    let (_, stderr, ok) = cli(&[
+        "schema",
+        &store_specs(),
+        "--dialect",
+        "openapi",
+        "--tool",
+        "orders_get",
+    ]);
+    assert!(!ok);
+    assert!(stderr.contains("leave out `--tool`"), "{stderr}");
+}

@@ -30,6 +30,7 @@ mod describe;
 mod diagnostic;
 mod emit;
 mod error;
+mod openapi;
 mod parallel;
 mod pattern;
 mod project;

@@ -36,6 +36,8 @@ pub struct Project {
     /// Authorization: the token issuer and audience, claims → ambient fields, what a caller
     /// without a tool's scopes meets, and every scope the tools require.
     pub auth: AuthConfig,
+    /// The HTTP API's OpenAPI 3.1 document, derived at build time (JSON).
+    pub openapi: Option<&'static str>,
 }
 
 impl Project {
@@ -50,6 +52,7 @@ impl Project {
         audit: AuditConfig::OFF,
         drop_undeclared_keys: false,
         auth: AuthConfig::DEFAULT,
+        openapi: None,
     };
 
     /// The adapter named `name`.

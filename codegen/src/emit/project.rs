@@ -8,7 +8,9 @@ use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
 
-use crate::emit::descriptor::{audit_policy, column_type, millis, opt_str, setting_value};
+use crate::emit::descriptor::{
+    audit_policy, column_type, millis, opt_str, raw_string, setting_value,
+};
 use crate::project::{Project, Tool};
 use crate::rust_name::ident;
 use crate::spec::{AuditConfig, AuthSpec};
@@ -96,6 +98,7 @@ fn project_static(project: &Project) -> TokenStream {
         quote! { ::toolspec::__private::AuditConfig { policy: #policy, retention: #retention } }
     };
     let auth = auth_config(project);
+    let openapi = raw_string(&project.openapi().to_string());
     let explain_audit = audit_policy(&config.audit.policy);
     let drop_undeclared = config.drop_undeclared_keys;
     let explain = config.explain_enabled.then(|| {
@@ -122,7 +125,11 @@ fn project_static(project: &Project) -> TokenStream {
             audit: #audit,
             drop_undeclared_keys: #drop_undeclared,
             auth: #auth,
+            openapi: ::core::option::Option::Some(OPENAPI),
         };
+
+        /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
+        pub const OPENAPI: &str = #openapi;
 
         #explain
 

@@ -716,7 +716,8 @@ fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "a non-string panic payload".into())
 }
 
-fn json_kind(value: &Value) -> &'static str {
+/// How a JSON value is named in messages (`a list`, `null`…).
+pub(crate) fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -21,8 +21,9 @@ pub(crate) struct ArgumentError {
 /// Replaces `limit`, `offset` and `sort` in `args` with the values the query runs with:
 /// the limit within `1..=max` (the default when absent), the offset at least 0, the sort when
 /// it is one of the tool's (and of `view`'s, when the adapter narrows the tool), else the
-/// default sort (or none). What it refuses is returned (a refused limit or offset is replaced
-/// by its default, so the rest of the arguments are still checked and reported with it).
+/// default sort (or none). What it refuses is returned — a limit or offset that is not a whole
+/// number, a sort that is not a string — and replaced by its default, so the rest of the
+/// arguments are still checked and reported with it.
 pub(crate) fn normalize(
     args: &mut Map<String, Value>,
     decl: &QueryDecl,
@@ -56,9 +57,18 @@ pub(crate) fn normalize(
         let column = Sort::parse(text).column;
         decl.sorts.contains(&column) && view.is_none_or(|v| v.sorts.contains(&column))
     };
-    let sort = args
-        .get(SORT)
-        .and_then(Value::as_str)
+    let sent = match args.get(SORT) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.as_str()),
+        Some(_) => {
+            errors.push(ArgumentError {
+                key: SORT,
+                message: "must be a string (a sort the tool lists)".into(),
+            });
+            None
+        }
+    };
+    let sort = sent
         .filter(|s| allowed(s))
         .map(str::to_owned)
         .or_else(|| decl.default_sort.map(str::to_owned));
@@ -148,11 +158,14 @@ mod tests {
     }
 
     #[test]
-    fn a_limit_that_is_no_number_is_refused() {
+    fn a_limit_that_is_no_number_or_a_sort_that_is_no_string_is_refused() {
         let errors = normalized(json!({"limit": "many", "offset": [1]}), None).unwrap_err();
         let keys: Vec<&str> = errors.iter().map(|e| e.key).collect();
         assert_eq!(keys, ["limit", "offset"]);
         assert!(normalized(json!({"limit": 2.5}), None).is_err());
+        let errors = normalized(json!({"sort": {}}), None).unwrap_err();
+        assert_eq!(errors[0].key, "sort");
+        assert!(normalized(json!({"sort": 3}), None).is_err());
     }
 
     #[test]
@@ -180,7 +193,7 @@ mod tests {
         assert_eq!(sort(json!({"sort": "total"}), None), "total");
         assert_eq!(sort(json!({"sort": "-total"}), None), "-total");
         assert_eq!(sort(json!({"sort": "secret"}), None), "-created_at");
-        assert_eq!(sort(json!({"sort": 3}), None), "-created_at");
+        assert_eq!(sort(json!({"sort": null}), None), "-created_at");
         let view = QueryView {
             filters: &[],
             sorts: &["created_at"],

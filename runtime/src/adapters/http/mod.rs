@@ -6,7 +6,8 @@
 //! - `GET /tools/{name}?key=value…` does the same for a `read_only` tool, each query parameter
 //!   an argument (sent as text; the invoker coerces it as the schema says);
 //! - `POST /tools/{name}/explain` answers the explanation (arguments and guards, nothing run);
-//! - `GET /tools` lists the tools the caller may call.
+//! - `GET /tools` lists the tools the caller may call;
+//! - `GET /openapi.json` is the OpenAPI 3.1 document of all of it, derived at build time.
 //!
 //! Every failure has one shape, `{error, message, details?}`, and a status by its kind
 //! ([`status_of`]): invalid arguments `422`, an unknown tool or one the caller's scopes do not
@@ -33,14 +34,15 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use toolspec_vocab::adapters::HTTP;
-use toolspec_vocab::codes;
 use toolspec_vocab::http as statuses;
+use toolspec_vocab::{codes, hints};
 
 use crate::adapters::auth::Authenticator;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
 use crate::descriptor::Descriptor;
 use crate::failure::{ToolError, ToolResult};
+use crate::invoker::json_kind;
 use crate::invoker::options::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
 
@@ -103,12 +105,29 @@ impl HttpApi {
 
     /// The routes, to serve alone or to merge into an app's own router.
     pub fn router(self) -> Router {
-        Router::new()
+        let openapi = self.shared.registry.project().openapi;
+        let router = match openapi {
+            Some(document) => {
+                Router::new().route("/openapi.json", get(move || openapi_json(document)))
+            }
+            None => Router::new(),
+        };
+        router
             .route("/tools", get(list))
-            .route("/tools/{name}", post(call_posted).get(call_queried))
+            .route(
+                "/tools/{name}",
+                post(call_posted).get(call_queried).fallback(other_method),
+            )
             .route("/tools/{name}/explain", post(explain))
             .with_state(Arc::new(self.shared))
     }
+}
+
+/// `GET /openapi.json`: the document derived at build time (public: it is what a client reads
+/// before it has a token).
+async fn openapi_json(document: &'static str) -> Response {
+    let content_type = HeaderValue::from_static("application/json");
+    ([(header::CONTENT_TYPE, content_type)], document).into_response()
 }
 
 /// Who is calling: the authenticator's caller, or the API's own.
@@ -146,7 +165,7 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
                 "name": member.name,
                 "title": d.title,
                 "description": d.description_for(HTTP),
-                "read_only": d.hints.contains(&"read_only"),
+                "read_only": is_read_only(d),
                 "input_schema": raw(d.schema_for(HTTP, toolspec_vocab::Dialect::Mcp).unwrap_or(d.input_schema)),
                 "output_schema": raw(d.output_schema),
             })
@@ -188,16 +207,8 @@ async fn call_queried(
     let Some((member, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
         return unknown(&name);
     };
-    if !member.descriptor.hints.contains(&"read_only") {
-        let mut response = failure(
-            StatusCode::METHOD_NOT_ALLOWED,
-            "method_not_allowed",
-            &format!("`{name}` changes things: call it with POST."),
-        );
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return response;
+    if !is_read_only(member.descriptor) {
+        return method_not_allowed(&name, false);
     }
     let mut args = Map::new();
     for (key, value) in query {
@@ -226,6 +237,47 @@ async fn explain(
     }
 }
 
+/// Any other method on `/tools/{name}`: `405`, with `Allow` saying what the tool takes.
+async fn other_method(
+    State(shared): State<Arc<Shared>>,
+    Path(name): Path<String>,
+    parts: Parts,
+) -> Response {
+    let caller = match caller(&shared, &parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    match shared.catalog.dispatch(&shared.registry, &name, &caller) {
+        Some((member, _)) => method_not_allowed(&name, is_read_only(member.descriptor)),
+        None => unknown(&name),
+    }
+}
+
+fn is_read_only(tool: &Descriptor) -> bool {
+    tool.hints.contains(&hints::READ_ONLY)
+}
+
+/// `405`: a `read_only` tool takes `GET` and `POST`, any other `POST` only.
+fn method_not_allowed(name: &str, read_only: bool) -> Response {
+    let (allow, message) = if read_only {
+        ("GET, HEAD, POST", format!("`{name}` takes GET or POST."))
+    } else {
+        (
+            "POST",
+            format!("`{name}` changes things: call it with POST."),
+        )
+    };
+    let mut response = failure(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        &message,
+    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    response
+}
+
 /// A `POST`'s caller and its body's arguments, or the answer refusing it.
 async fn posted(shared: &Shared, parts: &Parts, body: Body) -> Result<(Caller, Value), Response> {
     let caller = caller(shared, parts).await?;
@@ -233,7 +285,8 @@ async fn posted(shared: &Shared, parts: &Parts, body: Body) -> Result<(Caller, V
     Ok((caller, args))
 }
 
-/// The body as JSON: `{}` when empty; `413` past the limit, `422` when it is not JSON.
+/// The body as a JSON object: `{}` when empty; `413` past the limit, `422` when it is not a
+/// JSON object (`null` included: a call's arguments are an object).
 async fn body_json(shared: &Shared, body: Body) -> Result<Value, Response> {
     let bytes = match axum::body::to_bytes(body, shared.max_body_bytes).await {
         Ok(bytes) => bytes,
@@ -252,14 +305,16 @@ async fn body_json(shared: &Shared, body: Body) -> Result<Value, Response> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(Value::Object(Map::new()));
     }
-    serde_json::from_slice(&bytes).map_err(|e| {
-        let message = format!("The body is not JSON: {e}.");
-        failure(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            codes::INVALID_ARGUMENTS,
-            &message,
-        )
-    })
+    let message = match serde_json::from_slice(&bytes) {
+        Ok(Value::Object(map)) => return Ok(Value::Object(map)),
+        Ok(other) => format!("The body must be a JSON object, not {}.", json_kind(&other)),
+        Err(e) => format!("The body is not JSON: {e}."),
+    };
+    Err(failure(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        codes::INVALID_ARGUMENTS,
+        &message,
+    ))
 }
 
 /// Calls `tool` as `caller`, under the request timeout; a request dropped by its client

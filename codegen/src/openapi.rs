@@ -1,0 +1,511 @@
+//! The HTTP API's OpenAPI 3.1 document, derived from the checked project like the provider
+//! dialects: one operation per member of the `http` adapter (`POST /tools/{name}`, and `GET`
+//! with query parameters for a `read_only` tool), its explain operation, and `GET /tools`.
+//!
+//! Request bodies are the tools' canonical input schemas (JSON Schema 2020-12, which OpenAPI
+//! 3.1 speaks), or what a narrowing shows the `http` adapter; responses are the output schema
+//! on success and the one error shape `{error, message, details}` under each status the call
+//! can end with (the statuses of `toolspec_vocab::http`, which the router follows). The named
+//! types every schema refers to (`$defs`) become `components/schemas`, shared when tools
+//! define them alike. Security is a bearer token, each operation naming its tool's scopes.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{Map, Value, json};
+use toolspec_vocab::auth::MissingScope;
+use toolspec_vocab::{adapters, codes, hints, http, query};
+
+use crate::project::{Project, Tool};
+
+/// The version of the document's `info`.
+const INFO_VERSION: &str = "1";
+
+impl Project {
+    /// The HTTP API's OpenAPI 3.1 document (`toolspec schema --dialect openapi`, served at
+    /// `/openapi.json`).
+    pub fn openapi(&self) -> Value {
+        let mut components = Components::default();
+        let mut paths = Map::new();
+        let mut members: Vec<(&str, &Tool)> = self
+            .tools
+            .iter()
+            .filter_map(|t| Some((t.http_name()?, t)))
+            .collect();
+        members.sort_by_key(|(name, _)| *name);
+        let challenge = self.config.auth.on_missing_scope == MissingScope::Challenge;
+        for (name, tool) in &members {
+            let operation = Operation {
+                name,
+                tool,
+                challenge,
+            };
+            let mut item = Map::new();
+            item.insert("post".into(), operation.post(&mut components));
+            if let Some(get) = operation.get(&mut components) {
+                item.insert("get".into(), get);
+            }
+            paths.insert(format!("/tools/{name}"), item.into());
+            let explain = json!({ "post": operation.explain() });
+            paths.insert(format!("/tools/{name}/explain"), explain);
+        }
+        paths.insert("/tools".into(), json!({ "get": list_operation() }));
+        let scopes: BTreeSet<&str> = members
+            .iter()
+            .flat_map(|(_, t)| &t.spec.scopes)
+            .map(String::as_str)
+            .collect();
+        let mut schemas = components.schemas;
+        schemas.insert("Error".into(), error_schema(None));
+        schemas.insert("Explanation".into(), explanation_schema());
+        let scopes = if scopes.is_empty() {
+            "none".to_owned()
+        } else {
+            scopes.into_iter().collect::<Vec<_>>().join(", ")
+        };
+        json!({
+            "openapi": "3.1.0",
+            "info": {
+                "title": "Tools",
+                "version": INFO_VERSION,
+                "description": format!(
+                    "Every tool of the `{}` adapter. Scopes the tools require: {scopes}.",
+                    adapters::HTTP,
+                ),
+            },
+            "paths": paths,
+            "components": {
+                "schemas": schemas,
+                "securitySchemes": {
+                    "bearer": { "type": "http", "scheme": "bearer" }
+                }
+            },
+            "security": [{ "bearer": [] }],
+        })
+    }
+}
+
+impl Tool {
+    /// The tool's name on the `http` adapter, when it is a member.
+    fn http_name(&self) -> Option<&str> {
+        let binding = self.bindings.iter().find(|b| b.adapter == adapters::HTTP)?;
+        Some(&binding.name)
+    }
+
+    /// What the `http` adapter accepts: a narrowing's input schema, or the canonical one;
+    /// for a query tool, with the paging arguments as the runtime takes them (any `sort`,
+    /// the default for one it does not know; any `limit` and `offset`, clamped into range;
+    /// `null` for any of them, as if left out).
+    fn http_input(&self) -> Value {
+        let view = self.views.get(adapters::HTTP).and_then(|schemas| {
+            schemas
+                .iter()
+                .find(|(d, _)| *d == toolspec_vocab::Dialect::Mcp)
+        });
+        let mut input = view
+            .map_or(&self.input_schema, |(_, schema)| schema)
+            .clone();
+        if self.spec.query.is_some()
+            && let Some(properties) = input["properties"].as_object_mut()
+        {
+            let lenient = [
+                (
+                    query::SORT,
+                    "string",
+                    "any other value sorts by the default",
+                ),
+                (query::LIMIT, "integer", "clamped to the page size limits"),
+                (query::OFFSET, "integer", "a negative one counts as 0"),
+            ];
+            for (name, ty, note) in lenient {
+                if let Some(Value::Object(schema)) = properties.get_mut(name) {
+                    for keyword in ["enum", "minimum", "maximum"] {
+                        schema.remove(keyword);
+                    }
+                    // `null` is as good as leaving it out.
+                    schema.insert("type".into(), json!([ty, "null"]));
+                    let said = schema
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    let description = format!("{said} ({note})").trim().to_owned();
+                    schema.insert("description".into(), description.into());
+                }
+            }
+        }
+        input
+    }
+}
+
+/// One tool's operations.
+struct Operation<'a> {
+    name: &'a str,
+    tool: &'a Tool,
+    challenge: bool,
+}
+
+impl Operation<'_> {
+    fn post(&self, components: &mut Components) -> Value {
+        let input = components.take(&self.tool.http_input());
+        let required = input["required"].as_array().is_some_and(|r| !r.is_empty());
+        let mut operation = self.common(self.name.to_owned());
+        operation.insert(
+            "requestBody".into(),
+            json!({
+                // An empty body is `{}`.
+                "required": required,
+                "content": { "application/json": { "schema": input } }
+            }),
+        );
+        operation.insert("responses".into(), self.responses(components, true).into());
+        operation.into()
+    }
+
+    /// `GET` with one query parameter per scalar argument, for a `read_only` tool whose
+    /// required arguments are all scalars.
+    fn get(&self, components: &mut Components) -> Option<Value> {
+        let spec = &self.tool.spec;
+        if !spec.hints.iter().any(|h| h.value == hints::READ_ONLY) {
+            return None;
+        }
+        let input = self.tool.http_input();
+        let required: BTreeSet<&str> = input["required"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let mut parameters = Vec::new();
+        for (key, schema) in input["properties"].as_object().into_iter().flatten() {
+            let is_required = required.contains(key.as_str());
+            if !is_scalar(schema) {
+                if is_required {
+                    return None;
+                }
+                continue;
+            }
+            let schema = components.take(schema);
+            let mut parameter = json!({
+                "name": key,
+                "in": "query",
+                "required": is_required,
+                "schema": schema,
+            });
+            if let Some(description) = schema.get("description") {
+                parameter["description"] = description.clone();
+            }
+            parameters.push(parameter);
+        }
+        let mut operation = self.common(format!("{}_get", self.name));
+        operation.insert("parameters".into(), parameters.into());
+        operation.insert("responses".into(), self.responses(components, false).into());
+        Some(operation.into())
+    }
+
+    fn explain(&self) -> Value {
+        let mut responses = Map::new();
+        responses.insert(
+            "200".into(),
+            json!({
+                "description": "Whether the call could run, and why not (nothing is run).",
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Explanation" } } }
+            }),
+        );
+        self.transport_responses(&mut responses, true);
+        let not_found = failure(describe(http::NOT_FOUND), &[codes::UNKNOWN_TOOL]);
+        responses.insert(http::NOT_FOUND.to_string(), not_found);
+        // A body that is not a JSON object (the arguments' own errors are in the explanation).
+        let invalid = failure(describe(http::INVALID), &[codes::INVALID_ARGUMENTS]);
+        responses.insert(http::INVALID.to_string(), invalid);
+        json!({
+            "operationId": format!("{}_explain", self.name),
+            "summary": format!("Explain a call of `{}` without running it", self.name),
+            "tags": self.tool.spec.tags,
+            "security": self.security(),
+            "requestBody": {
+                "required": false,
+                "content": { "application/json": { "schema": { "type": "object" } } }
+            },
+            "responses": responses,
+        })
+    }
+
+    fn common(&self, operation_id: String) -> Map<String, Value> {
+        let spec = &self.tool.spec;
+        let mut operation = Map::new();
+        operation.insert("operationId".into(), operation_id.into());
+        let summary = spec
+            .title
+            .clone()
+            .unwrap_or_else(|| spec.description.clone());
+        operation.insert("summary".into(), summary.into());
+        operation.insert("description".into(), self.tool.description.clone().into());
+        if !spec.tags.is_empty() {
+            operation.insert("tags".into(), json!(spec.tags));
+        }
+        operation.insert("security".into(), self.security());
+        operation
+    }
+
+    fn security(&self) -> Value {
+        json!([{ "bearer": self.tool.spec.scopes }])
+    }
+
+    /// Success, then every failure the call can end with, by status.
+    fn responses(&self, components: &mut Components, with_body: bool) -> Map<String, Value> {
+        let spec = &self.tool.spec;
+        let mut responses = Map::new();
+        let output = components.take(&self.tool.output_schema);
+        responses.insert(
+            "200".into(),
+            json!({
+                "description": "The tool's exposed values.",
+                "content": { "application/json": { "schema": output } }
+            }),
+        );
+        let query = spec.query.is_some();
+        let mut by_status: BTreeMap<u16, BTreeSet<&str>> = BTreeMap::new();
+        let mut add = |code: &'static str| {
+            if let Some(status) = http::builtin_status(code) {
+                by_status.entry(status).or_default().insert(code);
+            }
+        };
+        add(codes::INVALID_ARGUMENTS);
+        add(codes::UNKNOWN_TOOL);
+        add(codes::TIMEOUT);
+        add(codes::INTERNAL_ERROR);
+        if query {
+            add(codes::INVALID_PARAMS);
+            add(codes::QUERY_FAILED);
+        }
+        if spec.lock.is_some() {
+            add(codes::LOCKED);
+        }
+        if spec.expects.iter().any(|f| f.reference.is_some()) {
+            add(codes::NOT_FOUND);
+        }
+        for guard in &spec.guards {
+            by_status
+                .entry(http::GUARD_FAILED)
+                .or_default()
+                .insert(&guard.name.value);
+        }
+        for error in &spec.errors {
+            let code = error.code.value.as_str();
+            let status = self
+                .tool
+                .http_status(code)
+                .or_else(|| http::builtin_status(code))
+                .unwrap_or(http::DECLARED);
+            by_status.entry(status).or_default().insert(code);
+        }
+        for (status, codes) in by_status {
+            let codes: Vec<&str> = codes.into_iter().collect();
+            responses.insert(status.to_string(), failure(describe(status), &codes));
+        }
+        self.transport_responses(&mut responses, with_body);
+        responses
+    }
+
+    /// What the API itself may answer: credentials, scopes, body size.
+    fn transport_responses(&self, responses: &mut Map<String, Value>, with_body: bool) {
+        responses.insert(
+            http::UNAUTHORIZED.to_string(),
+            failure(describe(http::UNAUTHORIZED), &[]),
+        );
+        if self.challenge && !self.tool.spec.scopes.is_empty() {
+            responses.insert(
+                http::FORBIDDEN.to_string(),
+                failure(describe(http::FORBIDDEN), &[]),
+            );
+        }
+        if with_body {
+            responses.insert(
+                http::PAYLOAD_TOO_LARGE.to_string(),
+                failure(describe(http::PAYLOAD_TOO_LARGE), &[]),
+            );
+        }
+    }
+}
+
+/// `GET /tools`: the tools the caller may call.
+fn list_operation() -> Value {
+    json!({
+        "operationId": "list_tools",
+        "summary": "The tools this caller may call",
+        "responses": {
+            "200": {
+                "description": "Each tool with its name, description, hints and input schema.",
+                "content": { "application/json": { "schema": {
+                    "type": "object",
+                    "properties": { "tools": { "type": "array", "items": { "type": "object" } } },
+                    "required": ["tools"]
+                } } }
+            },
+            "401": failure(describe(http::UNAUTHORIZED), &[]),
+        }
+    })
+}
+
+/// What a status means, as its response's description.
+fn describe(status: u16) -> &'static str {
+    match status {
+        http::INVALID => "The arguments do not fit the tool's input.",
+        http::NOT_FOUND => "No such tool for this caller, or no such record.",
+        http::GUARD_FAILED => "A precondition of the tool does not hold.",
+        http::LOCKED => "Another call with the same key held the tool's lock too long.",
+        http::TIMEOUT => "The call ran out of time.",
+        http::INTERNAL => "The tool failed unexpectedly.",
+        http::UNAUTHORIZED => "No valid bearer token.",
+        http::FORBIDDEN => "The token lacks the tool's scopes (insufficient_scope).",
+        http::PAYLOAD_TOO_LARGE => "The request body is too large.",
+        _ => "The tool failed with one of its declared error codes.",
+    }
+}
+
+/// A failure response whose `error` is one of `codes` (any code when empty).
+fn failure(description: &str, codes: &[&str]) -> Value {
+    let codes = (!codes.is_empty()).then_some(codes);
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": error_schema(codes) } }
+    })
+}
+
+/// The one error shape.
+fn error_schema(codes: Option<&[&str]>) -> Value {
+    let error = match codes {
+        Some(codes) => json!({ "type": "string", "enum": codes }),
+        None => json!({ "type": "string" }),
+    };
+    json!({
+        "type": "object",
+        "properties": {
+            "error": error,
+            "message": { "type": "string" },
+            "details": {}
+        },
+        "required": ["error", "message"]
+    })
+}
+
+/// What `POST /tools/{name}/explain` answers.
+fn explanation_schema() -> Value {
+    let key = json!({ "type": "object" });
+    json!({
+        "type": "object",
+        "properties": {
+            "tool": { "type": "string" },
+            "callable": { "type": "boolean" },
+            "errors": { "type": "array", "items": {
+                "type": "object",
+                "properties": { "field": { "type": "string" }, "message": { "type": "string" } },
+                "required": ["field", "message"]
+            } },
+            "more_errors": { "type": "integer", "minimum": 0 },
+            "guards": { "type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string" },
+                    "description": { "type": "string" },
+                    "passed": { "type": ["boolean", "null"] }
+                },
+                "required": ["name", "description", "passed"]
+            } },
+            "once": {
+                "type": "object",
+                "properties": {
+                    "key": key,
+                    "status": { "type": "string", "enum": ["new", "running", "done"] },
+                    "at": { "type": "string" },
+                    "outcome": { "type": "string" },
+                    "expires_at": { "type": "string" }
+                },
+                "required": ["key", "status"]
+            },
+            "lock": {
+                "type": "object",
+                "properties": {
+                    "key": key,
+                    "held": { "type": "boolean" },
+                    "wait_ms": { "type": "integer", "minimum": 0 }
+                },
+                "required": ["key", "held", "wait_ms"]
+            }
+        },
+        "required": ["tool", "callable", "errors", "guards"]
+    })
+}
+
+/// Whether a schema takes a single value a query parameter can carry.
+fn is_scalar(schema: &Value) -> bool {
+    let scalar = |t: &str| matches!(t, "string" | "integer" | "number" | "boolean" | "null");
+    match &schema["type"] {
+        Value::String(t) => scalar(t) && t != "null",
+        Value::Array(types) => types.iter().all(|t| t.as_str().is_some_and(scalar)),
+        _ => false,
+    }
+}
+
+/// The named types of the tools' schemas, moved to `components/schemas`.
+#[derive(Default)]
+struct Components {
+    schemas: Map<String, Value>,
+}
+
+impl Components {
+    /// `schema` with its `$defs` moved into the components and its references pointed there;
+    /// a definition that clashes with another of the same name is kept under a longer name.
+    fn take(&mut self, schema: &Value) -> Value {
+        let mut schema = schema.clone();
+        let mut renamed: BTreeMap<String, String> = BTreeMap::new();
+        if let Some(Value::Object(defs)) = schema.as_object_mut().and_then(|s| s.remove("$defs")) {
+            for (name, def) in &defs {
+                let mut target = name.clone();
+                let mut n = 2;
+                while self
+                    .schemas
+                    .get(&target)
+                    .is_some_and(|d| !same_def(d, def, &defs))
+                {
+                    target = format!("{name}{n}");
+                    n += 1;
+                }
+                renamed.insert(name.clone(), target);
+            }
+            for (name, mut def) in defs {
+                point_refs(&mut def, &renamed);
+                let target = &renamed[&name];
+                self.schemas.entry(target.clone()).or_insert(def);
+            }
+        }
+        point_refs(&mut schema, &renamed);
+        schema
+    }
+}
+
+/// Whether a stored component is the definition `def` (references not yet rewritten).
+fn same_def(stored: &Value, def: &Value, defs: &Map<String, Value>) -> bool {
+    let identity: BTreeMap<String, String> = defs.keys().map(|k| (k.clone(), k.clone())).collect();
+    let mut def = def.clone();
+    point_refs(&mut def, &identity);
+    *stored == def
+}
+
+/// Points every `#/$defs/X` reference at `#/components/schemas/<renamed X>`.
+fn point_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(reference)) = map.get_mut("$ref")
+                && let Some(name) = reference.strip_prefix("#/$defs/")
+            {
+                let target = renamed.get(name).map_or(name, String::as_str);
+                *reference = format!("#/components/schemas/{target}");
+            }
+            for child in map.values_mut() {
+                point_refs(child, renamed);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| point_refs(v, renamed)),
+        _ => {}
+    }
+}
