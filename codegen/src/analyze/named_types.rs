@@ -23,12 +23,13 @@ pub fn check_named_types(types: &Types, specs: &[ToolSpec], diagnostics: &mut Ve
                 let suggestion = match suggestions.checked_sub(1) {
                     Some(left) => {
                         suggestions = left;
-                        did_you_mean(name, known.iter().copied())
+                        did_you_mean(name, known.iter().copied()).map(|m| format!("`{m}`"))
                     }
                     None => None,
                 };
-                let help = suggestion
-                    .map(|m| format!("did you mean `{m}`?"))
+                let help = FieldType::alias(name)
+                    .map(|write| format!("toolspec spells it {write}"))
+                    .or_else(|| suggestion.map(|m| format!("did you mean {m}?")))
                     .unwrap_or_else(|| {
                         format!(
                             "types are {} or a named type from a `types:` file",

@@ -256,15 +256,22 @@ fn handler_trait(tool: &Tool) -> TokenStream {
     let message = format!("`{{Self}}` does not handle tool `{}`", tool.name);
     let label = format!("missing a handler for `{}`", tool.name);
     let module_path = tool.module.join("::");
-    let note = format!(
-        "implement `{module_path}::Handler` for `{{Self}}` (spec: {})",
-        spec.path
-    );
     let guard_idents: Vec<Ident> = spec
         .guards
         .iter()
         .map(|g| ident(&value_name(&g.name.value)))
         .collect();
+    let guards: Vec<String> = guard_idents.iter().map(|g| format!("`{g}`")).collect();
+    let methods = match guards.len() {
+        0 => "`call`".to_owned(),
+        1 => format!("`call` and the guard {}", guards[0]),
+        _ => format!("`call` and the guards {}", guards.join(", ")),
+    };
+    // `tools` is the module `include_tools!()` declares unless the app names another.
+    let note = format!(
+        "implement `tools::{module_path}::Handler` for `{{Self}}`: {methods} (spec: {})",
+        spec.path
+    );
     let guard_docs: Vec<TokenStream> = spec
         .guards
         .iter()

@@ -125,9 +125,9 @@ fn find_or_declare<'c>(
             r.error(
                 Kind::InvalidValue,
                 key.span,
-                format!("adapter name `{name}` is not an identifier"),
+                format!("adapter name `{name}` is not snake_case"),
             )
-            .with_label("not an identifier"),
+            .with_label("not snake_case"),
         );
         return None;
     }

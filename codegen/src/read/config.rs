@@ -143,9 +143,9 @@ fn read_hints(r: &mut Reader<'_>, node: &Node, config: &mut ProjectConfig) {
                 r.error(
                     Kind::InvalidValue,
                     hint.span,
-                    format!("hint `{}` is not an identifier", hint.value),
+                    format!("hint `{}` is not snake_case", hint.value),
                 )
-                .with_label("not an identifier"),
+                .with_label("not snake_case"),
             );
         } else if !config.hints.contains(&hint.value) {
             config.hints.push(hint.value);
@@ -169,9 +169,9 @@ fn read_ambient(r: &mut Reader<'_>, node: &Node) -> Vec<AmbientDecl> {
                 r.error(
                     Kind::InvalidValue,
                     key.span,
-                    format!("ambient field `{}` is not an identifier", name.value),
+                    format!("ambient field `{}` is not snake_case", name.value),
                 )
-                .with_label("not an identifier")
+                .with_label("not snake_case")
                 .with_help("use lowercase letters, digits and underscores, starting with a letter"),
             );
             continue;

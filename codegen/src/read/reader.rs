@@ -192,7 +192,7 @@ impl<'a> Reader<'a> {
         listed: &[&str],
         context: &str,
     ) {
-        for (key, _) in entries {
+        for (key, value) in entries {
             let Some(name) = key.as_str() else {
                 self.wrong_kind(key, "a key", "a string");
                 continue;
@@ -200,8 +200,15 @@ impl<'a> Reader<'a> {
             if allowed.contains(&name) {
                 continue;
             }
-            let help =
-                suggest(name, listed.iter().copied()).map(|m| format!("did you mean `{m}`?"));
+            let help = if looks_like_prose(name, value) {
+                Some(
+                    "this looks like the end of the text before it: in a flow map `{ … }` a comma \
+                     ends a value, so quote a value that holds one (`description: \"…, …\"`)"
+                        .to_owned(),
+                )
+            } else {
+                suggest(name, listed.iter().copied()).map(|m| format!("did you mean `{m}`?"))
+            };
             self.report(
                 self.error(
                     Kind::UnknownKey,
@@ -458,4 +465,15 @@ pub fn is_snake_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// Whether an unknown key is rather the rest of a text a comma cut off in a flow map
+/// (`{ description: Text to look for, case-insensitive. }`): no value, and not shaped like a
+/// key (spaces, or punctuation other than `_` and `-`).
+fn looks_like_prose(name: &str, value: &Node) -> bool {
+    matches!(value.value, Value::Null)
+        && !value.quoted
+        && name
+            .chars()
+            .any(|c| c.is_whitespace() || (c.is_ascii_punctuation() && c != '_' && c != '-'))
 }

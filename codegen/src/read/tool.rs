@@ -408,9 +408,9 @@ fn check_identifier(r: &mut Reader<'_>, node: &Node, what: &str) -> Option<Spann
             r.error(
                 Kind::InvalidValue,
                 node.span,
-                format!("{what} `{}` is not an identifier", s.value),
+                format!("{what} `{}` is not snake_case", s.value),
             )
-            .with_label("not an identifier")
+            .with_label("not snake_case")
             .with_help(if is_snake_identifier(&suggestion) {
                 format!("use lowercase letters, digits and underscores, like `{suggestion}`")
             } else {

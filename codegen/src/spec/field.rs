@@ -58,6 +58,32 @@ impl FieldType {
         "object", "array", "map",
     ];
 
+    /// What a type name from another language means here: the built-in type to write
+    /// instead, with how (`int` → `integer`; `enum` → a `string` with `one_of`).
+    pub fn alias(name: &str) -> Option<&'static str> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "int" | "i8" | "i16" | "i32" | "i64" | "int32" | "int64" | "long" | "short" | "u8"
+            | "u16" | "u32" | "u64" | "uint" | "usize" | "isize" | "bigint" => {
+                "`integer` (a 64-bit signed integer)"
+            }
+            "float" | "double" | "f32" | "f64" | "real" | "float64" => {
+                "`number` (or `decimal` for exact amounts)"
+            }
+            "bool" => "`boolean`",
+            "str" | "text" | "varchar" | "char" => "`string`",
+            "list" | "vec" | "seq" | "sequence" | "tuple" => "`array`, with `items:`",
+            "dict" | "hash" | "hashmap" | "btreemap" | "dictionary" | "record" => {
+                "`map`, with `values:` (or `object`, with `fields:`, for known keys)"
+            }
+            "timestamp" | "time" | "instant" | "timestamptz" => "`datetime` (RFC 3339)",
+            "guid" => "`uuid`",
+            "any" | "value" => "`json` (any JSON value)",
+            "enum" => "`string` with `one_of: [..]` listing the values",
+            "struct" => "`object`, with `fields:`",
+            _ => return None,
+        })
+    }
+
     /// The name used in messages (`string`, `object`, `Address`…).
     pub fn describe(&self) -> String {
         match self {

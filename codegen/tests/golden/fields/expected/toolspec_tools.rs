@@ -143,7 +143,7 @@ pub mod ping {
     #[diagnostic::on_unimplemented(
         message = "`{Self}` does not handle tool `ping`",
         label = "missing a handler for `ping`",
-        note = "implement `ping::Handler` for `{Self}` (spec: ping.yaml)"
+        note = "implement `tools::ping::Handler` for `{Self}`: `call` (spec: ping.yaml)"
     )]
     pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
         /// Runs `ping`: A tool without inputs, outputs, errors or guards.
@@ -469,7 +469,7 @@ pub mod kitchen {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `kitchen_sink`",
             label = "missing a handler for `kitchen_sink`",
-            note = "implement `kitchen::sink::Handler` for `{Self}` (spec: kitchen/sink.yaml)"
+            note = "implement `tools::kitchen::sink::Handler` for `{Self}`: `call` and the guards `has_water`, `tap_open` (spec: kitchen/sink.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `kitchen_sink`: Every field type and modifier, in one tool.

@@ -75,7 +75,7 @@ pub mod agent {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `lookup`",
             label = "missing a handler for `lookup`",
-            note = "implement `agent::lookup::Handler` for `{Self}` (spec: agent/lookup.yaml)"
+            note = "implement `tools::agent::lookup::Handler` for `{Self}`: `call` (spec: agent/lookup.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `lookup`: Look something up, with per-adapter names.
@@ -237,7 +237,7 @@ pub mod agent {
             #[diagnostic::on_unimplemented(
                 message = "`{Self}` does not handle tool `support_ticket`",
                 label = "missing a handler for `support_ticket`",
-                note = "implement `agent::support::ticket::Handler` for `{Self}` (spec: agent/support/ticket.yaml)"
+                note = "implement `tools::agent::support::ticket::Handler` for `{Self}`: `call` (spec: agent/support/ticket.yaml)"
             )]
             pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
                 /// Runs `support_ticket`: Open a support ticket (member of mcp by directory).
@@ -402,7 +402,7 @@ pub mod internal {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_all`",
             label = "missing a handler for `internal_all`",
-            note = "implement `internal::all::Handler` for `{Self}` (spec: internal/all.yaml)"
+            note = "implement `tools::internal::all::Handler` for `{Self}`: `call` (spec: internal/all.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `internal_all`: Every adapter.
@@ -547,7 +547,7 @@ pub mod internal {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_everywhere`",
             label = "missing a handler for `internal_everywhere`",
-            note = "implement `internal::everywhere::Handler` for `{Self}` (spec: internal/everywhere.yaml)"
+            note = "implement `tools::internal::everywhere::Handler` for `{Self}`: `call` (spec: internal/everywhere.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `internal_everywhere`: Everywhere but http.
@@ -691,7 +691,7 @@ pub mod internal {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_hidden`",
             label = "missing a handler for `internal_hidden`",
-            note = "implement `internal::hidden::Handler` for `{Self}` (spec: internal/hidden.yaml)"
+            note = "implement `tools::internal::hidden::Handler` for `{Self}`: `call` (spec: internal/hidden.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `internal_hidden`: A helper that is not a tool on any adapter.
@@ -810,7 +810,7 @@ pub mod internal {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `internal_report`",
             label = "missing a handler for `internal_report`",
-            note = "implement `internal::report::Handler` for `{Self}` (spec: internal/report.yaml)"
+            note = "implement `tools::internal::report::Handler` for `{Self}`: `call` (spec: internal/report.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `internal_report`: Only for http and anthropic.

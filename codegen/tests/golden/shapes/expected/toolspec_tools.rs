@@ -534,7 +534,7 @@ pub mod draw {
     #[diagnostic::on_unimplemented(
         message = "`{Self}` does not handle tool `draw`",
         label = "missing a handler for `draw`",
-        note = "implement `draw::Handler` for `{Self}` (spec: draw.yaml)"
+        note = "implement `tools::draw::Handler` for `{Self}`: `call` (spec: draw.yaml)"
     )]
     pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
         /// Runs `draw`: Draws a geometry on a canvas.
@@ -703,7 +703,7 @@ pub mod layout {
     #[diagnostic::on_unimplemented(
         message = "`{Self}` does not handle tool `layout`",
         label = "missing a handler for `layout`",
-        note = "implement `layout::Handler` for `{Self}` (spec: layout.yaml)"
+        note = "implement `tools::layout::Handler` for `{Self}`: `call` (spec: layout.yaml)"
     )]
     pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
         /// Runs `layout`: Lays out a page.

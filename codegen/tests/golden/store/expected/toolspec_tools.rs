@@ -176,7 +176,7 @@ pub mod customers {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `customers_me`",
             label = "missing a handler for `customers_me`",
-            note = "implement `customers::me::Handler` for `{Self}` (spec: customers/me.yaml)"
+            note = "implement `tools::customers::me::Handler` for `{Self}`: `call` (spec: customers/me.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `customers_me`: Show the current customer's profile.
@@ -397,7 +397,7 @@ pub mod orders {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_cancel`",
             label = "missing a handler for `orders_cancel`",
-            note = "implement `orders::cancel::Handler` for `{Self}` (spec: orders/cancel.yaml)"
+            note = "implement `tools::orders::cancel::Handler` for `{Self}`: `call` and the guard `not_cancelled` (spec: orders/cancel.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `orders_cancel`: Cancel an existing order.
@@ -667,7 +667,7 @@ pub mod orders {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_export`",
             label = "missing a handler for `orders_export`",
-            note = "implement `orders::export::Handler` for `{Self}` (spec: orders/export.yaml)"
+            note = "implement `tools::orders::export::Handler` for `{Self}`: `call` (spec: orders/export.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `orders_export`: Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
@@ -842,7 +842,7 @@ pub mod orders {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_get`",
             label = "missing a handler for `orders_get`",
-            note = "implement `orders::get::Handler` for `{Self}` (spec: orders/get.yaml)"
+            note = "implement `tools::orders::get::Handler` for `{Self}`: `call` (spec: orders/get.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `orders_get`: Look up one of the current customer's orders.
@@ -1050,7 +1050,7 @@ pub mod orders {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_place`",
             label = "missing a handler for `orders_place`",
-            note = "implement `orders::place::Handler` for `{Self}` (spec: orders/place.yaml)"
+            note = "implement `tools::orders::place::Handler` for `{Self}`: `call` and the guard `customer_active` (spec: orders/place.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `orders_place`: Place a new order for the current customer.
@@ -1259,7 +1259,7 @@ pub mod orders {
         #[diagnostic::on_unimplemented(
             message = "`{Self}` does not handle tool `orders_refund`",
             label = "missing a handler for `orders_refund`",
-            note = "implement `orders::refund::Handler` for `{Self}` (spec: orders/refund.yaml)"
+            note = "implement `tools::orders::refund::Handler` for `{Self}`: `call` (spec: orders/refund.yaml)"
         )]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
             /// Runs `orders_refund`: Refund a delivered order, fully or in part.
