@@ -443,18 +443,21 @@ fn typed(pointer: &str, message: String) -> Mismatch {
     }
 }
 
-/// "`v` is not one of `a`, `b` or `c`", as the validator words it (the first two and a count
-/// past three values).
+/// "`v` is not one of `a`, `b` or `c`", as the runtime words it (every value, up to 25, then
+/// how many more).
 fn not_one_of(value: &Json, options: &[Json]) -> String {
-    let shown: Vec<String> = options.iter().map(ToString::to_string).collect();
+    const MAX_LISTED: usize = 25;
+    let shown: Vec<String> = options
+        .iter()
+        .take(MAX_LISTED)
+        .map(ToString::to_string)
+        .collect();
+    let more = options.len().saturating_sub(MAX_LISTED);
     let list = match shown.as_slice() {
+        _ if more > 0 => format!("{} and {more} more", shown.join(", ")),
         [one] => one.clone(),
-        [rest @ .., last] if shown.len() <= 3 => format!("{} or {last}", rest.join(", ")),
-        _ => format!(
-            "{} or {} other candidates",
-            shown[..2].join(", "),
-            shown.len() - 2
-        ),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+        [] => "nothing".to_owned(),
     };
     format!("{value} is not one of {list}")
 }

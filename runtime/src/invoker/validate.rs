@@ -69,6 +69,31 @@ pub fn errors(
     report.finish()
 }
 
+/// How many allowed values an `enum` error lists.
+const MAX_LISTED_VALUES: usize = 25;
+
+/// `"a", "b" or "c"`: an enum's values, each quoted in part, the first
+/// [`MAX_LISTED_VALUES`] of them and how many more.
+fn one_of(options: &Value, limits: &Limits) -> String {
+    let Value::Array(options) = options else {
+        return quote(options, limits.max_quote);
+    };
+    let mut listed: Vec<String> = options
+        .iter()
+        .take(MAX_LISTED_VALUES)
+        .map(|o| quote(o, limits.max_quote))
+        .collect();
+    let more = options.len().saturating_sub(MAX_LISTED_VALUES);
+    if more > 0 {
+        return format!("{} and {more} more", listed.join(", "));
+    }
+    match listed.pop() {
+        Some(last) if !listed.is_empty() => format!("{} or {last}", listed.join(", ")),
+        Some(last) => last,
+        None => "nothing".to_owned(),
+    }
+}
+
 /// The pointer of an error: a missing property is named by its own pointer.
 fn pointer(error: &jsonschema::ValidationError<'_>) -> String {
     let mut field = error.instance_path().to_string();
@@ -111,6 +136,15 @@ fn describe(error: &jsonschema::ValidationError<'_>, limits: &Limits, hidden: bo
         ValidationErrorKind::UnevaluatedItems { unexpected } => {
             keys("has items this list does not take", unexpected)
         }
+        // Every allowed value (up to a bound), where the validator names two and counts the rest.
+        ValidationErrorKind::Enum { options } => {
+            let sent = if hidden {
+                UNQUOTED.to_owned()
+            } else {
+                quote(error.instance(), limits.max_quote)
+            };
+            format!("{sent} is not one of {}", one_of(options, limits))
+        }
         _ => {
             let placeholder = if hidden {
                 UNQUOTED.to_owned()
@@ -121,4 +155,46 @@ fn describe(error: &jsonschema::ValidationError<'_>, limits: &Limits, hidden: bo
         }
     };
     bounded(message, limits)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn message(schema: Value, instance: Value, hidden: bool) -> String {
+        let sensitivity = if hidden {
+            Sensitivity::compile(Some(r#"{"properties":{"v":true}}"#))
+        } else {
+            Sensitivity::default()
+        };
+        let validator = compile(&json!({"properties": {"v": schema}})).unwrap();
+        let errors = errors(
+            &validator,
+            &json!({"v": instance}),
+            &Limits::DEFAULT,
+            &sensitivity,
+        );
+        errors.list[0].message.clone()
+    }
+
+    #[test]
+    fn an_enum_error_lists_every_allowed_value() {
+        let statuses =
+            json!({"enum": ["pending", "shipped", "delivered", "cancelled", "refunded"]});
+        assert_eq!(
+            message(statuses.clone(), json!("lost"), false),
+            r#""lost" is not one of "pending", "shipped", "delivered", "cancelled" or "refunded""#
+        );
+        // A sensitive value is not quoted; the allowed values still are.
+        assert!(message(statuses, json!("lost"), true).ends_with(r#"or "refunded""#));
+        let many: Vec<String> = (0..30).map(|i| format!("v{i}")).collect();
+        let listed = message(json!({"enum": many}), json!("x"), false);
+        assert!(listed.ends_with(r#""v24" and 5 more"#), "{listed}");
+        assert_eq!(
+            message(json!({"enum": ["only"]}), json!(1), false),
+            r#"1 is not one of "only""#
+        );
+    }
 }
