@@ -233,7 +233,9 @@ impl Writer {
         let every = self
             .retention
             .map_or(Duration::from_secs(3600), sweep_every);
-        let mut sweep = tokio::time::interval(every);
+        // The first sweep one period after the writer starts, not at once: a short-lived
+        // process (the store's CLI) would otherwise race it against closing its database.
+        let mut sweep = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
