@@ -64,7 +64,7 @@ pub mod sensitive;
 
 #[cfg(feature = "anthropic")]
 pub use adapters::anthropic;
-#[cfg(any(feature = "mcp", feature = "http"))]
+#[cfg(any(feature = "mcp", feature = "http", feature = "jwt"))]
 pub use adapters::auth;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use adapters::calling;

@@ -13,7 +13,7 @@
 
 #[cfg(feature = "anthropic")]
 pub mod anthropic;
-#[cfg(any(feature = "mcp", feature = "http"))]
+#[cfg(any(feature = "mcp", feature = "http", feature = "jwt"))]
 pub mod auth;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod calling;

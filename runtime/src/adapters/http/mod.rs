@@ -14,7 +14,12 @@
 //! reach `404` (alike), a failed guard `412`, a declared error `409`, `not_found` `404`,
 //! `locked` `423`, a timeout `504`, an internal failure `500` (the headline only). Requests are
 //! authenticated by the same [`Authenticator`] as MCP over HTTP (`401` when it refuses), bodies
-//! are bounded (`413`), and a client that goes away cancels its call.
+//! are bounded (`413`), and a client that goes away cancels its call. A caller without a tool's
+//! scopes meets the project's `on_missing_scope`: the tool is unknown to it (`404`), or it is
+//! listed and a call is answered `403` with `error="insufficient_scope"` naming the scopes
+//! (see [`HttpApi::on_missing_scope`]). When the authenticator knows the protected resource,
+//! its metadata document is served too (`/.well-known/oauth-protected-resource…`) and every
+//! `401` and `403` names it.
 //!
 //! ```ignore
 //! let api = HttpApi::new(registry, Caller::default()).authenticator(tokens);
@@ -34,10 +39,12 @@ use axum::routing::{get, post};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 use toolspec_vocab::adapters::HTTP;
+use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::http as statuses;
 use toolspec_vocab::{codes, hints};
 
-use crate::adapters::auth::Authenticator;
+use crate::adapters::auth::authenticator::Authenticator;
+use crate::adapters::http::access::{Access, unauthorized};
 use crate::caller::Caller;
 use crate::catalog::Catalog;
 use crate::descriptor::Descriptor;
@@ -45,6 +52,8 @@ use crate::failure::{ToolError, ToolResult};
 use crate::invoker::json_kind;
 use crate::invoker::options::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
+
+mod access;
 
 /// The largest request body accepted by default.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -65,6 +74,22 @@ struct Shared {
     authenticator: Option<Arc<dyn Authenticator>>,
     max_body_bytes: usize,
     request_timeout: Duration,
+    /// What a caller without a tool's scopes meets.
+    on_missing_scope: MissingScope,
+}
+
+impl Shared {
+    fn access(&self) -> Access<'_> {
+        Access {
+            catalog: &self.catalog,
+            registry: &self.registry,
+            policy: self.on_missing_scope,
+            resource: self
+                .authenticator
+                .as_ref()
+                .and_then(|a| a.protected_resource()),
+        }
+    }
 }
 
 impl HttpApi {
@@ -73,6 +98,7 @@ impl HttpApi {
     pub fn new(registry: impl Into<Arc<Registry>>, caller: Caller) -> Self {
         let registry = registry.into();
         let catalog = Catalog::of(&registry, HTTP, |_| Some(()));
+        let on_missing_scope = registry.project().auth.on_missing_scope;
         Self {
             shared: Shared {
                 registry,
@@ -81,13 +107,25 @@ impl HttpApi {
                 authenticator: None,
                 max_body_bytes: MAX_BODY_BYTES,
                 request_timeout: REQUEST_TIMEOUT,
+                on_missing_scope,
             },
         }
     }
 
-    /// Every request's caller comes from `authenticator` (`401` when it refuses one).
+    /// Every request's caller comes from `authenticator` (`401` when it refuses one). When it
+    /// knows its protected resource, the router serves the resource's metadata document.
     pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
         self.shared.authenticator = Some(Arc::new(authenticator));
+        self
+    }
+
+    /// What a caller without a tool's scopes meets (the project's `auth: { on_missing_scope
+    /// }` by default): [`MissingScope::Hide`] — the tool is not listed and a call of it is an
+    /// unknown tool (`404`); [`MissingScope::Challenge`] — it is listed, and a call (or an
+    /// explanation) is answered `403` with `WWW-Authenticate: Bearer
+    /// error="insufficient_scope", scope="…"` naming every scope the tool requires.
+    pub fn on_missing_scope(mut self, policy: MissingScope) -> Self {
+        self.shared.on_missing_scope = policy;
         self
     }
 
@@ -112,6 +150,12 @@ impl HttpApi {
             }
             None => Router::new(),
         };
+        let metadata = self
+            .shared
+            .authenticator
+            .as_ref()
+            .and_then(|a| a.protected_resource())
+            .map(|resource| resource.router());
         router
             .route("/tools", get(list))
             .route(
@@ -120,6 +164,7 @@ impl HttpApi {
             )
             .route("/tools/{name}/explain", post(explain))
             .with_state(Arc::new(self.shared))
+            .merge(metadata.unwrap_or_default())
     }
 }
 
@@ -135,20 +180,10 @@ async fn caller(shared: &Shared, parts: &Parts) -> Result<Caller, Response> {
     let Some(authenticator) = &shared.authenticator else {
         return Ok(shared.caller.clone());
     };
-    match authenticator.authenticate(parts).await {
-        Some(caller) => Ok(caller),
-        None => {
-            let mut response = failure(
-                StatusCode::UNAUTHORIZED,
-                "unauthorized",
-                "The request needs a valid bearer token.",
-            );
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
-            Err(response)
-        }
-    }
+    authenticator
+        .authenticate(parts)
+        .await
+        .map_err(|refusal| unauthorized(&refusal, authenticator.protected_resource()))
 }
 
 async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
@@ -156,9 +191,11 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
+    // Under a challenge, every tool is listed: a call tells what it needs.
+    let challenge = shared.on_missing_scope == MissingScope::Challenge;
     let tools: Vec<Value> = shared
         .catalog
-        .visible(Some(&caller))
+        .visible((!challenge).then_some(&caller))
         .map(|member| {
             let d = member.descriptor;
             json!({
@@ -188,9 +225,14 @@ async fn call_posted(
         Ok(posted) => posted,
         Err(refused) => return refused,
     };
-    let Some((_, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
-        return unknown(&name);
+    let access = shared.access();
+    let tool = match access.lookup(&name, &caller) {
+        Ok((_, tool)) => tool,
+        Err(refused) => return refused,
     };
+    if let Some(refused) = access.explained(&tool, &args, &caller) {
+        return refused;
+    }
     call(&shared, tool, args, &caller).await
 }
 
@@ -204,8 +246,9 @@ async fn call_queried(
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
-    let Some((member, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
-        return unknown(&name);
+    let (member, tool) = match shared.access().lookup(&name, &caller) {
+        Ok(found) => found,
+        Err(refused) => return refused,
     };
     if !is_read_only(member.descriptor) {
         return method_not_allowed(&name, false);
@@ -227,8 +270,9 @@ async fn explain(
         Ok(posted) => posted,
         Err(refused) => return refused,
     };
-    let Some((_, tool)) = shared.catalog.dispatch(&shared.registry, &name, &caller) else {
-        return unknown(&name);
+    let tool = match shared.access().lookup(&name, &caller) {
+        Ok((_, tool)) => tool,
+        Err(refused) => return refused,
     };
     let options = CallOptions::for_caller(HTTP, &caller);
     match tool.explain_with(args, &caller.ambient, options).await {
@@ -247,9 +291,9 @@ async fn other_method(
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
-    match shared.catalog.dispatch(&shared.registry, &name, &caller) {
-        Some((member, _)) => method_not_allowed(&name, is_read_only(member.descriptor)),
-        None => unknown(&name),
+    match shared.access().lookup(&name, &caller) {
+        Ok((member, _)) => method_not_allowed(&name, is_read_only(member.descriptor)),
+        Err(refused) => refused,
     }
 }
 
@@ -369,12 +413,6 @@ pub fn status_of(tool: &Descriptor, error: &ToolError) -> StatusCode {
         },
     };
     StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-}
-
-/// `404` for a tool the caller does not know: missing and out of scope alike.
-fn unknown(name: &str) -> Response {
-    let error = ToolError::unknown_tool(name);
-    failure(StatusCode::NOT_FOUND, &error.code, &error.message)
 }
 
 fn failure(status: StatusCode, code: &str, message: &str) -> Response {

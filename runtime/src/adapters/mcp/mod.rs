@@ -14,7 +14,9 @@
 //! Who is calling never comes from the arguments: on stdio it is the [`Caller`] the server was
 //! configured with, on HTTP the one the authenticator returned. A tool whose scopes the caller
 //! lacks is neither listed nor callable, and calling it looks exactly like calling a tool that
-//! does not exist (JSON-RPC `-32602`).
+//! does not exist (JSON-RPC `-32602`) — unless the server challenges
+//! ([`McpServer::with_missing_scope`]): over HTTP the tool is then listed, and the transport
+//! answers a call of it `403` naming the scopes to ask for (stdio keeps hiding).
 //!
 //! This module holds the listing and the `ServerHandler`; `stdio` and `http` are the
 //! transports, `wire` screens their messages. It never validates arguments or renders errors
@@ -47,6 +49,7 @@ use crate::descriptor::Descriptor;
 use crate::invoker::options::CallOptions;
 use crate::registry::Registry;
 use toolspec_vocab::Dialect;
+use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::settings::PresentAs;
 
 pub use rmcp;
@@ -188,6 +191,8 @@ struct Shared {
     personal_listing: bool,
     /// Tools per `tools/list` page; `None`: every tool in one result.
     page_size: Option<usize>,
+    /// What a caller over HTTP without a tool's scopes meets.
+    missing_scope: MissingScope,
 }
 
 impl McpServer {
@@ -200,6 +205,7 @@ impl McpServer {
             .any(|member| !member.descriptor.scopes.is_empty());
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
         info.server_info = Implementation::new("toolspec", env!("CARGO_PKG_VERSION"));
+        let missing_scope = registry.project().auth.on_missing_scope;
         Self {
             shared: Arc::new(Shared {
                 registry,
@@ -208,6 +214,7 @@ impl McpServer {
                 list_ttl: Duration::ZERO,
                 personal_listing,
                 page_size: None,
+                missing_scope,
             }),
             caller: Arc::new(caller),
         }
@@ -234,6 +241,22 @@ impl McpServer {
     pub fn with_page_size(mut self, size: usize) -> Self {
         Arc::make_mut(&mut self.shared).page_size = Some(size.max(1));
         self
+    }
+
+    /// What a caller over HTTP without a tool's scopes meets (the project's `auth: {
+    /// on_missing_scope }` by default): [`MissingScope::Hide`] — the tool is not listed and
+    /// calling it is an unknown tool (`-32602`); [`MissingScope::Challenge`] — it is listed,
+    /// and the HTTP transport answers a `tools/call` of it (or of `explain` naming it) `403`
+    /// with `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`. Over stdio,
+    /// tools are always hidden.
+    pub fn with_missing_scope(mut self, policy: MissingScope) -> Self {
+        Arc::make_mut(&mut self.shared).missing_scope = policy;
+        self
+    }
+
+    /// What a caller over HTTP without a tool's scopes meets.
+    pub fn missing_scope(&self) -> MissingScope {
+        self.shared.missing_scope
     }
 
     /// The registry this server calls into.
@@ -422,12 +445,23 @@ impl ServerHandler for McpServer {
             None => 0,
             Some(cursor) => parse_cursor(&cursor, shared.page_size)?,
         };
-        let caller = self.caller_of(&context);
+        // Challenged over HTTP, every tool is listed (a call tells what it needs).
+        let over_http = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .is_some();
+        let challenged = over_http && shared.missing_scope == MissingScope::Challenge;
+        let everyone = Caller::default();
+        let caller = if challenged {
+            &everyone
+        } else {
+            self.caller_of(&context)
+        };
         let (tools, next) = shared.listing.page(caller, offset, shared.page_size);
         let mut result = ListToolsResult::with_all_items(tools);
         result.next_cursor = next.map(|offset| offset.to_string());
         result.ttl_ms = Some(u64::try_from(shared.list_ttl.as_millis()).unwrap_or(u64::MAX));
-        result.cache_scope = Some(if shared.personal_listing {
+        result.cache_scope = Some(if shared.personal_listing && !challenged {
             CacheScope::Private
         } else {
             CacheScope::Public

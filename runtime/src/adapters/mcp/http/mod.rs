@@ -6,7 +6,10 @@
 //! ([`SessionLimits`]). Only loopback `Host` and `Origin` headers are accepted unless told
 //! otherwise. [`HttpTransport::serve`] bounds every connection ([`ConnectionLimits`]: how many
 //! at once, how long a request may take to arrive, how long a connection may idle) and sets
-//! `TCP_NODELAY`.
+//! `TCP_NODELAY`. When the authenticator knows its protected resource, the resource's metadata
+//! document (RFC 9728) is served beside `/mcp` and every `401` names it; when the server
+//! challenges callers without a tool's scopes, a call of such a tool is answered `403`
+//! (`challenge`).
 //!
 //! ```ignore
 //! let server = McpServer::new(registry, Caller::default());
@@ -21,12 +24,14 @@
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
+use toolspec_vocab::auth::MissingScope;
 
+mod challenge;
 mod connections;
 mod sessions;
 
@@ -34,6 +39,9 @@ pub use connections::ConnectionLimits;
 pub use sessions::SessionLimits;
 
 pub use crate::adapters::auth::{Authenticator, BearerTokens};
+
+use crate::adapters::auth::authenticator::Refusal;
+use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 
 use super::McpServer;
 
@@ -124,9 +132,17 @@ impl HttpTransport {
         self
     }
 
-    /// Authenticates every request with `authenticator`; refused requests get `401`.
+    /// Authenticates every request with `authenticator`; refused requests get `401`. When it
+    /// knows its protected resource, the resource's metadata document is served too.
     pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
         self.authenticator = Some(Arc::new(authenticator));
+        self
+    }
+
+    /// What a caller without a tool's scopes meets (see [`McpServer::with_missing_scope`]):
+    /// hidden tools, or listed ones whose calls are answered `403` `insufficient_scope`.
+    pub fn on_missing_scope(mut self, policy: MissingScope) -> Self {
+        self.server = self.server.with_missing_scope(policy);
         self
     }
 
@@ -145,12 +161,29 @@ impl HttpTransport {
         self
     }
 
-    /// An axum router serving MCP at [`PATH`], to serve alone or merge into an app's router
-    /// (the connection limits apply only through [`serve`](Self::serve)).
+    /// An axum router serving MCP at [`PATH`] (and the protected resource's metadata, when
+    /// the authenticator knows it), to serve alone or merge into an app's router (the
+    /// connection limits apply only through [`serve`](Self::serve)).
     pub fn router(self) -> axum::Router {
+        let resource = self.resource();
+        with_metadata(self.mcp_router(), resource.as_ref())
+    }
+
+    /// The protected resource the authenticator names.
+    fn resource(&self) -> Option<ProtectedResource> {
+        self.authenticator
+            .as_ref()
+            .and_then(|a| a.protected_resource())
+            .cloned()
+    }
+
+    /// MCP at [`PATH`], behind authentication and the look at each message.
+    fn mcp_router(self) -> axum::Router {
+        let resource = self.resource();
         let screening = Screening {
             limits: *self.server.registry().limits(),
             max_body_bytes: self.config.max_request_body_bytes,
+            challenge: challenge::ScopeChallenge::new(&self.server, resource.clone()).map(Arc::new),
         };
         let factory = self.server;
         let sessions = sessions::Sessions::new(self.sessions);
@@ -171,7 +204,10 @@ impl HttpTransport {
             .layer(axum::middleware::from_fn_with_state(screening, screen));
         match self.authenticator {
             Some(authenticator) => router.layer(axum::middleware::from_fn_with_state(
-                authenticator,
+                Authentication {
+                    authenticator,
+                    resource,
+                },
                 authenticate,
             )),
             None => router,
@@ -190,12 +226,14 @@ impl HttpTransport {
         let registry = Arc::clone(self.server.registry());
         let shutdown_token = shutdown.clone();
         let routes = self.routes.take();
+        let resource = self.resource();
         let mut router = self
             .configure(|config| config.with_cancellation_token(shutdown_token))
-            .router();
+            .mcp_router();
         if let Some(routes) = routes {
             router = router.merge(routes);
         }
+        let router = with_metadata(router, resource.as_ref());
         let served = connections::serve(listener, router, limits, shutdown).await;
         // Every call is answered; what the audit trail holds is written before serving ends.
         registry.flush_audit().await;
@@ -203,11 +241,22 @@ impl HttpTransport {
     }
 }
 
+/// `router`, with the resource's metadata document served in front of it (whatever
+/// `router` serves at that path itself: an HTTP API merged in serves the same document).
+fn with_metadata(router: axum::Router, resource: Option<&ProtectedResource>) -> axum::Router {
+    match resource {
+        Some(resource) => resource.router().fallback_service(router),
+        None => router,
+    }
+}
+
 /// What the look at each message needs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone)]
 struct Screening {
     limits: crate::invoker::limits::Limits,
     max_body_bytes: usize,
+    /// Set when the server challenges callers without a tool's scopes.
+    challenge: Option<Arc<challenge::ScopeChallenge>>,
 }
 
 /// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
@@ -250,33 +299,58 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
         let json = [(header::CONTENT_TYPE, "application/json")];
         return (status, json, rejection.response().to_string()).into_response();
     }
+    if let Some(forbidden) = screening
+        .challenge
+        .as_ref()
+        .and_then(|challenge| challenge.check(&parts, &bytes))
+    {
+        return forbidden;
+    }
     next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await
 }
 
+/// Who authenticates requests, and the resource its challenges name.
+#[derive(Clone)]
+struct Authentication {
+    authenticator: Arc<dyn Authenticator>,
+    resource: Option<ProtectedResource>,
+}
+
 /// Middleware: attaches the authenticated caller to the request, or answers `401`.
 async fn authenticate(
-    State(authenticator): State<Arc<dyn Authenticator>>,
+    State(authentication): State<Authentication>,
     request: Request,
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
-    match authenticator.authenticate(&parts).await {
-        Some(caller) => {
+    match authentication.authenticator.authenticate(&parts).await {
+        Ok(caller) => {
             parts.extensions.insert(Arc::new(caller));
             next.run(Request::from_parts(parts, body)).await
         }
-        None => {
-            let mut response = (
-                StatusCode::UNAUTHORIZED,
-                "401 Unauthorized: send `Authorization: Bearer <token>` with a known token.\n",
-            )
-                .into_response();
-            response.headers_mut().insert(
-                header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"mcp\""),
-            );
-            response
-        }
+        Err(refusal) => unauthorized(&refusal, authentication.resource.as_ref()),
     }
+}
+
+/// `401`, with a challenge saying why (when the authenticator says) and where the resource's
+/// metadata is (when it knows).
+fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
+    let challenge = Challenge {
+        realm: Some("mcp"),
+        error: refusal.error(),
+        description: refusal.description(),
+        resource,
+        ..Challenge::default()
+    };
+    let message = match refusal.description() {
+        Some(reason) => format!("401 Unauthorized: {reason}.\n"),
+        None => "401 Unauthorized: send `Authorization: Bearer <token>` with a known token.\n"
+            .to_owned(),
+    };
+    let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, challenge.header());
+    response
 }

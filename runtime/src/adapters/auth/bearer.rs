@@ -1,25 +1,17 @@
-//! Who an HTTP request comes from, for every adapter served over HTTP (MCP's streamable HTTP,
-//! the HTTP API): an [`Authenticator`] turns a request into a trusted [`Caller`] or refuses it;
-//! [`BearerTokens`] maps static tokens to callers.
+//! [`BearerTokens`]: static bearer tokens, each mapped to a caller (a tokens file).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::http::header;
 use axum::http::request::Parts;
 use serde::Deserialize;
 
+use crate::adapters::auth::authenticator::{Authenticator, Refusal, bearer_token};
 use crate::caller::Caller;
 use crate::contract::BoxFuture;
 
-/// Decides who an HTTP request comes from.
-pub trait Authenticator: Send + Sync + 'static {
-    /// The caller behind `request` (its method, URI and headers), or `None` to refuse it with
-    /// `401 Unauthorized`.
-    fn authenticate<'a>(&'a self, request: &'a Parts) -> BoxFuture<'a, Option<Caller>>;
-}
-
-/// Bearer tokens, each mapped to a caller: `Authorization: Bearer <token>`.
+/// Bearer tokens, each mapped to a caller: `Authorization: Bearer <token>`. A request without
+/// a known token is refused with a bare challenge (it does not say why).
 ///
 /// Deserializes from a map of token → caller (see [`Caller`] for the caller's keys):
 ///
@@ -58,20 +50,15 @@ impl BearerTokens {
     }
 
     fn caller(&self, request: &Parts) -> Option<Caller> {
-        let value = request.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
-        let (scheme, token) = value.split_once(' ')?;
-        if !scheme.eq_ignore_ascii_case("bearer") {
-            return None;
-        }
         self.callers
-            .get(token.trim())
+            .get(bearer_token(request)?)
             .map(|caller| Caller::clone(caller))
     }
 }
 
 impl Authenticator for BearerTokens {
-    fn authenticate<'a>(&'a self, request: &'a Parts) -> BoxFuture<'a, Option<Caller>> {
-        let caller = self.caller(request);
+    fn authenticate<'a>(&'a self, request: &'a Parts) -> BoxFuture<'a, Result<Caller, Refusal>> {
+        let caller = self.caller(request).ok_or_else(Refusal::unauthorized);
         Box::pin(std::future::ready(caller))
     }
 }

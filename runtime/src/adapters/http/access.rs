@@ -1,0 +1,119 @@
+//! Who reaches which tool over the HTTP API: the `401` of a refused request, and for a caller
+//! without a tool's scopes either the `404` of an unknown tool ([`MissingScope::Hide`]) or a
+//! `403` naming the scopes to ask for ([`MissingScope::Challenge`]), each with its
+//! `WWW-Authenticate: Bearer` challenge.
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use toolspec_vocab::adapters::HTTP;
+use toolspec_vocab::auth::MissingScope;
+
+use crate::adapters::auth::authenticator::Refusal;
+use crate::adapters::auth::resource::{Challenge, ProtectedResource};
+use crate::caller::Caller;
+use crate::catalog::{Catalog, Member};
+use crate::descriptor::Descriptor;
+use crate::failure::ToolError;
+use crate::registry::{RegisteredTool, Registry};
+
+/// What a lookup needs to know besides the tool's name and the caller.
+#[derive(Clone, Copy)]
+pub(crate) struct Access<'a> {
+    pub(crate) catalog: &'a Catalog<()>,
+    pub(crate) registry: &'a Registry,
+    pub(crate) policy: MissingScope,
+    pub(crate) resource: Option<&'a ProtectedResource>,
+}
+
+impl<'a> Access<'a> {
+    /// The member `caller` reaches as `name`, with the registered tool a call of it goes to;
+    /// else the answer: `404` for a tool that does not exist (or that the caller may not see,
+    /// when the policy hides), `403` for one whose scopes the caller lacks when it challenges.
+    #[allow(clippy::result_large_err)] // the refusal is the request's answer, made once
+    pub(crate) fn lookup(
+        &self,
+        name: &str,
+        caller: &Caller,
+    ) -> Result<(&'a Member<()>, RegisteredTool<'a>), Response> {
+        if let Some(found) = self.catalog.dispatch(self.registry, name, caller) {
+            return Ok(found);
+        }
+        match self.catalog.get(name) {
+            Some(member) if self.policy == MissingScope::Challenge => {
+                Err(self.insufficient_scope(name, member.descriptor))
+            }
+            _ => Err(unknown(name)),
+        }
+    }
+
+    /// For a call of the explain tool, the `403` when the tool it names is one whose scopes
+    /// the caller lacks and the policy challenges.
+    pub(crate) fn explained(
+        &self,
+        tool: &RegisteredTool<'_>,
+        args: &Value,
+        caller: &Caller,
+    ) -> Option<Response> {
+        if self.policy != MissingScope::Challenge || !tool.is_explain() {
+            return None;
+        }
+        let name = args.get("tool").and_then(Value::as_str)?;
+        let target = self.registry.find(HTTP, name).filter(|t| !t.is_explain())?;
+        (!caller.may_call(target.descriptor()))
+            .then(|| self.insufficient_scope(name, target.descriptor()))
+    }
+
+    /// `403` with `error="insufficient_scope"` and every scope `tool` requires.
+    fn insufficient_scope(&self, name: &str, tool: &Descriptor) -> Response {
+        let challenge = Challenge {
+            error: Some("insufficient_scope"),
+            scopes: Some(tool.scopes),
+            resource: self.resource,
+            ..Challenge::default()
+        };
+        let message = format!(
+            "Calling `{name}` needs the scopes {}; the token does not grant them all.",
+            tool.scopes.join(", ")
+        );
+        let mut response = failure(StatusCode::FORBIDDEN, "insufficient_scope", &message);
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, challenge.header());
+        response
+    }
+}
+
+/// `401` for a refused request, with the challenge saying why and where the resource's
+/// metadata is.
+pub(crate) fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
+    let challenge = Challenge {
+        error: refusal.error(),
+        description: refusal.description(),
+        resource,
+        ..Challenge::default()
+    };
+    let message = match refusal.description() {
+        Some(reason) => format!("The request needs a valid bearer token: {reason}."),
+        None => "The request needs a valid bearer token.".to_owned(),
+    };
+    let mut response = failure(StatusCode::UNAUTHORIZED, "unauthorized", &message);
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, challenge.header());
+    response
+}
+
+/// `404` for a tool the caller does not know.
+fn unknown(name: &str) -> Response {
+    let error = ToolError::unknown_tool(name);
+    failure(StatusCode::NOT_FOUND, &error.code, &error.message)
+}
+
+fn failure(status: StatusCode, code: &str, message: &str) -> Response {
+    (
+        status,
+        axum::Json(json!({"error": code, "message": message})),
+    )
+        .into_response()
+}
