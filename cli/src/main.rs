@@ -20,6 +20,10 @@ use toolspec_codegen::Project;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Print every fallback warning (what a dialect cannot express, stated in the description)
+    /// instead of one line summing them up.
+    #[arg(short, long, global = true)]
+    verbose: bool,
 }
 
 #[derive(Subcommand)]
@@ -70,7 +74,11 @@ fn main() -> ExitCode {
         }
     };
     if !project.diagnostics().is_empty() {
-        eprint!("{}", project.render_diagnostics());
+        if cli.verbose {
+            eprint!("{}", project.render_diagnostics());
+        } else {
+            eprint!("{}", project.render_diagnostics_summary());
+        }
     }
     if project.has_errors() {
         return ExitCode::FAILURE;

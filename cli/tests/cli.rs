@@ -156,8 +156,21 @@ fn one_tool_and_unknown_dialects() {
 }
 
 #[test]
-fn check_prints_the_dialect_warnings_and_list_the_members() {
+fn check_sums_up_the_fallbacks_lists_them_with_v_and_list_the_members() {
     let (_, stderr, ok) = cli(&["check", &warnings_specs()]);
+    assert!(ok);
+    assert!(!stderr.contains("warning[dialect]"), "{stderr}");
+    let summary: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(summary.len(), 1, "{stderr}");
+    assert!(
+        summary[0].contains("stated in tool descriptions")
+            && summary[0].contains("openai-strict: "),
+        "{stderr}"
+    );
+    let (_, stderr, ok) = cli(&["check", &warnings_specs(), "-v"]);
     assert!(ok);
     assert!(
         stderr.contains("warning[dialect]: openai-strict cannot express `maxLength` of `note`"),

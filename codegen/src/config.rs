@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostic::{Diagnostic, Severity, print_cargo_lines, render_all};
+use crate::diagnostic::{Diagnostic, Severity, fallback_summary, print_cargo_lines, render_all};
 use crate::error::Error;
 use crate::project::{self, Project};
 use crate::read::folder;
@@ -42,7 +42,12 @@ pub struct Config {
     display_root: Option<String>,
     rerun_if_changed: Option<bool>,
     max_file_size: Option<u64>,
+    verbose: Option<bool>,
 }
+
+/// Set (to anything) in a build's environment, every fallback warning is printed rather than
+/// one line summing them up.
+pub const VERBOSE_ENV: &str = "TOOLSPEC_VERBOSE";
 
 impl Config {
     /// Defaults: write to `$OUT_DIR/toolspec_tools.rs`; print `cargo::rerun-if-changed` when
@@ -66,6 +71,14 @@ impl Config {
     /// Shows spec paths below `root` in diagnostics instead of the directory as given.
     pub fn display_root(mut self, root: impl Into<String>) -> Self {
         self.display_root = Some(root.into());
+        self
+    }
+
+    /// Whether a build prints every fallback warning (what a dialect cannot express, stated in
+    /// the description) or one line summing them up (the default, unless [`VERBOSE_ENV`] is
+    /// set). Other warnings are always printed in full.
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.verbose = Some(verbose);
         self
     }
 
@@ -104,6 +117,7 @@ impl Config {
         let rerun = self.rerun_if_changed.unwrap_or(in_build_script);
         if rerun {
             println!("cargo::rerun-if-changed={}", dir.display());
+            println!("cargo::rerun-if-env-changed={VERBOSE_ENV}");
         }
         let (project, watched) = self.read(dir)?;
         if rerun {
@@ -125,7 +139,18 @@ impl Config {
             });
         }
         if in_build_script {
-            print_cargo_lines("warning", &warnings.iter().collect::<Vec<_>>());
+            // Fallbacks in one line unless asked for each (`TOOLSPEC_VERBOSE=1`).
+            let verbose = self
+                .verbose
+                .unwrap_or_else(|| std::env::var_os(VERBOSE_ENV).is_some());
+            let shown: Vec<&Diagnostic> = warnings
+                .iter()
+                .filter(|d| verbose || !d.is_fallback())
+                .collect();
+            print_cargo_lines("warning", &shown);
+            if !verbose && let Some(line) = fallback_summary(&warnings) {
+                println!("cargo::warning={line} (or set {VERBOSE_ENV}=1 for the build)");
+            }
         }
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),

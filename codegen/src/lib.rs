@@ -45,11 +45,13 @@ use std::path::Path;
 
 pub use crate::analyze::membership::Binding;
 pub use crate::analyze::membership::View;
-pub use crate::config::{Compiled, Config, DEFAULT_FILE_NAME};
+pub use crate::config::{Compiled, Config, DEFAULT_FILE_NAME, VERBOSE_ENV};
 pub use crate::describe::{
     Descriptor, ErrorDescriptor, FieldDescriptor, LockDescriptor, OnceDescriptor, QueryDescriptor,
 };
-pub use crate::diagnostic::{Diagnostic, Kind, MAX_SHOWN, Related, Severity, render_all};
+pub use crate::diagnostic::{
+    Diagnostic, Kind, MAX_SHOWN, Related, Severity, render_all, render_summary,
+};
 pub use crate::error::Error;
 pub use crate::project::{Project, Tool};
 pub use crate::schema_tree::MAX_DEPTH;

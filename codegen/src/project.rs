@@ -10,7 +10,7 @@ use toolspec_vocab::Dialect;
 use crate::analyze::membership::Binding;
 use toolspec_vocab::settings::AdapterDecl;
 
-use crate::diagnostic::{Diagnostic, Severity, render_all};
+use crate::diagnostic::{Diagnostic, Severity, render_all, render_summary};
 use crate::shapes::Shapes;
 use crate::source::{Source, Sources};
 use crate::spec::{AuditConfig, ProjectConfig, ToolSpec, Types};
@@ -83,6 +83,12 @@ impl Project {
     /// Every diagnostic rendered rustc-style against the files' texts (see [`render_all`]).
     pub fn render_diagnostics(&self) -> String {
         render_all(&self.diagnostics, &self.sources)
+    }
+
+    /// [`render_diagnostics`](Self::render_diagnostics) with the fallback warnings summed up
+    /// in one line (see [`render_summary`]).
+    pub fn render_diagnostics_summary(&self) -> String {
+        render_summary(&self.diagnostics, &self.sources)
     }
 
     /// Every file's text, by display path.

@@ -1,6 +1,7 @@
 //! One error or warning about the specs: what is wrong, of which kind, where, and what to do.
 
 use std::fmt;
+use toolspec_vocab::Dialect;
 
 use crate::diagnostic::kind::Kind;
 use crate::source::Span;
@@ -55,6 +56,9 @@ pub struct Diagnostic {
     pub notes: Vec<String>,
     /// Other places worth showing.
     pub related: Vec<Related>,
+    /// For a fallback (a schema feature a provider dialect cannot express, stated in the
+    /// description instead): the dialect.
+    pub fallback: Option<Dialect>,
 }
 
 impl Diagnostic {
@@ -75,7 +79,19 @@ impl Diagnostic {
             help: None,
             notes: Vec::new(),
             related: Vec::new(),
+            fallback: None,
         }
+    }
+
+    /// Whether this is a fallback warning (see [`with_fallback`](Self::with_fallback)).
+    pub fn is_fallback(&self) -> bool {
+        self.severity == Severity::Warning && self.fallback.is_some()
+    }
+
+    /// Marks the warning as a fallback of `dialect` (summarised unless asked for in full).
+    pub fn with_fallback(mut self, dialect: Dialect) -> Self {
+        self.fallback = Some(dialect);
+        self
     }
 
     /// An error of `kind` at `span` in `file`.

@@ -31,7 +31,7 @@ pub mod suggest;
 pub use cargo::print_cargo_lines;
 pub use kind::Kind;
 pub use message::{Diagnostic, Related, Severity};
-pub use render::{MAX_SHOWN, render_all};
+pub use render::{MAX_SHOWN, fallback_summary, render_all, render_summary};
 pub use suggest::did_you_mean;
 
 #[cfg(test)]

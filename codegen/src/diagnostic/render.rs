@@ -165,6 +165,50 @@ pub fn render_all(diagnostics: &[Diagnostic], sources: &Sources) -> String {
     out
 }
 
+/// [`render_all`], with the fallback warnings (what a dialect cannot express, stated in a
+/// description instead) summed up in one line: what builds and the CLI print unless asked for
+/// every detail.
+pub fn render_summary(diagnostics: &[Diagnostic], sources: &Sources) -> String {
+    let (fallbacks, others): (Vec<Diagnostic>, Vec<Diagnostic>) = diagnostics
+        .iter()
+        .cloned()
+        .partition(Diagnostic::is_fallback);
+    let mut out = render_all(&others, sources);
+    if let Some(line) = fallback_summary(&fallbacks) {
+        out.push_str(&format!("warning: {line}\n"));
+    }
+    out
+}
+
+/// "12 schema features … (gemini: 3, openai-strict: 9) …", or `None` without fallbacks.
+pub fn fallback_summary(diagnostics: &[Diagnostic]) -> Option<String> {
+    let mut by_dialect: std::collections::BTreeMap<&str, usize> = Default::default();
+    for dialect in diagnostics
+        .iter()
+        .filter_map(|d| d.fallback.filter(|_| d.is_fallback()))
+    {
+        *by_dialect.entry(dialect.name()).or_default() += 1;
+    }
+    let total: usize = by_dialect.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let counts: Vec<String> = by_dialect
+        .iter()
+        .map(|(d, n)| format!("{d}: {n}"))
+        .collect();
+    let features = if total == 1 {
+        "schema feature is"
+    } else {
+        "schema features are"
+    };
+    Some(format!(
+        "{total} {features} stated in tool descriptions because a dialect cannot express them ({}); \
+         `-v` lists each, `fallbacks: {{ accept: [..] }}` in toolspec.yaml accepts them",
+        counts.join(", ")
+    ))
+}
+
 /// What [`render_all`] sorts by: severity, file, line and column, message.
 fn sort_key(d: &Diagnostic) -> (Severity, &str, Option<(u32, u32)>, &str) {
     let at = d.span.map(|s| (s.start.line, s.start.col));

@@ -1,8 +1,10 @@
 //! The project config, `specs/toolspec.yaml`.
 
+use toolspec_vocab::Dialect;
 use toolspec_vocab::membership::MembershipDefault;
 use toolspec_vocab::{adapters, hints};
 
+use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::adapters::read_adapters;
 use crate::read::auth::read_auth;
@@ -10,7 +12,7 @@ use crate::read::column::read_column_type;
 use crate::read::durable::read_project_audit;
 use crate::read::reader::{Reader, is_snake_identifier, section};
 use crate::read::yaml::{Node, Value};
-use crate::spec::{AdapterConfig, AmbientDecl, AuditConfig, AuthSpec, ProjectConfig};
+use crate::spec::{AdapterConfig, AmbientDecl, AuditConfig, AuthSpec, Fallbacks, ProjectConfig};
 
 section! {
     /// The keys of the project config, in the order they are read.
@@ -23,6 +25,7 @@ section! {
         Invoker = "invoker",
         Ambient = "ambient",
         Auth = "auth",
+        Fallbacks = "fallbacks",
         Adapters = "adapters",
     }
 }
@@ -57,6 +60,7 @@ pub fn default_config() -> ProjectConfig {
         ambient: Vec::new(),
         drop_undeclared_keys: false,
         auth: AuthSpec::default(),
+        fallbacks: Fallbacks::default(),
     }
 }
 
@@ -112,6 +116,11 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             }
             ConfigKey::Ambient => config.ambient = read_ambient(r, node),
             ConfigKey::Auth => read_auth(r, node, &mut config),
+            ConfigKey::Fallbacks => {
+                if let Some(n) = only_key(r, node, "fallbacks", "accept") {
+                    config.fallbacks = read_accepted_fallbacks(r, n);
+                }
+            }
             ConfigKey::Adapters => read_adapters(r, node, directories, &mut config),
         }
     }
@@ -124,6 +133,36 @@ fn only_key<'n>(r: &mut Reader<'_>, node: &'n Node, section: &str, key: &str) ->
     let entries = r.map(node, &what)?;
     r.check_keys(entries, &[key], &what);
     node.get(key)
+}
+
+/// `fallbacks.accept`: `all`, or a list of dialects.
+fn read_accepted_fallbacks(r: &mut Reader<'_>, node: &Node) -> Fallbacks {
+    if node.as_str() == Some("all") {
+        return Fallbacks::AcceptAll;
+    }
+    let mut dialects = Vec::new();
+    for name in r.string_list(node, "`fallbacks.accept`") {
+        match Dialect::parse(&name.value) {
+            Some(dialect) => dialects.push(dialect),
+            None => {
+                let names = Dialect::ALL.map(Dialect::name);
+                let help = did_you_mean(&name.value, names.iter().copied()).map_or_else(
+                    || format!("`all`, or dialects: {}", names.join(", ")),
+                    |m| format!("did you mean `{m}`?"),
+                );
+                r.report(
+                    r.error(
+                        Kind::UnknownName,
+                        name.span,
+                        format!("unknown dialect `{}`", name.value),
+                    )
+                    .with_label("not a dialect")
+                    .with_help(help),
+                );
+            }
+        }
+    }
+    Fallbacks::Accept(dialects)
 }
 
 fn read_naming(r: &mut Reader<'_>, node: &Node, config: &mut ProjectConfig) {

@@ -1,5 +1,6 @@
 //! The project config, `specs/toolspec.yaml`.
 
+use toolspec_vocab::Dialect;
 use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::membership::MembershipDefault;
 use toolspec_vocab::query::ColumnType;
@@ -58,6 +59,32 @@ pub struct ProjectConfig {
     pub drop_undeclared_keys: bool,
     /// `auth`
     pub auth: AuthSpec,
+    /// `fallbacks.accept`: the dialects whose fallbacks are accepted (not warned about).
+    pub fallbacks: Fallbacks,
+}
+
+/// Which dialects' fallbacks the project accepts: `fallbacks: { accept: all }` or
+/// `{ accept: [gemini, openai-strict] }`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Fallbacks {
+    /// None: each is a warning (the default).
+    #[default]
+    Warned,
+    /// Every dialect's.
+    AcceptAll,
+    /// These dialects'.
+    Accept(Vec<Dialect>),
+}
+
+impl Fallbacks {
+    /// Whether `dialect`'s fallbacks go unwarned.
+    pub fn accepts(&self, dialect: Dialect) -> bool {
+        match self {
+            Self::Warned => false,
+            Self::AcceptAll => true,
+            Self::Accept(dialects) => dialects.contains(&dialect),
+        }
+    }
 }
 
 /// The project's `auth:`.

@@ -10,7 +10,7 @@ pub mod tool;
 pub mod types;
 pub mod visit;
 
-pub use config::{AdapterConfig, AmbientDecl, AuthSpec, ClaimSpec, ProjectConfig};
+pub use config::{AdapterConfig, AmbientDecl, AuthSpec, ClaimSpec, Fallbacks, ProjectConfig};
 pub use durable::{AuditConfig, AuditPolicy, Durability, LockSpec, OnceSpec};
 pub use field::{Constraints, Field, FieldType, Format, Variant};
 pub use tool::{AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, ToolDecl, ToolSpec};

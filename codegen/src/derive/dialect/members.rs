@@ -64,7 +64,8 @@ pub fn member_schemas(
         let mut dialects = BTreeMap::new();
         for dialect in member_dialects(&tool.bindings, config) {
             let derived = crate::derive::dialect::derive(dialect, input);
-            for moved in &derived.moved {
+            let accepted = config.fallbacks.accepts(dialect);
+            for moved in derived.moved.iter().filter(|_| !accepted) {
                 let at = locate(&tool.spec, types, &moved.path);
                 let key = (
                     dialect,
@@ -149,7 +150,7 @@ fn moved_warning(dialect: Dialect, moved: &Moved, at: &Location, tool: &Checked)
             moved.keyword
         ),
     };
-    Diagnostic::warning(Kind::Dialect, at.file.clone(), at.span, message)
+    Diagnostic::warning(Kind::Dialect, at.file.clone(), at.span, message).with_fallback(dialect)
 }
 
 fn refusal_error(dialect: Dialect, refusal: &Refusal, at: &Location, tool: &Checked) -> Diagnostic {

@@ -355,6 +355,56 @@ fn rendered(project: &Project) -> String {
 }
 
 #[test]
+fn accepted_fallbacks_are_not_warned_and_the_rest_sum_up_in_one_line() {
+    let note = "description: Keep a note.\nexpects:\n  note: { type: string, max_length: 500 }\n  priority: { type: integer, one_of: [1, 2, 3] }\n";
+    let strict = "adapters:\n  openai: { strict: true }\n  anthropic: { strict: true }\n";
+    let warned = |config: &str| {
+        let project = load_files(&[
+            ("toolspec.yaml", format!("{strict}{config}")),
+            ("notes/keep.yaml", note.to_owned()),
+        ]);
+        assert!(!project.has_errors(), "{}", rendered(&project));
+        let mut dialects: Vec<&str> = project
+            .diagnostics
+            .iter()
+            .filter_map(|d| d.fallback.map(Dialect::name))
+            .collect();
+        dialects.dedup();
+        (
+            dialects.join(" "),
+            crate::diagnostic::fallback_summary(&project.diagnostics),
+        )
+    };
+    let (all, summary) = warned("");
+    assert_eq!(all, "anthropic-strict gemini openai-strict");
+    assert_eq!(
+        summary.as_deref(),
+        Some(
+            "3 schema features are stated in tool descriptions because a dialect cannot express \
+             them (anthropic-strict: 1, gemini: 1, openai-strict: 1); `-v` lists each, \
+             `fallbacks: { accept: [..] }` in toolspec.yaml accepts them"
+        )
+    );
+    let (some, _) = warned("fallbacks: { accept: [gemini, openai-strict] }\n");
+    assert_eq!(some, "anthropic-strict");
+    let (none, summary) = warned("fallbacks: { accept: all }\n");
+    assert_eq!((none.as_str(), summary), ("", None));
+    let project = load_files(&[
+        (
+            "toolspec.yaml",
+            "fallbacks: { accept: [gemnii] }\n".to_owned(),
+        ),
+        ("notes/keep.yaml", note.to_owned()),
+    ]);
+    assert!(
+        rendered(&project).contains("unknown dialect `gemnii`")
+            && rendered(&project).contains("did you mean `gemini`?"),
+        "{}",
+        rendered(&project)
+    );
+}
+
+#[test]
 fn warnings_name_the_dialect_the_keyword_and_the_spec_line() {
     let dir = manifest_dir().join("tests/dialects/warnings");
     let project = load(&dir.join("specs"));
