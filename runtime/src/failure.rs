@@ -190,6 +190,13 @@ impl ToolResult {
     /// `query_failed`), the developer `exception`, which is logged.
     pub(crate) fn internal(tool: &Descriptor, exception: String) -> Self {
         tracing::error!(tool = tool.name, exception = %exception, "tool failed");
+        // Without a subscriber nobody would see why: say it on stderr (never stdout, the MCP
+        // stdio stream).
+        let unheard =
+            tracing::dispatcher::get_default(|d| d.is::<tracing::subscriber::NoSubscriber>());
+        if unheard {
+            eprintln!("toolspec: tool `{}` failed: {exception}", tool.name);
+        }
         let error = match tool.kind {
             ToolKind::Query => ToolError::query_failed(),
             _ => ToolError::internal(tool.error_headline),

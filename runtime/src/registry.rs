@@ -20,6 +20,7 @@ use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
 use crate::audit::{AuditTrail, Finished, Redact};
+use crate::caller::Caller;
 use crate::contract::{BoxFuture, Contract, Operation};
 use crate::database::Database;
 use crate::descriptor::{Descriptor, ToolKind};
@@ -59,6 +60,11 @@ pub(crate) trait ErasedTool: Send + Sync {
 
     /// Redacts, in place, the sensitive values of the tool's exposed result.
     fn redact_output(&self, value: &mut Value);
+
+    /// Why `ambient` does not give the tool its ambient fields, if it does not.
+    fn check_ambient(&self, _ambient: &AmbientContext) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 impl<O: Operation> ErasedTool for Typed<O> {
@@ -94,6 +100,10 @@ impl<O: Operation> ErasedTool for Typed<O> {
 
     fn redact_output(&self, value: &mut Value) {
         Typed::redact_output(self, value);
+    }
+
+    fn check_ambient(&self, ambient: &AmbientContext) -> Result<(), String> {
+        Typed::check_ambient(self, ambient)
     }
 }
 
@@ -631,6 +641,25 @@ impl Registry {
         self.by_adapter
             .get(&(adapter, name))
             .map(|&slot| self.handle(slot))
+    }
+
+    /// Why `caller` could not call some tools of `adapter`: each tool it may call there whose
+    /// ambient fields its context does not give (missing, or not of their type). A server
+    /// whose caller is fixed (MCP over stdio) checks this before it serves, so that the
+    /// mistake shows at start rather than as an internal error in the first call.
+    pub fn check_caller(&self, adapter: &str, caller: &Caller) -> Result<(), Vec<String>> {
+        let problems: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|e| e.descriptor.is_member(adapter))
+            .filter(|e| caller.scopes.allow_tool(e.descriptor))
+            .filter_map(|e| e.imp.check_ambient(&caller.ambient).err())
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems)
+        }
     }
 
     /// The effective settings of tool `tool` on `adapter` (None unless it is a member).

@@ -353,3 +353,44 @@ async fn stdio_that_is_not_a_pipe_is_served_through_tokio_stdio() {
     assert_eq!(order.structured_content.unwrap()["order"]["id"], 1);
     client.cancel().await.unwrap();
 }
+
+/// A caller whose context cannot serve the tools is refused when the server starts, naming
+/// what is missing or mistyped, rather than failing each call as an internal error.
+#[test]
+fn a_fixed_caller_without_the_tools_ambient_fields_is_refused_at_start() {
+    let scratch = Scratch::new();
+    for (args, says) in [
+        (
+            &[][..],
+            "the adapter supplied no ambient `customer_id`, which `customers_me` requires",
+        ),
+        (
+            &["--as", "customer_id=abc"][..],
+            "the ambient context of `customers_me` does not resolve: invalid type: string \"abc\", expected i64",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolspec-store"))
+            .arg("--db")
+            .arg(scratch.db())
+            .arg("serve")
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("the store runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.contains("it did not start"), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "nothing on the MCP stream");
+    }
+    // With it, the server starts (and stops when its input closes).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolspec-store"))
+        .arg("--db")
+        .arg(scratch.db())
+        .args(["serve", "--as", "customer_id=1"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("the store runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("it did not start"), "{stderr}");
+}

@@ -147,6 +147,20 @@ impl<O: Operation> Typed<O> {
         }
     }
 
+    /// Why `ambient` does not give this tool its ambient fields (missing, or not of their
+    /// type), if it does not: for a server to check a fixed caller before it serves.
+    pub(crate) fn check_ambient(&self, ambient: &AmbientContext) -> Result<(), String> {
+        let compiled = self
+            .compiled()
+            .map_err(|r| r.exception.unwrap_or_default())?;
+        resolve_ambient::<<O::Contract as Contract>::Ambient>(
+            Self::tool(),
+            &compiled.ambient,
+            ambient,
+        )
+        .map(|_| ())
+    }
+
     /// Redacts the sensitive values of the tool's input (arguments or ambient values) in place.
     pub(crate) fn redact_input(&self, value: &mut Value) {
         match self.compiled() {
@@ -239,7 +253,7 @@ impl<O: Operation> Typed<O> {
         let input =
             decode_input(&value, limits, &compiled.sensitive_input).map_err(Decoding::Arguments)?;
         let resolved = resolve_ambient(Self::tool(), &compiled.ambient, ambient)
-            .map_err(Decoding::Internal)?;
+            .map_err(|e| Decoding::Internal(internal(Self::tool(), e)))?;
         Ok((input, resolved))
     }
 
@@ -620,11 +634,12 @@ fn decode_input<I: DeserializeOwned>(
 }
 
 /// The ambient fields a tool declares, from the trusted context only; borrowed, not copied.
+/// An error is the developer's: why the context does not fit.
 fn resolve_ambient<A: DeserializeOwned>(
     tool: &'static Descriptor,
     fields: &[&'static Field],
     ambient: &AmbientContext,
-) -> Result<A, ToolResult> {
+) -> Result<A, String> {
     let missing = std::cell::Cell::new(None);
     let declared = fields.iter().filter_map(|field| {
         let value = ambient.lookup(field.name);
@@ -644,24 +659,18 @@ fn resolve_ambient<A: DeserializeOwned>(
         })?
     });
     if let Some(name) = missing {
-        return Err(internal(
-            tool,
-            format!(
-                "the adapter supplied no ambient `{name}`, which `{}` requires",
-                tool.name
-            ),
+        return Err(format!(
+            "the adapter supplied no ambient `{name}`, which `{}` requires",
+            tool.name
         ));
     }
     resolved.map_err(|e: serde_json::Error| {
         // The developer sees why, but not a sensitive value.
         let hide = fields.iter().any(|f| f.sensitive);
         let why = report::elide_quotes(&e.to_string(), Limits::DEFAULT.max_quote, hide);
-        internal(
-            tool,
-            format!(
-                "the ambient context of `{}` does not resolve: {why}",
-                tool.name
-            ),
+        format!(
+            "the ambient context of `{}` does not resolve: {why}",
+            tool.name
         )
     })
 }

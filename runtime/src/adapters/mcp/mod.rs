@@ -315,6 +315,19 @@ impl McpServer {
         W: tokio::io::AsyncWrite + Send + Unpin + 'static,
     {
         let registry = Arc::clone(&self.shared.registry);
+        // The caller is fixed here: a tool its context cannot serve fails now, not in a call.
+        if let Err(problems) = registry.check_caller(ADAPTER, &self.caller) {
+            const SHOWN: usize = 3;
+            let more = match problems.len().saturating_sub(SHOWN) {
+                0 => String::new(),
+                n => format!("; and {n} more"),
+            };
+            return Err(ServeError(format!(
+                "it did not start: the caller's ambient context does not fit {} of its tools: {}{more}",
+                problems.len(),
+                problems[..problems.len().min(SHOWN)].join("; ")
+            )));
+        }
         let limits = *registry.limits();
         let (transport, writer) = stdio::transport(input, output, limits);
         let running = self
