@@ -9,6 +9,8 @@
 //! toolspec-store --db postgres://localhost/shop tools       # any command, on PostgreSQL
 //! toolspec-store serve --as customer_id=1                   # MCP over stdio
 //! toolspec-store serve --http 127.0.0.1:8787                # MCP at /mcp, the HTTP API at /tools
+//! toolspec-store serve --http 127.0.0.1:8787 --issuer https://auth.example.com --audience store
+//!                                                           # the same, callers from JWTs
 //! toolspec-store audit --tool orders_cancel --since 1h      # the recorded calls
 //! ```
 //!
@@ -30,10 +32,13 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
 use toolspec::audit::{AuditOutcome, AuditPage, AuditQuery};
+use toolspec::auth::{Authenticator, JwtAuthenticator, JwtBuilder};
 use toolspec::http::HttpApi;
 use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{self, BearerTokens, ConnectionLimits, HttpTransport, SessionLimits};
-use toolspec::{AmbientContext, CallOptions, Caller, CancellationToken, Limits, Progress};
+use toolspec::{
+    AmbientContext, CallOptions, Caller, CancellationToken, Limits, MissingScope, Progress,
+};
 
 use toolspec_store::{Location, Store, store, tools};
 
@@ -121,14 +126,17 @@ enum Command {
         #[arg(long, value_name = "ADDR")]
         http: Option<SocketAddr>,
         /// HTTP only: the bearer tokens file, mapping each token to a caller (`id`,
-        /// `ambient`, `scopes`).
+        /// `ambient`, `scopes`); not read when JWTs are checked (`--issuer`).
         #[arg(
             long,
             value_name = "PATH",
             default_value = "tokens.json",
-            requires = "http"
+            requires = "http",
+            conflicts_with = "issuer"
         )]
         tokens: PathBuf,
+        #[command(flatten)]
+        jwt: JwtOptions,
         /// HTTP only: also accept this `Host` (default: loopback names only). Repeatable.
         #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
         allowed_hosts: Vec<String>,
@@ -150,6 +158,37 @@ enum Command {
         #[command(flatten)]
         limits: LimitOptions,
     },
+}
+
+/// HTTP only: callers from JWT access tokens (an OAuth 2.1 resource server) instead of the
+/// tokens file. The issuer and audience default to the spec's `auth:`.
+#[derive(Debug, Clone, clap::Args)]
+struct JwtOptions {
+    /// HTTP only: accept JWT access tokens from this issuer (an `http(s)://` URL whose
+    /// metadata names its keys) instead of the tokens file.
+    #[arg(long, value_name = "URL", requires = "http")]
+    issuer: Option<String>,
+    /// HTTP only: the audience (`aud`) every token must name.
+    #[arg(long, value_name = "AUD", requires = "http")]
+    audience: Option<String>,
+    /// HTTP only: this server's resource identifier, advertised in its protected resource
+    /// metadata (default: `http://ADDR` of the listening address).
+    #[arg(long, value_name = "URL", requires = "http")]
+    resource: Option<String>,
+    /// HTTP only: fetch the issuer's keys (JWKS) from this URL rather than where its metadata
+    /// says.
+    #[arg(long, value_name = "URL", requires = "http")]
+    jwks_url: Option<String>,
+    /// HTTP only: what a caller without a tool's scopes meets — `hide` (the tool is unknown to
+    /// it) or `challenge` (it is listed, and a call answers 403 naming the scopes); default:
+    /// the spec's `auth: { on_missing_scope }`.
+    #[arg(long, value_name = "hide|challenge", value_parser = parse_missing_scope, requires = "http")]
+    on_missing_scope: Option<MissingScope>,
+}
+
+/// Parses `--on-missing-scope`.
+fn parse_missing_scope(word: &str) -> Result<MissingScope, String> {
+    MissingScope::parse(word).ok_or_else(|| format!("`{word}` is neither `hide` nor `challenge`"))
 }
 
 /// What one call may cost (every transport).
@@ -324,6 +363,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Serve {
             http,
             tokens,
+            jwt,
             allowed_hosts,
             allowed_origins,
             http_limits,
@@ -338,6 +378,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Some(addr) => {
                     let options = HttpOptions {
                         tokens: &tokens,
+                        jwt,
                         allowed_hosts,
                         allowed_origins,
                         limits: http_limits,
@@ -599,43 +640,124 @@ fn server(
 /// How `serve --http` serves.
 struct HttpOptions<'a> {
     tokens: &'a Path,
+    jwt: JwtOptions,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     limits: HttpLimitOptions,
 }
 
 /// Serves MCP over streamable HTTP at `/mcp` and the HTTP API at `/tools` on one address until
-/// Ctrl-C or SIGTERM; every request must carry a bearer token from the tokens file.
+/// Ctrl-C or SIGTERM; every request must carry a bearer token: a JWT of the issuer when one is
+/// named (`--issuer`, or the spec's `auth:`), else one of the tokens file.
 async fn serve_http(
     registry: toolspec::Registry,
     listing: ListingOptions,
     addr: SocketAddr,
     options: HttpOptions<'_>,
 ) -> anyhow::Result<()> {
-    let HttpOptions {
-        tokens,
-        allowed_hosts,
-        allowed_origins,
-        limits,
-    } = options;
-    let text = std::fs::read_to_string(tokens)
-        .with_context(|| format!("could not read the tokens file {}", tokens.display()))?;
-    let tokens: BearerTokens = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a valid tokens file", tokens.display()))?;
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("could not listen on {addr}"))?;
     let local = listener.local_addr()?;
+    let auth = &tools::PROJECT.auth;
+    let issuer = options
+        .jwt
+        .issuer
+        .clone()
+        .or(auth.issuer.map(str::to_owned));
+    match issuer {
+        Some(issuer) => {
+            let jwt = jwt_authenticator(&options.jwt, issuer, local)?;
+            let resource = jwt
+                .protected_resource()
+                .map(|r| r.metadata_url().to_owned());
+            eprintln!(
+                "Bearer JWTs of {} for the audience {}",
+                jwt.issuer(),
+                jwt.audience()
+            );
+            if let Some(url) = resource {
+                eprintln!("Protected resource metadata: {url}");
+            }
+            // The keys are fetched now rather than by the first call (a failure is logged,
+            // and tried again when a token needs them).
+            tokio::spawn({
+                let jwt = jwt.clone();
+                async move { jwt.refresh_keys().await }
+            });
+            serve_authenticated(registry, listing, listener, options, jwt).await
+        }
+        None => {
+            let path = options.tokens;
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("could not read the tokens file {}", path.display()))?;
+            let tokens: BearerTokens = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a valid tokens file", path.display()))?;
+            serve_authenticated(registry, listing, listener, options, tokens).await
+        }
+    }
+}
+
+/// The JWT resource server `serve --http` checks tokens with: the spec's claims mapping and
+/// scopes, the flags' issuer, audience, resource (by default the listening address) and keys.
+fn jwt_authenticator(
+    options: &JwtOptions,
+    issuer: String,
+    local: SocketAddr,
+) -> anyhow::Result<JwtAuthenticator> {
+    let auth = &tools::PROJECT.auth;
+    let audience = options
+        .audience
+        .clone()
+        .or(auth.audience.map(str::to_owned))
+        .context("checking JWTs needs the audience they must name: give --audience")?;
+    let resource = options
+        .resource
+        .clone()
+        .unwrap_or_else(|| format!("http://{local}"));
+    let mut builder = JwtBuilder::from_config(auth)
+        .issuer(issuer)
+        .audience(audience)
+        .resource(resource);
+    if let Some(url) = &options.jwks_url {
+        builder = builder.jwks_url(url);
+    }
+    builder
+        .build()
+        .context("could not set up JWT authentication")
+}
+
+/// [`serve_http`] with its authenticator.
+async fn serve_authenticated<A: Authenticator + Clone>(
+    registry: toolspec::Registry,
+    listing: ListingOptions,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions<'_>,
+    authenticator: A,
+) -> anyhow::Result<()> {
+    let HttpOptions {
+        jwt,
+        allowed_hosts,
+        allowed_origins,
+        limits,
+        ..
+    } = options;
+    let local = listener.local_addr()?;
     // Nobody calls anonymously over HTTP: the authenticator supplies every caller.
     let anonymous = Caller::new("anonymous").with_scopes(Vec::<String>::new());
     let registry = std::sync::Arc::new(registry);
+    let missing_scope = jwt
+        .on_missing_scope
+        .unwrap_or(tools::PROJECT.auth.on_missing_scope);
     let api = HttpApi::new(std::sync::Arc::clone(&registry), anonymous.clone())
-        .authenticator(tokens.clone())
+        .authenticator(authenticator.clone())
+        .on_missing_scope(missing_scope)
         .max_body_bytes(limits.max_body_bytes)
         .router();
     let mut transport = HttpTransport::new(server(registry, listing, anonymous))
         .with_routes(api)
-        .authenticator(tokens)
+        .authenticator(authenticator)
+        .on_missing_scope(missing_scope)
         .connection_limits(limits.connections())
         .session_limits(limits.sessions())
         .max_body_bytes(limits.max_body_bytes)

@@ -296,7 +296,8 @@ impl JwtAuthenticator {
         validation.validate_nbf = true;
         validation.set_issuer(&[&self.inner.issuer]);
         validation.set_audience(&[&self.inner.audience]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        // `sub` is checked with the other claims the caller is made of.
+        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data = decode::<Map<String, Value>>(token, &key.key, &validation)
             .map_err(|e| refused(self.reason(e.kind())))?;
         self.caller(&data.claims).map_err(refused)
@@ -322,10 +323,11 @@ impl JwtAuthenticator {
 
     /// The caller of verified claims: the subject, its scopes and mapped ambient values.
     fn caller(&self, claims: &Map<String, Value>) -> Result<Caller, String> {
-        let subject = claims
-            .get("sub")
-            .and_then(Value::as_str)
-            .ok_or("the token's `sub` claim is not a string")?;
+        let subject = match claims.get("sub") {
+            Some(Value::String(subject)) => subject,
+            Some(_) => return Err("the token's `sub` claim is not a string".into()),
+            None => return Err("the token has no `sub` claim".into()),
+        };
         let scopes = claims::scopes(claims)?;
         let ambient = claims::ambient(claims, &self.inner.claims)?;
         let mut caller = Caller::new(subject).with_ambient(ambient);

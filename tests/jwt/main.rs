@@ -1,0 +1,9 @@
+//! JWT authorization end to end: a real test issuer (its metadata and JWKS served by axum on a
+//! loopback port, RSA and EC keys from `keys/`), tokens signed with `jsonwebtoken`, checked by
+//! `toolspec::auth::JwtAuthenticator` alone (`verify`), in front of the store's tools served
+//! in-process over the HTTP API and MCP (`adapters`), and by the store's binary (`binary`).
+
+mod adapters;
+mod binary;
+mod issuer;
+mod verify;
