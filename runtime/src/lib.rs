@@ -94,7 +94,7 @@ pub use invoker::explanation::{Explanation, GuardCheck};
 pub use invoker::limits::Limits;
 pub use invoker::options::{CallOptions, UndeclaredKeys};
 pub use invoker::report::{Errors, FieldError};
-pub use project::{ExplainConfig, Project};
+pub use project::{ExplainConfig, Package, Project};
 pub use query_decl::{
     ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
     ScopeColumn,
@@ -165,7 +165,7 @@ pub mod __private {
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
     pub use crate::durable_decl::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
     pub use crate::failure::{Failure, UnknownVariant};
-    pub use crate::project::{ExplainConfig, Project};
+    pub use crate::project::{ExplainConfig, Package, Project};
     pub use crate::query::operation::QueryOperation;
     pub use crate::query_decl::{
         ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,

@@ -38,6 +38,18 @@ pub struct Project {
     pub auth: AuthConfig,
     /// The HTTP API's OpenAPI 3.1 document, derived at build time (JSON).
     pub openapi: Option<&'static str>,
+    /// The crate the tools were compiled into (its name and version): how servers introduce
+    /// themselves.
+    pub package: Option<Package>,
+}
+
+/// A crate's name and version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Package {
+    /// `CARGO_PKG_NAME`.
+    pub name: &'static str,
+    /// `CARGO_PKG_VERSION`.
+    pub version: &'static str,
 }
 
 impl Project {
@@ -53,6 +65,7 @@ impl Project {
         drop_undeclared_keys: false,
         auth: AuthConfig::DEFAULT,
         openapi: None,
+        package: None,
     };
 
     /// The adapter named `name`.

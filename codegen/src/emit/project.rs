@@ -126,6 +126,11 @@ fn project_static(project: &Project) -> TokenStream {
             drop_undeclared_keys: #drop_undeclared,
             auth: #auth,
             openapi: ::core::option::Option::Some(OPENAPI),
+            // The crate that includes this file.
+            package: ::core::option::Option::Some(::toolspec::__private::Package {
+                name: ::core::env!("CARGO_PKG_NAME"),
+                version: ::core::env!("CARGO_PKG_VERSION"),
+            }),
         };
 
         /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).

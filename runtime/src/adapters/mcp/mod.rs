@@ -204,7 +204,11 @@ impl McpServer {
             .visible(None)
             .any(|member| !member.descriptor.scopes.is_empty());
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build());
-        info.server_info = Implementation::new("toolspec", env!("CARGO_PKG_VERSION"));
+        // The crate the tools were compiled into introduces itself (toolspec when unknown).
+        info.server_info = match registry.project().package {
+            Some(package) => Implementation::new(package.name, package.version),
+            None => Implementation::new("toolspec", env!("CARGO_PKG_VERSION")),
+        };
         let missing_scope = registry.project().auth.on_missing_scope;
         Self {
             shared: Arc::new(Shared {
@@ -220,7 +224,8 @@ impl McpServer {
         }
     }
 
-    /// Names this server to clients in `initialize` (`serverInfo`).
+    /// Names this server to clients in `initialize` (`serverInfo`); by default the crate the
+    /// tools were compiled into, with its version.
     pub fn with_server_info(mut self, name: &str, version: &str) -> Self {
         Arc::make_mut(&mut self.shared).info.server_info = Implementation::new(name, version);
         self
