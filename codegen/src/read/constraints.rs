@@ -104,8 +104,15 @@ pub fn read_one_of(r: &mut Reader<'_>, node: &Node, ty: &FieldType) -> Option<Sp
     Some(Spanned::new(seen, node.span))
 }
 
-/// Reads the constraint `key` into `field`: only where the field's type takes it.
-pub fn read_constraint(r: &mut Reader<'_>, key: FieldKey, node: &Node, field: &mut Field) {
+/// Reads the constraint `key` into `field`: only where the field's type takes it (a
+/// constraint on a type that does not take it is shown at its key).
+pub fn read_constraint(
+    r: &mut Reader<'_>,
+    key: FieldKey,
+    key_node: &Node,
+    node: &Node,
+    field: &mut Field,
+) {
     let kind = field.ty.describe();
     let (applies, target) = match key {
         FieldKey::MinLength | FieldKey::MaxLength | FieldKey::Pattern | FieldKey::Format => {
@@ -123,7 +130,7 @@ pub fn read_constraint(r: &mut Reader<'_>, key: FieldKey, node: &Node, field: &m
         r.report(
             r.error(
                 Kind::Conflict,
-                node.span,
+                key_node.span,
                 format!("`{name}` applies to {target} fields, not `{kind}`"),
             )
             .with_label(on_field(&kind)),

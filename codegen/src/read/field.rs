@@ -123,15 +123,22 @@ pub fn read_field(
     if let Some(node) = def.get("on") {
         read_on(r, node, place, &mut field);
     }
-    for (key, _, node) in keys {
-        read_attribute(r, key, node, place, &mut field);
+    for (key, key_node, node) in keys {
+        read_attribute(r, key, key_node, node, place, &mut field);
     }
     check_bounds(r, def, &field);
     Some(field)
 }
 
 /// Reads the value of `key` into `field`, whose type is known.
-fn read_attribute(r: &mut Reader<'_>, key: FieldKey, node: &Node, place: Place, field: &mut Field) {
+fn read_attribute(
+    r: &mut Reader<'_>,
+    key: FieldKey,
+    key_node: &Node,
+    node: &Node,
+    place: Place,
+    field: &mut Field,
+) {
     let flag = |r: &mut Reader<'_>, what| r.bool(node, what).unwrap_or(false);
     match key {
         // Read with the type, or before the others.
@@ -164,7 +171,7 @@ fn read_attribute(r: &mut Reader<'_>, key: FieldKey, node: &Node, place: Place, 
         FieldKey::Default => read_default(r, node, place, field),
         FieldKey::RustType => read_rust_type(r, node, field),
         FieldKey::OneOf => field.one_of = read_one_of(r, node, &field.ty),
-        constraint => read_constraint(r, constraint, node, field),
+        constraint => read_constraint(r, constraint, key_node, node, field),
     }
 }
 
