@@ -688,6 +688,18 @@ async fn serve_http(
             serve_authenticated(registry, listing, listener, options, jwt).await
         }
         None => {
+            let jwt = &options.jwt;
+            let stray = [
+                ("--audience", jwt.audience.is_some()),
+                ("--resource", jwt.resource.is_some()),
+                ("--jwks-url", jwt.jwks_url.is_some()),
+            ];
+            if let Some((flag, _)) = stray.iter().find(|(_, given)| *given) {
+                anyhow::bail!(
+                    "{flag} is for checking JWTs, which needs the issuer: give --issuer URL (or \
+                     name it in the spec's auth:)"
+                );
+            }
             let path = options.tokens;
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("could not read the tokens file {}", path.display()))?;

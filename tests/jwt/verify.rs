@@ -286,6 +286,18 @@ async fn keys_are_found_through_openid_connect_or_a_given_url_and_a_lying_issuer
     );
     assert!(jwt.verify(&rsa.sign(&claims)).await.is_ok());
 
+    // A JWKS larger than the bound is not read.
+    let bounded = JwtAuthenticator::builder()
+        .issuer(&given.url)
+        .audience(AUDIENCE)
+        .max_response_bytes(256)
+        .build()
+        .unwrap();
+    assert_eq!(
+        reason(bounded.verify(&rsa.sign(&given.claims("1", ""))).await),
+        "the issuer's keys are not available to check the token"
+    );
+
     let liar = Issuer::start(&[&rsa]).await;
     liar.claim_to_be("http://impostor.example");
     assert_eq!(

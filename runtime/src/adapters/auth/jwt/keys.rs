@@ -249,7 +249,7 @@ impl KeyCache {
             .header(reqwest::header::ACCEPT, "application/json")
             .send()
             .await
-            .map_err(|e| format!("{url}: {e}"))?;
+            .map_err(|e| format!("{url}: {}", with_causes(&e)))?;
         if !response.status().is_success() {
             return Err(format!("{url} answered {}", response.status()));
         }
@@ -262,7 +262,11 @@ impl KeyCache {
             return Err(too_large());
         }
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| format!("{url}: {e}"))? {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| format!("{url}: {}", with_causes(&e)))?
+        {
             if body.len() + chunk.len() > max {
                 return Err(too_large());
             }
@@ -270,6 +274,17 @@ impl KeyCache {
         }
         serde_json::from_slice(&body).map_err(|e| format!("{url} did not answer JSON: {e}"))
     }
+}
+
+/// An error and its causes (`error sending request: connection refused`).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text = format!("{text}: {cause}");
+        source = cause.source();
+    }
+    text
 }
 
 /// Where an issuer's metadata may be: RFC 8414's well-known URL (the segment between host and
