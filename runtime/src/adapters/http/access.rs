@@ -85,8 +85,8 @@ impl<'a> Access<'a> {
 }
 
 /// `401` for a refused request, with the challenge saying why and where the resource's
-/// metadata is.
-pub(crate) fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
+/// metadata is: the API's own answer, for an app's routes beside it to give the same.
+pub fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
     let challenge = Challenge {
         error: refusal.error(),
         description: refusal.description(),

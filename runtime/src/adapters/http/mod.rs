@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -44,7 +44,7 @@ use toolspec_vocab::http as statuses;
 use toolspec_vocab::{codes, hints};
 
 use crate::adapters::auth::authenticator::Authenticator;
-use crate::adapters::http::access::{Access, unauthorized};
+use crate::adapters::http::access::Access;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
 use crate::descriptor::Descriptor;
@@ -54,6 +54,8 @@ use crate::invoker::options::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
 
 mod access;
+
+pub use crate::adapters::http::access::unauthorized;
 
 /// The largest request body accepted by default.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -218,10 +220,9 @@ fn raw(schema: &str) -> Value {
 async fn call_posted(
     State(shared): State<Arc<Shared>>,
     Path(name): Path<String>,
-    parts: Parts,
-    body: Body,
+    request: Request,
 ) -> Response {
-    let (caller, args) = match posted(&shared, &parts, body).await {
+    let (caller, args) = match posted(&shared, request).await {
         Ok(posted) => posted,
         Err(refused) => return refused,
     };
@@ -263,10 +264,9 @@ async fn call_queried(
 async fn explain(
     State(shared): State<Arc<Shared>>,
     Path(name): Path<String>,
-    parts: Parts,
-    body: Body,
+    request: Request,
 ) -> Response {
-    let (caller, args) = match posted(&shared, &parts, body).await {
+    let (caller, args) = match posted(&shared, request).await {
         Ok(posted) => posted,
         Err(refused) => return refused,
     };
@@ -322,9 +322,11 @@ fn method_not_allowed(name: &str, read_only: bool) -> Response {
     response
 }
 
-/// A `POST`'s caller and its body's arguments, or the answer refusing it.
-async fn posted(shared: &Shared, parts: &Parts, body: Body) -> Result<(Caller, Value), Response> {
-    let caller = caller(shared, parts).await?;
+/// A `POST`'s caller and its body's arguments, or the answer refusing it. (The request is
+/// taken whole: extracting `Parts` beside the body would copy its headers.)
+async fn posted(shared: &Shared, request: Request) -> Result<(Caller, Value), Response> {
+    let (parts, body) = request.into_parts();
+    let caller = caller(shared, &parts).await?;
     let args = body_json(shared, body).await?;
     Ok((caller, args))
 }
