@@ -28,21 +28,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use rig_agent::agent::{AgentHook, HookContext, OutcomeAction, OutcomeEvent};
+use rig_agent::Agent;
 use rig_agent::completion::{Message, PromptError};
-use rig_agent::{Agent, AgentBuilder};
 use serde_json::Value;
-use toolspec::rig::rig_core::error::ErrorKind;
-use toolspec::rig::rig_core::providers::openai::{OpenAIConfig, wire::Auth};
 use toolspec::{AmbientContext, Caller};
+use toolspec_store::agent::model::{self, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelEndpoint};
+use toolspec_store::agent::tool_calls::ToolCallHook;
 use toolspec_store::{Location, Store};
 
-const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
-const DEFAULT_MODEL: &str = "gpt-4o-mini";
-
-const PREAMBLE: &str = "You are the assistant of a small online shop. Answer the customer's \
-questions about their account and orders with the tools you are given; never guess an order's \
-contents, status or total. The tools already know who the customer is. Be brief.";
+/// How long one request to the model may take.
+const MODEL_TIMEOUT: Duration = Duration::from_secs(300);
 
 #[derive(Debug, Parser)]
 #[command(
@@ -93,92 +88,13 @@ fn setting(flag: Option<String>, var: &str, default: &str) -> String {
         .unwrap_or_else(|| default.to_owned())
 }
 
-/// Checks the base URL before anything is sent; `Err` is the message of a usage error.
-fn check_base_url(base_url: &str) -> Result<(), String> {
-    let rest = if let Some(rest) = base_url.strip_prefix("http://") {
-        rest
-    } else if let Some(rest) = base_url.strip_prefix("https://") {
-        if !cfg!(feature = "tls") {
-            return Err(format!(
-                "`{base_url}` is an https URL, and this build has no TLS: rebuild with \
-                 `--features tls`, or use a plain http endpoint"
-            ));
-        }
-        rest
-    } else {
-        return Err(format!(
-            "the base URL `{base_url}` must start with http:// or https:// \
-             (e.g. http://localhost:11434/v1)"
-        ));
-    };
-    if rest.is_empty() || rest.starts_with('/') {
-        return Err(format!("the base URL `{base_url}` names no host"));
-    }
-    Ok(())
-}
-
-/// Prints every tool call the agent makes, and its result, on stderr.
-struct PrintToolCalls;
-
-impl AgentHook for PrintToolCalls {
-    async fn on_outcome(&self, _cx: &HookContext, event: OutcomeEvent<'_>) -> OutcomeAction {
-        let Some(name) = event.tool_name() else {
-            return OutcomeAction::proceed();
-        };
-        let args = event.tool_args().unwrap_or("{}");
-        let result = match event.outcome {
-            Ok(_) => match event.tool_result() {
-                Some(result) => {
-                    let output = result.output().render();
-                    match result.status_name() {
-                        "success" => format!("-> {output}"),
-                        status => format!("-> {status}: {output}"),
-                    }
-                }
-                None => "-> (no tool result)".to_owned(),
-            },
-            Err(report) => format!("-> failed: {report}"),
-        };
-        let mut stderr = std::io::stderr().lock();
-        let _ = writeln!(stderr, "tool call: {name} {args}\n  {result}");
-        OutcomeAction::proceed()
-    }
-}
-
-/// A failed prompt, for the user: what went wrong and where, with every cause rig kept.
-fn describe_failure(error: &PromptError, base_url: &str, model: &str) -> String {
-    let mut message = format!("the model `{model}` at {base_url} did not answer: {error}");
-    let mut causes: Vec<String> = Vec::new();
+/// A failed prompt, for the user: what went wrong and where.
+fn describe_failure(error: &PromptError, endpoint: &ModelEndpoint) -> String {
+    let described = model::describe_failure(error, endpoint);
     match error {
-        PromptError::MaxTurns { max_turns, .. } => {
-            return format!(
-                "the model `{model}` did not answer within {max_turns} model calls \
-                 (see --max-turns)"
-            );
-        }
-        // A failure relayed over rig's bus keeps its causes as text.
-        PromptError::Report(report) => causes.extend(report.source_chain.iter().cloned()),
-        _ => {
-            let mut source = std::error::Error::source(error);
-            while let Some(cause) = source {
-                causes.push(cause.to_string());
-                source = cause.source();
-            }
-        }
+        PromptError::MaxTurns { .. } => described + " (see --max-turns)",
+        _ => described,
     }
-    for cause in causes {
-        if !message.contains(&cause) {
-            message += ": ";
-            message += &cause;
-        }
-    }
-    if let PromptError::Report(report) = error
-        && report.kind == ErrorKind::Http
-        && report.http_status.is_none()
-    {
-        message += " (is an OpenAI-compatible server listening there?)";
-    }
-    message
 }
 
 /// Runs one prompt of the conversation in `history`, printing the answer; `false` when the
@@ -187,8 +103,7 @@ async fn ask(
     agent: &Agent,
     prompt: &str,
     history: &mut Vec<Message>,
-    base_url: &str,
-    model: &str,
+    endpoint: &ModelEndpoint,
 ) -> bool {
     match agent.chat(prompt, history).await {
         Ok(response) => {
@@ -198,7 +113,7 @@ async fn ask(
             true
         }
         Err(error) => {
-            eprintln!("error: {}", describe_failure(&error, base_url, model));
+            eprintln!("error: {}", describe_failure(&error, endpoint));
             false
         }
     }
@@ -223,20 +138,15 @@ async fn read_line() -> Option<std::io::Result<String>> {
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     let base_url = setting(cli.base_url, "OPENAI_BASE_URL", DEFAULT_BASE_URL);
-    let base_url = base_url.trim_end_matches('/').to_owned();
     let model = setting(cli.model, "OPENAI_MODEL", DEFAULT_MODEL);
-    if let Err(message) = check_base_url(&base_url) {
-        eprintln!("error: {message}");
-        return ExitCode::from(2);
-    }
     let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-    if api_key.trim().is_empty() && base_url.starts_with(DEFAULT_BASE_URL) {
-        eprintln!(
-            "error: OPENAI_API_KEY is not set; {base_url} needs one (a local server such as \
-             Ollama does not: pass its --base-url)"
-        );
-        return ExitCode::from(2);
-    }
+    let endpoint = match ModelEndpoint::new(&base_url, &model, &api_key) {
+        Ok(endpoint) => endpoint,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::from(2);
+        }
+    };
 
     let store = match Store::open(&cli.db).await {
         Ok(store) => store,
@@ -252,31 +162,18 @@ async fn main() -> ExitCode {
     };
     let registry = Arc::new(toolspec_store::registry(store.clone()));
     let caller = Arc::new(Caller::new("agent").with_ambient(ambient));
-    let tools = toolspec::rig::tools(&registry, &caller);
-
-    let http = match rig_reqwest::reqwest::Client::builder()
-        .connect_timeout(Duration::from_secs(10))
-        .timeout(Duration::from_secs(300))
-        .build()
-    {
-        Ok(http) => rig_reqwest::ReqwestClient::from(http),
-        Err(error) => {
-            eprintln!("error: could not build the HTTP client: {error}");
+    let chat = match endpoint.connect(MODEL_TIMEOUT) {
+        Ok(chat) => chat,
+        Err(message) => {
+            eprintln!("error: {message}");
             return ExitCode::FAILURE;
         }
     };
-    let chat = OpenAIConfig::new(api_key.trim())
-        .with_base_url(base_url.as_str())
-        // No `Authorization` header at all when the key is empty (local servers).
-        .with_auth(Auth::OptionalBearer)
-        .connect(http)
-        .chat(model.as_str());
-    let agent = AgentBuilder::new(chat)
-        .preamble(PREAMBLE)
-        .default_max_turns(cli.max_turns.into())
-        .add_hook(PrintToolCalls)
-        .dynamic_tools(tools)
-        .build();
+    // Each tool call and its result on stderr, as it happens.
+    let print = ToolCallHook::new(|call| {
+        let _ = writeln!(std::io::stderr().lock(), "{call}");
+    });
+    let agent = model::agent(&chat, &registry, &caller, cli.max_turns.into(), print);
 
     let mut history = Vec::new();
     let answered = if cli.prompt.is_empty() {
@@ -300,12 +197,12 @@ async fn main() -> ExitCode {
             if prompt.is_empty() {
                 continue;
             }
-            all &= ask(&agent, prompt, &mut history, &base_url, &model).await;
+            all &= ask(&agent, prompt, &mut history, &endpoint).await;
         }
         all
     } else {
         let prompt = cli.prompt.join(" ");
-        ask(&agent, &prompt, &mut history, &base_url, &model).await
+        ask(&agent, &prompt, &mut history, &endpoint).await
     };
     store.close().await;
     if answered {

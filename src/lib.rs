@@ -1,7 +1,7 @@
 //! The example store: a small order system over SQLite or PostgreSQL whose operations are LLM-agent tools,
 //! compiled from the YAML specs in `specs/` by `build.rs`. The `toolspec-store` binary serves
-//! them (MCP over stdio or HTTP) and calls them from the command line; the `agent` example
-//! hands them to an LLM through rig.
+//! them (MCP over stdio or HTTP, the HTTP API, and an agent at `POST /agent`) and calls them
+//! from the command line; the `agent` example hands them to an LLM through rig ([`agent`]).
 //!
 //! ```no_run
 //! # async fn run() -> anyhow::Result<()> {
@@ -14,6 +14,7 @@
 
 toolspec::include_tools!();
 
+pub mod agent;
 pub mod handlers;
 pub mod store;
 #[cfg(test)]

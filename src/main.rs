@@ -9,6 +9,7 @@
 //! toolspec-store --db postgres://localhost/shop tools       # any command, on PostgreSQL
 //! toolspec-store serve --as customer_id=1                   # MCP over stdio
 //! toolspec-store serve --http 127.0.0.1:8787                # MCP at /mcp, the HTTP API at /tools
+//! toolspec-store serve --http 127.0.0.1:8787 --model-url http://localhost:11434/v1   # and POST /agent
 //! toolspec-store serve --http 127.0.0.1:8787 --issuer https://auth.example.com --audience store
 //!                                                           # the same, callers from JWTs
 //! toolspec-store audit --tool orders_cancel --since 1h      # the recorded calls
@@ -40,6 +41,7 @@ use toolspec::{
     AmbientContext, CallOptions, Caller, CancellationToken, Limits, MissingScope, Progress,
 };
 
+use toolspec_store::agent::route::AgentOptions;
 use toolspec_store::{Location, Store, store, tools};
 
 #[derive(Debug, Parser)]
@@ -147,6 +149,8 @@ enum Command {
         allowed_origins: Vec<String>,
         #[command(flatten)]
         http_limits: HttpLimitOptions,
+        #[command(flatten)]
+        agent: AgentOptions,
         /// Stdio only: the caller's trusted ambient context entry, as for `call`. Repeatable.
         #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient, conflicts_with = "http")]
         ambient: Vec<(String, Value)>,
@@ -367,6 +371,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             allowed_hosts,
             allowed_origins,
             http_limits,
+            agent,
             ambient,
             scopes,
             listing,
@@ -382,6 +387,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         allowed_hosts,
                         allowed_origins,
                         limits: http_limits,
+                        agent,
                     };
                     serve_http(registry, listing, addr, options).await
                 }
@@ -644,6 +650,7 @@ struct HttpOptions<'a> {
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     limits: HttpLimitOptions,
+    agent: AgentOptions,
 }
 
 /// Serves MCP over streamable HTTP at `/mcp` and the HTTP API at `/tools` on one address until
@@ -752,6 +759,7 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         allowed_hosts,
         allowed_origins,
         limits,
+        agent,
         ..
     } = options;
     let local = listener.local_addr()?;
@@ -766,6 +774,11 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         .on_missing_scope(missing_scope)
         .max_body_bytes(limits.max_body_bytes)
         .router();
+    // `POST /agent` (with `--model-url`): the agent acting as each request's caller.
+    let agent = agent.router(&registry, authenticator.clone());
+    let agent = agent.map_err(anyhow::Error::msg)?;
+    let serving_agent = agent.is_some();
+    let api = agent.into_iter().fold(api, |api, agent| api.merge(agent));
     let mut transport = HttpTransport::new(server(registry, listing, anonymous))
         .with_routes(api)
         .authenticator(authenticator)
@@ -782,6 +795,9 @@ async fn serve_authenticated<A: Authenticator + Clone>(
     tracing::info!("serving MCP at http://{local}{}", http::PATH);
     eprintln!("MCP endpoint: http://{local}{}", http::PATH);
     eprintln!("HTTP API: http://{local}/tools");
+    if serving_agent {
+        eprintln!("Agent: http://{local}/agent");
+    }
     transport.serve(listener, shutdown).await?;
     Ok(())
 }

@@ -2,157 +2,24 @@
 //! OpenAI-compatible Chat Completions server in this process, which replies from a script and
 //! records every request; the tools run on a real SQLite store in a temporary directory.
 
-use std::collections::VecDeque;
+#[path = "support/fake_model.rs"]
+mod fake_model;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use serde_json::{Value, json};
+use fake_model::{FakeOpenAi, offered, text, tool_calls, tool_messages, tool_result};
+use serde_json::json;
 use tokio::io::AsyncWriteExt;
 
 /// How long one run of the example may take before the test fails.
 const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// A scripted Chat Completions endpoint at `http://127.0.0.1:PORT/v1`.
-struct FakeOpenAi {
-    replies: Mutex<VecDeque<Value>>,
-    requests: Mutex<Vec<Value>>,
-    /// Each request's `Authorization` header.
-    authorizations: Mutex<Vec<Option<String>>>,
-}
-
-impl FakeOpenAi {
-    /// Serves `replies` (assistant messages), one per request, on an ephemeral port; a request
-    /// beyond the script is answered with a 500. Returns the server and its base URL.
-    async fn start(replies: Vec<Value>) -> (Arc<Self>, String) {
-        let fake = Arc::new(Self {
-            replies: Mutex::new(replies.into()),
-            requests: Mutex::new(Vec::new()),
-            authorizations: Mutex::new(Vec::new()),
-        });
-        let app = axum::Router::new()
-            .route("/v1/chat/completions", post(completions))
-            .with_state(fake.clone());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind an ephemeral port");
-        let addr = listener.local_addr().expect("the bound address");
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
-        });
-        (fake, format!("http://{addr}/v1"))
-    }
-
-    fn requests(&self) -> Vec<Value> {
-        self.requests.lock().unwrap().clone()
-    }
-
-    fn authorizations(&self) -> Vec<Option<String>> {
-        self.authorizations.lock().unwrap().clone()
-    }
-}
-
-async fn completions(
-    State(fake): State<Arc<FakeOpenAi>>,
-    headers: HeaderMap,
-    body: String,
-) -> Response {
-    let authorization = headers
-        .get(header::AUTHORIZATION)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    fake.authorizations.lock().unwrap().push(authorization);
-    let request: Value = match serde_json::from_str(&body) {
-        Ok(request) => request,
-        Err(e) => return (StatusCode::BAD_REQUEST, format!("not JSON: {e}")).into_response(),
-    };
-    let model = request["model"].clone();
-    fake.requests.lock().unwrap().push(request);
-    let Some(message) = fake.replies.lock().unwrap().pop_front() else {
-        let error =
-            json!({"error": {"message": "the script has no more replies", "type": "server_error"}});
-        return (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            [(header::CONTENT_TYPE, "application/json")],
-            error.to_string(),
-        )
-            .into_response();
-    };
-    let finish_reason = if message.get("tool_calls").is_some() {
-        "tool_calls"
-    } else {
-        "stop"
-    };
-    let reply = json!({
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "created": 1_767_225_600,
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
-    });
-    (
-        [(header::CONTENT_TYPE, "application/json")],
-        reply.to_string(),
-    )
-        .into_response()
-}
-
-/// An assistant message calling tools: `(call id, tool, arguments)`.
-fn tool_calls(calls: &[(&str, &str, Value)]) -> Value {
-    let calls: Vec<Value> = calls
-        .iter()
-        .map(|(id, name, arguments)| {
-            json!({
-                "id": id,
-                "type": "function",
-                "function": {"name": name, "arguments": arguments.to_string()}
-            })
-        })
-        .collect();
-    json!({"role": "assistant", "content": null, "tool_calls": calls})
-}
-
-fn text(content: &str) -> Value {
-    json!({"role": "assistant", "content": content})
-}
-
-/// The `role: tool` messages of a request, by `tool_call_id`, their content parsed as JSON.
-fn tool_messages(request: &Value) -> Vec<(String, Value)> {
-    request["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .map(|m| {
-            let content = m["content"]
-                .as_str()
-                .expect("a tool message's content is a string");
-            let content = serde_json::from_str(content)
-                .unwrap_or_else(|e| panic!("tool content is not JSON ({e}): {content}"));
-            (
-                m["tool_call_id"].as_str().unwrap_or_default().to_owned(),
-                content,
-            )
-        })
-        .collect()
-}
-
-fn tool_result<'a>(messages: &'a [(String, Value)], call_id: &str) -> &'a Value {
-    &messages
-        .iter()
-        .find(|(id, _)| id == call_id)
-        .unwrap_or_else(|| panic!("no tool message for {call_id} in {messages:?}"))
-        .1
-}
-
 /// The compiled example: next to the store binary, where `cargo test` builds it; built with
 /// `cargo build --example agent` (same target directory, profile and `tls` feature) when it
-/// is missing or older than its source.
+/// is missing or older than its sources (its own and the library's agent module).
 fn example() -> &'static Path {
     static EXAMPLE: OnceLock<PathBuf> = OnceLock::new();
     EXAMPLE.get_or_init(|| {
@@ -163,10 +30,18 @@ fn example() -> &'static Path {
             .join("examples")
             .join(format!("agent{}", std::env::consts::EXE_SUFFIX));
         // `cargo test` builds examples; `cargo test --test agent` does not, and may leave a
-        // binary older than its source.
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/agent.rs");
+        // binary older than its sources.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-        if let (Some(built), Some(written)) = (modified(&path), modified(&source))
+        let library = std::fs::read_dir(root.join("src/agent"))
+            .expect("src/agent")
+            .map(|entry| entry.expect("an entry of src/agent").path());
+        let written = std::iter::once(root.join("examples/agent.rs"))
+            .chain(library)
+            .map(|source| modified(&source))
+            .max()
+            .flatten();
+        if let (Some(built), Some(written)) = (modified(&path), written)
             && built >= written
         {
             return path;
@@ -283,14 +158,8 @@ async fn a_tool_call_runs_on_the_store_and_its_result_goes_back_to_the_model() {
     // The first request offers the store's rig tools, with their `openai` dialect schemas.
     let first = &requests[0];
     assert_eq!(first["model"], "fake-model");
-    let offered: Vec<&str> = first["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap_or_default())
-        .collect();
     assert_eq!(
-        offered,
+        offered(first),
         [
             "customers_me",
             "explain",

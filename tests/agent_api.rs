@@ -1,0 +1,397 @@
+//! `POST /agent` end to end: the store's binary (`serve --http … --model-url …`) on a fresh
+//! SQLite file, its model the scripted fake of `support/fake_model.rs`, driven with real HTTP
+//! requests and bearer tokens: the reply and the tool calls, the token's caller as the only
+//! source of the ambient context and scopes, and each failure's status.
+
+#[path = "support/fake_model.rs"]
+mod fake_model;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use fake_model::{FakeOpenAi, Reply, offered, text, tool_calls, tool_messages, tool_result};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The example store's binary, built by cargo for this test.
+const BINARY: &str = env!("CARGO_BIN_EXE_toolspec-store");
+
+/// How long the server may take to start listening before the test fails.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+const TOKENS: &str = r#"{
+  "ada-token": { "id": "ada", "ambient": { "customer_id": 1 },
+                 "scopes": ["orders:read", "orders:write", "payments:refund"] },
+  "grace-token": { "id": "grace", "ambient": { "customer_id": 2 }, "scopes": ["orders:read"] }
+}"#;
+
+/// The store's binary serving HTTP on a loopback port, over its own database and tokens.
+struct Server {
+    base: String,
+    client: reqwest::Client,
+    _child: tokio::process::Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Server {
+    /// `serve --http` with `args` after it (`--model-url …`); waits until it listens.
+    async fn start(args: &[&str]) -> Self {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let tokens = dir.path().join("tokens.json");
+        std::fs::write(&tokens, TOKENS).expect("write the tokens file");
+        let mut child = tokio::process::Command::new(BINARY)
+            .arg("--db")
+            .arg(dir.path().join("store.db"))
+            .args(["serve", "--http", "127.0.0.1:0", "--tokens"])
+            .arg(&tokens)
+            .args(args)
+            .env_remove("OPENAI_API_KEY")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the store binary");
+        let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+        let base = tokio::time::timeout(PATIENCE, async {
+            while let Some(line) = lines.next_line().await.expect("the server's stderr") {
+                eprintln!("server: {line}");
+                if let Some(url) = line.strip_prefix("HTTP API: ") {
+                    return url.trim().trim_end_matches("/tools").to_owned();
+                }
+            }
+            panic!("the server exited before listening");
+        })
+        .await
+        .expect("the server listens in time");
+        // Keep reading, so that the server never blocks on a full pipe.
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("server: {line}");
+            }
+        });
+        Self {
+            base,
+            client: reqwest::Client::new(),
+            _child: child,
+            _dir: dir,
+        }
+    }
+
+    /// The store with `/agent` asking the model at `model_url`, and `args` besides.
+    async fn with_model(model_url: &str, args: &[&str]) -> Self {
+        let mut all = vec!["--model-url", model_url, "--model", "fake-model"];
+        all.extend(args);
+        Self::start(&all).await
+    }
+
+    /// `POST /agent` with `body` as `token`: the status, the JSON answer and the headers.
+    async fn agent(
+        &self,
+        token: Option<&str>,
+        body: &str,
+    ) -> (u16, Value, reqwest::header::HeaderMap) {
+        let mut request = self
+            .client
+            .post(format!("{}/agent", self.base))
+            .header("content-type", "application/json")
+            .body(body.to_owned());
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let response = request.send().await.expect("an answer from /agent");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("the answer's body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (status, body, headers)
+    }
+
+    async fn ask(&self, token: &str, message: &str) -> (u16, Value) {
+        let body = json!({ "message": message }).to_string();
+        let (status, body, _) = self.agent(Some(token), &body).await;
+        (status, body)
+    }
+}
+
+/// The one error shape: exactly `error` and `message`.
+fn assert_failure(body: &Value, code: &str) {
+    assert_eq!(body["error"], code, "{body:#}");
+    assert!(
+        body["message"].as_str().is_some_and(|m| !m.is_empty()),
+        "{body:#}"
+    );
+    assert_eq!(body.as_object().map(|o| o.len()), Some(2), "{body:#}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_message_is_answered_with_the_reply_and_the_tool_calls_that_ran_on_the_store() {
+    let (fake, model_url) = FakeOpenAi::start(vec![
+        tool_calls(&[("call_1", "orders_get", json!({"order_id": 1}))]),
+        text("Order 1 is pending: two mugs, 25.00 EUR in total."),
+    ])
+    .await;
+    let server = Server::with_model(&model_url, &[]).await;
+
+    let (status, body) = server.ask("ada-token", "What is in my order 1?").await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(
+        body["reply"],
+        "Order 1 is pending: two mugs, 25.00 EUR in total."
+    );
+    let calls = body["tool_calls"].as_array().expect("tool_calls");
+    assert_eq!(calls.len(), 1, "{body:#}");
+    assert_eq!(calls[0]["tool"], "orders_get");
+    assert_eq!(calls[0]["arguments"], json!({"order_id": 1}));
+    let order = &calls[0]["result"]["order"];
+    assert_eq!(
+        (&order["id"], &order["status"]),
+        (&json!(1), &json!("pending"))
+    );
+    assert_eq!(order["total"], json!({"amount": 2500, "currency": "EUR"}));
+    assert!(calls[0].get("error").is_none(), "{body:#}");
+
+    // The model was asked by name, offered Ada's tools, and given the same result.
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2, "{requests:#?}");
+    assert_eq!(requests[0]["model"], "fake-model");
+    assert_eq!(
+        offered(&requests[0]),
+        [
+            "customers_me",
+            "explain",
+            "orders_cancel",
+            "orders_export",
+            "orders_get",
+            "orders_place",
+            "orders_refund",
+            "orders_search"
+        ]
+    );
+    assert!(requests[0].to_string().contains("What is in my order 1?"));
+    let sent = tool_result(&tool_messages(&requests[1]), "call_1").clone();
+    assert_eq!(sent, calls[0]["result"]);
+    // No key configured: no `Authorization` header to the model.
+    assert_eq!(fake.authorizations(), [None, None]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_tools_run_as_the_tokens_caller_whatever_the_model_sends() {
+    // The model tries to reach customer 2's orders in every way it can name.
+    let script = || {
+        vec![
+            tool_calls(&[
+                ("by_argument", "orders_search", json!({"customer_id": 2})),
+                (
+                    "by_context",
+                    "orders_search",
+                    json!({"ambient_context": {"customer_id": 2}}),
+                ),
+                ("by_id", "orders_get", json!({"order_id": 5})),
+                (
+                    "me",
+                    "customers_me",
+                    json!({"ambient_context": {"customer_id": 2}}),
+                ),
+            ]),
+            text("Done."),
+        ]
+    };
+    let (fake, model_url) = FakeOpenAi::start(script()).await;
+    let server = Server::with_model(&model_url, &[]).await;
+    let (status, body) = server
+        .ask("ada-token", "Show me customer 2's orders.")
+        .await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(body["reply"], "Done.");
+    let calls = body["tool_calls"].as_array().expect("tool_calls");
+    let call = |tool: &str, arguments: Value| {
+        calls
+            .iter()
+            .find(|c| c["tool"] == tool && c["arguments"] == arguments)
+            .unwrap_or_else(|| panic!("no call of {tool} with {arguments} in {body:#}"))
+    };
+    // An undeclared argument is refused (a query tool's filters are its parameters).
+    let refused = &call("orders_search", json!({"customer_id": 2}))["error"];
+    assert_eq!(refused["error"], "invalid_params", "{refused:#}");
+    assert_eq!(
+        refused["details"]["errors"][0]["field"], "/customer_id",
+        "{refused:#}"
+    );
+    // A model-sent context is dropped: Ada's orders (1 to 4) answer, never order 5.
+    let found = &call(
+        "orders_search",
+        json!({"ambient_context": {"customer_id": 2}}),
+    )["result"];
+    let ids: Vec<&Value> = found["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| &r["id"])
+        .collect();
+    assert_eq!(
+        ids,
+        [&json!(1), &json!(2), &json!(3), &json!(4)],
+        "{found:#}"
+    );
+    // Another customer's order does not exist for Ada.
+    let missing = &call("orders_get", json!({"order_id": 5}))["error"];
+    assert_eq!(missing["error"], "not_found", "{missing:#}");
+    let me = &call(
+        "customers_me",
+        json!({"ambient_context": {"customer_id": 2}}),
+    )["result"];
+    assert_eq!(me["name"], "Ada Lovelace", "{me:#}");
+    let everything = format!("{body} {:?}", fake.requests());
+    assert!(
+        !everything.contains("Grace Hopper"),
+        "customer 2 leaked: {everything}"
+    );
+    assert!(
+        !everything.contains("CABLE-USB-C\",\"quantity\":2"),
+        "order 5 leaked: {everything}"
+    );
+
+    // Grace's token: her context, and only the tools her read-only scope reaches.
+    let (fake, model_url) = FakeOpenAi::start(script()).await;
+    let server = Server::with_model(&model_url, &[]).await;
+    let (status, body) = server.ask("grace-token", "Who am I?").await;
+    assert_eq!(status, 200, "{body:#}");
+    let calls = body["tool_calls"].as_array().expect("tool_calls");
+    let me = calls
+        .iter()
+        .find(|c| c["tool"] == "customers_me")
+        .expect("customers_me");
+    assert_eq!(me["result"]["name"], "Grace Hopper", "{body:#}");
+    let mine = calls
+        .iter()
+        .find(|c| c["tool"] == "orders_get")
+        .expect("orders_get");
+    assert_eq!(mine["result"]["order"]["id"], 5, "{body:#}");
+    let offered = offered(&fake.requests()[0]);
+    assert!(offered.contains(&"orders_search".to_owned()), "{offered:?}");
+    for write in ["orders_cancel", "orders_place", "orders_refund"] {
+        assert!(
+            !offered.contains(&write.to_owned()),
+            "{write} offered to Grace: {offered:?}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_request_without_a_valid_token_gets_401_and_never_reaches_the_model() {
+    let (fake, model_url) = FakeOpenAi::start(vec![text("Hello.")]).await;
+    let server = Server::with_model(&model_url, &[]).await;
+    let body = r#"{"message": "Hello?"}"#;
+    for token in [None, Some("not-a-token")] {
+        let (status, answer, headers) = server.agent(token, body).await;
+        assert_eq!(status, 401, "{answer:#}");
+        assert_failure(&answer, "unauthorized");
+        let challenge = headers["www-authenticate"].to_str().unwrap();
+        assert!(challenge.starts_with("Bearer"), "{challenge}");
+    }
+    assert!(fake.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_empty_oversized_or_malformed_message_gets_422() {
+    let (fake, model_url) = FakeOpenAi::start(vec![text("Hello.")]).await;
+    let server = Server::with_model(&model_url, &[]).await;
+    let long = json!({ "message": "a".repeat(8 * 1024 + 1) }).to_string();
+    for (body, says) in [
+        ("{}", "needs a `message`"),
+        (r#"{"message": ""}"#, "empty"),
+        (r#"{"message": " \n\t "}"#, "empty"),
+        (long.as_str(), "the most is 8192"),
+        (r#"{"message": 42}"#, "must be a string"),
+        (r#"["Hello?"]"#, "must be a JSON object"),
+        ("Hello?", "not JSON"),
+        ("", "not JSON"),
+        (
+            r#"{"message": "Hello?", "ambient": {"customer_id": 2}}"#,
+            "unknown key `ambient`",
+        ),
+    ] {
+        let (status, answer, _) = server.agent(Some("ada-token"), body).await;
+        assert_eq!(status, 422, "{body:.80}: {answer:#}");
+        assert_failure(&answer, "invalid_request");
+        let message = answer["message"].as_str().unwrap();
+        assert!(message.contains(says), "{body:.80}: {message}");
+    }
+    // A body past the limit is refused before it is read whole.
+    let huge = json!({ "message": "a".repeat(100 * 1024) }).to_string();
+    let (status, answer, _) = server.agent(Some("ada-token"), &huge).await;
+    assert_eq!(status, 413, "{answer:#}");
+    assert_failure(&answer, "too_large");
+    assert!(fake.requests().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_or_garbled_model_gets_502() {
+    for reply in [
+        Reply::Raw(
+            500,
+            r#"{"error": {"message": "overloaded", "type": "server_error"}}"#.into(),
+        ),
+        Reply::Raw(200, "this is not a chat completion".into()),
+        Reply::Raw(200, r#"{"id": "x", "choices": []}"#.into()),
+    ] {
+        let (fake, model_url) = FakeOpenAi::scripted(vec![reply]).await;
+        let server = Server::with_model(&model_url, &[]).await;
+        let (status, body) = server.ask("ada-token", "Hello?").await;
+        assert_eq!(status, 502, "{body:#}");
+        assert_failure(&body, "model_failed");
+        // The endpoint's address stays with the operator.
+        assert!(!body.to_string().contains(&model_url), "{body:#}");
+        assert_eq!(fake.requests().len(), 1);
+    }
+    // Nothing listening there at all.
+    let closed = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", listener.local_addr().unwrap())
+    };
+    let server = Server::with_model(&closed, &[]).await;
+    let (status, body) = server.ask("ada-token", "Hello?").await;
+    assert_eq!(status, 502, "{body:#}");
+    assert_failure(&body, "model_failed");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_past_its_model_calls_or_its_time_gets_504() {
+    let again = |id: &str| tool_calls(&[(id, "customers_me", json!({}))]);
+    let (fake, model_url) =
+        FakeOpenAi::start(vec![again("c1"), again("c2"), again("c3"), text("Late.")]).await;
+    let server = Server::with_model(&model_url, &["--agent-max-turns", "2"]).await;
+    let (status, body) = server.ask("ada-token", "Who am I?").await;
+    assert_eq!(status, 504, "{body:#}");
+    assert_failure(&body, "turn_limit");
+    assert!(
+        body["message"].as_str().unwrap().contains("2 model calls"),
+        "{body:#}"
+    );
+    assert_eq!(fake.requests().len(), 2);
+
+    let (_fake, model_url) = FakeOpenAi::scripted(vec![Reply::Stall]).await;
+    let server = Server::with_model(&model_url, &["--agent-timeout", "0.5"]).await;
+    let (status, body) = server.ask("ada-token", "Who am I?").await;
+    assert_eq!(status, 504, "{body:#}");
+    assert_failure(&body, "timeout");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_model_url_there_is_no_agent() {
+    let server = Server::start(&[]).await;
+    let (status, _, _) = server
+        .agent(Some("ada-token"), r#"{"message": "Hello?"}"#)
+        .await;
+    assert_eq!(status, 404);
+    // The rest of the server is there.
+    let tools = server
+        .client
+        .get(format!("{}/tools", server.base))
+        .header("authorization", "Bearer ada-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tools.status().as_u16(), 200);
+}
