@@ -163,7 +163,9 @@ impl HttpTransport {
 
     /// An axum router serving MCP at [`PATH`] (and the protected resource's metadata, when
     /// the authenticator knows it), to serve alone or merge into an app's router (the
-    /// connection limits apply only through [`serve`](Self::serve)).
+    /// connection limits apply only through [`serve`](Self::serve)). An HTTP API with the same
+    /// authenticator serves the same metadata: give it to [`with_routes`](Self::with_routes)
+    /// rather than merging the two routers, which would both route that path.
     pub fn router(self) -> axum::Router {
         let resource = self.resource();
         with_metadata(self.mcp_router(), resource.as_ref())
