@@ -18,6 +18,7 @@ use toolspec::mcp::http::HttpTransport;
 use toolspec::{Caller, CancellationToken, MissingScope, Registry};
 use toolspec_store::tools;
 
+use crate::answer::{Answer, send};
 use crate::issuer::{AUDIENCE, Issuer, TestKey, now};
 
 /// The store served on a loopback port with JWT auth, and a client for it.
@@ -34,13 +35,6 @@ impl Drop for Served {
     fn drop(&mut self) {
         self.shutdown.cancel();
     }
-}
-
-/// An answer's status, headers and body (JSON when it parses).
-struct Answer {
-    status: u16,
-    challenge: String,
-    body: Value,
 }
 
 impl Served {
@@ -89,24 +83,7 @@ impl Served {
     }
 
     async fn send(&self, request: reqwest::RequestBuilder, token: Option<&str>) -> Answer {
-        let request = match token {
-            Some(token) => request.header("authorization", format!("Bearer {token}")),
-            None => request,
-        };
-        let response = request.send().await.unwrap();
-        let status = response.status().as_u16();
-        let challenge = response
-            .headers()
-            .get("www-authenticate")
-            .map(|v| v.to_str().unwrap().to_owned())
-            .unwrap_or_default();
-        let text = response.text().await.unwrap();
-        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
-        Answer {
-            status,
-            challenge,
-            body,
-        }
+        send(request, token).await
     }
 
     async fn post(&self, path: &str, body: Value, token: Option<&str>) -> Answer {

@@ -62,23 +62,8 @@ impl Store {
 }
 
 async fn send(request: reqwest::RequestBuilder, token: Option<&str>) -> (u16, String, Value) {
-    let request = match token {
-        Some(token) => request.header("authorization", format!("Bearer {token}")),
-        None => request,
-    };
-    let response = request.send().await.unwrap();
-    let status = response.status().as_u16();
-    let challenge = response
-        .headers()
-        .get("www-authenticate")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
-    let text = response.text().await.unwrap();
-    (
-        status,
-        challenge,
-        serde_json::from_str(&text).unwrap_or(Value::String(text)),
-    )
+    let answer = crate::answer::send(request, token).await;
+    (answer.status, answer.challenge, answer.body)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,6 +4,7 @@
 //! in-process over the HTTP API and MCP (`adapters`), and by the store's binary (`binary`).
 
 mod adapters;
+mod answer;
 mod binary;
 mod issuer;
 mod verify;
