@@ -281,7 +281,7 @@ impl Walk<'_> {
                 // JSON Schema counts `3.0` (and `1e2`) as integers; serde's `i64` does not.
                 if f.abs() < EXACT_FLOAT_INTEGERS {
                     *value = Value::from(f as i64);
-                } else if f.abs() <= I64_END {
+                } else if f.abs() < I64_END || f == -I64_END {
                     // Past the i64 range, the schema's bounds refuse it; at its very end, -2^63
                     // is the bound itself and would pass them, though the number sent may have
                     // been any of the integers that round to it (`-9223372036854775809`).
