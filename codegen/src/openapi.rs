@@ -291,11 +291,7 @@ impl Operation<'_> {
         }
         for error in &spec.errors {
             let code = error.code.value.as_str();
-            let status = self
-                .tool
-                .http_status(code)
-                .or_else(|| http::builtin_status(code))
-                .unwrap_or(http::DECLARED);
+            let status = http::status(code, Some(self.tool.http_status(code)), false);
             by_status.entry(status).or_default().insert(code);
         }
         for (status, codes) in by_status {

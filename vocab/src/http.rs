@@ -43,6 +43,18 @@ pub fn builtin_status(code: &str) -> Option<u16> {
     })
 }
 
+/// The status of a call that failed with `code`: the status the spec gives a declared code
+/// (`declared` is `Some(its status)` for a declared code), else a built-in code's, else a
+/// guard's 412, a declared code's 409, and 500 for anything else.
+pub fn status(code: &str, declared: Option<Option<u16>>, guard: bool) -> u16 {
+    match (declared, builtin_status(code)) {
+        (Some(Some(status)), _) | (_, Some(status)) => status,
+        _ if guard => GUARD_FAILED,
+        (Some(None), None) => DECLARED,
+        (None, None) => INTERNAL,
+    }
+}
+
 /// Whether a spec may answer one of its error codes with `status`: a client error or a
 /// server error, but not one the API answers for something else than the call's outcome
 /// (credentials, scopes, methods, body size).
@@ -67,6 +79,15 @@ mod tests {
         }
         assert_eq!(builtin_status(codes::NOT_FOUND), Some(404));
         assert_eq!(builtin_status("already_shipped"), None);
+    }
+
+    #[test]
+    fn a_declared_status_wins_then_built_ins_guards_declared_codes() {
+        assert_eq!(status("not_found", Some(Some(410)), false), 410);
+        assert_eq!(status("not_found", Some(None), false), 404);
+        assert_eq!(status("paid", None, true), 412);
+        assert_eq!(status("already_shipped", Some(None), false), 409);
+        assert_eq!(status("mystery", None, false), 500);
     }
 
     #[test]

@@ -405,15 +405,8 @@ fn answer(tool: &Descriptor, result: &ToolResult) -> Response {
 pub fn status_of(tool: &Descriptor, error: &ToolError) -> StatusCode {
     let code = error.code.as_str();
     let declared = tool.errors.iter().find(|e| e.code == code);
-    let status = match declared.and_then(|e| e.http_status) {
-        Some(status) => status,
-        None => match statuses::builtin_status(code) {
-            Some(status) => status,
-            None if tool.guards.iter().any(|g| g.name == code) => statuses::GUARD_FAILED,
-            None if declared.is_some() => statuses::DECLARED,
-            None => statuses::INTERNAL,
-        },
-    };
+    let guard = tool.guards.iter().any(|g| g.name == code);
+    let status = statuses::status(code, declared.map(|e| e.http_status), guard);
     StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
 }
 
