@@ -16,7 +16,7 @@ use toolspec::Failure;
 use crate::store::{CancelOutcome, PlaceOutcome, Quoted, RefundOutcome, Store};
 use crate::tools::customers::me as customers_me;
 use crate::tools::orders::{cancel, export, get, place, refund};
-use crate::tools::types::OrderStatus;
+use crate::tools::types::{Order, OrderStatus};
 
 /// The example store as a tool handler.
 #[derive(Debug, Clone)]
@@ -56,13 +56,28 @@ impl customers_me::Handler for App {
 }
 
 impl get::Handler for App {
-    async fn call(&self, input: get::Input, cx: get::Context<'_>) -> get::Outcome {
-        let order = self
-            .store
-            .order(cx.ambient().customer_id, input.order_id)
-            .await?
-            .ok_or(get::Error::NotFound)?;
-        Ok(get::Output { order })
+    type Order = Order;
+
+    async fn call(
+        &self,
+        _input: get::Input,
+        loaded: get::Loaded<Self>,
+        _cx: get::Context<'_>,
+    ) -> get::Outcome {
+        Ok(get::Output {
+            order: loaded.order,
+        })
+    }
+
+    /// Loads the order among the customer's own: another customer's is `not_found` too.
+    async fn own_order(
+        &self,
+        input: &get::Input,
+        cx: &get::Context<'_>,
+    ) -> get::own_order::Outcome<Order> {
+        let customer_id = cx.ambient().customer_id;
+        let order = self.store.order(customer_id, input.order_id).await?;
+        order.ok_or(get::own_order::Error::NotFound.into())
     }
 }
 

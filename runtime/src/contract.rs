@@ -11,7 +11,9 @@ use serde::de::DeserializeOwned;
 
 use crate::context::Context;
 use crate::descriptor::Descriptor;
+pub use crate::failure::DeclaredError;
 use crate::failure::Failure;
+use crate::guard::GuardStop;
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -37,31 +39,27 @@ pub trait Contract: Send + Sync + 'static {
     fn descriptor() -> &'static Descriptor;
 }
 
-/// A generated `Error` enum: one variant per declared code.
-pub trait DeclaredError: std::fmt::Display + std::fmt::Debug + Send + Sync + 'static {
-    /// The code shown to the model (`already_shipped`).
-    fn code(&self) -> &'static str;
-}
-
 /// A tool bound to its handler; the generated `Bound<H>` implements it.
 pub trait Operation: Send + Sync + 'static {
     /// The tool.
     type Contract: Contract;
 
-    /// Runs the handler.
-    fn call<'a>(
+    /// Runs the guards in spec order and, when every one passes, the handler with what they
+    /// loaded; the first guard that does not pass stops the call ([`GuardStop`]).
+    fn run<'a>(
         &'a self,
         input: <Self::Contract as Contract>::Input,
         cx: Context<'a, <Self::Contract as Contract>::Ambient>,
-    ) -> BoxFuture<'a, Outcome<Self::Contract>>;
+    ) -> BoxFuture<'a, Result<Outcome<Self::Contract>, GuardStop>>;
 
-    /// Runs `guard`: whether its precondition holds.
+    /// Runs `guard` alone, for an explanation: `Ok` when its precondition holds (what it
+    /// loaded is dropped).
     fn guard<'a>(
         &'a self,
         guard: <Self::Contract as Contract>::Guard,
         input: &'a <Self::Contract as Contract>::Input,
         cx: &'a Context<'a, <Self::Contract as Contract>::Ambient>,
-    ) -> BoxFuture<'a, bool>;
+    ) -> BoxFuture<'a, Result<(), GuardStop>>;
 }
 
 /// The guards of a tool without any: no value, so no guard can be asked for.

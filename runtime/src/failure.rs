@@ -13,6 +13,12 @@ use toolspec_vocab::codes;
 
 use crate::descriptor::{Descriptor, ToolKind};
 
+/// A generated `Error` enum: one variant per declared code.
+pub trait DeclaredError: std::fmt::Display + std::fmt::Debug + Send + Sync + 'static {
+    /// The code shown to the model (`already_shipped`).
+    fn code(&self) -> &'static str;
+}
+
 /// A handler's failure.
 ///
 /// `?` on any `std::error::Error` gives [`Failure::Internal`], whose cause is logged for the
@@ -80,7 +86,7 @@ impl<E: fmt::Debug> fmt::Debug for Failure<E> {
 }
 
 /// A user-facing error: what the model is shown.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ToolError {
     /// The error code (a declared code, a guard name, or a built-in code).
     #[serde(rename = "error")]

@@ -24,7 +24,7 @@
 //!
 //! - vocabulary and data: `ambient`, `project`, [`explain`] (the explain tool's published
 //!   schemas), `query_decl` (what query tools and `ref` fields declare), `descriptor`,
-//!   `caller`, `context`, `failure`, `contract`, `hooks`;
+//!   `caller`, `context`, `failure`, `guard` (what guards answer), `contract`, `hooks`;
 //! - `schema`: keys, local `$ref`s and the one schema walker (depth limit and budget);
 //! - [`sensitive`]: where a tool's values are sensitive, and redaction;
 //! - `query`: the query engine of query tools and `ref` fields ([`Database`], SQL built with
@@ -52,6 +52,7 @@ mod durable;
 mod durable_decl;
 pub mod explain;
 mod failure;
+mod guard;
 mod hooks;
 mod invoker;
 mod macros;
@@ -89,6 +90,7 @@ pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKi
 pub use durable::{LockStatus, OnceStatus};
 pub use durable_decl::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
 pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
+pub use guard::{GuardFailure, GuardStop, NoError, StopReason, Verdict};
 pub use hooks::{CallInfo, Hook};
 pub use invoker::explanation::{Explanation, GuardCheck};
 pub use invoker::limits::Limits;
@@ -165,6 +167,7 @@ pub mod __private {
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
     pub use crate::durable_decl::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
     pub use crate::failure::{Failure, UnknownVariant};
+    pub use crate::guard::{GuardFailure, GuardStop, NoError, check as check_guard};
     pub use crate::project::{ExplainConfig, Package, Project};
     pub use crate::query::operation::QueryOperation;
     pub use crate::query_decl::{

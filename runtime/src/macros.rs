@@ -63,8 +63,9 @@ macro_rules! string_enum {
 }
 
 /// The impls of a tool's declared error codes: `Display` (the spec's message),
-/// [`DeclaredError`](crate::DeclaredError) (the code) and the conversion into
-/// [`Failure`](crate::Failure), so `Err(Error::NotFound)?` works in handlers.
+/// [`DeclaredError`](crate::DeclaredError) (the code) and the conversions into
+/// [`Failure`](crate::Failure) and [`GuardFailure`](crate::GuardFailure), so
+/// `Err(Error::NotFound)?` works in handlers and guards.
 ///
 /// ```
 /// #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -96,28 +97,56 @@ macro_rules! declared_errors {
                 $crate::__private::Failure::declared(error)
             }
         }
+
+        impl ::core::convert::From<$name> for $crate::__private::GuardFailure<$name> {
+            fn from(error: $name) -> Self {
+                $crate::__private::GuardFailure::declared(error)
+            }
+        }
     };
 }
 
-/// Binds a tool's `Handler` trait to the runtime: `pub struct Bound<H>(Arc<H>)` implementing
-/// [`Operation`](crate::Operation), each variant of the tool's guard enum dispatched to its
-/// `Handler` method (the match is exhaustive: every guard has its method).
+/// Binds a tool's `Handler` trait to the runtime: `Bound<H>(Arc<H>)` implementing
+/// [`Operation`](crate::Operation). `run` checks each guard in spec order through its
+/// `Handler` method, binding what it loaded to a variable named after the method, then calls
+/// the handler, with `loaded: Loaded { field: guard_method, … }` when some guard loads; the
+/// match of `guard` is exhaustive: every guard has its method.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! bind_handler {
-    ($tool:ty, $handler:ident, $guards:ty, [$($variant:path => $method:ident),* $(,)?]) => {
-        /// The tool bound to a handler.
+    (
+        $tool:ty, $handler:ident, $guards:ty,
+        [$($variant:path => $method:ident),* $(,)?]
+        $(, loaded: $loaded:ident { $($field:ident: $from:ident),* $(,)? })?
+    ) => {
+        /// The tool bound to a handler (what the generated registration registers).
+        #[doc(hidden)]
         pub struct Bound<H>(pub ::std::sync::Arc<H>);
 
         impl<H: $handler> $crate::__private::Operation for Bound<H> {
             type Contract = $tool;
 
-            fn call<'a>(
+            #[allow(unused_variables, clippy::let_unit_value)]
+            fn run<'a>(
                 &'a self,
                 input: <$tool as $crate::__private::Contract>::Input,
                 cx: $crate::__private::Context<'a, <$tool as $crate::__private::Contract>::Ambient>,
-            ) -> $crate::__private::BoxFuture<'a, $crate::__private::Outcome<$tool>> {
-                ::std::boxed::Box::pin($handler::call(&*self.0, input, cx))
+            ) -> $crate::__private::BoxFuture<
+                'a,
+                ::core::result::Result<$crate::__private::Outcome<$tool>, $crate::__private::GuardStop>,
+            > {
+                ::std::boxed::Box::pin(async move {
+                    $(
+                        let $method = $crate::__private::check_guard(
+                            $variant as usize,
+                            $handler::$method(&*self.0, &input, &cx),
+                        )
+                        .await?;
+                    )*
+                    ::core::result::Result::Ok(
+                        $handler::call(&*self.0, input, $( $loaded { $($field: $from),* }, )? cx).await,
+                    )
+                })
             }
 
             #[allow(unused_variables)]
@@ -126,9 +155,13 @@ macro_rules! bind_handler {
                 guard: $guards,
                 input: &'a <$tool as $crate::__private::Contract>::Input,
                 cx: &'a $crate::__private::Context<'a, <$tool as $crate::__private::Contract>::Ambient>,
-            ) -> $crate::__private::BoxFuture<'a, bool> {
+            ) -> $crate::__private::BoxFuture<'a, ::core::result::Result<(), $crate::__private::GuardStop>> {
                 match guard {
-                    $($variant => ::std::boxed::Box::pin($handler::$method(&*self.0, input, cx)),)*
+                    $($variant => ::std::boxed::Box::pin(async move {
+                        $crate::__private::check_guard($variant as usize, $handler::$method(&*self.0, input, cx))
+                            .await
+                            .map(::core::mem::drop)
+                    }),)*
                 }
             }
         }

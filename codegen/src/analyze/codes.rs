@@ -1,5 +1,6 @@
-//! A tool's error codes and guard names: none reserved by toolspec, none used twice; and the
-//! HTTP statuses `tool: { http: { status: … } }` gives them name declared codes.
+//! A tool's error codes and guard names: none reserved by toolspec, none used twice; the
+//! codes a guard may fail with (`errors:`) and those `tool: { http: { status: … } }` gives
+//! statuses are declared codes.
 
 use std::collections::BTreeSet;
 
@@ -51,7 +52,57 @@ pub fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
             );
         }
     }
+    check_guard_errors(r, spec);
     check_statuses(r, spec);
+}
+
+/// Every code a guard lists under `errors:` is one of the tool's declared error codes.
+fn check_guard_errors(r: &mut Reader<'_>, spec: &ToolSpec) {
+    let declared = || spec.errors.iter().map(|e| e.code.value.as_str());
+    for guard in &spec.guards {
+        for code in &guard.errors {
+            if declared().any(|c| c == code.value) {
+                continue;
+            }
+            let help = if code.value == guard.name.value {
+                "a guard fails with its own name without listing it: `errors` lists the tool's \
+                 declared codes it may fail with instead"
+                    .to_owned()
+            } else if spec.guards.iter().any(|g| g.name.value == code.value) {
+                format!(
+                    "`{}` is another guard: only that guard fails with it",
+                    code.value
+                )
+            } else {
+                unknown_code_help(spec, &code.value)
+            };
+            r.report(
+                r.error(
+                    Kind::UnknownName,
+                    code.span,
+                    format!(
+                        "guard `{}` lists `{}`, which is not an error code of this tool",
+                        guard.name.value, code.value
+                    ),
+                )
+                .with_label("not declared in `errors.codes`")
+                .with_help(help),
+            );
+        }
+    }
+}
+
+/// The help for a code the tool does not declare: the likely one, or the ones it has.
+fn unknown_code_help(spec: &ToolSpec, code: &str) -> String {
+    let declared = || spec.errors.iter().map(|e| e.code.value.as_str());
+    if let Some(m) = did_you_mean(code, declared()) {
+        format!("did you mean `{m}`?")
+    } else if spec.errors.is_empty() {
+        "the tool declares no error codes (`errors:`)".to_owned()
+    } else {
+        let codes: Vec<_> = declared().map(|c| format!("`{c}`")).collect();
+        format!("the tool's error codes are {}", codes.join(", "))
+    }
 }
 
 /// Every code given an HTTP status is one of the tool's declared error codes.
@@ -67,13 +118,8 @@ fn check_statuses(r: &mut Reader<'_>, spec: &ToolSpec) {
                 "`{}` is a guard: a failed guard is always answered 412",
                 code.value
             )
-        } else if let Some(m) = did_you_mean(&code.value, declared()) {
-            format!("did you mean `{m}`?")
-        } else if spec.errors.is_empty() {
-            "the tool declares no error codes (`errors:`)".to_owned()
         } else {
-            let codes: Vec<_> = declared().map(|c| format!("`{c}`")).collect();
-            format!("the tool's error codes are {}", codes.join(", "))
+            unknown_code_help(spec, &code.value)
         };
         r.report(
             r.error(

@@ -11,7 +11,7 @@ use crate::read::lower::record_field;
 use crate::rust_name::{ident, type_name, value_name};
 use crate::shapes::Shapes;
 use crate::source::Spanned;
-use crate::spec::Field;
+use crate::spec::{Field, GuardDecl};
 
 /// Names each tool module defines itself; generated types never take them.
 pub const RESERVED: &[&str] = &[
@@ -24,6 +24,7 @@ pub const RESERVED: &[&str] = &[
     "Context",
     "Handler",
     "Guard",
+    "Loaded",
     "Bound",
     "Filters",
     "Record",
@@ -256,31 +257,23 @@ fn handler_trait(tool: &Tool) -> TokenStream {
     let message = format!("`{{Self}}` does not handle tool `{}`", tool.name);
     let label = format!("missing a handler for `{}`", tool.name);
     let module_path = tool.module.join("::");
-    let guard_idents: Vec<Ident> = spec
+    let guards: Vec<GuardItems> = spec
         .guards
         .iter()
-        .map(|g| ident(&value_name(&g.name.value)))
+        .map(|g| GuardItems::new(tool, g))
         .collect();
-    let guards: Vec<String> = guard_idents.iter().map(|g| format!("`{g}`")).collect();
-    let methods = match guards.len() {
-        0 => "`call`".to_owned(),
-        1 => format!("`call` and the guard {}", guards[0]),
-        _ => format!("`call` and the guards {}", guards.join(", ")),
-    };
+    let loads: Vec<&GuardItems> = guards.iter().filter(|g| g.loads.is_some()).collect();
     // `tools` is the module `include_tools!()` declares unless the app names another.
     let note = format!(
-        "implement `tools::{module_path}::Handler` for `{{Self}}`: {methods} (spec: {})",
+        "implement `tools::{module_path}::Handler` for `{{Self}}`: {} (spec: {})",
+        to_write(&guards),
         spec.path
     );
-    let guard_docs: Vec<TokenStream> = spec
-        .guards
-        .iter()
-        .map(|g| doc(Some(&format!("Guard: {}", g.description))))
-        .collect();
-    let variants = spec.guards.iter().map(|g| {
-        let variant = ident(&type_name(&g.name.value));
+    let variants = guards.iter().map(|g| {
+        let variant = &g.variant;
         quote! { Guard::#variant }
     });
+    let methods: Vec<&Ident> = guards.iter().map(|g| &g.method).collect();
     let guard_type = if spec.guards.is_empty() {
         quote! { ::toolspec::__private::NoGuard }
     } else {
@@ -291,19 +284,180 @@ fn handler_trait(tool: &Tool) -> TokenStream {
         tool.name,
         first_line(&spec.description)
     )));
+    let guard_methods = guards.iter().map(GuardItems::method);
+    let guard_modules = guards.iter().map(GuardItems::module);
+    let (loaded_param, loaded_struct, loaded_binding) = if loads.is_empty() {
+        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    } else {
+        let fields: Vec<&Ident> = loads
+            .iter()
+            .filter_map(|g| g.loads.as_ref())
+            .map(|l| &l.0)
+            .collect();
+        let types = loads.iter().filter_map(|g| g.loads.as_ref()).map(|l| &l.1);
+        let docs = loads
+            .iter()
+            .map(|g| doc(Some(&format!("Loaded by the guard `{}`.", g.name))));
+        let from = loads.iter().map(|g| &g.method);
+        (
+            quote! { loaded: Loaded<Self>, },
+            quote! {
+                /// What the guards loaded, handed to [`Handler::call`] once every guard passed.
+                pub struct Loaded<H: Handler + ?::core::marker::Sized> {
+                    #( #docs pub #fields: H::#types, )*
+                }
+            },
+            quote! { , loaded: Loaded { #( #fields: #from ),* } },
+        )
+    };
+    let associated = loads.iter().map(|g| {
+        let ty = g.loads.as_ref().map(|l| &l.1);
+        let doc = doc(Some(&format!(
+            "What the guard `{}` loads for [`Handler::call`] (in [`Loaded`]).",
+            g.name
+        )));
+        quote! { #doc type #ty: ::core::marker::Send + 'static; }
+    });
     quote! {
         /// Implement this for your app type to serve the tool.
         #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
+            #( #associated )*
             #call_doc
-            fn call(&self, input: Input, cx: Context<'_>) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
-            #(
-                #guard_docs
-                fn #guard_idents(&self, input: &Input, cx: &Context<'_>) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
-            )*
+            fn call(&self, input: Input, #loaded_param cx: Context<'_>) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
+            #( #guard_methods )*
         }
 
-        ::toolspec::__private::bind_handler!(Tool, Handler, #guard_type, [ #( #variants => #guard_idents ),* ]);
+        #loaded_struct
+
+        #( #guard_modules )*
+
+        ::toolspec::__private::bind_handler!(Tool, Handler, #guard_type, [ #( #variants => #methods ),* ] #loaded_binding);
+    }
+}
+
+/// What the missing-handler note says to write: `call`, the guards, the loaded types.
+fn to_write(guards: &[GuardItems]) -> String {
+    let list = |items: Vec<String>| match items.as_slice() {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    };
+    let methods: Vec<String> = guards.iter().map(|g| format!("`{}`", g.method)).collect();
+    let types: Vec<String> = guards
+        .iter()
+        .filter_map(|g| g.loads.as_ref())
+        .map(|l| format!("`{}`", l.1))
+        .collect();
+    let mut parts = vec!["`call`".to_owned()];
+    match methods.len() {
+        0 => {}
+        1 => parts.push(format!("the guard {}", methods[0])),
+        _ => parts.push(format!("the guards {}", list(methods))),
+    }
+    match types.len() {
+        0 => {}
+        1 => parts.push(format!("the type {}", types[0])),
+        _ => parts.push(format!("the types {}", list(types))),
+    }
+    list(parts)
+}
+
+/// The Rust names of one guard: its variant, its method, and for a guard that answers with
+/// a `Result`, its module (`Error`, `Outcome`) and what it loads.
+struct GuardItems<'t> {
+    tool: &'t Tool,
+    guard: &'t GuardDecl,
+    /// The guard's spec name.
+    name: &'t str,
+    variant: Ident,
+    /// The `Handler` method, also the guard's module and the variable that holds what it
+    /// loaded.
+    method: Ident,
+    /// The field of `Loaded` and the associated type.
+    loads: Option<(Ident, Ident)>,
+}
+
+impl<'t> GuardItems<'t> {
+    fn new(tool: &'t Tool, guard: &'t GuardDecl) -> Self {
+        Self {
+            tool,
+            guard,
+            name: &guard.name.value,
+            variant: ident(&type_name(&guard.name.value)),
+            method: ident(&value_name(&guard.name.value)),
+            loads: guard
+                .loads
+                .as_ref()
+                .map(|l| (ident(&value_name(&l.value)), ident(&type_name(&l.value)))),
+        }
+    }
+
+    /// The guard's method of `Handler`: `bool`, or its module's `Outcome` of what it loads.
+    fn method(&self) -> TokenStream {
+        let doc = doc(Some(&format!("Guard: {}", self.guard.description)));
+        let method = &self.method;
+        let answer = if !self.guard.answers_with_result() {
+            quote! { bool }
+        } else if let Some((_, ty)) = &self.loads {
+            quote! { #method::Outcome<Self::#ty> }
+        } else {
+            quote! { #method::Outcome }
+        };
+        quote! {
+            #doc
+            fn #method(&self, input: &Input, cx: &Context<'_>) -> impl ::core::future::Future<Output = #answer> + ::core::marker::Send;
+        }
+    }
+
+    /// The module of a guard that answers with a `Result`: the codes it may fail with
+    /// (`Error`) and its `Outcome`.
+    fn module(&self) -> TokenStream {
+        if !self.guard.answers_with_result() {
+            return TokenStream::new();
+        }
+        let method = &self.method;
+        let module_doc = doc(Some(&format!(
+            "The guard `{}`: {}",
+            self.name, self.guard.description
+        )));
+        let error = if self.guard.errors.is_empty() {
+            quote! {
+                /// The codes the guard may fail with: none (its spec lists no `errors`).
+                pub type Error = ::toolspec::__private::NoError;
+            }
+        } else {
+            let declared = |code: &str| self.tool.spec.errors.iter().find(|e| e.code.value == code);
+            let variants: Vec<Ident> = self
+                .guard
+                .errors
+                .iter()
+                .map(|c| ident(&type_name(&c.value)))
+                .collect();
+            let codes = self.guard.errors.iter().map(|c| c.value.as_str());
+            let messages: Vec<&str> = self
+                .guard
+                .errors
+                .iter()
+                .map(|c| declared(&c.value).map_or("", |e| e.message.as_str()))
+                .collect();
+            let docs = messages.iter().map(|m| doc(Some(m)));
+            quote! {
+                /// The tool's declared codes the guard may fail with; `Display` is the spec's message.
+                #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
+                pub enum Error { #( #docs #variants, )* }
+                ::toolspec::__private::declared_errors!(Error { #( #variants = (#codes, #messages) ),* });
+            }
+        };
+        quote! {
+            #module_doc
+            pub mod #method {
+                #error
+
+                /// What the guard answers: what it loaded, or why the call stops.
+                pub type Outcome<T = ()> = ::core::result::Result<T, ::toolspec::__private::GuardFailure<Error>>;
+            }
+        }
     }
 }
 

@@ -501,6 +501,7 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
     let mut guards = Vec::new();
     let mut spellings = Spellings::new("guards", "the handler method");
     let mut variants = Spellings::new("guards", "the variant");
+    let mut loaded = Spellings::new("loaded values", "the associated type");
     for (key, value) in entries {
         let Some(name) = check_identifier(r, key, "guard name") else {
             continue;
@@ -529,23 +530,71 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
         if !variants.admit(r, &name.value, key.span, variant) {
             continue;
         }
-        let description = match &value.value {
+        let what = format!("guard `{}`", name.value);
+        let (description, errors, loads) = match &value.value {
             Value::Map(m) => {
-                r.check_keys(m, &["description"], &format!("guard `{}`", name.value));
-                value
-                    .get("description")
-                    .and_then(|n| r.non_empty_string(n, "`description`"))
+                r.check_keys(m, &["description", "errors", "loads"], &what);
+                let description = match value.get("description") {
+                    Some(n) => r.non_empty_string(n, "`description`"),
+                    None => {
+                        let d = r
+                            .error(Kind::MissingKey, key.span, format!("{what} has no `description`"))
+                            .with_label("no `description`")
+                            .with_help("say what must hold: `description: The note must belong to the caller.`");
+                        r.report(d);
+                        None
+                    }
+                };
+                let errors = value
+                    .get("errors")
+                    .map(|n| read_guard_errors(r, n, &what))
+                    .unwrap_or_default();
+                let loads = value
+                    .get("loads")
+                    .and_then(|n| check_identifier(r, n, "loaded value"))
+                    .filter(|l| loaded.admit(r, &l.value, l.span, rust_name::type_name(&l.value)));
+                (description, errors, loads)
             }
-            _ => r.non_empty_string(value, &format!("guard `{}`", name.value)),
+            _ => (r.non_empty_string(value, &what), Vec::new(), None),
         };
         if let Some(description) = description {
             guards.push(GuardDecl {
                 name,
                 description: description.trim().to_owned(),
+                errors,
+                loads,
             });
         }
     }
     guards
+}
+
+/// A guard's `errors:`, the codes it may fail with: snake_case names, each once. Whether
+/// the tool declares them is checked once every section is read.
+fn read_guard_errors(r: &mut Reader<'_>, node: &Node, guard: &str) -> Vec<Spanned<String>> {
+    let Some(items) = r.seq(node, &format!("`errors` of {guard}")) else {
+        return Vec::new();
+    };
+    let mut codes: Vec<Spanned<String>> = Vec::new();
+    for item in items {
+        let Some(code) = check_identifier(r, item, "error code") else {
+            continue;
+        };
+        if let Some(first) = codes.iter().find(|c| c.value == code.value) {
+            let d = r
+                .error(
+                    Kind::Conflict,
+                    code.span,
+                    format!("{guard} lists the error code `{}` twice", code.value),
+                )
+                .with_label("listed again")
+                .with_related(r.file, first.span, "first listed here");
+            r.report(d);
+            continue;
+        }
+        codes.push(code);
+    }
+    codes
 }
 
 fn read_timeout(r: &mut Reader<'_>, node: &Node) -> Option<Duration> {

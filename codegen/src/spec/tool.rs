@@ -27,6 +27,19 @@ pub struct GuardDecl {
     pub name: Spanned<String>,
     /// What must hold.
     pub description: String,
+    /// The tool's declared codes this guard may fail with instead of its own name, in spec
+    /// order (`errors: [not_found]`).
+    pub errors: Vec<Spanned<String>>,
+    /// The name of what the guard loads and hands to the handler (`loads: note`).
+    pub loads: Option<Spanned<String>>,
+}
+
+impl GuardDecl {
+    /// Whether the guard answers with a `Result` (it lists `errors` or `loads` something)
+    /// rather than a `bool`.
+    pub fn answers_with_result(&self) -> bool {
+        !self.errors.is_empty() || self.loads.is_some()
+    }
 }
 
 /// The grant part of a `tool:` declaration.

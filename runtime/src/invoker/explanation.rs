@@ -3,6 +3,7 @@
 //! data, serialized as the built-in explain tool's output.
 
 use crate::durable::{LockStatus, OnceStatus};
+use crate::failure::ToolError;
 use crate::invoker::report::{Errors, FieldError};
 
 /// A guard's result in an explanation.
@@ -12,8 +13,14 @@ pub struct GuardCheck {
     pub name: String,
     /// What must hold.
     pub description: String,
-    /// Whether it holds; `None` when the arguments were too wrong to check it.
+    /// Whether it holds; `None` when it was not checked (the arguments were too wrong, the
+    /// timeout passed) or could not decide (it failed internally or panicked).
     pub passed: Option<bool>,
+    /// What the call would fail with because of this guard: its own code and description
+    /// when its precondition does not hold, or the declared code it failed with (with its
+    /// details), or `internal_error` when it could not decide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ToolError>,
 }
 
 /// Whether a call could run, without running it.

@@ -41,6 +41,7 @@ use crate::contract::{Contract, DeclaredError, Operation};
 use crate::descriptor::{Descriptor, Field, ToolKind};
 use crate::durable::{self, Admission};
 use crate::failure::{Failure, ToolError, ToolResult, compose_error, error_chain};
+use crate::guard::{GuardStop, StopReason, panic_message};
 use crate::invoker::explanation::{Explanation, GuardCheck};
 use crate::invoker::limits::Limits;
 use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
@@ -257,7 +258,8 @@ impl<O: Operation> Typed<O> {
         Ok((input, resolved))
     }
 
-    /// The guards in spec order, then the handler; a failing or panicking guard ends the call.
+    /// The guards in spec order, then the handler; a guard that does not pass (or panics)
+    /// ends the call with what [`stopped`] makes of it.
     ///
     /// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
     /// future (the invoker's future is boxed: its size is an allocation per call).
@@ -269,38 +271,12 @@ impl<O: Operation> Typed<O> {
     ) -> impl Future<Output = Result<Outcome<O>, ToolResult>> + 'a {
         async move {
             let tool = Self::tool();
-            let guards = <O::Contract as Contract>::GUARDS;
-            for (&which, guard) in guards.iter().zip(tool.guards) {
-                let check = self.op.guard(which, &input, &cx);
-                match AssertUnwindSafe(check).catch_unwind().await {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        return Err(ToolResult::failed(
-                            ToolError {
-                                code: guard.name.to_owned(),
-                                message: compose_error(
-                                    tool.error_headline,
-                                    guard.description,
-                                    false,
-                                ),
-                                details: None,
-                            },
-                            None,
-                        ));
-                    }
-                    Err(panic) => {
-                        return Err(internal(
-                            tool,
-                            format!("guard `{}` panicked: {}", guard.name, panic_message(panic)),
-                        ));
-                    }
-                }
-            }
-            match AssertUnwindSafe(self.op.call(input, cx))
+            match AssertUnwindSafe(self.op.run(input, cx))
                 .catch_unwind()
                 .await
             {
-                Ok(outcome) => Ok(outcome),
+                Ok(Ok(outcome)) => Ok(outcome),
+                Ok(Err(stop)) => Err(stopped(tool, stop)),
                 Err(panic) => Err(internal(
                     tool,
                     format!("the handler panicked: {}", panic_message(panic)),
@@ -378,17 +354,7 @@ impl<O: Operation> Typed<O> {
         match outcome {
             Ok(output) => self.succeed(compiled, &output, &rules.limits),
             Err(Failure::Declared { error, details }) => {
-                let code = error.code();
-                let standalone = tool.error(code).is_some_and(|e| e.standalone);
-                let message = compose_error(tool.error_headline, &error.to_string(), standalone);
-                ToolResult::failed(
-                    ToolError {
-                        code: code.to_owned(),
-                        message,
-                        details,
-                    },
-                    None,
-                )
+                declared(tool, error.code(), &error.to_string(), details)
             }
             // The developer sees the whole chain of causes, as anyhow's `{:#}` shows it.
             Err(Failure::Internal(e)) => internal(tool, error_chain(&*e)),
@@ -461,6 +427,7 @@ impl<O: Operation> Typed<O> {
                     name: g.name.into(),
                     description: g.description.into(),
                     passed: None,
+                    error: None,
                 })
                 .collect(),
             once: None,
@@ -507,9 +474,30 @@ impl<O: Operation> Typed<O> {
             let guards = &mut explanation.guards;
             let checks = std::pin::pin!(async {
                 let which = <O::Contract as Contract>::GUARDS;
-                for (&which, check) in which.iter().zip(guards.iter_mut()) {
-                    let guard = self.op.guard(which, &input, &cx);
-                    check.passed = AssertUnwindSafe(guard).catch_unwind().await.ok();
+                for (index, (&which, check)) in which.iter().zip(guards.iter_mut()).enumerate() {
+                    // A panic escaping a hand-written `Operation::guard` is the guard's too.
+                    let guard = AssertUnwindSafe(self.op.guard(which, &input, &cx));
+                    let (passed, error) = match guard.catch_unwind().await {
+                        Ok(Ok(())) => (Some(true), None),
+                        Ok(Err(stop)) => {
+                            let unmet = matches!(
+                                stop.reason,
+                                StopReason::Unmet | StopReason::Declared { .. }
+                            );
+                            (
+                                Some(false).filter(|_| unmet),
+                                stopped(tool, stop).outcome.err(),
+                            )
+                        }
+                        Err(panic) => {
+                            let stop = GuardStop {
+                                guard: index,
+                                reason: StopReason::Panicked(panic_message(panic)),
+                            };
+                            (None, stopped(tool, stop).outcome.err())
+                        }
+                    };
+                    (check.passed, check.error) = (passed, error);
                 }
             });
             supervise(tool, &options.cancellation, own.as_ref(), checks).await
@@ -715,14 +703,54 @@ fn default_message(tool: &Descriptor) -> String {
     format!("{} succeeded.", tool.title.unwrap_or(tool.name))
 }
 
-/// Takes the box itself: a `&Box<dyn Any>` would coerce to `&dyn Any` of the box, and never
-/// downcast to the payload.
-fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".into())
+/// A declared code's failure, as the model sees it: composed with the tool's headline unless
+/// the code stands alone.
+fn declared(tool: &Descriptor, code: &str, message: &str, details: Option<Value>) -> ToolResult {
+    let standalone = tool.error(code).is_some_and(|e| e.standalone);
+    let error = ToolError {
+        code: code.to_owned(),
+        message: compose_error(tool.error_headline, message, standalone),
+        details,
+    };
+    ToolResult::failed(error, None)
+}
+
+/// What the call answers when a guard stops it: the guard's own code and description when
+/// its precondition does not hold, the code it failed with as a handler's would be, an
+/// internal error (naming the guard for the developer) when it broke.
+fn stopped(tool: &Descriptor, stop: GuardStop) -> ToolResult {
+    let Some(guard) = tool.guards.get(stop.guard) else {
+        return internal(
+            tool,
+            format!(
+                "guard number {} stopped the call, but the tool has {} guards",
+                stop.guard,
+                tool.guards.len()
+            ),
+        );
+    };
+    match stop.reason {
+        StopReason::Unmet => ToolResult::failed(
+            ToolError {
+                code: guard.name.to_owned(),
+                message: compose_error(tool.error_headline, guard.description, false),
+                details: None,
+            },
+            None,
+        ),
+        StopReason::Declared {
+            code,
+            message,
+            details,
+        } => declared(tool, code, &message, details),
+        StopReason::Internal(e) => internal(
+            tool,
+            format!("guard `{}` failed: {}", guard.name, error_chain(&*e)),
+        ),
+        StopReason::Panicked(message) => {
+            internal(tool, format!("guard `{}` panicked: {message}", guard.name))
+        }
+    }
 }
 
 /// How a JSON value is named in messages (`a list`, `null`…).
@@ -841,12 +869,12 @@ mod tests {
     impl Operation for Write {
         type Contract = Write;
 
-        fn call<'a>(
+        fn run<'a>(
             &'a self,
             _input: Map<String, Value>,
             _cx: Context<'a, Map<String, Value>>,
-        ) -> BoxFuture<'a, crate::contract::Outcome<Write>> {
-            Box::pin(async { Err(Failure::from(Ledger(Disk))) })
+        ) -> BoxFuture<'a, Result<crate::contract::Outcome<Write>, GuardStop>> {
+            Box::pin(async { Ok(Err(Failure::from(Ledger(Disk)))) })
         }
 
         fn guard<'a>(
@@ -854,7 +882,7 @@ mod tests {
             guard: NoGuard,
             _input: &'a Map<String, Value>,
             _cx: &'a Context<'a, Map<String, Value>>,
-        ) -> BoxFuture<'a, bool> {
+        ) -> BoxFuture<'a, Result<(), GuardStop>> {
             match guard {}
         }
     }

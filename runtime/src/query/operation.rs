@@ -12,6 +12,7 @@ use crate::context::Context;
 use crate::contract::{BoxFuture, Contract, NoGuard, Operation, Outcome};
 use crate::database::Database;
 use crate::failure::Failure;
+use crate::guard::GuardStop;
 
 /// Query tool `C` over a [`Database`].
 pub struct QueryOperation<C> {
@@ -38,32 +39,12 @@ where
 {
     type Contract = C;
 
-    fn call<'a>(
+    fn run<'a>(
         &'a self,
         input: C::Input,
         cx: Context<'a, C::Ambient>,
-    ) -> BoxFuture<'a, Outcome<C>> {
-        Box::pin(async move {
-            let decl = C::descriptor()
-                .query
-                .ok_or_else(|| Failure::internal(format!("`{}` is not a query tool", C::NAME)))?;
-            let object = |value: Result<Value, serde_json::Error>, what: &str| match value {
-                Ok(Value::Object(map)) => Ok(map),
-                Ok(_) => Err(Failure::internal(format!("the {what} is not an object"))),
-                Err(e) => Err(Failure::internal(format!(
-                    "the {what} does not serialize: {e}"
-                ))),
-            };
-            let args = object(serde_json::to_value(&input), "input")?;
-            let ambient = object(serde_json::to_value(cx.ambient()), "ambient context")?;
-            let page = self
-                .database
-                .run(decl, &args, &ambient)
-                .await
-                .map_err(Failure::internal)?;
-            serde_json::from_value(page)
-                .map_err(|e| Failure::internal(format!("the page does not fit the output: {e}")))
-        })
+    ) -> BoxFuture<'a, Result<Outcome<C>, GuardStop>> {
+        Box::pin(async move { Ok(self.query(input, cx).await) })
     }
 
     fn guard<'a>(
@@ -71,7 +52,38 @@ where
         guard: NoGuard,
         _input: &'a C::Input,
         _cx: &'a Context<'a, C::Ambient>,
-    ) -> BoxFuture<'a, bool> {
+    ) -> BoxFuture<'a, Result<(), GuardStop>> {
         match guard {}
+    }
+}
+
+impl<C> QueryOperation<C>
+where
+    C: Contract<Guard = NoGuard>,
+    C::Input: Serialize,
+    C::Ambient: Serialize,
+    C::Output: DeserializeOwned,
+{
+    /// Runs the query: the typed page, or why not.
+    async fn query(&self, input: C::Input, cx: Context<'_, C::Ambient>) -> Outcome<C> {
+        let decl = C::descriptor()
+            .query
+            .ok_or_else(|| Failure::internal(format!("`{}` is not a query tool", C::NAME)))?;
+        let object = |value: Result<Value, serde_json::Error>, what: &str| match value {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err(Failure::internal(format!("the {what} is not an object"))),
+            Err(e) => Err(Failure::internal(format!(
+                "the {what} does not serialize: {e}"
+            ))),
+        };
+        let args = object(serde_json::to_value(&input), "input")?;
+        let ambient = object(serde_json::to_value(cx.ambient()), "ambient context")?;
+        let page = self
+            .database
+            .run(decl, &args, &ambient)
+            .await
+            .map_err(Failure::internal)?;
+        serde_json::from_value(page)
+            .map_err(|e| Failure::internal(format!("the page does not fit the output: {e}")))
     }
 }

@@ -7,10 +7,19 @@ toolspec::include_tools!();
 
 use tools::{math, notes};
 
+/// One note and who wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// Who wrote it.
+    pub author: String,
+    /// What it says; `None` once deleted.
+    pub text: Option<String>,
+}
+
 /// The app: a notebook with a capacity.
 #[derive(Debug)]
 pub struct Notebook {
-    notes: Mutex<Vec<String>>,
+    notes: Mutex<Vec<Note>>,
     capacity: usize,
 }
 
@@ -52,10 +61,14 @@ impl notes::create::Handler for Notebook {
             .notes
             .lock()
             .map_err(|_| toolspec::Failure::internal("notebook lock poisoned"))?;
-        notes.push(input.text);
+        let author = cx.ambient().user.clone();
+        notes.push(Note {
+            author: author.clone(),
+            text: Some(input.text),
+        });
         Ok(notes::create::Output {
             id: notes.len() as i64,
-            author: cx.ambient().user.clone(),
+            author,
         })
     }
 
@@ -65,6 +78,46 @@ impl notes::create::Handler for Notebook {
         _cx: &notes::create::Context<'_>,
     ) -> bool {
         self.len() < self.capacity
+    }
+}
+
+impl notes::delete::Handler for Notebook {
+    type Note = usize;
+
+    /// Deletes the note the guard found, by its index: no second lookup.
+    async fn call(
+        &self,
+        _input: notes::delete::Input,
+        loaded: notes::delete::Loaded<Self>,
+        _cx: notes::delete::Context<'_>,
+    ) -> notes::delete::Outcome {
+        let mut notes = self
+            .notes
+            .lock()
+            .map_err(|_| toolspec::Failure::internal("notebook lock poisoned"))?;
+        let text = notes
+            .get_mut(loaded.note)
+            .and_then(|n| n.text.take())
+            .ok_or(notes::delete::Error::NotFound)?;
+        Ok(notes::delete::Output { text })
+    }
+
+    /// The index of the user's note `id`; anyone else's, or none, is `not_found`.
+    async fn owns_note(
+        &self,
+        input: &notes::delete::Input,
+        cx: &notes::delete::Context<'_>,
+    ) -> notes::delete::owns_note::Outcome<usize> {
+        use notes::delete::owns_note::Error;
+        let notes = self
+            .notes
+            .lock()
+            .map_err(|_| toolspec::GuardFailure::internal("notebook lock poisoned"))?;
+        let index = usize::try_from(input.id - 1).map_err(|_| Error::NotFound)?;
+        match notes.get(index) {
+            Some(note) if note.author == cx.ambient().user && note.text.is_some() => Ok(index),
+            _ => Err(Error::NotFound.into()),
+        }
     }
 }
 

@@ -8,7 +8,7 @@ async fn tools_run_through_the_registry() {
     let registry = toolspec_test_adopter::registry(1);
     assert_eq!(
         registry.tools().map(|t| t.name()).collect::<Vec<_>>(),
-        ["explain", "math_add", "notes_create"]
+        ["explain", "math_add", "notes_create", "notes_delete"]
     );
 
     let add = registry.get("math_add").unwrap();
@@ -31,6 +31,33 @@ async fn tools_run_through_the_registry() {
         full.to_model_json(),
         json!({ "error": "not_full", "message": "The notebook must have room." })
     );
+}
+
+#[tokio::test]
+async fn a_guard_fails_with_a_declared_code_and_hands_what_it_loaded_to_the_handler() {
+    let registry = toolspec_test_adopter::registry(2);
+    let (ada, bob) = (
+        AmbientContext::from([("user", "ada")]),
+        AmbientContext::from([("user", "bob")]),
+    );
+    let create = registry.get("notes_create").unwrap();
+    create.invoke(json!({ "text": "ada's" }), &ada).await;
+    create.invoke(json!({ "text": "bob's" }), &bob).await;
+
+    let delete = registry.get("notes_delete").unwrap();
+    let not_found = json!({ "error": "not_found", "message": "No such note." });
+    // Someone else's note and a note that does not exist answer alike.
+    let others = delete.invoke(json!({ "id": 2 }), &ada).await;
+    assert_eq!(others.to_model_json(), not_found);
+    let missing = delete.invoke(json!({ "id": 9 }), &ada).await;
+    assert_eq!(missing.to_model_json(), not_found);
+    // The handler deletes the note the guard found.
+    let deleted = delete.invoke(json!({ "id": 1 }), &ada).await;
+    assert_eq!(deleted.to_model_json(), json!({ "text": "ada's" }));
+    let again = delete.invoke(json!({ "id": 1 }), &ada).await;
+    assert_eq!(again.to_model_json(), not_found);
+    let bobs = delete.invoke(json!({ "id": 2 }), &bob).await;
+    assert_eq!(bobs.to_model_json(), json!({ "text": "bob's" }));
 }
 
 #[test]

@@ -50,7 +50,7 @@ fn descriptors_carry_the_spec() {
     assert_eq!(d.timeout, Some(std::time::Duration::from_millis(1500)));
     assert_eq!(
         d.description,
-        "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open.\nErrors: has_water, tap_open, clogged, overflow."
+        "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open. The pipe must be clear. A bucket must be at hand.\nErrors: has_water, tap_open, pipe_clear, bucket_found, clogged, overflow."
     );
     assert_eq!(
         d.ambient_fields().map(|f| f.name).collect::<Vec<_>>(),
@@ -139,25 +139,36 @@ fn audit_once_and_lock_are_declared() {
 struct Store;
 
 impl store::orders::get::Handler for Store {
+    type Order = store::types::Order;
+
     async fn call(
         &self,
-        input: store::orders::get::Input,
-        cx: store::orders::get::Context<'_>,
+        _: store::orders::get::Input,
+        loaded: store::orders::get::Loaded<Self>,
+        _: store::orders::get::Context<'_>,
     ) -> store::orders::get::Outcome {
-        if input.order_id != 7 || cx.ambient().customer_id != 1 {
-            return Err(store::orders::get::Error::NotFound.into());
-        }
         Ok(store::orders::get::Output {
-            order: store::types::Order {
-                id: 7,
-                status: store::types::OrderStatus::Pending,
-                lines: vec![],
-                total: store::types::Money {
-                    amount: 0,
-                    currency: store::types::MoneyCurrency::Eur,
-                },
-                placed_at: "2026-12-01T10:00:00+01:00".parse().unwrap(),
+            order: loaded.order,
+        })
+    }
+
+    async fn own_order(
+        &self,
+        input: &store::orders::get::Input,
+        cx: &store::orders::get::Context<'_>,
+    ) -> store::orders::get::own_order::Outcome<store::types::Order> {
+        if input.order_id != 7 || cx.ambient().customer_id != 1 {
+            return Err(store::orders::get::own_order::Error::NotFound.into());
+        }
+        Ok(store::types::Order {
+            id: 7,
+            status: store::types::OrderStatus::Pending,
+            lines: vec![],
+            total: store::types::Money {
+                amount: 0,
+                currency: store::types::MoneyCurrency::Eur,
             },
+            placed_at: "2026-12-01T10:00:00+01:00".parse().unwrap(),
         })
     }
 }

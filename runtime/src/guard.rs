@@ -1,0 +1,190 @@
+//! How a guard answers: `bool` for a plain precondition, or — for a guard whose spec lists
+//! `errors` or `loads` — a `Result` whose `Ok` is what the guard loaded for the handler and
+//! whose `Err` is a [`GuardFailure`]: the precondition unmet (the guard's own code), one of
+//! the codes the spec lets the guard fail with (with details), or an internal failure.
+//!
+//! [`check`] runs one guard for the generated code and erases its answer into a
+//! [`GuardStop`] the invoker turns into the model's error; nothing here knows an adapter.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde_json::Value;
+
+use crate::failure::DeclaredError;
+
+/// Why a guard stops the call, for a guard whose spec lists `errors` or `loads`.
+///
+/// `?` on any `std::error::Error` gives [`GuardFailure::Internal`]; the guard's generated
+/// `Error` (one variant per code its spec lists) converts into [`GuardFailure::Declared`], so
+/// `lookup.ok_or(owns_note::Error::NotFound)?` fails the call with `not_found`.
+pub enum GuardFailure<E> {
+    /// The precondition does not hold: the call fails with the guard's name as its code and
+    /// its description as the message, as a `bool` guard answering `false` does.
+    Unmet,
+    /// The call fails with one of the codes the guard's spec lists, exactly as a handler's
+    /// declared error would (headline, `standalone`, details).
+    Declared {
+        /// The code.
+        error: E,
+        /// Extra data shown to the model with the error.
+        details: Option<Value>,
+    },
+    /// The guard could not decide (its database is unreachable…): an internal error, the
+    /// cause logged for the developer and never shown to the model.
+    Internal(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl<E> GuardFailure<E> {
+    /// Fails with a code the guard's spec lists.
+    pub fn declared(error: E) -> Self {
+        Self::Declared {
+            error,
+            details: None,
+        }
+    }
+
+    /// Attaches details to a declared failure (no effect on the others).
+    pub fn with_details(self, details: impl Into<Value>) -> Self {
+        match self {
+            Self::Declared { error, .. } => Self::Declared {
+                error,
+                details: Some(details.into()),
+            },
+            other => other,
+        }
+    }
+
+    /// An internal failure from any error (including `anyhow::Error` via `.into()`).
+    pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self::Internal(error.into())
+    }
+}
+
+impl<E, X> From<X> for GuardFailure<E>
+where
+    X: std::error::Error + Send + Sync + 'static,
+{
+    fn from(error: X) -> Self {
+        Self::Internal(Box::new(error))
+    }
+}
+
+impl<E: std::fmt::Debug> std::fmt::Debug for GuardFailure<E> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Unmet => f.write_str("Unmet"),
+            Self::Declared { error, details } => f
+                .debug_struct("Declared")
+                .field("error", error)
+                .field("details", details)
+                .finish(),
+            Self::Internal(e) => f.debug_tuple("Internal").field(&e.to_string()).finish(),
+        }
+    }
+}
+
+/// The codes of a guard whose spec lists none: it can pass, be unmet or fail internally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NoError {}
+
+impl std::fmt::Display for NoError {
+    fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {}
+    }
+}
+
+impl DeclaredError for NoError {
+    fn code(&self) -> &'static str {
+        match *self {}
+    }
+}
+
+/// Which guard stopped a call, and why.
+#[derive(Debug)]
+pub struct GuardStop {
+    /// The guard's position in the spec (and in the descriptor's `guards`).
+    pub guard: usize,
+    /// Why.
+    pub reason: StopReason,
+}
+
+/// Why a guard stopped a call, its codes erased.
+#[derive(Debug)]
+pub enum StopReason {
+    /// Its precondition does not hold.
+    Unmet,
+    /// It failed with a code its spec lists.
+    Declared {
+        /// The code.
+        code: &'static str,
+        /// The code's message (its `Display`).
+        message: String,
+        /// Extra data for the model.
+        details: Option<Value>,
+    },
+    /// It failed internally.
+    Internal(Box<dyn std::error::Error + Send + Sync>),
+    /// It panicked, with this message.
+    Panicked(String),
+}
+
+/// What a guard method returns: `bool`, or `Result<T, GuardFailure<E>>`.
+pub trait Verdict: Send {
+    /// What a passing guard hands to the handler (`()` for a `bool` guard).
+    type Loaded: Send;
+
+    /// The value loaded, or why the call stops.
+    fn verdict(self) -> Result<Self::Loaded, StopReason>;
+}
+
+impl Verdict for bool {
+    type Loaded = ();
+
+    fn verdict(self) -> Result<(), StopReason> {
+        if self { Ok(()) } else { Err(StopReason::Unmet) }
+    }
+}
+
+impl<T: Send, E: DeclaredError> Verdict for Result<T, GuardFailure<E>> {
+    type Loaded = T;
+
+    fn verdict(self) -> Result<T, StopReason> {
+        self.map_err(|failure| match failure {
+            GuardFailure::Unmet => StopReason::Unmet,
+            GuardFailure::Declared { error, details } => StopReason::Declared {
+                code: error.code(),
+                message: error.to_string(),
+                details,
+            },
+            GuardFailure::Internal(e) => StopReason::Internal(e),
+        })
+    }
+}
+
+/// Runs guard number `guard` (its future `check`): what it loaded, or why the call stops,
+/// a panic included.
+pub async fn check<V: Verdict>(
+    guard: usize,
+    check: impl Future<Output = V>,
+) -> Result<V::Loaded, GuardStop> {
+    let reason = match AssertUnwindSafe(check).catch_unwind().await {
+        Ok(verdict) => match verdict.verdict() {
+            Ok(loaded) => return Ok(loaded),
+            Err(reason) => reason,
+        },
+        Err(panic) => StopReason::Panicked(panic_message(panic)),
+    };
+    Err(GuardStop { guard, reason })
+}
+
+/// A panic's message. Takes the box itself: a `&Box<dyn Any>` would coerce to `&dyn Any` of
+/// the box, and never downcast to the payload.
+pub(crate) fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".into())
+}
