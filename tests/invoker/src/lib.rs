@@ -14,7 +14,7 @@ use tokio::sync::Notify;
 toolspec::include_tools!();
 toolspec::include_tools!(drop_tools, "drop_tools.rs");
 
-use tools::{admin, hostile, jobs, kinds, orders, profile};
+use tools::{admin, hostile, jobs, kinds, notes, orders, profile};
 
 /// What the handlers saw, shared with the tests.
 #[derive(Debug, Default)]
@@ -47,6 +47,17 @@ pub struct Probe {
     pub guard_finished: AtomicBool,
     /// How many times `jobs_guarded`'s handler ran.
     pub guarded_calls: AtomicUsize,
+    /// How many times `notes_archive`'s guards looked a note up.
+    pub note_lookups: AtomicUsize,
+    /// How many times `notes_archive`'s handler ran.
+    pub archive_calls: AtomicUsize,
+}
+
+/// A note as `notes_archive`'s guard loads it.
+#[derive(Debug)]
+pub struct Note {
+    /// Its title.
+    pub title: String,
 }
 
 /// The app: every tool's handler.
@@ -146,6 +157,57 @@ impl orders::cancel::Handler for App {
     ) -> bool {
         self.probe.guard_calls.fetch_add(1, Ordering::SeqCst);
         !matches!(input.order_id, 13 | 14)
+    }
+}
+
+/// `notes_archive`'s notes: 1 and 5 are the caller's, 2 is someone else's, 3 is archived
+/// (the details say when), 4 is pinned (twice), 500 is behind a broken table, 66 panics.
+impl notes::archive::Handler for App {
+    type Note = Note;
+    type Pins = i64;
+
+    /// Answers with what the guards loaded: it looks nothing up itself.
+    async fn call(
+        &self,
+        _input: notes::archive::Input,
+        loaded: notes::archive::Loaded<Self>,
+        _cx: notes::archive::Context<'_>,
+    ) -> notes::archive::Outcome {
+        self.probe.archive_calls.fetch_add(1, Ordering::SeqCst);
+        Ok(notes::archive::Output {
+            title: loaded.note.title,
+            pins: loaded.pins,
+        })
+    }
+
+    async fn owns_note(
+        &self,
+        input: &notes::archive::Input,
+        _cx: &notes::archive::Context<'_>,
+    ) -> notes::archive::owns_note::Outcome<Note> {
+        use notes::archive::owns_note::Error;
+        self.probe.note_lookups.fetch_add(1, Ordering::SeqCst);
+        match input.note_id {
+            1 | 4 | 5 => Ok(Note {
+                title: format!("Note {}", input.note_id),
+            }),
+            3 => Err(toolspec::GuardFailure::declared(Error::Archived)
+                .with_details(serde_json::json!({ "archived_on": "2026-11-30" }))),
+            500 => Err(std::io::Error::other("the notes table is gone"))?,
+            66 => panic!("the notes index is corrupt"),
+            _ => Err(Error::NotFound.into()),
+        }
+    }
+
+    async fn unpinned(
+        &self,
+        input: &notes::archive::Input,
+        _cx: &notes::archive::Context<'_>,
+    ) -> notes::archive::unpinned::Outcome<i64> {
+        match input.note_id {
+            4 => Err(toolspec::GuardFailure::Unmet),
+            _ => Ok(0),
+        }
     }
 }
 

@@ -5,23 +5,55 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 use toolspec::{
-    AmbientContext, CallOptions, CancellationToken, Explanation, FieldError, GuardCheck,
+    AmbientContext, CallOptions, CancellationToken, Explanation, FieldError, GuardCheck, ToolError,
     UnknownTool,
 };
 use toolspec_test_invoker::App;
 
-fn guards(not_locked: Option<bool>, in_business_hours: Option<bool>) -> Vec<GuardCheck> {
+/// How a guard of `orders_cancel` fared in an explanation.
+#[derive(Clone, Copy)]
+enum Fared {
+    Passed,
+    Failed,
+    Panicked,
+    Unchecked,
+}
+
+fn guards(not_locked: Fared, in_business_hours: Fared) -> Vec<GuardCheck> {
+    let check = |name: &str, description: &str, fared: Fared| {
+        let error = |code: &str, message: String| {
+            Some(ToolError {
+                code: code.into(),
+                message,
+                details: None,
+            })
+        };
+        let (passed, error) = match fared {
+            Fared::Passed => (Some(true), None),
+            Fared::Failed => (
+                Some(false),
+                error(name, format!("Could not cancel the order: {description}")),
+            ),
+            Fared::Panicked => (
+                None,
+                error("internal_error", "Could not cancel the order".into()),
+            ),
+            Fared::Unchecked => (None, None),
+        };
+        GuardCheck {
+            name: name.into(),
+            description: description.into(),
+            passed,
+            error,
+        }
+    };
     vec![
-        GuardCheck {
-            name: "not_locked".into(),
-            description: "The order must not be locked.".into(),
-            passed: not_locked,
-        },
-        GuardCheck {
-            name: "in_business_hours".into(),
-            description: "Cancellations happen in business hours.".into(),
-            passed: in_business_hours,
-        },
+        check("not_locked", "The order must not be locked.", not_locked),
+        check(
+            "in_business_hours",
+            "Cancellations happen in business hours.",
+            in_business_hours,
+        ),
     ]
 }
 
@@ -50,7 +82,7 @@ async fn a_callable_call_is_explained_without_running_the_handler() {
             callable: true,
             errors: vec![],
             more_errors: 0,
-            guards: guards(Some(true), Some(true)),
+            guards: guards(Fared::Passed, Fared::Passed),
             once: None,
             lock: None,
         }
@@ -65,13 +97,13 @@ async fn every_guard_is_checked_even_after_one_fails() {
     let explanation = explain(&app, "orders_cancel", json!({ "order_id": 13 })).await;
     assert!(!explanation.callable);
     assert_eq!(explanation.errors, []);
-    assert_eq!(explanation.guards, guards(Some(false), Some(false)));
+    assert_eq!(explanation.guards, guards(Fared::Failed, Fared::Failed));
     let explanation = explain(&app, "orders_cancel", json!({ "order_id": "14" })).await;
-    assert_eq!(explanation.guards, guards(Some(true), Some(false)));
+    assert_eq!(explanation.guards, guards(Fared::Passed, Fared::Failed));
     // A panicking guard is neither passed nor failed.
     let explanation = explain(&app, "orders_cancel", json!({ "order_id": 66 })).await;
     assert!(!explanation.callable);
-    assert_eq!(explanation.guards, guards(None, Some(true)));
+    assert_eq!(explanation.guards, guards(Fared::Panicked, Fared::Passed));
     assert_eq!(app.probe.cancel_calls.load(Ordering::SeqCst), 0);
 }
 
@@ -97,7 +129,7 @@ async fn every_argument_error_is_explained_and_no_guard_runs() {
                 ),
             ],
             more_errors: 0,
-            guards: guards(None, None),
+            guards: guards(Fared::Unchecked, Fared::Unchecked),
             once: None,
             lock: None,
         }
@@ -177,8 +209,14 @@ async fn the_explain_tool_explains_other_tools() {
             "callable": false,
             "errors": [],
             "guards": [
-                { "name": "not_locked", "description": "The order must not be locked.", "passed": false },
-                { "name": "in_business_hours", "description": "Cancellations happen in business hours.", "passed": false }
+                {
+                    "name": "not_locked", "description": "The order must not be locked.", "passed": false,
+                    "error": { "error": "not_locked", "message": "Could not cancel the order: The order must not be locked." }
+                },
+                {
+                    "name": "in_business_hours", "description": "Cancellations happen in business hours.", "passed": false,
+                    "error": { "error": "in_business_hours", "message": "Could not cancel the order: Cancellations happen in business hours." }
+                }
             ]
         })
     );
@@ -351,7 +389,7 @@ async fn explain_with_finds_tools_through_the_calling_adapter() {
         .await
         .expect("a member of mcp");
     assert_eq!(explanation.tool, "orders_cancel");
-    assert_eq!(explanation.guards, guards(Some(false), Some(false)));
+    assert_eq!(explanation.guards, guards(Fared::Failed, Fared::Failed));
     // `admin_purge` is not offered over http: there, it does not exist.
     let error = registry
         .explain_with(
@@ -398,6 +436,7 @@ async fn explained_guards_run_under_the_timeout_and_the_cancellation() {
                 name: "ready".into(),
                 description: "The job must be ready.".into(),
                 passed: None,
+                error: None,
             }],
             once: None,
             lock: None,
@@ -441,4 +480,70 @@ async fn values_the_typed_input_refuses_are_explained_by_pointer() {
         )]
     );
     assert!(!explanation.callable);
+}
+
+#[tokio::test]
+async fn each_guard_is_reported_with_the_error_the_call_would_answer() {
+    let app = App::new();
+    let explained = |note_id: i64| {
+        let app = app.clone();
+        async move {
+            let explanation = explain(&app, "notes_archive", json!({ "note_id": note_id })).await;
+            serde_json::to_value(&explanation).expect("serializes")
+        }
+    };
+    let passed = json!({ "name": "unpinned", "description": "The note must not be pinned.", "passed": true });
+    // Someone else's note: the guard fails with `not_found`, as the call would.
+    assert_eq!(
+        explained(2).await,
+        json!({
+            "tool": "notes_archive", "callable": false, "errors": [],
+            "guards": [
+                {
+                    "name": "owns_note", "description": "The note must be one of the caller's.", "passed": false,
+                    "error": { "error": "not_found", "message": "No such note." }
+                },
+                passed
+            ]
+        })
+    );
+    // Details included; every guard is checked even after one fails.
+    assert_eq!(
+        explained(3).await["guards"][0]["error"],
+        json!({
+            "error": "archived",
+            "message": "Could not archive the note: The note is already archived.",
+            "details": { "archived_on": "2026-11-30" }
+        })
+    );
+    let pinned = explained(4).await;
+    assert_eq!(pinned["guards"][0]["passed"], true);
+    assert_eq!(
+        pinned["guards"][1],
+        json!({
+            "name": "unpinned", "description": "The note must not be pinned.", "passed": false,
+            "error": { "error": "unpinned", "message": "Could not archive the note: The note must not be pinned." }
+        })
+    );
+    // A guard that cannot decide was not passed nor failed; the call would be an internal error.
+    let broken = explained(500).await;
+    assert_eq!(broken["callable"], false);
+    assert_eq!(
+        broken["guards"][0],
+        json!({
+            "name": "owns_note", "description": "The note must be one of the caller's.", "passed": null,
+            "error": { "error": "internal_error", "message": "Could not archive the note" }
+        })
+    );
+    let ok = explained(1).await;
+    assert_eq!(ok["callable"], true);
+    assert!(
+        ok["guards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["passed"] == true && g.get("error").is_none())
+    );
+    // Explaining runs the guards (their lookups) but never the handler.
+    assert_eq!(app.probe.archive_calls.load(Ordering::SeqCst), 0);
 }

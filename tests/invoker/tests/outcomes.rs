@@ -533,3 +533,69 @@ async fn tools_outside_an_adapter_are_unknown_through_it() {
         json!({ "purged": "mine", "tenant": null })
     );
 }
+
+#[tokio::test]
+async fn a_guard_hands_what_it_loaded_to_the_handler() {
+    let app = App::new();
+    let result = call(&app, "notes_archive", json!({ "note_id": 1 })).await;
+    assert_eq!(
+        result.to_model_json(),
+        json!({ "title": "Note 1", "pins": 0 })
+    );
+    // One lookup served the guard and the handler.
+    assert_eq!(app.probe.note_lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(app.probe.archive_calls.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_guard_fails_with_a_code_its_spec_lists() {
+    let app = App::new();
+    // Someone else's note: `not_found`, standing alone as the spec says, not the guard's name.
+    let result = call(&app, "notes_archive", json!({ "note_id": 2 })).await;
+    assert_failed(
+        &result,
+        json!({ "error": "not_found", "message": "No such note." }),
+        None,
+    );
+    // A declared code with details, composed with the headline like a handler's.
+    let result = call(&app, "notes_archive", json!({ "note_id": 3 })).await;
+    assert_failed(
+        &result,
+        json!({
+            "error": "archived",
+            "message": "Could not archive the note: The note is already archived.",
+            "details": { "archived_on": "2026-11-30" }
+        }),
+        None,
+    );
+    // A guard answering with a `Result` may still just be unmet: its own name and description.
+    let result = call(&app, "notes_archive", json!({ "note_id": 4 })).await;
+    assert_failed(
+        &result,
+        json!({ "error": "unpinned", "message": "Could not archive the note: The note must not be pinned." }),
+        None,
+    );
+    assert_eq!(
+        app.probe.archive_calls.load(Ordering::SeqCst),
+        0,
+        "the handler never ran"
+    );
+}
+
+#[tokio::test]
+async fn a_guard_that_cannot_decide_is_an_internal_error_naming_it() {
+    let app = App::new();
+    let result = call(&app, "notes_archive", json!({ "note_id": 500 })).await;
+    assert_failed(
+        &result,
+        json!({ "error": "internal_error", "message": "Could not archive the note" }),
+        Some("guard `owns_note` failed: the notes table is gone"),
+    );
+    let result = call(&app, "notes_archive", json!({ "note_id": 66 })).await;
+    assert_failed(
+        &result,
+        json!({ "error": "internal_error", "message": "Could not archive the note" }),
+        Some("guard `owns_note` panicked: the notes index is corrupt"),
+    );
+    assert_eq!(app.probe.archive_calls.load(Ordering::SeqCst), 0);
+}
