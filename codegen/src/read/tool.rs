@@ -552,6 +552,7 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
                 let loads = value
                     .get("loads")
                     .and_then(|n| check_identifier(r, n, "loaded value"))
+                    .filter(|l| !loaded_twice(r, &guards, &name.value, l))
                     .filter(|l| loaded.admit(r, &l.value, l.span, rust_name::type_name(&l.value)));
                 (description, errors, loads)
             }
@@ -569,17 +570,45 @@ fn read_guards(r: &mut Reader<'_>, node: &Node) -> Vec<GuardDecl> {
     guards
 }
 
-/// A guard's `errors:`, the codes it may fail with: snake_case names, each once. Whether
+/// Whether an earlier guard loads a value of the same name (reported).
+fn loaded_twice(
+    r: &mut Reader<'_>,
+    earlier: &[GuardDecl],
+    guard: &str,
+    loads: &Spanned<String>,
+) -> bool {
+    let Some(first) = earlier
+        .iter()
+        .find(|g| g.loads.as_ref().is_some_and(|l| l.value == loads.value))
+    else {
+        return false;
+    };
+    let d = r
+        .error(
+            Kind::Conflict,
+            loads.span,
+            format!(
+                "guards `{}` and `{guard}` both load `{}`",
+                first.name.value, loads.value
+            ),
+        )
+        .with_label("loaded again")
+        .with_related(
+            r.file,
+            first.loads.as_ref().map_or(first.name.span, |l| l.span),
+            "first loaded here",
+        )
+        .with_help("the handler gets one field per loaded value: name each after what it is");
+    r.report(d);
+    true
+}
+
+/// A guard's `errors:`, the codes it may fail with (one code or a list), each once. Whether
 /// the tool declares them is checked once every section is read.
 fn read_guard_errors(r: &mut Reader<'_>, node: &Node, guard: &str) -> Vec<Spanned<String>> {
-    let Some(items) = r.seq(node, &format!("`errors` of {guard}")) else {
-        return Vec::new();
-    };
+    let items = r.string_list(node, &format!("`errors` of {guard}"));
     let mut codes: Vec<Spanned<String>> = Vec::new();
-    for item in items {
-        let Some(code) = check_identifier(r, item, "error code") else {
-            continue;
-        };
+    for code in items {
         if let Some(first) = codes.iter().find(|c| c.value == code.value) {
             let d = r
                 .error(
