@@ -137,6 +137,44 @@ async fn failures_are_error_results_with_the_user_facing_text_only() {
 }
 
 #[tokio::test]
+async fn a_guard_that_fails_with_a_declared_code_tells_nothing_of_other_customers() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    // `orders_get`'s guard loads the order among the caller's own: order 5 is customer 2's,
+    // 999 does not exist, and both answer `not_found` alike.
+    let foreign = result(&client, "orders_get", json!({ "order_id": 5 })).await;
+    let missing = result(&client, "orders_get", json!({ "order_id": 999 })).await;
+    assert_eq!(foreign.is_error, Some(true));
+    assert_eq!(text(&foreign), "No such order.");
+    assert_eq!(foreign.content, missing.content);
+    assert_eq!(foreign.structured_content, missing.structured_content);
+
+    // Explain reports the guard's result exactly: the code the call would fail with.
+    let explain = |order_id: i64| {
+        let client = &client;
+        async move {
+            let arguments = json!({ "tool": "orders_get", "arguments": { "order_id": order_id } });
+            let explained = result(client, "explain", arguments).await;
+            explained.structured_content.expect("structuredContent")
+        }
+    };
+    assert_eq!(
+        explain(5).await["guards"],
+        json!([{
+            "name": "own_order",
+            "description": "The order must be one of the current customer's.",
+            "passed": false,
+            "error": { "error": "not_found", "message": "No such order." }
+        }])
+    );
+    let own = explain(1).await;
+    assert_eq!(own["callable"], true);
+    assert_eq!(own["guards"][0]["passed"], true);
+    assert_eq!(own["guards"][0].get("error"), None);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn present_as_message_shows_the_rendered_message_beside_the_structured_value() {
     let scratch = Scratch::new();
     let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
