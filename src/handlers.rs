@@ -4,11 +4,14 @@
 //! customer is indistinguishable from one that does not exist (`not_found`). The SQL lives
 //! in [`Store`]; this module maps its outcomes onto each tool's declared error codes.
 //!
-//! Guards are previews that the runtime (and `explain`) run before a call; the handler
-//! re-checks the same rule inside its write transaction, so a guard never has to be trusted
-//! alone. A guard that cannot reach the database therefore passes, and the handler then
-//! reports the database failure as an internal error (with the cause in `exception`)
-//! instead of the guard claiming a precondition that nobody could check.
+//! The guards of the write tools are previews that the runtime (and `explain`) run before a
+//! call; the handler re-checks the same rule inside its write transaction, so such a guard
+//! never has to be trusted alone. One that cannot reach the database therefore passes, and the
+//! handler then reports the database failure as an internal error (with the cause in
+//! `exception`) instead of the guard claiming a precondition that nobody could check.
+//! `orders_get`'s guard is the lookup itself: it loads the order among the customer's own
+//! (another customer's is `not_found`) and hands it to the handler; a database failure there
+//! is an internal error naming the guard.
 
 use serde_json::json;
 use toolspec::Failure;

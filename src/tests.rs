@@ -678,7 +678,7 @@ async fn a_database_failure_is_hidden_from_the_model_and_explained_to_the_develo
     );
     let exception = result.exception.unwrap_or_default();
     assert!(
-        exception.starts_with("loading the lines of order 1: ")
+        exception.starts_with("guard `own_order` failed: loading the lines of order 1: ")
             && exception.contains("no such table: order_lines"),
         "{exception}"
     );

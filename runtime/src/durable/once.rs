@@ -332,16 +332,14 @@ async fn free(database: &Database, tool: &str, key_hash: &str, holder: &str) -> 
     .map_err(|e| format!("freeing a `once` key: {e}"))
 }
 
-/// Whether repeats answer with `result`: a success, or an error the handler declared (not a
-/// guard's, not a built-in one, not `not_found`).
+/// Whether repeats answer with `result`, a handler's answer (the invoker passes no other): a
+/// success, or an error the handler declared (not a built-in one, not `not_found`).
 fn keeps(tool: &Descriptor, result: &ToolResult) -> bool {
     match &result.outcome {
         Ok(_) => true,
         Err(error) => {
             let code = error.code.as_str();
-            tool.errors.iter().any(|e| e.code == code)
-                && !tool.guards.iter().any(|g| g.name == code)
-                && code != codes::NOT_FOUND
+            tool.errors.iter().any(|e| e.code == code) && code != codes::NOT_FOUND
         }
     }
 }

@@ -308,14 +308,17 @@ impl<O: Operation> Typed<O> {
             Admission::Run(ticket) => ticket,
             Admission::Answer(result) => return result,
         };
-        let result = self
+        let (result, handler_ran) = self
             .invoke_admitted(compiled, value, ambient, options, rules)
             .await;
-        ticket.finish(Some(&result)).await;
+        // A guard's answer (even a declared code) is not kept by `once`: the precondition may
+        // hold on the next try.
+        ticket.finish(Some(&result).filter(|_| handler_ran)).await;
         result
     }
 
-    /// The call once admitted (past `lock` and `once`): `ref` records, guards, the handler.
+    /// The call once admitted (past `lock` and `once`): `ref` records, guards, the handler;
+    /// with whether the handler ran (`once` keeps only what a handler answered).
     async fn invoke_admitted(
         &self,
         compiled: &Compiled,
@@ -323,17 +326,17 @@ impl<O: Operation> Typed<O> {
         ambient: &AmbientContext,
         options: CallOptions,
         rules: &Rules,
-    ) -> ToolResult {
+    ) -> (ToolResult, bool) {
         let tool = Self::tool();
         match reference::resolve(tool, &mut value, ambient, rules.database.as_ref()).await {
             Ok(()) => {}
-            Err(Unresolved::NotFound { field }) => return not_found(tool, field),
-            Err(Unresolved::Internal(e)) => return internal(tool, e),
+            Err(Unresolved::NotFound { field }) => return (not_found(tool, field), false),
+            Err(Unresolved::Internal(e)) => return (internal(tool, e), false),
         }
         let (input, resolved) = match Self::decode(compiled, value, ambient, &rules.limits) {
             Ok(decoded) => decoded,
-            Err(Decoding::Arguments(errors)) => return refused(tool, &errors),
-            Err(Decoding::Internal(result)) => return result,
+            Err(Decoding::Arguments(errors)) => return (refused(tool, &errors), false),
+            Err(Decoding::Internal(result)) => return (result, false),
         };
         let CallOptions {
             cancellation,
@@ -348,17 +351,18 @@ impl<O: Operation> Typed<O> {
         let run = std::pin::pin!(self.run(input, cx));
         let outcome = match supervise(tool, &cancellation, own.as_ref(), run).await {
             Ok(Ok(outcome)) => outcome,
-            Ok(Err(result)) => return result,
-            Err(stop) => return stop.result(tool),
+            Ok(Err(result)) => return (result, false),
+            Err(stop) => return (stop.result(tool), false),
         };
-        match outcome {
+        let result = match outcome {
             Ok(output) => self.succeed(compiled, &output, &rules.limits),
             Err(Failure::Declared { error, details }) => {
                 declared(tool, error.code(), &error.to_string(), details)
             }
             // The developer sees the whole chain of causes, as anyhow's `{:#}` shows it.
             Err(Failure::Internal(e)) => internal(tool, error_chain(&*e)),
-        }
+        };
+        (result, true)
     }
 
     fn succeed(

@@ -3,13 +3,27 @@
 //! union, in the ambient context — and shows them back in its output, so the audit trail's
 //! redaction can be checked against generated values; `vault_note` (recorded after the answer)
 //! and `vault_quiet` (never recorded) are the benchmark's pair; `vault_must` may not run
-//! unrecorded; `vault_hold` holds a `lock` for a while. `kept_tools` (from `specs_kept/`) keep
-//! their records two seconds.
+//! unrecorded; `vault_hold` holds a `lock` for a while; `vault_claim` runs `once` per ticket
+//! behind a guard that fails with a declared code until [`open_counter`] opens its ticket.
+//! `kept_tools` (from `specs_kept/`) keep their records two seconds.
 
 toolspec::include_tools!();
 toolspec::include_tools!(kept_tools, "kept_tools.rs");
 
-use tools::vault::{hold, keep, must, note, quiet};
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
+use tools::vault::{claim, hold, keep, must, note, quiet};
+
+/// The tickets `vault_claim`'s counter is open for.
+static OPEN: Mutex<BTreeSet<i64>> = Mutex::new(BTreeSet::new());
+
+/// Opens the counter for `ticket`.
+pub fn open_counter(ticket: i64) {
+    OPEN.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(ticket);
+}
 
 /// The handler: the note back as it came, the ambient session included; a title of `refuse`
 /// fails with the declared error instead.
@@ -58,6 +72,31 @@ impl hold::Handler for Vault {
         let millis = u64::try_from(input.millis).unwrap_or(0);
         tokio::time::sleep(std::time::Duration::from_millis(millis)).await;
         Ok(hold::Output { shelf: input.shelf })
+    }
+}
+
+/// Ticket 13 is gone (the handler's declared error); any other answers itself.
+impl claim::Handler for Vault {
+    async fn call(&self, input: claim::Input, _cx: claim::Context<'_>) -> claim::Outcome {
+        if input.ticket == 13 {
+            return Err(claim::Error::Gone.into());
+        }
+        Ok(claim::Output {
+            ticket: input.ticket,
+        })
+    }
+
+    async fn counter_open(
+        &self,
+        input: &claim::Input,
+        _cx: &claim::Context<'_>,
+    ) -> claim::counter_open::Outcome {
+        let open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        if open.contains(&input.ticket) {
+            Ok(())
+        } else {
+            Err(claim::counter_open::Error::Closed.into())
+        }
     }
 }
 

@@ -119,3 +119,44 @@ async fn records_past_the_retention_are_deleted() {
     }
     assert_eq!(left, 0, "the record outlived the retention");
 }
+
+/// `once` keeps what a handler answered, never a guard's answer — even a declared code: the
+/// precondition may hold on the next try.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_keeps_a_handlers_answer_but_not_a_guards() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let registry = tools::registry(Vault, Database::sqlite(sqlite(&dir).await));
+    let tool = registry.get("vault_claim").expect("registered");
+    let ambient = AmbientContext::new();
+    let closed = tool.invoke(json!({"ticket": 7}), &ambient).await;
+    assert_eq!(
+        closed.to_model_json(),
+        json!({"error": "closed", "message": "The counter is closed for this ticket."})
+    );
+    toolspec_test_audit::open_counter(7);
+    let claimed = tool.invoke(json!({"ticket": 7}), &ambient).await;
+    assert_eq!(claimed.to_model_json(), json!({"ticket": 7}));
+    let explained = tool
+        .explain(json!({"ticket": 7}), &ambient)
+        .await
+        .expect("explained");
+    let once = serde_json::to_value(&explained.once).expect("serializes");
+    assert_eq!(
+        (&once["status"], &once["outcome"]),
+        (&json!("done"), &json!("ok"))
+    );
+
+    // A handler's declared error is kept: the repeat answers it without running again.
+    toolspec_test_audit::open_counter(13);
+    let gone = tool.invoke(json!({"ticket": 13}), &ambient).await;
+    assert_eq!(gone.to_model_json()["error"], "gone");
+    let explained = tool
+        .explain(json!({"ticket": 13}), &ambient)
+        .await
+        .expect("explained");
+    let once = serde_json::to_value(&explained.once).expect("serializes");
+    assert_eq!(
+        (&once["status"], &once["outcome"]),
+        (&json!("done"), &json!("gone"))
+    );
+}
