@@ -384,52 +384,11 @@ fn error_schema(codes: Option<&[&str]>) -> Value {
     })
 }
 
-/// What `POST /tools/{name}/explain` answers.
+/// What `POST /tools/{name}/explain` answers: the explain tool's own output schema.
 fn explanation_schema() -> Value {
-    let key = json!({ "type": "object" });
-    json!({
-        "type": "object",
-        "properties": {
-            "tool": { "type": "string" },
-            "callable": { "type": "boolean" },
-            "errors": { "type": "array", "items": {
-                "type": "object",
-                "properties": { "field": { "type": "string" }, "message": { "type": "string" } },
-                "required": ["field", "message"]
-            } },
-            "more_errors": { "type": "integer", "minimum": 0 },
-            "guards": { "type": "array", "items": {
-                "type": "object",
-                "properties": {
-                    "name": { "type": "string" },
-                    "description": { "type": "string" },
-                    "passed": { "type": ["boolean", "null"] }
-                },
-                "required": ["name", "description", "passed"]
-            } },
-            "once": {
-                "type": "object",
-                "properties": {
-                    "key": key,
-                    "status": { "type": "string", "enum": ["new", "running", "done"] },
-                    "at": { "type": "string" },
-                    "outcome": { "type": "string" },
-                    "expires_at": { "type": "string" }
-                },
-                "required": ["key", "status"]
-            },
-            "lock": {
-                "type": "object",
-                "properties": {
-                    "key": key,
-                    "held": { "type": "boolean" },
-                    "wait_ms": { "type": "integer", "minimum": 0 }
-                },
-                "required": ["key", "held", "wait_ms"]
-            }
-        },
-        "required": ["tool", "callable", "errors", "guards"]
-    })
+    // A constant of the vocabulary, parsed by this module's test: never the fallback.
+    serde_json::from_str(toolspec_vocab::explain::OUTPUT_SCHEMA)
+        .unwrap_or_else(|_| json!({ "type": "object" }))
 }
 
 /// Whether a schema takes a single value a query parameter can carry.
@@ -503,5 +462,15 @@ fn point_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
         }
         Value::Array(items) => items.iter_mut().for_each(|v| point_refs(v, renamed)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_explanation_schema_is_json() {
+        let schema: serde_json::Value =
+            serde_json::from_str(toolspec_vocab::explain::OUTPUT_SCHEMA).expect("JSON");
+        assert_eq!(schema["required"][3], "guards");
     }
 }

@@ -11,6 +11,7 @@
 //! - [`codes`]: the runtime's own error codes, which specs may not declare;
 //! - [`hints`]: the semantic hints every project knows;
 //! - [`http`]: the HTTP API's status for each kind of failure;
+//! - [`explain`]: the schema of what the built-in `explain` tool answers;
 //! - [`query`]: query tools' column types, filter operators and sorts;
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization.
 //!
@@ -22,6 +23,7 @@ pub mod audit;
 pub mod auth;
 pub mod codes;
 pub mod dialect;
+pub mod explain;
 pub mod hints;
 pub mod http;
 pub mod membership;

@@ -1,0 +1,8 @@
+//! What the built-in `explain` tool answers: the one schema of an explanation, which the
+//! runtime declares as the tool's output and the OpenAPI document publishes for every
+//! `POST /tools/{name}/explain`.
+
+/// The JSON Schema of an explanation: whether the call could run, the argument errors, each
+/// guard's result (with the error the call would answer unless it passed), and what `once`
+/// and `lock` would do.
+pub const OUTPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#;
