@@ -71,6 +71,22 @@ fn bench(c: &mut Criterion) {
         b.iter(|| runtime.block_on(async { black_box(1) }))
     });
     group.finish();
+
+    // A call through two guards that each hand the handler what they loaded.
+    let archive = registry.get("notes_archive").expect("tool");
+    let none = AmbientContext::new();
+    assert!(
+        runtime
+            .block_on(archive.invoke(json!({ "note_id": 1 }), &none))
+            .is_ok()
+    );
+    c.bench_function("notes_archive/invoke_two_loading_guards", |b| {
+        b.iter_batched(
+            || json!({ "note_id": 1 }),
+            |args| black_box(runtime.block_on(archive.invoke(args, &none))),
+            BatchSize::SmallInput,
+        )
+    });
 }
 
 /// The invoker's stages one by one, with the same inputs: where an `invoke` goes.
