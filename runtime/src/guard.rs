@@ -1,7 +1,8 @@
 //! How a guard answers: `bool` for a plain precondition, or — for a guard whose spec lists
 //! `errors` or `loads` — a `Result` whose `Ok` is what the guard loaded for the handler and
-//! whose `Err` is a [`GuardFailure`]: the precondition unmet (the guard's own code), one of
-//! the codes the spec lets the guard fail with (with details), or an internal failure.
+//! whose `Err` is a [`GuardFailure`]: the precondition unmet (the guard's own code), or a
+//! [`Failure`] as a handler's: one of the codes the spec lets the guard fail with (with
+//! details), or an internal one.
 //!
 //! [`check`] runs one guard for the generated code and erases its answer into a
 //! [`GuardStop`] the invoker turns into the model's error; nothing here knows an adapter.
@@ -12,53 +13,42 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use serde_json::Value;
 
-use crate::failure::DeclaredError;
+use crate::failure::{DeclaredError, Failure};
 
-/// Why a guard stops the call, for a guard whose spec lists `errors` or `loads`.
+/// Why a guard stops the call, for a guard whose spec lists `errors` or `loads`: its
+/// precondition is unmet, or it fails as a handler would.
 ///
-/// `?` on any `std::error::Error` gives [`GuardFailure::Internal`]; the guard's generated
-/// `Error` (one variant per code its spec lists) converts into [`GuardFailure::Declared`], so
+/// `?` on any `std::error::Error` gives an internal failure; the guard's generated `Error` (one
+/// variant per code its spec lists) converts into a declared one, so
 /// `lookup.ok_or(owns_note::Error::NotFound)?` fails the call with `not_found`.
+#[derive(Debug)]
 pub enum GuardFailure<E> {
     /// The precondition does not hold: the call fails with the guard's name as its code and
     /// its description as the message, as a `bool` guard answering `false` does.
     Unmet,
-    /// The call fails with one of the codes the guard's spec lists, exactly as a handler's
-    /// declared error would (headline, `standalone`, details).
-    Declared {
-        /// The code.
-        error: E,
-        /// Extra data shown to the model with the error.
-        details: Option<Value>,
-    },
-    /// The guard could not decide (its database is unreachable…): an internal error, the
-    /// cause logged for the developer and never shown to the model.
-    Internal(Box<dyn std::error::Error + Send + Sync>),
+    /// The guard failed as a handler would: with one of the codes its spec lists (composed
+    /// with the headline, `standalone`, details), or internally (the cause logged for the
+    /// developer, naming the guard, never shown to the model).
+    Failed(Failure<E>),
 }
 
 impl<E> GuardFailure<E> {
     /// Fails with a code the guard's spec lists.
     pub fn declared(error: E) -> Self {
-        Self::Declared {
-            error,
-            details: None,
-        }
+        Self::Failed(Failure::declared(error))
     }
 
     /// Attaches details to a declared failure (no effect on the others).
     pub fn with_details(self, details: impl Into<Value>) -> Self {
         match self {
-            Self::Declared { error, .. } => Self::Declared {
-                error,
-                details: Some(details.into()),
-            },
-            other => other,
+            Self::Failed(failure) => Self::Failed(failure.with_details(details)),
+            unmet => unmet,
         }
     }
 
     /// An internal failure from any error (including `anyhow::Error` via `.into()`).
     pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
-        Self::Internal(error.into())
+        Self::Failed(Failure::internal(error))
     }
 }
 
@@ -67,21 +57,7 @@ where
     X: std::error::Error + Send + Sync + 'static,
 {
     fn from(error: X) -> Self {
-        Self::Internal(Box::new(error))
-    }
-}
-
-impl<E: std::fmt::Debug> std::fmt::Debug for GuardFailure<E> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Unmet => f.write_str("Unmet"),
-            Self::Declared { error, details } => f
-                .debug_struct("Declared")
-                .field("error", error)
-                .field("details", details)
-                .finish(),
-            Self::Internal(e) => f.debug_tuple("Internal").field(&e.to_string()).finish(),
-        }
+        Self::Failed(Failure::Internal(Box::new(error)))
     }
 }
 
@@ -153,12 +129,12 @@ impl<T: Send, E: DeclaredError> Verdict for Result<T, GuardFailure<E>> {
     fn verdict(self) -> Result<T, StopReason> {
         self.map_err(|failure| match failure {
             GuardFailure::Unmet => StopReason::Unmet,
-            GuardFailure::Declared { error, details } => StopReason::Declared {
+            GuardFailure::Failed(Failure::Declared { error, details }) => StopReason::Declared {
                 code: error.code(),
                 message: error.to_string(),
                 details,
             },
-            GuardFailure::Internal(e) => StopReason::Internal(e),
+            GuardFailure::Failed(Failure::Internal(e)) => StopReason::Internal(e),
         })
     }
 }
