@@ -9,6 +9,7 @@ use toolspec_vocab::codes;
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
+use crate::source::Spanned;
 use crate::spec::ToolSpec;
 
 pub fn check_codes(r: &mut Reader<'_>, spec: &ToolSpec) {
@@ -76,18 +77,11 @@ fn check_guard_errors(r: &mut Reader<'_>, spec: &ToolSpec) {
             } else {
                 unknown_code_help(spec, &code.value)
             };
-            r.report(
-                r.error(
-                    Kind::UnknownName,
-                    code.span,
-                    format!(
-                        "guard `{}` lists `{}`, which is not an error code of this tool",
-                        guard.name.value, code.value
-                    ),
-                )
-                .with_label("not declared in `errors.codes`")
-                .with_help(help),
+            let message = format!(
+                "guard `{}` lists `{}`, which is not an error code of this tool",
+                guard.name.value, code.value
             );
+            report_undeclared(r, code, message, help);
         }
     }
 }
@@ -121,14 +115,16 @@ fn check_statuses(r: &mut Reader<'_>, spec: &ToolSpec) {
         } else {
             unknown_code_help(spec, &code.value)
         };
-        r.report(
-            r.error(
-                Kind::UnknownName,
-                code.span,
-                format!("`{}` is not an error code of this tool", code.value),
-            )
-            .with_label("not declared in `errors`")
-            .with_help(help),
-        );
+        let message = format!("`{}` is not an error code of this tool", code.value);
+        report_undeclared(r, code, message, help);
     }
+}
+
+/// Reports `code`, named where the tool's declared codes are expected.
+fn report_undeclared(r: &mut Reader<'_>, code: &Spanned<String>, message: String, help: String) {
+    let d = r
+        .error(Kind::UnknownName, code.span, message)
+        .with_label("not declared in `errors`")
+        .with_help(help);
+    r.report(d);
 }
