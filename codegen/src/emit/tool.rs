@@ -94,6 +94,7 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
         quote! {
             /// The tool bound to a database: what the registry runs. A query tool needs no
             /// handler code.
+            #[doc(hidden)]
             pub type Bound = ::toolspec::__private::QueryOperation<Tool>;
         }
     } else {

@@ -1627,6 +1627,7 @@ pub mod orders {
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// The tool bound to a database: what the registry runs. A query tool needs no
         /// handler code.
+        #[doc(hidden)]
         pub type Bound = ::toolspec::__private::QueryOperation<Tool>;
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
