@@ -1,8 +1,10 @@
-//! `toolspec`: check spec folders, list their tools, print their canonical schemas, and print
-//! each provider's native tool definitions exactly as the runtime's adapters declare them.
+//! `toolspec`: check spec folders, list their tools, print their canonical schemas, print
+//! each provider's native tool definitions exactly as the runtime's adapters declare them, and
+//! print the Rust file a build generates.
 
 mod declare;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,12 +61,22 @@ enum Command {
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(dialect_names()))]
         dialect: Option<String>,
     },
+    /// Print the Rust file a build generates for the specs (what `build.rs` writes into
+    /// `OUT_DIR` and `toolspec::include_tools!()` includes, inside `pub mod tools`).
+    Emit {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let dir = match &cli.command {
-        Command::Check { dir } | Command::List { dir, .. } | Command::Schema { dir, .. } => dir,
+        Command::Check { dir }
+        | Command::List { dir, .. }
+        | Command::Schema { dir, .. }
+        | Command::Emit { dir } => dir,
     };
     let project = match toolspec_codegen::load(dir) {
         Ok(project) => project,
@@ -102,6 +114,7 @@ fn main() -> ExitCode {
             },
             None => schema(&project, tool.as_deref()),
         },
+        Command::Emit { .. } => print_text(&toolspec_codegen::generate(&project)),
     }
 }
 
@@ -225,12 +238,29 @@ fn native(project: &Project, dialect: Dialect, only: Option<&str>) -> ExitCode {
 
 fn print_json(out: &Value) -> ExitCode {
     match serde_json::to_string_pretty(out) {
-        Ok(text) => {
-            println!("{text}");
-            ExitCode::SUCCESS
+        Ok(mut text) => {
+            text.push('\n');
+            print_text(&text)
         }
         Err(e) => {
             eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `text` to stdout. A reader that stops early (`| head`) ends the output quietly; any
+/// other failure to write is an error.
+fn print_text(text: &str) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the output: {e}");
             ExitCode::FAILURE
         }
     }
