@@ -234,3 +234,159 @@ fn emit_prints_the_generated_rust_file() {
     assert_eq!(stdout, "");
     assert!(stderr.contains("unknown type `strng`"), "{stderr}");
 }
+
+/// The names of a list of native definitions (OpenAI's `function.name`, Anthropic's `name`).
+fn names(tools: &Value) -> Vec<String> {
+    tools
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().or(t["name"].as_str()))
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_strict_preview_shows_every_tool_and_says_which_are_sent_strict() {
+    // The store sends no tool strict: all are previews, the explain tool cannot be strict.
+    let (stdout, stderr, ok) = cli(&[
+        "schema",
+        &store_specs(),
+        "--dialect",
+        "openai-strict",
+        "--preview",
+    ]);
+    assert!(ok, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("the preview is one JSON value");
+    assert_eq!(printed["dialect"], json!("openai-strict"));
+    assert_eq!(printed["sent_strict"], json!([]));
+    assert_eq!(printed["cannot_be_strict"], json!(["explain"]));
+    let openai = printed_names(Dialect::OpenAi);
+    let previewed: Vec<String> = openai.into_iter().filter(|n| n != "explain").collect();
+    assert_eq!(printed["previewed"], json!(previewed));
+    assert_eq!(names(&printed["tools"]), previewed);
+    for tool in printed["tools"].as_array().expect("tools") {
+        assert_eq!(tool["function"]["strict"], json!(true), "{tool}");
+        // Strict mode's schema: closed, every property required.
+        let parameters = &tool["function"]["parameters"];
+        assert_eq!(parameters["additionalProperties"], json!(false), "{tool}");
+        let properties = parameters["properties"].as_object().expect("properties");
+        assert_eq!(
+            parameters["required"].as_array().map(Vec::len),
+            Some(properties.len()),
+            "{tool}"
+        );
+    }
+    assert!(
+        stderr.contains(
+            "note: a preview of openai-strict for every `openai` tool: 0 sent in strict mode \
+             today (`sent_strict`), 7 sent in openai until it gets `strict: true` (`previewed`), \
+             1 that strict mode cannot express (`cannot_be_strict`)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("the build would report:\nwarning: 3 schema features"),
+        "{stderr}"
+    );
+    // Without `--preview`, the note says where to look.
+    let (_, stderr, _) = cli(&["schema", &store_specs(), "--dialect", "openai-strict"]);
+    assert!(
+        stderr.contains("or `--dialect openai-strict --preview` for every tool in openai-strict"),
+        "{stderr}"
+    );
+
+    // Where some tools are strict, those are exactly what the strict dialect lists.
+    let (stdout, stderr, ok) = cli(&[
+        "schema",
+        &warnings_specs(),
+        "--dialect",
+        "openai-strict",
+        "--preview",
+    ]);
+    assert!(ok, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(
+        printed["sent_strict"],
+        json!(["notes_create", "notes_tagged"])
+    );
+    assert_eq!(printed["previewed"], json!(["notes_quiet"]));
+    let (stdout, _, _) = cli(&["schema", &warnings_specs(), "--dialect", "openai-strict"]);
+    let sent: Value = serde_json::from_str(&stdout).expect("JSON");
+    let tools = printed["tools"].as_array().expect("tools");
+    let sent_in_preview: Vec<&Value> = tools
+        .iter()
+        .filter(|t| t["function"]["name"] != "notes_quiet")
+        .collect();
+    assert_eq!(json!(sent_in_preview), sent);
+    // The previewed tool's `max_length` is stated in its description, as strict mode does.
+    let quiet = tools
+        .iter()
+        .find(|t| t["function"]["name"] == "notes_quiet")
+        .expect("notes_quiet is previewed");
+    let text = &quiet["function"]["parameters"]["properties"]["text"];
+    assert_eq!(text.get("maxLength"), None, "{text}");
+    assert!(
+        text["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("at most 10 characters")),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_strict_preview_names_what_strict_mode_cannot_express() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let write = |path: &str, text: &str| {
+        std::fs::write(dir.path().join(path), text).expect("writes the spec");
+    };
+    write(
+        "note.yaml",
+        "description: A note.\nexpects:\n  text: { type: string }\n",
+    );
+    write(
+        "tagged.yaml",
+        "description: Tags.\nexpects:\n  tags: { type: map, values: string }\n",
+    );
+    let specs = dir.path().to_string_lossy().into_owned();
+    let (stdout, stderr, ok) = cli(&[
+        "schema",
+        &specs,
+        "--dialect",
+        "anthropic-strict",
+        "--preview",
+    ]);
+    assert!(ok, "{stderr}");
+    let printed: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert_eq!(printed["previewed"], json!(["note"]));
+    assert_eq!(printed["cannot_be_strict"], json!(["explain", "tagged"]));
+    assert_eq!(names(&printed["tools"]), ["note"]);
+    assert_eq!(printed["tools"][0]["strict"], json!(true));
+    assert!(
+        stderr.contains("error[dialect]: `tags` cannot be expressed in anthropic-strict"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("tagged.yaml:3:3"),
+        "the error points at the field: {stderr}"
+    );
+    // Only with a strict dialect.
+    for args in [
+        &["schema", &specs, "--dialect", "anthropic", "--preview"][..],
+        &["schema", &specs, "--dialect", "openapi", "--preview"][..],
+        &["schema", &specs, "--preview"][..],
+    ] {
+        let (stdout, stderr, ok) = cli(args);
+        assert!(!ok, "{args:?}");
+        assert_eq!(stdout, "");
+        assert!(stderr.contains("--dialect"), "{stderr}");
+    }
+}
+
+/// The names `schema --dialect` lists for the example store.
+fn printed_names(dialect: Dialect) -> Vec<String> {
+    names(&printed(dialect))
+}
