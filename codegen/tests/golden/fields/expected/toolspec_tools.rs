@@ -701,7 +701,19 @@ pub mod kitchen {
             adapters: &[
                 ::toolspec::__private::AdapterBinding::member("anthropic"),
                 ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding {
+                    adapter: "mcp",
+                    name: ::core::option::Option::None,
+                    settings: &[
+                        (
+                            "present_as",
+                            ::toolspec::__private::SettingValue::Str(
+                                ::std::borrow::Cow::Borrowed("message"),
+                            ),
+                        ),
+                    ],
+                    view: ::core::option::Option::None,
+                },
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],

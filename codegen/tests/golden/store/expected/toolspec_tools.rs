@@ -732,7 +732,7 @@ pub mod orders {
             error_headline: ::core::option::Option::None,
             errors: &[],
             hints: &["read_only", "closed_world"],
-            message: ::core::option::Option::Some("Exported {{ count }} orders."),
+            message: ::core::option::Option::None,
             timeout: ::core::option::Option::Some(
                 ::core::time::Duration::from_millis(60000u64),
             ),
@@ -1149,7 +1149,19 @@ pub mod orders {
                 ::toolspec::__private::AdapterBinding::member("anthropic"),
                 ::toolspec::__private::AdapterBinding::member("gemini"),
                 ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding {
+                    adapter: "mcp",
+                    name: ::core::option::Option::None,
+                    settings: &[
+                        (
+                            "present_as",
+                            ::toolspec::__private::SettingValue::Str(
+                                ::std::borrow::Cow::Borrowed("message"),
+                            ),
+                        ),
+                    ],
+                    view: ::core::option::Option::None,
+                },
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
@@ -1352,7 +1364,19 @@ pub mod orders {
             adapters: &[
                 ::toolspec::__private::AdapterBinding::member("anthropic"),
                 ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
+                ::toolspec::__private::AdapterBinding {
+                    adapter: "mcp",
+                    name: ::core::option::Option::None,
+                    settings: &[
+                        (
+                            "present_as",
+                            ::toolspec::__private::SettingValue::Str(
+                                ::std::borrow::Cow::Borrowed("message"),
+                            ),
+                        ),
+                    ],
+                    view: ::core::option::Option::None,
+                },
                 ::toolspec::__private::AdapterBinding::member("openai"),
                 ::toolspec::__private::AdapterBinding::member("rig"),
             ],
