@@ -597,7 +597,10 @@ async fn orders_export_lists_the_callers_orders_in_order_with_progress(f: &Fixtu
         .unwrap()
         .invoke_with(json!({}), &ambient, options)
         .await;
-    assert_eq!(result.message, "Exported 2 orders.");
+    assert_eq!(
+        result.outcome.map(|v| v["count"].clone()).ok(),
+        Some(json!(2))
+    );
     assert_eq!(
         *reports.lock().unwrap(),
         [

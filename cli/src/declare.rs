@@ -71,6 +71,15 @@ impl Declared {
         members
     }
 
+    /// The members of `adapter` by their names there, sorted, each with the dialect the
+    /// adapter declares it in.
+    pub fn modes(&self, adapter: &str) -> Vec<(&'static str, Dialect)> {
+        self.members(adapter)
+            .into_iter()
+            .map(|(name, _, dialect)| (name, dialect))
+            .collect()
+    }
+
     /// The native definitions of the members declared in `dialect`, sorted by their names.
     pub fn native(&self, dialect: Dialect) -> Vec<Value> {
         let declare = |d: &'static Descriptor| -> Option<Value> {

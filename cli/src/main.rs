@@ -1,8 +1,10 @@
-//! `toolspec`: check spec folders, list their tools, print their canonical schemas, and print
-//! each provider's native tool definitions exactly as the runtime's adapters declare them.
+//! `toolspec`: check spec folders, list their tools, print their canonical schemas, print
+//! each provider's native tool definitions exactly as the runtime's adapters declare them, and
+//! print the Rust file a build generates.
 
 mod declare;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -58,13 +60,30 @@ enum Command {
         /// `openapi` prints the HTTP API's OpenAPI 3.1 document.
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(dialect_names()))]
         dialect: Option<String>,
+        /// With a strict dialect (`openai-strict`, `anthropic-strict`): every member of its
+        /// adapter as strict mode would send it, strict on or not, in an envelope saying which
+        /// are sent strict today (`sent_strict`), which are previews (`previewed`) and which
+        /// strict mode cannot express (`cannot_be_strict`); the build errors and warnings
+        /// strict mode would bring go to stderr.
+        #[arg(long, requires = "dialect")]
+        preview: bool,
+    },
+    /// Print the Rust file a build generates for the specs (what `build.rs` writes into
+    /// `OUT_DIR` and `toolspec::include_tools!()` includes, inside `pub mod tools`).
+    Emit {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
     },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let dir = match &cli.command {
-        Command::Check { dir } | Command::List { dir, .. } | Command::Schema { dir, .. } => dir,
+        Command::Check { dir }
+        | Command::List { dir, .. }
+        | Command::Schema { dir, .. }
+        | Command::Emit { dir } => dir,
     };
     let project = match toolspec_codegen::load(dir) {
         Ok(project) => project,
@@ -94,14 +113,27 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::List { adapter, .. } => list(&project, adapter.as_deref()),
-        Command::Schema { tool, dialect, .. } => match dialect.as_deref() {
-            Some(OPENAPI) => openapi(&project, tool.as_deref()),
-            Some(name) => match Dialect::parse(name) {
-                Some(dialect) => native(&project, dialect, tool.as_deref()),
-                None => schema(&project, tool.as_deref()),
-            },
-            None => schema(&project, tool.as_deref()),
+        Command::Schema {
+            tool,
+            dialect,
+            preview,
+            ..
+        } => match (dialect.as_deref().map(|d| (d, Dialect::parse(d))), preview) {
+            (Some((_, Some(dialect))), true) if dialect.is_strict() => {
+                strict_preview(&project, dialect, tool.as_deref(), cli.verbose)
+            }
+            (Some((name, _)), true) => {
+                eprintln!(
+                    "error: `--preview` shows a strict dialect for every tool: use it with \
+                     `--dialect openai-strict` or `--dialect anthropic-strict`, not `{name}`"
+                );
+                ExitCode::from(2)
+            }
+            (Some((OPENAPI, _)), false) => openapi(&project, tool.as_deref()),
+            (Some((_, Some(dialect))), false) => native(&project, dialect, tool.as_deref()),
+            _ => schema(&project, tool.as_deref()),
         },
+        Command::Emit { .. } => print_text(&toolspec_codegen::generate(&project)),
     }
 }
 
@@ -215,22 +247,103 @@ fn native(project: &Project, dialect: Dialect, only: Option<&str>) -> ExitCode {
     let out = declared.native(dialect);
     // Members of the same adapter in its other mode are not in this dialect: say where they are.
     for other in declared.other_modes(dialect) {
+        let preview = if dialect.is_strict() {
+            format!(", or `--dialect {dialect} --preview` for every tool in {dialect}")
+        } else {
+            String::new()
+        };
         eprintln!(
-            "note: some `{}` tools are in the {other} dialect; see `--dialect {other}`",
+            "note: some `{}` tools are in the {other} dialect; see `--dialect {other}`{preview}",
             dialect.adapter()
         );
     }
     print_json(&Value::Array(out))
 }
 
+/// `schema --dialect openai-strict --preview`: every member of the adapter as strict mode
+/// would declare it, labelled with what is sent strict today. Stdout stays one JSON value (an
+/// envelope, in this mode only); what turning strict on would report goes to stderr.
+fn strict_preview(
+    project: &Project,
+    dialect: Dialect,
+    only: Option<&str>,
+    verbose: bool,
+) -> ExitCode {
+    if let Some(name) = only
+        && !project.tools().iter().any(|t| t.name() == name)
+    {
+        eprintln!("error: no tool named `{name}`");
+        return ExitCode::from(2);
+    }
+    let Some(preview) = project.with_strict(dialect) else {
+        eprintln!("error: {dialect} is not a strict dialect");
+        return ExitCode::from(2);
+    };
+    let adapter = dialect.adapter();
+    let now = declare::Declared::new(project, only).modes(adapter);
+    let then = declare::Declared::new(&preview, only);
+    let names = |keep: &dyn Fn(&str, Dialect) -> bool| -> Vec<&str> {
+        then.modes(adapter)
+            .into_iter()
+            .filter(|(name, mode)| keep(name, *mode))
+            .map(|(name, _)| name)
+            .collect()
+    };
+    let strict_now = |name: &str| now.iter().any(|(n, mode)| *n == name && *mode == dialect);
+    let sent = names(&|name, _| strict_now(name));
+    let previewed = names(&|name, mode| mode == dialect && !strict_now(name));
+    let cannot = names(&|_, mode| mode != dialect);
+    let relaxed = dialect.relaxed();
+    eprintln!(
+        "note: a preview of {dialect} for every `{adapter}` tool: {} sent in strict mode today \
+         (`sent_strict`), {} sent in {relaxed} until it gets `strict: true` (`previewed`), {} \
+         that strict mode cannot express (`cannot_be_strict`)",
+        sent.len(),
+        previewed.len(),
+        cannot.len(),
+    );
+    if !preview.diagnostics().is_empty() {
+        eprintln!("note: with `strict: true` for every `{adapter}` tool, the build would report:");
+        if verbose {
+            eprint!("{}", preview.render_diagnostics());
+        } else {
+            eprint!("{}", preview.render_diagnostics_summary());
+        }
+    }
+    print_json(&json!({
+        "dialect": dialect.name(),
+        "sent_strict": sent,
+        "previewed": previewed,
+        "cannot_be_strict": cannot,
+        "tools": then.native(dialect),
+    }))
+}
+
 fn print_json(out: &Value) -> ExitCode {
     match serde_json::to_string_pretty(out) {
-        Ok(text) => {
-            println!("{text}");
-            ExitCode::SUCCESS
+        Ok(mut text) => {
+            text.push('\n');
+            print_text(&text)
         }
         Err(e) => {
             eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes `text` to stdout. A reader that stops early (`| head`) ends the output quietly; any
+/// other failure to write is an error.
+fn print_text(text: &str) -> ExitCode {
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the output: {e}");
             ExitCode::FAILURE
         }
     }

@@ -33,6 +33,7 @@ mod error;
 mod openapi;
 mod parallel;
 mod pattern;
+mod preview;
 mod project;
 mod read;
 mod rust_name;

@@ -8,6 +8,11 @@
 //! can end with (the statuses of `toolspec_vocab::http`, which the router follows). The named
 //! types every schema refers to (`$defs`) become `components/schemas`, shared when tools
 //! define them alike. Security is a bearer token, each operation naming its tool's scopes.
+//!
+//! Every `integer` of a tool's schemas that has no `format` of its own is `format: int64`,
+//! OpenAPI's registered format for what the runtime takes (it refuses integers past `i64`): the
+//! schemas state only a spec's own bounds, and this says the rest in OpenAPI's words, for
+//! client generators and test tools alike.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -16,6 +21,7 @@ use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::{adapters, codes, hints, http, query};
 
 use crate::project::{Project, Tool};
+use crate::schema_tree::for_each_child;
 
 /// The version of the document's `info`.
 const INFO_VERSION: &str = "1";
@@ -104,6 +110,7 @@ impl Tool {
         let mut input = view
             .map_or(&self.input_schema, |(_, schema)| schema)
             .clone();
+        int64(&mut input);
         if self.spec.query.is_some()
             && let Some(properties) = input["properties"].as_object_mut()
         {
@@ -118,7 +125,7 @@ impl Tool {
             ];
             for (name, ty, note) in lenient {
                 if let Some(Value::Object(schema)) = properties.get_mut(name) {
-                    for keyword in ["enum", "minimum", "maximum"] {
+                    for keyword in ["enum", "minimum", "maximum", "format"] {
                         schema.remove(keyword);
                     }
                     // `null` is as good as leaving it out.
@@ -254,7 +261,9 @@ impl Operation<'_> {
     fn responses(&self, components: &mut Components, with_body: bool) -> Map<String, Value> {
         let spec = &self.tool.spec;
         let mut responses = Map::new();
-        let output = components.take(&self.tool.output_schema);
+        let mut output = self.tool.output_schema.clone();
+        int64(&mut output);
+        let output = components.take(&output);
         responses.insert(
             "200".into(),
             json!({
@@ -391,6 +400,21 @@ fn explanation_schema() -> Value {
         .unwrap_or_else(|_| json!({ "type": "object" }))
 }
 
+/// Gives every `integer` (a node whose types include `integer` but not `number`) without a
+/// `format` of its own `format: int64`, below and including `schema`.
+fn int64(schema: &mut Value) {
+    let Value::Object(node) = schema else { return };
+    let types: Vec<&str> = match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types.contains(&"integer") && !types.contains(&"number") && !node.contains_key("format") {
+        node.insert("format".into(), json!("int64"));
+    }
+    for_each_child(node, &mut |_, child| int64(child));
+}
+
 /// Whether a schema takes a single value a query parameter can carry.
 fn is_scalar(schema: &Value) -> bool {
     let scalar = |t: &str| matches!(t, "string" | "integer" | "number" | "boolean" | "null");
@@ -467,6 +491,58 @@ fn point_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
+    use crate::source::Source;
+
+    #[test]
+    fn integers_are_int64_where_no_format_says_otherwise() {
+        let files = [
+            (
+                "notes/add.yaml",
+                "description: Add.\nexpects:\n  n: { type: integer, minimum: 1 }\n  \
+                 maybe: { type: integer, nullable: true, optional: true }\n  \
+                 ratio: { type: number }\n  \
+                 small: { optional: true, shape: { type: integer, format: int32 } }\n  \
+                 counter: { type: Counter, optional: true }\n\
+                 exposes:\n  total: { type: integer }\n",
+            ),
+            (
+                "types.yaml",
+                "types:\n  Counter:\n    type: object\n    fields:\n      hits: { type: integer }\n",
+            ),
+        ];
+        let sources: Vec<Source> = files
+            .iter()
+            .map(|(path, text)| Source {
+                path: (*path).to_owned(),
+                text: (*text).to_owned(),
+            })
+            .collect();
+        let project = crate::project::build(&sources, &["notes".to_owned()], "specs");
+        assert!(!project.has_errors(), "{}", project.render_diagnostics());
+        let document = project.openapi();
+        let post = &document["paths"]["/tools/notes_add"]["post"];
+        let input = &post["requestBody"]["content"]["application/json"]["schema"]["properties"];
+        assert_eq!(
+            input["n"],
+            json!({ "type": "integer", "minimum": 1, "format": "int64" })
+        );
+        assert_eq!(
+            input["maybe"],
+            json!({ "type": ["integer", "null"], "format": "int64" })
+        );
+        assert_eq!(input["ratio"], json!({ "type": "number" }));
+        assert_eq!(input["small"]["format"], json!("int32"), "a shape's own");
+        let counter = &document["components"]["schemas"]["Counter"]["properties"]["hits"];
+        assert_eq!(counter["format"], json!("int64"));
+        let output = &post["responses"]["200"]["content"]["application/json"]["schema"];
+        assert_eq!(output["properties"]["total"]["format"], json!("int64"));
+        // The tool's own schemas are left as they are.
+        let tool = &project.tools()[0];
+        assert_eq!(tool.input_schema()["properties"]["n"].get("format"), None);
+    }
+
     #[test]
     fn the_explanation_schema_is_json() {
         let schema: serde_json::Value =

@@ -134,9 +134,14 @@ fn fits_type(field: &Field, value: &Json, types: &Types, pointer: &mut String) -
         }
         FieldType::Integer => match value {
             Json::Number(n) if n.is_i64() => Ok(()),
+            // The runtime's range of an `integer` (the published schema leaves it unsaid).
             Json::Number(n) if n.is_u64() && field.rust_type.is_none() => Err(typed(
                 pointer,
-                format!("{value} is greater than the maximum of {}", i64::MAX),
+                format!(
+                    "{value} is outside the integer range, {} to {}",
+                    i64::MIN,
+                    i64::MAX
+                ),
             )),
             Json::Number(n) if n.is_u64() => Ok(()),
             _ => not_of_type("integer"),

@@ -19,7 +19,7 @@ use crate::analyze::defaults::check_defaults;
 use crate::analyze::description::compose_description;
 use crate::analyze::hints::check_hints;
 use crate::analyze::membership::bindings;
-use crate::analyze::message::check_message;
+use crate::analyze::message::{check_message, check_message_shown};
 use crate::analyze::modules::module_paths;
 use crate::analyze::named_types::check_named_types;
 use crate::analyze::names::{check_duplicate_names, check_names, tool_name};
@@ -47,10 +47,13 @@ pub fn analyze(
         let name = tool_name(&mut r, spec, &strip);
         check_hints(&mut r, spec, config);
         check_codes(&mut r, spec);
-        check_message(&mut r, spec);
+        let message_compiles = check_message(&mut r, spec);
         check_defaults(&mut r, spec, types);
         let identity = name.map(|name| {
             let bindings = bindings(spec, &name, config, &adapters);
+            if message_compiles {
+                check_message_shown(&mut r, spec, &name, &bindings, config);
+            }
             (name, bindings, compose_description(spec))
         });
         (local, identity)

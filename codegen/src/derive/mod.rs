@@ -86,7 +86,7 @@ pub fn derive(
 }
 
 /// A query tool's schemas on each adapter that narrows it.
-fn views(
+pub fn views(
     tool: &Checked,
     input: &Value,
     config: &ProjectConfig,

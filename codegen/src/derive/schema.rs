@@ -3,6 +3,12 @@
 //! Objects list properties in spec order and close with `additionalProperties: false`; named
 //! types become `$defs` (only those a schema reaches); ambient fields never appear. Keys are
 //! written in one fixed order, so the same spec always gives the same bytes.
+//!
+//! Bounds are the spec's own, as written: an `integer` the spec leaves unbounded has no
+//! `minimum` or `maximum`, though it is an `i64` in Rust. The range of `i64` is no constraint a
+//! model or a client needs, and its ends lie past JavaScript's safe integers; the invoker
+//! checks values against it (`toolspec`'s validator gives every `integer` the range), so
+//! whatever a call passes decodes.
 
 use std::collections::BTreeSet;
 
@@ -83,13 +89,12 @@ pub fn field_schema(field: &Field) -> Value {
     put("pattern", c.pattern.as_ref().map(|p| json!(p.value)));
     put("minLength", c.min_length.map(Value::from));
     put("maxLength", c.max_length.map(Value::from));
-    let (minimum, maximum) = integer_bounds(field);
-    put("minimum", minimum);
+    put("minimum", c.minimum.clone().map(Value::Number));
     put(
         "exclusiveMinimum",
         c.exclusive_minimum.clone().map(Value::Number),
     );
-    put("maximum", maximum);
+    put("maximum", c.maximum.clone().map(Value::Number));
     put(
         "exclusiveMaximum",
         c.exclusive_maximum.clone().map(Value::Number),
@@ -113,60 +118,6 @@ pub fn field_schema(field: &Field) -> Value {
     }
     Value::Object(schema)
 }
-
-/// A field's `minimum` and `maximum`. An `integer` is an `i64` in Rust: unless the spec's own
-/// bounds (or its `one_of` values) already keep it within `i64`, the schema says so with
-/// [`I64_MIN`] / [`I64_MAX`], so that anything valid under the schema decodes; a looser spec
-/// bound gives way to the `i64` one. (A `rust_type` decides its own range.)
-fn integer_bounds(field: &Field) -> (Option<Value>, Option<Value>) {
-    let c = &field.constraints;
-    let spec = (
-        c.minimum.clone().map(Value::Number),
-        c.maximum.clone().map(Value::Number),
-    );
-    if !matches!(field.ty, FieldType::Integer) || field.rust_type.is_some() {
-        return spec;
-    }
-    if let Some(values) = &field.one_of
-        && values.value.iter().all(|v| v.is_null() || v.is_i64())
-    {
-        return spec;
-    }
-    // Every f64 below 2^63 is at most i64::MAX; -2^63 is exactly i64::MIN.
-    const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-    let at_least = |n: &Option<serde_json::Number>, floor: f64| {
-        n.as_ref()
-            .is_some_and(|n| n.is_i64() || n.as_f64().is_some_and(|f| f >= floor))
-    };
-    let at_most = |n: &Option<serde_json::Number>, strict: bool| {
-        n.as_ref().is_some_and(|n| {
-            n.is_i64()
-                || n.as_u64()
-                    .is_some_and(|u| u <= i64::MAX as u64 + u64::from(strict))
-                || n.as_f64()
-                    .is_some_and(|f| f < TWO_63 || (strict && f <= TWO_63))
-        })
-    };
-    let low_inside = at_least(&c.minimum, -TWO_63) || at_least(&c.exclusive_minimum, -TWO_63);
-    let high_inside = at_most(&c.maximum, false) || at_most(&c.exclusive_maximum, true);
-    (
-        if low_inside {
-            spec.0
-        } else {
-            Some(json!(I64_MIN))
-        },
-        if high_inside {
-            spec.1
-        } else {
-            Some(json!(I64_MAX))
-        },
-    )
-}
-
-/// The implicit `minimum` of an `integer` field, its Rust type's: `i64::MIN`.
-pub const I64_MIN: i64 = i64::MIN;
-/// The implicit `maximum` of an `integer` field, its Rust type's: `i64::MAX`.
-pub const I64_MAX: i64 = i64::MAX;
 
 /// The type part of a field's schema (before constraints and documentation).
 fn type_schema(field: &Field) -> Map<String, Value> {
@@ -330,17 +281,41 @@ expects:
   positive: { type: integer, minimum: 0 }
   below: { type: integer, exclusive_maximum: 100 }
   huge: { type: integer, minimum: -1e30, maximum: 1e30 }
+  edge: { type: integer, maximum: 9223372036854775807 }
   choice: { type: integer, one_of: [1, 2] }
   maybe: { type: integer, nullable: true, optional: true }
   custom: { type: integer, rust_type: u64 }
   list: { type: array, items: integer }
+  nested: { type: object, fields: { n: { type: integer } } }
 exposes:
   count: { type: integer }
+  sizes: { type: map, values: { type: integer, minimum: 0 } }
 tool: { anthropic: { strict: true }, openai: { strict: true } }
 "#;
 
+    /// Every `minimum` and `maximum` in `schema`, by the path of its node.
+    fn bounds_in(schema: &serde_json::Value, path: &str, out: &mut Vec<(String, String)>) {
+        match schema {
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    if (key == "minimum" || key == "maximum") && value.is_number() {
+                        out.push((format!("{path}/{key}"), value.to_string()));
+                    } else {
+                        bounds_in(value, &format!("{path}/{key}"), out);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    bounds_in(item, &format!("{path}/{i}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+
     #[test]
-    fn integers_are_bounded_to_i64_unless_the_spec_already_is() {
+    fn published_schemas_carry_only_the_bounds_the_spec_wrote() {
         let project = analyze(
             &[Source {
                 path: "bounds.yaml".into(),
@@ -349,43 +324,76 @@ tool: { anthropic: { strict: true }, openai: { strict: true } }
             &[],
             "specs",
         );
+        assert!(!project.has_errors(), "{}", project.render_diagnostics());
         let tool = &project.tools[0];
-        let (min, max) = (json!(i64::MIN), json!(i64::MAX));
         let p = &tool.input_schema["properties"];
         let bounds = |name: &str| (p[name].get("minimum"), p[name].get("maximum"));
-        assert_eq!(bounds("any"), (Some(&min), Some(&max)));
+        assert_eq!(bounds("any"), (None, None));
+        assert_eq!(p["any"], json!({ "type": "integer" }));
         assert_eq!(bounds("small"), (Some(&json!(1)), Some(&json!(10))));
-        assert_eq!(bounds("positive"), (Some(&json!(0)), Some(&max)));
-        assert_eq!(bounds("below"), (Some(&min), None));
+        assert_eq!(bounds("positive"), (Some(&json!(0)), None));
+        assert_eq!(bounds("below"), (None, None));
         assert_eq!(p["below"]["exclusiveMaximum"], json!(100));
-        assert_eq!(
-            bounds("huge"),
-            (Some(&min), Some(&max)),
-            "the tighter bound wins"
-        );
-        assert_eq!(bounds("choice"), (None, None), "every value is an i64");
-        assert_eq!(p["maybe"]["type"], json!(["integer", "null"]));
-        assert_eq!(bounds("maybe"), (Some(&min), Some(&max)));
-        assert_eq!(
-            bounds("custom"),
-            (None, None),
-            "a rust_type has its own range"
-        );
-        assert_eq!(p["list"]["items"]["maximum"], max);
-        assert_eq!(
-            tool.output_schema["properties"]["count"]["minimum"], min,
-            "outputs too"
-        );
+        assert_eq!(bounds("huge"), (Some(&json!(-1e30)), Some(&json!(1e30))));
+        assert_eq!(bounds("edge"), (None, Some(&json!(i64::MAX))), "as written");
+        assert_eq!(p["maybe"], json!({ "type": ["integer", "null"] }));
+        assert_eq!(p["list"]["items"], json!({ "type": "integer" }));
 
-        // MCP (the canonical schema) keeps them; provider dialects drop the implicit ones
-        // silently and keep only the spec's own bounds.
-        assert_eq!(tool.input_schema["properties"]["any"]["maximum"], max);
-        for dialect in [Dialect::OpenAiStrict, Dialect::Gemini] {
-            let properties = &tool.dialects[&dialect]["properties"];
-            assert_eq!(properties["any"].get("maximum"), None, "{dialect}");
-            assert_eq!(properties["positive"]["minimum"], json!(0), "{dialect}");
-            assert_eq!(properties["positive"].get("maximum"), None, "{dialect}");
+        // Every published schema: the canonical input (MCP's `inputSchema`) and output (its
+        // `outputSchema`), and the input in every dialect (the member ones as embedded).
+        let mut published = vec![
+            ("input".to_owned(), tool.input_schema.clone()),
+            ("output".to_owned(), tool.output_schema.clone()),
+        ];
+        for dialect in Dialect::ALL {
+            let derived = crate::derive::dialect::derive(dialect, &tool.input_schema);
+            assert!(
+                derived.is_expressible(),
+                "{dialect}: {:?}",
+                derived.refusals
+            );
+            if let Some(embedded) = tool.dialects.get(&dialect) {
+                assert_eq!(embedded, &derived.schema, "{dialect}");
+            }
+            published.push((dialect.name().to_owned(), derived.schema));
         }
+        let written = |path: &str, value: &str| {
+            let field = path.split('/').nth(2).unwrap_or_default();
+            matches!(
+                (field, path.rsplit('/').next(), value),
+                ("small", Some("minimum"), "1")
+                    | ("small", Some("maximum"), "10")
+                    | ("positive" | "sizes", Some("minimum"), "0")
+                    | ("huge", Some("minimum"), "-1e+30")
+                    | ("huge", Some("maximum"), "1e+30")
+                    | ("edge", Some("maximum"), "9223372036854775807")
+            )
+        };
+        for (name, schema) in published {
+            let mut found = Vec::new();
+            bounds_in(&schema, "", &mut found);
+            for (path, value) in &found {
+                assert!(
+                    written(path, value),
+                    "{name}: {path} = {value} is no bound of the spec"
+                );
+            }
+            // The spec's own bounds are kept where the dialect can express them.
+            if name != "anthropic-strict" && name != "output" {
+                assert!(
+                    found.contains(&("/properties/small/minimum".to_owned(), "1".to_owned())),
+                    "{name}: {found:?}"
+                );
+                assert!(
+                    found.contains(&("/properties/edge/maximum".to_owned(), i64::MAX.to_string())),
+                    "{name}: {found:?}"
+                );
+            }
+        }
+        assert_eq!(
+            tool.output_schema["properties"]["sizes"]["additionalProperties"],
+            json!({ "type": "integer", "minimum": 0 })
+        );
         let strict = &tool.dialects[&Dialect::AnthropicStrict]["properties"];
         assert_eq!(strict["any"], json!({ "type": "integer" }));
         assert_eq!(
@@ -405,6 +413,9 @@ tool: { anthropic: { strict: true }, openai: { strict: true } }
                 "anthropic-strict cannot express `maximum` of `small`; it is stated in the description instead",
                 "anthropic-strict cannot express `minimum` of `positive`; it is stated in the description instead",
                 "anthropic-strict cannot express `exclusiveMaximum` of `below`; it is stated in the description instead",
+                "anthropic-strict cannot express `minimum` of `huge`; it is stated in the description instead",
+                "anthropic-strict cannot express `maximum` of `huge`; it is stated in the description instead",
+                "anthropic-strict cannot express `maximum` of `edge`; it is stated in the description instead",
                 "gemini cannot express `exclusiveMaximum` of `below`; it is stated in the description instead",
             ]
         );

@@ -42,6 +42,9 @@ pub enum Kind {
     /// A provider dialect cannot express a schema (an error) or states part of it in the
     /// description instead (a warning).
     Dialect,
+    /// Something a spec writes that nothing uses (a `message` that none of the tool's adapters
+    /// shows): a warning.
+    Unused,
 }
 
 impl Kind {
@@ -66,6 +69,7 @@ impl Kind {
             Self::ToolRoot => "tool-root",
             Self::Unsupported => "unsupported",
             Self::Dialect => "dialect",
+            Self::Unused => "unused",
         }
     }
 }

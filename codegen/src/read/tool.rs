@@ -193,6 +193,7 @@ impl Draft {
                 guards: Vec::new(),
                 hints: Vec::new(),
                 message: None,
+                message_key: None,
                 timeout: None,
                 audit: AuditPolicy::OFF,
                 once: None,
@@ -250,7 +251,10 @@ impl Draft {
             ToolKey::Errors => (spec.headline, spec.errors) = read_errors(r, node),
             ToolKey::Guards => spec.guards = read_guards(r, node),
             ToolKey::Hints => spec.hints = r.string_list(node, "`hints`"),
-            ToolKey::Message => spec.message = r.spanned_string(node, "`message`"),
+            ToolKey::Message => {
+                spec.message = r.spanned_string(node, "`message`");
+                spec.message_key = Some(key_node.span);
+            }
             ToolKey::Timeout => spec.timeout = read_timeout(r, node),
             ToolKey::Once => spec.once = read_once(r, key_node, node),
             ToolKey::Lock => spec.lock = read_lock(r, key_node, node),

@@ -117,6 +117,9 @@ pub struct ToolSpec {
     pub hints: Vec<Spanned<String>>,
     /// `message`
     pub message: Option<Spanned<String>>,
+    /// Where the `message:` key is written (what a diagnostic about the message as a whole
+    /// points at).
+    pub message_key: Option<Span>,
     /// `timeout`
     pub timeout: Option<Duration>,
     /// How calls are recorded: the project's `audit:` with the spec's own `audit:` over it.

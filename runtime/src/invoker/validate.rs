@@ -6,6 +6,10 @@
 //! needs backtracking (backreferences, lookaround) is refused when the schema compiles, as
 //! the compiler refuses it in the spec.
 //!
+//! Every `integer` is checked against the range of `i64`, which generated types hold it in,
+//! where the schema leaves the range open (the published schemas state only a spec's own
+//! bounds): an integer past it fails the check, named by its pointer, with the range in words.
+//!
 //! Only the check: screening and coercion happen before (`plan`), the wording of each error is
 //! `report`'s.
 
@@ -17,6 +21,7 @@ use crate::invoker::report::{
     Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, escape_pointer, pointer_tokens,
     quote, shorten,
 };
+use crate::schema::integers::{INTEGER_MAX, INTEGER_MIN, bound_to_i64};
 use crate::sensitive::Sensitivity;
 
 /// The most bytes a compiled `pattern` may take (the `regex` crate's size limit).
@@ -25,8 +30,11 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 /// How many unexpected keys a message names.
 const MAX_NAMED_KEYS: usize = 5;
 
-/// Compiles a schema into a validator that also checks `format`s.
+/// Compiles a schema into a validator that also checks `format`s, and the range of `i64` on
+/// every `integer` (see [`bound_to_i64`]).
 pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
+    let mut schema = schema.clone();
+    bound_to_i64(&mut schema);
     jsonschema::options()
         .should_validate_formats(true)
         .with_pattern_options(
@@ -34,7 +42,7 @@ pub fn compile(schema: &Value) -> Result<jsonschema::Validator, String> {
                 .size_limit(PATTERN_SIZE_LIMIT)
                 .dfa_size_limit(PATTERN_SIZE_LIMIT),
         )
-        .build(schema)
+        .build(&schema)
         .map_err(|e| e.to_string())
 }
 
@@ -136,6 +144,18 @@ fn describe(error: &jsonschema::ValidationError<'_>, limits: &Limits, hidden: bo
         ValidationErrorKind::UnevaluatedItems { unexpected } => {
             keys("has items this list does not take", unexpected)
         }
+        // The range the schema was given for the Rust type: the published schema does not
+        // state it, so the message does, whole.
+        ValidationErrorKind::Minimum { limit } | ValidationErrorKind::Maximum { limit }
+            if *limit == INTEGER_MIN || *limit == INTEGER_MAX =>
+        {
+            let sent = if hidden {
+                UNQUOTED.to_owned()
+            } else {
+                quote(error.instance(), limits.max_quote)
+            };
+            format!("{sent} is outside the integer range, {INTEGER_MIN} to {INTEGER_MAX}")
+        }
         // Every allowed value (up to a bound), where the validator names two and counts the rest.
         ValidationErrorKind::Enum { options } => {
             let sent = if hidden {
@@ -177,6 +197,38 @@ mod tests {
             &sensitivity,
         );
         errors.list[0].message.clone()
+    }
+
+    #[test]
+    fn an_integer_past_i64_is_refused_with_the_range() {
+        let range = "the integer range, -9223372036854775808 to 9223372036854775807";
+        for (schema, sent, shown) in [
+            (json!({"type": "integer"}), json!(1e20), "1e+20"),
+            (
+                json!({"type": "integer", "minimum": 1}),
+                json!(9_223_372_036_854_775_808u64),
+                "9223372036854775808",
+            ),
+            (
+                json!({"type": ["integer", "null"], "maximum": 5}),
+                json!(-1e19),
+                "-1e+19",
+            ),
+        ] {
+            assert_eq!(
+                message(schema, sent, false),
+                format!("{shown} is outside {range}")
+            );
+        }
+        assert_eq!(
+            message(json!({"type": "integer"}), json!(1e20), true),
+            format!("{UNQUOTED} is outside {range}")
+        );
+        // A spec's own bound is worded as before.
+        assert_eq!(
+            message(json!({"type": "integer", "maximum": 10}), json!(11), false),
+            "11 is greater than the maximum of 10"
+        );
     }
 
     #[test]

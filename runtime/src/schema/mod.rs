@@ -2,8 +2,10 @@
 //! everywhere: object keys found fast (`keys`), and one walker (`walk`) that follows local
 //! `$ref`s, picks union branches and stops at a depth limit and a budget, used by the
 //! invoker's argument plan, the sensitivity maps and the function-calling adapters' argument
-//! repairs. Knows nothing of tools, calls or adapters.
+//! repairs; and the run-time range of an `integer` (`integers`), which the schemas the invoker
+//! checks are given. Knows nothing of tools, calls or adapters.
 
+pub(crate) mod integers;
 pub(crate) mod keys;
 pub(crate) mod refs;
 pub(crate) mod walk;

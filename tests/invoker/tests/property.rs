@@ -5,8 +5,10 @@
 //!
 //! Values are generated from the input schemas themselves (types, enums, bounds, lengths,
 //! patterns, formats, required/optional keys, arrays, nested objects), then mutated. The
-//! published schemas bound every `integer` (to `i64` at the widest) and every `decimal` (to
-//! what `rust_decimal` reads), so the generators cover their whole published range.
+//! published schemas bound every `decimal` (to what `rust_decimal` reads), and an `integer`
+//! only as its spec does: at run time an integer lies within `i64` (the README says so), so
+//! the schemas the property judges by are the published ones with that range added where they
+//! leave it open, and the generators cover the whole of it.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -29,8 +31,30 @@ struct Tool {
     name: &'static str,
     /// Whether it is served by the registry that drops undeclared keys.
     drops: bool,
+    /// The published input schema, with the run-time range of integers (see [`with_i64_range`]).
     schema: Arc<Value>,
     validator: jsonschema::Validator,
+}
+
+/// `schema` with `minimum: i64::MIN` and `maximum: i64::MAX` on every `integer` that leaves
+/// either open: the range the README gives integers at run time, which the published schemas
+/// do not state.
+fn with_i64_range(schema: &mut Value) {
+    match schema {
+        Value::Object(node) => {
+            if node.get("type").is_some_and(|t| {
+                t == "integer"
+                    || t.as_array()
+                        .is_some_and(|ts| ts.contains(&json!("integer")))
+            }) {
+                node.entry("minimum").or_insert(json!(i64::MIN));
+                node.entry("maximum").or_insert(json!(i64::MAX));
+            }
+            node.values_mut().for_each(with_i64_range);
+        }
+        Value::Array(items) => items.iter_mut().for_each(with_i64_range),
+        _ => {}
+    }
 }
 
 struct Fixture {
@@ -58,11 +82,12 @@ impl Fixture {
                 .into_iter()
                 .map(|(name, drops)| {
                     let registry = if drops { &drop_registry } else { &registry };
-                    let schema = registry
+                    let mut schema = registry
                         .get(name)
                         .expect("tool")
                         .descriptor()
                         .input_schema_json();
+                    with_i64_range(&mut schema);
                     let validator = jsonschema::options()
                         .should_validate_formats(true)
                         .build(&schema)
@@ -161,7 +186,7 @@ fn valid_of_type(kind: &str, object: &Map<String, Value>, root: &Value) -> Boxed
         "null" => Just(Value::Null).boxed(),
         "boolean" => any::<bool>().prop_map(Value::from).boxed(),
         "integer" => {
-            // Every published integer is bounded; without bounds it could not be decoded.
+            // Every integer is bounded here: by its spec, else by the run-time range.
             let lo = match (bound(object, "minimum"), bound(object, "exclusiveMinimum")) {
                 (Some(lo), Some(x)) => lo.max(x + 1),
                 (Some(lo), None) => lo,
@@ -613,7 +638,7 @@ proptest! {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The published ranges are the runtime types' ranges.
+// The run-time range of an integer: `i64`, enforced by the invoker, not stated in the schema.
 
 fn tool(name: &str) -> &'static Tool {
     Fixture::get()
@@ -624,29 +649,45 @@ fn tool(name: &str) -> &'static Tool {
 }
 
 #[test]
-fn integers_beyond_i64_are_invalid_and_rejected() {
+fn integers_beyond_i64_are_rejected_with_the_range() {
     let fixture = Fixture::get();
     let tool = tool("orders_cancel");
-    for (id, message) in [
-        (
-            json!(u64::MAX),
-            "Invalid arguments: `/order_id`: 18446744073709551615 is greater than the maximum of 9223372036854775807.",
-        ),
-        (
-            json!(1e19),
-            "Invalid arguments: `/order_id`: 1e+19 is greater than the maximum of 9223372036854775807.",
-        ),
-        (
-            // 2^63 as a float: the first integer past i64::MAX.
-            json!(9_223_372_036_854_775_808.0),
-            "Invalid arguments: `/order_id`: 9.223372036854776e+18 is greater than the maximum of 9223372036854775807.",
-        ),
+    // The published schema states the spec's bound only.
+    let published = fixture
+        .registry
+        .get("orders_cancel")
+        .expect("tool")
+        .descriptor()
+        .input_schema_json();
+    assert_eq!(
+        published["properties"]["order_id"],
+        json!({ "type": "integer", "minimum": 1 })
+    );
+    let range = "is outside the integer range, -9223372036854775808 to 9223372036854775807.";
+    for (id, shown) in [
+        (json!(u64::MAX), "18446744073709551615"),
+        (json!(9_223_372_036_854_775_808u64), "9223372036854775808"),
+        (json!(1e19), "1e+19"),
+        (json!(1e20), "1e+20"),
+        // 2^63 as a float: the first integer past i64::MAX.
+        (json!(9_223_372_036_854_775_808.0), "9.223372036854776e+18"),
     ] {
         let args = json!({ "order_id": id });
         assert!(!tool.validator.is_valid(&args), "{args}");
         let result = fixture.invoke(tool, args);
         assert_eq!(code(&result), Some("invalid_arguments"));
-        assert_eq!(result.message, message);
+        assert_eq!(
+            result.message,
+            format!("Invalid arguments: `/order_id`: {shown} {range}")
+        );
+        let details = result
+            .error()
+            .and_then(|e| e.details.clone())
+            .expect("the error's details");
+        assert_eq!(
+            details["errors"][0],
+            json!({ "field": "/order_id", "message": format!("{shown} {}", range.trim_end_matches('.')) })
+        );
     }
     // The ends of the range are valid, and decode; as a float, only below 2^53.
     for id in [json!(i64::MAX), json!(9_007_199_254_740_991.0)] {

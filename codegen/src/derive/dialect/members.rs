@@ -54,6 +54,21 @@ pub fn member_schemas(
     types: &Types,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<BTreeMap<Dialect, Value>> {
+    let members = |tool: &Checked| member_dialects(&tool.bindings, config);
+    dialect_schemas(tools, inputs, config, types, diagnostics, members)
+}
+
+/// [`member_schemas`] in the dialects `dialects_of` gives each tool, whether or not it is a
+/// member of them (a preview of strict mode derives the strict dialect of every member of the
+/// adapter).
+pub fn dialect_schemas(
+    tools: &[Checked],
+    inputs: &[&Value],
+    config: &ProjectConfig,
+    types: &Types,
+    diagnostics: &mut Vec<Diagnostic>,
+    dialects_of: impl Fn(&Checked) -> BTreeSet<Dialect>,
+) -> Vec<BTreeMap<Dialect, Value>> {
     // One warning per (dialect, place, keyword, field), noting every tool it concerns when the
     // place is in a types file.
     let mut warned: BTreeMap<WarningKey, usize> = BTreeMap::new();
@@ -62,7 +77,7 @@ pub fn member_schemas(
     let mut out = Vec::with_capacity(tools.len());
     for (tool, input) in tools.iter().zip(inputs) {
         let mut dialects = BTreeMap::new();
-        for dialect in member_dialects(&tool.bindings, config) {
+        for dialect in dialects_of(tool) {
             let derived = crate::derive::dialect::derive(dialect, input);
             let accepted = config.fallbacks.accepts(dialect);
             for moved in derived.moved.iter().filter(|_| !accepted) {

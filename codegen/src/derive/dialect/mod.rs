@@ -61,22 +61,12 @@ use serde_json::Value;
 use toolspec_vocab::Dialect;
 
 use crate::derive::dialect::pass::{Derived, Refusal};
-use crate::derive::dialect::rewrite::drop_implicit_bounds;
 use crate::schema_tree::{MAX_DEPTH, too_deep};
 
-/// Derives `dialect` from a canonical input schema. Provider dialects leave out the
-/// implicit `i64` bounds of integers ([`rewrite::is_implicit_bound`]): no constraint of the spec's,
-/// nothing a model can use, and tokens on every request; the invoker still enforces them.
+/// Derives `dialect` from a canonical input schema. Like the canonical schema, a dialect states
+/// only the bounds a spec wrote: the range of `i64` an `integer` has at run time is the
+/// invoker's to enforce, not a constraint a model needs.
 pub fn derive(dialect: Dialect, canonical: &Value) -> Derived {
-    let without_bounds;
-    let canonical = if dialect == Dialect::Mcp {
-        canonical
-    } else {
-        let mut schema = canonical.clone();
-        drop_implicit_bounds(&mut schema);
-        without_bounds = schema;
-        &without_bounds
-    };
     let mut derived = match dialect {
         Dialect::Mcp => mcp::derive(canonical),
         Dialect::OpenAi => openai::derive(canonical),

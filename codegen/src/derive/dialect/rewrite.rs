@@ -5,11 +5,8 @@ use crate::derive::dialect::text::append_description;
 use crate::derive::dialect::text::join_sentences;
 use crate::derive::dialect::text::prepend_description;
 use crate::derive::dialect::text::show;
-use crate::derive::schema::I64_MAX;
-use crate::derive::schema::I64_MIN;
 use crate::schema_tree::Seg;
 use crate::schema_tree::children;
-use crate::schema_tree::for_each_child;
 use crate::schema_tree::ref_name;
 use crate::schema_tree::resolve_ref;
 use serde_json::{Map, Value, json};
@@ -84,8 +81,7 @@ pub const ANNOTATIONS: &[&str] = &[
 ];
 
 /// Removes every keyword of `node` that `allowed` does not list: annotations as described by
-/// [`ANNOTATIONS`], constraints moved into the description. (The implicit bounds of integers
-/// are gone before any provider dialect runs: see [`Dialect::derive`].)
+/// [`ANNOTATIONS`], constraints moved into the description.
 pub fn restrict(node: &mut Map<String, Value>, allowed: &[&str], cx: &mut Cx) {
     let keys: Vec<String> = node.keys().cloned().collect();
     for key in keys {
@@ -98,30 +94,6 @@ pub fn restrict(node: &mut Map<String, Value>, allowed: &[&str], cx: &mut Cx) {
             cx.move_keyword(node, &key);
         }
     }
-}
-
-/// Whether `keyword` of `node` is the bound an `integer` gets for its Rust type, `i64` (see
-/// `schema::field_schema`): `minimum` of `i64::MIN` or `maximum` of `i64::MAX` on an integer
-/// schema. It is no constraint of the spec's, so provider dialects drop it without stating
-/// it or warning; the invoker still enforces it.
-pub fn is_implicit_bound(node: &Map<String, Value>, keyword: &str) -> bool {
-    let bound = match keyword {
-        "minimum" => I64_MIN,
-        "maximum" => I64_MAX,
-        _ => return false,
-    };
-    types_of(node).contains(&"integer") && node.get(keyword).and_then(Value::as_i64) == Some(bound)
-}
-
-/// Removes every implicit `i64` bound ([`is_implicit_bound`]) below and including `schema`.
-pub fn drop_implicit_bounds(schema: &mut Value) {
-    let Value::Object(node) = schema else { return };
-    for keyword in ["minimum", "maximum"] {
-        if is_implicit_bound(node, keyword) {
-            node.remove(keyword);
-        }
-    }
-    for_each_child(node, &mut |_, child| drop_implicit_bounds(child));
 }
 
 /// Removes an annotation, keeping what a model can use (`examples`, `deprecated`) as text.

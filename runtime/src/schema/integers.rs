@@ -1,0 +1,238 @@
+//! The range of an `integer` at run time. Generated types hold integers as `i64`, and the
+//! published schemas state only the bounds a spec wrote (the range of `i64` is no constraint a
+//! model or a client needs, and its ends are past JavaScript's safe integers), so the schemas
+//! the invoker checks values against are given the `i64` range where they leave it open: then
+//! whatever the check accepts decodes, and an integer past the range is refused by the check
+//! with its field and the range named, like any other bound.
+
+use serde_json::{Map, Number, Value, json};
+
+/// The smallest integer a value may be: `i64::MIN`.
+pub(crate) const INTEGER_MIN: i64 = i64::MIN;
+/// The largest integer a value may be: `i64::MAX`.
+pub(crate) const INTEGER_MAX: i64 = i64::MAX;
+
+/// 2^63, the first integer past `i64::MAX` (and, negated, exactly `i64::MIN`).
+const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// How deep below the root a schema node is still given the range (each subschema one level
+/// down; the compiler emits schemas 32 levels deep at most). Deeper integers are left to
+/// decoding, which refuses what `i64` cannot hold too.
+const MAX_DEPTH: usize = 128;
+
+/// `schema` with every `integer` bounded to `i64` on each side its own bounds leave open or
+/// looser: `minimum: -9223372036854775808` and `maximum: 9223372036854775807` added, a looser
+/// `minimum` / `maximum` replaced, a looser `exclusiveMinimum` / `exclusiveMaximum` removed (the
+/// new bound implies it), so that a value past the range fails once. Subschemas everywhere are
+/// visited (`properties`, `items`, `$defs`, unions…); `$ref`s are not followed, their targets
+/// being visited where they are defined. An integer with an `enum` or `const` of integers is
+/// left as it is.
+pub(crate) fn bound_to_i64(schema: &mut Value) {
+    visit(schema, 0);
+}
+
+fn visit(schema: &mut Value, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Value::Object(node) = schema else { return };
+    if is_integer(node) && !enumerated(node) {
+        bound(node);
+    }
+    for (key, child) in node.iter_mut() {
+        match key.as_str() {
+            // A schema.
+            "additionalProperties"
+            | "items"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties"
+            | "additionalItems" => visit(child, depth + 1),
+            // A map of schemas.
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Value::Object(children) = child {
+                    for child in children.values_mut() {
+                        visit(child, depth + 1);
+                    }
+                }
+            }
+            // A list of schemas.
+            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
+                if let Value::Array(children) = child {
+                    for child in children {
+                        visit(child, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether the node takes integers and no other numbers.
+fn is_integer(node: &Map<String, Value>) -> bool {
+    let types: Vec<&str> = match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => return false,
+    };
+    types.contains(&"integer") && !types.contains(&"number")
+}
+
+/// Whether the node lists its values (each within `i64`, or not a number).
+fn enumerated(node: &Map<String, Value>) -> bool {
+    let fits = |v: &Value| !v.is_number() || v.is_i64();
+    match (node.get("enum"), node.get("const")) {
+        (Some(Value::Array(values)), _) => values.iter().all(fits),
+        (_, Some(value)) => fits(value),
+        _ => false,
+    }
+}
+
+/// The number `node` has under `key`.
+fn number(node: &Map<String, Value>, key: &str) -> Option<Number> {
+    match node.get(key) {
+        Some(Value::Number(n)) => Some(n.clone()),
+        _ => None,
+    }
+}
+
+fn bound(node: &mut Map<String, Value>) {
+    let (minimum, exclusive_minimum) = (number(node, "minimum"), number(node, "exclusiveMinimum"));
+    let low_inside = minimum.as_ref().is_some_and(at_least_min)
+        || exclusive_minimum.as_ref().is_some_and(at_least_min);
+    if !low_inside {
+        node.insert("minimum".into(), json!(INTEGER_MIN));
+        if exclusive_minimum.is_some() {
+            node.remove("exclusiveMinimum");
+        }
+    }
+    let (maximum, exclusive_maximum) = (number(node, "maximum"), number(node, "exclusiveMaximum"));
+    let high_inside = maximum.as_ref().is_some_and(|n| at_most_max(n, false))
+        || exclusive_maximum
+            .as_ref()
+            .is_some_and(|n| at_most_max(n, true));
+    if !high_inside {
+        node.insert("maximum".into(), json!(INTEGER_MAX));
+        if exclusive_maximum.is_some() {
+            node.remove("exclusiveMaximum");
+        }
+    }
+}
+
+/// Whether a lower bound keeps integers at or above `i64::MIN` (-2^63 is exactly it).
+fn at_least_min(n: &Number) -> bool {
+    n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f >= -TWO_63)
+}
+
+/// Whether an upper bound (`exclusive`: one that the value must stay below) keeps integers at
+/// or below `i64::MAX`: every float below 2^63 does, and 2^63 itself when exclusive.
+fn at_most_max(n: &Number, exclusive: bool) -> bool {
+    n.is_i64()
+        || n.as_u64()
+            .is_some_and(|u| u <= i64::MAX as u64 + u64::from(exclusive))
+        || n.as_f64()
+            .is_some_and(|f| f < TWO_63 || (exclusive && f <= TWO_63))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bounded(schema: Value) -> Value {
+        let mut schema = json!({ "properties": { "n": schema } });
+        bound_to_i64(&mut schema);
+        schema["properties"]["n"].take()
+    }
+
+    #[test]
+    fn integers_get_the_i64_range_where_they_leave_it_open() {
+        let (min, max) = (json!(i64::MIN), json!(i64::MAX));
+        assert_eq!(
+            bounded(json!({"type": "integer"})),
+            json!({"type": "integer", "minimum": min, "maximum": max})
+        );
+        assert_eq!(
+            bounded(json!({"type": ["integer", "null"], "minimum": 1})),
+            json!({"type": ["integer", "null"], "minimum": 1, "maximum": max})
+        );
+        // Bounds within the range stay as they are.
+        let within = json!({"type": "integer", "minimum": -5, "exclusiveMaximum": 9_223_372_036_854_775_808u64});
+        assert_eq!(bounded(within.clone()), within);
+        let within = json!({"type": "integer", "exclusiveMinimum": -9.2e18, "maximum": 9.2e18});
+        assert_eq!(bounded(within.clone()), within);
+        // Looser ones give way to the range.
+        assert_eq!(
+            bounded(json!({"type": "integer", "minimum": -1e30, "exclusiveMaximum": 1e30})),
+            json!({"type": "integer", "minimum": min, "maximum": max})
+        );
+        assert_eq!(
+            bounded(json!({"type": "integer", "maximum": 9_223_372_036_854_775_808u64})),
+            json!({"type": "integer", "maximum": max, "minimum": min})
+        );
+        // Numbers, enumerated integers and untyped nodes are not integers to bound.
+        for schema in [
+            json!({"type": "number"}),
+            json!({"type": ["integer", "number"]}),
+            json!({"type": "integer", "enum": [1, 2, null]}),
+            json!({"type": "integer", "const": 3}),
+            json!({"enum": [1, 2]}),
+            json!({"type": "string"}),
+        ] {
+            assert_eq!(bounded(schema.clone()), schema);
+        }
+    }
+
+    #[test]
+    fn every_subschema_is_visited() {
+        let int = json!({"type": "integer"});
+        let mut schema = json!({
+            "type": "object",
+            "properties": { "a": int, "list": { "type": "array", "items": int } },
+            "additionalProperties": int,
+            "$defs": { "T": { "anyOf": [int, { "type": "string" }] } },
+            "prefixItems": [int],
+        });
+        bound_to_i64(&mut schema);
+        for pointer in [
+            "/properties/a",
+            "/properties/list/items",
+            "/additionalProperties",
+            "/$defs/T/anyOf/0",
+            "/prefixItems/0",
+        ] {
+            assert_eq!(
+                schema.pointer(&format!("{pointer}/maximum")),
+                Some(&json!(i64::MAX)),
+                "{pointer}"
+            );
+        }
+        assert_eq!(schema["$defs"]["T"]["anyOf"][1], json!({"type": "string"}));
+        // Past the depth limit, nothing is changed (and nothing overflows the stack).
+        let mut deep = json!({"type": "integer"});
+        for _ in 0..10_000 {
+            let mut node = Map::new();
+            node.insert("items".into(), deep);
+            deep = Value::Object(node);
+        }
+        bound_to_i64(&mut deep);
+        let mut deep_leaf = &deep;
+        while let Some(next) = deep_leaf.get("items") {
+            deep_leaf = next;
+        }
+        assert_eq!(deep_leaf, &json!({"type": "integer"}));
+        drop_deep(deep);
+    }
+
+    /// Drops a deeply nested value without recursing (serde_json's drop would).
+    fn drop_deep(mut value: Value) {
+        while let Some(next) = value.get_mut("items").map(Value::take) {
+            value = next;
+        }
+    }
+}
