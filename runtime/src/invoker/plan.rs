@@ -282,8 +282,9 @@ impl Walk<'_> {
                 if f.abs() < EXACT_FLOAT_INTEGERS {
                     *value = Value::from(f as i64);
                 } else if f.abs() < I64_END || f == -I64_END {
-                    // Past the i64 range, the schema's bounds refuse it; at its very end, -2^63
-                    // is the bound itself and would pass them, though the number sent may have
+                    // Past the i64 range, the validator's integer range refuses it (see
+                    // `schema::integers`); at its very end, -2^63 is the bound itself and would
+                    // pass it, though the number sent may have
                     // been any of the integers that round to it (`-9223372036854775809`).
                     let place = self.place(path);
                     let shown = if place.hidden {
