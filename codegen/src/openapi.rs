@@ -493,8 +493,6 @@ fn point_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
 mod tests {
     use serde_json::json;
 
-    use crate::source::Source;
-
     #[test]
     fn integers_are_int64_where_no_format_says_otherwise() {
         let files = [
@@ -512,14 +510,7 @@ mod tests {
                 "types:\n  Counter:\n    type: object\n    fields:\n      hits: { type: integer }\n",
             ),
         ];
-        let sources: Vec<Source> = files
-            .iter()
-            .map(|(path, text)| Source {
-                path: (*path).to_owned(),
-                text: (*text).to_owned(),
-            })
-            .collect();
-        let project = crate::project::build(&sources, &["notes".to_owned()], "specs");
+        let project = crate::project::from_files(&files);
         assert!(!project.has_errors(), "{}", project.render_diagnostics());
         let document = project.openapi();
         let post = &document["paths"]["/tools/notes_add"]["post"];

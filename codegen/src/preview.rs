@@ -92,17 +92,9 @@ mod tests {
     use toolspec_vocab::Dialect;
 
     use crate::diagnostic::Severity;
-    use crate::source::Source;
 
     fn project(files: &[(&str, &str)]) -> crate::project::Project {
-        let sources: Vec<Source> = files
-            .iter()
-            .map(|(path, text)| Source {
-                path: (*path).to_owned(),
-                text: (*text).to_owned(),
-            })
-            .collect();
-        crate::project::build(&sources, &[], "specs")
+        crate::project::from_files(files)
     }
 
     #[test]

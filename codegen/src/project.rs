@@ -167,6 +167,26 @@ impl Tool {
     }
 }
 
+/// A project from in-memory `(path, text)` files, for unit tests: the folders are the files'
+/// own, diagnostics shown under `specs`.
+#[cfg(test)]
+pub(crate) fn from_files(files: &[(&str, &str)]) -> Project {
+    let sources: Vec<Source> = files
+        .iter()
+        .map(|(path, text)| Source {
+            path: (*path).to_owned(),
+            text: (*text).to_owned(),
+        })
+        .collect();
+    let mut dirs: Vec<String> = files
+        .iter()
+        .filter_map(|(p, _)| p.rsplit_once('/').map(|(d, _)| d.to_owned()))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    build(&sources, &dirs, "specs")
+}
+
 /// Reads and checks a project from in-memory sources. `dirs` are the folders below the
 /// specs directory (for `tool_roots`); `display_root` prefixes file paths in diagnostics.
 pub fn build(sources: &[Source], dirs: &[String], display_root: &str) -> Project {

@@ -23,7 +23,6 @@ use super::rules::{check, is_recursive};
 use crate::derive::dialect::{self as dialect, locate};
 use crate::diagnostic::{Severity, render_all};
 use crate::project::Project;
-use crate::source::Source;
 
 const DISPLAY_ROOT: &str = "specs";
 
@@ -41,20 +40,8 @@ fn load(dir: &Path) -> Project {
 
 /// A project from in-memory files.
 fn load_files(files: &[(&str, String)]) -> Project {
-    let sources: Vec<Source> = files
-        .iter()
-        .map(|(path, text)| Source {
-            path: (*path).to_owned(),
-            text: text.clone(),
-        })
-        .collect();
-    let mut dirs: Vec<String> = files
-        .iter()
-        .filter_map(|(p, _)| p.rsplit_once('/').map(|(d, _)| d.to_owned()))
-        .collect();
-    dirs.sort();
-    dirs.dedup();
-    crate::project::build(&sources, &dirs, DISPLAY_ROOT)
+    let files: Vec<(&str, &str)> = files.iter().map(|(p, t)| (*p, t.as_str())).collect();
+    crate::project::from_files(&files)
 }
 
 // ---------------------------------------------------------------------------------------------
