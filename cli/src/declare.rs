@@ -166,6 +166,8 @@ fn runtime_descriptor(d: toolspec_codegen::Descriptor) -> Descriptor {
             .leak(),
         sensitive_input: opt(d.sensitive_input),
         sensitive_output: opt(d.sensitive_output),
+        own_ranges_input: leak_strs(d.own_ranges_input),
+        own_ranges_output: leak_strs(d.own_ranges_output),
         guards: d
             .guards
             .into_iter()

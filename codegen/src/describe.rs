@@ -43,6 +43,11 @@ pub struct Descriptor {
     pub sensitive_input: Option<String>,
     /// Where the output holds `sensitive` values, as JSON.
     pub sensitive_output: Option<String>,
+    /// Where the input schema's integers keep their own range rather than `i64`'s: JSON
+    /// pointers to the subschemas of `rust_type` fields and `shape`s.
+    pub own_ranges_input: Vec<String>,
+    /// Where the output schema's integers keep their own range.
+    pub own_ranges_output: Vec<String>,
     /// Guards: name and description, in spec order.
     pub guards: Vec<(String, String)>,
     /// The error headline.
@@ -195,6 +200,8 @@ impl Tool {
                 .collect(),
             sensitive_input: self.sensitive_input.as_ref().map(ToString::to_string),
             sensitive_output: self.sensitive_output.as_ref().map(ToString::to_string),
+            own_ranges_input: self.own_ranges_input.clone(),
+            own_ranges_output: self.own_ranges_output.clone(),
             guards: spec
                 .guards
                 .iter()

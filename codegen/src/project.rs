@@ -36,6 +36,10 @@ pub struct Tool {
     pub(crate) sensitive_input: Option<Json>,
     /// Where the output holds `sensitive` values, if anywhere.
     pub(crate) sensitive_output: Option<Json>,
+    /// Where the input schema's integers keep their own range (JSON pointers).
+    pub(crate) own_ranges_input: Vec<String>,
+    /// Where the output schema's integers keep their own range.
+    pub(crate) own_ranges_output: Vec<String>,
     /// The input schema in each member dialect but `mcp` (the canonical schema itself); empty
     /// when the project has errors.
     pub(crate) dialects: BTreeMap<Dialect, Json>,
@@ -224,6 +228,8 @@ pub fn build(sources: &[Source], dirs: &[String], display_root: &str) -> Project
             output_schema: schemas.output,
             sensitive_input: schemas.sensitive_input,
             sensitive_output: schemas.sensitive_output,
+            own_ranges_input: schemas.own_ranges_input,
+            own_ranges_output: schemas.own_ranges_output,
             dialects: schemas.dialects,
             views: schemas.views,
         })

@@ -119,6 +119,12 @@ pub struct Descriptor {
     pub sensitive_input: Option<&'static str>,
     /// Where the output holds `sensitive` values (as for `sensitive_input`).
     pub sensitive_output: Option<&'static str>,
+    /// Where the input schema's integers keep their own range (JSON pointers to the
+    /// subschemas of `rust_type` fields and `shape`s); the invoker holds every other integer
+    /// to `i64`, the type the generated code holds it in.
+    pub own_ranges_input: &'static [&'static str],
+    /// Where the output schema's integers keep their own range.
+    pub own_ranges_output: &'static [&'static str],
     /// Preconditions, in spec order.
     pub guards: &'static [Guard],
     /// The headline failures are composed with ("Headline: reason").
@@ -185,6 +191,8 @@ impl Descriptor {
             ],
             sensitive_input: None,
             sensitive_output: None,
+            own_ranges_input: &[],
+            own_ranges_output: &[],
             guards: &[],
             error_headline: None,
             errors: &[],

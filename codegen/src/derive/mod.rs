@@ -29,6 +29,10 @@ pub struct Schemas {
     pub input: Value,
     /// Canonical output schema.
     pub output: Value,
+    /// Where the input schema's integers keep their own range (see [`schema::Canonical`]).
+    pub own_ranges_input: Vec<String>,
+    /// Where the output schema's integers keep their own range.
+    pub own_ranges_output: Vec<String>,
     /// Where the input holds `sensitive` values (see [`sensitive`]), if anywhere.
     pub sensitive_input: Option<Value>,
     /// Where the output holds `sensitive` values, if anywhere.
@@ -56,11 +60,13 @@ pub fn derive(
         let mut r = Reader::new(&spec.file, &mut local);
         let input = schema::input_schema(spec, types);
         let output = schema::output_schema(spec, types);
-        let sides = [(&input, "input"), (&output, "output")];
+        let sides = [(&input.schema, "input"), (&output.schema, "output")];
         check_depths(&mut r, spec, types, &too_deep_types, sides);
         let schemas = Schemas {
-            input,
-            output,
+            input: input.schema,
+            output: output.schema,
+            own_ranges_input: input.own_ranges,
+            own_ranges_output: output.own_ranges,
             sensitive_input: sensitive::input(spec, types),
             sensitive_output: sensitive::output(spec, types),
             dialects: BTreeMap::new(),

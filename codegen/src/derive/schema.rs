@@ -16,16 +16,31 @@ use serde_json::{Map, Value, json};
 
 use crate::spec::{Field, FieldType, ToolSpec, Types};
 
+/// Marks, while a schema is built, a subschema whose integers keep their own range rather
+/// than the `i64` one of the generated types: a field with a `rust_type`, or a `shape` (its
+/// Rust type is typify's). [`take_own_ranges`] removes every mark, so no published schema
+/// carries one, and says where they were.
+const OWN_RANGE: &str = "x-toolspec-own-range";
+
+/// A canonical schema, and the JSON pointers of its subschemas whose integers keep their own
+/// range (the runtime holds every other integer to `i64`).
+pub struct Canonical {
+    /// The schema.
+    pub schema: Value,
+    /// Where integers keep their own range, in pointer order.
+    pub own_ranges: Vec<String>,
+}
+
 /// The model-facing input schema of a tool (ambient fields excluded).
-pub fn input_schema(tool: &ToolSpec, types: &Types) -> Value {
+pub fn input_schema(tool: &ToolSpec, types: &Types) -> Canonical {
     let fields: Vec<&Field> = tool.expects.iter().filter(|f| !f.ambient).collect();
-    root_schema(&fields, types)
+    take_own_ranges(root_schema(&fields, types))
 }
 
 /// The output schema of a tool.
-pub fn output_schema(tool: &ToolSpec, types: &Types) -> Value {
+pub fn output_schema(tool: &ToolSpec, types: &Types) -> Canonical {
     let fields: Vec<&Field> = tool.exposes.iter().collect();
-    root_schema(&fields, types)
+    take_own_ranges(root_schema(&fields, types))
 }
 
 /// The schema of one field, with `$defs` for the named types it reaches (for checking defaults).
@@ -36,7 +51,42 @@ pub fn standalone_field_schema(field: &Field, types: &Types) -> Value {
     if let (Value::Object(map), false) = (&mut schema, defs.is_empty()) {
         map.insert("$defs".into(), Value::Object(defs));
     }
-    schema
+    take_own_ranges(schema).schema
+}
+
+/// `schema` without its [`OWN_RANGE`] marks, and where they were.
+fn take_own_ranges(mut schema: Value) -> Canonical {
+    let mut own_ranges = Vec::new();
+    unmark(&mut schema, &mut String::new(), &mut own_ranges);
+    own_ranges.sort();
+    Canonical { schema, own_ranges }
+}
+
+fn unmark(node: &mut Value, pointer: &mut String, found: &mut Vec<String>) {
+    match node {
+        Value::Object(map) => {
+            if map.remove(OWN_RANGE).is_some() {
+                found.push(pointer.clone());
+            }
+            for (key, child) in map.iter_mut() {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                unmark(child, pointer, found);
+                pointer.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter_mut().enumerate() {
+                let len = pointer.len();
+                pointer.push('/');
+                pointer.push_str(&i.to_string());
+                unmark(child, pointer, found);
+                pointer.truncate(len);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn root_schema(fields: &[&Field], types: &Types) -> Value {
@@ -115,6 +165,9 @@ pub fn field_schema(field: &Field) -> Value {
     }
     if field.deprecated {
         schema.insert("deprecated".into(), json!(true));
+    }
+    if field.rust_type.is_some() || matches!(field.ty, FieldType::Shape { .. }) {
+        schema.insert(OWN_RANGE.into(), json!(true));
     }
     Value::Object(schema)
 }
@@ -312,6 +365,41 @@ tool: { anthropic: { strict: true }, openai: { strict: true } }
             }
             _ => {}
         }
+    }
+
+    #[test]
+    fn rust_types_and_shapes_keep_their_own_integer_range_unmarked() {
+        let spec = "description: Wide.\nexpects:\n  \
+            big: { type: integer, rust_type: u64 }\n  \
+            plain: { type: integer }\n  \
+            raw: { optional: true, shape: { type: integer, minimum: 0 } }\n  \
+            rows: { type: array, items: { type: Row } }\n\
+            exposes:\n  total: { type: integer, rust_type: u64, nullable: true }\n";
+        let types = "types:\n  Row:\n    type: object\n    fields:\n      \
+            id: { type: integer, rust_type: u128 }\n      n: { type: integer }\n";
+        let project =
+            crate::project::from_files(&[("notes/wide.yaml", spec), ("types.yaml", types)]);
+        assert!(!project.has_errors(), "{}", project.render_diagnostics());
+        let tool = &project.tools[0];
+        assert_eq!(
+            tool.own_ranges_input,
+            [
+                "/$defs/Row/properties/id",
+                "/properties/big",
+                "/properties/raw"
+            ]
+        );
+        assert_eq!(tool.own_ranges_output, ["/properties/total"]);
+        // The marks are the compiler's own: no published schema carries one.
+        for schema in [&tool.input_schema, &tool.output_schema] {
+            assert!(!schema.to_string().contains(super::OWN_RANGE), "{schema}");
+        }
+        assert_eq!(
+            tool.input_schema["properties"]["big"],
+            json!({ "type": "integer" })
+        );
+        let descriptor = tool.descriptor();
+        assert_eq!(descriptor.own_ranges_output, ["/properties/total"]);
     }
 
     #[test]

@@ -52,6 +52,7 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
         sensitive(&d.sensitive_input),
         sensitive(&d.sensitive_output),
     );
+    let (own_ranges_input, own_ranges_output) = (&d.own_ranges_input, &d.own_ranges_output);
     let dialect_names = d.dialects.iter().map(|(d, _)| format_ident!("{d:?}"));
     let dialect_schemas = d.dialects.iter().map(|(_, s)| raw_string(s));
     let fields = d.fields.iter().map(|f| {
@@ -144,6 +145,8 @@ pub fn descriptor(d: &Descriptor) -> TokenStream {
             fields: &[ #(#fields,)* ],
             sensitive_input: #sensitive_input,
             sensitive_output: #sensitive_output,
+            own_ranges_input: &[ #(#own_ranges_input,)* ],
+            own_ranges_output: &[ #(#own_ranges_output,)* ],
             guards: &[ #(#guards,)* ],
             error_headline: #headline,
             errors: &[ #(#errors,)* ],

@@ -104,8 +104,8 @@ impl Compiled {
             }
         }
         Ok(Self {
-            input: validate::compile(&input_schema)?,
-            output: validate::compile(&output_schema)?,
+            input: validate::compile(&input_schema, tool.own_ranges_input)?,
+            output: validate::compile(&output_schema, tool.own_ranges_output)?,
             plan: ArgumentPlan::compile(&input_schema, &input_schema),
             views,
             sensitive_input: Sensitivity::compile(tool.sensitive_input),

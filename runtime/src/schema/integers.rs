@@ -3,7 +3,9 @@
 //! model or a client needs, and its ends are past JavaScript's safe integers), so the schemas
 //! the invoker checks values against are given the `i64` range where they leave it open: then
 //! whatever the check accepts decodes, and an integer past the range is refused by the check
-//! with its field and the range named, like any other bound.
+//! with its field and the range named, like any other bound. A `rust_type` field or a `shape`
+//! keeps its own range (the compiler lists where they are): its Rust type decides, and decoding
+//! names what it refuses.
 
 use serde_json::{Map, Number, Value, json};
 
@@ -24,21 +26,29 @@ const MAX_DEPTH: usize = 128;
 /// looser: `minimum: -9223372036854775808` and `maximum: 9223372036854775807` added, a looser
 /// `minimum` / `maximum` replaced, a looser `exclusiveMinimum` / `exclusiveMaximum` removed (the
 /// new bound implies it), so that a value past the range fails once. Subschemas everywhere are
-/// visited (`properties`, `items`, `$defs`, unions…); `$ref`s are not followed, their targets
-/// being visited where they are defined. An integer with an `enum` or `const` of integers is
-/// left as it is.
-pub(crate) fn bound_to_i64(schema: &mut Value) {
-    visit(schema, 0);
+/// visited (`properties`, `items`, `$defs`, unions…) but those at the JSON pointers
+/// `own_ranges` (a `rust_type` or a `shape`, whose Rust type decides the range, decoding
+/// refusing what it cannot hold); `$ref`s are not followed, their targets being visited where
+/// they are defined. An integer with an `enum` or `const` of integers is left as it is.
+pub(crate) fn bound_to_i64(schema: &mut Value, own_ranges: &[&str]) {
+    visit(schema, &mut String::new(), own_ranges, 0);
 }
 
-fn visit(schema: &mut Value, depth: usize) {
-    if depth > MAX_DEPTH {
+fn visit(schema: &mut Value, pointer: &mut String, own_ranges: &[&str], depth: usize) {
+    if depth > MAX_DEPTH || own_ranges.contains(&pointer.as_str()) {
         return;
     }
     let Value::Object(node) = schema else { return };
     if is_integer(node) && !enumerated(node) {
         bound(node);
     }
+    let down = |child: &mut Value, pointer: &mut String, step: &str| {
+        let len = pointer.len();
+        pointer.push('/');
+        pointer.push_str(&step.replace('~', "~0").replace('/', "~1"));
+        visit(child, pointer, own_ranges, depth + 1);
+        pointer.truncate(len);
+    };
     for (key, child) in node.iter_mut() {
         match key.as_str() {
             // A schema.
@@ -52,21 +62,29 @@ fn visit(schema: &mut Value, depth: usize) {
             | "propertyNames"
             | "unevaluatedItems"
             | "unevaluatedProperties"
-            | "additionalItems" => visit(child, depth + 1),
+            | "additionalItems" => down(child, pointer, key),
             // A map of schemas.
             "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
                 if let Value::Object(children) = child {
-                    for child in children.values_mut() {
-                        visit(child, depth + 1);
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(key);
+                    for (name, child) in children.iter_mut() {
+                        down(child, pointer, name);
                     }
+                    pointer.truncate(len);
                 }
             }
             // A list of schemas.
             "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
                 if let Value::Array(children) = child {
-                    for child in children {
-                        visit(child, depth + 1);
+                    let len = pointer.len();
+                    pointer.push('/');
+                    pointer.push_str(key);
+                    for (i, child) in children.iter_mut().enumerate() {
+                        down(child, pointer, &i.to_string());
                     }
+                    pointer.truncate(len);
                 }
             }
             _ => {}
@@ -146,7 +164,7 @@ mod tests {
 
     fn bounded(schema: Value) -> Value {
         let mut schema = json!({ "properties": { "n": schema } });
-        bound_to_i64(&mut schema);
+        bound_to_i64(&mut schema, &[]);
         schema["properties"]["n"].take()
     }
 
@@ -189,6 +207,41 @@ mod tests {
     }
 
     #[test]
+    fn subschemas_with_their_own_range_are_left_as_they_are() {
+        let int = json!({"type": "integer"});
+        let mut schema = json!({
+            "properties": {
+                "big": int, "plain": int, "a/b": int,
+                "rows": { "items": { "properties": { "id": int } } },
+            },
+            "$defs": { "Row": { "anyOf": [int, int] } },
+        });
+        let own = [
+            "/properties/big",
+            "/properties/a~1b",
+            "/properties/rows/items",
+            "/$defs/Row/anyOf/1",
+        ];
+        bound_to_i64(&mut schema, &own);
+        let untouched = [
+            "/properties/big",
+            "/properties/a~1b",
+            "/properties/rows/items/properties/id",
+            "/$defs/Row/anyOf/1",
+        ];
+        for pointer in untouched {
+            assert_eq!(schema.pointer(pointer), Some(&int), "{pointer}");
+        }
+        for pointer in ["/properties/plain", "/$defs/Row/anyOf/0"] {
+            assert_eq!(
+                schema.pointer(&format!("{pointer}/minimum")),
+                Some(&json!(i64::MIN)),
+                "{pointer}"
+            );
+        }
+    }
+
+    #[test]
     fn every_subschema_is_visited() {
         let int = json!({"type": "integer"});
         let mut schema = json!({
@@ -198,7 +251,7 @@ mod tests {
             "$defs": { "T": { "anyOf": [int, { "type": "string" }] } },
             "prefixItems": [int],
         });
-        bound_to_i64(&mut schema);
+        bound_to_i64(&mut schema, &[]);
         for pointer in [
             "/properties/a",
             "/properties/list/items",
@@ -220,7 +273,7 @@ mod tests {
             node.insert("items".into(), deep);
             deep = Value::Object(node);
         }
-        bound_to_i64(&mut deep);
+        bound_to_i64(&mut deep, &[]);
         let mut deep_leaf = &deep;
         while let Some(next) = deep_leaf.get("items") {
             deep_leaf = next;

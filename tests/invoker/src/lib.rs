@@ -211,6 +211,16 @@ impl notes::archive::Handler for App {
     }
 }
 
+impl kinds::wide::Handler for App {
+    async fn call(
+        &self,
+        input: kinds::wide::Input,
+        _cx: kinds::wide::Context<'_>,
+    ) -> kinds::wide::Outcome {
+        Ok(kinds::wide::Output { count: input.count })
+    }
+}
+
 impl jobs::slow::Handler for App {
     async fn call(
         &self,

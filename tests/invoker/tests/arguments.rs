@@ -545,3 +545,22 @@ async fn values_the_typed_input_refuses_are_named_by_their_pointer() {
     .await;
     assert_eq!(result.to_model_json(), json!({ "total": 255 }));
 }
+
+#[tokio::test]
+async fn a_rust_type_keeps_its_own_integer_range() {
+    // A `u64` count takes what a u64 holds, past i64's end, in arguments and in the output.
+    let result = call("kinds_wide", json!({ "count": u64::MAX })).await;
+    assert_eq!(result.to_model_json(), json!({ "count": u64::MAX }));
+    // What it cannot hold, decoding refuses by name; an `i64` beside it keeps i64's range.
+    let negative = call("kinds_wide", json!({ "count": -1 })).await;
+    assert!(
+        invalid(&negative).starts_with("Invalid arguments: `/count`: "),
+        "{negative:?}"
+    );
+    let past = call("kinds_wide", json!({ "count": 1, "small": u64::MAX })).await;
+    assert_eq!(
+        invalid(&past),
+        "Invalid arguments: `/small`: 18446744073709551615 is outside the integer range, \
+         -9223372036854775808 to 9223372036854775807."
+    );
+}

@@ -182,6 +182,8 @@ pub mod ping {
         fields: &[],
         sensitive_input: ::core::option::Option::None,
         sensitive_output: ::core::option::Option::None,
+        own_ranges_input: &[],
+        own_ranges_output: &[],
         guards: &[],
         error_headline: ::core::option::Option::None,
         errors: &[],
@@ -738,6 +740,8 @@ pub mod kitchen {
                 r#"{"properties":{"payment":{"anyOf":[{"properties":{"number":true}}]}}}"#,
             ),
             sensitive_output: ::core::option::Option::None,
+            own_ranges_input: &["/properties/amount"],
+            own_ranges_output: &[],
             guards: &[
                 ::toolspec::__private::Guard {
                     name: "has_water",
