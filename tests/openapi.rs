@@ -159,6 +159,25 @@ async fn the_router_serves_the_document_derived_at_build_time() {
     let get = &served["paths"]["/tools/orders_get"]["get"];
     assert_eq!(get["parameters"][0]["name"], "order_id");
     assert_eq!(get["parameters"][0]["in"], "query");
+    // A text filter of a query tool never holds NUL (the runtime refuses it): said, in the
+    // query parameter and in the body alike.
+    let search = &served["paths"]["/tools/orders_search"];
+    let parameter = search["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "note_contains")
+        .expect("a note_contains parameter");
+    assert_eq!(parameter["schema"]["pattern"], "^[^\\u0000]*$");
+    let body = &search["post"]["requestBody"]["content"]["application/json"]["schema"];
+    let body = match body.get("$ref").and_then(|r| r.as_str()) {
+        Some(reference) => &served["components"]["schemas"][reference.rsplit('/').next().unwrap()],
+        None => body,
+    };
+    assert_eq!(
+        body["properties"]["note_contains"]["pattern"],
+        "^[^\\u0000]*$"
+    );
     // Not a member of the http adapter: not in the document.
     assert!(served["paths"].get("/tools/orders_refund").is_none());
 }

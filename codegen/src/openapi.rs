@@ -111,9 +111,26 @@ impl Tool {
             .map_or(&self.input_schema, |(_, schema)| schema)
             .clone();
         int64(&mut input);
-        if self.spec.query.is_some()
+        if let Some(query) = &self.spec.query
             && let Some(properties) = input["properties"].as_object_mut()
         {
+            // A text filter never holds the NUL character (no PostgreSQL text can): the
+            // runtime refuses it, and the document says so.
+            let texts = query
+                .filters
+                .iter()
+                .filter(|f| f.ty == query::ColumnType::String);
+            for filter in texts {
+                if let Some(schema) = properties.get_mut(filter.name.value.as_str()) {
+                    let text = match schema.get("items") {
+                        Some(_) => &mut schema["items"],
+                        None => schema,
+                    };
+                    if let Value::Object(text) = text {
+                        text.entry("pattern").or_insert(json!(NO_NUL));
+                    }
+                }
+            }
             let lenient = [
                 (
                     query::SORT,
@@ -142,6 +159,9 @@ impl Tool {
         input
     }
 }
+
+/// A text without the NUL character.
+const NO_NUL: &str = "^[^\\u0000]*$";
 
 /// One tool's operations.
 struct Operation<'a> {
