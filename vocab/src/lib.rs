@@ -12,6 +12,7 @@
 //! - [`hints`]: the semantic hints every project knows;
 //! - [`http`]: the HTTP API's status for each kind of failure;
 //! - [`explain`]: the schema of what the built-in `explain` tool answers;
+//! - [`pointer`]: JSON pointer tokens;
 //! - [`query`]: query tools' column types, filter operators and sorts;
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization.
 //!
@@ -28,6 +29,7 @@ pub mod hints;
 pub mod http;
 pub mod membership;
 pub mod naming;
+pub mod pointer;
 pub mod query;
 pub mod settings;
 

@@ -475,7 +475,7 @@ fn plural(n: u64) -> &'static str {
 fn within(pointer: &mut String, key: &str, f: impl FnOnce(&mut String) -> Checked) -> Checked {
     let len = pointer.len();
     pointer.push('/');
-    pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+    pointer.push_str(&toolspec_vocab::pointer::escape(key));
     let result = f(pointer);
     pointer.truncate(len);
     result

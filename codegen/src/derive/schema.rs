@@ -71,7 +71,7 @@ fn unmark(node: &mut Value, pointer: &mut String, found: &mut Vec<String>) {
             for (key, child) in map.iter_mut() {
                 let len = pointer.len();
                 pointer.push('/');
-                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+                pointer.push_str(&toolspec_vocab::pointer::escape(key));
                 unmark(child, pointer, found);
                 pointer.truncate(len);
             }

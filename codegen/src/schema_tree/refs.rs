@@ -11,7 +11,7 @@ pub fn resolve_ref<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
 /// The name a `$ref` is shown with (`#/$defs/Tree` → `Tree`, `#` → the tool's input).
 pub fn ref_name(reference: &str) -> String {
     match reference.rsplit_once('/') {
-        Some((_, name)) if !name.is_empty() => name.replace("~1", "/").replace("~0", "~"),
+        Some((_, name)) if !name.is_empty() => toolspec_vocab::pointer::unescape(name),
         _ => "the tool's input".into(),
     }
 }

@@ -122,7 +122,7 @@ fn check_node(node: &Map<String, Value>, at: &mut String) -> Result<(), String> 
         };
         let len = at.len();
         at.push('/');
-        at.push_str(&keyword.replace('~', "~0").replace('/', "~1"));
+        at.push_str(&toolspec_vocab::pointer::escape(keyword));
         check_value(*kind, keyword, value, at)?;
         at.truncate(len);
     }
@@ -214,7 +214,7 @@ fn each<K: ToString, V>(
     for (key, value) in entries {
         let len = at.len();
         at.push('/');
-        at.push_str(&key.to_string().replace('~', "~0").replace('/', "~1"));
+        at.push_str(&toolspec_vocab::pointer::escape(&key.to_string()));
         check(value, at)?;
         at.truncate(len);
     }

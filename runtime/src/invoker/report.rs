@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 use serde_json::{Value, json};
+use toolspec_vocab::pointer;
 
 use crate::invoker::limits::Limits;
 use crate::sensitive::Sensitivity;
@@ -208,7 +209,7 @@ impl Place {
         let mut field = String::new();
         for token in shown {
             field.push('/');
-            field.push_str(&escape_pointer(&shorten(token.as_ref(), limits.max_quote)));
+            field.push_str(&pointer::escape(&shorten(token.as_ref(), limits.max_quote)));
         }
         if shown.len() < tokens.len() {
             field.push_str("/…");
@@ -223,18 +224,13 @@ impl Place {
     }
 }
 
-/// One JSON pointer token: `~` as `~0`, `/` as `~1` (RFC 6901).
-pub fn escape_pointer(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
-}
-
 /// The unescaped tokens of a JSON pointer.
 pub(crate) fn pointer_tokens(pointer: &str) -> impl Iterator<Item = String> + '_ {
     pointer
         .split('/')
         .skip(1)
         .filter(move |t| !t.is_empty() || pointer != "/")
-        .map(|t| t.replace("~1", "/").replace("~0", "~"))
+        .map(toolspec_vocab::pointer::unescape)
 }
 
 /// `text` cut to `max` characters, ending in `…` when cut.

@@ -15,11 +15,11 @@
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
+use toolspec_vocab::pointer;
 
 use crate::invoker::limits::Limits;
 use crate::invoker::report::{
-    Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, escape_pointer, pointer_tokens,
-    quote, shorten,
+    Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, pointer_tokens, quote, shorten,
 };
 use crate::schema::integers::{INTEGER_MAX, INTEGER_MIN, bound_to_i64};
 use crate::sensitive::Sensitivity;
@@ -108,7 +108,7 @@ fn pointer(error: &jsonschema::ValidationError<'_>) -> String {
     if let ValidationErrorKind::Required { property } = error.kind() {
         if let Some(name) = property.as_str() {
             field.push('/');
-            field.push_str(&escape_pointer(name));
+            field.push_str(&pointer::escape(name));
         }
     } else if field.is_empty() {
         field.push('/');

@@ -45,7 +45,7 @@ fn visit(schema: &mut Value, pointer: &mut String, own_ranges: &[&str], depth: u
     let down = |child: &mut Value, pointer: &mut String, step: &str| {
         let len = pointer.len();
         pointer.push('/');
-        pointer.push_str(&step.replace('~', "~0").replace('/', "~1"));
+        pointer.push_str(&toolspec_vocab::pointer::escape(step));
         visit(child, pointer, own_ranges, depth + 1);
         pointer.truncate(len);
     };
