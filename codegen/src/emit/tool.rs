@@ -298,7 +298,7 @@ fn handler_trait(tool: &Tool) -> TokenStream {
         let types = loads.iter().filter_map(|g| g.loads.as_ref()).map(|l| &l.1);
         let docs = loads
             .iter()
-            .map(|g| doc(Some(&format!("Loaded by the guard `{}`.", g.name))));
+            .map(|g| doc(Some(&format!("Loaded by the guard `{}`.", g.name()))));
         let from = loads.iter().map(|g| &g.method);
         (
             quote! { loaded: Loaded<Self>, },
@@ -315,7 +315,7 @@ fn handler_trait(tool: &Tool) -> TokenStream {
         let ty = g.loads.as_ref().map(|l| &l.1);
         let doc = doc(Some(&format!(
             "What the guard `{}` loads for [`Handler::call`] (in [`Loaded`]).",
-            g.name
+            g.name()
         )));
         quote! { #doc type #ty: ::core::marker::Send + 'static; }
     });
@@ -369,8 +369,6 @@ fn to_write(guards: &[GuardItems]) -> String {
 struct GuardItems<'t> {
     tool: &'t Tool,
     guard: &'t GuardDecl,
-    /// The guard's spec name.
-    name: &'t str,
     variant: Ident,
     /// The `Handler` method, also the guard's module and the variable that holds what it
     /// loaded.
@@ -384,7 +382,6 @@ impl<'t> GuardItems<'t> {
         Self {
             tool,
             guard,
-            name: &guard.name.value,
             variant: ident(&type_name(&guard.name.value)),
             method: ident(&value_name(&guard.name.value)),
             loads: guard
@@ -392,6 +389,11 @@ impl<'t> GuardItems<'t> {
                 .as_ref()
                 .map(|l| (ident(&value_name(&l.value)), ident(&type_name(&l.value)))),
         }
+    }
+
+    /// The guard's spec name.
+    fn name(&self) -> &str {
+        &self.guard.name.value
     }
 
     /// The guard's method of `Handler`: `bool`, or its module's `Outcome` of what it loads.
@@ -420,7 +422,8 @@ impl<'t> GuardItems<'t> {
         let method = &self.method;
         let module_doc = doc(Some(&format!(
             "The guard `{}`: {}",
-            self.name, self.guard.description
+            self.name(),
+            self.guard.description
         )));
         let error = if self.guard.errors.is_empty() {
             quote! {

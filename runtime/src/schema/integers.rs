@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Number, Value, json};
 
+use crate::schema::walk::types_of;
+
 /// The smallest integer a value may be: `i64::MIN`.
 pub(crate) const INTEGER_MIN: i64 = i64::MIN;
 /// The largest integer a value may be: `i64::MAX`.
@@ -42,49 +44,46 @@ fn visit(schema: &mut Value, pointer: &mut String, own_ranges: &[&str], depth: u
     if is_integer(node) && !enumerated(node) {
         bound(node);
     }
-    let down = |child: &mut Value, pointer: &mut String, step: &str| {
+    // Into `child`, `steps` below this node.
+    let down = |child: &mut Value, pointer: &mut String, steps: &[&str]| {
         let len = pointer.len();
-        pointer.push('/');
-        pointer.push_str(&toolspec_vocab::pointer::escape(step));
+        for step in steps {
+            pointer.push('/');
+            pointer.push_str(&toolspec_vocab::pointer::escape(step));
+        }
         visit(child, pointer, own_ranges, depth + 1);
         pointer.truncate(len);
     };
     for (key, child) in node.iter_mut() {
-        match key.as_str() {
+        match (key.as_str(), child) {
             // A schema.
-            "additionalProperties"
-            | "items"
-            | "contains"
-            | "not"
-            | "if"
-            | "then"
-            | "else"
-            | "propertyNames"
-            | "unevaluatedItems"
-            | "unevaluatedProperties"
-            | "additionalItems" => down(child, pointer, key),
+            (
+                "additionalProperties"
+                | "items"
+                | "contains"
+                | "not"
+                | "if"
+                | "then"
+                | "else"
+                | "propertyNames"
+                | "unevaluatedItems"
+                | "unevaluatedProperties"
+                | "additionalItems",
+                child,
+            ) => down(child, pointer, &[key]),
             // A map of schemas.
-            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
-                if let Value::Object(children) = child {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(key);
-                    for (name, child) in children.iter_mut() {
-                        down(child, pointer, name);
-                    }
-                    pointer.truncate(len);
+            (
+                "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas",
+                Value::Object(children),
+            ) => {
+                for (name, child) in children.iter_mut() {
+                    down(child, pointer, &[key, name]);
                 }
             }
             // A list of schemas.
-            "anyOf" | "oneOf" | "allOf" | "prefixItems" => {
-                if let Value::Array(children) = child {
-                    let len = pointer.len();
-                    pointer.push('/');
-                    pointer.push_str(key);
-                    for (i, child) in children.iter_mut().enumerate() {
-                        down(child, pointer, &i.to_string());
-                    }
-                    pointer.truncate(len);
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
+                for (i, child) in children.iter_mut().enumerate() {
+                    down(child, pointer, &[key, &i.to_string()]);
                 }
             }
             _ => {}
@@ -94,11 +93,7 @@ fn visit(schema: &mut Value, pointer: &mut String, own_ranges: &[&str], depth: u
 
 /// Whether the node takes integers and no other numbers.
 fn is_integer(node: &Map<String, Value>) -> bool {
-    let types: Vec<&str> = match node.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => return false,
-    };
+    let types = types_of(node);
     types.contains(&"integer") && !types.contains(&"number")
 }
 
