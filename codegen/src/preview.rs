@@ -6,14 +6,11 @@
 use std::collections::BTreeSet;
 
 use toolspec_vocab::Dialect;
-use toolspec_vocab::settings::SettingValue;
+use toolspec_vocab::settings::{STRICT, SettingValue};
 
 use crate::analyze::checked::Checked;
 use crate::derive::dialect::members::dialect_schemas;
 use crate::project::Project;
-
-/// The setting that turns a provider's strict mode on.
-const STRICT: &str = "strict";
 
 impl Project {
     /// This project as it would be with `strict: true` for every member of `dialect`'s adapter

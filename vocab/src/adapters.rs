@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use crate::hints;
 use crate::naming::NameRule;
-use crate::settings::{AdapterDecl, SettingDecl, SettingKind, SettingValue};
+use crate::settings::{self, AdapterDecl, SettingDecl, SettingKind, SettingValue};
 
 /// Anthropic Messages API tools.
 pub const ANTHROPIC: &str = "anthropic";
@@ -29,7 +29,7 @@ const PRESENT_AS_VALUES: &[SettingValue] = &[
 
 const fn present_as() -> SettingDecl {
     SettingDecl {
-        name: Cow::Borrowed("present_as"),
+        name: Cow::Borrowed(settings::PRESENT_AS),
         kind: SettingKind::String,
         default: Some(SettingValue::str("structured")),
         allowed: Cow::Borrowed(PRESENT_AS_VALUES),
@@ -39,7 +39,7 @@ const fn present_as() -> SettingDecl {
 
 const fn strict() -> SettingDecl {
     SettingDecl {
-        name: Cow::Borrowed("strict"),
+        name: Cow::Borrowed(settings::STRICT),
         kind: SettingKind::Boolean,
         default: Some(SettingValue::Bool(false)),
         allowed: Cow::Borrowed(&[]),

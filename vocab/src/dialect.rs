@@ -8,7 +8,7 @@
 use std::fmt;
 
 use crate::adapters::{ANTHROPIC, GEMINI, MCP, OPENAI, RIG};
-use crate::settings::Settings;
+use crate::settings::{STRICT, Settings};
 
 /// A provider's JSON Schema dialect.
 ///
@@ -99,7 +99,7 @@ impl Dialect {
     /// OpenAI form (it hands definitions to whichever provider it is configured with), and
     /// every other adapter (MCP, HTTP, custom ones) the canonical schema.
     pub fn for_member<K: AsRef<str>>(adapter: &str, settings: &Settings<'_, K>) -> Self {
-        let strict = settings.get_bool("strict") == Some(true);
+        let strict = settings.get_bool(STRICT) == Some(true);
         match adapter {
             OPENAI if strict => Self::OpenAiStrict,
             OPENAI | RIG => Self::OpenAi,

@@ -9,6 +9,11 @@ use std::fmt;
 
 use crate::naming::NameRule;
 
+/// The setting of the adapters that can answer a success with the rendered `message`.
+pub const PRESENT_AS: &str = "present_as";
+/// The setting that turns a provider's strict mode on.
+pub const STRICT: &str = "strict";
+
 /// A setting's value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SettingValue {
@@ -215,7 +220,7 @@ impl<'a, K: AsRef<str>> Settings<'a, K> {
 
     /// The shared `present_as` render toggle (structured when the adapter has no such setting).
     pub fn present_as(&self) -> PresentAs {
-        match self.get_str("present_as") {
+        match self.get_str(PRESENT_AS) {
             Some("message") => PresentAs::Message,
             _ => PresentAs::Structured,
         }

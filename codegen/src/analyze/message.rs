@@ -1,7 +1,7 @@
 //! A tool's success `message`: a template that compiles, and that some adapter shows.
 
 use toolspec_vocab::adapters;
-use toolspec_vocab::settings::{PresentAs, Settings};
+use toolspec_vocab::settings::{PRESENT_AS, PresentAs, Settings};
 
 use crate::analyze::membership::Binding;
 use crate::diagnostic::Diagnostic;
@@ -26,9 +26,6 @@ pub fn check_message(r: &mut Reader<'_>, spec: &ToolSpec) -> bool {
     }
     compiled.is_ok()
 }
-
-/// The setting that makes an adapter answer a success with the rendered message.
-const PRESENT_AS: &str = "present_as";
 
 /// The built-in adapters with a `present_as` setting, in the order a help suggests them.
 const SUGGESTED: [&str; 5] = [
