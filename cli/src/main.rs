@@ -212,15 +212,14 @@ fn list(project: &Project, adapter: Option<&str>) -> ExitCode {
 }
 
 fn schema(project: &Project, only: Option<&str>) -> ExitCode {
+    if let Err(code) = known_tool(project, only) {
+        return code;
+    }
     let mut tools: Vec<_> = project
         .tools()
         .iter()
         .filter(|t| only.is_none_or(|n| t.name() == n))
         .collect();
-    if let (true, Some(name)) = (tools.is_empty(), only) {
-        eprintln!("error: no tool named `{name}`");
-        return ExitCode::from(2);
-    }
     tools.sort_by(|a, b| a.name().cmp(b.name()));
     let out: Vec<Value> = tools
         .iter()
@@ -234,14 +233,22 @@ fn schema(project: &Project, only: Option<&str>) -> ExitCode {
     print_json(&out)
 }
 
+/// Refuses a `--tool` the project does not have.
+fn known_tool(project: &Project, only: Option<&str>) -> Result<(), ExitCode> {
+    match only {
+        Some(name) if !project.tools().iter().any(|t| t.name() == name) => {
+            eprintln!("error: no tool named `{name}`");
+            Err(ExitCode::from(2))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// `schema --dialect`: the native tool definitions of the dialect's members, as the runtime's
 /// adapter for it declares them (the built-in explain tool included, as a server lists it).
 fn native(project: &Project, dialect: Dialect, only: Option<&str>) -> ExitCode {
-    if let Some(name) = only
-        && !project.tools().iter().any(|t| t.name() == name)
-    {
-        eprintln!("error: no tool named `{name}`");
-        return ExitCode::from(2);
+    if let Err(code) = known_tool(project, only) {
+        return code;
     }
     let declared = declare::Declared::new(project, only);
     let out = declared.native(dialect);
@@ -269,11 +276,8 @@ fn strict_preview(
     only: Option<&str>,
     verbose: bool,
 ) -> ExitCode {
-    if let Some(name) = only
-        && !project.tools().iter().any(|t| t.name() == name)
-    {
-        eprintln!("error: no tool named `{name}`");
-        return ExitCode::from(2);
+    if let Err(code) = known_tool(project, only) {
+        return code;
     }
     let Some(preview) = project.with_strict(dialect) else {
         eprintln!("error: {dialect} is not a strict dialect");
