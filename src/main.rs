@@ -32,7 +32,7 @@ use anyhow::Context as _;
 use chrono::{DateTime, SecondsFormat, Utc};
 use clap::{Parser, Subcommand};
 use serde_json::Value;
-use toolspec::audit::{AuditOutcome, AuditPage, AuditQuery};
+use toolspec::audit::{AuditOutcome, AuditPage, AuditQuery, AuditState};
 use toolspec::mcp::http::{ConnectionLimits, SessionLimits};
 use toolspec::{AmbientContext, CallOptions, Caller, Limits, MissingScope, Progress};
 
@@ -50,6 +50,18 @@ use serve::{HttpOptions, serve_http, server, shutdown_signal};
     about = "The toolspec example store: order tools over SQLite or PostgreSQL."
 )]
 struct Cli {
+    #[command(flatten)]
+    database: DatabaseOptions,
+    /// Also print the developer-facing exception and progress reports (on stderr).
+    #[arg(long, short, global = true)]
+    verbose: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Where the store's data lives, and how long a statement waits for it.
+#[derive(Debug, Clone, clap::Args)]
+struct DatabaseOptions {
     /// The database: a SQLite file, created and seeded on first use (`:memory:` for a
     /// throwaway one), or a `postgres://` URL, whose database is migrated and seeded on first
     /// use.
@@ -60,11 +72,11 @@ struct Cli {
         default_value = "store.db"
     )]
     db: Location,
-    /// Also print the developer-facing exception and progress reports (on stderr).
-    #[arg(long, short, global = true)]
-    verbose: bool,
-    #[command(subcommand)]
-    command: Command,
+    /// How many seconds a statement waits for a database connection (to connect, on
+    /// PostgreSQL) before the database counts as unreachable: the call then answers
+    /// `unavailable`, and while the database stays down calls that need it answer at once.
+    #[arg(long, global = true, value_name = "SECONDS", default_value = "2", value_parser = seconds)]
+    db_timeout: Duration,
 }
 
 // Parsed once per run: the size of `Serve` does not matter.
@@ -109,6 +121,10 @@ enum Command {
         /// Only calls with this outcome: `ok`, `failed` or an error code.
         #[arg(long)]
         outcome: Option<AuditOutcome>,
+        /// Only records in this state: `started` (recorded before the call ran, no outcome
+        /// yet), `finished`, or `interrupted` (the process running it died first).
+        #[arg(long)]
+        state: Option<AuditState>,
         /// Only calls started at or after this time (RFC 3339, e.g. `2026-12-01T00:00:00Z`),
         /// or this long ago (`30m`, `2h`, `7d`).
         #[arg(long, value_name = "TIME|AGO", value_parser = parse_since)]
@@ -357,12 +373,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tool,
             args,
             ambient,
-        } => call(&cli.db, &tool, &args, ambient, cli.verbose).await,
+        } => call(&cli.database, &tool, &args, ambient, cli.verbose).await,
         Command::Explain {
             tool,
             args,
             ambient,
-        } => explain(&cli.db, &tool, &args, ambient).await,
+        } => explain(&cli.database, &tool, &args, ambient).await,
         Command::Serve {
             http,
             tokens,
@@ -376,8 +392,19 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             listing,
             limits,
         } => {
-            let store = open(&cli.db).await?;
+            let store = open(&cli.database).await?;
             let registry = toolspec_store::registry(store.clone()).with_limits(limits.limits());
+            // What a crash of an earlier process left without an outcome is closed now.
+            if let Some(trail) = registry.audit() {
+                match trail.reconcile().await {
+                    Ok(0) => {}
+                    Ok(count) => eprintln!(
+                        "{count} recorded calls were left without an outcome by a process that \
+                         died: they are `interrupted` now (`audit --state interrupted`)"
+                    ),
+                    Err(e) => eprintln!("warning: could not look for interrupted calls: {e}"),
+                }
+            }
             let served = match http {
                 Some(addr) => {
                     let options = HttpOptions {
@@ -409,6 +436,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tool,
             caller,
             outcome,
+            state,
             since,
             limit,
             json,
@@ -417,11 +445,12 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 tool,
                 caller,
                 outcome,
+                state,
                 since,
                 limit,
                 ..AuditQuery::default()
             };
-            let store = open(&cli.db).await?;
+            let store = open(&cli.database).await?;
             let page = query
                 .read(&store.database())
                 .await
@@ -436,16 +465,16 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Init => {
-            let store = open(&cli.db).await?;
+            let store = open(&cli.database).await?;
             store
                 .reset()
                 .await
-                .with_context(|| format!("could not reset {}", cli.db))?;
+                .with_context(|| format!("could not reset {}", cli.database.db))?;
             store.close().await;
             let (customers, products, orders) = store::SEED_COUNTS;
             println!(
                 "Seeded {}: {customers} customers, {products} products, {orders} orders.",
-                cli.db
+                cli.database.db
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -491,11 +520,12 @@ fn audit_listing(page: &AuditPage) -> String {
             (None, None) => "-".to_owned(),
         };
         let took = format!("{:.1}ms", r.duration_us as f64 / 1000.0);
+        // A call with no outcome shows where it stands instead.
+        let outcome = r.outcome.as_deref().unwrap_or(r.state.as_str());
         out += &format!(
-            "{}  {took:>9}  {}  {by}  {}  {}\n",
+            "{}  {took:>9}  {}  {by}  {outcome}  {}\n",
             r.started_at.to_rfc3339_opts(SecondsFormat::Millis, true),
             r.tool,
-            r.outcome,
             r.arguments
         );
     }
@@ -555,7 +585,7 @@ fn request(
 }
 
 async fn explain(
-    db: &Location,
+    database: &DatabaseOptions,
     tool: &str,
     args: &str,
     ambient: Vec<(String, Value)>,
@@ -564,7 +594,7 @@ async fn explain(
         Ok(request) => request,
         Err(code) => return Ok(code),
     };
-    let store = open(db).await?;
+    let store = open(database).await?;
     let registry = toolspec_store::registry(store.clone());
     let explanation = registry.explain(tool, args, &ambient).await?;
     registry.flush_audit().await;
@@ -578,7 +608,7 @@ async fn explain(
 }
 
 async fn call(
-    db: &Location,
+    database: &DatabaseOptions,
     tool: &str,
     args: &str,
     ambient: Vec<(String, Value)>,
@@ -589,7 +619,7 @@ async fn call(
         Err(code) => return Ok(code),
     };
 
-    let store = open(db).await?;
+    let store = open(database).await?;
     let registry = toolspec_store::registry(store.clone());
     let Some(registered) = registry.get(tool) else {
         anyhow::bail!("tool `{tool}` is described but not registered");
@@ -627,8 +657,10 @@ async fn call(
     }
 }
 
-async fn open(db: &Location) -> anyhow::Result<Store> {
-    Store::open(db).await.context("could not open the store")
+async fn open(database: &DatabaseOptions) -> anyhow::Result<Store> {
+    Store::open_with_timeout(&database.db, database.db_timeout)
+        .await
+        .context("could not open the store")
 }
 
 #[cfg(test)]

@@ -302,12 +302,17 @@ impl Operation<'_> {
         add(codes::UNKNOWN_TOOL);
         add(codes::TIMEOUT);
         add(codes::INTERNAL_ERROR);
+        // Any call may find its database (or its audit trail) down: a handler's too.
+        add(codes::UNAVAILABLE);
         if query {
             add(codes::INVALID_PARAMS);
             add(codes::QUERY_FAILED);
         }
         if spec.lock.is_some() {
             add(codes::LOCKED);
+        }
+        if spec.once.is_some() {
+            add(codes::IN_PROGRESS);
         }
         if spec.expects.iter().any(|f| f.reference.is_some()) {
             add(codes::NOT_FOUND);
@@ -325,7 +330,22 @@ impl Operation<'_> {
         }
         for (status, codes) in by_status {
             let codes: Vec<&str> = codes.into_iter().collect();
-            responses.insert(status.to_string(), failure(describe(status), &codes));
+            let in_progress = codes.contains(&codes::IN_PROGRESS);
+            let description = match status {
+                http::IN_PROGRESS if in_progress => {
+                    "A call with the same key is still running (`in_progress`: retry after \
+                     `Retry-After` seconds), or a declared error code."
+                }
+                _ => describe(status),
+            };
+            let mut response = failure(description, &codes);
+            if status == http::UNAVAILABLE || in_progress {
+                response["headers"] = json!({ "Retry-After": {
+                    "description": "In how many seconds a retry may succeed.",
+                    "schema": { "type": "integer", "minimum": 1 }
+                } });
+            }
+            responses.insert(status.to_string(), response);
         }
         self.transport_responses(&mut responses, with_body);
         responses
@@ -379,6 +399,9 @@ fn describe(status: u16) -> &'static str {
         http::GUARD_FAILED => "A precondition of the tool does not hold.",
         http::LOCKED => "Another call with the same key held the tool's lock too long.",
         http::TIMEOUT => "The call ran out of time.",
+        http::UNAVAILABLE => {
+            "The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds)."
+        }
         http::INTERNAL => "The tool failed unexpectedly.",
         http::UNAUTHORIZED => "No valid bearer token.",
         http::FORBIDDEN => "The token lacks the tool's scopes (insufficient_scope).",

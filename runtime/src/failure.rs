@@ -6,12 +6,17 @@
 //! Plain data and text: nothing here runs a tool or knows an adapter.
 
 use std::fmt;
+use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 use toolspec_vocab::codes;
 
 use crate::descriptor::{Descriptor, ToolKind};
+
+/// When a call answered `unavailable` may be tried again: a database that is down is probed
+/// every second, so by then a recovery has been noticed.
+pub(crate) const RETRY_UNAVAILABLE: Duration = Duration::from_secs(2);
 
 /// A generated `Error` enum: one variant per declared code.
 pub trait DeclaredError: std::fmt::Display + std::fmt::Debug + Send + Sync + 'static {
@@ -168,6 +173,37 @@ impl ToolError {
         }
     }
 
+    /// `in_progress`: a call with the same `once` key is still running; retry after
+    /// `retry_after` (in the details, in whole seconds).
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn in_progress(headline: Option<&str>, retry_after: Duration) -> Self {
+        let seconds = whole_seconds(retry_after);
+        Self {
+            code: codes::IN_PROGRESS.into(),
+            message: compose_error(
+                headline,
+                &format!("The same call is still running; retry in {seconds} s for its answer."),
+                false,
+            ),
+            details: Some(json!({ codes::RETRY_AFTER: seconds })),
+        }
+    }
+
+    /// `unavailable`: what the call needs (`what`: "the database", "the audit trail") cannot
+    /// be reached now, so nothing ran; retry after `retry_after` (in the details).
+    pub(crate) fn unavailable(headline: Option<&str>, what: &str, retry_after: Duration) -> Self {
+        let seconds = whole_seconds(retry_after);
+        Self {
+            code: codes::UNAVAILABLE.into(),
+            message: compose_error(
+                headline,
+                &format!("Nothing was done, as {what} is unavailable; retry in {seconds} s."),
+                false,
+            ),
+            details: Some(json!({ codes::RETRY_AFTER: seconds })),
+        }
+    }
+
     /// `internal_error`: the tool's headline only; the cause is for the developer.
     pub(crate) fn internal(headline: Option<&str>) -> Self {
         Self {
@@ -210,6 +246,19 @@ impl ToolResult {
         Self::failed(error, Some(exception))
     }
 
+    /// `unavailable`: what `tool`'s call needs (`what`) cannot be reached now, so nothing ran;
+    /// the developer sees `exception`, which is logged.
+    pub(crate) fn unavailable(
+        tool: &Descriptor,
+        what: &str,
+        retry_after: Duration,
+        exception: String,
+    ) -> Self {
+        tracing::warn!(tool = tool.name, exception = %exception, "tool call refused: {what} is unavailable");
+        let error = ToolError::unavailable(tool.error_headline, what, retry_after);
+        Self::failed(error, Some(exception))
+    }
+
     /// Whether the call succeeded.
     pub fn is_ok(&self) -> bool {
         self.outcome.is_ok()
@@ -241,6 +290,11 @@ impl ToolResult {
             Err(error) => serde_json::to_value(error).unwrap_or(Value::Null),
         }
     }
+}
+
+/// `duration` in whole seconds, rounded up, at least 1: how `retry_after` is said.
+fn whole_seconds(duration: Duration) -> u64 {
+    duration.as_millis().div_ceil(1000).max(1) as u64
 }
 
 /// Composes a user-facing failure text: "Headline: reason", or the reason alone when the

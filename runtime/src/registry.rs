@@ -19,12 +19,12 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
-use crate::audit::{AuditTrail, Finished, Redact};
+use crate::audit::{AuditRecord, AuditTrail, Call, Redact};
 use crate::caller::Caller;
 use crate::contract::{BoxFuture, Contract, Operation};
 use crate::database::Database;
 use crate::descriptor::{Descriptor, ToolKind};
-use crate::failure::{ToolError, ToolResult};
+use crate::failure::{RETRY_UNAVAILABLE, ToolError, ToolResult};
 use crate::hooks::{CallInfo, Hook};
 use crate::invoker::Typed;
 use crate::invoker::explanation::Explanation;
@@ -183,7 +183,9 @@ impl<'r> RegisteredTool<'r> {
     }
 
     /// Calls the tool with options (adapter, caller, cancellation, progress, trace id); a tool
-    /// whose audit policy is on is recorded in the registry's audit trail.
+    /// whose audit policy is on is recorded in the registry's audit trail. A `required` tool's
+    /// record is committed before the call runs, and the call answers `unavailable` without
+    /// running when it cannot be.
     pub async fn invoke_with(
         &self,
         args: Value,
@@ -201,35 +203,46 @@ impl<'r> RegisteredTool<'r> {
             .trace_id
             .clone()
             .unwrap_or_else(|| id.simple().to_string());
-        let started_at = Utc::now();
         let started = Instant::now();
-        let sent = args.clone();
         let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
-        let result = self.call(args, ambient, options, Some(&trace_id)).await;
-        let finished = Finished {
+        let redaction = Redaction {
+            registry: self.registry,
+            tool: self.entry.imp.as_ref(),
+            adapter: adapter.as_deref(),
+        };
+        let mut record = AuditRecord::started(&Call {
             id,
             tool,
-            started_at,
-            duration_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+            started_at: Utc::now(),
             adapter: adapter.as_deref(),
             caller: caller.as_deref(),
             trace_id: &trace_id,
-            arguments: &sent,
+            arguments: &args,
             ambient,
-            result: &result,
-            redact: &Redaction {
-                registry: self.registry,
-                tool: self.entry.imp.as_ref(),
-                adapter: adapter.as_deref(),
+            redact: &redaction,
+        });
+        let open = match tool.audit.required {
+            true => match trail.open(&record).await {
+                Ok(open) => Some(open),
+                Err(why) => {
+                    let exception = format!(
+                        "the call's audit record could not be written before it ran: {why}"
+                    );
+                    return ToolResult::unavailable(
+                        tool,
+                        "the audit trail",
+                        RETRY_UNAVAILABLE,
+                        exception,
+                    );
+                }
             },
+            false => None,
         };
-        match trail.record(&finished, tool.audit).await {
-            Ok(()) => result,
-            Err(e) => ToolResult::internal(
-                tool,
-                format!("the call's audit record could not be written: {e}"),
-            ),
-        }
+        let result = self.call(args, ambient, options, Some(&trace_id)).await;
+        let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        record.finish(&result, duration_us, &redaction);
+        trail.finish(record, tool.audit, open).await;
+        result
     }
 
     /// The call itself: scopes, hooks, the tool's own invocation, under the call's span.

@@ -121,8 +121,11 @@ pub(super) struct Tx(
 
 impl Pool {
     /// Connects to `location` (creating a SQLite file when missing) and brings its schema up to
-    /// date.
-    pub(super) async fn open(location: &Location) -> Result<Self, StoreError> {
+    /// date; a statement waits at most `acquire_timeout` for a connection.
+    pub(super) async fn open(
+        location: &Location,
+        acquire_timeout: Duration,
+    ) -> Result<Self, StoreError> {
         let pool = match location {
             Location::Memory => {
                 // Each connection to `:memory:` would get its own database: keep exactly one
@@ -146,6 +149,7 @@ impl Pool {
                     .busy_timeout(Duration::from_secs(5));
                 let pool = SqlitePoolOptions::new()
                     .max_connections(4)
+                    .acquire_timeout(acquire_timeout)
                     .connect_with(options)
                     .await;
                 Self::Sqlite(pool.doing(|| format!("opening database {location}"))?)
@@ -163,7 +167,7 @@ impl Pool {
                     .doing(|| format!("connecting to {location}"))?;
                 let pool = PgPoolOptions::new()
                     .max_connections(8)
-                    .acquire_timeout(Duration::from_secs(10))
+                    .acquire_timeout(acquire_timeout)
                     .connect_with(options)
                     .await;
                 Self::Postgres(pool.doing(|| format!("connecting to {location}"))?)

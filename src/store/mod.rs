@@ -17,6 +17,7 @@ mod seed;
 mod statements;
 
 use std::fmt;
+use std::time::Duration;
 
 use chrono::{SecondsFormat, Utc};
 use toolspec::types::{DateTime, FixedOffset};
@@ -40,6 +41,9 @@ fn system_clock() -> DateTime<FixedOffset> {
     DateTime::parse_from_rfc3339(&now.to_rfc3339_opts(SecondsFormat::Secs, true)).unwrap_or(now)
 }
 
+/// How long a statement waits for a database connection by default.
+pub const DEFAULT_DB_TIMEOUT: Duration = Duration::from_secs(2);
+
 /// A failure the model must not see: the database failed, or a row breaks the schema's rules.
 #[derive(Debug)]
 pub enum StoreError {
@@ -55,18 +59,26 @@ pub enum StoreError {
     Invalid(String),
 }
 
-// The runtime records only `to_string()` of an internal failure, so `Display` carries the
-// driver's message itself; `source()` stays `None` to avoid printing it twice in chains.
+// The driver's error is the cause (`source()`): the runtime shows the whole chain to the
+// developer (`loading order 3: pool timed out…`) and finds there that the database could not
+// be reached, answering `unavailable` rather than an internal error.
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Database { doing, source } => write!(f, "{doing}: {source}"),
+            Self::Database { doing, .. } => f.write_str(doing),
             Self::Invalid(what) => f.write_str(what),
         }
     }
 }
 
-impl std::error::Error for StoreError {}
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Database { source, .. } => Some(source),
+            Self::Invalid(_) => None,
+        }
+    }
+}
 
 /// Attaches what the store was doing to a driver error.
 trait Doing<T> {
@@ -154,10 +166,21 @@ pub struct Store {
 
 impl Store {
     /// Opens the store at `location` — creating a SQLite file when missing — brings its schema
-    /// up to date and seeds it when it has no customers.
+    /// up to date and seeds it when it has no customers. A statement waits at most
+    /// [`DEFAULT_DB_TIMEOUT`] for a connection.
     pub async fn open(location: &Location) -> Result<Self, StoreError> {
+        Self::open_with_timeout(location, DEFAULT_DB_TIMEOUT).await
+    }
+
+    /// [`open`](Self::open), a statement waiting at most `db_timeout` for a connection (to
+    /// connect, on PostgreSQL): past it, the database counts as unreachable and the call that
+    /// needed it answers `unavailable`.
+    pub async fn open_with_timeout(
+        location: &Location,
+        db_timeout: Duration,
+    ) -> Result<Self, StoreError> {
         let store = Self {
-            pool: Pool::open(location).await?,
+            pool: Pool::open(location, db_timeout).await?,
             clock: system_clock,
         };
         store.seed_if_empty().await?;

@@ -55,7 +55,7 @@ async fn every_call_answered_before_sigterm_is_recorded() {
     );
     assert!(recorded.iter().all(|r| r.caller.as_deref() == Some("ada")
         && r.adapter.as_deref() == Some("mcp")
-        && r.outcome == "ok"
+        && r.outcome.as_deref() == Some("ok")
         && r.ambient == json!({"customer_id": 1})));
 }
 

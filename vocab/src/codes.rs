@@ -20,6 +20,19 @@ pub const QUERY_FAILED: &str = "query_failed";
 /// A `lock`ed tool waited longer than the lock's `wait` for another call with the same key.
 pub const LOCKED: &str = "locked";
 
+/// A call with the same `once` key is still running (its answer will be this call's): retry
+/// after the `retry_after` seconds in the error's details.
+pub const IN_PROGRESS: &str = "in_progress";
+
+/// Something the call needs cannot be reached or written now — the database is down, or the
+/// audit record a `required` tool must have cannot be written — so nothing ran: retry after
+/// the `retry_after` seconds in the error's details.
+pub const UNAVAILABLE: &str = "unavailable";
+
+/// The key of an error's details that says, in whole seconds, when a retry may succeed
+/// (`in_progress`, `unavailable`); the HTTP API also sends it as `Retry-After`.
+pub const RETRY_AFTER: &str = "retry_after";
+
 /// A `ref` field's key names no record the caller may see. Specs may declare it (to word
 /// its message); it is not reserved.
 pub const NOT_FOUND: &str = "not_found";
@@ -34,4 +47,6 @@ pub const BUILTIN: &[&str] = &[
     INVALID_PARAMS,
     QUERY_FAILED,
     LOCKED,
+    IN_PROGRESS,
+    UNAVAILABLE,
 ];

@@ -15,6 +15,10 @@ pub const GUARD_FAILED: u16 = 412;
 pub const DECLARED: u16 = 409;
 /// A `lock`ed tool waited too long.
 pub const LOCKED: u16 = 423;
+/// A call with the same `once` key is still running (with `Retry-After`).
+pub const IN_PROGRESS: u16 = 409;
+/// The database or the audit trail cannot be reached now; nothing ran (with `Retry-After`).
+pub const UNAVAILABLE: u16 = 503;
 /// The tool or the request ran out of time.
 pub const TIMEOUT: u16 = 504;
 /// The client went away (rarely seen: nobody is left to read it).
@@ -37,6 +41,8 @@ pub fn builtin_status(code: &str) -> Option<u16> {
         codes::UNKNOWN_TOOL | codes::NOT_FOUND => NOT_FOUND,
         codes::TIMEOUT => TIMEOUT,
         codes::LOCKED => LOCKED,
+        codes::IN_PROGRESS => IN_PROGRESS,
+        codes::UNAVAILABLE => UNAVAILABLE,
         codes::CANCELLED => CANCELLED,
         codes::INTERNAL_ERROR | codes::QUERY_FAILED => INTERNAL,
         _ => return None,

@@ -8,11 +8,13 @@
 //! spec marks `sensitive` — in the input, the ambient values or the output, at any depth — is
 //! stored as [`REDACTED`](crate::sensitive::REDACTED) (`record`).
 //!
-//! Records go through a bounded queue to one writer per trail that inserts them in batches
+//! Records go through a bounded queue to one writer per trail that writes them in batches
 //! (`trail`): the call does not wait, unless its policy is `sync` (the record is committed
-//! before the answer leaves) or `required` (and the call fails closed when it cannot be).
-//! [`AuditTrail::flush`] waits for what is queued, for a graceful shutdown. `read` is the query
-//! API over the stored records.
+//! before the answer leaves) or `required` (the record is committed before the call runs —
+//! the call does not run when it cannot be — and finished with the outcome before the answer
+//! leaves). [`AuditTrail::flush`] waits for what is queued, for a graceful shutdown.
+//! [`AuditTrail::reconcile`] closes what dead processes left open. `read` is the query API
+//! over the stored records.
 
 mod read;
 mod record;
@@ -21,6 +23,6 @@ mod sql;
 mod trail;
 
 pub use read::{AuditOutcome, AuditPage, AuditQuery};
-pub use record::AuditRecord;
-pub(crate) use record::{Finished, Redact};
+pub use record::{AuditRecord, AuditState};
+pub(crate) use record::{Call, Redact};
 pub use trail::{AuditStats, AuditTrail};

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::audit::record::AuditRecord;
+use crate::audit::record::{AuditRecord, AuditState};
 use crate::database::Database;
 
 /// The outcome records must have.
@@ -39,8 +39,11 @@ pub struct AuditQuery {
     pub tool: Option<String>,
     /// Only this caller's calls.
     pub caller: Option<String>,
-    /// Only calls with this outcome.
+    /// Only calls with this outcome (which only a `finished` record has).
     pub outcome: Option<AuditOutcome>,
+    /// Only records in this state: `interrupted` ones are the calls a dead process (or a
+    /// dropped request) left without an outcome.
+    pub state: Option<AuditState>,
     /// Only calls started at or after this time.
     pub since: Option<DateTime<Utc>>,
     /// Only calls started before this time.
@@ -63,6 +66,7 @@ impl Default for AuditQuery {
             tool: None,
             caller: None,
             outcome: None,
+            state: None,
             since: None,
             until: None,
             limit: 50,

@@ -1,5 +1,6 @@
-//! One stored record, and how a call becomes one: the arguments and ambient values through the
-//! input's sensitivity, the exposed result through the output's — as the called tool redacts
+//! One stored record, and how a call becomes one: opened when the call starts (who called what,
+//! with which arguments), finished with its outcome — the arguments and ambient values through
+//! the input's sensitivity, the exposed result through the output's, as the called tool redacts
 //! them ([`Redact`]): a generated tool by its own spec, the explain tool by the tool it explains.
 
 use chrono::{DateTime, Utc};
@@ -31,8 +32,12 @@ pub struct AuditRecord {
     /// The arguments as received, without a model-sent `ambient_context` (sensitive ones
     /// redacted).
     pub arguments: Value,
-    /// `ok`, or the error code.
-    pub outcome: String,
+    /// Whether the call has ended: only a `required` tool's record is stored before its call
+    /// runs, and can be read while it is `started` (or `interrupted`).
+    pub state: AuditState,
+    /// `ok`, or the error code; `None` until the call ends (a `started` or `interrupted`
+    /// record).
+    pub outcome: Option<String>,
     /// The user-facing error message (none on success).
     pub message: Option<String>,
     /// The developer-facing exception, for operators only.
@@ -51,25 +56,65 @@ pub(crate) trait Redact: Sync {
     fn output(&self, value: &mut Value);
 }
 
-/// What the registry knows of a call when it ends.
-pub(crate) struct Finished<'a> {
+/// Where a recorded call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditState {
+    /// Recorded before it ran (a `required` tool), with no outcome yet: it runs now, or the
+    /// process running it died and no live process has noticed yet.
+    Started,
+    /// Ended, with its outcome.
+    Finished,
+    /// Recorded before it ran, but it never ended with an outcome: the process running it died
+    /// (or its caller went away mid-call). Whatever its handler committed, it may or may not
+    /// have done.
+    Interrupted,
+}
+
+impl AuditState {
+    /// The spelling in the table and on the command line.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Started => "started",
+            Self::Finished => "finished",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl std::str::FromStr for AuditState {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "started" => Ok(Self::Started),
+            "finished" => Ok(Self::Finished),
+            "interrupted" => Ok(Self::Interrupted),
+            other => Err(format!(
+                "`{other}` is not a state of a recorded call: `started`, `finished` or `interrupted`"
+            )),
+        }
+    }
+}
+
+/// What the registry knows of a call when it starts.
+pub(crate) struct Call<'a> {
     pub(crate) id: Uuid,
     pub(crate) tool: &'static Descriptor,
     pub(crate) started_at: DateTime<Utc>,
-    pub(crate) duration_us: u64,
     pub(crate) adapter: Option<&'a str>,
     pub(crate) caller: Option<&'a str>,
     pub(crate) trace_id: &'a str,
     pub(crate) arguments: &'a Value,
     pub(crate) ambient: &'a AmbientContext,
-    pub(crate) result: &'a ToolResult,
     /// How the called tool redacts its values.
     pub(crate) redact: &'a dyn Redact,
 }
 
 impl AuditRecord {
-    /// The record of `call`, its sensitive values redacted by the called tool.
-    pub(crate) fn of(call: &Finished<'_>) -> Self {
+    /// The record of `call` as it starts (no outcome yet), its sensitive values redacted by
+    /// the called tool.
+    pub(crate) fn started(call: &Call<'_>) -> Self {
         let mut arguments = match call.arguments {
             Value::Object(map) => {
                 let mut map = map.clone();
@@ -89,28 +134,40 @@ impl AuditRecord {
             .collect::<Map<String, Value>>()
             .into();
         call.redact.input(&mut ambient);
-        let (outcome, message, result) = match &call.result.outcome {
-            Ok(value) => {
-                let mut value = value.clone();
-                call.redact.output(&mut value);
-                ("ok".to_owned(), None, Some(value))
-            }
-            Err(error) => (error.code.clone(), Some(error.message.clone()), None),
-        };
         Self {
             id: call.id,
             started_at: call.started_at,
-            duration_us: call.duration_us,
+            duration_us: 0,
             tool: call.tool.name.to_owned(),
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
             ambient,
             arguments,
-            outcome,
-            message,
-            exception: call.result.exception.clone(),
-            result,
+            state: AuditState::Started,
+            outcome: None,
+            message: None,
+            exception: None,
+            result: None,
             trace_id: call.trace_id.to_owned(),
         }
+    }
+
+    /// Ends the record with the call's `result`, which took `duration_us`; the exposed result
+    /// redacted by `redact`.
+    pub(crate) fn finish(&mut self, result: &ToolResult, duration_us: u64, redact: &dyn Redact) {
+        let (outcome, message, value) = match &result.outcome {
+            Ok(value) => {
+                let mut value = value.clone();
+                redact.output(&mut value);
+                ("ok".to_owned(), None, Some(value))
+            }
+            Err(error) => (error.code.clone(), Some(error.message.clone()), None),
+        };
+        self.state = AuditState::Finished;
+        self.duration_us = duration_us;
+        self.outcome = Some(outcome);
+        self.message = message;
+        self.exception = result.exception.clone();
+        self.result = value;
     }
 }

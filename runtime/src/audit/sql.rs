@@ -1,19 +1,34 @@
-//! The audit table's statements: a batch inserted in one statement, records past the
-//! retention deleted, a page of records read back.
+//! The audit table's statements: a batch written in one statement (an opened record finished
+//! in place), records of dropped calls and dead processes marked `interrupted`, records past
+//! the retention deleted, a page of records read back.
 
 use chrono::{DateTime, Utc};
-use sea_query::{Alias, Expr, ExprTrait, Order, Query, SimpleExpr};
+use sea_query::{Alias, Expr, ExprTrait, OnConflict, Order, Query, SimpleExpr};
 #[cfg(feature = "sqlite")]
 use serde_json::Value;
+use uuid::Uuid;
 
 use crate::audit::read::{AuditOutcome, AuditPage, AuditQuery};
-use crate::audit::record::AuditRecord;
-use crate::database::{Database, Pool};
+use crate::audit::record::{AuditRecord, AuditState};
+use crate::database::error::DatabaseError;
+use crate::database::liveness;
+use crate::database::{Database, Pool, now_ms};
 
 const TABLE: &str = "toolspec_audit";
 
-/// The table's columns, in insert order.
-const COLUMNS: [&str; 13] = [
+/// The columns a finished record sets over its opened one (all but who called what, when).
+const OUTCOME_COLUMNS: [&str; 7] = [
+    "duration_us",
+    "outcome",
+    "message",
+    "exception",
+    "result",
+    "state",
+    "instance",
+];
+
+/// The table's columns, in insert order (`instance` last, written but never read back).
+const COLUMNS: [&str; 15] = [
     "id",
     "started_at",
     "duration_us",
@@ -27,6 +42,26 @@ const COLUMNS: [&str; 13] = [
     "exception",
     "result",
     "trace_id",
+    "state",
+    "instance",
+];
+
+/// The columns a page reads.
+const READ: [&str; 14] = [
+    "id",
+    "started_at",
+    "duration_us",
+    "tool",
+    "adapter",
+    "caller",
+    "ambient",
+    "arguments",
+    "outcome",
+    "message",
+    "exception",
+    "result",
+    "trace_id",
+    "state",
 ];
 
 fn col(name: &str) -> Expr {
@@ -34,15 +69,29 @@ fn col(name: &str) -> Expr {
 }
 
 impl Database {
-    /// Inserts `records` in one statement.
-    pub(crate) async fn insert_audit(&self, records: &[AuditRecord]) -> Result<(), String> {
+    /// Writes `records` in one statement: a new record is inserted, a finished one replaces
+    /// the outcome of its opened record. `instance` (this process's) is written into opened
+    /// records.
+    pub(crate) async fn write_audit(
+        &self,
+        records: &[AuditRecord],
+        instance: Option<&str>,
+    ) -> Result<(), DatabaseError> {
         let codec = self.codec();
         let mut insert = Query::insert();
         insert
             .into_table(Alias::new(TABLE))
-            .columns(COLUMNS.map(Alias::new));
+            .columns(COLUMNS.map(Alias::new))
+            .on_conflict(
+                OnConflict::column(Alias::new("id"))
+                    .update_columns(OUTCOME_COLUMNS.map(Alias::new))
+                    .to_owned(),
+            );
         for r in records {
-            let row: [SimpleExpr; 13] = [
+            let opened = (r.state == AuditState::Started)
+                .then_some(instance)
+                .flatten();
+            let row: [SimpleExpr; 15] = [
                 codec.uuid(r.id).into(),
                 codec.time(r.started_at).into(),
                 i64::try_from(r.duration_us).unwrap_or(i64::MAX).into(),
@@ -51,24 +100,79 @@ impl Database {
                 r.caller.clone().into(),
                 codec.json(&r.ambient).into(),
                 codec.json(&r.arguments).into(),
-                r.outcome.as_str().into(),
+                r.outcome.clone().into(),
                 r.message.clone().into(),
                 r.exception.clone().into(),
                 codec.json_or_null(r.result.as_ref()).into(),
                 r.trace_id.as_str().into(),
+                r.state.as_str().into(),
+                opened.map(str::to_owned).into(),
             ];
-            insert.values(row).map_err(|e| e.to_string())?;
+            insert
+                .values(row)
+                .map_err(|e| DatabaseError::failed(format!("building an audit insert: {e}")))?;
         }
-        self.execute(&insert).await.map(drop)
+        self.execute(&insert, "writing audit records")
+            .await
+            .map(drop)
+    }
+
+    /// Marks the opened record `id` `interrupted` (its call was dropped after `duration_us`).
+    pub(crate) async fn interrupt_audit(
+        &self,
+        id: Uuid,
+        duration_us: u64,
+    ) -> Result<(), DatabaseError> {
+        let mut update = Query::update();
+        update
+            .table(Alias::new(TABLE))
+            .value(Alias::new("state"), AuditState::Interrupted.as_str())
+            .value(
+                Alias::new("duration_us"),
+                i64::try_from(duration_us).unwrap_or(i64::MAX),
+            )
+            .and_where(col("id").eq(self.codec().uuid(id)))
+            .and_where(col("state").eq(AuditState::Started.as_str()));
+        self.execute(&update, "marking a dropped call's record interrupted")
+            .await
+            .map(drop)
+    }
+
+    /// Marks `interrupted` every opened record whose process is dead now; how many.
+    pub(crate) async fn interrupt_dead_audit(&self) -> Result<u64, DatabaseError> {
+        let cutoff = liveness::cutoff(now_ms());
+        let alive = Query::select()
+            .expr(Expr::val(1))
+            .from(Alias::new("toolspec_instances"))
+            .and_where(
+                Expr::col((Alias::new("toolspec_instances"), Alias::new("id")))
+                    .equals((Alias::new(TABLE), Alias::new("instance"))),
+            )
+            .and_where(
+                Expr::col((Alias::new("toolspec_instances"), Alias::new("seen_at"))).gt(cutoff),
+            )
+            .to_owned();
+        let mut update = Query::update();
+        update
+            .table(Alias::new(TABLE))
+            .value(Alias::new("state"), AuditState::Interrupted.as_str())
+            .and_where(col("state").eq(AuditState::Started.as_str()))
+            .and_where(Expr::exists(alive).not());
+        self.execute(&update, "marking the records of dead processes interrupted")
+            .await
     }
 
     /// Deletes the records of calls started before `cutoff`; how many.
-    pub(crate) async fn delete_audit_before(&self, cutoff: DateTime<Utc>) -> Result<u64, String> {
+    pub(crate) async fn delete_audit_before(
+        &self,
+        cutoff: DateTime<Utc>,
+    ) -> Result<u64, DatabaseError> {
         let mut delete = Query::delete();
         delete
             .from_table(Alias::new(TABLE))
             .and_where(col("started_at").lt(self.codec().time(cutoff)));
-        self.execute(&delete).await
+        self.execute(&delete, "deleting audit records past the retention")
+            .await
     }
 
     /// The records `query` asks for, newest first, and how many match in all.
@@ -80,6 +184,9 @@ impl Database {
         }
         if let Some(caller) = &query.caller {
             conditions.push(col("caller").eq(caller.as_str()));
+        }
+        if let Some(state) = query.state {
+            conditions.push(col("state").eq(state.as_str()));
         }
         match &query.outcome {
             Some(AuditOutcome::Ok) => conditions.push(col("outcome").eq("ok")),
@@ -98,7 +205,7 @@ impl Database {
             .expr(Expr::col(sea_query::Asterisk).count())
             .from(Alias::new(TABLE));
         let mut page = Query::select();
-        page.columns(COLUMNS.map(Alias::new))
+        page.columns(READ.map(Alias::new))
             .from(Alias::new(TABLE))
             .order_by(Alias::new("started_at"), Order::Desc)
             .order_by(Alias::new("id"), Order::Desc)
@@ -164,6 +271,7 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, String> {
     let id: String = row.try_get("id").map_err(e)?;
     let started_at: String = row.try_get("started_at").map_err(e)?;
     let result: Option<String> = row.try_get("result").map_err(e)?;
+    let state: String = row.try_get("state").map_err(e)?;
     Ok(AuditRecord {
         id: id
             .parse()
@@ -177,6 +285,7 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, String> {
         caller: row.try_get("caller").map_err(e)?,
         ambient: json(row.try_get("ambient").map_err(e)?)?,
         arguments: json(row.try_get("arguments").map_err(e)?)?,
+        state: state.parse()?,
         outcome: row.try_get("outcome").map_err(e)?,
         message: row.try_get("message").map_err(e)?,
         exception: row.try_get("exception").map_err(e)?,
@@ -190,6 +299,7 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, String> {
 fn postgres_record(row: &sqlx::postgres::PgRow) -> Result<AuditRecord, String> {
     use sqlx::Row;
     let e = |e: sqlx::Error| e.to_string();
+    let state: String = row.try_get("state").map_err(e)?;
     Ok(AuditRecord {
         id: row.try_get("id").map_err(e)?,
         started_at: row.try_get("started_at").map_err(e)?,
@@ -199,6 +309,7 @@ fn postgres_record(row: &sqlx::postgres::PgRow) -> Result<AuditRecord, String> {
         caller: row.try_get("caller").map_err(e)?,
         ambient: row.try_get("ambient").map_err(e)?,
         arguments: row.try_get("arguments").map_err(e)?,
+        state: state.parse()?,
         outcome: row.try_get("outcome").map_err(e)?,
         message: row.try_get("message").map_err(e)?,
         exception: row.try_get("exception").map_err(e)?,

@@ -1,13 +1,22 @@
-//! The trail: a bounded queue in front of one writer task that inserts records in batches.
+//! The trail: a bounded queue in front of one writer task that writes records in batches.
 //!
 //! A call queues its record and goes on (`async`), or waits until the batch holding it is
-//! committed (`sync`, `required`). The writer takes whatever is queued, up to [`MAX_BATCH`]
-//! records, inserts them in one statement, and tries a failed batch once more before counting
-//! its records as failed and logging it. Nothing waits on a full queue but the calls that fill
-//! it, so records are never dropped for lack of room. The writer starts with the first record
-//! (inside the caller's tokio runtime) and stops when every handle of the trail is gone and the
-//! queue is empty; it also deletes records older than the retention, hourly (or at a tenth of a
-//! shorter retention).
+//! committed (`sync`). A `required` tool's call first *opens* its record ([`AuditTrail::open`]):
+//! the record, without an outcome, is committed before anything of the call runs, and when that
+//! cannot be done the call does not run at all. The call then *finishes* it (the same row, with
+//! its outcome), and its answer waits for that commit. An opened record whose call never ends —
+//! its process was killed — stays `started` until a live process finds that process dead and
+//! marks the record `interrupted` ([`AuditTrail::reconcile`]: when the writer starts, and every
+//! minute); one whose call is dropped midway (its client went away) is marked `interrupted` at
+//! once.
+//!
+//! The writer takes whatever is queued, up to [`MAX_BATCH`] records, writes them in one
+//! statement (finishing opened records in place), and tries a failed batch once more before
+//! counting its records as failed and logging it. Nothing waits on a full queue but the calls
+//! that fill it, so records are never dropped for lack of room. The writer starts with the first
+//! record (inside the caller's tokio runtime) and stops when every handle of the trail is gone
+//! and the queue is empty; it also deletes records older than the retention, hourly (or at a
+//! tenth of a shorter retention).
 
 // Without a database feature no trail can be made (there is no `Database`), and the writer
 // is not built.
@@ -18,11 +27,14 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
 
-use crate::audit::record::{AuditRecord, Finished};
+use crate::audit::record::AuditRecord;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use crate::audit::record::AuditState;
 use crate::database::Database;
 use crate::durable_decl::{AuditConfig, AuditPolicy, Durability};
 
@@ -31,6 +43,9 @@ pub const MAX_BATCH: usize = 256;
 
 /// How many records may wait for the writer before calls wait for room.
 pub const QUEUE: usize = 8192;
+
+/// How often the writer looks for opened records of dead processes.
+const RECONCILE_EVERY: Duration = Duration::from_secs(60);
 
 /// How often records older than the retention are deleted: hourly, or a tenth of a shorter
 /// retention (at least every second).
@@ -76,11 +91,46 @@ pub struct AuditStats {
 enum Message {
     Write {
         record: Box<AuditRecord>,
-        /// Told when the record's batch is committed (or failed), for `sync` calls.
+        /// Told when the record's batch is committed (or failed), for calls that wait.
         done: Option<oneshot::Sender<Result<(), String>>>,
     },
+    /// An opened record whose call was dropped before it ended.
+    Interrupt { id: Uuid, duration_us: u64 },
     /// Answered once everything queued before it is written (or failed).
     Flush(oneshot::Sender<()>),
+}
+
+/// A `required` call's record, committed before the call ran: finish it with
+/// [`AuditTrail::finish`]. Dropped unfinished (the call's future was dropped), it marks the
+/// record `interrupted`.
+#[derive(Debug)]
+pub(crate) struct OpenRecord {
+    trail: AuditTrail,
+    id: Uuid,
+    opened: Instant,
+    finished: bool,
+}
+
+impl Drop for OpenRecord {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let duration_us = u64::try_from(self.opened.elapsed().as_micros()).unwrap_or(u64::MAX);
+        let message = Message::Interrupt {
+            id: self.id,
+            duration_us,
+        };
+        let sender = self.trail.shared.sender.clone();
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Err(mpsc::error::TrySendError::Full(message)) = sender.try_send(message)
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { sender.send(message).await });
+        }
+        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        let _ = (sender, message);
+    }
 }
 
 impl AuditTrail {
@@ -125,35 +175,66 @@ impl AuditTrail {
         }
     }
 
-    /// Records the finished `call` by its tool's `policy`: queued (`async`), or committed
-    /// before this returns (`sync`, `required`). An error only when the policy requires the
-    /// record and it could not be written: the call must then fail.
-    pub(crate) async fn record(
-        &self,
-        call: &Finished<'_>,
-        policy: AuditPolicy,
-    ) -> Result<(), String> {
-        let record = AuditRecord::of(call);
-        let wait = policy.required || policy.durability == Durability::Sync;
-        let written = if wait {
-            let (tx, rx) = oneshot::channel();
-            match self.shared.send(record, Some(tx)).await {
-                Ok(()) => rx
-                    .await
-                    .unwrap_or_else(|_| Err("the audit writer stopped".into())),
-                Err(e) => Err(e),
-            }
-        } else {
-            self.shared.send(record, None).await
-        };
-        match written {
-            Err(e) if policy.required => Err(e),
-            Err(e) => {
-                tracing::warn!(tool = call.tool.name, error = %e, "an audit record was not written; the call goes on");
-                Ok(())
-            }
-            Ok(()) => Ok(()),
+    /// Opens the record of a `required` call before it runs: committed when this returns
+    /// `Ok`. An error (the database known to be down, the record not written) says why the
+    /// call must not run; nothing of it is recorded.
+    pub(crate) async fn open(&self, record: &AuditRecord) -> Result<OpenRecord, String> {
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        if let Some(why) = self.shared.database.known_down() {
+            return Err(why);
         }
+        self.shared.write(record.clone(), true).await?;
+        Ok(OpenRecord {
+            trail: self.clone(),
+            id: record.id,
+            opened: Instant::now(),
+            finished: false,
+        })
+    }
+
+    /// Writes the finished `record` by its tool's `policy`: queued (`async`), or committed
+    /// before this returns (`sync`, `required`); `open` is its record opened before the call
+    /// ran, if it was. The call already ran: a record that cannot be written is logged (an
+    /// opened one then stays `started`), never turned into the call's answer.
+    pub(crate) async fn finish(
+        &self,
+        record: AuditRecord,
+        policy: AuditPolicy,
+        open: Option<OpenRecord>,
+    ) {
+        let wait = policy.required || policy.durability == Durability::Sync;
+        let tool = record.tool.clone();
+        let written = self.shared.write(record, wait).await;
+        if let Some(mut open) = open {
+            open.finished = true;
+        }
+        match written {
+            Ok(()) => {}
+            Err(e) if policy.required => {
+                tracing::error!(tool, error = %e, "the outcome of a `required` call was not recorded: its record, written before the call ran, stays `started`");
+            }
+            Err(e) => {
+                tracing::warn!(tool, error = %e, "an audit record was not written; the call goes on");
+            }
+        }
+    }
+
+    /// Marks `interrupted` the records opened by processes that are dead now (see
+    /// [`AuditTrail`]'s module); how many. Run when the writer starts and every minute after;
+    /// call it at start-up to learn how many calls an earlier crash left without an outcome.
+    /// An error is for the developer.
+    pub async fn reconcile(&self) -> Result<u64, String> {
+        #[cfg(any(feature = "sqlite", feature = "postgres"))]
+        {
+            let database = &self.shared.database;
+            database.migrate().await.map_err(|e| e.to_string())?;
+            database
+                .interrupt_dead_audit()
+                .await
+                .map_err(|e| e.to_string())
+        }
+        #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+        match *self.shared.database.pool() {}
     }
 }
 
@@ -166,19 +247,29 @@ impl Shared {
             .unwrap_or(false)
     }
 
-    async fn send(
-        &self,
-        record: AuditRecord,
-        done: Option<oneshot::Sender<Result<(), String>>>,
-    ) -> Result<(), String> {
+    /// Queues `record`; when `wait`, until its batch is committed (or failed).
+    async fn write(&self, record: AuditRecord, wait: bool) -> Result<(), String> {
+        let (done, committed) = match wait {
+            true => {
+                let (tx, rx) = oneshot::channel();
+                (Some(tx), Some(rx))
+            }
+            false => (None, None),
+        };
         self.start_writer();
-        self.sender
-            .send(Message::Write {
-                record: Box::new(record),
-                done,
-            })
-            .await
-            .map_err(|_| "the audit writer stopped".to_owned())
+        let message = Message::Write {
+            record: Box::new(record),
+            done,
+        };
+        if self.sender.send(message).await.is_err() {
+            return Err("the audit writer stopped".to_owned());
+        }
+        match committed {
+            Some(rx) => rx
+                .await
+                .unwrap_or_else(|_| Err("the audit writer stopped".into())),
+            None => Ok(()),
+        }
     }
 
     fn start_writer(&self) {
@@ -203,6 +294,7 @@ impl Shared {
 struct Batch {
     records: Vec<AuditRecord>,
     waiters: Vec<oneshot::Sender<Result<(), String>>>,
+    interrupted: Vec<(Uuid, u64)>,
     flushes: Vec<oneshot::Sender<()>>,
 }
 
@@ -214,6 +306,7 @@ impl Batch {
                 self.records.push(*record);
                 self.waiters.extend(done);
             }
+            Message::Interrupt { id, duration_us } => self.interrupted.push((id, duration_us)),
             Message::Flush(done) => self.flushes.push(done),
         }
     }
@@ -237,6 +330,9 @@ impl Writer {
         // process (the store's CLI) would otherwise race it against closing its database.
         let mut sweep = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The first at once: what a crash left open before this process started.
+        let mut reconcile = tokio::time::interval(RECONCILE_EVERY);
+        reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
                 message = receiver.recv() => {
@@ -244,6 +340,7 @@ impl Writer {
                     self.batch(message, &mut receiver).await;
                 }
                 _ = sweep.tick(), if self.retention.is_some() => self.sweep().await,
+                _ = reconcile.tick() => self.reconcile().await,
             }
         }
     }
@@ -274,6 +371,11 @@ impl Writer {
                 let _ = waiter.send(written.clone());
             }
         }
+        for (id, duration_us) in batch.interrupted {
+            if let Err(e) = self.database.interrupt_audit(id, duration_us).await {
+                tracing::warn!(%id, error = %e, "a dropped call's record could not be marked `interrupted`; it is when its process is found dead");
+            }
+        }
         for flush in batch.flushes {
             let _ = flush.send(());
         }
@@ -292,8 +394,34 @@ impl Writer {
     }
 
     async fn try_write(&self, records: &[AuditRecord]) -> Result<(), String> {
-        self.database.prepare().await?;
-        self.database.insert_audit(records).await
+        self.database.migrate().await.map_err(|e| e.to_string())?;
+        // Opened records name this process, so that others can tell when it died.
+        let opens = records.iter().any(|r| r.state == AuditState::Started);
+        let instance = match opens {
+            true => Some(self.database.instance().await.map_err(|e| e.to_string())?),
+            false => None,
+        };
+        self.database
+            .write_audit(records, instance)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn reconcile(&self) {
+        let reconciled = match self.database.migrate().await {
+            Ok(()) => self.database.interrupt_dead_audit().await,
+            Err(e) => Err(e),
+        };
+        match reconciled {
+            Ok(0) => {}
+            Ok(count) => tracing::warn!(
+                records = count,
+                "calls of `required` tools were left without an outcome by a process that died: their records are now `interrupted`"
+            ),
+            Err(e) => {
+                tracing::debug!(error = %e, "looking for calls left open by dead processes failed")
+            }
+        }
     }
 
     async fn sweep(&self) {
@@ -304,7 +432,7 @@ impl Writer {
             return;
         };
         let cutoff = chrono::Utc::now() - age;
-        let swept = match self.database.prepare().await {
+        let swept = match self.database.migrate().await {
             Ok(()) => self.database.delete_audit_before(cutoff).await,
             Err(e) => Err(e),
         };

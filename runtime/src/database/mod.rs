@@ -8,13 +8,31 @@
 //! Values in toolspec's tables are written the way each backend keeps them best: on PostgreSQL
 //! `uuid`, `timestamptz` and `jsonb`; on SQLite text (times as RFC 3339 UTC with microseconds,
 //! so that text order is time order). [`Codec`] is the one place that knows.
+//!
+//! Beside the handle: what a failed statement means for a call (`error`: the database could
+//! not be reached, or the statement failed), the breaker that answers at once while the
+//! database is known to be down and probes it in the background (`health` holds the state,
+//! `breaker` trips and probes), and the liveness of the processes sharing the database
+//! (`liveness`: each registers an instance and beats, so that what a dead process left —
+//! a `once` claim, a SQLite lock, an open audit record — lapses within seconds).
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use chrono::{DateTime, Utc};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use serde_json::Value;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod breaker;
+pub(crate) mod error;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod health;
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod liveness;
+
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use error::DatabaseError;
 
 /// `$body` for whichever backend `$database` is on, with `$pool` its sqlx pool: the body is
 /// written once (static SQL with `$1` placeholders, which both read) and compiled against each
@@ -48,10 +66,36 @@ pub(crate) fn now_ms() -> i64 {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Database {
+    shared: Arc<Shared>,
+}
+
+/// What every clone of a [`Database`] shares.
+#[derive(Debug)]
+struct Shared {
     pool: Pool,
     /// Whether toolspec's own tables are migrated (once per database handle and its clones).
     #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
-    prepared: Arc<tokio::sync::OnceCell<()>>,
+    prepared: tokio::sync::OnceCell<()>,
+    /// Whether the database is known to be down (see `breaker`).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    health: health::Health,
+    /// This process's instance on the database, registered on first use (see `liveness`).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    instance: tokio::sync::OnceCell<String>,
+}
+
+/// A [`Database`] that does not keep it open: for the tasks that run beside the calls (the
+/// heartbeat, the probe), which end when the app lets go of every handle.
+#[derive(Debug, Clone)]
+#[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+pub(crate) struct WeakDatabase(Weak<Shared>);
+
+impl WeakDatabase {
+    /// The database, while some handle of it is still held.
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn upgrade(&self) -> Option<Database> {
+        self.0.upgrade().map(|shared| Database { shared })
+    }
 }
 
 /// The pool of each backend.
@@ -79,14 +123,36 @@ impl Database {
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     fn new(pool: Pool) -> Self {
         Self {
-            pool,
-            prepared: Arc::default(),
+            shared: Arc::new(Shared {
+                pool,
+                prepared: tokio::sync::OnceCell::new(),
+                health: health::Health::default(),
+                instance: tokio::sync::OnceCell::new(),
+            }),
         }
+    }
+
+    /// A handle that does not keep the database open.
+    #[cfg_attr(not(any(feature = "sqlite", feature = "postgres")), allow(dead_code))]
+    pub(crate) fn downgrade(&self) -> WeakDatabase {
+        WeakDatabase(Arc::downgrade(&self.shared))
+    }
+
+    /// Whether the database is known to be down (see `breaker`).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) fn health(&self) -> &health::Health {
+        &self.shared.health
+    }
+
+    /// The cell of this process's instance id (see `liveness`).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) fn instance_cell(&self) -> &tokio::sync::OnceCell<String> {
+        &self.shared.instance
     }
 
     /// Which database this is (`sqlite`, `postgres`).
     pub fn kind(&self) -> &'static str {
-        match self.pool {
+        match self.shared.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(_) => "sqlite",
             #[cfg(feature = "postgres")]
@@ -96,13 +162,13 @@ impl Database {
 
     /// The pool.
     pub(crate) fn pool(&self) -> &Pool {
-        &self.pool
+        &self.shared.pool
     }
 
     /// How values go into and come out of toolspec's tables here.
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) fn codec(&self) -> Codec {
-        match self.pool {
+        match self.shared.pool {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(_) => Codec::Sqlite,
             #[cfg(feature = "postgres")]
@@ -114,43 +180,101 @@ impl Database {
     /// the next call). An error is for the developer.
     pub async fn prepare(&self) -> Result<(), String> {
         #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
-        match self.pool {}
+        match self.shared.pool {}
         #[cfg(any(feature = "sqlite", feature = "postgres"))]
-        {
-            let migrate = || async {
-                let migrated = match &self.pool {
-                    #[cfg(feature = "sqlite")]
-                    Pool::Sqlite(pool) => {
-                        migrator(include_str!("../../migrations/sqlite/0001_toolspec.sql"))
-                            .run(pool)
-                            .await
-                    }
-                    #[cfg(feature = "postgres")]
-                    Pool::Postgres(pool) => {
-                        migrator(include_str!("../../migrations/postgres/0001_toolspec.sql"))
-                            .run(pool)
-                            .await
+        self.migrate().await.map_err(|e| e.to_string())
+    }
+
+    /// [`prepare`](Self::prepare), whose error says whether the database could be reached.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    pub(crate) async fn migrate(&self) -> Result<(), DatabaseError> {
+        let migrate = || async {
+            let migrated = match self.pool() {
+                #[cfg(feature = "sqlite")]
+                Pool::Sqlite(pool) => migrator(MIGRATIONS_SQLITE).run(pool).await,
+                #[cfg(feature = "postgres")]
+                Pool::Postgres(pool) => migrator(MIGRATIONS_POSTGRES).run(pool).await,
+            };
+            migrated.map_err(|e| {
+                let e = match e {
+                    sqlx::migrate::MigrateError::Execute(e) => e,
+                    other => {
+                        return DatabaseError::failed(format!(
+                            "migrating toolspec's tables: {other}"
+                        ));
                     }
                 };
-                migrated.map_err(|e| format!("migrating toolspec's tables: {e}"))
-            };
-            self.prepared.get_or_try_init(migrate).await.map(|_| ())
-        }
+                self.failed("migrating toolspec's tables", e)
+            })
+        };
+        self.shared
+            .prepared
+            .get_or_try_init(migrate)
+            .await
+            .map(|_| ())
     }
 }
 
-/// toolspec's migrations: one so far, its tables.
+/// Without a database backend there is no database: nothing is ever down or suspected.
+#[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+impl Database {
+    pub(crate) fn refusal(
+        &self,
+        _tool: &crate::descriptor::Descriptor,
+    ) -> Option<crate::failure::ToolResult> {
+        match self.shared.pool {}
+    }
+
+    pub(crate) fn suspect(&self, _cause: &str) {
+        match self.shared.pool {}
+    }
+}
+
+/// toolspec's migrations on SQLite, in order.
+#[cfg(feature = "sqlite")]
+const MIGRATIONS_SQLITE: &[(&str, &str)] = &[
+    (
+        "toolspec tables",
+        include_str!("../../migrations/sqlite/0001_toolspec.sql"),
+    ),
+    (
+        "liveness and open audit records",
+        include_str!("../../migrations/sqlite/0002_liveness.sql"),
+    ),
+];
+
+/// toolspec's migrations on PostgreSQL, in order.
+#[cfg(feature = "postgres")]
+const MIGRATIONS_POSTGRES: &[(&str, &str)] = &[
+    (
+        "toolspec tables",
+        include_str!("../../migrations/postgres/0001_toolspec.sql"),
+    ),
+    (
+        "liveness and open audit records",
+        include_str!("../../migrations/postgres/0002_liveness.sql"),
+    ),
+];
+
+/// A migrator of toolspec's `migrations` (description, SQL), numbered from 1 in order.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
-fn migrator(schema: &'static str) -> sqlx::migrate::Migrator {
+fn migrator(migrations: &[(&'static str, &'static str)]) -> sqlx::migrate::Migrator {
     use sqlx::SqlSafeStr;
     use sqlx::migrate::{Migration, MigrationType, Migrator};
-    let mut migrator = Migrator::with_migrations(vec![Migration::new(
-        1,
-        "toolspec tables".into(),
-        MigrationType::Simple,
-        schema.into_sql_str(),
-        false,
-    )]);
+    let migrations = migrations
+        .iter()
+        .zip(1..)
+        .map(|(&(description, sql), version)| {
+            Migration::new(
+                version,
+                description.into(),
+                MigrationType::Simple,
+                sql.into_sql_str(),
+                false,
+            )
+        })
+        .collect();
+    let mut migrator = Migrator::with_migrations(migrations);
     migrator.dangerous_set_table_name("_toolspec_migrations");
     migrator
 }
@@ -231,14 +355,15 @@ pub(crate) fn time_text(at: DateTime<Utc>) -> String {
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 impl Database {
-    /// Runs a statement sea-query built (every value bound); the rows it affected. An error is
-    /// for the developer.
+    /// Runs a statement sea-query built (every value bound); the rows it affected. An error
+    /// says what it was `doing`.
     pub(crate) async fn execute(
         &self,
         statement: &impl sea_query_sqlx::SqlxBinder,
-    ) -> Result<u64, String> {
+        doing: &str,
+    ) -> Result<u64, DatabaseError> {
         use sqlx::AssertSqlSafe;
-        let done = match &self.pool {
+        let done = match self.pool() {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
                 let (sql, values) = statement.build_sqlx(sea_query::SqliteQueryBuilder);
@@ -252,6 +377,6 @@ impl Database {
                 query.execute(pool).await.map(|done| done.rows_affected())
             }
         };
-        done.map_err(|e| e.to_string())
+        done.map_err(|e| self.failed(doing, e))
     }
 }

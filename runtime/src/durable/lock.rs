@@ -1,17 +1,18 @@
 //! `lock`: on PostgreSQL a session advisory lock on the key's number, held by a connection of
 //! its own for as long as the call runs (a process that dies lets go with its connection); on
-//! SQLite a row of `toolspec_locks` with a lease (the guarantee processes sharing the file
-//! need, a dead process's lock lapsing when its lease ends). A call polls for the lock until
-//! its `wait` passes.
+//! SQLite a row of `toolspec_locks` naming the process that holds it (the guarantee processes
+//! sharing the file need: a dead process's lock lapses when the process is found dead, within
+//! seconds, or when its lease ends). A call polls for the lock until its `wait` passes.
 
 use std::time::{Duration, Instant};
 
 #[cfg(feature = "sqlite")]
 use uuid::Uuid;
 
-#[cfg(feature = "sqlite")]
-use crate::database::now_ms;
+use crate::database::error::DatabaseError;
 use crate::database::{Database, Pool};
+#[cfg(feature = "sqlite")]
+use crate::database::{liveness, now_ms};
 use crate::descriptor::Descriptor;
 use crate::durable::key::Key;
 #[cfg(feature = "sqlite")]
@@ -44,7 +45,7 @@ pub(crate) async fn acquire(
     tool: &'static Descriptor,
     key: &Key,
     wait: Duration,
-) -> Result<Option<Held>, String> {
+) -> Result<Option<Held>, DatabaseError> {
     let give_up = Instant::now() + wait;
     let mut pause = Duration::from_millis(2);
     let _ = tool;
@@ -57,12 +58,12 @@ pub(crate) async fn acquire(
                 let mut connection = pool
                     .acquire()
                     .await
-                    .map_err(|e| format!("taking a lock: {e}"))?;
+                    .map_err(|e| database.failed("taking a lock", e))?;
                 let got: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
                     .bind(number)
                     .fetch_one(&mut *connection)
                     .await
-                    .map_err(|e| format!("taking a lock: {e}"))?;
+                    .map_err(|e| database.failed("taking a lock", e))?;
                 if got {
                     let how = How::Advisory { connection, number };
                     return Ok(Some(Held { how: Some(how) }));
@@ -75,25 +76,32 @@ pub(crate) async fn acquire(
         }
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => {
+            let instance = database.instance().await?.to_owned();
             let holder = Uuid::now_v7().simple().to_string();
             let lease_ms = i64::try_from(lease(tool).as_millis()).unwrap_or(i64::MAX);
             loop {
                 let now = now_ms();
+                // Taken when free, past its lease, or held by a process found dead.
                 let taken = sqlx::query(
-                    "INSERT INTO toolspec_locks (tool, key_hash, holder, acquired_at, lease_until)
-                     VALUES ($1, $2, $3, $4, $5)
+                    "INSERT INTO toolspec_locks (tool, key_hash, holder, acquired_at, lease_until, instance)
+                     VALUES ($1, $2, $3, $4, $5, $6)
                      ON CONFLICT (tool, key_hash) DO UPDATE SET holder = excluded.holder,
-                        acquired_at = excluded.acquired_at, lease_until = excluded.lease_until
-                     WHERE toolspec_locks.lease_until <= excluded.acquired_at",
+                        acquired_at = excluded.acquired_at, lease_until = excluded.lease_until,
+                        instance = excluded.instance
+                     WHERE toolspec_locks.lease_until <= excluded.acquired_at
+                        OR NOT EXISTS (SELECT 1 FROM toolspec_instances i
+                            WHERE i.id = toolspec_locks.instance AND i.seen_at > $7)",
                 )
                 .bind(tool.name)
                 .bind(&key.hash)
                 .bind(&holder)
                 .bind(now)
                 .bind(now + lease_ms)
+                .bind(&instance)
+                .bind(liveness::cutoff(now))
                 .execute(pool)
                 .await
-                .map_err(|e| format!("taking a lock: {e}"))?;
+                .map_err(|e| database.failed("taking a lock", e))?;
                 if taken.rows_affected() == 1 {
                     let how = How::Row {
                         database: database.clone(),
@@ -127,7 +135,7 @@ pub(crate) async fn held(
     database: &Database,
     tool: &'static Descriptor,
     key: &Key,
-) -> Result<bool, String> {
+) -> Result<bool, DatabaseError> {
     let held = match database.pool() {
         #[cfg(feature = "postgres")]
         Pool::Postgres(pool) => {
@@ -145,19 +153,23 @@ pub(crate) async fn held(
         }
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => {
+            let now = now_ms();
             sqlx::query_scalar(
-                "SELECT EXISTS (SELECT 1 FROM toolspec_locks
-               WHERE tool = $1 AND key_hash = $2 AND lease_until > $3)",
+                "SELECT EXISTS (SELECT 1 FROM toolspec_locks l
+                   WHERE l.tool = $1 AND l.key_hash = $2 AND l.lease_until > $3
+                     AND EXISTS (SELECT 1 FROM toolspec_instances i
+                       WHERE i.id = l.instance AND i.seen_at > $4))",
             )
             .bind(tool.name)
             .bind(&key.hash)
-            .bind(now_ms())
+            .bind(now)
+            .bind(liveness::cutoff(now))
             .fetch_one(pool)
             .await
         }
     };
     let _ = tool;
-    held.map_err(|e| format!("looking at a lock: {e}"))
+    held.map_err(|e| database.failed("looking at a lock", e))
 }
 
 impl Held {

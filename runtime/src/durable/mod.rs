@@ -5,8 +5,9 @@
 //! else runs (`ref` records, guards, the handler): its key — the values of the declared fields,
 //! ambient ones from the trusted context — is hashed; `once` claims the key: the first claim
 //! runs, a repeat within the ttl answers with the recorded result, and a repeat that arrives
-//! while the first still runs waits for its result; then `lock` waits (up to its `wait`) until
-//! no other call holds its key, and holds it. When the admitted call ends, its result is
+//! while the first still runs waits a moment for its result, then answers `in_progress` (a
+//! claim left by a dead process is taken over instead, see `database::liveness`); then `lock`
+//! waits (up to its `wait`) until no other call holds its key, and holds it. When the admitted call ends, its result is
 //! recorded for `once` (successes and declared errors; an internal error, a timeout or a
 //! cancellation frees the key so that a retry runs) and the lock is let go.
 //!
@@ -36,6 +37,8 @@ use crate::failure::ToolError;
 use crate::failure::ToolResult;
 use crate::sensitive::Sensitivity;
 
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+use crate::database::error::DatabaseError;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use key::Key;
 pub use status::{LockStatus, OnceStatus};
@@ -93,8 +96,8 @@ async fn admit_on(
     database: &Database,
     redaction: &Sensitivity,
 ) -> Admission {
-    if let Err(e) = database.prepare().await {
-        return Admission::Answer(ToolResult::internal(tool, e));
+    if let Err(e) = database.migrate().await {
+        return Admission::Answer(e.answer(tool));
     }
     let mut ticket = Ticket::default();
     // `once` first: a repeat of a finished call answers at once, and repeats of a running one
@@ -104,7 +107,8 @@ async fn admit_on(
         match once::claim(database, tool, &key).await {
             Ok(once::Claimed::Run(claim)) => ticket.once = Some(claim),
             Ok(once::Claimed::Replay(result)) => return Admission::Answer(result),
-            Err(e) => return Admission::Answer(ToolResult::internal(tool, e)),
+            Ok(once::Claimed::Running) => return Admission::Answer(in_progress(tool)),
+            Err(e) => return Admission::Answer(e.answer(tool)),
         }
     }
     if let Some(decl) = tool.lock {
@@ -115,7 +119,7 @@ async fn admit_on(
                 None
             }
             Ok(None) => Some(locked(tool, decl.wait)),
-            Err(e) => Some(ToolResult::internal(tool, e)),
+            Err(e) => Some(e.answer(tool)),
         };
         if let Some(answer) = answer {
             ticket.finish(None).await;
@@ -157,18 +161,19 @@ pub(crate) async fn report(
         database.ok_or("the tool has `once` or `lock` but the registry has no database")?;
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     {
-        database.prepare().await?;
+        let e = |e: DatabaseError| e.to_string();
+        database.migrate().await.map_err(e)?;
         let once = match tool.once {
             Some(decl) => {
                 let key = Key::of(tool, decl.key, args, ambient, redaction);
-                Some(once::status(database, tool, &key).await?)
+                Some(once::status(database, tool, &key).await.map_err(e)?)
             }
             None => None,
         };
         let lock = match tool.lock {
             Some(decl) => {
                 let key = Key::of(tool, decl.key, args, ambient, redaction);
-                let held = lock::held(database, tool, &key).await?;
+                let held = lock::held(database, tool, &key).await.map_err(e)?;
                 let wait_ms = u64::try_from(decl.wait.as_millis()).unwrap_or(u64::MAX);
                 Some(LockStatus {
                     key: key.shown,
@@ -185,6 +190,17 @@ pub(crate) async fn report(
         let _ = (args, ambient, redaction, database);
         Ok((None, None))
     }
+}
+
+/// A repeat of a call that still runs, past [`once::WAIT_FOR_RUNNING`].
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+fn in_progress(tool: &Descriptor) -> ToolResult {
+    let waited = format!(
+        "a call with the same `once` key was still running after {:?}",
+        once::WAIT_FOR_RUNNING
+    );
+    let error = ToolError::in_progress(tool.error_headline, once::RETRY_RUNNING);
+    ToolResult::failed(error, Some(waited))
 }
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]

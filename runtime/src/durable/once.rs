@@ -1,6 +1,9 @@
-//! `once` in `toolspec_once`: one row per (tool, key) — `running` while the first call runs
-//! (with a lease, so a process that dies does not block the key past it), `done` with the
-//! recorded result until the ttl passes.
+//! `once` in `toolspec_once`: one row per (tool, key) — `running` while the first call runs,
+//! naming the process that runs it (an instance, see `database::liveness`), `done` with the
+//! recorded result until the ttl passes. A repeat that finds the key running waits a moment
+//! for its result ([`WAIT_FOR_RUNNING`]), then answers `in_progress` rather than hold its
+//! caller; a claim whose process is dead (not seen for the liveness lapse, seconds) or whose
+//! lease has passed is taken over by the next call with its key.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -9,6 +12,8 @@ use chrono::{DateTime, SecondsFormat};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use crate::database::error::DatabaseError;
+use crate::database::liveness;
 use crate::database::{Database, now_ms, on_pool};
 use crate::descriptor::Descriptor;
 use crate::durable::key::Key;
@@ -17,12 +22,21 @@ use crate::durable::status::OnceStatus;
 use crate::failure::{ToolError, ToolResult};
 use toolspec_vocab::codes;
 
+/// How long a repeat waits for the call with its key that runs now before answering
+/// `in_progress`: long enough for most calls to end, short enough not to hold a connection.
+pub(crate) const WAIT_FOR_RUNNING: Duration = Duration::from_secs(2);
+
+/// When a repeat answered `in_progress` may be tried again.
+pub(crate) const RETRY_RUNNING: Duration = Duration::from_secs(2);
+
 /// How a claim came out.
 pub(crate) enum Claimed {
     /// This call runs; finish the claim with its result.
     Run(Claim),
     /// A call with this key ran within the ttl: its result.
     Replay(ToolResult),
+    /// A call with this key still runs, in a live process, after [`WAIT_FOR_RUNNING`].
+    Running,
 }
 
 /// A claimed key: this call runs.
@@ -43,26 +57,29 @@ struct Row {
     expires_at: Option<i64>,
     outcome: Option<String>,
     result: Option<String>,
+    /// When the claim's process was last seen alive (none: no such process).
+    seen_at: Option<i64>,
 }
 
-/// Claims `key` for a call of `tool`: runs it, answers with a recorded result, or waits for a
-/// call with the same key that runs now (as long as its lease).
+/// Claims `key` for a call of `tool`: runs it, answers with a recorded result, or waits a
+/// moment for a call with the same key that runs now.
 pub(crate) async fn claim(
     database: &Database,
     tool: &'static Descriptor,
     key: &Key,
-) -> Result<Claimed, String> {
+) -> Result<Claimed, DatabaseError> {
+    let instance = database.instance().await?.to_owned();
     let holder = Uuid::now_v7().simple().to_string();
     let lease_ms = millis(lease(tool));
-    let give_up = Instant::now() + lease(tool) + Duration::from_secs(5);
+    let give_up = Instant::now() + WAIT_FOR_RUNNING;
     let mut pause = Duration::from_millis(5);
     let shown = Value::Object(key.shown.clone()).to_string();
     loop {
         let now = now_ms();
         let inserted = on_pool!(database, |pool| {
             sqlx::query(
-                "INSERT INTO toolspec_once (tool, key_hash, key, state, holder, started_at, lease_until)
-                 VALUES ($1, $2, $3, 'running', $4, $5, $6) ON CONFLICT (tool, key_hash) DO NOTHING",
+                "INSERT INTO toolspec_once (tool, key_hash, key, state, holder, started_at, lease_until, instance)
+                 VALUES ($1, $2, $3, 'running', $4, $5, $6, $7) ON CONFLICT (tool, key_hash) DO NOTHING",
             )
             .bind(tool.name)
             .bind(&key.hash)
@@ -70,11 +87,12 @@ pub(crate) async fn claim(
             .bind(&holder)
             .bind(now)
             .bind(now + lease_ms)
+            .bind(&instance)
             .execute(pool)
             .await
             .map(|done| done.rows_affected())
         })
-        .map_err(|e| format!("claiming a `once` key: {e}"))?;
+        .map_err(|e| database.failed("claiming a `once` key", e))?;
         if inserted == 1 {
             return Ok(Claimed::Run(Claim::new(database, tool, key, holder)));
         }
@@ -82,7 +100,8 @@ pub(crate) async fn claim(
             continue;
         };
         let expired = row.expires_at.is_some_and(|at| at <= now);
-        let stale = row.state == "running" && row.lease_until <= now;
+        let stale = row.state == "running"
+            && (row.lease_until <= now || !liveness::alive(row.seen_at, now));
         if row.state == "done" && !expired {
             return replay(&row).map(Claimed::Replay);
         }
@@ -91,13 +110,14 @@ pub(crate) async fn claim(
                 sqlx::query(
                     "UPDATE toolspec_once SET state = 'running', holder = $1, started_at = $2,
                         lease_until = $3, finished_at = NULL, expires_at = NULL, outcome = NULL,
-                        result = NULL, key = $4
-                     WHERE tool = $5 AND key_hash = $6 AND holder = $7 AND state = $8",
+                        result = NULL, key = $4, instance = $5
+                     WHERE tool = $6 AND key_hash = $7 AND holder = $8 AND state = $9",
                 )
                 .bind(&holder)
                 .bind(now)
                 .bind(now + lease_ms)
                 .bind(&shown)
+                .bind(&instance)
                 .bind(tool.name)
                 .bind(&key.hash)
                 .bind(&row.holder)
@@ -106,15 +126,22 @@ pub(crate) async fn claim(
                 .await
                 .map(|done| done.rows_affected())
             })
-            .map_err(|e| format!("taking over a `once` key: {e}"))?;
+            .map_err(|e| database.failed("taking over a `once` key", e))?;
             if taken == 1 {
+                if stale {
+                    tracing::warn!(
+                        tool = tool.name,
+                        "a `once` claim left by a process that died (or past its lease) was taken over"
+                    );
+                }
                 return Ok(Claimed::Run(Claim::new(database, tool, key, holder)));
             }
             continue;
         }
-        // A call with this key runs now: its result answers this one too.
+        // A call with this key runs now, in a live process: its result answers this one too,
+        // if it comes soon.
         if Instant::now() >= give_up {
-            return Err("a call with the same `once` key was still running past its lease".into());
+            return Ok(Claimed::Running);
         }
         tokio::time::sleep(pause).await;
         pause = (pause * 2).min(Duration::from_millis(100));
@@ -126,7 +153,7 @@ pub(crate) async fn status(
     database: &Database,
     tool: &'static Descriptor,
     key: &Key,
-) -> Result<OnceStatus, String> {
+) -> Result<OnceStatus, DatabaseError> {
     let now = now_ms();
     let row = read(database, tool, &key.hash).await?;
     let rfc3339 = |ms: Option<i64>| {
@@ -147,7 +174,13 @@ pub(crate) async fn status(
             status.outcome = row.outcome;
             status.expires_at = rfc3339(row.expires_at);
         }
-        Some(row) if row.state == "running" && row.lease_until > now => status.status = "running",
+        Some(row)
+            if row.state == "running"
+                && row.lease_until > now
+                && liveness::alive(row.seen_at, now) =>
+        {
+            status.status = "running"
+        }
         _ => {}
     }
     Ok(status)
@@ -157,13 +190,15 @@ async fn read(
     database: &Database,
     tool: &Descriptor,
     key_hash: &str,
-) -> Result<Option<Row>, String> {
+) -> Result<Option<Row>, DatabaseError> {
     on_pool!(database, |pool| {
         async {
             use sqlx::Row as _;
             let row = sqlx::query(
-                "SELECT state, holder, lease_until, finished_at, expires_at, outcome, result
-                 FROM toolspec_once WHERE tool = $1 AND key_hash = $2",
+                "SELECT o.state, o.holder, o.lease_until, o.finished_at, o.expires_at, o.outcome,
+                    o.result, i.seen_at
+                 FROM toolspec_once o LEFT JOIN toolspec_instances i ON i.id = o.instance
+                 WHERE o.tool = $1 AND o.key_hash = $2",
             )
             .bind(tool.name)
             .bind(key_hash)
@@ -178,20 +213,22 @@ async fn read(
                     expires_at: row.try_get("expires_at")?,
                     outcome: row.try_get("outcome")?,
                     result: row.try_get("result")?,
+                    seen_at: row.try_get("seen_at")?,
                 })
             })
             .transpose()
         }
         .await
     })
-    .map_err(|e| format!("reading a `once` key: {e}"))
+    .map_err(|e| database.failed("reading a `once` key", e))
 }
 
 /// The recorded result of a `done` row.
-fn replay(row: &Row) -> Result<ToolResult, String> {
+fn replay(row: &Row) -> Result<ToolResult, DatabaseError> {
     let text = row.result.as_deref().unwrap_or("null");
-    let stored: Value = serde_json::from_str(text)
-        .map_err(|e| format!("a recorded `once` result does not parse: {e}"))?;
+    let stored: Value = serde_json::from_str(text).map_err(|e| {
+        DatabaseError::failed(format!("a recorded `once` result does not parse: {e}"))
+    })?;
     let message = stored["message"].as_str().unwrap_or_default().to_owned();
     let outcome = match stored.get("error") {
         Some(error) => Err(ToolError {
@@ -237,7 +274,7 @@ impl Claim {
         }
     }
 
-    async fn record(&self, result: &ToolResult) -> Result<(), String> {
+    async fn record(&self, result: &ToolResult) -> Result<(), DatabaseError> {
         let now = now_ms();
         let ttl = self.tool.once.map_or(0, |once| millis(once.ttl));
         let (outcome, stored) = match &result.outcome {
@@ -268,12 +305,12 @@ impl Claim {
             .await
             .map(drop)
         })
-        .map_err(|e| format!("recording a `once` result: {e}"))?;
+        .map_err(|e| self.database.failed("recording a `once` result", e))?;
         self.sweep_now_and_then(now).await;
         Ok(())
     }
 
-    async fn free(&self) -> Result<(), String> {
+    async fn free(&self) -> Result<(), DatabaseError> {
         free(&self.database, self.tool.name, &self.key_hash, &self.holder).await
     }
 
@@ -319,7 +356,12 @@ impl Drop for Claim {
     }
 }
 
-async fn free(database: &Database, tool: &str, key_hash: &str, holder: &str) -> Result<(), String> {
+async fn free(
+    database: &Database,
+    tool: &str,
+    key_hash: &str,
+    holder: &str,
+) -> Result<(), DatabaseError> {
     on_pool!(database, |pool| {
         sqlx::query("DELETE FROM toolspec_once WHERE tool = $1 AND key_hash = $2 AND holder = $3")
             .bind(tool)
@@ -329,7 +371,7 @@ async fn free(database: &Database, tool: &str, key_hash: &str, holder: &str) -> 
             .await
             .map(drop)
     })
-    .map_err(|e| format!("freeing a `once` key: {e}"))
+    .map_err(|e| database.failed("freeing a `once` key", e))
 }
 
 /// Whether repeats answer with `result`, a handler's answer (the invoker passes no other): a

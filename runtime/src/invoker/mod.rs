@@ -27,6 +27,7 @@ pub(crate) mod validate;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::task::Poll;
 use std::time::Duration;
 
@@ -38,9 +39,13 @@ use tokio_util::sync::CancellationToken;
 use crate::ambient::AmbientContext;
 use crate::context::{Context, Progress};
 use crate::contract::{Contract, DeclaredError, Operation};
+use crate::database::error::unreachable_in;
 use crate::descriptor::{Descriptor, Field, ToolKind};
 use crate::durable::{self, Admission};
-use crate::failure::{Failure, ToolError, ToolResult, compose_error, error_chain};
+use crate::durable_decl::Durability;
+use crate::failure::{
+    Failure, RETRY_UNAVAILABLE, ToolError, ToolResult, compose_error, error_chain,
+};
 use crate::guard::{GuardStop, StopReason, panic_message};
 use crate::invoker::explanation::{Explanation, GuardCheck};
 use crate::invoker::limits::Limits;
@@ -121,6 +126,9 @@ impl Compiled {
 pub(crate) struct Typed<O> {
     op: O,
     compiled: OnceLock<Result<Compiled, String>>,
+    /// Set once the handler or a guard failed because a database could not be reached: from
+    /// then on, calls are refused at once while the registry's database is known to be down.
+    handler_needs_database: AtomicBool,
 }
 
 impl<O: Operation> Typed<O> {
@@ -128,6 +136,7 @@ impl<O: Operation> Typed<O> {
         Self {
             op,
             compiled: OnceLock::new(),
+            handler_needs_database: AtomicBool::new(false),
         }
     }
 
@@ -268,21 +277,60 @@ impl<O: Operation> Typed<O> {
         &'a self,
         input: <O::Contract as Contract>::Input,
         cx: Context<'a, <O::Contract as Contract>::Ambient>,
-    ) -> impl Future<Output = Result<Outcome<O>, ToolResult>> + 'a {
+    ) -> impl Future<Output = Result<Outcome<O>, Halt>> + 'a {
         async move {
-            let tool = Self::tool();
             match AssertUnwindSafe(self.op.run(input, cx))
                 .catch_unwind()
                 .await
             {
                 Ok(Ok(outcome)) => Ok(outcome),
-                Ok(Err(stop)) => Err(stopped(tool, stop)),
-                Err(panic) => Err(internal(
-                    tool,
-                    format!("the handler panicked: {}", panic_message(panic)),
-                )),
+                Ok(Err(stop)) => Err(Halt::Guard(stop)),
+                Err(panic) => Err(Halt::Panicked(panic_message(panic))),
             }
         }
+    }
+
+    /// Whether calls of this tool need the registry's database: to run (a query tool, `ref`
+    /// fields, `once`, `lock`, a record written before the answer), or because its handler
+    /// or a guard has failed for want of it.
+    fn needs_database(&self) -> bool {
+        let tool = Self::tool();
+        let audit = tool.audit;
+        let waits_for_record =
+            audit.enabled && (audit.required || audit.durability == Durability::Sync);
+        tool.query.is_some()
+            || !tool.refs.is_empty()
+            || tool.once.is_some()
+            || tool.lock.is_some()
+            || waits_for_record
+            || self.handler_needs_database.load(Ordering::Relaxed)
+    }
+
+    /// What a call answers when its handler or a guard failed because a database could not be
+    /// reached (`exception` says how): `unavailable`. The tool is then known to need the
+    /// database, and the registry's is probed.
+    fn unreachable(&self, exception: String, rules: &Rules) -> ToolResult {
+        self.handler_needs_database.store(true, Ordering::Relaxed);
+        if let Some(database) = &rules.database {
+            database.suspect(&exception);
+        }
+        ToolResult::unavailable(Self::tool(), "the database", RETRY_UNAVAILABLE, exception)
+    }
+
+    /// What the call answers when a guard stopped it (see [`stopped`]), or `unavailable` when
+    /// the guard failed for want of a database.
+    fn guard_stopped(&self, stop: GuardStop, rules: &Rules) -> ToolResult {
+        let tool = Self::tool();
+        if let StopReason::Internal(e) = &stop.reason
+            && unreachable_in(&**e)
+        {
+            let guard = tool.guards.get(stop.guard).map_or("?", |g| g.name);
+            return self.unreachable(
+                format!("guard `{guard}` failed: {}", error_chain(&**e)),
+                rules,
+            );
+        }
+        stopped(tool, stop)
     }
 
     pub(crate) async fn invoke(
@@ -302,6 +350,13 @@ impl<O: Operation> Typed<O> {
             Err(errors) => return refused(tool, &errors),
         };
         let database = rules.database.as_ref();
+        // While the database is known to be down, a call that needs it is refused at once.
+        if let Some(refusal) = database
+            .filter(|_| self.needs_database())
+            .and_then(|database| database.refusal(tool))
+        {
+            return refusal;
+        }
         let admission =
             durable::admit(tool, &value, ambient, database, &compiled.sensitive_input).await;
         let ticket = match admission {
@@ -331,7 +386,7 @@ impl<O: Operation> Typed<O> {
         match reference::resolve(tool, &mut value, ambient, rules.database.as_ref()).await {
             Ok(()) => {}
             Err(Unresolved::NotFound { field }) => return (not_found(tool, field), false),
-            Err(Unresolved::Internal(e)) => return (internal(tool, e), false),
+            Err(Unresolved::Failed(e)) => return (e.answer(tool), false),
         }
         let (input, resolved) = match Self::decode(compiled, value, ambient, &rules.limits) {
             Ok(decoded) => decoded,
@@ -351,7 +406,11 @@ impl<O: Operation> Typed<O> {
         let run = std::pin::pin!(self.run(input, cx));
         let outcome = match supervise(tool, &cancellation, own.as_ref(), run).await {
             Ok(Ok(outcome)) => outcome,
-            Ok(Err(result)) => return (result, false),
+            Ok(Err(Halt::Guard(stop))) => return (self.guard_stopped(stop, rules), false),
+            Ok(Err(Halt::Panicked(message))) => {
+                let exception = format!("the handler panicked: {message}");
+                return (internal(tool, exception), false);
+            }
             Err(stop) => return (stop.result(tool), false),
         };
         let result = match outcome {
@@ -360,6 +419,9 @@ impl<O: Operation> Typed<O> {
                 declared(tool, error.code(), &error.to_string(), details)
             }
             // The developer sees the whole chain of causes, as anyhow's `{:#}` shows it.
+            Err(Failure::Internal(e)) if unreachable_in(&*e) => {
+                self.unreachable(error_chain(&*e), rules)
+            }
             Err(Failure::Internal(e)) => internal(tool, error_chain(&*e)),
         };
         (result, true)
@@ -456,7 +518,7 @@ impl<O: Operation> Typed<O> {
                     }];
                     return Ok(explanation);
                 }
-                Err(Unresolved::Internal(e)) => return Err(internal(tool, e)),
+                Err(Unresolved::Failed(e)) => return Err(e.answer(tool)),
             }
         }
         let decoded = prepared
@@ -517,6 +579,14 @@ impl<O: Operation> Typed<O> {
 
 /// What a tool's handler returns.
 type Outcome<O> = crate::contract::Outcome<<O as Operation>::Contract>;
+
+/// Why the guards and the handler stopped short of an outcome.
+enum Halt {
+    /// A guard stopped the call.
+    Guard(GuardStop),
+    /// The handler (or a hand-written `Operation`) panicked, with this message.
+    Panicked(String),
+}
 
 /// Why validated arguments did not decode.
 enum Decoding {

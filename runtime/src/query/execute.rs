@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::database::Database;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use crate::database::Pool;
+use crate::database::error::DatabaseError;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use crate::query::sql::{Backend, lookup, statements};
 use crate::query_decl::{QueryDecl, RefDecl};
@@ -17,52 +18,96 @@ use crate::query_decl::{QueryDecl, RefDecl};
 impl Database {
     /// Runs one call of the query tool `decl` with its validated, normalized arguments and the
     /// caller's ambient values: `{ records, total, limit, offset }`. An error is for the
-    /// developer (the model sees `query_failed`).
+    /// developer (the model sees `query_failed`, or `unavailable` when the database could not
+    /// be reached).
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) async fn run(
         &self,
         decl: &QueryDecl,
         args: &Map<String, Value>,
         ambient: &Map<String, Value>,
-    ) -> Result<Value, String> {
-        let _ = (decl, args, ambient);
-        match *self.pool() {
+    ) -> Result<Value, DatabaseError> {
+        let ran = match *self.pool() {
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(ref pool) => {
-                let built = statements(decl, args, ambient, Backend::Sqlite)?;
-                sqlite::run(pool, decl, built).await
-            }
+            Pool::Sqlite(ref pool) => match statements(decl, args, ambient, Backend::Sqlite) {
+                Ok(built) => sqlite::run(pool, decl, built).await,
+                Err(e) => Err(Failed::Other(e)),
+            },
             #[cfg(feature = "postgres")]
-            Pool::Postgres(ref pool) => {
-                let built = statements(decl, args, ambient, Backend::Postgres)?;
-                postgres::run(pool, decl, built).await
-            }
-        }
+            Pool::Postgres(ref pool) => match statements(decl, args, ambient, Backend::Postgres) {
+                Ok(built) => postgres::run(pool, decl, built).await,
+                Err(e) => Err(Failed::Other(e)),
+            },
+        };
+        ran.map_err(|e| self.fail("running a query", e))
+    }
+
+    /// Without a database backend there is no database to run on.
+    #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+    pub(crate) async fn run(
+        &self,
+        decl: &QueryDecl,
+        args: &Map<String, Value>,
+        ambient: &Map<String, Value>,
+    ) -> Result<Value, DatabaseError> {
+        let _ = (decl, args, ambient);
+        match *self.pool() {}
     }
 }
 
 impl Database {
     /// The record a `ref` field's key names, within the scope bound from `ambient`; `None`
     /// when there is none (or none the caller may see). An error is for the developer.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) async fn load<'a>(
         &self,
         reference: &RefDecl,
         key: &Value,
         ambient: impl Fn(&str) -> Option<&'a Value>,
-    ) -> Result<Option<Value>, String> {
-        let _ = (reference, key, &ambient);
-        match *self.pool() {
+    ) -> Result<Option<Value>, DatabaseError> {
+        let loaded = match *self.pool() {
             #[cfg(feature = "sqlite")]
-            Pool::Sqlite(ref pool) => {
-                let select = lookup(reference, key, ambient, Backend::Sqlite)?;
-                sqlite::load(pool, select, reference.record).await
-            }
+            Pool::Sqlite(ref pool) => match lookup(reference, key, ambient, Backend::Sqlite) {
+                Ok(select) => sqlite::load(pool, select, reference.record).await,
+                Err(e) => Err(Failed::Other(e)),
+            },
             #[cfg(feature = "postgres")]
-            Pool::Postgres(ref pool) => {
-                let select = lookup(reference, key, ambient, Backend::Postgres)?;
-                postgres::load(pool, select, reference.record).await
-            }
+            Pool::Postgres(ref pool) => match lookup(reference, key, ambient, Backend::Postgres) {
+                Ok(select) => postgres::load(pool, select, reference.record).await,
+                Err(e) => Err(Failed::Other(e)),
+            },
+        };
+        loaded.map_err(|e| self.fail("loading a record", e))
+    }
+
+    /// Without a database backend there is no database to load from.
+    #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+    pub(crate) async fn load<'a>(
+        &self,
+        reference: &RefDecl,
+        key: &Value,
+        ambient: impl Fn(&str) -> Option<&'a Value>,
+    ) -> Result<Option<Value>, DatabaseError> {
+        let _ = (reference, key, &ambient);
+        match *self.pool() {}
+    }
+
+    /// The error of a read that failed while `doing` something.
+    #[cfg(any(feature = "sqlite", feature = "postgres"))]
+    fn fail(&self, doing: &str, failed: Failed) -> DatabaseError {
+        match failed {
+            Failed::Driver(e) => self.failed(doing, e),
+            Failed::Other(message) => DatabaseError::failed(format!("{doing}: {message}")),
         }
     }
+}
+
+/// Why a read failed: the driver said (the database may be unreachable), or a statement could
+/// not be built or a row decoded.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+enum Failed {
+    Driver(sqlx::Error),
+    Other(String),
 }
 
 /// One backend's two ways of reading: a query tool's page (and count, when the page does not
@@ -77,6 +122,7 @@ macro_rules! backend {
             use serde_json::Value;
             use sqlx::AssertSqlSafe;
 
+            use super::Failed;
             use crate::query::sql::Statements;
             use crate::query_decl::{QueryDecl, RecordColumn};
 
@@ -84,8 +130,8 @@ macro_rules! backend {
                 pool: &$pool,
                 decl: &QueryDecl,
                 built: Statements,
-            ) -> Result<Value, String> {
-                let e = |e: sqlx::Error| e.to_string();
+            ) -> Result<Value, Failed> {
+                let e = Failed::Driver;
                 let mut tx = pool.begin().await.map_err(e)?;
                 let start: Option<&'static str> = $start;
                 if let Some(start) = start {
@@ -107,7 +153,8 @@ macro_rules! backend {
                 let records = rows
                     .iter()
                     .map(|row| $decode(row, decl.record))
-                    .collect::<Result<Vec<_>, _>>()?;
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(Failed::Other)?;
                 Ok(built.page_of(records, total))
             }
 
@@ -115,13 +162,15 @@ macro_rules! backend {
                 pool: &$pool,
                 select: SelectStatement,
                 record: &[RecordColumn],
-            ) -> Result<Option<Value>, String> {
+            ) -> Result<Option<Value>, Failed> {
                 let (sql, values) = select.build_sqlx($builder);
                 let row = sqlx::query_with(AssertSqlSafe(sql), values)
                     .fetch_optional(pool)
                     .await
-                    .map_err(|e| e.to_string())?;
-                row.map(|row| $decode(&row, record)).transpose()
+                    .map_err(Failed::Driver)?;
+                row.map(|row| $decode(&row, record))
+                    .transpose()
+                    .map_err(Failed::Other)
             }
         }
     };

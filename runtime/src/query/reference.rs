@@ -7,18 +7,20 @@ use serde_json::Value;
 
 use crate::ambient::AmbientContext;
 use crate::database::Database;
+use crate::database::error::DatabaseError;
 use crate::descriptor::Descriptor;
 
 /// Why a `ref` field did not resolve.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) enum Unresolved {
     /// No record the caller may see has the key: the model's mistake.
     NotFound {
         /// The field.
         field: &'static str,
     },
-    /// The developer's: no database, a missing ambient value, a failing query.
-    Internal(String),
+    /// The developer's (no database, a missing ambient value, a failing query), or the
+    /// database's (unreachable).
+    Failed(DatabaseError),
 }
 
 /// Replaces each `ref` field's key in `args` (validated arguments) by its record.
@@ -32,10 +34,10 @@ pub(crate) async fn resolve(
         return Ok(());
     }
     let database = database.ok_or_else(|| {
-        Unresolved::Internal(format!(
+        Unresolved::Failed(DatabaseError::failed(format!(
             "`{}` has `ref` fields but its registry has no database (`RegistryBuilder::database`)",
             tool.name
-        ))
+        )))
     })?;
     for reference in tool.refs {
         let Some(key) = args.get(reference.field).filter(|k| !k.is_null()).cloned() else {
@@ -44,7 +46,7 @@ pub(crate) async fn resolve(
         let record = database
             .load(reference, &key, |name| ambient.lookup(name))
             .await
-            .map_err(|e| Unresolved::Internal(format!("loading `{}`: {e}", reference.field)))?
+            .map_err(|e| Unresolved::Failed(e.context(&format!("loading `{}`", reference.field))))?
             .ok_or(Unresolved::NotFound {
                 field: reference.field,
             })?;

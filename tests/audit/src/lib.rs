@@ -3,7 +3,7 @@
 //! union, in the ambient context — and shows them back in its output, so the audit trail's
 //! redaction can be checked against generated values; `vault_note` (recorded after the answer)
 //! and `vault_quiet` (never recorded) are the benchmark's pair; `vault_must` may not run
-//! unrecorded; `vault_hold` holds a `lock` for a while; `vault_claim` runs `once` per ticket
+//! unrecorded (its runs are counted in [`MUST_RAN`]); `vault_hold` holds a `lock` for a while; `vault_claim` runs `once` per ticket
 //! behind a guard that fails with a declared code until [`open_counter`] opens its ticket.
 //! `kept_tools` (from `specs_kept/`) keep their records two seconds.
 
@@ -12,8 +12,12 @@ toolspec::include_tools!(kept_tools, "kept_tools.rs");
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use tools::vault::{claim, hold, keep, must, note, quiet};
+
+/// How many times `vault_must`'s handler ran.
+pub static MUST_RAN: AtomicU64 = AtomicU64::new(0);
 
 /// The tickets `vault_claim`'s counter is open for.
 static OPEN: Mutex<BTreeSet<i64>> = Mutex::new(BTreeSet::new());
@@ -61,6 +65,7 @@ impl quiet::Handler for Vault {
 
 impl must::Handler for Vault {
     async fn call(&self, input: must::Input, _cx: must::Context<'_>) -> must::Outcome {
+        MUST_RAN.fetch_add(1, Ordering::SeqCst);
         Ok(must::Output {
             length: input.text.len() as i64,
         })

@@ -1,10 +1,10 @@
 //! When the database cannot take records: calls go on and the failures are counted (the
-//! default), unless the tool requires its record — then the call fails closed, the model
-//! seeing only the headline and the operator the cause.
+//! default), unless the tool requires its record — then the call does not run at all: it
+//! answers `unavailable` with a retry hint, the operator seeing the cause.
 
 use serde_json::json;
 use toolspec::{AmbientContext, Database, Registry};
-use toolspec_test_audit::{Vault, tools};
+use toolspec_test_audit::{MUST_RAN, Vault, tools};
 
 /// A registry whose SQLite pool is already closed: every write fails.
 async fn unreachable(dir: &tempfile::TempDir) -> Registry {
@@ -48,9 +48,10 @@ async fn calls_go_on_and_the_failed_records_are_counted() {
 }
 
 #[tokio::test]
-async fn a_call_whose_record_is_required_fails_closed() {
+async fn a_call_whose_record_is_required_does_not_run_without_it() {
     let dir = tempfile::tempdir().expect("a temp dir");
     let registry = unreachable(&dir).await;
+    let ran = MUST_RAN.load(std::sync::atomic::Ordering::SeqCst);
     let result = registry
         .get("vault_must")
         .expect("registered")
@@ -58,11 +59,20 @@ async fn a_call_whose_record_is_required_fails_closed() {
         .await;
     assert_eq!(
         result.to_model_json(),
-        json!({"error": "internal_error", "message": "Could not note the line"})
+        json!({
+            "error": "unavailable",
+            "message": "Could not note the line: Nothing was done, as the audit trail is unavailable; retry in 2 s.",
+            "details": {"retry_after": 2}
+        })
+    );
+    assert_eq!(
+        MUST_RAN.load(std::sync::atomic::Ordering::SeqCst),
+        ran,
+        "the handler did not run"
     );
     let exception = result.exception.unwrap_or_default();
     assert!(
-        exception.starts_with("the call's audit record could not be written: "),
+        exception.starts_with("the call's audit record could not be written before it ran: "),
         "{exception}"
     );
 }
