@@ -6,8 +6,8 @@
 //! cannot be done the call does not run at all. The call then *finishes* it (the same row, with
 //! its outcome), and its answer waits for that commit. An opened record whose call never ends —
 //! its process was killed — stays `started` until a live process finds that process dead and
-//! marks the record `interrupted` ([`AuditTrail::reconcile`]: when the writer starts, and every
-//! minute); one whose call is dropped midway (its client went away) is marked `interrupted` at
+//! marks the record `interrupted` ([`AuditTrail::reconcile`]: when the writer starts, and as
+//! often as a dead process can be found, every ten seconds); one whose call is dropped midway (its client went away) is marked `interrupted` at
 //! once.
 //!
 //! The writer takes whatever is queued, up to [`MAX_BATCH`] records, writes them in one
@@ -43,9 +43,6 @@ pub const MAX_BATCH: usize = 256;
 
 /// How many records may wait for the writer before calls wait for room.
 pub const QUEUE: usize = 8192;
-
-/// How often the writer looks for opened records of dead processes.
-const RECONCILE_EVERY: Duration = Duration::from_secs(60);
 
 /// How often records older than the retention are deleted: hourly, or a tenth of a shorter
 /// retention (at least every second).
@@ -220,7 +217,7 @@ impl AuditTrail {
     }
 
     /// Marks `interrupted` the records opened by processes that are dead now (see
-    /// [`AuditTrail`]'s module); how many. Run when the writer starts and every minute after;
+    /// [`AuditTrail`]'s module); how many. Run when the writer starts and every ten seconds;
     /// call it at start-up to learn how many calls an earlier crash left without an outcome.
     /// An error is for the developer.
     pub async fn reconcile(&self) -> Result<u64, String> {
@@ -331,7 +328,8 @@ impl Writer {
         let mut sweep = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // The first at once: what a crash left open before this process started.
-        let mut reconcile = tokio::time::interval(RECONCILE_EVERY);
+        // As often as a process can be found dead.
+        let mut reconcile = tokio::time::interval(crate::database::liveness::LAPSE);
         reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {

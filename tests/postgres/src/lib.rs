@@ -1,8 +1,13 @@
 //! The PostgreSQL half of the tests: the server `TOOLSPEC_TEST_POSTGRES_URL` names (`.ci/postgres`
-//! starts one), and a scratch database per test on it.
+//! starts one), and a scratch database per test on it; and a cluster of a test's own, for the
+//! tests that stop the server and start it again ([`Cluster`]).
 //!
 //! With `CI` set the server is required, so those tests fail rather than skip there; a
 //! developer without one runs the SQLite half and is told the PostgreSQL half was skipped.
+
+mod cluster;
+
+pub use cluster::Cluster;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};

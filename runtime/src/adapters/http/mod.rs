@@ -396,9 +396,24 @@ fn answer(tool: &Descriptor, result: &ToolResult) -> Response {
             if let Some(details) = &error.details {
                 body["details"] = details.clone();
             }
-            (status, axum::Json(body)).into_response()
+            let mut response = (status, axum::Json(body)).into_response();
+            if let Some(seconds) = retry_after(error) {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, seconds.into());
+            }
+            response
         }
     }
+}
+
+/// In how many seconds a failure says to retry (`in_progress`, `unavailable`): sent as
+/// `Retry-After` too.
+fn retry_after(error: &ToolError) -> Option<u64> {
+    let built_in = [codes::IN_PROGRESS, codes::UNAVAILABLE].contains(&error.code.as_str());
+    built_in
+        .then(|| error.details.as_ref()?.get(codes::RETRY_AFTER)?.as_u64())
+        .flatten()
 }
 
 /// The status of a failure of `tool`.

@@ -1,0 +1,89 @@
+//! A `required` tool's record is committed before its call runs: while the audit table refuses
+//! writes, `orders_refund` does nothing (no refund, its `once` key free) and answers
+//! `unavailable` with a retry hint; the identical retry, once the table takes writes again,
+//! refunds once. When only the outcome cannot be written, the refund that ran is answered as
+//! it happened and its record stays `started`.
+
+use rmcp::model::ProtocolVersion;
+use serde_json::json;
+use toolspec::audit::AuditState;
+
+use crate::support::{HttpServer, TOKENS, result, text};
+use crate::target::{Backend, Target, code, error, refund};
+
+#[tokio::test]
+async fn sqlite_a_required_call_whose_record_cannot_be_written_does_not_run() {
+    if let Some(target) = Target::new(Backend::Sqlite).await {
+        a_required_call_whose_record_cannot_be_written_does_not_run(target).await;
+    }
+}
+
+#[tokio::test]
+async fn postgres_a_required_call_whose_record_cannot_be_written_does_not_run() {
+    if let Some(target) = Target::new(Backend::Postgres).await {
+        a_required_call_whose_record_cannot_be_written_does_not_run(target).await;
+    }
+}
+
+async fn a_required_call_whose_record_cannot_be_written_does_not_run(target: Target) {
+    let db = std::ffi::OsStr::new(&target.db);
+    let server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
+    let client = server
+        .client("ada-token", ProtocolVersion::V_2025_11_25)
+        .await;
+    // toolspec's tables exist once a call was recorded.
+    let first = result(&client, "orders_get", json!({"order_id": 1})).await;
+    assert_eq!(first.is_error, Some(false), "{}", text(&first));
+    let sql = target.connect().await;
+    let refunded = || sql.integer("SELECT refunded FROM orders WHERE id = 3");
+    let before = refunded().await;
+
+    sql.refuse_audit_rows("TRUE").await;
+    let refused = refund(&client, 3, 3).await;
+    assert_eq!(code(&refused), "unavailable", "{}", text(&refused));
+    assert_eq!(
+        error(&refused),
+        json!({
+            "error": "unavailable",
+            "message": "Could not refund the order: Nothing was done, as the audit trail is unavailable; retry in 2 s.",
+            "details": {"retry_after": 2}
+        })
+    );
+    assert_eq!(refunded().await, before, "nothing was refunded");
+    let claims = sql
+        .integer("SELECT COUNT(*) FROM toolspec_once WHERE tool = 'orders_refund'")
+        .await;
+    assert_eq!(claims, 0, "the `once` key is free");
+
+    sql.accept_audit_rows().await;
+    let retried = refund(&client, 3, 3).await;
+    assert_eq!(code(&retried), "ok", "{}", text(&retried));
+    assert_eq!(text(&retried), "Refunded 3 USD on order 3.");
+    assert_eq!(refunded().await, before + 3, "refunded once");
+    let records = target.records("orders_refund").await;
+    assert_eq!(records.len(), 1, "only the call that ran is recorded");
+    assert_eq!(records[0].state, AuditState::Finished);
+    assert_eq!(records[0].outcome.as_deref(), Some("ok"));
+    assert_eq!(records[0].arguments, json!({"order_id": 3, "amount": 3}));
+
+    // The record is written before the refund, its outcome after: when only the outcome is
+    // refused, the refund that ran answers as it happened and its record stays `started`.
+    sql.refuse_audit_rows("NEW.state = 'finished'").await;
+    let ran = refund(&client, 3, 4).await;
+    assert_eq!(code(&ran), "ok", "{}", text(&ran));
+    assert_eq!(refunded().await, before + 7);
+    sql.accept_audit_rows().await;
+    let records = target.records("orders_refund").await;
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0].arguments, json!({"order_id": 3, "amount": 4}));
+    assert_eq!(
+        (records[0].state, records[0].outcome.as_deref()),
+        (AuditState::Started, None),
+        "opened before the refund ran, its outcome refused"
+    );
+
+    sql.close().await;
+    client.cancel().await.expect("the session ends");
+    drop(server);
+    target.finish().await;
+}
