@@ -32,7 +32,7 @@ async fn a_dead_processes_claim_lapses_within_seconds(target: Target) {
     // Each try refunds another amount (another key), until one is caught holding its claim.
     let mut caught = None;
     for amount in 1..=40 {
-        let server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
+        let mut server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
         let client = server
             .client("ada-token", ProtocolVersion::V_2025_11_25)
             .await;
@@ -50,9 +50,12 @@ async fn a_dead_processes_claim_lapses_within_seconds(target: Target) {
             "SELECT COUNT(*) FROM toolspec_once WHERE tool = 'orders_refund' AND state = 'running'";
         let deadline = Instant::now() + Duration::from_secs(5);
         while sql.integer(running).await == 0 && Instant::now() < deadline && !call.is_finished() {}
+        // Frozen first, so that it dies where it stood; read only once it is dead (a frozen
+        // SQLite writer may hold the file's lock).
         signal("-STOP", &pid).await;
-        let held = sql.integer(running).await == 1;
         signal("-KILL", &pid).await;
+        server.wait().await;
+        let held = sql.integer(running).await == 1;
         call.abort();
         drop(server);
         if held {
