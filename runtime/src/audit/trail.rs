@@ -6,9 +6,9 @@
 //! cannot be done the call does not run at all. The call then *finishes* it (the same row, with
 //! its outcome), and its answer waits for that commit. An opened record whose call never ends —
 //! its process was killed — stays `started` until a live process finds that process dead and
-//! marks the record `interrupted` ([`AuditTrail::reconcile`]: when the writer starts, and as
-//! often as a dead process can be found, every ten seconds); one whose call is dropped midway (its client went away) is marked `interrupted` at
-//! once.
+//! marks the record `interrupted` ([`AuditTrail::reconcile`]: when the writer starts, then
+//! every ten seconds, as often as a dead process can be found); one whose call is dropped
+//! midway (its client went away) is marked `interrupted` at once.
 //!
 //! The writer takes whatever is queued, up to [`MAX_BATCH`] records, writes them in one
 //! statement (finishing opened records in place), and tries a failed batch once more before
@@ -327,8 +327,8 @@ impl Writer {
         // process (the store's CLI) would otherwise race it against closing its database.
         let mut sweep = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
         sweep.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        // The first at once: what a crash left open before this process started.
-        // As often as a process can be found dead.
+        // As often as a process can be found dead; the first tick at once, for what a crash
+        // left open before this process started.
         let mut reconcile = tokio::time::interval(crate::database::liveness::LAPSE);
         reconcile.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {

@@ -1,15 +1,19 @@
 //! The one sanctioned call path, shared by every adapter:
 //!
 //! strip a model-sent `ambient_context` → reject (or drop) undeclared keys → coerce wire values
-//! → validate against the canonical schema (all errors, by JSON pointer) → deserialize the
-//! typed `Input` → resolve `Ambient` from the trusted context → guards, then the handler, under
-//! the tool's timeout, with cancellation and progress, panics caught → a [`ToolResult`].
+//! → validate against the canonical schema (all errors, by JSON pointer) → refuse at once a
+//! call that needs the database while it is known to be down → admit (`once`, `lock`) → load
+//! `ref` records → deserialize the typed `Input` → resolve `Ambient` from the trusted context →
+//! guards, then the handler, under the tool's timeout, with cancellation and progress, panics
+//! caught (a failure caused by an unreachable database answers `unavailable`) → a
+//! [`ToolResult`].
 //!
 //! Anything valid under the published input schema is accepted; coercions only widen that.
 //!
 //! The steps live in the children: screening and coercion in `plan`, the schema check in
-//! `validate`, error messages in `report`, bounds in `limits`; what a call is made with in
-//! `options` and what an explanation holds in `explanation`. This module runs them in order
+//! `validate`, error messages in `report`, bounds in `limits`, the timeout and cancellation in
+//! `supervise`; what a call is made with in `options` and what an explanation holds in
+//! `explanation`. This module runs them in order
 //! for one typed tool ([`Typed`]). It knows no adapter, no registry and no wire format: the
 //! registry calls it, and the adapters call the registry.
 
@@ -22,19 +26,17 @@ pub(crate) mod limits;
 pub(crate) mod options;
 pub(crate) mod plan;
 pub(crate) mod report;
+pub(crate) mod supervise;
 pub(crate) mod validate;
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::task::Poll;
-use std::time::Duration;
 
 use futures_util::FutureExt;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
 
 use crate::ambient::AmbientContext;
 use crate::context::{Context, Progress};
@@ -52,6 +54,7 @@ use crate::invoker::limits::Limits;
 use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
 use crate::invoker::plan::{ArgumentPlan, TopLevel};
 use crate::invoker::report::{Errors, FieldError};
+use crate::invoker::supervise::{Stop, supervise};
 use crate::query::paging;
 use crate::query::reference::{self, Unresolved};
 use crate::sensitive::Sensitivity;
@@ -596,77 +599,6 @@ enum Decoding {
     Internal(ToolResult),
 }
 
-/// How a supervised run was stopped.
-#[derive(Debug, Clone, Copy)]
-enum Stop {
-    /// The client cancelled the call.
-    Cancelled,
-    /// The tool's timeout passed.
-    TimedOut(Duration),
-}
-
-impl Stop {
-    fn result(self, tool: &Descriptor) -> ToolResult {
-        match self {
-            Self::Cancelled => ToolResult::failed(
-                ToolError::cancelled(),
-                Some("cancelled by the client".into()),
-            ),
-            Self::TimedOut(timeout) => {
-                let reason = format!("The call did not finish within {}.", human(timeout));
-                let error = ToolError::timeout(tool.error_headline, &reason);
-                ToolResult::failed(error, Some(format!("timed out after {timeout:?}")))
-            }
-        }
-    }
-}
-
-/// Runs `work` until it finishes, `cancellation` is cancelled or the tool's timeout passes. A
-/// call cancelled before it starts never polls `work`. When stopped, `token` (the token of
-/// its own `work` sees, if not `cancellation` itself) is cancelled and `work` polled once
-/// more, so that it can see that (and clean up) before it is dropped.
-///
-/// `work` is pinned by the caller: taken by value, it would be stored twice in this future.
-async fn supervise<F: Future>(
-    tool: &Descriptor,
-    cancellation: &CancellationToken,
-    token: Option<&CancellationToken>,
-    mut work: std::pin::Pin<&mut F>,
-) -> Result<F::Output, Stop> {
-    if cancellation.is_cancelled() {
-        return Err(Stop::Cancelled);
-    }
-    if tool.timeout.is_none() {
-        // Most work is done in its first poll: then there is nothing to wait for.
-        let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
-        if let Poll::Ready(output) = first {
-            return Ok(output);
-        }
-    }
-    // Only a tool with a `timeout` needs the tokio time driver; its timer is boxed, so that
-    // the (boxed) futures of the others stay small.
-    let deadline = async {
-        match tool.timeout {
-            Some(limit) => {
-                Box::pin(tokio::time::sleep(limit)).await;
-                limit
-            }
-            None => std::future::pending().await,
-        }
-    };
-    let stop = tokio::select! {
-        biased;
-        _ = cancellation.cancelled() => Stop::Cancelled,
-        output = work.as_mut() => return Ok(output),
-        limit = deadline => Stop::TimedOut(limit),
-    };
-    if let Some(token) = token {
-        token.cancel();
-    }
-    let _ = work.as_mut().now_or_never();
-    Err(stop)
-}
-
 /// Decodes the typed input; an error names the field by its JSON pointer, and quotes a value
 /// only in part (or not at all, when it is sensitive).
 fn decode_input<I: DeserializeOwned>(
@@ -836,20 +768,6 @@ pub(crate) fn json_kind(value: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
-    }
-}
-
-/// "30s", "1.5s", "2m" for messages.
-fn human(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(60_000) && ms >= 60_000 {
-        format!("{}m", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else if ms >= 1000 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        format!("{ms}ms")
     }
 }
 
