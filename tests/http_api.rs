@@ -2,11 +2,14 @@
 //! and the one error shape, `GET` for read-only tools, explain, the listing, bearer tokens,
 //! the body limit.
 
+#[path = "support/raw_http.rs"]
+mod raw_http;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolspec::auth::BearerTokens;
-use toolspec::http::HttpApi;
+use toolspec::http::{HostPolicy, HttpApi};
 use toolspec::{Caller, Registry};
 
 const TOKENS: &str = r#"{
@@ -24,15 +27,20 @@ struct Api {
 
 impl Api {
     async fn start() -> Self {
+        Self::start_with(|api| api).await
+    }
+
+    /// The API as `configure` leaves it.
+    async fn start_with(configure: impl FnOnce(HttpApi) -> HttpApi) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let location = toolspec_store::Location::File(dir.path().join("store.db"));
         let store = toolspec_store::Store::open(&location).await.unwrap();
         let registry: Arc<Registry> = Arc::new(toolspec_store::registry(store));
         let tokens: BearerTokens = serde_json::from_str(TOKENS).unwrap();
-        let router = HttpApi::new(registry, Caller::new("nobody"))
+        let api = HttpApi::new(registry, Caller::new("nobody"))
             .authenticator(tokens)
-            .max_body_bytes(64 * 1024)
-            .router();
+            .max_body_bytes(64 * 1024);
+        let router = configure(api).router();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, router).await });
@@ -58,6 +66,11 @@ impl Api {
             request = request.header("authorization", format!("Bearer {token}"));
         }
         answer(request.send().await.unwrap()).await
+    }
+
+    /// `host:port`.
+    fn address(&self) -> &str {
+        self.base.trim_start_matches("http://")
     }
 
     async fn get(&self, token: &str, path: &str) -> (u16, Value, reqwest::header::HeaderMap) {
@@ -285,4 +298,50 @@ async fn explain_and_the_listing_follow_the_caller() {
         !names(&ada).contains(&"orders_refund".to_owned()),
         "not an http member"
     );
+}
+
+#[tokio::test]
+async fn served_alone_the_api_checks_host_and_origin_only_when_given_a_policy() {
+    let ada = "Authorization: Bearer ada-token";
+    // Without a policy (the default), the router checks neither header.
+    let open = Api::start().await;
+    let answer = raw_http::send(
+        open.address(),
+        "GET",
+        "/tools",
+        &["Host: evil.example", ada],
+        "",
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{answer:#?}");
+
+    let api = Api::start_with(|api| api.host_policy(HostPolicy::loopback())).await;
+    let address = api.address();
+    let loopback = format!("Host: {address}");
+    for (method, path, body) in [
+        ("GET", "/tools", ""),
+        ("POST", "/tools/orders_get", r#"{"order_id": 1}"#),
+        ("GET", "/openapi.json", ""),
+        ("GET", "/no/such/path", ""),
+    ] {
+        let foreign =
+            raw_http::send(address, method, path, &["Host: evil.example", ada], body).await;
+        foreign.assert_failure(403, "host_not_allowed");
+        let page = raw_http::send(
+            address,
+            method,
+            path,
+            &[&loopback, "Origin: https://evil.example", ada],
+            body,
+        )
+        .await;
+        page.assert_failure(403, "origin_not_allowed");
+        let nameless = raw_http::send(address, method, path, &[ada], body).await;
+        nameless.assert_failure(400, "invalid_host");
+        let served = raw_http::send(address, method, path, &[&loopback, ada], body).await;
+        assert!(
+            !matches!(served.status, 400 | 403),
+            "{method} {path}: {served:#?}"
+        );
+    }
 }

@@ -7,4 +7,6 @@ mod adapters;
 mod answer;
 mod binary;
 mod issuer;
+#[path = "../support/raw_http.rs"]
+mod raw_http;
 mod verify;

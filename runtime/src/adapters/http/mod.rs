@@ -21,6 +21,10 @@
 //! its metadata document is served too (`/.well-known/oauth-protected-resource…`) and every
 //! `401` and `403` names it.
 //!
+//! Which `Host` and `Origin` a request may name is a [`HostPolicy`]'s: served beside MCP
+//! through `HttpTransport::with_routes`, the transport's covers these routes too; served
+//! alone, the router checks none unless given one ([`HttpApi::host_policy`]).
+//!
 //! ```ignore
 //! let api = HttpApi::new(registry, Caller::default()).authenticator(tokens);
 //! axum::serve(listener, api.router()).await?;
@@ -55,6 +59,7 @@ use crate::registry::{RegisteredTool, Registry};
 
 mod access;
 
+pub use crate::adapters::gate::host::HostPolicy;
 pub use crate::adapters::http::access::unauthorized;
 
 /// The largest request body accepted by default.
@@ -66,6 +71,8 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The HTTP API over a registry's `http` members.
 pub struct HttpApi {
     shared: Shared,
+    /// Which `Host` and `Origin` every route accepts, when the API checks them itself.
+    host_policy: Option<HostPolicy>,
 }
 
 struct Shared {
@@ -111,6 +118,7 @@ impl HttpApi {
                 request_timeout: REQUEST_TIMEOUT,
                 on_missing_scope,
             },
+            host_policy: None,
         }
     }
 
@@ -143,6 +151,17 @@ impl HttpApi {
         self
     }
 
+    /// Serves every route only to the hosts and pages `policy` accepts (a request naming
+    /// another host answers `403 host_not_allowed`, one from another site's page `403
+    /// origin_not_allowed`, one without a `Host` `400 invalid_host`), before anything else.
+    /// Without a policy the router checks neither header: merged into `HttpTransport`'s
+    /// routes, the transport's policy covers it; served alone, give it one —
+    /// [`HostPolicy::loopback`] is the transport's default.
+    pub fn host_policy(mut self, policy: HostPolicy) -> Self {
+        self.host_policy = Some(policy);
+        self
+    }
+
     /// The routes, to serve alone or to merge into an app's own router.
     pub fn router(self) -> Router {
         let openapi = self.shared.registry.project().openapi;
@@ -158,7 +177,7 @@ impl HttpApi {
             .as_ref()
             .and_then(|a| a.protected_resource())
             .map(|resource| resource.router());
-        router
+        let router = router
             .route("/tools", get(list))
             .route(
                 "/tools/{name}",
@@ -166,7 +185,11 @@ impl HttpApi {
             )
             .route("/tools/{name}/explain", post(explain))
             .with_state(Arc::new(self.shared))
-            .merge(metadata.unwrap_or_default())
+            .merge(metadata.unwrap_or_default());
+        match self.host_policy {
+            Some(policy) => policy.guard(router),
+            None => router,
+        }
     }
 }
 
