@@ -345,3 +345,56 @@ async fn served_alone_the_api_checks_host_and_origin_only_when_given_a_policy() 
         );
     }
 }
+
+#[tokio::test]
+async fn every_failure_of_every_route_has_the_error_shape() {
+    let api = Api::start().await;
+    let address = api.address();
+    let host = format!("Host: {address}");
+    let ada = "Authorization: Bearer ada-token";
+    // Paths nothing is routed to, a trailing slash included.
+    for (method, path) in [
+        ("POST", "/tools/orders_get/"),
+        ("GET", "/tools/"),
+        ("GET", "/no/such/path"),
+        ("POST", "/tools/orders_get/explain/"),
+        ("GET", "/"),
+    ] {
+        let answer = raw_http::send(address, method, path, &[&host, ada], "").await;
+        let message = answer.assert_failure(404, "unknown_path");
+        assert!(message.contains(path), "{method} {path}: {message}");
+    }
+    let slash = raw_http::send(address, "GET", "/tools/", &[&host, ada], "").await;
+    assert!(
+        slash.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("`/tools`"),
+        "{slash:#?}"
+    );
+    // Methods a route does not take: 405 with `Allow`.
+    for (method, path, allow) in [
+        ("PUT", "/tools", "GET,HEAD"),
+        ("DELETE", "/tools", "GET,HEAD"),
+        ("GET", "/tools/orders_get/explain", "POST"),
+        ("POST", "/openapi.json", "GET,HEAD"),
+    ] {
+        let answer = raw_http::send(address, method, path, &[&host, ada], "").await;
+        let message = answer.assert_failure(405, "method_not_allowed");
+        assert!(
+            message.contains(method) && message.contains(path),
+            "{message}"
+        );
+        let allowed: Vec<String> = answer
+            .header("allow")
+            .unwrap_or_default()
+            .split(',')
+            .map(|m| m.trim().to_owned())
+            .collect();
+        assert_eq!(allowed.join(","), allow, "{method} {path}: {answer:#?}");
+    }
+    // A tool's own 405 keeps its words.
+    let answer = raw_http::send(address, "PUT", "/tools/orders_place", &[&host, ada], "").await;
+    answer.assert_failure(405, "method_not_allowed");
+    assert_eq!(answer.header("allow"), Some("POST"));
+}

@@ -142,3 +142,48 @@ async fn allowed_hosts_and_origins_hold_on_every_route() {
         other.assert_failure(403, "host_not_allowed");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_failure_of_every_route_has_the_error_shape() {
+    let scratch = Scratch::new();
+    let (server, fake) = store_with_agent(&scratch).await;
+    let address = server.address();
+    let host = format!("Host: {address}");
+    for (method, path) in [
+        ("POST", "/tools/orders_get/"),
+        ("GET", "/tools/"),
+        ("GET", "/no/such/path"),
+        ("POST", "/agent/"),
+        ("GET", "/"),
+        ("GET", "/.well-known/oauth-protected-resource"),
+    ] {
+        let answer = send_with(&address, &[&host], (method, path, "")).await;
+        let message = answer.assert_failure(404, "unknown_path");
+        assert!(message.contains(path), "{method} {path}: {message}");
+        // Without a token too: nothing is there to authenticate for.
+        let anonymous = raw_http::send(&address, method, path, &[&host], "").await;
+        anonymous.assert_failure(404, "unknown_path");
+    }
+    for (method, path, allow) in [
+        ("PUT", "/tools", "GET,HEAD"),
+        ("GET", "/agent", "POST"),
+        ("DELETE", "/agent", "POST"),
+        ("POST", "/openapi.json", "GET,HEAD"),
+        ("GET", "/tools/orders_get/explain", "POST"),
+    ] {
+        let answer = send_with(&address, &[&host], (method, path, "")).await;
+        let message = answer.assert_failure(405, "method_not_allowed");
+        assert!(
+            message.contains(method) && message.contains(path),
+            "{message}"
+        );
+        let allowed: Vec<&str> = answer
+            .header("allow")
+            .unwrap_or_default()
+            .split(',')
+            .map(str::trim)
+            .collect();
+        assert_eq!(allowed.join(","), allow, "{method} {path}: {answer:#?}");
+    }
+    assert!(fake.requests().is_empty());
+}

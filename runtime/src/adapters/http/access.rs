@@ -4,13 +4,14 @@
 //! `WWW-Authenticate: Bearer` challenge.
 
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use axum::response::Response;
+use serde_json::Value;
 use toolspec_vocab::adapters::HTTP;
 use toolspec_vocab::auth::MissingScope;
 
 use crate::adapters::auth::authenticator::Refusal;
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
+use crate::adapters::gate::failure::failure;
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::descriptor::Descriptor;
@@ -108,12 +109,4 @@ pub fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> 
 fn unknown(name: &str) -> Response {
     let error = ToolError::unknown_tool(name);
     failure(StatusCode::NOT_FOUND, &error.code, &error.message)
-}
-
-fn failure(status: StatusCode, code: &str, message: &str) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": code, "message": message})),
-    )
-        .into_response()
 }

@@ -12,7 +12,9 @@
 //! Every failure has one shape, `{error, message, details?}`, and a status by its kind
 //! ([`status_of`]): invalid arguments `422`, an unknown tool or one the caller's scopes do not
 //! reach `404` (alike), a failed guard `412`, a declared error `409`, `not_found` `404`,
-//! `locked` `423`, a timeout `504`, an internal failure `500` (the headline only). Requests are
+//! `locked` `423`, a timeout `504`, an internal failure `500` (the headline only); a path
+//! nothing is routed to (`/tools/`, say) `404 unknown_path`, a method a route does not take
+//! `405 method_not_allowed` with `Allow`. Requests are
 //! authenticated by the same [`Authenticator`] as MCP over HTTP (`401` when it refuses), bodies
 //! are bounded (`413`), and a client that goes away cancels its call. A caller without a tool's
 //! scopes meets the project's `on_missing_scope`: the tool is unknown to it (`404`), or it is
@@ -48,6 +50,7 @@ use toolspec_vocab::http as statuses;
 use toolspec_vocab::{codes, hints};
 
 use crate::adapters::auth::authenticator::Authenticator;
+use crate::adapters::gate::failure::{failure, shaped};
 use crate::adapters::http::access::Access;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
@@ -186,6 +189,7 @@ impl HttpApi {
             .route("/tools/{name}/explain", post(explain))
             .with_state(Arc::new(self.shared))
             .merge(metadata.unwrap_or_default());
+        let router = shaped(router);
         match self.host_policy {
             Some(policy) => policy.guard(router),
             None => router,
@@ -431,12 +435,4 @@ pub fn status_of(tool: &Descriptor, error: &ToolError) -> StatusCode {
     let guard = tool.guards.iter().any(|g| g.name == code);
     let status = statuses::status(code, declared.map(|e| e.http_status), guard);
     StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-}
-
-fn failure(status: StatusCode, code: &str, message: &str) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": code, "message": message})),
-    )
-        .into_response()
 }

@@ -45,6 +45,7 @@ pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
 
 use crate::adapters::auth::authenticator::Refusal;
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
+use crate::adapters::gate::failure::shaped;
 
 use super::McpServer;
 
@@ -164,7 +165,9 @@ impl HttpTransport {
 
     /// An axum router of everything [`serve`](Self::serve) serves — MCP at [`PATH`], the
     /// routes given to [`with_routes`](Self::with_routes), the protected resource's metadata
-    /// when the authenticator knows it — behind the [`HostPolicy`], to serve alone or merge
+    /// when the authenticator knows it — behind the [`HostPolicy`], every failure answered
+    /// without a body (a path nothing is routed to, a method a route does not take) given the
+    /// error shape `{error, message}`, to serve alone or merge
     /// into an app's router (the connection limits apply only through `serve`). An HTTP API
     /// with the same authenticator serves the same metadata: give it to `with_routes` rather
     /// than merging the two routers, which would both route that path.
@@ -176,7 +179,7 @@ impl HttpTransport {
         if let Some(routes) = routes {
             router = router.merge(routes);
         }
-        policy.guard(with_metadata(router, resource.as_ref()))
+        policy.guard(shaped(with_metadata(router, resource.as_ref())))
     }
 
     /// The protected resource the authenticator names.
@@ -209,16 +212,16 @@ impl HttpTransport {
                 config,
             );
         // Layers run outermost last: authentication, the look at the message, the session
-        // guard, then MCP.
+        // guard, then MCP; on `/mcp` only (a path nothing is routed to is no MCP request).
         let router = axum::Router::new()
             .nest_service(PATH, service)
-            .layer(axum::middleware::from_fn_with_state(
+            .route_layer(axum::middleware::from_fn_with_state(
                 sessions,
                 sessions::guard,
             ))
-            .layer(axum::middleware::from_fn_with_state(screening, screen));
+            .route_layer(axum::middleware::from_fn_with_state(screening, screen));
         match self.authenticator {
-            Some(authenticator) => router.layer(axum::middleware::from_fn_with_state(
+            Some(authenticator) => router.route_layer(axum::middleware::from_fn_with_state(
                 Authentication {
                     authenticator,
                     resource,
