@@ -398,3 +398,53 @@ async fn every_failure_of_every_route_has_the_error_shape() {
     answer.assert_failure(405, "method_not_allowed");
     assert_eq!(answer.header("allow"), Some("POST"));
 }
+
+#[tokio::test]
+async fn ambiguous_credentials_are_refused_400_whichever_comes_first() {
+    let api = Api::start().await;
+    let address = api.address();
+    let host = format!("Host: {address}");
+    let (ada, grace) = (
+        "Authorization: Bearer ada-token",
+        "Authorization: Bearer grace-token",
+    );
+    let path = "/tools/orders_get";
+    let body = r#"{"order_id": 1}"#;
+    for headers in [
+        vec![host.as_str(), ada, grace],
+        vec![host.as_str(), grace, ada],
+        vec![host.as_str(), ada, ada],
+        vec![host.as_str(), ada, "Authorization: Bearer not-a-token"],
+        vec![
+            host.as_str(),
+            "Authorization: Bearer ada-token, Bearer grace-token",
+        ],
+        vec![host.as_str(), "Authorization: Bearer ada-token,grace-token"],
+    ] {
+        let answer = raw_http::send(address, "POST", path, &headers, body).await;
+        let message = answer.assert_failure(400, "invalid_request");
+        assert!(message.contains("Authorization"), "{headers:?}: {message}");
+        let challenge = answer.header("www-authenticate").unwrap_or_default();
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_request\", error_description=\""),
+            "{headers:?}: {challenge}"
+        );
+        for method in ["GET", "POST"] {
+            let other = raw_http::send(address, method, "/tools", &headers, "").await;
+            assert_eq!(
+                other.status,
+                if method == "GET" { 400 } else { 405 },
+                "{other:#?}"
+            );
+        }
+    }
+    let twice = raw_http::send(address, "POST", path, &[&host, ada, grace], body).await;
+    assert!(
+        twice
+            .assert_failure(400, "invalid_request")
+            .contains("2 `Authorization` headers")
+    );
+    // One header, one token: served.
+    let one = raw_http::send(address, "POST", path, &[&host, ada], body).await;
+    assert_eq!(one.status, 200, "{one:#?}");
+}

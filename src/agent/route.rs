@@ -5,10 +5,11 @@
 //! `200 {"reply": "…", "tool_calls": [{"tool", "arguments", "result" | "error"}…]}`. The
 //! tools run in the caller's ambient context and scopes, which the authenticator alone decides
 //! (the model can set neither). Failures have the HTTP API's one shape, `{error, message}`:
-//! `401` when the authenticator refuses the request, `413` for a body past 64 KiB, `422` for a
-//! message that is missing, empty, too long or not a string, `502` when the model endpoint
-//! fails or answers something unusable, `504` when the run takes more than its model calls or
-//! its time. Each run is bounded by both; a client that goes away stops it.
+//! `401` when the authenticator refuses the request (`400 invalid_request` for more than one
+//! credential), `413` for a body past 64 KiB, `422` for a message that is missing, empty, too
+//! long or not a string, `502` when the model endpoint fails or answers something unusable,
+//! `504` when the run takes more than its model calls or its time. Each run is bounded by
+//! both; a client that goes away stops it.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -161,9 +162,10 @@ fn positive_seconds(text: &str) -> Result<Duration, String> {
 }
 
 async fn run(State(shared): State<Arc<Shared>>, parts: Parts, body: Body) -> Response {
-    let caller = match shared.authenticator.authenticate(&parts).await {
+    let caller = match toolspec::auth::authenticate(shared.authenticator.as_ref(), &parts).await {
         Ok(caller) => caller,
-        // The HTTP API's own `401`, its challenge naming the resource's metadata.
+        // The HTTP API's own `401` (`400` for ambiguous credentials), its challenge naming
+        // the resource's metadata.
         Err(refusal) => {
             let resource = shared.authenticator.protected_resource();
             return toolspec::http::unauthorized(&refusal, resource);

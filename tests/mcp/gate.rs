@@ -187,3 +187,53 @@ async fn every_failure_of_every_route_has_the_error_shape() {
     }
     assert!(fake.requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ambiguous_credentials_are_refused_on_every_route_whichever_comes_first() {
+    let scratch = Scratch::new();
+    let (server, fake) = store_with_agent(&scratch).await;
+    let address = server.address();
+    let host = format!("Host: {address}");
+    let common = [
+        host.as_str(),
+        "Content-Type: application/json",
+        "Accept: application/json, text/event-stream",
+    ];
+    let (ada, grace) = (
+        "Authorization: Bearer ada-token",
+        "Authorization: Bearer grace-token",
+    );
+    for (method, path, body, _) in routes() {
+        if !matches!(path, "/mcp" | "/tools" | "/tools/orders_get" | "/agent") {
+            continue;
+        }
+        for credentials in [
+            vec![ada, grace],
+            vec![grace, ada],
+            vec![ada, "Authorization: Bearer ada-token, Bearer grace-token"],
+            vec!["Authorization: Bearer grace-token, Bearer ada-token"],
+        ] {
+            let headers: Vec<&str> = common.iter().copied().chain(credentials.clone()).collect();
+            let answer = raw_http::send(&address, method, path, &headers, &body).await;
+            assert_eq!(
+                answer.status, 400,
+                "{method} {path} {credentials:?}: {answer:#?}"
+            );
+            let challenge = answer.header("www-authenticate").unwrap_or_default();
+            assert!(
+                challenge.contains("error=\"invalid_request\""),
+                "{method} {path}: {challenge}"
+            );
+            if path == "/mcp" {
+                assert!(challenge.starts_with("Bearer realm=\"mcp\""), "{challenge}");
+                assert!(answer.body.contains("Authorization"), "{answer:#?}");
+            } else {
+                answer.assert_failure(400, "invalid_request");
+            }
+        }
+    }
+    assert!(
+        fake.requests().is_empty(),
+        "no ambiguous request reached the model"
+    );
+}

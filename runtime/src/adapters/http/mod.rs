@@ -49,7 +49,7 @@ use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::http as statuses;
 use toolspec_vocab::{codes, hints};
 
-use crate::adapters::auth::authenticator::Authenticator;
+use crate::adapters::auth::authenticator::{Authenticator, authenticate};
 use crate::adapters::gate::failure::{failure, shaped};
 use crate::adapters::http::access::Access;
 use crate::caller::Caller;
@@ -209,8 +209,7 @@ async fn caller(shared: &Shared, parts: &Parts) -> Result<Caller, Response> {
     let Some(authenticator) = &shared.authenticator else {
         return Ok(shared.caller.clone());
     };
-    authenticator
-        .authenticate(parts)
+    authenticate(authenticator.as_ref(), parts)
         .await
         .map_err(|refusal| unauthorized(&refusal, authenticator.protected_resource()))
 }

@@ -43,7 +43,7 @@ pub use sessions::SessionLimits;
 pub use crate::adapters::auth::{Authenticator, BearerTokens};
 pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
 
-use crate::adapters::auth::authenticator::Refusal;
+use crate::adapters::auth::authenticator::{self as auth, Refusal};
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 use crate::adapters::gate::failure::shaped;
 
@@ -329,25 +329,26 @@ struct Authentication {
     resource: Option<ProtectedResource>,
 }
 
-/// Middleware: attaches the authenticated caller to the request, or answers `401`.
+/// Middleware: attaches the authenticated caller to the request, or answers `401` (`400` for
+/// ambiguous credentials).
 async fn authenticate(
     State(authentication): State<Authentication>,
     request: Request,
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
-    match authentication.authenticator.authenticate(&parts).await {
+    match auth::authenticate(authentication.authenticator.as_ref(), &parts).await {
         Ok(caller) => {
             parts.extensions.insert(Arc::new(caller));
             next.run(Request::from_parts(parts, body)).await
         }
-        Err(refusal) => unauthorized(&refusal, authentication.resource.as_ref()),
+        Err(refusal) => refused(&refusal, authentication.resource.as_ref()),
     }
 }
 
-/// `401`, with a challenge saying why (when the authenticator says) and where the resource's
-/// metadata is (when it knows).
-fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
+/// `401` (`400` for ambiguous credentials), with a challenge saying why (when the
+/// authenticator says) and where the resource's metadata is (when it knows).
+fn refused(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
     let challenge = Challenge {
         realm: Some("mcp"),
         error: refusal.error(),
@@ -355,12 +356,17 @@ fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Resp
         resource,
         ..Challenge::default()
     };
+    let status = refusal.status();
+    let headline = format!(
+        "{} {}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or_default()
+    );
     let message = match refusal.description() {
-        Some(reason) => format!("401 Unauthorized: {reason}.\n"),
-        None => "401 Unauthorized: send `Authorization: Bearer <token>` with a known token.\n"
-            .to_owned(),
+        Some(reason) => format!("{headline}: {reason}.\n"),
+        None => format!("{headline}: send `Authorization: Bearer <token>` with a known token.\n"),
     };
-    let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
+    let mut response = (status, message).into_response();
     response
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, challenge.header());
