@@ -19,7 +19,8 @@
 //!   one conversation.
 //!
 //! Each tool call is printed on stderr (name, arguments, result); the model's answer goes to
-//! stdout. Exit status: 0 on success, 1 when the model could not answer (or the store could
+//! stdout. A prompt runs at most 16 tool calls of one reply and 64 in all (the store's
+//! `/agent` defaults); the model is told why the others did not run. Exit status: 0 on success, 1 when the model could not answer (or the store could
 //! not be opened), 2 on a usage error.
 
 use std::io::{IsTerminal, Write};
@@ -32,6 +33,7 @@ use rig_agent::Agent;
 use rig_agent::completion::{Message, PromptError};
 use serde_json::Value;
 use toolspec::{AmbientContext, Caller};
+use toolspec_store::agent::limits::ToolCallLimits;
 use toolspec_store::agent::model::{self, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelEndpoint};
 use toolspec_store::agent::tool_calls::ToolCallHook;
 use toolspec_store::{Location, Store};
@@ -173,7 +175,15 @@ async fn main() -> ExitCode {
     let print = ToolCallHook::new(|call| {
         let _ = writeln!(std::io::stderr().lock(), "{call}");
     });
-    let agent = model::agent(&chat, &registry, &caller, cli.max_turns.into(), print);
+    let limits = ToolCallLimits::DEFAULT;
+    let agent = model::agent(
+        &chat,
+        &registry,
+        &caller,
+        cli.max_turns.into(),
+        limits,
+        print,
+    );
 
     let mut history = Vec::new();
     let answered = if cli.prompt.is_empty() {

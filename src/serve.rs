@@ -177,8 +177,10 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         .max_body_bytes(limits.max_body_bytes)
         .allowed_origins(allowed_origins);
     if !allowed_hosts.is_empty() {
-        let loopback = ["localhost", "127.0.0.1", "::1"].map(String::from);
-        transport = transport.allowed_hosts(loopback.into_iter().chain(allowed_hosts));
+        let loopback = toolspec::gate::LOOPBACK_HOSTS
+            .iter()
+            .map(|h| (*h).to_owned());
+        transport = transport.allowed_hosts(loopback.chain(allowed_hosts));
     }
     let shutdown = shutdown_signal();
     tracing::info!("serving MCP at http://{local}{}", http::PATH);

@@ -29,8 +29,8 @@ const TOKENS: &str = r#"{
 struct Server {
     base: String,
     client: reqwest::Client,
-    _child: tokio::process::Child,
-    _dir: tempfile::TempDir,
+    child: tokio::process::Child,
+    dir: tempfile::TempDir,
 }
 
 impl Server {
@@ -73,8 +73,8 @@ impl Server {
         Self {
             base,
             client: reqwest::Client::new(),
-            _child: child,
-            _dir: dir,
+            child,
+            dir,
         }
     }
 
@@ -105,6 +105,34 @@ impl Server {
         let text = response.text().await.expect("the answer's body");
         let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
         (status, body, headers)
+    }
+
+    /// Stops the server (SIGTERM: it writes the audit records still queued first), then
+    /// reads its audit trail: how many calls of `tool` were recorded.
+    async fn recorded_calls(mut self, tool: &str) -> u64 {
+        let pid = self.child.id().expect("the server runs").to_string();
+        let killed = tokio::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .await
+            .expect("kill runs");
+        assert!(killed.success());
+        let exited = tokio::time::timeout(PATIENCE, self.child.wait()).await;
+        assert!(
+            exited
+                .expect("the server exits")
+                .expect("its status")
+                .success()
+        );
+        let audit = tokio::process::Command::new(BINARY)
+            .arg("--db")
+            .arg(self.dir.path().join("store.db"))
+            .args(["audit", "--json", "--limit", "1", "--tool", tool])
+            .output()
+            .await
+            .expect("audit runs");
+        let page: Value = serde_json::from_slice(&audit.stdout).expect("the audit page as JSON");
+        page["total"].as_u64().expect("a total")
     }
 
     async fn ask(&self, token: &str, message: &str) -> (u16, Value) {
@@ -394,4 +422,108 @@ async fn without_a_model_url_there_is_no_agent() {
         .await
         .unwrap();
     assert_eq!(tools.status().as_u16(), 200);
+}
+
+/// An assistant reply calling `customers_me` `count` times, the calls `{prefix}0`, `{prefix}1`…
+fn many_calls(prefix: &str, count: usize) -> Value {
+    let ids: Vec<String> = (0..count).map(|i| format!("{prefix}{i}")).collect();
+    let calls: Vec<(&str, &str, Value)> = ids
+        .iter()
+        .map(|id| (id.as_str(), "customers_me", json!({})))
+        .collect();
+    tool_calls(&calls)
+}
+
+/// The refusal a call past a limit gets: the one error shape, `tool_call_limit`.
+fn assert_refused(refusal: &Value, says: &str) {
+    assert_eq!(refusal["error"], "tool_call_limit", "{refusal:#}");
+    let message = refusal["message"].as_str().unwrap_or_default();
+    assert!(message.starts_with("Not run: "), "{message}");
+    assert!(message.contains(says), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_reply_with_a_hundred_tool_calls_runs_sixteen_and_the_model_is_told_why_not_the_rest() {
+    let (fake, model_url) = FakeOpenAi::start(vec![many_calls("c", 100), text("Done.")]).await;
+    let server = Server::with_model(&model_url, &[]).await;
+    let (status, body) = server.ask("ada-token", "Who am I, a hundred times?").await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(body["reply"], "Done.");
+    let calls = body["tool_calls"].as_array().expect("tool_calls");
+    assert_eq!(calls.len(), 100, "every call is in the record");
+    for (i, call) in calls.iter().enumerate() {
+        if i < 16 {
+            assert_eq!(call["result"]["name"], "Ada Lovelace", "call {i}: {call:#}");
+        } else {
+            assert!(call.get("result").is_none(), "call {i} ran: {call:#}");
+            assert_refused(&call["error"], "at most 16 tool calls of one reply run");
+        }
+    }
+    // The model got an answer for each call: the refused ones say why.
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    let answers = tool_messages(&requests[1]);
+    assert_eq!(answers.len(), 100);
+    assert_eq!(tool_result(&answers, "c15")["name"], "Ada Lovelace");
+    assert_refused(
+        tool_result(&answers, "c16"),
+        "this is call 17 of this reply",
+    );
+    assert_eq!(tool_result(&answers, "c99"), &calls[99]["error"]);
+    // Only the calls that ran reached the store.
+    assert_eq!(server.recorded_calls("customers_me").await, 16);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tool_calls_are_bounded_per_reply_and_per_request_by_their_flags() {
+    let (fake, model_url) =
+        FakeOpenAi::start(vec![many_calls("a", 4), many_calls("b", 3), text("Done.")]).await;
+    let limits = [
+        "--agent-max-tool-calls-per-turn",
+        "3",
+        "--agent-max-tool-calls",
+        "5",
+    ];
+    let server = Server::with_model(&model_url, &limits).await;
+    let (status, body) = server.ask("ada-token", "Who am I?").await;
+    assert_eq!(status, 200, "{body:#}");
+    let calls = body["tool_calls"].as_array().expect("tool_calls");
+    let ran: Vec<bool> = calls.iter().map(|c| c.get("result").is_some()).collect();
+    assert_eq!(
+        ran,
+        [true, true, true, false, true, true, false],
+        "{body:#}"
+    );
+    assert_refused(&calls[3]["error"], "at most 3 tool calls of one reply run");
+    assert_refused(
+        &calls[6]["error"],
+        "5 tool calls have already run for this message",
+    );
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(
+        tool_result(&tool_messages(&requests[2]), "b2"),
+        &calls[6]["error"]
+    );
+    assert_eq!(server.recorded_calls("customers_me").await, 5);
+
+    // A limit of none is no limit the server takes.
+    for flag in ["--agent-max-tool-calls-per-turn", "--agent-max-tool-calls"] {
+        let output = tokio::process::Command::new(BINARY)
+            .args([
+                "serve",
+                "--http",
+                "127.0.0.1:0",
+                "--model-url",
+                &model_url,
+                flag,
+                "0",
+            ])
+            .output()
+            .await
+            .expect("the store runs");
+        assert_eq!(output.status.code(), Some(2), "{flag} 0");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(flag), "{stderr}");
+    }
 }

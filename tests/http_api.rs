@@ -2,11 +2,14 @@
 //! and the one error shape, `GET` for read-only tools, explain, the listing, bearer tokens,
 //! the body limit.
 
+#[path = "support/raw_http.rs"]
+mod raw_http;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolspec::auth::BearerTokens;
-use toolspec::http::HttpApi;
+use toolspec::http::{HostPolicy, HttpApi};
 use toolspec::{Caller, Registry};
 
 const TOKENS: &str = r#"{
@@ -24,15 +27,20 @@ struct Api {
 
 impl Api {
     async fn start() -> Self {
+        Self::start_with(|api| api).await
+    }
+
+    /// The API as `configure` leaves it.
+    async fn start_with(configure: impl FnOnce(HttpApi) -> HttpApi) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let location = toolspec_store::Location::File(dir.path().join("store.db"));
         let store = toolspec_store::Store::open(&location).await.unwrap();
         let registry: Arc<Registry> = Arc::new(toolspec_store::registry(store));
         let tokens: BearerTokens = serde_json::from_str(TOKENS).unwrap();
-        let router = HttpApi::new(registry, Caller::new("nobody"))
+        let api = HttpApi::new(registry, Caller::new("nobody"))
             .authenticator(tokens)
-            .max_body_bytes(64 * 1024)
-            .router();
+            .max_body_bytes(64 * 1024);
+        let router = configure(api).router();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move { axum::serve(listener, router).await });
@@ -58,6 +66,11 @@ impl Api {
             request = request.header("authorization", format!("Bearer {token}"));
         }
         answer(request.send().await.unwrap()).await
+    }
+
+    /// `host:port`.
+    fn address(&self) -> &str {
+        self.base.trim_start_matches("http://")
     }
 
     async fn get(&self, token: &str, path: &str) -> (u16, Value, reqwest::header::HeaderMap) {
@@ -285,4 +298,153 @@ async fn explain_and_the_listing_follow_the_caller() {
         !names(&ada).contains(&"orders_refund".to_owned()),
         "not an http member"
     );
+}
+
+#[tokio::test]
+async fn served_alone_the_api_checks_host_and_origin_only_when_given_a_policy() {
+    let ada = "Authorization: Bearer ada-token";
+    // Without a policy (the default), the router checks neither header.
+    let open = Api::start().await;
+    let answer = raw_http::send(
+        open.address(),
+        "GET",
+        "/tools",
+        &["Host: evil.example", ada],
+        "",
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{answer:#?}");
+
+    let api = Api::start_with(|api| api.host_policy(HostPolicy::loopback())).await;
+    let address = api.address();
+    let loopback = format!("Host: {address}");
+    for (method, path, body) in [
+        ("GET", "/tools", ""),
+        ("POST", "/tools/orders_get", r#"{"order_id": 1}"#),
+        ("GET", "/openapi.json", ""),
+        ("GET", "/no/such/path", ""),
+    ] {
+        let foreign =
+            raw_http::send(address, method, path, &["Host: evil.example", ada], body).await;
+        foreign.assert_failure(403, "host_not_allowed");
+        let page = raw_http::send(
+            address,
+            method,
+            path,
+            &[&loopback, "Origin: https://evil.example", ada],
+            body,
+        )
+        .await;
+        page.assert_failure(403, "origin_not_allowed");
+        let nameless = raw_http::send(address, method, path, &[ada], body).await;
+        nameless.assert_failure(400, "invalid_host");
+        let served = raw_http::send(address, method, path, &[&loopback, ada], body).await;
+        assert!(
+            !matches!(served.status, 400 | 403),
+            "{method} {path}: {served:#?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_failure_of_every_route_has_the_error_shape() {
+    let api = Api::start().await;
+    let address = api.address();
+    let host = format!("Host: {address}");
+    let ada = "Authorization: Bearer ada-token";
+    // Paths nothing is routed to, a trailing slash included.
+    for (method, path) in [
+        ("POST", "/tools/orders_get/"),
+        ("GET", "/tools/"),
+        ("GET", "/no/such/path"),
+        ("POST", "/tools/orders_get/explain/"),
+        ("GET", "/"),
+    ] {
+        let answer = raw_http::send(address, method, path, &[&host, ada], "").await;
+        let message = answer.assert_failure(404, "unknown_path");
+        assert!(message.contains(path), "{method} {path}: {message}");
+    }
+    let slash = raw_http::send(address, "GET", "/tools/", &[&host, ada], "").await;
+    assert!(
+        slash.json()["message"]
+            .as_str()
+            .unwrap()
+            .contains("`/tools`"),
+        "{slash:#?}"
+    );
+    // Methods a route does not take: 405 with `Allow`.
+    for (method, path, allow) in [
+        ("PUT", "/tools", "GET,HEAD"),
+        ("DELETE", "/tools", "GET,HEAD"),
+        ("GET", "/tools/orders_get/explain", "POST"),
+        ("POST", "/openapi.json", "GET,HEAD"),
+    ] {
+        let answer = raw_http::send(address, method, path, &[&host, ada], "").await;
+        let message = answer.assert_failure(405, "method_not_allowed");
+        assert!(
+            message.contains(method) && message.contains(path),
+            "{message}"
+        );
+        let allowed: Vec<String> = answer
+            .header("allow")
+            .unwrap_or_default()
+            .split(',')
+            .map(|m| m.trim().to_owned())
+            .collect();
+        assert_eq!(allowed.join(","), allow, "{method} {path}: {answer:#?}");
+    }
+    // A tool's own 405 keeps its words.
+    let answer = raw_http::send(address, "PUT", "/tools/orders_place", &[&host, ada], "").await;
+    answer.assert_failure(405, "method_not_allowed");
+    assert_eq!(answer.header("allow"), Some("POST"));
+}
+
+#[tokio::test]
+async fn ambiguous_credentials_are_refused_400_whichever_comes_first() {
+    let api = Api::start().await;
+    let address = api.address();
+    let host = format!("Host: {address}");
+    let (ada, grace) = (
+        "Authorization: Bearer ada-token",
+        "Authorization: Bearer grace-token",
+    );
+    let path = "/tools/orders_get";
+    let body = r#"{"order_id": 1}"#;
+    for headers in [
+        vec![host.as_str(), ada, grace],
+        vec![host.as_str(), grace, ada],
+        vec![host.as_str(), ada, ada],
+        vec![host.as_str(), ada, "Authorization: Bearer not-a-token"],
+        vec![
+            host.as_str(),
+            "Authorization: Bearer ada-token, Bearer grace-token",
+        ],
+        vec![host.as_str(), "Authorization: Bearer ada-token,grace-token"],
+    ] {
+        let answer = raw_http::send(address, "POST", path, &headers, body).await;
+        let message = answer.assert_failure(400, "invalid_request");
+        assert!(message.contains("Authorization"), "{headers:?}: {message}");
+        let challenge = answer.header("www-authenticate").unwrap_or_default();
+        assert!(
+            challenge.starts_with("Bearer error=\"invalid_request\", error_description=\""),
+            "{headers:?}: {challenge}"
+        );
+        for method in ["GET", "POST"] {
+            let other = raw_http::send(address, method, "/tools", &headers, "").await;
+            assert_eq!(
+                other.status,
+                if method == "GET" { 400 } else { 405 },
+                "{other:#?}"
+            );
+        }
+    }
+    let twice = raw_http::send(address, "POST", path, &[&host, ada, grace], body).await;
+    assert!(
+        twice
+            .assert_failure(400, "invalid_request")
+            .contains("2 `Authorization` headers")
+    );
+    // One header, one token: served.
+    let one = raw_http::send(address, "POST", path, &[&host, ada], body).await;
+    assert_eq!(one.status, 200, "{one:#?}");
 }

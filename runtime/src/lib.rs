@@ -69,6 +69,8 @@ pub use adapters::anthropic;
 pub use adapters::auth;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub use adapters::calling;
+#[cfg(any(feature = "mcp", feature = "http"))]
+pub use adapters::gate;
 #[cfg(feature = "gemini")]
 pub use adapters::gemini;
 #[cfg(feature = "http")]

@@ -3,6 +3,8 @@
 //!
 //! - [`model`]: the endpoint's settings, the agent built over them for a caller, and what a run
 //!   that ended without an answer means;
+//! - [`limits`]: how many tool calls one model reply and one run may make; the ones past them
+//!   are not run, and the model is told why;
 //! - [`tool_calls`]: the tool calls of a run, as they happen (name, arguments, result or error);
 //! - [`route`]: `POST /agent` of the store's HTTP server, each request run as the caller its
 //!   bearer token names.
@@ -10,6 +12,7 @@
 //! `examples/agent.rs` and `toolspec-store serve --http … --model-url …` build their agents
 //! here. Nothing here authenticates anyone: the route takes the server's authenticator.
 
+pub mod limits;
 pub mod model;
 pub mod route;
 pub mod tool_calls;

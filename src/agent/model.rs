@@ -14,6 +14,8 @@ use toolspec::rig::rig_core::operation::Completion;
 use toolspec::rig::rig_core::providers::openai::{OpenAIConfig, wire::Auth};
 use toolspec::{Caller, Registry};
 
+use crate::agent::limits::ToolCallLimits;
+
 /// OpenAI's own endpoint, the default base URL.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -130,17 +132,20 @@ fn check_base_url(base_url: &str) -> Result<(), String> {
 
 /// The store's agent on `model`: every rig tool of `registry` that `caller` may call, each
 /// call made as `caller` (its ambient context and scopes; the model can set neither), at most
-/// `max_turns` model calls per prompt, `hook` watching the run.
+/// `max_turns` model calls and the tool calls `limits` allow per prompt, `hook` watching the
+/// run (it sees a refused call with its refusal).
 pub fn agent(
     model: &ChatModel,
     registry: &Arc<Registry>,
     caller: &Arc<Caller>,
     max_turns: usize,
+    limits: ToolCallLimits,
     hook: impl AgentHook + 'static,
 ) -> Agent {
     AgentBuilder::new(model.clone())
         .preamble(PREAMBLE)
         .default_max_turns(max_turns)
+        .add_hook(limits)
         .add_hook(hook)
         .dynamic_tools(toolspec::rig::tools(registry, caller))
         .build()

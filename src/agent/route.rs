@@ -5,10 +5,13 @@
 //! `200 {"reply": "…", "tool_calls": [{"tool", "arguments", "result" | "error"}…]}`. The
 //! tools run in the caller's ambient context and scopes, which the authenticator alone decides
 //! (the model can set neither). Failures have the HTTP API's one shape, `{error, message}`:
-//! `401` when the authenticator refuses the request, `413` for a body past 64 KiB, `422` for a
-//! message that is missing, empty, too long or not a string, `502` when the model endpoint
-//! fails or answers something unusable, `504` when the run takes more than its model calls or
-//! its time. Each run is bounded by both; a client that goes away stops it.
+//! `401` when the authenticator refuses the request (`400 invalid_request` for more than one
+//! credential), `413` for a body past 64 KiB, `422` for a message that is missing, empty, too
+//! long or not a string, `502` when the model endpoint fails or answers something unusable,
+//! `504` when the run takes more than its model calls or its time. Each run is bounded by
+//! both, and by its tool calls ([`ToolCallLimits`]: those past them are not run, listed with
+//! their `tool_call_limit` error, and counted in a log line); a client that goes away stops
+//! it.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -24,6 +27,7 @@ use serde_json::{Value, json};
 use toolspec::auth::Authenticator;
 use toolspec::{Registry, codes};
 
+use crate::agent::limits::{self, ToolCallLimits};
 use crate::agent::model::{self, ChatModel, ModelEndpoint, RunFailure};
 use crate::agent::tool_calls::{ToolCall, ToolCallHook};
 
@@ -45,6 +49,7 @@ pub struct AgentApi {
     endpoint: ModelEndpoint,
     authenticator: Arc<dyn Authenticator>,
     max_turns: usize,
+    tool_calls: ToolCallLimits,
     timeout: Duration,
 }
 
@@ -54,6 +59,7 @@ struct Shared {
     model: ChatModel,
     authenticator: Arc<dyn Authenticator>,
     max_turns: usize,
+    tool_calls: ToolCallLimits,
     timeout: Duration,
 }
 
@@ -70,6 +76,7 @@ impl AgentApi {
             endpoint,
             authenticator: Arc::new(authenticator),
             max_turns: model::DEFAULT_MAX_TURNS,
+            tool_calls: ToolCallLimits::DEFAULT,
             timeout: DEFAULT_TIMEOUT,
         }
     }
@@ -77,6 +84,20 @@ impl AgentApi {
     /// At most `turns` model calls per run (tool rounds plus the answer); `504` past them.
     pub fn max_turns(mut self, turns: usize) -> Self {
         self.max_turns = turns.max(1);
+        self
+    }
+
+    /// At most `calls` tool calls of one model reply run (the first ones); the model is told
+    /// why the others did not.
+    pub fn max_tool_calls_per_turn(mut self, calls: usize) -> Self {
+        self.tool_calls.per_turn = calls.max(1);
+        self
+    }
+
+    /// At most `calls` tool calls run per request, every reply together; the model is told
+    /// why the others did not.
+    pub fn max_tool_calls(mut self, calls: usize) -> Self {
+        self.tool_calls.per_run = calls.max(1);
         self
     }
 
@@ -99,6 +120,7 @@ impl AgentApi {
             model,
             authenticator: self.authenticator,
             max_turns: self.max_turns,
+            tool_calls: self.tool_calls,
             timeout: self.timeout,
         };
         Ok(Router::new()
@@ -123,6 +145,17 @@ pub struct AgentOptions {
     #[arg(long, value_name = "N", default_value_t = model::DEFAULT_MAX_TURNS as u16,
           value_parser = clap::value_parser!(u16).range(1..), requires = "model_url")]
     pub agent_max_turns: u16,
+    /// The most tool calls of one model reply an `/agent` request runs (the first ones); the
+    /// model is told why the others did not run.
+    #[arg(long, value_name = "N",
+          default_value_t = limits::DEFAULT_MAX_TOOL_CALLS_PER_TURN as u16,
+          value_parser = clap::value_parser!(u16).range(1..), requires = "model_url")]
+    pub agent_max_tool_calls_per_turn: u16,
+    /// The most tool calls one `/agent` request runs, every model reply together; the model
+    /// is told why the others did not run.
+    #[arg(long, value_name = "N", default_value_t = limits::DEFAULT_MAX_TOOL_CALLS as u16,
+          value_parser = clap::value_parser!(u16).range(1..), requires = "model_url")]
+    pub agent_max_tool_calls: u16,
     /// How many seconds one `/agent` request may take, every model and tool call included.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds,
           default_value = "120", requires = "model_url")]
@@ -145,6 +178,8 @@ impl AgentOptions {
             .map_err(|e| format!("--model-url: {e}"))?;
         AgentApi::new(Arc::clone(registry), endpoint, authenticator)
             .max_turns(self.agent_max_turns.into())
+            .max_tool_calls_per_turn(self.agent_max_tool_calls_per_turn.into())
+            .max_tool_calls(self.agent_max_tool_calls.into())
             .timeout(self.agent_timeout)
             .router()
             .map(Some)
@@ -161,9 +196,10 @@ fn positive_seconds(text: &str) -> Result<Duration, String> {
 }
 
 async fn run(State(shared): State<Arc<Shared>>, parts: Parts, body: Body) -> Response {
-    let caller = match shared.authenticator.authenticate(&parts).await {
+    let caller = match toolspec::auth::authenticate(shared.authenticator.as_ref(), &parts).await {
         Ok(caller) => caller,
-        // The HTTP API's own `401`, its challenge naming the resource's metadata.
+        // The HTTP API's own `401` (`400` for ambiguous credentials), its challenge naming
+        // the resource's metadata.
         Err(refusal) => {
             let resource = shared.authenticator.protected_resource();
             return toolspec::http::unauthorized(&refusal, resource);
@@ -189,10 +225,22 @@ async fn run(State(shared): State<Arc<Shared>>, parts: Parts, body: Body) -> Res
         &shared.registry,
         &caller,
         shared.max_turns,
+        shared.tool_calls,
         hook,
     );
     let ran = tokio::time::timeout(shared.timeout, agent.prompt(message.as_str())).await;
     let calls = std::mem::take(&mut *calls.lock().unwrap_or_else(PoisonError::into_inner));
+    let refused = calls.iter().filter(|call| call.refused_by_limit()).count();
+    if refused > 0 {
+        let ToolCallLimits { per_turn, per_run } = shared.tool_calls;
+        tracing::warn!(
+            caller = caller.id.as_deref().unwrap_or("-"),
+            tool_calls = calls.len(),
+            refused,
+            "an agent run asked for {refused} tool calls past its limits ({per_turn} per model \
+             reply, {per_run} per request); they were not run"
+        );
+    }
     match ran {
         Ok(Ok(response)) => {
             let tool_calls: Vec<Value> = calls.iter().map(ToolCall::to_json).collect();

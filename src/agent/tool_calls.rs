@@ -19,6 +19,12 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// Whether the call was not run, being past a limit of the run
+    /// ([`ToolCallLimits`](crate::agent::limits::ToolCallLimits)).
+    pub fn refused_by_limit(&self) -> bool {
+        matches!(&self.outcome, Err(error) if error["error"] == crate::agent::limits::CODE)
+    }
+
     /// `{"tool", "arguments", "result"}`, or `"error"` in place of `"result"`.
     pub fn to_json(&self) -> Value {
         match &self.outcome {

@@ -32,7 +32,7 @@ async fn a_dead_processes_claim_lapses_within_seconds(target: Target) {
     // Each try refunds another amount (another key), until one is caught holding its claim.
     let mut caught = None;
     for amount in 1..=40 {
-        let mut server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
+        let server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
         let client = server
             .client("ada-token", ProtocolVersion::V_2025_11_25)
             .await;
@@ -53,11 +53,9 @@ async fn a_dead_processes_claim_lapses_within_seconds(target: Target) {
         // Frozen first, so that it dies where it stood; read only once it is dead (a frozen
         // SQLite writer may hold the file's lock).
         signal("-STOP", &pid).await;
-        signal("-KILL", &pid).await;
-        server.wait().await;
+        server.stop_with("-KILL").await;
         let held = sql.integer(running).await == 1;
         call.abort();
-        drop(server);
         if held {
             caught = Some((amount, Instant::now()));
             break;

@@ -391,3 +391,19 @@ async fn under_hide_a_tool_without_the_scopes_is_unknown() {
     }
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn the_metadata_document_is_behind_the_same_host_policy_as_every_route() {
+    let served = Served::start(MissingScope::Hide).await;
+    let address = served.base.trim_start_matches("http://");
+    let metadata = "/.well-known/oauth-protected-resource";
+    let foreign =
+        crate::raw_http::send(address, "GET", metadata, &["Host: evil.example"], "").await;
+    foreign.assert_failure(403, "host_not_allowed");
+    let nameless = crate::raw_http::send(address, "GET", metadata, &[], "").await;
+    nameless.assert_failure(400, "invalid_host");
+    let served_here =
+        crate::raw_http::send(address, "GET", metadata, &[&format!("Host: {address}")], "").await;
+    assert_eq!(served_here.status, 200, "{served_here:#?}");
+    assert_eq!(served_here.json()["resource"], json!(served.base));
+}

@@ -2,8 +2,13 @@
 //! HTTP), driven by rmcp's own client, on a real SQLite file per test.
 
 mod audit;
+#[path = "../support/fake_model.rs"]
+mod fake_model;
+mod gate;
 mod hardening;
 mod http;
 mod query;
+#[path = "../support/raw_http.rs"]
+mod raw_http;
 mod stdio;
 mod support;

@@ -307,11 +307,6 @@ impl HttpServer {
         self.process.wait().await.expect("the server exits")
     }
 
-    /// Waits until the server has exited (after a signal sent by hand).
-    pub async fn wait(&mut self) -> std::process::ExitStatus {
-        self.process.wait().await.expect("the server exits")
-    }
-
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.process.id().expect("the server is running")

@@ -2,7 +2,8 @@
 //! provider, behind its own cargo feature, and is re-exported at the crate root
 //! (`toolspec::mcp`, `toolspec::http`, `toolspec::openai`, `toolspec::anthropic`,
 //! `toolspec::gemini`, `toolspec::rig`, and `toolspec::calling`, the core the function-calling
-//! ones share; `toolspec::auth`, who a request over HTTP comes from, is shared by MCP and HTTP).
+//! ones share; `toolspec::auth`, who a request over HTTP comes from, and `toolspec::gate`,
+//! which `Host` and `Origin` it may name and how a refusal looks, are shared by MCP and HTTP).
 //!
 //! Every adapter is built from the same blocks: a [`Catalog`](crate::catalog::Catalog) of its
 //! members, each with the adapter's own declaration of the tool (`wrap` declares one
@@ -17,6 +18,8 @@ pub mod anthropic;
 pub mod auth;
 #[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
 pub mod calling;
+#[cfg(any(feature = "mcp", feature = "http"))]
+pub mod gate;
 #[cfg(feature = "gemini")]
 pub mod gemini;
 #[cfg(feature = "http")]

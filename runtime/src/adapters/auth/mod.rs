@@ -12,7 +12,7 @@ mod bearer;
 mod jwt;
 pub(crate) mod resource;
 
-pub use authenticator::{Authenticator, Refusal, bearer_token};
+pub use authenticator::{Authenticator, Refusal, authenticate, bearer_token};
 pub use bearer::BearerTokens;
 #[cfg(feature = "jwt")]
 pub use jwt::{JwtAuthenticator, JwtBuilder, JwtError, LEEWAY};

@@ -1,16 +1,18 @@
-//! Who reaches which tool over the HTTP API: the `401` of a refused request, and for a caller
+//! Who reaches which tool over the HTTP API: the `401` of a refused request (`400` when its
+//! credentials are ambiguous), and for a caller
 //! without a tool's scopes either the `404` of an unknown tool ([`MissingScope::Hide`]) or a
 //! `403` naming the scopes to ask for ([`MissingScope::Challenge`]), each with its
 //! `WWW-Authenticate: Bearer` challenge.
 
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use axum::response::Response;
+use serde_json::Value;
 use toolspec_vocab::adapters::HTTP;
 use toolspec_vocab::auth::MissingScope;
 
 use crate::adapters::auth::authenticator::Refusal;
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
+use crate::adapters::gate::failure::failure;
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::descriptor::Descriptor;
@@ -84,8 +86,9 @@ impl<'a> Access<'a> {
     }
 }
 
-/// `401` for a refused request, with the challenge saying why and where the resource's
-/// metadata is: the API's own answer, for an app's routes beside it to give the same.
+/// `401` for a refused request (`400 invalid_request` for ambiguous credentials), with the
+/// challenge saying why and where the resource's metadata is: the API's own answer, for an
+/// app's routes beside it to give the same.
 pub fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
     let challenge = Challenge {
         error: refusal.error(),
@@ -93,11 +96,24 @@ pub fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> 
         resource,
         ..Challenge::default()
     };
-    let message = match refusal.description() {
-        Some(reason) => format!("The request needs a valid bearer token: {reason}."),
-        None => "The request needs a valid bearer token.".to_owned(),
+    let (code, message) = match (refusal.status(), refusal.description()) {
+        (StatusCode::BAD_REQUEST, reason) => (
+            "invalid_request",
+            format!(
+                "The request's credentials are ambiguous: {}.",
+                reason.unwrap_or("send one bearer token")
+            ),
+        ),
+        (_, Some(reason)) => (
+            "unauthorized",
+            format!("The request needs a valid bearer token: {reason}."),
+        ),
+        (_, None) => (
+            "unauthorized",
+            "The request needs a valid bearer token.".to_owned(),
+        ),
     };
-    let mut response = failure(StatusCode::UNAUTHORIZED, "unauthorized", &message);
+    let mut response = failure(refusal.status(), code, &message);
     response
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, challenge.header());
@@ -108,12 +124,4 @@ pub fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> 
 fn unknown(name: &str) -> Response {
     let error = ToolError::unknown_tool(name);
     failure(StatusCode::NOT_FOUND, &error.code, &error.message)
-}
-
-fn failure(status: StatusCode, code: &str, message: &str) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": code, "message": message})),
-    )
-        .into_response()
 }

@@ -12,7 +12,9 @@
 //! Every failure has one shape, `{error, message, details?}`, and a status by its kind
 //! ([`status_of`]): invalid arguments `422`, an unknown tool or one the caller's scopes do not
 //! reach `404` (alike), a failed guard `412`, a declared error `409`, `not_found` `404`,
-//! `locked` `423`, a timeout `504`, an internal failure `500` (the headline only). Requests are
+//! `locked` `423`, a timeout `504`, an internal failure `500` (the headline only); a path
+//! nothing is routed to (`/tools/`, say) `404 unknown_path`, a method a route does not take
+//! `405 method_not_allowed` with `Allow`. Requests are
 //! authenticated by the same [`Authenticator`] as MCP over HTTP (`401` when it refuses), bodies
 //! are bounded (`413`), and a client that goes away cancels its call. A caller without a tool's
 //! scopes meets the project's `on_missing_scope`: the tool is unknown to it (`404`), or it is
@@ -20,6 +22,10 @@
 //! (see [`HttpApi::on_missing_scope`]). When the authenticator knows the protected resource,
 //! its metadata document is served too (`/.well-known/oauth-protected-resource…`) and every
 //! `401` and `403` names it.
+//!
+//! Which `Host` and `Origin` a request may name is a [`HostPolicy`]'s: served beside MCP
+//! through `HttpTransport::with_routes`, the transport's covers these routes too; served
+//! alone, the router checks none unless given one ([`HttpApi::host_policy`]).
 //!
 //! ```ignore
 //! let api = HttpApi::new(registry, Caller::default()).authenticator(tokens);
@@ -43,7 +49,8 @@ use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::http as statuses;
 use toolspec_vocab::{codes, hints};
 
-use crate::adapters::auth::authenticator::Authenticator;
+use crate::adapters::auth::authenticator::{Authenticator, authenticate};
+use crate::adapters::gate::failure::{failure, shaped};
 use crate::adapters::http::access::Access;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
@@ -55,6 +62,7 @@ use crate::registry::{RegisteredTool, Registry};
 
 mod access;
 
+pub use crate::adapters::gate::host::HostPolicy;
 pub use crate::adapters::http::access::unauthorized;
 
 /// The largest request body accepted by default.
@@ -66,6 +74,8 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 /// The HTTP API over a registry's `http` members.
 pub struct HttpApi {
     shared: Shared,
+    /// Which `Host` and `Origin` every route accepts, when the API checks them itself.
+    host_policy: Option<HostPolicy>,
 }
 
 struct Shared {
@@ -111,6 +121,7 @@ impl HttpApi {
                 request_timeout: REQUEST_TIMEOUT,
                 on_missing_scope,
             },
+            host_policy: None,
         }
     }
 
@@ -143,6 +154,17 @@ impl HttpApi {
         self
     }
 
+    /// Serves every route only to the hosts and pages `policy` accepts (a request naming
+    /// another host answers `403 host_not_allowed`, one from another site's page `403
+    /// origin_not_allowed`, one without a `Host` `400 invalid_host`), before anything else.
+    /// Without a policy the router checks neither header: merged into `HttpTransport`'s
+    /// routes, the transport's policy covers it; served alone, give it one —
+    /// [`HostPolicy::loopback`] is the transport's default.
+    pub fn host_policy(mut self, policy: HostPolicy) -> Self {
+        self.host_policy = Some(policy);
+        self
+    }
+
     /// The routes, to serve alone or to merge into an app's own router.
     pub fn router(self) -> Router {
         let openapi = self.shared.registry.project().openapi;
@@ -158,7 +180,7 @@ impl HttpApi {
             .as_ref()
             .and_then(|a| a.protected_resource())
             .map(|resource| resource.router());
-        router
+        let router = router
             .route("/tools", get(list))
             .route(
                 "/tools/{name}",
@@ -166,7 +188,12 @@ impl HttpApi {
             )
             .route("/tools/{name}/explain", post(explain))
             .with_state(Arc::new(self.shared))
-            .merge(metadata.unwrap_or_default())
+            .merge(metadata.unwrap_or_default());
+        let router = shaped(router);
+        match self.host_policy {
+            Some(policy) => policy.guard(router),
+            None => router,
+        }
     }
 }
 
@@ -182,8 +209,7 @@ async fn caller(shared: &Shared, parts: &Parts) -> Result<Caller, Response> {
     let Some(authenticator) = &shared.authenticator else {
         return Ok(shared.caller.clone());
     };
-    authenticator
-        .authenticate(parts)
+    authenticate(authenticator.as_ref(), parts)
         .await
         .map_err(|refusal| unauthorized(&refusal, authenticator.protected_resource()))
 }
@@ -423,12 +449,4 @@ pub fn status_of(tool: &Descriptor, error: &ToolError) -> StatusCode {
     let guard = tool.guards.iter().any(|g| g.name == code);
     let status = statuses::status(code, declared.map(|e| e.http_status), guard);
     StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
-}
-
-fn failure(status: StatusCode, code: &str, message: &str) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": code, "message": message})),
-    )
-        .into_response()
 }

@@ -160,7 +160,9 @@ impl JwtBuilder {
         self
     }
 
-    /// How long one request for the issuer's metadata or keys may take (10 s by default).
+    /// How long fetching the issuer's keys may take (10 s by default): one deadline for the
+    /// whole step, from the first request for its metadata to the last byte of its JWKS; a
+    /// token that needs the keys meanwhile waits no longer.
     pub fn fetch_timeout(mut self, timeout: Duration) -> Self {
         self.fetch.timeout = timeout;
         self

@@ -1,5 +1,6 @@
 //! The issuer's signing keys: its JWKS, found through its metadata (RFC 8414, then OpenID
-//! Connect discovery) or at a given URL, fetched with a timeout and a size bound, kept, and
+//! Connect discovery) or at a given URL, fetched within one deadline (the metadata documents
+//! and the JWKS together) and a size bound, kept, and
 //! fetched again when a token names a key the set does not hold or the set grows old — at most
 //! once per refresh interval, however many tokens ask, so a flood of made-up key ids cannot
 //! make the server hammer the issuer.
@@ -18,7 +19,8 @@ use serde_json::Value;
 /// How the keys are fetched and kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct FetchSettings {
-    /// How long one request to the issuer may take, connecting included.
+    /// How long one fetch of the keys may take: every request of it (the metadata
+    /// documents, then the JWKS), connecting included, within this one deadline.
     pub(crate) timeout: Duration,
     /// The largest metadata or JWKS response read.
     pub(crate) max_bytes: usize,
@@ -135,7 +137,17 @@ impl KeyCache {
             return;
         }
         refresh.last_attempt = Some(Instant::now());
-        match self.fetch(&mut refresh).await {
+        // One deadline for discovery and the JWKS: whoever waits on this fetch (every token
+        // that needs the keys) waits no longer than the timeout.
+        let timeout = self.settings.timeout;
+        let fetched = tokio::time::timeout(timeout, self.fetch(&mut refresh))
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "the issuer's metadata and keys did not arrive within {timeout:?}"
+                ))
+            });
+        match fetched {
             Ok(keys) => {
                 tracing::debug!(issuer = %self.issuer, keys = keys.len(), "fetched the issuer's keys");
                 let mut set = self.keys.write().unwrap_or_else(|e| e.into_inner());

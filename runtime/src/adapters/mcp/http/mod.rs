@@ -1,12 +1,13 @@
 //! Streamable HTTP for the MCP server: rmcp's `StreamableHttpService` mounted at `/mcp` in an
 //! axum router, behind an [`Authenticator`] that turns each request into a
-//! [`Caller`](crate::Caller) (or a
-//! `401`). Requests of protocol 2026-07-28 are served statelessly; older clients get
-//! sessions, each bound to the caller that created it and bounded in number and life
-//! ([`SessionLimits`]). Only loopback `Host` and `Origin` headers are accepted unless told
-//! otherwise. [`HttpTransport::serve`] bounds every connection ([`ConnectionLimits`]: how many
-//! at once, how long a request may take to arrive, how long a connection may idle) and sets
-//! `TCP_NODELAY`. When the authenticator knows its protected resource, the resource's metadata
+//! [`Caller`](crate::Caller) (or a `401`; `400` for ambiguous credentials). Requests of
+//! protocol 2026-07-28 are served statelessly; older clients get sessions, each bound to the
+//! caller that created it and bounded in number and life ([`SessionLimits`]). Every route the
+//! transport serves — MCP, the routes given to [`with_routes`](HttpTransport::with_routes),
+//! the metadata — is behind one [`HostPolicy`]: loopback `Host` and `Origin` headers only
+//! unless told otherwise. [`HttpTransport::serve`] bounds every connection
+//! ([`ConnectionLimits`]: how many at once, how long a request may take to arrive, how long a
+//! connection may idle) and sets `TCP_NODELAY`. When the authenticator knows its protected resource, the resource's metadata
 //! document (RFC 9728) is served beside `/mcp` and every `401` names it; when the server
 //! challenges callers without a tool's scopes, a call of such a tool is answered `403`
 //! (`challenge`).
@@ -39,21 +40,13 @@ pub use connections::ConnectionLimits;
 pub use sessions::SessionLimits;
 
 pub use crate::adapters::auth::{Authenticator, BearerTokens};
+pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
 
-use crate::adapters::auth::authenticator::Refusal;
+use crate::adapters::auth::authenticator::{self as auth, Refusal};
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
+use crate::adapters::gate::failure::shaped;
 
 use super::McpServer;
-
-/// The `Origin`s accepted by default: pages served from this machine (any port).
-pub const LOOPBACK_ORIGINS: &[&str] = &[
-    "http://localhost:*",
-    "http://127.0.0.1:*",
-    "http://[::1]:*",
-    "https://localhost:*",
-    "https://127.0.0.1:*",
-    "https://[::1]:*",
-];
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -63,6 +56,8 @@ pub struct HttpTransport {
     server: McpServer,
     authenticator: Option<Arc<dyn Authenticator>>,
     config: StreamableHttpServerConfig,
+    /// Which `Host` and `Origin` every route accepts.
+    policy: HostPolicy,
     connections: ConnectionLimits,
     sessions: SessionLimits,
     /// More routes served on the same address (an HTTP API, say), outside `/mcp`.
@@ -70,22 +65,20 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
-    /// Serves `server` with rmcp's defaults (sessions for clients older than 2026-07-28,
-    /// loopback hosts only), except that: a stateless request whose first answer is its
-    /// result gets it as plain `application/json` rather than an SSE stream (one that
-    /// reports progress first still streams); a request from a page (`Origin`) is served only
-    /// when that page is on this machine ([`LOOPBACK_ORIGINS`]; `Origin: null` never); and
-    /// connections and sessions are held to [`ConnectionLimits::DEFAULT`] and
+    /// Serves `server` with rmcp's defaults (sessions for clients older than 2026-07-28),
+    /// except that: a stateless request whose first answer is its result gets it as plain
+    /// `application/json` rather than an SSE stream (one that reports progress first still
+    /// streams); every route is served only to loopback hosts and, when a page sends the
+    /// request (`Origin`), to pages on this machine ([`HostPolicy::loopback`]; `Origin: null`
+    /// never); and connections and sessions are held to [`ConnectionLimits::DEFAULT`] and
     /// [`SessionLimits::DEFAULT`]. Without an [`authenticator`](Self::authenticator) every
     /// request runs as the server's own caller.
     pub fn new(server: McpServer) -> Self {
         Self {
             server,
             authenticator: None,
-            config: StreamableHttpServerConfig::default()
-                .with_json_response(true)
-                .with_allowed_origins(LOOPBACK_ORIGINS.iter().copied())
-                .enforce_origin_validation(),
+            config: StreamableHttpServerConfig::default().with_json_response(true),
+            policy: HostPolicy::loopback(),
             connections: ConnectionLimits::DEFAULT,
             sessions: SessionLimits::DEFAULT,
             routes: None,
@@ -93,8 +86,8 @@ impl HttpTransport {
     }
 
     /// Also serves `routes` on the same address and connections (under the same
-    /// [`connection_limits`](Self::connection_limits)): an app's HTTP API beside `/mcp`. They
-    /// authenticate their requests themselves.
+    /// [`connection_limits`](Self::connection_limits) and [`HostPolicy`]): an app's HTTP API
+    /// beside `/mcp`. They authenticate their requests themselves.
     pub fn with_routes(mut self, routes: axum::Router) -> Self {
         self.routes = Some(match self.routes.take() {
             Some(earlier) => earlier.merge(routes),
@@ -103,14 +96,11 @@ impl HttpTransport {
         self
     }
 
-    /// Accepts requests from pages of these origins (`https://app.example.com`, with `:*` for
-    /// any port, or `http://localhost:8080`) as well as from this machine's.
+    /// Accepts requests from pages of these origins (`https://app.example.com` on its default
+    /// port, `https://app.example.com:*` on any, `http://localhost:8080`) as well as from this
+    /// machine's, on every route (see [`HostPolicy::allowed_origins`]).
     pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        let origins = LOOPBACK_ORIGINS
-            .iter()
-            .map(|o| (*o).to_owned())
-            .chain(origins.into_iter().map(Into::into));
-        self.config = self.config.with_allowed_origins(origins);
+        self.policy = self.policy.allowed_origins(origins);
         self
     }
 
@@ -146,13 +136,24 @@ impl HttpTransport {
         self
     }
 
-    /// Accepts these `Host` values (hostnames or `host:port`) instead of loopback only.
+    /// Accepts these `Host` values (hostnames or `host:port`) instead of loopback only, on
+    /// every route (see [`HostPolicy::allowed_hosts`]).
     pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
-        self.config = self.config.with_allowed_hosts(hosts);
+        self.policy = self.policy.allowed_hosts(hosts);
+        self
+    }
+
+    /// Serves every route to the hosts and pages `policy` accepts (replacing what
+    /// [`allowed_hosts`](Self::allowed_hosts) and [`allowed_origins`](Self::allowed_origins)
+    /// said before).
+    pub fn host_policy(mut self, policy: HostPolicy) -> Self {
+        self.policy = policy;
         self
     }
 
     /// Adjusts rmcp's transport configuration (keep-alive, JSON responses, body limits…).
+    /// Its `Host` and `Origin` settings are not used: the transport's [`HostPolicy`] checks
+    /// them, for every route.
     pub fn configure(
         mut self,
         configure: impl FnOnce(StreamableHttpServerConfig) -> StreamableHttpServerConfig,
@@ -161,14 +162,23 @@ impl HttpTransport {
         self
     }
 
-    /// An axum router serving MCP at [`PATH`] (and the protected resource's metadata, when
-    /// the authenticator knows it), to serve alone or merge into an app's router (the
-    /// connection limits apply only through [`serve`](Self::serve)). An HTTP API with the same
-    /// authenticator serves the same metadata: give it to [`with_routes`](Self::with_routes)
-    /// rather than merging the two routers, which would both route that path.
-    pub fn router(self) -> axum::Router {
+    /// An axum router of everything [`serve`](Self::serve) serves — MCP at [`PATH`], the
+    /// routes given to [`with_routes`](Self::with_routes), the protected resource's metadata
+    /// when the authenticator knows it — behind the [`HostPolicy`], every failure answered
+    /// without a body (a path nothing is routed to, a method a route does not take) given the
+    /// error shape `{error, message}`, to serve alone or merge
+    /// into an app's router (the connection limits apply only through `serve`). An HTTP API
+    /// with the same authenticator serves the same metadata: give it to `with_routes` rather
+    /// than merging the two routers, which would both route that path.
+    pub fn router(mut self) -> axum::Router {
+        let policy = self.policy.clone();
+        let routes = self.routes.take();
         let resource = self.resource();
-        with_metadata(self.mcp_router(), resource.as_ref())
+        let mut router = self.mcp_router();
+        if let Some(routes) = routes {
+            router = router.merge(routes);
+        }
+        policy.guard(shaped(with_metadata(router, resource.as_ref())))
     }
 
     /// The protected resource the authenticator names.
@@ -189,23 +199,28 @@ impl HttpTransport {
         };
         let factory = self.server;
         let sessions = sessions::Sessions::new(self.sessions);
+        // The host policy, in front of every route, has checked `Host` and `Origin`.
+        let config = self
+            .config
+            .disable_allowed_hosts()
+            .disable_allowed_origins();
         let service: StreamableHttpService<McpServer, sessions::SessionsHandle> =
             StreamableHttpService::new(
                 move || Ok(factory.clone()),
                 Arc::new(sessions::SessionsHandle(Arc::clone(&sessions))),
-                self.config,
+                config,
             );
         // Layers run outermost last: authentication, the look at the message, the session
-        // guard, then MCP.
+        // guard, then MCP; on `/mcp` only (a path nothing is routed to is no MCP request).
         let router = axum::Router::new()
             .nest_service(PATH, service)
-            .layer(axum::middleware::from_fn_with_state(
+            .route_layer(axum::middleware::from_fn_with_state(
                 sessions,
                 sessions::guard,
             ))
-            .layer(axum::middleware::from_fn_with_state(screening, screen));
+            .route_layer(axum::middleware::from_fn_with_state(screening, screen));
         match self.authenticator {
-            Some(authenticator) => router.layer(axum::middleware::from_fn_with_state(
+            Some(authenticator) => router.route_layer(axum::middleware::from_fn_with_state(
                 Authentication {
                     authenticator,
                     resource,
@@ -220,22 +235,16 @@ impl HttpTransport {
     /// [`connection_limits`](Self::connection_limits) and given `TCP_NODELAY`; then waits a
     /// grace period for open connections to finish.
     pub async fn serve(
-        mut self,
+        self,
         listener: tokio::net::TcpListener,
         shutdown: CancellationToken,
     ) -> std::io::Result<()> {
         let limits = self.connections;
         let registry = Arc::clone(self.server.registry());
         let shutdown_token = shutdown.clone();
-        let routes = self.routes.take();
-        let resource = self.resource();
-        let mut router = self
+        let router = self
             .configure(|config| config.with_cancellation_token(shutdown_token))
-            .mcp_router();
-        if let Some(routes) = routes {
-            router = router.merge(routes);
-        }
-        let router = with_metadata(router, resource.as_ref());
+            .router();
         let served = connections::serve(listener, router, limits, shutdown).await;
         // Every call is answered; what the audit trail holds is written before serving ends.
         registry.flush_audit().await;
@@ -319,25 +328,26 @@ struct Authentication {
     resource: Option<ProtectedResource>,
 }
 
-/// Middleware: attaches the authenticated caller to the request, or answers `401`.
+/// Middleware: attaches the authenticated caller to the request, or answers `401` (`400` for
+/// ambiguous credentials).
 async fn authenticate(
     State(authentication): State<Authentication>,
     request: Request,
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
-    match authentication.authenticator.authenticate(&parts).await {
+    match auth::authenticate(authentication.authenticator.as_ref(), &parts).await {
         Ok(caller) => {
             parts.extensions.insert(Arc::new(caller));
             next.run(Request::from_parts(parts, body)).await
         }
-        Err(refusal) => unauthorized(&refusal, authentication.resource.as_ref()),
+        Err(refusal) => refused(&refusal, authentication.resource.as_ref()),
     }
 }
 
-/// `401`, with a challenge saying why (when the authenticator says) and where the resource's
-/// metadata is (when it knows).
-fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
+/// `401` (`400` for ambiguous credentials), with a challenge saying why (when the
+/// authenticator says) and where the resource's metadata is (when it knows).
+fn refused(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
     let challenge = Challenge {
         realm: Some("mcp"),
         error: refusal.error(),
@@ -345,12 +355,17 @@ fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Resp
         resource,
         ..Challenge::default()
     };
+    let status = refusal.status();
+    let headline = format!(
+        "{} {}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or_default()
+    );
     let message = match refusal.description() {
-        Some(reason) => format!("401 Unauthorized: {reason}.\n"),
-        None => "401 Unauthorized: send `Authorization: Bearer <token>` with a known token.\n"
-            .to_owned(),
+        Some(reason) => format!("{headline}: {reason}.\n"),
+        None => format!("{headline}: send `Authorization: Bearer <token>` with a known token.\n"),
     };
-    let mut response = (StatusCode::UNAUTHORIZED, message).into_response();
+    let mut response = (status, message).into_response();
     response
         .headers_mut()
         .insert(header::WWW_AUTHENTICATE, challenge.header());
