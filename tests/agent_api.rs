@@ -6,6 +6,7 @@
 #[path = "support/fake_model.rs"]
 mod fake_model;
 
+use std::collections::BTreeMap;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -108,8 +109,8 @@ impl Server {
     }
 
     /// Stops the server (SIGTERM: it writes the audit records still queued first), then
-    /// reads its audit trail: how many calls of `tool` were recorded.
-    async fn recorded_calls(mut self, tool: &str) -> u64 {
+    /// reads its audit trail: how many calls of `tool` were recorded with each outcome.
+    async fn recorded_calls(mut self, tool: &str) -> BTreeMap<String, u64> {
         let pid = self.child.id().expect("the server runs").to_string();
         let killed = tokio::process::Command::new("kill")
             .args(["-TERM", &pid])
@@ -127,12 +128,17 @@ impl Server {
         let audit = tokio::process::Command::new(BINARY)
             .arg("--db")
             .arg(self.dir.path().join("store.db"))
-            .args(["audit", "--json", "--limit", "1", "--tool", tool])
+            .args(["audit", "--json", "--limit", "1000", "--tool", tool])
             .output()
             .await
             .expect("audit runs");
         let page: Value = serde_json::from_slice(&audit.stdout).expect("the audit page as JSON");
-        page["total"].as_u64().expect("a total")
+        let mut outcomes = BTreeMap::new();
+        for record in page["records"].as_array().expect("records") {
+            let outcome = record["outcome"].as_str().unwrap_or("none").to_owned();
+            *outcomes.entry(outcome).or_default() += 1;
+        }
+        outcomes
     }
 
     async fn ask(&self, token: &str, message: &str) -> (u16, Value) {
@@ -470,8 +476,11 @@ async fn a_reply_with_a_hundred_tool_calls_runs_sixteen_and_the_model_is_told_wh
         "this is call 17 of this reply",
     );
     assert_eq!(tool_result(&answers, "c99"), &calls[99]["error"]);
-    // Only the calls that ran reached the store.
-    assert_eq!(server.recorded_calls("customers_me").await, 16);
+    // Only the calls that ran reached the store; the trail shows the refused ones too.
+    assert_eq!(
+        server.recorded_calls("customers_me").await,
+        BTreeMap::from([("ok".into(), 16), ("tool_call_limit".into(), 84)])
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -505,7 +514,10 @@ async fn tool_calls_are_bounded_per_reply_and_per_request_by_their_flags() {
         tool_result(&tool_messages(&requests[2]), "b2"),
         &calls[6]["error"]
     );
-    assert_eq!(server.recorded_calls("customers_me").await, 5);
+    assert_eq!(
+        server.recorded_calls("customers_me").await,
+        BTreeMap::from([("ok".into(), 5), ("tool_call_limit".into(), 2)])
+    );
 
     // A limit of none is no limit the server takes.
     for flag in ["--agent-max-tool-calls-per-turn", "--agent-max-tool-calls"] {

@@ -27,12 +27,15 @@
 //!   `caller`, `context`, `failure`, `guard` (what guards answer), `contract`, `hooks`;
 //! - `schema`: keys, local `$ref`s and the one schema walker (depth limit and budget);
 //! - [`sensitive`]: where a tool's values are sensitive, and redaction;
-//! - `query`: the query engine of query tools and `ref` fields ([`Database`], SQL built with
-//!   sea-query, the `sqlite` and `postgres` features);
+//! - `database`: the app's [`Database`] (the `sqlite` and `postgres` features), toolspec's own
+//!   tables, the breaker of a database that is down, the liveness of processes; [`audit`]:
+//!   the audit trail; `durable`: `once` and `lock`;
+//! - `query`: the query engine of query tools and `ref` fields (SQL built with sea-query);
 //! - `invoker`: the one call path (screening and coercion, the schema check, decoding, guards
 //!   and handler under timeout and cancellation), with its options, limits and reports;
 //! - `registry`: the tools with their handlers, indexed by name and by adapter, and hooks;
-//!   `explain`'s `tool` adds the built-in explain tool to it;
+//!   `explain`'s `tool` adds the built-in explain tool to it; `registry_error`: what it
+//!   refuses;
 //! - `catalog`: one adapter's members, each with its declaration and its registered tool;
 //! - `adapters`: MCP, function calling (OpenAI, Anthropic, Gemini) and rig, each behind its
 //!   feature and re-exported here; nothing else depends on them.
@@ -60,6 +63,7 @@ mod project;
 mod query;
 mod query_decl;
 mod registry;
+mod registry_error;
 mod schema;
 pub mod sensitive;
 
@@ -103,7 +107,8 @@ pub use query_decl::{
     ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
     ScopeColumn,
 };
-pub use registry::{RegisteredTool, Registry, RegistryBuilder, RegistryError, UnknownTool};
+pub use registry::{RegisteredTool, Registry, RegistryBuilder};
+pub use registry_error::{RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::auth::{AuthConfig, ClaimMapping, MissingScope};
 pub use toolspec_vocab::{Dialect, codes, settings};

@@ -32,6 +32,7 @@ use crate::invoker::limits::Limits;
 use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
 use crate::invoker::report::Errors;
 use crate::project::Project;
+use crate::registry_error::{RegistryError, UnknownTool};
 use toolspec_vocab::settings::Settings;
 
 /// A tool with its handler, type-erased: what a registry holds of each tool.
@@ -129,6 +130,12 @@ struct Entry {
     imp: Box<dyn ErasedTool>,
 }
 
+/// What becomes of a call the registry records: it runs, or its caller refuses it.
+enum Run {
+    Invoke,
+    Refuse(ToolError),
+}
+
 /// One registered tool, borrowed from its registry.
 #[derive(Clone, Copy)]
 pub struct RegisteredTool<'r> {
@@ -192,11 +199,38 @@ impl<'r> RegisteredTool<'r> {
         ambient: &AmbientContext,
         options: CallOptions,
     ) -> ToolResult {
+        self.recorded(args, ambient, options, Run::Invoke).await
+    }
+
+    /// Answers a call of the tool with `error` without running any of it, recorded in the
+    /// audit trail like any call of the tool: for a caller that refuses the call itself (an
+    /// agent past its tool-call limits, say), so that the trail shows what was asked.
+    pub async fn refuse_with(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        error: ToolError,
+    ) -> ToolResult {
+        self.recorded(args, ambient, options, Run::Refuse(error))
+            .await
+    }
+
+    /// `run` (a call or a refusal) of the tool, recorded when its audit policy is on.
+    async fn recorded(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        run: Run,
+    ) -> ToolResult {
         let tool = self.entry.descriptor;
         let trail = self.registry.audit.as_ref().filter(|_| tool.audit.enabled);
         let Some(trail) = trail else {
             let trace_id = options.trace_id.clone();
-            return self.call(args, ambient, options, trace_id.as_deref()).await;
+            return self
+                .run(run, args, ambient, options, trace_id.as_deref())
+                .await;
         };
         let id = Uuid::now_v7();
         let trace_id = options
@@ -221,8 +255,9 @@ impl<'r> RegisteredTool<'r> {
             ambient,
             redact: &redaction,
         });
-        let open = match tool.audit.required {
-            true => match trail.open(&record).await {
+        // A refusal runs nothing: its record needs no opening.
+        let open = match (tool.audit.required, &run) {
+            (true, Run::Invoke) => match trail.open(&record).await {
                 Ok(open) => Some(open),
                 Err(why) => {
                     let exception = format!(
@@ -236,13 +271,28 @@ impl<'r> RegisteredTool<'r> {
                     );
                 }
             },
-            false => None,
+            _ => None,
         };
-        let result = self.call(args, ambient, options, Some(&trace_id)).await;
+        let result = self.run(run, args, ambient, options, Some(&trace_id)).await;
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         record.finish(&result, duration_us, &redaction);
         trail.finish(record, tool.audit, open).await;
         result
+    }
+
+    /// The call, or its refusal.
+    async fn run(
+        &self,
+        run: Run,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        trace_id: Option<&str>,
+    ) -> ToolResult {
+        match run {
+            Run::Invoke => self.call(args, ambient, options, trace_id).await,
+            Run::Refuse(error) => ToolResult::failed(error, Some("refused by its caller".into())),
+        }
     }
 
     /// The call itself: scopes, hooks, the tool's own invocation, under the call's span.
@@ -360,71 +410,6 @@ impl fmt::Debug for RegisteredTool<'_> {
             .finish()
     }
 }
-
-/// Why a hand-assembled registry was refused.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RegistryError {
-    /// Two tools have one name on one adapter.
-    DuplicateName {
-        /// The adapter (or `""` for canonical names).
-        adapter: String,
-        /// The name.
-        name: String,
-        /// The two spec files.
-        specs: [String; 2],
-    },
-    /// A tool is bound to an adapter the project does not declare.
-    UnknownAdapter {
-        /// The tool.
-        tool: String,
-        /// The adapter.
-        adapter: String,
-    },
-}
-
-impl fmt::Display for RegistryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::DuplicateName {
-                adapter,
-                name,
-                specs,
-            } if adapter.is_empty() => {
-                write!(
-                    f,
-                    "two tools are named `{name}`: {} and {}",
-                    specs[0], specs[1]
-                )
-            }
-            Self::DuplicateName {
-                adapter,
-                name,
-                specs,
-            } => write!(
-                f,
-                "two tools are named `{name}` on adapter `{adapter}`: {} and {}",
-                specs[0], specs[1]
-            ),
-            Self::UnknownAdapter { tool, adapter } => {
-                write!(f, "tool `{tool}` is bound to unknown adapter `{adapter}`")
-            }
-        }
-    }
-}
-
-impl std::error::Error for RegistryError {}
-
-/// No tool by the name an adapter asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownTool(pub String);
-
-impl fmt::Display for UnknownTool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "unknown tool `{}`", self.0)
-    }
-}
-
-impl std::error::Error for UnknownTool {}
 
 /// Assembles a [`Registry`] from operations.
 pub struct RegistryBuilder {

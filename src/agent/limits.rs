@@ -1,11 +1,14 @@
 //! How many tool calls one run of the agent makes: at most so many of one model reply (a turn)
 //! and so many in all. A call past either limit is not run: the model gets, as its result, a
-//! `tool_call_limit` error in the one error shape saying which limit and what to do instead,
-//! and the run's record of tool calls ([`tool_calls`](crate::agent::tool_calls)) shows it.
-//! Steers a run's tool calls; records nothing itself (a debug line per refused call).
+//! `tool_call_limit` error in the one error shape saying which limit and what to do instead;
+//! the run's record of tool calls ([`tool_calls`](crate::agent::tool_calls)) shows it, and the
+//! registry's audit trail records it as the caller's call of that tool, refused
+//! ([`RunLimits`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use toolspec::{CallOptions, Caller, Registry, ToolError};
 
 use rig_agent::agent::{
     AgentHook, DispatchAction, DispatchEvent, HookContext, OutcomeAction, OutcomeEvent, RunStart,
@@ -67,6 +70,44 @@ impl Default for ToolCallLimits {
     }
 }
 
+/// [`ToolCallLimits`] for the runs of one caller's agent: an [`AgentHook`] refusing the calls
+/// past the limits, each refusal recorded in `registry`'s audit trail as `caller`'s call of the
+/// tool through the `rig` adapter.
+pub struct RunLimits {
+    limits: ToolCallLimits,
+    registry: Arc<Registry>,
+    caller: Arc<Caller>,
+}
+
+impl ToolCallLimits {
+    /// These limits for the runs of `caller`'s agent over `registry`'s tools.
+    pub fn for_runs(self, registry: &Arc<Registry>, caller: &Arc<Caller>) -> RunLimits {
+        RunLimits {
+            limits: self,
+            registry: Arc::clone(registry),
+            caller: Arc::clone(caller),
+        }
+    }
+}
+
+impl RunLimits {
+    /// Records the refusal of the call of rig tool `name` with `args` (the model's raw JSON).
+    async fn record(&self, name: &str, args: &str, message: &str) {
+        let Some(tool) = self.registry.find(toolspec::rig::ADAPTER, name) else {
+            return;
+        };
+        let args = serde_json::from_str(args).unwrap_or_else(|_| Value::String(args.to_owned()));
+        let error = ToolError {
+            code: CODE.to_owned(),
+            message: message.to_owned(),
+            details: None,
+        };
+        let options = CallOptions::for_caller(toolspec::rig::ADAPTER, &self.caller);
+        tool.refuse_with(args, &self.caller.ambient, options, error)
+            .await;
+    }
+}
+
 /// What a run has called so far, in its scratchpad: one count per run, so an agent that
 /// answers many messages counts each on its own.
 #[derive(Clone, Default)]
@@ -99,34 +140,41 @@ impl RunCounts {
     }
 }
 
-impl AgentHook for ToolCallLimits {
+impl AgentHook for RunLimits {
     async fn on_run_start(&self, cx: &HookContext, _event: RunStart<'_>) -> RunStartAction {
         cx.scratchpad().insert(RunCounts::default());
         RunStartAction::Continue
     }
 
     async fn on_dispatch(&self, cx: &HookContext, event: DispatchEvent<'_>) -> DispatchAction {
-        let EffectKind::ToolCall { name, .. } = event.kind else {
+        let EffectKind::ToolCall { name, args } = event.kind else {
             return DispatchAction::proceed();
         };
-        let counts = RunCounts::of(cx);
-        let mut counts = counts.lock();
-        if counts.turn != event.turn {
-            counts.turn = event.turn;
-            counts.in_turn = 0;
-        }
-        counts.in_turn += 1;
-        match self.admit(counts.in_turn, counts.ran) {
-            Ok(()) => {
-                counts.ran += 1;
-                DispatchAction::proceed()
+        let admitted = {
+            let counts = RunCounts::of(cx);
+            let mut counts = counts.lock();
+            if counts.turn != event.turn {
+                counts.turn = event.turn;
+                counts.in_turn = 0;
             }
+            counts.in_turn += 1;
+            let admitted = self.limits.admit(counts.in_turn, counts.ran);
+            match &admitted {
+                Ok(()) => counts.ran += 1,
+                Err(message) => {
+                    let refusal = json!({"error": CODE, "message": message});
+                    counts.refused.insert(event.id, refusal);
+                }
+            }
+            admitted
+        };
+        match admitted {
+            Ok(()) => DispatchAction::proceed(),
             Err(message) => {
                 tracing::debug!(tool = %name, turn = event.turn, "{message}");
+                self.record(name, args, &message).await;
                 let refusal = json!({"error": CODE, "message": message});
-                let skipped = DispatchAction::skip(refusal.to_string());
-                counts.refused.insert(event.id, refusal);
-                skipped
+                DispatchAction::skip(refusal.to_string())
             }
         }
     }

@@ -132,8 +132,9 @@ fn check_base_url(base_url: &str) -> Result<(), String> {
 
 /// The store's agent on `model`: every rig tool of `registry` that `caller` may call, each
 /// call made as `caller` (its ambient context and scopes; the model can set neither), at most
-/// `max_turns` model calls and the tool calls `limits` allow per prompt, `hook` watching the
-/// run (it sees a refused call with its refusal).
+/// `max_turns` model calls and the tool calls `limits` allow per prompt (a refused one recorded
+/// in the registry's audit trail), `hook` watching the run (it sees a refused call with its
+/// refusal).
 pub fn agent(
     model: &ChatModel,
     registry: &Arc<Registry>,
@@ -145,7 +146,7 @@ pub fn agent(
     AgentBuilder::new(model.clone())
         .preamble(PREAMBLE)
         .default_max_turns(max_turns)
-        .add_hook(limits)
+        .add_hook(limits.for_runs(registry, caller))
         .add_hook(hook)
         .dynamic_tools(toolspec::rig::tools(registry, caller))
         .build()

@@ -10,8 +10,8 @@
 //! long or not a string, `502` when the model endpoint fails or answers something unusable,
 //! `504` when the run takes more than its model calls or its time. Each run is bounded by
 //! both, and by its tool calls ([`ToolCallLimits`]: those past them are not run, listed with
-//! their `tool_call_limit` error, and counted in a log line); a client that goes away stops
-//! it.
+//! their `tool_call_limit` error, recorded in the audit trail and counted in a log line); a
+//! client that goes away stops it.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
