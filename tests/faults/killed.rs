@@ -171,14 +171,7 @@ async fn load_until_killed(target: &Target, next: &Arc<AtomicI64>, pause: Durati
             .client("ada-token", ProtocolVersion::V_2025_11_25)
             .await,
     );
-    let pid = server.pid().to_string();
-    let killer = tokio::spawn(async move {
-        tokio::time::sleep(pause).await;
-        let _ = tokio::process::Command::new("kill")
-            .args(["-9", &pid])
-            .status()
-            .await;
-    });
+    let killer = server.kill_after(pause);
     let refunders = (0..4).map(|_| {
         let (client, next) = (Arc::clone(&client), Arc::clone(next));
         tokio::spawn(async move {

@@ -3,7 +3,7 @@
 //! was committed; and the recorded calls.
 
 use serde_json::{Value, json};
-use toolspec::audit::{AuditQuery, AuditRecord};
+use toolspec::audit::AuditRecord;
 
 use crate::support::{Client, Scratch, result};
 
@@ -58,18 +58,7 @@ impl Target {
 
     /// Every record of `tool`, newest first.
     pub async fn records(&self, tool: &str) -> Vec<AuditRecord> {
-        let store = self.store().await;
-        let query = AuditQuery {
-            tool: Some(tool.to_owned()),
-            limit: AuditQuery::MAX_LIMIT,
-            ..AuditQuery::default()
-        };
-        let page = query
-            .read(&store.database())
-            .await
-            .expect("the trail reads");
-        store.close().await;
-        page.records
+        crate::support::records(&self.db, tool).await
     }
 
     /// Drops the PostgreSQL database (a SQLite file goes with its folder).

@@ -7,28 +7,8 @@ use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
-use toolspec::audit::{AuditQuery, AuditRecord};
 
 use crate::support::*;
-
-/// The records of `tool` in the store's database at `db`.
-async fn records(db: &str, tool: &str) -> Vec<AuditRecord> {
-    let location: toolspec_store::Location = db.parse().expect("a database");
-    let store = toolspec_store::Store::open(&location)
-        .await
-        .expect("the store opens");
-    let query = AuditQuery {
-        tool: Some(tool.to_owned()),
-        limit: AuditQuery::MAX_LIMIT,
-        ..AuditQuery::default()
-    };
-    let page = query
-        .read(&store.database())
-        .await
-        .expect("the trail reads");
-    store.close().await;
-    page.records
-}
 
 #[tokio::test]
 async fn every_call_answered_before_sigterm_is_recorded() {
@@ -88,14 +68,7 @@ async fn a_sync_record_is_committed_before_its_answer_even_under_kill_9() {
 /// Places orders (whose records are `sync`) until the server is killed with `-9` after
 /// `pause`; how many calls were answered.
 async fn count_answers(client: &Client, server: &HttpServer, pause: Duration) -> usize {
-    let pid = server.pid().to_string();
-    let killer = tokio::spawn(async move {
-        tokio::time::sleep(pause).await;
-        let _ = tokio::process::Command::new("kill")
-            .args(["-9", &pid])
-            .status()
-            .await;
-    });
+    let killer = server.kill_after(pause);
     let mut answered = 0;
     loop {
         // A call the dead server never answers is not waited for long.

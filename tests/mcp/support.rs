@@ -307,6 +307,18 @@ impl HttpServer {
         self.process.wait().await.expect("the server exits")
     }
 
+    /// Kills the server with `-9` once `pause` has passed (in a task of its own).
+    pub fn kill_after(&self, pause: Duration) -> tokio::task::JoinHandle<()> {
+        let pid = self.pid().to_string();
+        tokio::spawn(async move {
+            tokio::time::sleep(pause).await;
+            let _ = tokio::process::Command::new("kill")
+                .args(["-9", &pid])
+                .status()
+                .await;
+        })
+    }
+
     /// The server's process id.
     pub fn pid(&self) -> u32 {
         self.process.id().expect("the server is running")
@@ -380,6 +392,26 @@ fn memory_kib(pid: u32, key: &str) -> u64 {
         .find_map(|line| line.strip_prefix(key))
         .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
         .unwrap_or(0)
+}
+
+/// The records of `tool` in the store's database at `db` (a SQLite path or a `postgres://`
+/// URL), newest first.
+pub async fn records(db: &str, tool: &str) -> Vec<toolspec::audit::AuditRecord> {
+    let location: toolspec_store::Location = db.parse().expect("a database");
+    let store = toolspec_store::Store::open(&location)
+        .await
+        .expect("the store opens");
+    let query = toolspec::audit::AuditQuery {
+        tool: Some(tool.to_owned()),
+        limit: toolspec::audit::AuditQuery::MAX_LIMIT,
+        ..toolspec::audit::AuditQuery::default()
+    };
+    let page = query
+        .read(&store.database())
+        .await
+        .expect("the trail reads");
+    store.close().await;
+    page.records
 }
 
 /// The store binary, for tests that drive it by hand.

@@ -27,7 +27,8 @@ const OUTCOME_COLUMNS: [&str; 7] = [
     "instance",
 ];
 
-/// The table's columns, in insert order (`instance` last, written but never read back).
+/// The table's columns, in insert order; all but the last (`instance`, written but never
+/// read back) are read ([`read_columns`]).
 const COLUMNS: [&str; 15] = [
     "id",
     "started_at",
@@ -47,22 +48,9 @@ const COLUMNS: [&str; 15] = [
 ];
 
 /// The columns a page reads.
-const READ: [&str; 14] = [
-    "id",
-    "started_at",
-    "duration_us",
-    "tool",
-    "adapter",
-    "caller",
-    "ambient",
-    "arguments",
-    "outcome",
-    "message",
-    "exception",
-    "result",
-    "trace_id",
-    "state",
-];
+fn read_columns() -> impl Iterator<Item = Alias> {
+    COLUMNS[..COLUMNS.len() - 1].iter().copied().map(Alias::new)
+}
 
 fn col(name: &str) -> Expr {
     Expr::col(Alias::new(name))
@@ -205,7 +193,7 @@ impl Database {
             .expr(Expr::col(sea_query::Asterisk).count())
             .from(Alias::new(TABLE));
         let mut page = Query::select();
-        page.columns(READ.map(Alias::new))
+        page.columns(read_columns())
             .from(Alias::new(TABLE))
             .order_by(Alias::new("started_at"), Order::Desc)
             .order_by(Alias::new("id"), Order::Desc)

@@ -104,31 +104,28 @@ impl Cluster {
     }
 
     fn run_tool(&self, tool: &str, args: &[&str]) {
+        run(self.tool(tool).args(args));
+    }
+
+    /// The server's program `tool`, run as the `postgres` user when this is root.
+    fn tool(&self, tool: &str) -> Command {
         let program = self.bin.join(tool);
-        let mut command = if self.as_postgres {
+        if self.as_postgres {
             let mut command = Command::new("runuser");
             command.args(["-u", "postgres", "--"]).arg(&program);
             command
         } else {
             Command::new(&program)
-        };
-        run(command.args(args));
+        }
     }
 }
 
 impl Drop for Cluster {
     fn drop(&mut self) {
         let data = self.data();
-        let program = self.bin.join("pg_ctl");
-        let mut command = if self.as_postgres {
-            let mut command = Command::new("runuser");
-            command.args(["-u", "postgres", "--"]).arg(&program);
-            command
-        } else {
-            Command::new(&program)
-        };
         // Already stopped is fine.
-        let _ = command
+        let _ = self
+            .tool("pg_ctl")
             .args(["-D", &data, "-m", "immediate", "stop"])
             .output();
     }
