@@ -25,6 +25,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde_json::{Value, json};
 use toolspec::auth::Authenticator;
+use toolspec::gate::failure;
 use toolspec::{Registry, codes};
 
 use crate::agent::limits::{self, ToolCallLimits};
@@ -345,12 +346,4 @@ fn timed_out(timeout: Duration) -> Response {
         codes::TIMEOUT,
         &format!("The agent did not answer within {timeout:?}."),
     )
-}
-
-fn failure(status: StatusCode, code: &str, message: &str) -> Response {
-    (
-        status,
-        axum::Json(json!({"error": code, "message": message})),
-    )
-        .into_response()
 }

@@ -1,5 +1,6 @@
 //! What the audit trail costs: a call of a tool recorded after the answer (`vault_note`) against
-//! the same call unrecorded (`vault_quiet`), on a SQLite file; and how many records per second
+//! the same call unrecorded (`vault_quiet`), and a call whose record is committed before it
+//! runs and finished before it answers (`vault_must`, `required`), on a SQLite file; and how many records per second
 //! the writer stores into SQLite and (with `TOOLSPEC_TEST_POSTGRES_URL`) PostgreSQL, with calls
 //! coming from four tasks as fast as the invoker answers them.
 
@@ -35,8 +36,14 @@ fn overhead(c: &mut Criterion) {
     let registry = sqlite(&runtime, &dir);
     let ambient = AmbientContext::new();
     let args = json!({"text": "a line to keep", "secret": "hunter2"});
+    let must = json!({"text": "a line to keep"});
     let mut group = c.benchmark_group("invoke");
-    for (name, tool) in [("audit off", "vault_quiet"), ("audit async", "vault_note")] {
+    let tools = [
+        ("audit off", "vault_quiet", &args),
+        ("audit async", "vault_note", &args),
+        ("audit required", "vault_must", &must),
+    ];
+    for (name, tool, args) in tools {
         let tool = registry.get(tool).expect("registered");
         group.bench_function(name, |b| {
             b.to_async(&runtime)

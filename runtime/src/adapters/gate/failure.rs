@@ -11,8 +11,9 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-/// `status` with the body `{"error": code, "message": message}`.
-pub(crate) fn failure(status: StatusCode, code: &str, message: &str) -> Response {
+/// `status` with the body `{"error": code, "message": message}`: for an app's own routes served
+/// beside the adapters, so that their failures have the one shape too.
+pub fn failure(status: StatusCode, code: &str, message: &str) -> Response {
     let body = json!({"error": code, "message": message}).to_string();
     let json = HeaderValue::from_static("application/json");
     (status, [(header::CONTENT_TYPE, json)], body).into_response()

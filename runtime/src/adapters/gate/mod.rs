@@ -9,4 +9,5 @@
 pub(crate) mod failure;
 pub(crate) mod host;
 
+pub use failure::failure;
 pub use host::{HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS};
