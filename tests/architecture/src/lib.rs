@@ -6,6 +6,9 @@
 //! `super::`, `self::`, or a child module's name); the edge goes to the deepest module the
 //! path reaches, so `use crate::spec::model::Field` is an edge to `spec::model`. Declaring a
 //! module (`mod b;`) is not an edge, and test code (`#[cfg(test)]`) is left out.
+//!
+//! [`folders`] reads the same graph one level up: each top-level module of the crate (a folder
+//! or a file directly under `src/`) is one node, so that folders layer as files do.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -271,6 +274,33 @@ impl<'ast> Visit<'ast> for Paths<'_> {
     fn visit_visibility(&mut self, _: &'ast syn::Visibility) {}
 }
 
+/// The graph of `graph`'s top-level modules: each module counts as the top-level module it is
+/// in (`invoker::plan` as `invoker`; the root as itself), and an edge between two modules as
+/// an edge between their top-level modules, unless both are in the same one.
+pub fn folders(graph: &Graph) -> Graph {
+    let top = |module: &ModulePath| module.iter().take(1).cloned().collect::<ModulePath>();
+    let mut folders = Graph::default();
+    for (module, file) in &graph.modules {
+        let folder = top(module);
+        // The folder's own file: `mod.rs`, or the file of a top-level module without children.
+        if module.len() <= 1 {
+            folders.modules.insert(folder, file.clone());
+        } else {
+            folders.modules.entry(folder).or_insert_with(|| file.clone());
+        }
+    }
+    for ((from, to), via) in &graph.edges {
+        let (from_folder, to_folder) = (top(from), top(to));
+        if from_folder != to_folder {
+            folders
+                .edges
+                .entry((from_folder, to_folder))
+                .or_insert_with(|| format!("{via} in {}", show(from)));
+        }
+    }
+    folders
+}
+
 /// For each group of modules that depend on each other around a circle, one shortest such
 /// circle: its edges `(from, to, a path that makes the edge)`.
 pub fn cycles(graph: &Graph) -> Vec<Vec<(String, String, String)>> {
@@ -355,4 +385,56 @@ pub fn non_test_lines(text: &str) -> usize {
         })
         .unwrap_or(lines.len());
     lines[..end].len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Writes `files` (path below `src/`, text) into a new crate folder.
+    fn crate_of(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        for (path, text) in files {
+            let file = dir.path().join(path);
+            std::fs::create_dir_all(file.parent().expect("a parent")).expect("a folder");
+            std::fs::write(file, text).expect("a file");
+        }
+        dir
+    }
+
+    #[test]
+    fn two_folders_that_use_each_other_are_a_cycle_though_no_two_files_are() {
+        let dir = crate_of(&[
+            ("lib.rs", "mod a;\nmod b;\n"),
+            ("a/mod.rs", "mod x;\nmod w;\n"),
+            ("a/x.rs", "use crate::b::y::Y;\npub struct X(Y);\n"),
+            ("a/w.rs", "pub struct W;\n"),
+            ("b/mod.rs", "mod y;\nmod z;\n"),
+            ("b/y.rs", "pub struct Y;\n"),
+            ("b/z.rs", "use crate::a::w::W;\npub struct Z(W);\n"),
+        ]);
+        let graph = read_crate(dir.path()).expect("the crate parses");
+        assert!(cycles(&graph).is_empty(), "no file depends on itself");
+        let circles = cycles(&folders(&graph));
+        assert_eq!(circles.len(), 1, "{circles:?}");
+        let edges: Vec<(&str, &str)> = circles[0]
+            .iter()
+            .map(|(from, to, _)| (from.as_str(), to.as_str()))
+            .collect();
+        assert_eq!(edges, [("a", "b"), ("b", "a")]);
+        assert_eq!(circles[0][0].2, "b::y::Y in a::x");
+    }
+
+    #[test]
+    fn folders_that_layer_have_no_cycle() {
+        let dir = crate_of(&[
+            ("lib.rs", "mod a;\nmod b;\n"),
+            ("a/mod.rs", "mod x;\n"),
+            ("a/x.rs", "use crate::b::Y;\npub struct X(Y);\n"),
+            ("b.rs", "pub struct Y;\n"),
+        ]);
+        let graph = folders(&read_crate(dir.path()).expect("the crate parses"));
+        assert!(cycles(&graph).is_empty());
+        assert!(graph.edges.contains_key(&(vec!["a".into()], vec!["b".into()])));
+    }
 }
