@@ -54,6 +54,7 @@ mod descriptor;
 mod durable;
 mod durable_decl;
 pub mod explain;
+mod explain_tool;
 mod failure;
 mod guard;
 mod hooks;

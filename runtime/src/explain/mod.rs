@@ -1,13 +1,11 @@
 //! The built-in `explain` tool, which checks a call of another tool without running it: its
-//! published surface here (description, input and output schemas, the input schema in each
-//! provider dialect), its behaviour and how it joins a registry in `tool`.
+//! published surface (description, input and output schemas, the input schema in each
+//! provider dialect). Its behaviour and how it joins a registry are `explain_tool`'s.
 //!
 //! This module owns nothing else: the descriptor the generated code builds from these
 //! constants is [`Descriptor::explain`](crate::Descriptor::explain), and the checks it reports
 //! are the invoker's. Nothing here may depend on the registry or the invoker, so that
-//! descriptors can embed these constants; only `tool` does.
-
-mod tool;
+//! descriptors can embed these constants.
 
 use toolspec_vocab::Dialect;
 

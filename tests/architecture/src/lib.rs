@@ -286,7 +286,10 @@ pub fn folders(graph: &Graph) -> Graph {
         if module.len() <= 1 {
             folders.modules.insert(folder, file.clone());
         } else {
-            folders.modules.entry(folder).or_insert_with(|| file.clone());
+            folders
+                .modules
+                .entry(folder)
+                .or_insert_with(|| file.clone());
         }
     }
     for ((from, to), via) in &graph.edges {
@@ -435,6 +438,10 @@ mod tests {
         ]);
         let graph = folders(&read_crate(dir.path()).expect("the crate parses"));
         assert!(cycles(&graph).is_empty());
-        assert!(graph.edges.contains_key(&(vec!["a".into()], vec!["b".into()])));
+        assert!(
+            graph
+                .edges
+                .contains_key(&(vec!["a".into()], vec!["b".into()]))
+        );
     }
 }

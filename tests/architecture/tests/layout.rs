@@ -1,10 +1,11 @@
 //! The layering rules of ARCHITECTURE.md, checked on the sources: no two modules of a crate
-//! depend on each other (directly or around a circle), and no source file holds more than
-//! [`MAX_LINES`] lines of non-test code.
+//! depend on each other (directly or around a circle), nor two of its top-level modules (a
+//! folder or a file directly under `src/`), and no source file holds more than [`MAX_LINES`]
+//! lines of non-test code.
 
 use std::path::{Path, PathBuf};
 
-use toolspec_test_architecture::{cycles, non_test_lines, read_crate};
+use toolspec_test_architecture::{cycles, folders, non_test_lines, read_crate};
 
 /// The most lines of non-test code a source file may hold.
 const MAX_LINES: usize = 800;
@@ -34,6 +35,23 @@ fn no_module_depends_on_itself_around_a_circle() {
         assert!(graph.modules.len() > 1, "{krate}: modules were found");
         for cycle in cycles(&graph) {
             report.push_str(&format!("{krate}: modules that depend on each other:\n"));
+            for (from, to, via) in cycle {
+                report.push_str(&format!("  {from} -> {to}   (names {via})\n"));
+            }
+        }
+    }
+    assert!(report.is_empty(), "\n{report}");
+}
+
+#[test]
+fn no_top_level_module_depends_on_itself_around_a_circle() {
+    let mut report = String::new();
+    for krate in CRATES {
+        let graph = read_crate(&workspace().join(krate)).expect("the crate's sources parse");
+        for cycle in cycles(&folders(&graph)) {
+            report.push_str(&format!(
+                "{krate}: top-level modules that depend on each other:\n"
+            ));
             for (from, to, via) in cycle {
                 report.push_str(&format!("  {from} -> {to}   (names {via})\n"));
             }

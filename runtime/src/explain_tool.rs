@@ -131,7 +131,7 @@ fn target<'r>(
 fn argument_errors(args: &Value, limits: &Limits) -> Errors {
     static SCHEMA: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
     let validator = SCHEMA.get_or_init(|| {
-        serde_json::from_str(super::INPUT_SCHEMA)
+        serde_json::from_str(crate::explain::INPUT_SCHEMA)
             .ok()
             .and_then(|s| validate::compile(&s, &[]).ok())
     });
