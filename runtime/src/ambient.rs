@@ -1,7 +1,7 @@
 //! The trusted ambient context an adapter passes with every call (the current customer, the
 //! caller's scopes, a tenant): never taken from model arguments.
 //!
-//! Plain data: it never reads model arguments and knows no tool; the invoker picks from it the
+//! Plain data: it never reads model arguments and knows no tool; the pipeline picks from it the
 //! ambient fields a tool declares.
 
 use serde_json::{Map, Value};

@@ -2,7 +2,7 @@
 //! logs and hooks, the trusted ambient context the call's tools resolve their ambient fields
 //! from, and the scopes that decide which tools the caller may see and call.
 //!
-//! Plain data the transports build and the registry, catalogs and invoker only read: nothing here
+//! Plain data the transports build and the registry, catalogs and pipeline only read: nothing here
 //! authenticates, lists or calls.
 
 use std::collections::BTreeSet;

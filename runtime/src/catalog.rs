@@ -3,10 +3,10 @@
 //! the registered tool a call of it goes to. Every adapter holds one (the MCP listing, the
 //! function-calling adapters' members, rig's tools) and dispatches through it: the member a
 //! caller knows by a name, then [`RegisteredTool::invoke_with`] with
-//! [`CallOptions::for_caller`](crate::invoker::options::CallOptions::for_caller).
+//! [`CallOptions::for_caller`](crate::call::options::CallOptions::for_caller).
 //!
-//! A catalog declares and finds; it does not call, validate or render (the registry and the
-//! invoker do), and it knows no adapter's wire format.
+//! A catalog declares and finds; it does not call, validate or render (the pipeline does),
+//! and it knows no adapter's wire format.
 
 use std::collections::HashMap;
 

@@ -13,7 +13,7 @@
 //! }
 //! ```
 //!
-//! Handed to handlers by the invoker; nothing here validates, calls a tool or knows an adapter.
+//! Handed to handlers by the pipeline; nothing here validates, calls a tool or knows an adapter.
 
 use std::fmt;
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! The typed surface of one tool: the marker type's [`Contract`], its declared errors, and the
 //! [`Operation`] the generated code implements to bind a handler to it.
 //!
-//! Traits and types only: the generated code implements them, the invoker runs them.
+//! Traits and types only: the generated code implements them, the pipeline runs them.
 
 use std::future::Future;
 use std::pin::Pin;

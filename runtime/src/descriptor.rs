@@ -120,7 +120,7 @@ pub struct Descriptor {
     /// Where the output holds `sensitive` values (as for `sensitive_input`).
     pub sensitive_output: Option<&'static str>,
     /// Where the input schema's integers keep their own range (JSON pointers to the
-    /// subschemas of `rust_type` fields and `shape`s); the invoker holds every other integer
+    /// subschemas of `rust_type` fields and `shape`s); the pipeline holds every other integer
     /// to `i64`, the type the generated code holds it in.
     pub own_ranges_input: &'static [&'static str],
     /// Where the output schema's integers keep their own range.
@@ -170,11 +170,11 @@ impl Descriptor {
             module: "",
             kind: ToolKind::Explain,
             title: Some("Explain a call"),
-            summary: crate::explain::DESCRIPTION,
-            description: crate::explain::DESCRIPTION,
+            summary: toolspec_vocab::explain::DESCRIPTION,
+            description: toolspec_vocab::explain::DESCRIPTION,
             version: None,
-            input_schema: crate::explain::INPUT_SCHEMA,
-            output_schema: crate::explain::OUTPUT_SCHEMA,
+            input_schema: toolspec_vocab::explain::INPUT_SCHEMA,
+            output_schema: toolspec_vocab::explain::OUTPUT_SCHEMA,
             fields: &[
                 Field {
                     name: "tool",
@@ -202,7 +202,7 @@ impl Descriptor {
             tags: &[],
             scopes: &[],
             adapters,
-            dialects: crate::explain::DIALECTS,
+            dialects: toolspec_vocab::explain::DIALECTS,
             query: None,
             refs: &[],
             audit,

@@ -1,6 +1,6 @@
 //! What the build declares about the database-backed parts of a call: how its audit record is
 //! written (the shared vocabulary's policy types), and Dex's `once` and `lock`. Static data the
-//! generated code writes; the audit trail (`crate::audit`) and the invoker read it.
+//! generated code writes; the audit trail (`crate::audit`) and the pipeline read it.
 
 use std::time::Duration;
 

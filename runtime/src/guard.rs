@@ -5,7 +5,7 @@
 //! details), or an internal one.
 //!
 //! [`check`] runs one guard for the generated code and erases its answer into a
-//! [`GuardStop`] the invoker turns into the model's error; nothing here knows an adapter.
+//! [`GuardStop`] the pipeline turns into the model's error; nothing here knows an adapter.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;

@@ -19,34 +19,39 @@
 //!
 //! ## Layout
 //!
-//! Each module depends only on the ones listed before it (no two modules depend on each other,
-//! `tests/architecture` checks it):
+//! Each top-level module depends only on the ones listed before it (`tests/architecture`
+//! checks it, and that this list names every one):
 //!
-//! - vocabulary and data: `ambient`, `project`, [`explain`] (the explain tool's published
-//!   schemas), `query_decl` (what query tools and `ref` fields declare), `descriptor`,
-//!   `caller`, `context`, `failure`, `guard` (what guards answer), `contract`, `hooks`;
-//! - `schema`: keys, local `$ref`s and the one schema walker (depth limit and budget);
-//! - [`sensitive`]: where a tool's values are sensitive, and redaction;
+//! - vocabulary and data: `ambient`, `durable_decl` (what audit, `once` and `lock` declare),
+//!   `project`, `query_decl` (what query tools and `ref` fields declare), `descriptor`,
+//!   `caller`, `context`, `failure`, `guard` (what guards answer), `contract`, `hooks`,
+//!   `registry_error`, `macros` (the macros generated code calls);
+//! - `schema` (keys, local `$ref`s, the one schema walker) and [`sensitive`] (where a tool's
+//!   values are sensitive, and redaction);
+//! - `checks`: the argument checks (screening and coercion, the schema, their reports, limits);
+//! - [`explain`]: what an explanation holds, and the explain tool's published schemas;
 //! - `database`: the app's [`Database`] (the `sqlite` and `postgres` features), toolspec's own
 //!   tables, the breaker of a database that is down, the liveness of processes; [`audit`]:
-//!   the audit trail; `durable`: `once` and `lock`;
-//! - `query`: the query engine of query tools and `ref` fields (SQL built with sea-query);
-//! - `invoker`: the one call path (screening and coercion, the schema check, decoding, guards
-//!   and handler under timeout and cancellation), with its options, limits and reports;
-//! - `registry`: the tools with their handlers, indexed by name and by adapter, and hooks;
-//!   `explain`'s `tool` adds the built-in explain tool to it; `registry_error`: what it
-//!   refuses;
+//!   the audit trail; `durable`: `once` (an idempotency key) and `lock` (an advisory lock);
+//!   `query`: the query engine of query tools and `ref` fields (SQL built with sea-query);
+//! - `call`: one call as the pipeline carries it ([`CallOptions`], the mode, the answer) and
+//!   the seam each tool fills;
+//! - `registry`: the tools with their handlers, looked up by name and by adapter;
+//! - `pipeline`: the stages of every call, in one order, and explaining a call as the same
+//!   stages in a mode; the built-in explain tool; the registry's call methods;
 //! - `catalog`: one adapter's members, each with its declaration and its registered tool;
-//! - `adapters`: MCP, function calling (OpenAI, Anthropic, Gemini) and rig, each behind its
-//!   feature and re-exported here; nothing else depends on them.
+//! - `adapters`: MCP, the HTTP API, function calling (OpenAI, Anthropic, Gemini) and rig, each
+//!   behind its feature and re-exported here; nothing else depends on them.
 //!
 //! Generated code names the runtime through `__private` only (hidden, no stability promise).
 
 mod adapters;
 mod ambient;
 pub mod audit;
+mod call;
 mod caller;
 mod catalog;
+mod checks;
 mod context;
 mod contract;
 mod database;
@@ -54,12 +59,11 @@ mod descriptor;
 mod durable;
 mod durable_decl;
 pub mod explain;
-mod explain_tool;
 mod failure;
 mod guard;
 mod hooks;
-mod invoker;
 mod macros;
+mod pipeline;
 mod project;
 mod query;
 mod query_decl;
@@ -88,21 +92,21 @@ pub use adapters::openai;
 pub use adapters::rig;
 
 pub use ambient::AmbientContext;
+pub use call::options::{CallOptions, UndeclaredKeys};
 pub use caller::{Caller, Scopes};
 pub use catalog::{Catalog, Member};
+pub use checks::limits::Limits;
+pub use checks::report::{Errors, FieldError};
 pub use context::{Context, Progress, ProgressUpdate};
 pub use contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
 pub use database::Database;
 pub use descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
-pub use durable::{LockStatus, OnceStatus};
 pub use durable_decl::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
+pub use explain::explanation::{Explanation, GuardCheck};
+pub use explain::status::{LockStatus, OnceStatus};
 pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
 pub use guard::{GuardFailure, GuardStop, NoError, StopReason, Verdict};
 pub use hooks::{CallInfo, Hook};
-pub use invoker::explanation::{Explanation, GuardCheck};
-pub use invoker::limits::Limits;
-pub use invoker::options::{CallOptions, UndeclaredKeys};
-pub use invoker::report::{Errors, FieldError};
 pub use project::{ExplainConfig, Package, Project};
 pub use query_decl::{
     ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
@@ -191,6 +195,6 @@ pub mod __private {
     pub use toolspec_vocab::naming::NameRule;
     pub use toolspec_vocab::settings::{self, SettingValue};
 
-    /// The invoker's argument plan, for the invoke benchmark's stages.
-    pub use crate::invoker::plan::ArgumentPlan;
+    /// The pipeline's argument plan, for the invoke benchmark's stages.
+    pub use crate::checks::plan::ArgumentPlan;
 }

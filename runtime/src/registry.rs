@@ -1,139 +1,40 @@
 //! The tools of one crate, bound to their handlers: lookup by canonical name, by adapter, and
 //! by an adapter's own name for a tool (both indexed once, when the registry is built); each
-//! tool's effective settings per adapter; calls and explanations through the invoker, with
-//! hooks around every call.
+//! tool's effective settings per adapter; the hooks and the audit trail its calls go through.
+//! Lookup and building only: calls and explanations are `pipeline`'s (which adds
+//! `RegisteredTool::invoke_with` and the rest, and the builder's `tool` and `explain`).
 //!
-//! A registry holds each tool type-erased ([`ErasedTool`]): the generated tools through the
-//! invoker's typed path, the built-in explain tool through its own module, which adds itself
-//! with [`RegistryBuilder::explain`] (defined there, so that the registry does not depend on
-//! it). The registry knows no adapter and no wire format.
+//! A registry holds each tool type-erased: a generated tool's [`Stages`], or the built-in
+//! explain tool ([`Imp::Explain`]), which the pipeline runs itself. The registry knows no
+//! adapter and no wire format.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
-use std::time::Instant;
 
-use chrono::Utc;
-use serde_json::Value;
-use tracing::Instrument;
-use uuid::Uuid;
-
-use crate::ambient::AmbientContext;
-use crate::audit::{AuditRecord, AuditTrail, Call, Redact};
+use crate::audit::AuditTrail;
+use crate::call::Stages;
+use crate::call::options::{Rules, UndeclaredKeys};
 use crate::caller::Caller;
-use crate::contract::{BoxFuture, Contract, Operation};
+use crate::checks::limits::Limits;
 use crate::database::Database;
 use crate::descriptor::{Descriptor, ToolKind};
-use crate::failure::{RETRY_UNAVAILABLE, ToolError, ToolResult};
-use crate::hooks::{CallInfo, Hook};
-use crate::invoker::Typed;
-use crate::invoker::explanation::Explanation;
-use crate::invoker::limits::Limits;
-use crate::invoker::options::{CallOptions, Rules, UndeclaredKeys};
-use crate::invoker::report::Errors;
+use crate::hooks::Hook;
 use crate::project::Project;
-use crate::registry_error::{RegistryError, UnknownTool};
+use crate::registry_error::RegistryError;
 use toolspec_vocab::settings::Settings;
 
-/// A tool with its handler, type-erased: what a registry holds of each tool.
-pub(crate) trait ErasedTool: Send + Sync {
-    /// Calls the tool (see [`RegisteredTool::invoke_with`]).
-    fn invoke<'a>(
-        &'a self,
-        registry: &'a Registry,
-        args: Value,
-        ambient: &'a AmbientContext,
-        options: CallOptions,
-    ) -> BoxFuture<'a, ToolResult>;
-
-    /// Explains a call of the tool (see [`RegisteredTool::explain_with`]).
-    fn explain<'a>(
-        &'a self,
-        registry: &'a Registry,
-        args: Value,
-        ambient: &'a AmbientContext,
-        options: &'a CallOptions,
-    ) -> BoxFuture<'a, Result<Explanation, ToolResult>>;
-
-    /// Redacts, in place, the sensitive values of a call's input (its arguments, or its
-    /// ambient values) as they reach the tool through `adapter`.
-    fn redact_input(&self, registry: &Registry, adapter: Option<&str>, value: &mut Value);
-
-    /// Redacts, in place, the sensitive values of the tool's exposed result.
-    fn redact_output(&self, value: &mut Value);
-
-    /// Why `ambient` does not give the tool its ambient fields, if it does not.
-    fn check_ambient(&self, _ambient: &AmbientContext) -> Result<(), String> {
-        Ok(())
-    }
-}
-
-impl<O: Operation> ErasedTool for Typed<O> {
-    fn invoke<'a>(
-        &'a self,
-        registry: &'a Registry,
-        args: Value,
-        ambient: &'a AmbientContext,
-        options: CallOptions,
-    ) -> BoxFuture<'a, ToolResult> {
-        Box::pin(Typed::invoke(self, args, ambient, options, &registry.rules))
-    }
-
-    fn explain<'a>(
-        &'a self,
-        registry: &'a Registry,
-        args: Value,
-        ambient: &'a AmbientContext,
-        options: &'a CallOptions,
-    ) -> BoxFuture<'a, Result<Explanation, ToolResult>> {
-        Box::pin(Typed::explain(
-            self,
-            args,
-            ambient,
-            options,
-            &registry.rules,
-        ))
-    }
-
-    fn redact_input(&self, _registry: &Registry, _adapter: Option<&str>, value: &mut Value) {
-        Typed::redact_input(self, value);
-    }
-
-    fn redact_output(&self, value: &mut Value) {
-        Typed::redact_output(self, value);
-    }
-
-    fn check_ambient(&self, ambient: &AmbientContext) -> Result<(), String> {
-        Typed::check_ambient(self, ambient)
-    }
-}
-
-/// A call's redaction, as its tool does it (for the audit record).
-struct Redaction<'a> {
-    registry: &'a Registry,
-    tool: &'a dyn ErasedTool,
-    adapter: Option<&'a str>,
-}
-
-impl Redact for Redaction<'_> {
-    fn input(&self, value: &mut Value) {
-        self.tool.redact_input(self.registry, self.adapter, value);
-    }
-
-    fn output(&self, value: &mut Value) {
-        self.tool.redact_output(value);
-    }
+/// How a registry holds one tool.
+pub(crate) enum Imp {
+    /// A tool of the crate: its own stages, run by the pipeline.
+    Tool(Box<dyn Stages>),
+    /// The built-in explain tool, which the pipeline runs itself.
+    Explain,
 }
 
 struct Entry {
     descriptor: &'static Descriptor,
-    imp: Box<dyn ErasedTool>,
-}
-
-/// What becomes of a call the registry records: it runs, or its caller refuses it.
-enum Run {
-    Invoke,
-    Refuse(ToolError),
+    imp: Imp,
 }
 
 /// One registered tool, borrowed from its registry.
@@ -171,11 +72,6 @@ impl<'r> RegisteredTool<'r> {
         self.entry.descriptor.kind == ToolKind::Explain
     }
 
-    /// Redacts, in place, the sensitive values of arguments for this tool through `adapter`.
-    pub(crate) fn redact_input(&self, adapter: Option<&str>, value: &mut Value) {
-        self.entry.imp.redact_input(self.registry, adapter, value);
-    }
-
     /// The tool's effective settings on `adapter` (None unless it is a member).
     pub fn settings(&self, adapter: &str) -> Option<Settings<'static>> {
         let binding = self.entry.descriptor.binding(adapter)?;
@@ -183,223 +79,14 @@ impl<'r> RegisteredTool<'r> {
         Some(Settings::new(decl, binding.settings))
     }
 
-    /// Calls the tool with the model's raw JSON arguments and the trusted ambient context.
-    pub async fn invoke(&self, args: Value, ambient: &AmbientContext) -> ToolResult {
-        self.invoke_with(args, ambient, CallOptions::default())
-            .await
+    /// The registry the tool is in.
+    pub(crate) fn registry(&self) -> &'r Registry {
+        self.registry
     }
 
-    /// Calls the tool with options (adapter, caller, cancellation, progress, trace id); a tool
-    /// whose audit policy is on is recorded in the registry's audit trail. A `required` tool's
-    /// record is committed before the call runs, and the call answers `unavailable` without
-    /// running when it cannot be.
-    pub async fn invoke_with(
-        &self,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-    ) -> ToolResult {
-        self.recorded(args, ambient, options, Run::Invoke).await
-    }
-
-    /// Answers a call of the tool with `error` without running any of it, recorded in the
-    /// audit trail like any call of the tool: for a caller that refuses the call itself (an
-    /// agent past its tool-call limits, say), so that the trail shows what was asked.
-    pub async fn refuse_with(
-        &self,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-        error: ToolError,
-    ) -> ToolResult {
-        self.recorded(args, ambient, options, Run::Refuse(error))
-            .await
-    }
-
-    /// `run` (a call or a refusal) of the tool, recorded when its audit policy is on.
-    async fn recorded(
-        &self,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-        run: Run,
-    ) -> ToolResult {
-        let tool = self.entry.descriptor;
-        let trail = self.registry.audit.as_ref().filter(|_| tool.audit.enabled);
-        let Some(trail) = trail else {
-            let trace_id = options.trace_id.clone();
-            return self
-                .run(run, args, ambient, options, trace_id.as_deref())
-                .await;
-        };
-        let id = Uuid::now_v7();
-        let trace_id = options
-            .trace_id
-            .clone()
-            .unwrap_or_else(|| id.simple().to_string());
-        let started = Instant::now();
-        let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
-        let redaction = Redaction {
-            registry: self.registry,
-            tool: self.entry.imp.as_ref(),
-            adapter: adapter.as_deref(),
-        };
-        let mut record = AuditRecord::started(&Call {
-            id,
-            tool,
-            started_at: Utc::now(),
-            adapter: adapter.as_deref(),
-            caller: caller.as_deref(),
-            trace_id: &trace_id,
-            arguments: &args,
-            ambient,
-            redact: &redaction,
-        });
-        // A refusal runs nothing: its record needs no opening.
-        let open = match (tool.audit.required, &run) {
-            (true, Run::Invoke) => match trail.open(&record).await {
-                Ok(open) => Some(open),
-                Err(why) => {
-                    let exception = format!(
-                        "the call's audit record could not be written before it ran: {why}"
-                    );
-                    return ToolResult::unavailable(
-                        tool,
-                        "the audit trail",
-                        RETRY_UNAVAILABLE,
-                        exception,
-                    );
-                }
-            },
-            _ => None,
-        };
-        let result = self.run(run, args, ambient, options, Some(&trace_id)).await;
-        let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
-        record.finish(&result, duration_us, &redaction);
-        trail.finish(record, tool.audit, open).await;
-        result
-    }
-
-    /// The call, or its refusal.
-    async fn run(
-        &self,
-        run: Run,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-        trace_id: Option<&str>,
-    ) -> ToolResult {
-        match run {
-            Run::Invoke => self.call(args, ambient, options, trace_id).await,
-            Run::Refuse(error) => ToolResult::failed(error, Some("refused by its caller".into())),
-        }
-    }
-
-    /// The call itself: scopes, hooks, the tool's own invocation, under the call's span.
-    async fn call(
-        &self,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-        trace_id: Option<&str>,
-    ) -> ToolResult {
-        let registry = self.registry;
-        let tool = self.entry.descriptor;
-        if !options.scopes.allow_tool(tool) {
-            tracing::debug!(
-                tool = tool.name,
-                caller = options.caller.as_deref(),
-                "the caller lacks the tool's scopes"
-            );
-            let name = tool.name_for_call(options.adapter.as_deref());
-            return ToolResult::failed(ToolError::unknown_tool(name), None);
-        }
-        let span = tracing::info_span!(
-            "tool.call",
-            tool = tool.name,
-            adapter = options.adapter.as_deref(),
-            caller = options.caller.as_deref(),
-            trace_id
-        );
-        let started = Instant::now();
-        let adapter = options.adapter.clone();
-        let caller = options.caller.clone();
-        let call = CallInfo {
-            tool,
-            adapter: adapter.as_deref(),
-            caller: caller.as_deref(),
-            arguments: &args,
-        };
-        for hook in &registry.hooks {
-            if let Err(error) = hook.before(&call) {
-                let result = ToolResult::failed(error, Some("refused by a hook".into()));
-                span.in_scope(|| finish(registry, &call, &result, started));
-                return result;
-            }
-        }
-        // Hooks see the arguments as sent; copy them only when someone will look.
-        let sent = if registry.hooks.is_empty() {
-            Value::Null
-        } else {
-            args.clone()
-        };
-        let result = self
-            .entry
-            .imp
-            .invoke(registry, args, ambient, options)
-            .instrument(span.clone())
-            .await;
-        let call = CallInfo {
-            tool,
-            adapter: adapter.as_deref(),
-            caller: caller.as_deref(),
-            arguments: &sent,
-        };
-        span.in_scope(|| finish(registry, &call, &result, started));
-        result
-    }
-
-    /// Validates arguments and runs the guards without calling the handler.
-    pub async fn explain(
-        &self,
-        args: Value,
-        ambient: &AmbientContext,
-    ) -> Result<Explanation, ToolResult> {
-        self.explain_with(args, ambient, CallOptions::default())
-            .await
-    }
-
-    /// [`explain`](Self::explain) for a call with options, as [`invoke_with`](Self::invoke_with)
-    /// takes them: the guards run under the tool's timeout and `options.cancellation` (a
-    /// cancelled explanation is a `cancelled` error; guards still running when the timeout
-    /// passes are neither passed nor failed); progress reports are dropped.
-    pub async fn explain_with(
-        &self,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-    ) -> Result<Explanation, ToolResult> {
-        self.entry
-            .imp
-            .explain(self.registry, args, ambient, &options)
-            .await
-    }
-}
-
-fn finish(registry: &Registry, call: &CallInfo<'_>, result: &ToolResult, started: Instant) {
-    let took = started.elapsed();
-    match result.error() {
-        None => tracing::info!(
-            tool = call.tool.name,
-            took_us = took.as_micros() as u64,
-            "tool call succeeded"
-        ),
-        Some(error) => {
-            tracing::info!(tool = call.tool.name, code = %error.code, took_us = took.as_micros() as u64, "tool call failed")
-        }
-    }
-    for hook in &registry.hooks {
-        hook.after(call, result, took);
+    /// How the registry holds the tool.
+    pub(crate) fn imp(&self) -> &'r Imp {
+        &self.entry.imp
     }
 }
 
@@ -428,23 +115,9 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds one tool bound to its handler.
-    pub fn tool<O: Operation>(mut self, operation: O) -> Self {
-        let descriptor = <O::Contract as Contract>::descriptor();
-        self.entries.push(Entry {
-            descriptor,
-            imp: Box::new(Typed::new(operation)),
-        });
-        self
-    }
-
-    /// Adds a tool of the crate's own making under `descriptor` (the built-in explain tool
-    /// adds itself so, through `RegistryBuilder::explain`).
-    pub(crate) fn erased(
-        mut self,
-        descriptor: &'static Descriptor,
-        imp: Box<dyn ErasedTool>,
-    ) -> Self {
+    /// Adds a tool held as `imp` under `descriptor` (the pipeline adds the crate's tools and
+    /// the built-in explain tool so).
+    pub(crate) fn add(mut self, descriptor: &'static Descriptor, imp: Imp) -> Self {
         self.entries.push(Entry { descriptor, imp });
         self
     }
@@ -651,7 +324,10 @@ impl Registry {
             .iter()
             .filter(|e| e.descriptor.is_member(adapter))
             .filter(|e| caller.scopes.allow_tool(e.descriptor))
-            .filter_map(|e| e.imp.check_ambient(&caller.ambient).err())
+            .filter_map(|e| match &e.imp {
+                Imp::Tool(stages) => stages.check_ambient(&caller.ambient).err(),
+                Imp::Explain => None,
+            })
             .collect();
         if problems.is_empty() {
             Ok(())
@@ -665,69 +341,23 @@ impl Registry {
         self.get(tool)?.settings(adapter)
     }
 
-    /// Calls tool `name` (canonical) through the invoker.
-    pub async fn invoke(
-        &self,
-        name: &str,
-        args: Value,
-        ambient: &AmbientContext,
-    ) -> Result<ToolResult, UnknownTool> {
-        self.invoke_with(name, args, ambient, CallOptions::default())
-            .await
-    }
-
-    /// Calls tool `name`: by its name on `options.adapter` when one is given, else canonical.
-    pub async fn invoke_with(
-        &self,
-        name: &str,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-    ) -> Result<ToolResult, UnknownTool> {
-        let tool = match options.adapter.as_deref() {
+    /// The tool `name` names through `adapter` (its name there, members only), or by its
+    /// canonical name without one.
+    pub(crate) fn lookup(&self, adapter: Option<&str>, name: &str) -> Option<RegisteredTool<'_>> {
+        match adapter {
             Some(adapter) => self.find(adapter, name),
             None => self.get(name),
-        };
-        let tool = tool.ok_or_else(|| UnknownTool(name.to_owned()))?;
-        Ok(tool.invoke_with(args, ambient, options).await)
-    }
-
-    /// Validates arguments and runs the guards of tool `name` (canonical) without calling its
-    /// handler.
-    pub async fn explain(
-        &self,
-        name: &str,
-        args: Value,
-        ambient: &AmbientContext,
-    ) -> Result<Explanation, UnknownTool> {
-        self.explain_with(name, args, ambient, CallOptions::default())
-            .await
-    }
-
-    /// Explains a call of tool `name` with options, found as [`invoke_with`](Self::invoke_with)
-    /// finds it: by its name on `options.adapter` when one is given (members of that adapter
-    /// only), else canonical. See [`RegisteredTool::explain_with`]; a failure to explain (the
-    /// call cancelled, the ambient context incomplete) is an explanation with that error at `/`.
-    pub async fn explain_with(
-        &self,
-        name: &str,
-        args: Value,
-        ambient: &AmbientContext,
-        options: CallOptions,
-    ) -> Result<Explanation, UnknownTool> {
-        let tool = match options.adapter.as_deref() {
-            Some(adapter) => self.find(adapter, name),
-            None => self.get(name),
-        };
-        let tool = tool.ok_or_else(|| UnknownTool(name.to_owned()))?;
-        match tool.explain_with(args, ambient, options).await {
-            Ok(explanation) => Ok(explanation),
-            Err(result) => {
-                let message = result.error().map(|e| e.message.clone());
-                let errors = Errors::one("/", message.unwrap_or_default());
-                Ok(Explanation::refused(tool.name(), errors))
-            }
         }
+    }
+
+    /// What the registry holds every call to.
+    pub(crate) fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// The hooks run around every call.
+    pub(crate) fn hooks(&self) -> &[Arc<dyn Hook>] {
+        &self.hooks
     }
 
     /// How many tools there are.

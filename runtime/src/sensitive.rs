@@ -12,7 +12,7 @@
 //! may refer to themselves). Nothing else reads or interprets values here.
 //!
 //! The map is compiled by one walk of it (`crate::schema::walk`, 128 levels at most, each `$defs`
-//! entry once); the invoker, its reports and the developer's own logs ask the compiled map.
+//! entry once); the pipeline, its reports and the developer's own logs ask the compiled map.
 
 use serde_json::{Map, Value};
 
@@ -23,7 +23,7 @@ use crate::schema::walk::{Bounds, Walker};
 /// What a sensitive value is replaced with wherever it would be shown or stored.
 pub const REDACTED: &str = "[redacted]";
 
-/// How deep a sensitivity walk follows a value; nothing is sensitive below (the invoker
+/// How deep a sensitivity walk follows a value; nothing is sensitive below (the pipeline
 /// refuses arguments nested deeper long before).
 const MAX_DEPTH: usize = 128;
 

@@ -1,6 +1,31 @@
-//! What the built-in `explain` tool answers: the one schema of an explanation, which the
-//! runtime declares as the tool's output and the OpenAPI document publishes for every
+//! The built-in `explain` tool's published surface: its description, its input schema (in
+//! each provider dialect too), and the one schema of an explanation, which the runtime declares
+//! as the tool's output and the OpenAPI document publishes for every
 //! `POST /tools/{name}/explain`.
+
+use crate::dialect::Dialect;
+
+/// The description of the explain tool.
+pub const DESCRIPTION: &str = "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.";
+
+/// The input schema of the explain tool.
+pub const INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#;
+
+/// The explain tool's input schema in each provider dialect, sorted by dialect (what
+/// the runtime's `Descriptor::explain` embeds). Only the non-strict dialects:
+/// the free-form `arguments` object has no strict form, so adapters declare explain
+/// non-strict. The compiler's own derivations are checked against these in its dialect tests.
+pub const DIALECTS: &[(Dialect, &str)] = &[
+    (Dialect::Anthropic, INPUT_SCHEMA),
+    (
+        Dialect::Gemini,
+        r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
+    ),
+    (
+        Dialect::OpenAi,
+        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+    ),
+];
 
 /// The JSON Schema of an explanation: whether the call could run, the argument errors, each
 /// guard's result (with the error the call would answer unless it passed), and what `once`

@@ -1,5 +1,5 @@
 //! The Anthropic adapter (feature `anthropic`): a registry's `anthropic` members as Messages
-//! API tools, and their `tool_use` blocks answered through the invoker.
+//! API tools, and their `tool_use` blocks answered through the pipeline.
 //!
 //! - [`tools`] / [`tools_for`]: `{name, description, input_schema}`, plus `"strict": true` for
 //!   a tool whose `strict` setting is on (then `input_schema` is the `anthropic-strict`
@@ -23,7 +23,7 @@
 //! ```
 //!
 //! Only the Anthropic envelopes live here: which members are declared in which dialect, the
-//! dispatch to the invoker, the rendering of results and the argument repairs are the calling
+//! dispatch to the pipeline, the rendering of results and the argument repairs are the calling
 //! core's (`crate::adapters::calling`), shared with the other providers.
 
 use std::sync::Arc;

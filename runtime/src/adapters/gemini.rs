@@ -1,5 +1,5 @@
 //! The Gemini adapter (feature `gemini`): a registry's `gemini` members as function
-//! declarations, and their function calls answered through the invoker.
+//! declarations, and their function calls answered through the pipeline.
 //!
 //! - [`tools`] / [`tools_for`]: `FunctionDeclaration {name, description, parameters}` with
 //!   `parameters` in the `gemini` dialect (an OpenAPI 3.0 subset), absent for a tool without
@@ -12,7 +12,7 @@
 //! - Gemini enums hold strings only: the dialect sends numeric and boolean enums as their
 //!   spellings (`"2"`), and the calling core turns each spelling back into the enum's value
 //!   ([`restore_spelled_enums`](crate::adapters::calling::restore_spelled_enums)), at any depth
-//!   and inside `explain`'s `arguments`, before the invoker validates.
+//!   and inside `explain`'s `arguments`, before the pipeline validates.
 //!
 //! ```ignore
 //! let gemini = toolspec::gemini::Dispatcher::new(tools::registry(app));
@@ -24,7 +24,7 @@
 //! ```
 //!
 //! Only the Gemini envelopes live here: which members are declared in which dialect, the
-//! dispatch to the invoker, the rendering of results and the argument repairs are the calling
+//! dispatch to the pipeline, the rendering of results and the argument repairs are the calling
 //! core's (`crate::adapters::calling`), shared with the other providers.
 
 use std::sync::Arc;

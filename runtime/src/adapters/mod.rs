@@ -8,7 +8,7 @@
 //! Every adapter is built from the same blocks: a [`Catalog`](crate::catalog::Catalog) of its
 //! members, each with the adapter's own declaration of the tool (`wrap` declares one
 //! descriptor), and calls dispatched to the member a caller knows by name, through the
-//! registry's invoker with [`CallOptions::for_caller`](crate::invoker::options::CallOptions::for_caller).
+//! registry's pipeline with [`CallOptions::for_caller`](crate::call::options::CallOptions::for_caller).
 //! Adapters own their wire formats only: they never validate arguments, resolve ambient
 //! values or render errors themselves, and no other module of the crate depends on them.
 

@@ -1,5 +1,5 @@
 //! The OpenAI adapter (feature `openai`): a registry's `openai` members as function tools of
-//! the Chat Completions and Responses APIs, and their tool calls answered through the invoker.
+//! the Chat Completions and Responses APIs, and their tool calls answered through the pipeline.
 //!
 //! - [`tools`] / [`tools_for`]: Chat Completions tools
 //!   `{"type": "function", "function": {name, description, parameters, strict}}`;
@@ -15,7 +15,7 @@
 //!   arrive as a JSON string: one that is not JSON is answered with an `invalid_arguments`
 //!   failure naming the parse error, so the model can send them again.
 //! - Strict mode makes every optional property nullable, and the model sends `null` for "not
-//!   given": such nulls are dropped before the invoker validates against the canonical schema
+//!   given": such nulls are dropped before the pipeline validates against the canonical schema
 //!   (see [`drop_null_optionals`](crate::adapters::calling::drop_null_optionals)).
 //!
 //! The built-in explain tool takes free-form `arguments`, which strict mode cannot express:
@@ -29,7 +29,7 @@
 //! ```
 //!
 //! Only the OpenAI envelopes live here: which members are declared in which dialect, the
-//! dispatch to the invoker, the rendering of results and the argument repairs are the calling
+//! dispatch to the pipeline, the rendering of results and the argument repairs are the calling
 //! core's (`crate::adapters::calling`), shared with the other providers.
 
 use std::sync::Arc;

@@ -1,5 +1,5 @@
 //! The rig adapter (feature `rig`, rig-core 0.44): every member tool of a [`Registry`] as a
-//! rig [`DynamicTool`], called through the invoker with the app's trusted [`Caller`].
+//! rig [`DynamicTool`], called through the pipeline with the app's trusted [`Caller`].
 //!
 //! ```ignore
 //! let registry = Arc::new(tools::registry(app));
@@ -18,7 +18,7 @@
 //! in the error's diagnostic message, which rig never shows the model.
 //!
 //! Built like the other adapters: a catalog of the rig members (their rig names), each wrapped
-//! as a `DynamicTool` whose calls go to the registered tool through the invoker. Only rig's types
+//! as a `DynamicTool` whose calls go to the registered tool through the pipeline. Only rig's types
 //! live here; nothing else in the crate depends on rig.
 
 use std::sync::Arc;
@@ -26,10 +26,10 @@ use std::sync::Arc;
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
 
+use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::failure::{ToolError, ToolResult};
-use crate::invoker::options::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
 use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, codes};

@@ -25,4 +25,5 @@ mod trail;
 pub use read::{AuditOutcome, AuditPage, AuditQuery};
 pub use record::{AuditRecord, AuditState};
 pub(crate) use record::{Call, Redact};
+pub(crate) use trail::OpenRecord;
 pub use trail::{AuditStats, AuditTrail};

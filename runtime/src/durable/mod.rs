@@ -22,7 +22,6 @@ mod lease;
 mod lock;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 mod once;
-mod status;
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use std::time::Duration;
@@ -39,9 +38,9 @@ use crate::sensitive::Sensitivity;
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use crate::database::error::DatabaseError;
+use crate::explain::status::{LockStatus, OnceStatus};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 use key::Key;
-pub use status::{LockStatus, OnceStatus};
 
 /// What a call of a tool with `once` or `lock` may do.
 pub(crate) enum Admission {

@@ -18,7 +18,7 @@ use crate::database::{Database, now_ms, on_pool};
 use crate::descriptor::Descriptor;
 use crate::durable::key::Key;
 use crate::durable::lease::lease;
-use crate::durable::status::OnceStatus;
+use crate::explain::status::OnceStatus;
 use crate::failure::{ToolError, ToolResult};
 use toolspec_vocab::codes;
 
@@ -374,7 +374,7 @@ async fn free(
     .map_err(|e| database.failed("freeing a `once` key", e))
 }
 
-/// Whether repeats answer with `result`, a handler's answer (the invoker passes no other): a
+/// Whether repeats answer with `result`, a handler's answer (the pipeline passes no other): a
 /// success, or an error the handler declared (not a built-in one, not `not_found`).
 fn keeps(tool: &Descriptor, result: &ToolResult) -> bool {
     match &result.outcome {

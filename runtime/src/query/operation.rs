@@ -1,5 +1,5 @@
 //! A query tool bound to a database: the [`Operation`] the generated `Bound` of a query tool
-//! is. It needs no handler: the invoker has checked the arguments and resolved the scope's
+//! is. It needs no handler: the pipeline has checked the arguments and resolved the scope's
 //! ambient fields; this runs the query and hands back the typed page.
 
 use std::marker::PhantomData;

@@ -1,7 +1,7 @@
 //! The range of an `integer` at run time. Generated types hold integers as `i64`, and the
 //! published schemas state only the bounds a spec wrote (the range of `i64` is no constraint a
 //! model or a client needs, and its ends are past JavaScript's safe integers), so the schemas
-//! the invoker checks values against are given the `i64` range where they leave it open: then
+//! the pipeline checks values against are given the `i64` range where they leave it open: then
 //! whatever the check accepts decodes, and an integer past the range is refused by the check
 //! with its field and the range named, like any other bound. A `rust_type` field or a `shape`
 //! keeps its own range (the compiler lists where they are): its Rust type decides, and decoding

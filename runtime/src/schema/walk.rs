@@ -3,7 +3,7 @@
 //! or out of budget, so that a schema referring to itself cannot make it loop or multiply its
 //! work.
 //!
-//! Compiling walks visit the schema alone ([`Walker::enter`] at each node; the invoker's
+//! Compiling walks visit the schema alone ([`Walker::enter`] at each node; the pipeline's
 //! argument plan, the sensitivity maps); [`Walker::walk`] walks a value along its schema,
 //! following `$ref`s, the union branches the value fits and every `allOf` part, and lets a
 //! [`Visitor`] change the value on the way (the function-calling adapters' argument repairs).

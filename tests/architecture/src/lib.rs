@@ -304,6 +304,64 @@ pub fn folders(graph: &Graph) -> Graph {
     folders
 }
 
+/// The top-level modules a crate root's `## Layout` doc section names, in the order they are
+/// first named (as `` `name` `` or ``[`name`]``); `None` without such a section.
+pub fn layout(root: &str) -> Option<Vec<String>> {
+    let doc: Vec<&str> = root
+        .lines()
+        .take_while(|l| l.starts_with("//!") || l.trim().is_empty())
+        .map(|l| l.trim_start_matches("//!").trim())
+        .collect();
+    let start = doc.iter().position(|l| *l == "## Layout")?;
+    let section = doc[start + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with("## "))
+        .copied()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut names: Vec<String> = Vec::new();
+    for piece in section.split('`').skip(1).step_by(2) {
+        let name = piece.trim();
+        let is_name = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if is_name && !names.iter().any(|n| n == name) {
+            names.push(name.to_owned());
+        }
+    }
+    Some(names)
+}
+
+/// What is wrong with `listed` (a crate root's layout, see [`layout`]) against the crate's
+/// top-level `graph` ([`folders`]): a file-backed top-level module it does not name, and each
+/// edge from a module to one named after it.
+pub fn layout_errors(graph: &Graph, root_file: &Path, listed: &[String]) -> Vec<String> {
+    let position = |module: &ModulePath| {
+        module
+            .first()
+            .and_then(|name| listed.iter().position(|l| l == name))
+    };
+    let mut errors = Vec::new();
+    for (module, file) in &graph.modules {
+        if module.len() == 1 && file != root_file && position(module).is_none() {
+            errors.push(format!("`{}` is not in the layout", show(module)));
+        }
+    }
+    for ((from, to), via) in &graph.edges {
+        if let (Some(f), Some(t)) = (position(from), position(to))
+            && t > f
+        {
+            errors.push(format!(
+                "`{}` is listed before `{}`, which it depends on ({via})",
+                show(from),
+                show(to)
+            ));
+        }
+    }
+    errors
+}
+
 /// For each group of modules that depend on each other around a circle, one shortest such
 /// circle: its edges `(from, to, a path that makes the edge)`.
 pub fn cycles(graph: &Graph) -> Vec<Vec<(String, String, String)>> {
@@ -426,6 +484,32 @@ mod tests {
             .collect();
         assert_eq!(edges, [("a", "b"), ("b", "a")]);
         assert_eq!(circles[0][0].2, "b::y::Y in a::x");
+    }
+
+    #[test]
+    fn the_layout_names_every_module_before_the_ones_using_it() {
+        let dir = crate_of(&[
+            (
+                "lib.rs",
+                "//! ## Layout\n//!\n//! - `b`: below;\n//! - [`a`]: above.\nmod a;\nmod b;\nmod c;\n",
+            ),
+            ("a.rs", "use crate::b::Y;\npub struct X(Y);\n"),
+            ("b.rs", "pub struct Y;\n"),
+            ("c.rs", "use crate::a::X;\npub struct Z(X);\n"),
+        ]);
+        let root = dir.path().join("lib.rs");
+        let listed = layout(&std::fs::read_to_string(&root).expect("lib.rs")).expect("a layout");
+        assert_eq!(listed, ["b", "a"]);
+        let graph = folders(&read_crate(dir.path()).expect("the crate parses"));
+        assert_eq!(
+            layout_errors(&graph, &root, &listed),
+            ["`c` is not in the layout"]
+        );
+        let upside_down = ["a".to_owned(), "b".to_owned(), "c".to_owned()];
+        assert_eq!(
+            layout_errors(&graph, &root, &upside_down),
+            ["`a` is listed before `b`, which it depends on (b::Y in a)"]
+        );
     }
 
     #[test]

@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use toolspec_test_architecture::{cycles, folders, non_test_lines, read_crate};
+use toolspec_test_architecture::{
+    cycles, folders, layout, layout_errors, non_test_lines, read_crate,
+};
 
 /// The most lines of non-test code a source file may hold.
 const MAX_LINES: usize = 800;
@@ -55,6 +57,28 @@ fn no_top_level_module_depends_on_itself_around_a_circle() {
             for (from, to, via) in cycle {
                 report.push_str(&format!("  {from} -> {to}   (names {via})\n"));
             }
+        }
+    }
+    assert!(report.is_empty(), "\n{report}");
+}
+
+#[test]
+fn a_crate_roots_layout_lists_every_top_level_module_in_layer_order() {
+    let mut report = String::new();
+    for krate in CRATES {
+        let src = workspace().join(krate);
+        let root = ["lib.rs", "main.rs"]
+            .iter()
+            .map(|name| src.join(name))
+            .find(|p| p.exists())
+            .expect("a crate root");
+        let text = std::fs::read_to_string(&root).expect("readable");
+        let Some(listed) = layout(&text) else {
+            continue;
+        };
+        let graph = folders(&read_crate(&src).expect("the crate's sources parse"));
+        for error in layout_errors(&graph, &root, &listed) {
+            report.push_str(&format!("{krate}: {error}\n"));
         }
     }
     assert!(report.is_empty(), "\n{report}");

@@ -1,12 +1,12 @@
 //! What a function call answers, before a provider wraps it in its envelope ([`Answer`]), and
 //! how arguments and calls arrive in a provider's message ([`parse_arguments`],
-//! [`native_calls`]). Owns no dispatch: the core calls the invoker, this module renders.
+//! [`native_calls`]). Owns no dispatch: the core calls the pipeline, this module renders.
 
 use serde_json::{Map, Value};
 
+use crate::checks::report::Errors;
+use crate::checks::report::invalid_arguments;
 use crate::failure::{ToolError, ToolResult};
-use crate::invoker::invalid_arguments;
-use crate::invoker::report::Errors;
 use toolspec_vocab::settings::PresentAs;
 
 /// What one tool call answers, before a provider wraps it in its envelope.
@@ -49,7 +49,7 @@ impl Answer {
         Self::failure(&ToolError::unknown_tool(name))
     }
 
-    /// The answer to arguments that are not JSON at all (`invalid_arguments`, as the invoker
+    /// The answer to arguments that are not JSON at all (`invalid_arguments`, as the pipeline
     /// reports argument errors).
     pub fn malformed_arguments(error: &serde_json::Error) -> Self {
         let errors = Errors::one("/", format!("the arguments are not valid JSON ({error})"));

@@ -10,14 +10,14 @@
 //!   [`Caller`]'s scopes.
 //! - **Dispatch**: a native tool call is looked up by the adapter's name for the tool; a tool
 //!   that does not exist, or that the caller's scopes do not cover, answers with the same
-//!   `unknown_tool` failure. Arguments go through the registry's invoker with the caller's
+//!   `unknown_tool` failure. Arguments go through the registry's pipeline with the caller's
 //!   trusted ambient context, never anything the model sent.
 //! - **Rendering** ([`Answer`]): success is the exposed values (or the rendered message when
 //!   the tool's `present_as` is `message`); failure is `{"error": code, "message", "details"?}`,
 //!   never the developer-facing exception.
 //! - **Strict nulls** ([`drop_null_optionals`]): OpenAI's strict mode makes every optional
 //!   property nullable and sends `null` for "not given"; such nulls are dropped before the
-//!   invoker validates against the canonical schema, unless that schema accepts `null` there.
+//!   pipeline validates against the canonical schema, unless that schema accepts `null` there.
 //! - **Spelled enums** ([`restore_spelled_enums`]): Gemini declares every enum as strings;
 //!   the spelling of a number or boolean the model sends is turned back into the value.
 //!
@@ -26,7 +26,7 @@
 //! This module holds the declarations and the dispatch; `answer` renders results and reads a
 //! provider's calls, `repair` undoes what a dialect made the model send. It owns no wire
 //! format (each adapter's module does) and never validates, coerces or decodes arguments: the
-//! registry's invoker does, on the one call path every adapter shares.
+//! registry's pipeline does, on the one call path every adapter shares.
 
 mod answer;
 mod repair;
@@ -40,10 +40,10 @@ pub use answer::{Answer, parse_arguments};
 use repair::{Repairs, has_unspelled_enum, repair};
 pub use repair::{drop_null_optionals, restore_spelled_enums};
 
+use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
 use crate::descriptor::{Descriptor, ToolKind};
-use crate::invoker::options::CallOptions;
 use crate::registry::Registry;
 use toolspec_vocab::Dialect;
 use toolspec_vocab::adapters;
@@ -201,7 +201,7 @@ impl Core {
     }
 
     /// Calls the tool `caller` knows as `name` on this adapter with `arguments` (or answers
-    /// why not), through the invoker with the caller's trusted ambient context and scopes.
+    /// why not), through the pipeline with the caller's trusted ambient context and scopes.
     pub async fn call(
         &self,
         caller: &Caller,

@@ -1,6 +1,6 @@
 //! The argument repairs of the function-calling adapters: what the dialect a tool was
 //! declared in makes a model send differently from the canonical schema, turned back before
-//! the invoker validates ([`drop_null_optionals`], [`restore_spelled_enums`]). Repairs only
+//! the pipeline validates ([`drop_null_optionals`], [`restore_spelled_enums`]). Repairs only
 //! remove or respell what the dialect introduced; they never coerce, validate or refuse.
 
 use serde_json::{Map, Value};
@@ -17,7 +17,7 @@ pub(crate) struct Repairs {
     pub(crate) spelled_enums: bool,
 }
 
-/// How far a repair walks: as deep as the invoker lets arguments nest, and a bound on the
+/// How far a repair walks: as deep as the pipeline lets arguments nest, and a bound on the
 /// work a schema that refers to itself could otherwise multiply.
 const BOUNDS: Bounds = Bounds {
     max_depth: 64,

@@ -4,7 +4,7 @@
 //! - `POST /tools/{name}` with the arguments as the JSON body (an empty body is `{}`) answers
 //!   `200` with the exposed values;
 //! - `GET /tools/{name}?key=value…` does the same for a `read_only` tool, each query parameter
-//!   an argument (sent as text; the invoker coerces it as the schema says);
+//!   an argument (sent as text; the pipeline coerces it as the schema says);
 //! - `POST /tools/{name}/explain` answers the explanation (arguments and guards, nothing run);
 //! - `GET /tools` lists the tools the caller may call;
 //! - `GET /openapi.json` is the OpenAPI 3.1 document of all of it, derived at build time.
@@ -52,12 +52,12 @@ use toolspec_vocab::{codes, hints};
 use crate::adapters::auth::authenticator::{Authenticator, authenticate};
 use crate::adapters::gate::failure::{failure, shaped};
 use crate::adapters::http::access::Access;
+use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
+use crate::checks::report::json_kind;
 use crate::descriptor::Descriptor;
 use crate::failure::{ToolError, ToolResult};
-use crate::invoker::json_kind;
-use crate::invoker::options::CallOptions;
 use crate::registry::{RegisteredTool, Registry};
 
 mod access;

@@ -6,7 +6,7 @@
 //!   input schema (ambient fields absent), the output schema, all four annotations set from the
 //!   spec's hints, tags and version in `_meta`.
 //! - [`McpServer`] implements rmcp's `ServerHandler`: `tools/list` from a listing computed
-//!   once (sorted by name, filtered by the caller's scopes), `tools/call` through the invoker
+//!   once (sorted by name, filtered by the caller's scopes), `tools/call` through the pipeline
 //!   with the caller's trusted ambient context, progress and cancellation.
 //! - [`McpServer::serve_stdio`] runs it on stdin/stdout; [`http::HttpTransport`] mounts it at
 //!   `/mcp` in axum, with an [`http::Authenticator`] deciding who each request comes from.
@@ -20,7 +20,7 @@
 //!
 //! This module holds the listing and the `ServerHandler`; `stdio` and `http` are the
 //! transports, `wire` screens their messages. It never validates arguments or renders errors
-//! itself (the invoker does), and decides nothing about who is calling (the transports do).
+//! itself (the pipeline does), and decides nothing about who is calling (the transports do).
 
 pub mod http;
 pub mod stdio;
@@ -42,11 +42,11 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::context::{Progress, ProgressUpdate};
 use crate::descriptor::Descriptor;
-use crate::invoker::options::CallOptions;
 use crate::registry::Registry;
 use toolspec_vocab::Dialect;
 use toolspec_vocab::auth::MissingScope;

@@ -19,7 +19,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use tokio::sync::mpsc;
 
 use super::wire::{self, INVALID_REQUEST, Rejection};
-use crate::invoker::limits::Limits;
+use crate::checks::limits::Limits;
 
 /// The longest line read: as large as an HTTP request body may be by default (4 MiB).
 pub const MAX_LINE_BYTES: usize = 4 << 20;

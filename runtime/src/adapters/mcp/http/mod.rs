@@ -264,7 +264,7 @@ fn with_metadata(router: axum::Router, resource: Option<&ProtectedResource>) -> 
 /// What the look at each message needs.
 #[derive(Clone)]
 struct Screening {
-    limits: crate::invoker::limits::Limits,
+    limits: crate::checks::limits::Limits,
     max_body_bytes: usize,
     /// Set when the server challenges callers without a tool's scopes.
     challenge: Option<Arc<challenge::ScopeChallenge>>,

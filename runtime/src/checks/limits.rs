@@ -1,6 +1,6 @@
-//! What one call may cost the invoker, and what its answer may hold.
+//! What one call may cost the pipeline, and what its answer may hold.
 //!
-//! Plain numbers: the invoker's screening and reports, and the MCP transports' screening of
+//! Plain numbers: the pipeline's screening and reports, and the MCP transports' screening of
 //! whole messages, read them.
 
 /// Bounds on one call's arguments and on the errors reported for them, set per registry

@@ -30,8 +30,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::invoker::limits::Limits;
-use crate::invoker::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
+use crate::checks::limits::Limits;
+use crate::checks::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
 use crate::schema::keys::Keys;
 use crate::schema::refs::{self, Refs};
 use crate::schema::walk::{self, Bounds, Walker};

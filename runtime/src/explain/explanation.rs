@@ -1,10 +1,10 @@
-//! What the invoker answers when asked whether a call could run, without running it: an
+//! What the pipeline answers when asked whether a call could run, without running it: an
 //! [`Explanation`] with the argument errors and each guard's result ([`GuardCheck`]). Plain
 //! data, serialized as the built-in explain tool's output.
 
-use crate::durable::{LockStatus, OnceStatus};
+use crate::checks::report::{Errors, FieldError};
+use crate::explain::status::{LockStatus, OnceStatus};
 use crate::failure::ToolError;
-use crate::invoker::report::{Errors, FieldError};
 
 /// A guard's result in an explanation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -30,7 +30,7 @@ pub struct Explanation {
     pub tool: String,
     /// Whether the call would get past validation and every guard.
     pub callable: bool,
-    /// The argument errors: the first [`Limits::max_errors`](crate::invoker::limits::Limits::max_errors)
+    /// The argument errors: the first [`Limits::max_errors`](crate::checks::limits::Limits::max_errors)
     /// in pointer order.
     pub errors: Vec<FieldError>,
     /// How many more argument errors there were.
@@ -38,10 +38,11 @@ pub struct Explanation {
     pub more_errors: usize,
     /// Every guard's result, in spec order.
     pub guards: Vec<GuardCheck>,
-    /// Dex's `once`: whether a call with this key already ran (when, with which outcome).
+    /// `once` (an idempotency key): whether a call with this key already ran (when, with which
+    /// outcome).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub once: Option<OnceStatus>,
-    /// Dex's `lock`: the key, and whether a call holds it now.
+    /// `lock`: the key, and whether a call holds it now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lock: Option<LockStatus>,
 }

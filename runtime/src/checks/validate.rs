@@ -17,8 +17,8 @@ use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 use toolspec_vocab::pointer;
 
-use crate::invoker::limits::Limits;
-use crate::invoker::report::{
+use crate::checks::limits::Limits;
+use crate::checks::report::{
     Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, pointer_tokens, quote, shorten,
 };
 use crate::schema::integers::{INTEGER_MAX, INTEGER_MIN, bound_to_i64};

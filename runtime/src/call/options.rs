@@ -5,9 +5,9 @@
 use tokio_util::sync::CancellationToken;
 
 use crate::caller::{Caller, Scopes};
+use crate::checks::limits::Limits;
 use crate::context::Progress;
 use crate::database::Database;
-use crate::invoker::limits::Limits;
 
 /// What to do with argument keys the input schema does not declare.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -12,7 +12,8 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use toolspec_vocab::pointer;
 
-use crate::invoker::limits::Limits;
+use crate::checks::limits::Limits;
+use crate::failure::{ToolError, ToolResult};
 use crate::sensitive::Sensitivity;
 
 /// One failing field.
@@ -325,6 +326,24 @@ pub(crate) fn elide_quotes(message: &str, max: usize, hide: bool) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// How a JSON value is named in messages (`a list`, `null`…).
+pub(crate) fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The `invalid_arguments` failure listing `errors`.
+pub(crate) fn invalid_arguments(errors: &Errors) -> ToolResult {
+    let error = ToolError::invalid_arguments(errors.summary(), errors.details());
+    ToolResult::failed(error, None)
 }
 
 #[cfg(test)]

@@ -1,0 +1,11 @@
+//! The checks of a call's arguments, compiled once per tool and run by the pipeline's
+//! screening stage: `plan` screens (depth, size, undeclared keys) and coerces wire values in
+//! one walk, `validate` checks the canonical schema (with the run-time range of integers),
+//! `report` words every error by its JSON pointer within `limits`.
+//!
+//! Data and pure functions: nothing here runs a tool, knows an adapter or the registry.
+
+pub(crate) mod limits;
+pub(crate) mod plan;
+pub(crate) mod report;
+pub(crate) mod validate;

@@ -1,0 +1,91 @@
+//! What a call answers when a stage ends it: arguments refused (`invalid_arguments`, a query
+//! tool's `invalid_params`), a `ref` that finds no record (`not_found`), a declared code, a
+//! guard that stops the call. Each builds the model's error from the descriptor; the stages
+//! decide when.
+
+use serde_json::Value;
+use toolspec_vocab::codes;
+
+use crate::checks::report::{Errors, invalid_arguments};
+use crate::descriptor::{Descriptor, ToolKind};
+use crate::failure::{ToolError, ToolResult, compose_error, error_chain};
+use crate::guard::{GuardStop, StopReason};
+
+/// Arguments `tool` refuses: `invalid_arguments`, or `invalid_params` for a query tool.
+pub(crate) fn refused(tool: &Descriptor, errors: &Errors) -> ToolResult {
+    if tool.kind != ToolKind::Query {
+        return invalid_arguments(errors);
+    }
+    let error = ToolError::invalid_params(errors.summary(), errors.details());
+    ToolResult::failed(error, None)
+}
+
+/// A `ref` field names no record the caller may see: `not_found`, with the message of the
+/// spec's own `not_found` code when it declares one.
+pub(crate) fn not_found(tool: &Descriptor, field: &str) -> ToolResult {
+    let (message, standalone) = match tool.error(codes::NOT_FOUND) {
+        Some(declared) => (declared.message.to_owned(), declared.standalone),
+        None => (format!("No such {field}."), false),
+    };
+    let error = ToolError {
+        code: codes::NOT_FOUND.into(),
+        message: compose_error(tool.error_headline, &message, standalone),
+        details: None,
+    };
+    ToolResult::failed(error, None)
+}
+
+/// A declared code's failure, as the model sees it: composed with the tool's headline unless
+/// the code stands alone.
+pub(crate) fn declared(
+    tool: &Descriptor,
+    code: &str,
+    message: &str,
+    details: Option<Value>,
+) -> ToolResult {
+    let standalone = tool.error(code).is_some_and(|e| e.standalone);
+    let error = ToolError {
+        code: code.to_owned(),
+        message: compose_error(tool.error_headline, message, standalone),
+        details,
+    };
+    ToolResult::failed(error, None)
+}
+
+/// What the call answers when a guard stops it: the guard's own code and description when
+/// its precondition does not hold, the code it failed with as a handler's would be, an
+/// internal error (naming the guard for the developer) when it broke.
+pub(crate) fn stopped(tool: &Descriptor, stop: GuardStop) -> ToolResult {
+    let Some(guard) = tool.guards.get(stop.guard) else {
+        return ToolResult::internal(
+            tool,
+            format!(
+                "guard number {} stopped the call, but the tool has {} guards",
+                stop.guard,
+                tool.guards.len()
+            ),
+        );
+    };
+    match stop.reason {
+        StopReason::Unmet => ToolResult::failed(
+            ToolError {
+                code: guard.name.to_owned(),
+                message: compose_error(tool.error_headline, guard.description, false),
+                details: None,
+            },
+            None,
+        ),
+        StopReason::Declared {
+            code,
+            message,
+            details,
+        } => declared(tool, code, &message, details),
+        StopReason::Internal(e) => ToolResult::internal(
+            tool,
+            format!("guard `{}` failed: {}", guard.name, error_chain(&*e)),
+        ),
+        StopReason::Panicked(message) => {
+            ToolResult::internal(tool, format!("guard `{}` panicked: {message}", guard.name))
+        }
+    }
+}

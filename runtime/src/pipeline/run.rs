@@ -1,0 +1,346 @@
+//! The call pipeline's stages, in order: [`call`] runs the stages every tool has in common
+//! around the tool's own, [`tool_stages`] runs a tool's own. A stage is a function in a file of
+//! its own (beside this one); adding one is that file and one line here.
+//!
+//! In [`Mode::Explain`] the same stages run up to the handler without taking anything: the
+//! admission stage looks at `once` and `lock` instead of claiming them, the guards run one by
+//! one instead of guarding the handler, and every refusal becomes the explanation's errors.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::ambient::AmbientContext;
+use crate::call::options::CallOptions;
+use crate::call::{Answer, Call, Mode};
+use crate::checks::report::Errors;
+use crate::contract::Operation;
+use crate::descriptor::Descriptor;
+use crate::durable::{self, Admission};
+use crate::explain::explanation::{Explanation, GuardCheck};
+use crate::failure::{ToolError, ToolResult};
+use crate::hooks::CallInfo;
+use crate::pipeline::answers::refused;
+use crate::pipeline::compiled::Compiled;
+use crate::pipeline::decode::{Decoding, decode};
+use crate::pipeline::handler::{self, Failing, Handled};
+use crate::pipeline::refs::{self, Missing};
+use crate::pipeline::{audit, availability, explain_tool, hooks, output, scopes, screen};
+use crate::registry::{Imp, RegisteredTool};
+
+/// A call of `tool` through its registry, or — with `refusal` — its caller's refusal of it,
+/// recorded like a call:
+///
+/// 1. audit: the record started (a `required` tool's committed before anything runs);
+/// 2. scopes: a tool the caller may not call is an unknown tool;
+/// 3. hooks before (any may refuse), under the call's `tool.call` span;
+/// 4. the tool's own stages ([`tool_stages`], or the explain tool's);
+/// 5. hooks after, and the call's log line;
+/// 6. audit: the record finished with the outcome.
+pub(crate) async fn call(
+    tool: RegisteredTool<'_>,
+    args: Value,
+    ambient: &AmbientContext,
+    options: CallOptions,
+    refusal: Option<ToolError>,
+) -> ToolResult {
+    let open = refusal.is_none();
+    let recording = match audit::start(tool, &args, ambient, &options, open).await {
+        Ok(recording) => recording,
+        Err(result) => return result,
+    };
+    let adapter = recording.as_ref().and(options.adapter.clone());
+    let result = match refusal {
+        Some(error) => ToolResult::failed(error, Some("refused by its caller".into())),
+        None => {
+            let trace_id = match &recording {
+                Some(recording) => Some(recording.trace_id()),
+                None => options.trace_id.as_deref(),
+            }
+            .map(str::to_owned);
+            spanned(tool, args, ambient, options, trace_id.as_deref()).await
+        }
+    };
+    if let Some(recording) = recording {
+        recording.finish(tool, adapter.as_deref(), &result).await;
+    }
+    result
+}
+
+/// Stages 2 to 5 of [`call`].
+async fn spanned(
+    tool: RegisteredTool<'_>,
+    args: Value,
+    ambient: &AmbientContext,
+    options: CallOptions,
+    trace_id: Option<&str>,
+) -> ToolResult {
+    let descriptor = tool.descriptor();
+    if let Some(refused) = scopes::refusal(descriptor, &options) {
+        return refused;
+    }
+    let span = tracing::info_span!(
+        "tool.call",
+        tool = descriptor.name,
+        adapter = options.adapter.as_deref(),
+        caller = options.caller.as_deref(),
+        trace_id
+    );
+    let started = Instant::now();
+    let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
+    let hooks = tool.registry().hooks();
+    let info = CallInfo {
+        tool: descriptor,
+        adapter: adapter.as_deref(),
+        caller: caller.as_deref(),
+        arguments: &args,
+    };
+    if let Err(result) = hooks::before(hooks, &info) {
+        span.in_scope(|| hooks::after(hooks, &info, &result, started));
+        return result;
+    }
+    // Hooks see the arguments as sent; copy them only when someone will look.
+    let sent = if hooks.is_empty() {
+        Value::Null
+    } else {
+        args.clone()
+    };
+    let result = own_stages(tool, args, ambient, options, Mode::Invoke)
+        .instrument(span.clone())
+        .await
+        .into_result(descriptor);
+    let info = CallInfo {
+        tool: descriptor,
+        adapter: adapter.as_deref(),
+        caller: caller.as_deref(),
+        arguments: &sent,
+    };
+    span.in_scope(|| hooks::after(hooks, &info, &result, started));
+    result
+}
+
+/// Stage 4 of [`call`]: the tool's own stages in `mode`.
+pub(crate) async fn own_stages(
+    tool: RegisteredTool<'_>,
+    args: Value,
+    ambient: &AmbientContext,
+    options: CallOptions,
+    mode: Mode,
+) -> Answer {
+    let registry = tool.registry();
+    let call = Call {
+        tool: tool.descriptor(),
+        ambient,
+        options,
+        rules: registry.rules(),
+        mode,
+    };
+    match tool.imp() {
+        Imp::Tool(stages) => stages.run(call, args).await,
+        Imp::Explain => explain_tool::run(registry, call, args).await,
+    }
+}
+
+/// What a tool needs of its own to run its stages: its operation, its compiled checks, and
+/// whether its handler is known to need the database.
+pub(crate) struct Own<'a, O> {
+    pub(crate) op: &'a O,
+    pub(crate) compiled: Result<&'a Compiled, ToolResult>,
+    pub(crate) learned: &'a AtomicBool,
+}
+
+/// A tool's own stages of `call`:
+///
+/// 1. screening, coercion and validation (`screen`);
+/// 2. refused at once while the database it needs is known to be down (`availability`);
+/// 3. admission: `once` claimed, `lock` taken — or, explaining, looked at (`durable`);
+/// 4. `ref` records loaded (`refs`);
+/// 5. the typed input decoded, the ambient fields resolved (`decode`);
+/// 6. the guards, then the handler, under timeout and cancellation — or, explaining, each
+///    guard on its own (`handler`);
+/// 7. the output checked and the message rendered (`output`);
+/// 8. admission released: `once` keeps the handler's answer, the lock is let go.
+pub(crate) async fn tool_stages<O: Operation>(
+    own: Own<'_, O>,
+    call: Call<'_>,
+    args: Value,
+) -> Answer {
+    let Call {
+        tool,
+        ambient,
+        options,
+        rules,
+        mode,
+    } = call;
+    let compiled = match own.compiled {
+        Ok(compiled) => compiled,
+        Err(result) => return answer(mode, result),
+    };
+    let value = match screen::screen(tool, compiled, args, options.adapter.as_deref(), rules) {
+        Ok(value) => value,
+        Err(errors) => return refusal(mode, tool, errors),
+    };
+    let database = rules.database.as_ref();
+    let learned = own.learned.load(Ordering::Relaxed);
+    if let Some(refused) = availability::refusal(tool, learned, database) {
+        return answer(mode, refused);
+    }
+    let redaction = &compiled.sensitive_input;
+    let (ticket, explanation) = match mode {
+        Mode::Invoke => match durable::admit(tool, &value, ambient, database, redaction).await {
+            Admission::Run(ticket) => (Some(ticket), None),
+            Admission::Answer(result) => return Answer::Called(result),
+        },
+        Mode::Explain => {
+            let mut explanation = explanation(tool);
+            match durable::report(tool, &value, ambient, database, redaction).await {
+                Ok((once, lock)) => (explanation.once, explanation.lock) = (once, lock),
+                Err(e) => return answer(mode, ToolResult::internal(tool, e)),
+            }
+            (None, Some(explanation))
+        }
+    };
+    let (answer, by_handler) = admitted(
+        own,
+        tool,
+        compiled,
+        value,
+        ambient,
+        options,
+        rules,
+        explanation,
+    )
+    .await;
+    if let Some(ticket) = ticket {
+        let kept = match &answer {
+            Answer::Called(result) if by_handler => Some(result),
+            _ => None,
+        };
+        ticket.finish(kept).await;
+    }
+    answer
+}
+
+/// Stages 4 to 7 of [`tool_stages`], once admitted; with whether the handler gave the answer.
+#[allow(clippy::too_many_arguments)]
+async fn admitted<O: Operation>(
+    own: Own<'_, O>,
+    tool: &'static Descriptor,
+    compiled: &Compiled,
+    mut value: Value,
+    ambient: &AmbientContext,
+    options: CallOptions,
+    rules: &crate::call::options::Rules,
+    explanation: Option<Explanation>,
+) -> (Answer, bool) {
+    let database = rules.database.as_ref();
+    match refs::load(tool, &mut value, ambient, database).await {
+        Ok(()) => {}
+        Err(Missing::NotFound(result, error)) => {
+            let answer = match explanation {
+                Some(mut explanation) => {
+                    explanation.errors = vec![error];
+                    Answer::Explained(Ok(explanation))
+                }
+                None => Answer::Called(result),
+            };
+            return (answer, false);
+        }
+        Err(Missing::Failed(result)) => return (answer_or_explained(explanation, result), false),
+    }
+    let decoded = decode::<O::Contract>(tool, compiled, value, ambient, &rules.limits);
+    let (input, resolved) = match decoded {
+        Ok(decoded) => decoded,
+        Err(Decoding::Arguments(errors)) => {
+            let answer = match explanation {
+                Some(mut explanation) => {
+                    explanation.errors = errors.list;
+                    explanation.more_errors = errors.more;
+                    Answer::Explained(Ok(explanation))
+                }
+                None => Answer::Called(refused(tool, &errors)),
+            };
+            return (answer, false);
+        }
+        Err(Decoding::Internal(result)) => {
+            return (answer_or_explained(explanation, result), false);
+        }
+    };
+    if let Some(mut explanation) = explanation {
+        let checks = &mut explanation.guards;
+        return match handler::explain_guards(own.op, &input, &resolved, &options, tool, checks)
+            .await
+        {
+            Ok(()) => {
+                explanation.callable = explanation.guards.iter().all(|g| g.passed == Some(true));
+                (Answer::Explained(Ok(explanation)), false)
+            }
+            Err(result) => (Answer::Explained(Err(result)), false),
+        };
+    }
+    let failing = Failing {
+        tool,
+        learned: own.learned,
+        database,
+    };
+    match handler::run(own.op, input, &resolved, options, failing).await {
+        Handled::Output(output) => {
+            let result = output::succeed(tool, compiled, &output, &rules.limits);
+            (Answer::Called(result), true)
+        }
+        Handled::Failed { result, by_handler } => (Answer::Called(result), by_handler),
+    }
+}
+
+/// `result` as the answer of a call in `mode` (an explanation's: its error).
+fn answer(mode: Mode, result: ToolResult) -> Answer {
+    match mode {
+        Mode::Invoke => Answer::Called(result),
+        Mode::Explain => Answer::Explained(Err(result)),
+    }
+}
+
+/// `result` as the answer: an explanation's error when there is one.
+fn answer_or_explained(explanation: Option<Explanation>, result: ToolResult) -> Answer {
+    match explanation {
+        Some(_) => Answer::Explained(Err(result)),
+        None => Answer::Called(result),
+    }
+}
+
+/// Arguments refused: the call's `invalid_arguments`, or the explanation's errors.
+fn refusal(mode: Mode, tool: &'static Descriptor, errors: Errors) -> Answer {
+    match mode {
+        Mode::Invoke => Answer::Called(refused(tool, &errors)),
+        Mode::Explain => {
+            let mut explanation = explanation(tool);
+            explanation.errors = errors.list;
+            explanation.more_errors = errors.more;
+            Answer::Explained(Ok(explanation))
+        }
+    }
+}
+
+/// An explanation of a call of `tool` with no error yet and none of its guards checked.
+fn explanation(tool: &Descriptor) -> Explanation {
+    Explanation {
+        tool: tool.name.to_owned(),
+        callable: false,
+        errors: Vec::new(),
+        more_errors: 0,
+        guards: tool
+            .guards
+            .iter()
+            .map(|g| GuardCheck {
+                name: g.name.into(),
+                description: g.description.into(),
+                passed: None,
+                error: None,
+            })
+            .collect(),
+        once: None,
+        lock: None,
+    }
+}

@@ -1,0 +1,78 @@
+//! Stage: screening, coercion and validation. The arguments as sent become the validated JSON
+//! the later stages read, or the user-facing argument errors: a model-sent `ambient_context`
+//! is dropped; a query tool's paging arguments are taken first (see `query::paging`); one walk
+//! screens depth, size and undeclared keys and coerces wire values (against what the call's
+//! adapter shows of a query tool); the canonical schema is checked. Every error is reported,
+//! sorted by pointer, at most `limits.max_errors`.
+
+use serde_json::{Map, Value};
+
+use crate::call::options::{Rules, UndeclaredKeys};
+use crate::checks::plan::TopLevel;
+use crate::checks::report::{self, Errors, FieldError, json_kind};
+use crate::checks::validate;
+use crate::descriptor::Descriptor;
+use crate::pipeline::compiled::Compiled;
+use crate::query::paging;
+
+/// `args` screened, coerced and validated for a call of `tool` through `adapter`.
+pub(crate) fn screen(
+    tool: &'static Descriptor,
+    compiled: &Compiled,
+    args: Value,
+    adapter: Option<&str>,
+    rules: &Rules,
+) -> Result<Value, Errors> {
+    let view = adapter.and_then(|a| tool.view(a));
+    let mut map = match args {
+        Value::Object(map) => map,
+        Value::Null => Map::new(),
+        other => {
+            let kind = json_kind(&other);
+            let message = format!("arguments must be a JSON object, not {kind}");
+            return Err(Errors::one("/", message));
+        }
+    };
+    map.remove("ambient_context");
+    // Reported with the schema's errors, below.
+    let paging = match tool.query {
+        Some(decl) => paging::normalize(&mut map, decl, view),
+        None => Vec::new(),
+    };
+    let mut value = Value::Object(map);
+    let top = match rules.undeclared {
+        UndeclaredKeys::Reject => TopLevel::Reject,
+        UndeclaredKeys::Drop => TopLevel::Drop,
+    };
+    let plan = view
+        .and_then(|_| compiled.views.iter().find(|(a, _)| Some(*a) == adapter))
+        .map_or(&compiled.plan, |(_, plan)| plan);
+    let screened = plan.screen(&mut value, &rules.limits, &compiled.sensitive_input, top);
+    if screened.refused {
+        return Err(screened.report.finish());
+    }
+    // Undeclared keys (removed by screening) are reported with every other error.
+    let mut errors = screened.report.finish();
+    errors.list.extend(paging.into_iter().map(|e| FieldError {
+        field: format!("/{}", e.key),
+        message: e.message,
+    }));
+    let checked = validate::errors(
+        &compiled.input,
+        &value,
+        &rules.limits,
+        &compiled.sensitive_input,
+    );
+    if errors.is_empty() && checked.is_empty() {
+        return Ok(value);
+    }
+    errors.list.extend(checked.list);
+    errors.more += checked.more;
+    report::sort(&mut errors.list);
+    let max = rules.limits.max_errors.max(1);
+    if errors.list.len() > max {
+        errors.more += errors.list.len() - max;
+        errors.list.truncate(max);
+    }
+    Err(errors)
+}
