@@ -31,7 +31,7 @@ const SNIPPET_BEGIN: &str = "\
 ";
 const SNIPPET_END: &str = "# Ok(())\n# }\n";
 
-/// What a whole file needs to be a doctest of its own.
+/// What a whole file without a `main` needs to be a doctest of its own.
 const FILE_END: &str = "# fn main() {}\n";
 
 fn main() {
@@ -86,7 +86,12 @@ fn doctest(block: &markdown::Block) -> String {
         .body
         .replace("toolspec::include_tools!();", "use toolspec_store::tools;");
     if block.named_file(&["rs"]).is_some() {
-        format!("{fence}\n{body}{FILE_END}```\n")
+        let end = if body.contains("fn main()") {
+            ""
+        } else {
+            FILE_END
+        };
+        format!("{fence}\n{body}{end}```\n")
     } else {
         format!("{fence}\n{SNIPPET_BEGIN}{body}{SNIPPET_END}```\n")
     }
