@@ -9,6 +9,7 @@ mod specs;
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
 use toolspec_test_docs::markdown::{self, Block, Doc};
 
 /// The most lines the README may have: it introduces, the pages of `docs/` explain.
@@ -187,14 +188,26 @@ fn json_blocks_parse_and_outputs_are_what_the_commands_print() {
 
 /// One `json` block: it parses, and is what it says it is.
 fn json(checker: &commands::Checker, block: &Block, before: Option<&Block>) -> Result<(), String> {
-    let value: serde_json::Value =
-        serde_json::from_str(&block.body).map_err(|e| format!("not JSON: {e}"))?;
+    let value: Value = serde_json::from_str(&block.body).map_err(|e| format!("not JSON: {e}"))?;
     if let Some(path) = block.attr("file") {
         let file = std::fs::read_to_string(root().join(path))
             .map_err(|e| format!("cannot read {path}: {e}"))?;
         if file.trim_end() != block.body.trim_end() {
             return Err(format!("not the text of {path}:\n{file}"));
         }
+    }
+    // An MCP client's configuration: each server's command is one the docs' commands are.
+    let servers = value["mcpServers"].as_object().into_iter().flatten();
+    for (name, server) in servers {
+        let program = server["command"].as_str().unwrap_or_default();
+        let args = server["args"].as_array().into_iter().flatten();
+        let words: Vec<String> = std::iter::once(program)
+            .chain(args.filter_map(Value::as_str))
+            .map(str::to_owned)
+            .collect();
+        checker
+            .check(&words)
+            .map_err(|why| format!("server `{name}`: `{}`: {why}", commands::shown(&words)))?;
     }
     if block.has("output") {
         let command = before
@@ -204,7 +217,7 @@ fn json(checker: &commands::Checker, block: &Block, before: Option<&Block>) -> R
             .and_then(|mut c| c.pop())
             .ok_or("an `output` block follows an `sh` block of one command")?;
         let printed = checker.output(&command)?;
-        let printed: serde_json::Value = serde_json::from_str(&printed).map_err(|e| {
+        let printed: Value = serde_json::from_str(&printed).map_err(|e| {
             format!(
                 "`{}` printed no JSON ({e}):\n{printed}",
                 commands::shown(&command)
