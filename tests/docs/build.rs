@@ -64,7 +64,10 @@ fn main() {
         if !items.is_empty() {
             let _ = writeln!(
                 out,
-                "/// The Rust blocks of `{}`, one doctest each.\npub mod {module} {{\n{items}}}",
+                "/// The Rust blocks of `{}`, one doctest each.\n\
+                 // A block may be a whole `build.rs` or `main.rs`, with its own `main`.\n\
+                 #[allow(clippy::needless_doctest_main)]\n\
+                 pub mod {module} {{\n{items}}}",
                 doc.path
             );
         }
