@@ -1,12 +1,12 @@
 //! The invoker's promise, as a property: anything valid under a tool's published input schema
 //! is accepted, and anything the `jsonschema` crate finds invalid is rejected with
-//! `invalid_arguments` — unless a documented coercion (see the README, "Calling tools: the
-//! invoker", and the invoker's argument plan) turns it into something valid.
+//! `invalid_arguments` — unless a documented coercion (see `docs/runtime.md`, "The call path",
+//! and the invoker's argument plan) turns it into something valid.
 //!
 //! Values are generated from the input schemas themselves (types, enums, bounds, lengths,
 //! patterns, formats, required/optional keys, arrays, nested objects), then mutated. The
 //! published schemas bound every `decimal` (to what `rust_decimal` reads), and an `integer`
-//! only as its spec does: at run time an integer lies within `i64` (the README says so), so
+//! only as its spec does: at run time an integer lies within `i64` (`docs/runtime.md` says so), so
 //! the schemas the property judges by are the published ones with that range added where they
 //! leave it open, and the generators cover the whole of it.
 
@@ -37,8 +37,8 @@ struct Tool {
 }
 
 /// `schema` with `minimum: i64::MIN` and `maximum: i64::MAX` on every `integer` that leaves
-/// either open: the range the README gives integers at run time, which the published schemas
-/// do not state.
+/// either open: the range `docs/runtime.md` gives integers at run time, which the published
+/// schemas do not state.
 fn with_i64_range(schema: &mut Value) {
     match schema {
         Value::Object(node) => {
