@@ -123,7 +123,7 @@ impl ToolError {
         }
     }
 
-    /// `invalid_params`: a query tool's arguments do not fit (Dex's code).
+    /// `invalid_params`: a query tool's arguments do not fit.
     pub(crate) fn invalid_params(summary: String, details: Value) -> Self {
         Self {
             code: codes::INVALID_PARAMS.into(),

@@ -12,7 +12,7 @@ pub const CANCELLED: &str = "cancelled";
 /// No tool by that name (explain only; adapters answer unknown tools natively).
 pub const UNKNOWN_TOOL: &str = "unknown_tool";
 
-/// A query tool's arguments do not fit: bad types or invalid filter values (Dex's code).
+/// A query tool's arguments do not fit: bad types or invalid filter values.
 pub const INVALID_PARAMS: &str = "invalid_params";
 /// A query tool's query failed; the cause is in the developer-facing exception only.
 pub const QUERY_FAILED: &str = "query_failed";

@@ -200,7 +200,7 @@ impl fmt::Display for Sort<'_> {
     }
 }
 
-/// Dex's page size when a query tool declares no `limit`.
+/// The page size when a query tool declares no `limit`.
 pub const DEFAULT_LIMIT: u32 = 50;
 
 /// The largest `limit.max` a spec may declare: a page a model can still read.

@@ -1,5 +1,5 @@
 //! The description models read: the spec's own, then an action's preconditions and error
-//! codes, or a query tool's filters, sorts and page size (as Dex composes them).
+//! codes, or a query tool's filters, sorts and page size.
 
 use toolspec_vocab::query::FilterOp;
 

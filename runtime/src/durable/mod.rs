@@ -1,5 +1,5 @@
-//! Dex's `once` and `lock`, kept in the app's database so that they hold across every process
-//! sharing it.
+//! `once` (an idempotency key) and `lock` (an advisory lock), kept in the app's database so that
+//! they hold across every process sharing it.
 //!
 //! A call of a tool with either is *admitted* after its arguments validate and before anything
 //! else runs (`ref` records, guards, the handler): its key — the values of the declared fields,

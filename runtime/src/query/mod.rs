@@ -1,4 +1,4 @@
-//! The query engine of query tools (`kind: query`): paging arguments taken as Dex takes them
+//! The query engine of query tools (`kind: query`): paging arguments taken first
 //! (`paging`), the SQL built with sea-query (`sql`), rows decoded into records (`rows`), the
 //! statements run on the [`Database`](crate::Database) (`execute`), the operation the registry
 //! runs (`operation`), and the records `ref` fields load (`reference`).

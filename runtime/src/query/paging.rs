@@ -1,4 +1,4 @@
-//! A query tool's paging arguments, taken as Dex takes them before anything else is checked:
+//! A query tool's paging arguments, taken before anything else is checked:
 //! `limit` clamped between 1 and the maximum (never an error), `offset` at least 0, and a
 //! `sort` the caller may not use dropped for the default. Only a `limit` or `offset` that is
 //! not a whole number is refused, and a text filter holding the NUL character (which no
