@@ -23,20 +23,32 @@ pub(crate) struct Recording<'r> {
     started: Instant,
 }
 
-/// Starts the record of a call of `tool` with `args` (`open`: committed before the call runs,
-/// as a `required` tool's must be); `Ok(None)` when the tool is not audited, `Err` the
-/// call's answer when its record could not be opened.
+/// Whether calls of `tool` are recorded: its policy is on and its registry has a trail.
+pub(crate) fn records(tool: RegisteredTool<'_>) -> bool {
+    trail(tool).is_some()
+}
+
+fn trail<'r>(tool: RegisteredTool<'r>) -> Option<&'r AuditTrail> {
+    let enabled = tool.descriptor().audit.enabled;
+    tool.registry().audit().filter(|_| enabled)
+}
+
+/// Starts the record of a call of `tool` (one that [`records`]) with `args` (`open`: committed
+/// before the call runs, as a `required` tool's must be); `Err` the call's answer when its
+/// record could not be opened.
 pub(crate) async fn start<'r>(
     tool: RegisteredTool<'r>,
     args: &Value,
     ambient: &AmbientContext,
     options: &CallOptions,
     open: bool,
-) -> Result<Option<Recording<'r>>, ToolResult> {
+) -> Result<Recording<'r>, ToolResult> {
     let descriptor = tool.descriptor();
-    let trail = tool.registry().audit().filter(|_| descriptor.audit.enabled);
-    let Some(trail) = trail else {
-        return Ok(None);
+    let Some(trail) = trail(tool) else {
+        return Err(ToolResult::internal(
+            descriptor,
+            "a call was recorded without an audit trail".into(),
+        ));
     };
     let started = Instant::now();
     let id = Uuid::now_v7();
@@ -74,12 +86,12 @@ pub(crate) async fn start<'r>(
         },
         false => None,
     };
-    Ok(Some(Recording {
+    Ok(Recording {
         trail,
         record,
         open,
         started,
-    }))
+    })
 }
 
 impl Recording<'_> {

@@ -42,60 +42,67 @@ pub(crate) struct Failing<'a> {
 }
 
 /// Runs `op`'s guards, then its handler, for `input` and the resolved `ambient` fields.
-pub(crate) async fn run<O: Operation>(
-    op: &O,
+///
+/// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
+/// (boxed) future of the call.
+pub(crate) fn run<'a, O: Operation>(
+    op: &'a O,
     input: <O::Contract as Contract>::Input,
-    ambient: &<O::Contract as Contract>::Ambient,
+    ambient: &'a <O::Contract as Contract>::Ambient,
     options: CallOptions,
-    failing: Failing<'_>,
-) -> Handled<<O::Contract as Contract>::Output> {
-    let tool = failing.tool;
-    let CallOptions {
-        cancellation,
-        progress,
-        ..
-    } = options;
-    // The guards and the handler see the call's token; a tool with a timeout gives them a
-    // token of its own, cancelled with the call or when the timeout passes.
-    let own = tool.timeout.map(|_| cancellation.child_token());
-    let token = own.clone().unwrap_or_else(|| cancellation.clone());
-    let cx = Context::new(ambient, tool, token, progress);
-    let run = std::pin::pin!(guarded(op, input, cx));
-    let outcome = match supervise(tool, &cancellation, own.as_ref(), run).await {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(Halt::Guard(stop))) => {
-            let result = guard_stopped(stop, &failing);
-            return Handled::Failed {
-                result,
-                by_handler: false,
-            };
+    failing: Failing<'a>,
+) -> impl Future<Output = Handled<<O::Contract as Contract>::Output>> + Send + 'a {
+    async move {
+        let tool = failing.tool;
+        let CallOptions {
+            cancellation,
+            progress,
+            ..
+        } = options;
+        // The guards and the handler see the call's token; a tool with a timeout gives them a
+        // token of its own, cancelled with the call or when the timeout passes.
+        let own = tool.timeout.map(|_| cancellation.child_token());
+        let token = own.clone().unwrap_or_else(|| cancellation.clone());
+        let cx = Context::new(ambient, tool, token, progress);
+        let run = std::pin::pin!(guarded(op, input, cx));
+        let outcome = match supervise(tool, &cancellation, own.as_ref(), run).await {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(Halt::Guard(stop))) => {
+                let result = guard_stopped(stop, &failing);
+                return Handled::Failed {
+                    result,
+                    by_handler: false,
+                };
+            }
+            Ok(Err(Halt::Panicked(message))) => {
+                let result = ToolResult::internal(tool, format!("the handler panicked: {message}"));
+                return Handled::Failed {
+                    result,
+                    by_handler: false,
+                };
+            }
+            Err(stop) => {
+                return Handled::Failed {
+                    result: stop.result(tool),
+                    by_handler: false,
+                };
+            }
+        };
+        let result = match outcome {
+            Ok(output) => return Handled::Output(output),
+            Err(Failure::Declared { error, details }) => {
+                declared(tool, error.code(), &error.to_string(), details)
+            }
+            // The developer sees the whole chain of causes, as anyhow's `{:#}` shows it.
+            Err(Failure::Internal(e)) if unreachable_in(&*e) => {
+                unreachable(error_chain(&*e), &failing)
+            }
+            Err(Failure::Internal(e)) => ToolResult::internal(tool, error_chain(&*e)),
+        };
+        Handled::Failed {
+            result,
+            by_handler: true,
         }
-        Ok(Err(Halt::Panicked(message))) => {
-            let result = ToolResult::internal(tool, format!("the handler panicked: {message}"));
-            return Handled::Failed {
-                result,
-                by_handler: false,
-            };
-        }
-        Err(stop) => {
-            return Handled::Failed {
-                result: stop.result(tool),
-                by_handler: false,
-            };
-        }
-    };
-    let result = match outcome {
-        Ok(output) => return Handled::Output(output),
-        Err(Failure::Declared { error, details }) => {
-            declared(tool, error.code(), &error.to_string(), details)
-        }
-        // The developer sees the whole chain of causes, as anyhow's `{:#}` shows it.
-        Err(Failure::Internal(e)) if unreachable_in(&*e) => unreachable(error_chain(&*e), &failing),
-        Err(Failure::Internal(e)) => ToolResult::internal(tool, error_chain(&*e)),
-    };
-    Handled::Failed {
-        result,
-        by_handler: true,
     }
 }
 

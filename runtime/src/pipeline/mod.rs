@@ -27,6 +27,9 @@
 // Stages return the call's final `ToolResult` as their error, so each stage can end the call
 // early; that value is large, but it is built once, on the failure path only.
 #![allow(clippy::result_large_err)]
+// Stage functions return `async` blocks rather than being `async fn`s, whose arguments would be
+// stored twice in the future: every call's future is copied and its own stages' boxed.
+#![allow(clippy::manual_async_fn)]
 
 mod answers;
 mod audit;

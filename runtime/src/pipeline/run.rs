@@ -39,7 +39,33 @@ use crate::registry::{Imp, RegisteredTool};
 /// 4. the tool's own stages ([`tool_stages`], or the explain tool's);
 /// 5. hooks after, and the call's log line;
 /// 6. audit: the record finished with the outcome.
-pub(crate) async fn call(
+///
+/// Like every stage function below, an `async` block rather than an `async fn`, whose arguments
+/// would be stored twice in the future (every call's size and copies).
+pub(crate) fn call<'a>(
+    tool: RegisteredTool<'a>,
+    args: Value,
+    ambient: &'a AmbientContext,
+    options: CallOptions,
+    refusal: Option<ToolError>,
+) -> impl Future<Output = ToolResult> + Send + 'a {
+    async move {
+        if !audit::records(tool) {
+            return match refusal {
+                Some(error) => refused_by_caller(error),
+                None => {
+                    let trace_id = options.trace_id.clone();
+                    spanned(tool, args, ambient, options, trace_id.as_deref()).await
+                }
+            };
+        }
+        // Boxed, so that the record and its writes do not weigh on the future of every call.
+        Box::pin(recorded(tool, args, ambient, options, refusal)).await
+    }
+}
+
+/// [`call`] of a tool whose calls are recorded.
+async fn recorded(
     tool: RegisteredTool<'_>,
     args: Value,
     ambient: &AmbientContext,
@@ -51,95 +77,99 @@ pub(crate) async fn call(
         Ok(recording) => recording,
         Err(result) => return result,
     };
-    let adapter = recording.as_ref().and(options.adapter.clone());
+    let adapter = options.adapter.clone();
     let result = match refusal {
-        Some(error) => ToolResult::failed(error, Some("refused by its caller".into())),
+        Some(error) => refused_by_caller(error),
         None => {
-            let trace_id = match &recording {
-                Some(recording) => Some(recording.trace_id()),
-                None => options.trace_id.as_deref(),
-            }
-            .map(str::to_owned);
-            spanned(tool, args, ambient, options, trace_id.as_deref()).await
+            let trace_id = recording.trace_id().to_owned();
+            spanned(tool, args, ambient, options, Some(&trace_id)).await
         }
     };
-    if let Some(recording) = recording {
-        recording.finish(tool, adapter.as_deref(), &result).await;
-    }
+    recording.finish(tool, adapter.as_deref(), &result).await;
     result
+}
+
+/// A call its caller refused.
+fn refused_by_caller(error: ToolError) -> ToolResult {
+    ToolResult::failed(error, Some("refused by its caller".into()))
 }
 
 /// Stages 2 to 5 of [`call`].
-async fn spanned(
-    tool: RegisteredTool<'_>,
+fn spanned<'a>(
+    tool: RegisteredTool<'a>,
     args: Value,
-    ambient: &AmbientContext,
+    ambient: &'a AmbientContext,
     options: CallOptions,
-    trace_id: Option<&str>,
-) -> ToolResult {
-    let descriptor = tool.descriptor();
-    if let Some(refused) = scopes::refusal(descriptor, &options) {
-        return refused;
-    }
-    let span = tracing::info_span!(
-        "tool.call",
-        tool = descriptor.name,
-        adapter = options.adapter.as_deref(),
-        caller = options.caller.as_deref(),
-        trace_id
-    );
-    let started = Instant::now();
-    let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
-    let hooks = tool.registry().hooks();
-    let info = CallInfo {
-        tool: descriptor,
-        adapter: adapter.as_deref(),
-        caller: caller.as_deref(),
-        arguments: &args,
-    };
-    if let Err(result) = hooks::before(hooks, &info) {
+    trace_id: Option<&'a str>,
+) -> impl Future<Output = ToolResult> + Send + 'a {
+    async move {
+        let descriptor = tool.descriptor();
+        if let Some(refused) = scopes::refusal(descriptor, &options) {
+            return refused;
+        }
+        let span = tracing::info_span!(
+            "tool.call",
+            tool = descriptor.name,
+            adapter = options.adapter.as_deref(),
+            caller = options.caller.as_deref(),
+            trace_id
+        );
+        let started = Instant::now();
+        let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
+        let hooks = tool.registry().hooks();
+        let info = CallInfo {
+            tool: descriptor,
+            adapter: adapter.as_deref(),
+            caller: caller.as_deref(),
+            arguments: &args,
+        };
+        if let Err(result) = hooks::before(hooks, &info) {
+            span.in_scope(|| hooks::after(hooks, &info, &result, started));
+            return result;
+        }
+        // Hooks see the arguments as sent; copy them only when someone will look.
+        let sent = if hooks.is_empty() {
+            Value::Null
+        } else {
+            args.clone()
+        };
+        let result = own_stages(tool, args, ambient, options, Mode::Invoke)
+            .instrument(span.clone())
+            .await
+            .into_result(descriptor);
+        let info = CallInfo {
+            tool: descriptor,
+            adapter: adapter.as_deref(),
+            caller: caller.as_deref(),
+            arguments: &sent,
+        };
         span.in_scope(|| hooks::after(hooks, &info, &result, started));
-        return result;
+        result
     }
-    // Hooks see the arguments as sent; copy them only when someone will look.
-    let sent = if hooks.is_empty() {
-        Value::Null
-    } else {
-        args.clone()
-    };
-    let result = own_stages(tool, args, ambient, options, Mode::Invoke)
-        .instrument(span.clone())
-        .await
-        .into_result(descriptor);
-    let info = CallInfo {
-        tool: descriptor,
-        adapter: adapter.as_deref(),
-        caller: caller.as_deref(),
-        arguments: &sent,
-    };
-    span.in_scope(|| hooks::after(hooks, &info, &result, started));
-    result
 }
 
 /// Stage 4 of [`call`]: the tool's own stages in `mode`.
-pub(crate) async fn own_stages(
-    tool: RegisteredTool<'_>,
+pub(crate) fn own_stages<'a>(
+    tool: RegisteredTool<'a>,
     args: Value,
-    ambient: &AmbientContext,
+    ambient: &'a AmbientContext,
     options: CallOptions,
     mode: Mode,
-) -> Answer {
-    let registry = tool.registry();
-    let call = Call {
-        tool: tool.descriptor(),
-        ambient,
-        options,
-        rules: registry.rules(),
-        mode,
-    };
-    match tool.imp() {
-        Imp::Tool(stages) => stages.run(call, args).await,
-        Imp::Explain => explain_tool::run(registry, call, args).await,
+) -> impl Future<Output = Answer> + Send + 'a {
+    async move {
+        let registry = tool.registry();
+        let call = Call {
+            tool: tool.descriptor(),
+            ambient,
+            options,
+            rules: registry.rules(),
+            mode,
+        };
+        match tool.imp() {
+            Imp::Tool(stages) => stages.run(call, args).await,
+            // Boxed like a tool's own stages, so that its future does not weigh on every call's.
+            Imp::Explain => Box::pin(explain_tool::run(registry, call, args)).await,
+        }
     }
 }
 
@@ -162,135 +192,157 @@ pub(crate) struct Own<'a, O> {
 ///    guard on its own (`handler`);
 /// 7. the output checked and the message rendered (`output`);
 /// 8. admission released: `once` keeps the handler's answer, the lock is let go.
-pub(crate) async fn tool_stages<O: Operation>(
-    own: Own<'_, O>,
-    call: Call<'_>,
+///
+/// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
+/// future (it is boxed: its size is an allocation and a copy per call); likewise below.
+pub(crate) fn tool_stages<'a, O: Operation>(
+    own: Own<'a, O>,
+    call: Call<'a>,
     args: Value,
-) -> Answer {
-    let Call {
-        tool,
-        ambient,
-        options,
-        rules,
-        mode,
-    } = call;
-    let compiled = match own.compiled {
-        Ok(compiled) => compiled,
-        Err(result) => return answer(mode, result),
-    };
-    let value = match screen::screen(tool, compiled, args, options.adapter.as_deref(), rules) {
-        Ok(value) => value,
-        Err(errors) => return refusal(mode, tool, errors),
-    };
-    let database = rules.database.as_ref();
-    let learned = own.learned.load(Ordering::Relaxed);
-    if let Some(refused) = availability::refusal(tool, learned, database) {
-        return answer(mode, refused);
-    }
-    let redaction = &compiled.sensitive_input;
-    let (ticket, explanation) = match mode {
-        Mode::Invoke => match durable::admit(tool, &value, ambient, database, redaction).await {
-            Admission::Run(ticket) => (Some(ticket), None),
-            Admission::Answer(result) => return Answer::Called(result),
-        },
-        Mode::Explain => {
-            let mut explanation = explanation(tool);
-            match durable::report(tool, &value, ambient, database, redaction).await {
-                Ok((once, lock)) => (explanation.once, explanation.lock) = (once, lock),
-                Err(e) => return answer(mode, ToolResult::internal(tool, e)),
-            }
-            (None, Some(explanation))
-        }
-    };
-    let (answer, by_handler) = admitted(
-        own,
-        tool,
-        compiled,
-        value,
-        ambient,
-        options,
-        rules,
-        explanation,
-    )
-    .await;
-    if let Some(ticket) = ticket {
-        let kept = match &answer {
-            Answer::Called(result) if by_handler => Some(result),
-            _ => None,
+) -> impl Future<Output = Answer> + Send + 'a {
+    async move {
+        let Call {
+            tool,
+            ambient,
+            options,
+            rules,
+            mode,
+        } = call;
+        let compiled = match own.compiled {
+            Ok(compiled) => compiled,
+            Err(result) => return answer(mode, result),
         };
-        ticket.finish(kept).await;
+        let value = match screen::screen(tool, compiled, args, options.adapter.as_deref(), rules) {
+            Ok(value) => value,
+            Err(errors) => return refusal(mode, tool, errors),
+        };
+        let database = rules.database.as_ref();
+        let learned = own.learned.load(Ordering::Relaxed);
+        if let Some(refused) = availability::refusal(tool, learned, database) {
+            return answer(mode, refused);
+        }
+        let redaction = &compiled.sensitive_input;
+        // The stages a tool may not need, and explaining, await boxed futures: what every call's
+        // future holds (and copies) stays small.
+        let admits = tool.once.is_some() || tool.lock.is_some();
+        let (ticket, explanation) = match mode {
+            Mode::Invoke if !admits => (None, None),
+            Mode::Invoke => {
+                let admission =
+                    Box::pin(durable::admit(tool, &value, ambient, database, redaction));
+                match admission.await {
+                    Admission::Run(ticket) => (Some(ticket), None),
+                    Admission::Answer(result) => return Answer::Called(result),
+                }
+            }
+            Mode::Explain => {
+                let mut explanation = explanation(tool);
+                let report = Box::pin(durable::report(tool, &value, ambient, database, redaction));
+                match report.await {
+                    Ok((once, lock)) => (explanation.once, explanation.lock) = (once, lock),
+                    Err(e) => return answer(mode, ToolResult::internal(tool, e)),
+                }
+                (None, Some(explanation))
+            }
+        };
+        let (answer, by_handler) = admitted(
+            own,
+            tool,
+            compiled,
+            value,
+            ambient,
+            options,
+            rules,
+            explanation,
+        )
+        .await;
+        if let Some(ticket) = ticket {
+            let kept = match &answer {
+                Answer::Called(result) if by_handler => Some(result),
+                _ => None,
+            };
+            ticket.finish(kept).await;
+        }
+        answer
     }
-    answer
 }
 
 /// Stages 4 to 7 of [`tool_stages`], once admitted; with whether the handler gave the answer.
 #[allow(clippy::too_many_arguments)]
-async fn admitted<O: Operation>(
-    own: Own<'_, O>,
+fn admitted<'a, O: Operation>(
+    own: Own<'a, O>,
     tool: &'static Descriptor,
-    compiled: &Compiled,
+    compiled: &'a Compiled,
     mut value: Value,
-    ambient: &AmbientContext,
+    ambient: &'a AmbientContext,
     options: CallOptions,
-    rules: &crate::call::options::Rules,
+    rules: &'a crate::call::options::Rules,
     explanation: Option<Explanation>,
-) -> (Answer, bool) {
-    let database = rules.database.as_ref();
-    match refs::load(tool, &mut value, ambient, database).await {
-        Ok(()) => {}
-        Err(Missing::NotFound(result, error)) => {
-            let answer = match explanation {
-                Some(mut explanation) => {
-                    explanation.errors = vec![error];
-                    Answer::Explained(Ok(explanation))
-                }
-                None => Answer::Called(result),
-            };
-            return (answer, false);
-        }
-        Err(Missing::Failed(result)) => return (answer_or_explained(explanation, result), false),
-    }
-    let decoded = decode::<O::Contract>(tool, compiled, value, ambient, &rules.limits);
-    let (input, resolved) = match decoded {
-        Ok(decoded) => decoded,
-        Err(Decoding::Arguments(errors)) => {
-            let answer = match explanation {
-                Some(mut explanation) => {
-                    explanation.errors = errors.list;
-                    explanation.more_errors = errors.more;
-                    Answer::Explained(Ok(explanation))
-                }
-                None => Answer::Called(refused(tool, &errors)),
-            };
-            return (answer, false);
-        }
-        Err(Decoding::Internal(result)) => {
-            return (answer_or_explained(explanation, result), false);
-        }
-    };
-    if let Some(mut explanation) = explanation {
-        let checks = &mut explanation.guards;
-        return match handler::explain_guards(own.op, &input, &resolved, &options, tool, checks)
-            .await
-        {
-            Ok(()) => {
-                explanation.callable = explanation.guards.iter().all(|g| g.passed == Some(true));
-                (Answer::Explained(Ok(explanation)), false)
-            }
-            Err(result) => (Answer::Explained(Err(result)), false),
+) -> impl Future<Output = (Answer, bool)> + Send + 'a {
+    async move {
+        let database = rules.database.as_ref();
+        let loaded = match tool.refs.is_empty() {
+            true => Ok(()),
+            false => Box::pin(refs::load(tool, &mut value, ambient, database)).await,
         };
-    }
-    let failing = Failing {
-        tool,
-        learned: own.learned,
-        database,
-    };
-    match handler::run(own.op, input, &resolved, options, failing).await {
-        Handled::Output(output) => {
-            let result = output::succeed(tool, compiled, &output, &rules.limits);
-            (Answer::Called(result), true)
+        match loaded {
+            Ok(()) => {}
+            Err(Missing::NotFound(result, error)) => {
+                let answer = match explanation {
+                    Some(mut explanation) => {
+                        explanation.errors = vec![error];
+                        Answer::Explained(Ok(explanation))
+                    }
+                    None => Answer::Called(result),
+                };
+                return (answer, false);
+            }
+            Err(Missing::Failed(result)) => {
+                return (answer_or_explained(explanation, result), false);
+            }
         }
-        Handled::Failed { result, by_handler } => (Answer::Called(result), by_handler),
+        let decoded = decode::<O::Contract>(tool, compiled, value, ambient, &rules.limits);
+        let (input, resolved) = match decoded {
+            Ok(decoded) => decoded,
+            Err(Decoding::Arguments(errors)) => {
+                let answer = match explanation {
+                    Some(mut explanation) => {
+                        explanation.errors = errors.list;
+                        explanation.more_errors = errors.more;
+                        Answer::Explained(Ok(explanation))
+                    }
+                    None => Answer::Called(refused(tool, &errors)),
+                };
+                return (answer, false);
+            }
+            Err(Decoding::Internal(result)) => {
+                return (answer_or_explained(explanation, result), false);
+            }
+        };
+        if let Some(mut explanation) = explanation {
+            let checks = &mut explanation.guards;
+            let guards = handler::explain_guards(own.op, &input, &resolved, &options, tool, checks);
+            return match Box::pin(guards).await {
+                Ok(()) => {
+                    explanation.callable =
+                        explanation.guards.iter().all(|g| g.passed == Some(true));
+                    (Answer::Explained(Ok(explanation)), false)
+                }
+                Err(result) => (Answer::Explained(Err(result)), false),
+            };
+        }
+        let failing = Failing {
+            tool,
+            learned: own.learned,
+            database,
+        };
+        match handler::run(own.op, input, &resolved, options, failing).await {
+            Handled::Output(output) => {
+                let result = output::succeed(tool, compiled, &output, &rules.limits);
+                (Answer::Called(result), true)
+            }
+            Handled::Failed { result, by_handler } => (Answer::Called(result), by_handler),
+        }
     }
 }
 
