@@ -487,8 +487,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// so listing needs no database.
 fn tool_listing() -> String {
     let mut descriptors: Vec<_> = tools::TOOLS.to_vec();
-    descriptors.sort_by_key(|d| d.name);
-    let title = |d: &toolspec::Descriptor| d.title.unwrap_or("");
+    descriptors.sort_by_key(|d| &*d.name);
+    let title = |d: &'static toolspec::Descriptor| d.title.as_deref().unwrap_or("");
     let name_width = descriptors.iter().map(|d| d.name.len()).max().unwrap_or(0);
     let title_width = descriptors
         .iter()
@@ -497,7 +497,7 @@ fn tool_listing() -> String {
         .unwrap_or(0);
     let mut out = String::new();
     for d in descriptors {
-        let adapters: Vec<&str> = d.adapters.iter().map(|b| b.adapter).collect();
+        let adapters: Vec<&str> = d.adapters.iter().map(|b| &*b.adapter).collect();
         out += &format!(
             "{:name_width$}  {:title_width$}  [{}]\n",
             d.name,
@@ -569,7 +569,7 @@ fn request(
         .chain([&tools::EXPLAIN])
         .any(|d| d.name == tool);
     if !known {
-        let names: Vec<&str> = tools::TOOLS.iter().map(|d| d.name).collect();
+        let names: Vec<&str> = tools::TOOLS.iter().map(|d| &*d.name).collect();
         eprintln!(
             "error: there is no tool `{tool}`; the tools are: {}, {}",
             names.join(", "),

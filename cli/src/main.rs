@@ -284,7 +284,8 @@ fn strict_preview(
         return ExitCode::from(2);
     };
     let adapter = dialect.adapter();
-    let now = declare::Declared::new(project, only).modes(adapter);
+    let declared_now = declare::Declared::new(project, only);
+    let now = declared_now.modes(adapter);
     let then = declare::Declared::new(&preview, only);
     let names = |keep: &dyn Fn(&str, Dialect) -> bool| -> Vec<&str> {
         then.modes(adapter)

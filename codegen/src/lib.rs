@@ -47,9 +47,6 @@ use std::path::Path;
 pub use crate::analyze::membership::Binding;
 pub use crate::analyze::membership::View;
 pub use crate::config::{Compiled, Config, DEFAULT_FILE_NAME, VERBOSE_ENV};
-pub use crate::describe::{
-    Descriptor, ErrorDescriptor, FieldDescriptor, LockDescriptor, OnceDescriptor, QueryDescriptor,
-};
 pub use crate::diagnostic::{
     Diagnostic, Kind, MAX_SHOWN, Related, Severity, render_all, render_summary,
 };
@@ -58,6 +55,7 @@ pub use crate::project::{Project, Tool};
 pub use crate::schema_tree::MAX_DEPTH;
 pub use crate::source::{Pos, Source, Sources, Span};
 pub use crate::spec::{AuditConfig, AuditPolicy, Durability};
+pub use toolspec_vocab::descriptor::Descriptor;
 
 /// Compiles `specs_dir` into `$OUT_DIR/toolspec_tools.rs` with default options.
 pub fn compile(specs_dir: impl AsRef<Path>) -> Result<Compiled, Error> {

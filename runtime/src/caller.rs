@@ -36,16 +36,16 @@ impl Scopes {
     }
 
     /// Whether these scopes include every one of `required`.
-    pub fn allow(&self, required: &[&str]) -> bool {
+    pub fn allow<S: AsRef<str>>(&self, required: &[S]) -> bool {
         match self {
             Self::Unrestricted => true,
-            Self::Only(held) => required.iter().all(|scope| held.contains(*scope)),
+            Self::Only(held) => required.iter().all(|scope| held.contains(scope.as_ref())),
         }
     }
 
     /// Whether a caller with these scopes may see and call `tool`.
     pub fn allow_tool(&self, tool: &Descriptor) -> bool {
-        self.allow(tool.scopes)
+        self.allow(&tool.scopes)
     }
 }
 
@@ -125,7 +125,7 @@ mod tests {
     #[test]
     fn scopes_allow_only_what_they_hold() {
         let scopes = Scopes::only(["orders:read", "orders:write"]);
-        assert!(scopes.allow(&[]));
+        assert!(scopes.allow::<&str>(&[]));
         assert!(scopes.allow(&["orders:read"]));
         assert!(scopes.allow(&["orders:write", "orders:read"]));
         assert!(!scopes.allow(&["orders:write", "payments:refund"]));

@@ -76,7 +76,7 @@ impl<T> Member<T> {
         self.slot
             .and_then(|slot| registry.at(slot))
             .filter(|tool| std::ptr::eq(tool.descriptor(), self.descriptor))
-            .or_else(|| registry.get(self.descriptor.name))
+            .or_else(|| registry.get(&self.descriptor.name))
     }
 }
 

@@ -231,7 +231,7 @@ impl ToolResult {
     /// An internal failure of `tool`: the model sees the headline (a query tool's
     /// `query_failed`), the developer `exception`, which is logged.
     pub(crate) fn internal(tool: &Descriptor, exception: String) -> Self {
-        tracing::error!(tool = tool.name, exception = %exception, "tool failed");
+        tracing::error!(tool = &*tool.name, exception = %exception, "tool failed");
         // Without a subscriber nobody would see why: say it on stderr (never stdout, the MCP
         // stdio stream).
         let unheard =
@@ -241,7 +241,7 @@ impl ToolResult {
         }
         let error = match tool.kind {
             ToolKind::Query => ToolError::query_failed(),
-            _ => ToolError::internal(tool.error_headline),
+            _ => ToolError::internal(tool.error_headline.as_deref()),
         };
         Self::failed(error, Some(exception))
     }
@@ -254,8 +254,8 @@ impl ToolResult {
         retry_after: Duration,
         exception: String,
     ) -> Self {
-        tracing::warn!(tool = tool.name, exception = %exception, "tool call refused: {what} is unavailable");
-        let error = ToolError::unavailable(tool.error_headline, what, retry_after);
+        tracing::warn!(tool = &*tool.name, exception = %exception, "tool call refused: {what} is unavailable");
+        let error = ToolError::unavailable(tool.error_headline.as_deref(), what, retry_after);
         Self::failed(error, Some(exception))
     }
 

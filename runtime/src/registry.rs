@@ -18,7 +18,7 @@ use crate::call::options::{Rules, UndeclaredKeys};
 use crate::caller::Caller;
 use crate::checks::limits::Limits;
 use crate::database::Database;
-use crate::descriptor::{Descriptor, ToolKind};
+use crate::descriptor::{Descriptor, Text, ToolKind};
 use crate::hooks::Hook;
 use crate::project::Project;
 use crate::registry_error::RegistryError;
@@ -59,7 +59,7 @@ impl<'r> RegisteredTool<'r> {
 
     /// The canonical name.
     pub fn name(&self) -> &'static str {
-        self.entry.descriptor.name
+        &self.entry.descriptor.name
     }
 
     /// The tool's name on `adapter`, if it is a member.
@@ -73,10 +73,10 @@ impl<'r> RegisteredTool<'r> {
     }
 
     /// The tool's effective settings on `adapter` (None unless it is a member).
-    pub fn settings(&self, adapter: &str) -> Option<Settings<'static>> {
+    pub fn settings(&self, adapter: &str) -> Option<Settings<'static, Text>> {
         let binding = self.entry.descriptor.binding(adapter)?;
         let decl = self.registry.project.adapter(adapter)?;
-        Some(Settings::new(decl, binding.settings))
+        Some(Settings::new(decl, &binding.settings))
     }
 
     /// The registry the tool is in.
@@ -139,23 +139,23 @@ impl RegistryBuilder {
         let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
         for entry in &self.entries {
             let d = entry.descriptor;
-            let keys = std::iter::once(("", d.name)).chain(
+            let keys = std::iter::once(("", &*d.name)).chain(
                 d.adapters
                     .iter()
-                    .map(|b| (b.adapter, b.name.unwrap_or(d.name))),
+                    .map(|b| (&*b.adapter, b.name.as_deref().unwrap_or(&d.name))),
             );
             for (adapter, name) in keys {
                 if !adapter.is_empty() && self.project.adapter(adapter).is_none() {
                     return Err(RegistryError::UnknownAdapter {
-                        tool: d.name.into(),
+                        tool: d.name.to_string(),
                         adapter: adapter.into(),
                     });
                 }
-                if let Some(first) = seen.insert((adapter, name), d.spec) {
+                if let Some(first) = seen.insert((adapter, name), &d.spec) {
                     return Err(RegistryError::DuplicateName {
                         adapter: adapter.into(),
                         name: name.into(),
-                        specs: [first.into(), d.spec.into()],
+                        specs: [first.into(), d.spec.to_string()],
                     });
                 }
             }
@@ -165,20 +165,23 @@ impl RegistryBuilder {
 
     /// Builds without the checks `build` makes: for generated code, whose compiler made them.
     pub(crate) fn build_trusted(mut self) -> Registry {
-        self.entries.sort_by_key(|t| t.descriptor.name);
+        self.entries.sort_by_key(|t| &*t.descriptor.name);
         let mut by_name = HashMap::with_capacity(self.entries.len());
         let mut by_adapter = HashMap::new();
         for (i, entry) in self.entries.iter().enumerate() {
             let d = entry.descriptor;
-            by_name.insert(d.name, i);
+            by_name.insert(&*d.name, i);
             // As `RegisteredTool::name_for` reads them: an adapter's first binding counts.
             let firsts = d.adapters.iter().filter(|binding| {
-                d.binding(binding.adapter)
+                d.binding(&binding.adapter)
                     .is_some_and(|first| std::ptr::eq(first, *binding))
             });
             for binding in firsts {
                 by_adapter
-                    .entry((binding.adapter, binding.name.unwrap_or(d.name)))
+                    .entry((
+                        &*binding.adapter,
+                        binding.name.as_deref().unwrap_or(&d.name),
+                    ))
                     .or_insert(i);
             }
         }
@@ -337,7 +340,7 @@ impl Registry {
     }
 
     /// The effective settings of tool `tool` on `adapter` (None unless it is a member).
-    pub fn settings(&self, tool: &str, adapter: &str) -> Option<Settings<'static>> {
+    pub fn settings(&self, tool: &str, adapter: &str) -> Option<Settings<'static, Text>> {
         self.get(tool)?.settings(adapter)
     }
 
@@ -374,7 +377,7 @@ impl Registry {
 impl fmt::Debug for Registry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()
-            .entries(self.entries.iter().map(|t| t.descriptor.name))
+            .entries(self.entries.iter().map(|t| &*t.descriptor.name))
             .finish()
     }
 }

@@ -3,6 +3,8 @@
 //! as the tool's output and the OpenAPI document publishes for every
 //! `POST /tools/{name}/explain`.
 
+use std::borrow::Cow;
+
 use crate::dialect::Dialect;
 
 /// The description of the explain tool.
@@ -15,15 +17,19 @@ pub const INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"tool":{"type":
 /// the runtime's `Descriptor::explain` embeds). Only the non-strict dialects:
 /// the free-form `arguments` object has no strict form, so adapters declare explain
 /// non-strict. The compiler's own derivations are checked against these in its dialect tests.
-pub const DIALECTS: &[(Dialect, &str)] = &[
-    (Dialect::Anthropic, INPUT_SCHEMA),
+pub const DIALECTS: &[(Dialect, Cow<'static, str>)] = &[
+    (Dialect::Anthropic, Cow::Borrowed(INPUT_SCHEMA)),
     (
         Dialect::Gemini,
-        r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
+        Cow::Borrowed(
+            r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
+        ),
     ),
     (
         Dialect::OpenAi,
-        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+        Cow::Borrowed(
+            r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+        ),
     ),
 ];
 

@@ -23,6 +23,7 @@ pub mod adapters;
 pub mod audit;
 pub mod auth;
 pub mod codes;
+pub mod descriptor;
 pub mod dialect;
 pub mod explain;
 pub mod hints;

@@ -8,6 +8,7 @@ use std::fmt;
 
 /// The type of a column a query tool reads: a record field, a filter or a scope binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
 pub enum ColumnType {
     /// Text.
     String,
@@ -69,6 +70,7 @@ impl fmt::Display for ColumnType {
 
 /// How a filter compares its column with the model's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
 pub enum FilterOp {
     /// `column = value`
     Eq,

@@ -571,18 +571,18 @@ fn many_tools(count: usize) -> Vec<(&'static Descriptor, PresentAs)> {
             } else {
                 &order::DESCRIPTOR
             };
-            let name: &'static str =
-                Box::leak(format!("{}_{i:04}", template.name).into_boxed_str());
-            let adapters: &'static [AdapterBinding] = Box::leak(Box::new([AdapterBinding {
-                adapter: "mcp",
-                name: Some(name),
-                settings: &[],
-                view: None,
-            }]));
+            let name: std::borrow::Cow<'static, str> =
+                std::borrow::Cow::Owned(format!("{}_{i:04}", template.name));
+            let adapters = vec![AdapterBinding {
+                adapter: "mcp".into(),
+                name: Some(name.clone()),
+                ..AdapterBinding::member("")
+            }];
+            // The listing holds `'static` descriptors, as a registry's are.
             let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor {
                 name,
-                adapters,
-                ..*template
+                adapters: adapters.into(),
+                ..template.clone()
             }));
             (descriptor, PresentAs::Structured)
         })

@@ -399,7 +399,7 @@ tool: { anthropic: { strict: true }, openai: { strict: true } }
             json!({ "type": "integer" })
         );
         let descriptor = tool.descriptor();
-        assert_eq!(descriptor.own_ranges_output, ["/properties/total"]);
+        assert_eq!(*descriptor.own_ranges_output, ["/properties/total"]);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! named types, the project configuration and a `registry()` that refuses to compile until
 //! every tool has a handler. Built with `quote`, printed with `prettyplease`.
 
+mod bake;
 mod descriptor;
 mod named_types;
 mod project;

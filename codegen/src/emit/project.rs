@@ -1,16 +1,18 @@
-//! The project's items: `PROJECT`, `EXPLAIN`, `TOOLS` and `registry()`.
+//! The project's items: `PROJECT`, `EXPLAIN` (the explain tool's descriptor, baked like a
+//! tool's), `TOOLS` and `registry()`.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use toolspec_vocab::auth::MissingScope;
+use toolspec_vocab::descriptor::{AdapterBinding, Descriptor};
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
 
-use crate::emit::descriptor::{
-    audit_policy, column_type, millis, opt_str, raw_string, setting_value,
-};
+use crate::emit::bake::{bake, raw_string};
+use crate::emit::descriptor::{audit_policy, column_type, millis, opt_str, setting_value};
 use crate::project::{Project, Tool};
 use crate::rust_name::ident;
 use crate::spec::{AuditConfig, AuthSpec};
@@ -99,15 +101,25 @@ fn project_static(project: &Project) -> TokenStream {
     };
     let auth = auth_config(project);
     let openapi = raw_string(&project.openapi().to_string());
-    let explain_audit = audit_policy(&config.audit.policy);
     let drop_undeclared = config.drop_undeclared_keys;
     let explain = config.explain_enabled.then(|| {
-        let adapters = config.adapters.iter().map(|a| a.decl.name.as_ref());
+        let adapters = config
+            .adapters
+            .iter()
+            .map(|a| AdapterBinding {
+                adapter: Cow::Owned(a.decl.name.to_string()),
+                ..AdapterBinding::member("")
+            })
+            .collect();
+        let descriptor = Descriptor::explain(
+            Cow::Owned(config.explain_name.to_string()),
+            Cow::Owned(adapters),
+            config.audit.policy,
+        );
+        let descriptor = bake(&descriptor);
         quote! {
             /// The built-in explain tool: checks a call of another tool without running it.
-            pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(#explain_name, &[
-                #( ::toolspec::__private::AdapterBinding::member(#adapters), )*
-            ], #explain_audit);
+            pub static EXPLAIN: ::toolspec::__private::Descriptor = #descriptor;
         }
     });
     let mut tools: Vec<&Tool> = project.tools.iter().collect();

@@ -58,8 +58,8 @@ pub struct Tool {
 impl From<&Function> for Tool {
     fn from(function: &Function) -> Self {
         Self {
-            name: function.name.into(),
-            description: function.description.into(),
+            name: function.name.to_string(),
+            description: function.description.to_string(),
             input_schema: function
                 .parameters
                 .clone()
@@ -134,7 +134,7 @@ pub fn tools_for(registry: &Registry, caller: &Caller) -> Vec<Tool> {
 
 /// One descriptor as a tool definition, or `None` when it is not an `anthropic` member.
 /// `strict` is the tool's setting as the build resolved it (the dialect it embedded).
-pub fn wrap(tool: &'static Descriptor) -> Option<Tool> {
+pub fn wrap(tool: &Descriptor) -> Option<Tool> {
     PROVIDER.function(tool, None).as_ref().map(Tool::from)
 }
 

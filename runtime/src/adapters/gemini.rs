@@ -57,8 +57,8 @@ pub struct FunctionDeclaration {
 impl From<&Function> for FunctionDeclaration {
     fn from(function: &Function) -> Self {
         Self {
-            name: function.name.into(),
-            description: function.description.into(),
+            name: function.name.to_string(),
+            description: function.description.to_string(),
             parameters: function.parameters.clone(),
         }
     }
@@ -115,7 +115,7 @@ pub fn tools_for(registry: &Registry, caller: &Caller) -> Vec<FunctionDeclaratio
 }
 
 /// One descriptor as a function declaration, or `None` when it is not a `gemini` member.
-pub fn wrap(tool: &'static Descriptor) -> Option<FunctionDeclaration> {
+pub fn wrap(tool: &Descriptor) -> Option<FunctionDeclaration> {
     PROVIDER
         .function(tool, None)
         .as_ref()

@@ -98,8 +98,8 @@ impl From<&Function> for ChatTool {
         Self {
             kind: function_type(),
             function: FunctionDefinition {
-                name: function.name.into(),
-                description: function.description.into(),
+                name: function.name.to_string(),
+                description: function.description.to_string(),
                 parameters: parameters(function),
                 strict: function.strict(),
             },
@@ -111,8 +111,8 @@ impl From<&Function> for ResponsesTool {
     fn from(function: &Function) -> Self {
         Self {
             kind: function_type(),
-            name: function.name.into(),
-            description: function.description.into(),
+            name: function.name.to_string(),
+            description: function.description.to_string(),
             parameters: parameters(function),
             strict: function.strict(),
         }
@@ -244,12 +244,12 @@ pub fn responses_tools_for(registry: &Registry, caller: &Caller) -> Vec<Response
 /// One descriptor as a Chat Completions tool, or `None` when it is not an `openai` member;
 /// strict when the build resolved the tool's `strict` setting on (it then embedded the
 /// `openai-strict` dialect).
-pub fn wrap(tool: &'static Descriptor) -> Option<ChatTool> {
+pub fn wrap(tool: &Descriptor) -> Option<ChatTool> {
     PROVIDER.function(tool, None).as_ref().map(ChatTool::from)
 }
 
 /// One descriptor as a Responses API function tool (see [`wrap`]).
-pub fn wrap_responses(tool: &'static Descriptor) -> Option<ResponsesTool> {
+pub fn wrap_responses(tool: &Descriptor) -> Option<ResponsesTool> {
     PROVIDER
         .function(tool, None)
         .as_ref()

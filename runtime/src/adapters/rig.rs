@@ -82,7 +82,7 @@ fn dynamic_tool(
             let (registry, caller, member) = (registry.clone(), caller.clone(), target.clone());
             Box::pin(async move {
                 let Some(tool) = member.tool(&registry) else {
-                    let error = ToolError::unknown_tool(member.descriptor.name);
+                    let error = ToolError::unknown_tool(&member.descriptor.name);
                     return render(ToolResult::failed(error, None), member.present_as);
                 };
                 let options = CallOptions::for_caller(ADAPTER, &caller);

@@ -128,8 +128,8 @@ impl AuditRecord {
             .tool
             .ambient_fields()
             .filter_map(|field| {
-                let value = call.ambient.get(field.name)?;
-                Some((field.name.to_owned(), value.clone()))
+                let value = call.ambient.get(&field.name)?;
+                Some((field.name.to_string(), value.clone()))
             })
             .collect::<Map<String, Value>>()
             .into();
@@ -138,7 +138,7 @@ impl AuditRecord {
             id: call.id,
             started_at: call.started_at,
             duration_us: 0,
-            tool: call.tool.name.to_owned(),
+            tool: call.tool.name.to_string(),
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
             ambient,

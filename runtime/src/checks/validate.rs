@@ -32,7 +32,10 @@ const MAX_NAMED_KEYS: usize = 5;
 
 /// Compiles a schema into a validator that also checks `format`s, and the range of `i64` on
 /// every `integer` but those below the JSON pointers `own_ranges` (see [`bound_to_i64`]).
-pub fn compile(schema: &Value, own_ranges: &[&str]) -> Result<jsonschema::Validator, String> {
+pub fn compile<S: AsRef<str>>(
+    schema: &Value,
+    own_ranges: &[S],
+) -> Result<jsonschema::Validator, String> {
     let mut schema = schema.clone();
     bound_to_i64(&mut schema, own_ranges);
     jsonschema::options()
@@ -189,7 +192,7 @@ mod tests {
         } else {
             Sensitivity::default()
         };
-        let validator = compile(&json!({"properties": {"v": schema}}), &[]).unwrap();
+        let validator = compile::<&str>(&json!({"properties": {"v": schema}}), &[]).unwrap();
         let errors = errors(
             &validator,
             &json!({"v": instance}),

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::ambient::AmbientContext;
-use crate::descriptor::Descriptor;
+use crate::descriptor::{Descriptor, Text};
 use crate::sensitive::Sensitivity;
 
 /// One call's key.
@@ -22,7 +22,7 @@ impl Key {
     /// out counts as `null`.
     pub(crate) fn of(
         tool: &Descriptor,
-        fields: &[&str],
+        fields: &[Text],
         args: &Value,
         ambient: &AmbientContext,
         redaction: &Sensitivity,
@@ -30,7 +30,8 @@ impl Key {
         let ambient_field = |name: &str| tool.fields.iter().any(|f| f.name == name && f.ambient);
         let values: Map<String, Value> = fields
             .iter()
-            .map(|&name| {
+            .map(|name| {
+                let name = name.as_ref();
                 let value = if ambient_field(name) {
                     ambient.get(name)
                 } else {
@@ -40,7 +41,10 @@ impl Key {
             })
             .collect();
         let mut canonical = String::new();
-        let ordered: Vec<&Value> = fields.iter().filter_map(|f| values.get(*f)).collect();
+        let ordered: Vec<&Value> = fields
+            .iter()
+            .filter_map(|f| values.get(f.as_ref()))
+            .collect();
         write_canonical(
             &Value::Array(ordered.into_iter().cloned().collect()),
             &mut canonical,

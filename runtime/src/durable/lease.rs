@@ -11,5 +11,6 @@ const LEASE: Duration = Duration::from_secs(600);
 /// How long a `once` claim or SQLite lock of `tool` stays valid: past the tool's timeout (when
 /// it has one) with room to record the result.
 pub(crate) fn lease(tool: &Descriptor) -> Duration {
-    tool.timeout.map_or(LEASE, |t| t + Duration::from_secs(30))
+    tool.timeout()
+        .map_or(LEASE, |t| t + Duration::from_secs(30))
 }

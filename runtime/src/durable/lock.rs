@@ -92,7 +92,7 @@ pub(crate) async fn acquire(
                         OR NOT EXISTS (SELECT 1 FROM toolspec_instances i
                             WHERE i.id = toolspec_locks.instance AND i.seen_at > $7)",
                 )
-                .bind(tool.name)
+                .bind(&*tool.name)
                 .bind(&key.hash)
                 .bind(&holder)
                 .bind(now)
@@ -105,7 +105,7 @@ pub(crate) async fn acquire(
                 if taken.rows_affected() == 1 {
                     let how = How::Row {
                         database: database.clone(),
-                        tool: tool.name,
+                        tool: &tool.name,
                         key_hash: key.hash.clone(),
                         holder,
                     };
@@ -160,7 +160,7 @@ pub(crate) async fn held(
                      AND EXISTS (SELECT 1 FROM toolspec_instances i
                        WHERE i.id = l.instance AND i.seen_at > $4))",
             )
-            .bind(tool.name)
+            .bind(&*tool.name)
             .bind(&key.hash)
             .bind(now)
             .bind(liveness::cutoff(now))

@@ -101,8 +101,8 @@ async fn admit_on(
     let mut ticket = Ticket::default();
     // `once` first: a repeat of a finished call answers at once, and repeats of a running one
     // wait for its result rather than in the lock's queue.
-    if let Some(decl) = tool.once {
-        let key = Key::of(tool, decl.key, args, ambient, redaction);
+    if let Some(decl) = &tool.once {
+        let key = Key::of(tool, &decl.key, args, ambient, redaction);
         match once::claim(database, tool, &key).await {
             Ok(once::Claimed::Run(claim)) => ticket.once = Some(claim),
             Ok(once::Claimed::Replay(result)) => return Admission::Answer(result),
@@ -110,14 +110,14 @@ async fn admit_on(
             Err(e) => return Admission::Answer(e.answer(tool)),
         }
     }
-    if let Some(decl) = tool.lock {
-        let key = Key::of(tool, decl.key, args, ambient, redaction);
-        let answer = match lock::acquire(database, tool, &key, decl.wait).await {
+    if let Some(decl) = &tool.lock {
+        let key = Key::of(tool, &decl.key, args, ambient, redaction);
+        let answer = match lock::acquire(database, tool, &key, decl.wait()).await {
             Ok(Some(held)) => {
                 ticket.lock = Some(held);
                 None
             }
-            Ok(None) => Some(locked(tool, decl.wait)),
+            Ok(None) => Some(locked(tool, decl.wait())),
             Err(e) => Some(e.answer(tool)),
         };
         if let Some(answer) = answer {
@@ -162,18 +162,18 @@ pub(crate) async fn report(
     {
         let e = |e: DatabaseError| e.to_string();
         database.migrate().await.map_err(e)?;
-        let once = match tool.once {
+        let once = match &tool.once {
             Some(decl) => {
-                let key = Key::of(tool, decl.key, args, ambient, redaction);
+                let key = Key::of(tool, &decl.key, args, ambient, redaction);
                 Some(once::status(database, tool, &key).await.map_err(e)?)
             }
             None => None,
         };
-        let lock = match tool.lock {
+        let lock = match &tool.lock {
             Some(decl) => {
-                let key = Key::of(tool, decl.key, args, ambient, redaction);
+                let key = Key::of(tool, &decl.key, args, ambient, redaction);
                 let held = lock::held(database, tool, &key).await.map_err(e)?;
-                let wait_ms = u64::try_from(decl.wait.as_millis()).unwrap_or(u64::MAX);
+                let wait_ms = u64::try_from(decl.wait().as_millis()).unwrap_or(u64::MAX);
                 Some(LockStatus {
                     key: key.shown,
                     held,
@@ -198,12 +198,15 @@ fn in_progress(tool: &Descriptor) -> ToolResult {
         "a call with the same `once` key was still running after {:?}",
         once::WAIT_FOR_RUNNING
     );
-    let error = ToolError::in_progress(tool.error_headline, once::RETRY_RUNNING);
+    let error = ToolError::in_progress(tool.error_headline.as_deref(), once::RETRY_RUNNING);
     ToolResult::failed(error, Some(waited))
 }
 
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 fn locked(tool: &Descriptor, wait: Duration) -> ToolResult {
     let waited = format!("another call with the same key held the lock for over {wait:?}");
-    ToolResult::failed(ToolError::locked(tool.error_headline), Some(waited))
+    ToolResult::failed(
+        ToolError::locked(tool.error_headline.as_deref()),
+        Some(waited),
+    )
 }

@@ -81,7 +81,7 @@ pub(crate) async fn claim(
                 "INSERT INTO toolspec_once (tool, key_hash, key, state, holder, started_at, lease_until, instance)
                  VALUES ($1, $2, $3, 'running', $4, $5, $6, $7) ON CONFLICT (tool, key_hash) DO NOTHING",
             )
-            .bind(tool.name)
+            .bind(&*tool.name)
             .bind(&key.hash)
             .bind(&shown)
             .bind(&holder)
@@ -118,7 +118,7 @@ pub(crate) async fn claim(
                 .bind(now + lease_ms)
                 .bind(&shown)
                 .bind(&instance)
-                .bind(tool.name)
+                .bind(&*tool.name)
                 .bind(&key.hash)
                 .bind(&row.holder)
                 .bind(&row.state)
@@ -130,7 +130,7 @@ pub(crate) async fn claim(
             if taken == 1 {
                 if stale {
                     tracing::warn!(
-                        tool = tool.name,
+                        tool = &*tool.name,
                         "a `once` claim left by a process that died (or past its lease) was taken over"
                     );
                 }
@@ -200,7 +200,7 @@ async fn read(
                  FROM toolspec_once o LEFT JOIN toolspec_instances i ON i.id = o.instance
                  WHERE o.tool = $1 AND o.key_hash = $2",
             )
-            .bind(tool.name)
+            .bind(&*tool.name)
             .bind(key_hash)
             .fetch_optional(pool)
             .await?;
@@ -270,13 +270,13 @@ impl Claim {
             None => self.free().await,
         };
         if let Err(e) = done {
-            tracing::warn!(tool = self.tool.name, error = %e, "a `once` key could not be finished; it frees when its lease ends");
+            tracing::warn!(tool = &*self.tool.name, error = %e, "a `once` key could not be finished; it frees when its lease ends");
         }
     }
 
     async fn record(&self, result: &ToolResult) -> Result<(), DatabaseError> {
         let now = now_ms();
-        let ttl = self.tool.once.map_or(0, |once| millis(once.ttl));
+        let ttl = self.tool.once.as_ref().map_or(0, |once| millis(once.ttl()));
         let (outcome, stored) = match &result.outcome {
             Ok(value) => (
                 "ok".to_owned(),
@@ -298,7 +298,7 @@ impl Claim {
             .bind(now + ttl)
             .bind(&outcome)
             .bind(&stored)
-            .bind(self.tool.name)
+            .bind(&*self.tool.name)
             .bind(&self.key_hash)
             .bind(&self.holder)
             .execute(pool)
@@ -311,7 +311,13 @@ impl Claim {
     }
 
     async fn free(&self) -> Result<(), DatabaseError> {
-        free(&self.database, self.tool.name, &self.key_hash, &self.holder).await
+        free(
+            &self.database,
+            &self.tool.name,
+            &self.key_hash,
+            &self.holder,
+        )
+        .await
     }
 
     /// Deletes this tool's expired rows, on one recorded result in 64.
@@ -324,14 +330,14 @@ impl Claim {
             sqlx::query(
                 "DELETE FROM toolspec_once WHERE tool = $1 AND state = 'done' AND expires_at <= $2",
             )
-            .bind(self.tool.name)
+            .bind(&*self.tool.name)
             .bind(now)
             .execute(pool)
             .await
             .map(drop)
         });
         if let Err(e) = swept {
-            tracing::warn!(tool = self.tool.name, error = %e, "deleting expired `once` keys failed");
+            tracing::warn!(tool = &*self.tool.name, error = %e, "deleting expired `once` keys failed");
         }
     }
 }
@@ -345,7 +351,7 @@ impl Drop for Claim {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (database, tool, key_hash, holder) = (
                 self.database.clone(),
-                self.tool.name,
+                &*self.tool.name,
                 std::mem::take(&mut self.key_hash),
                 std::mem::take(&mut self.holder),
             );

@@ -24,12 +24,12 @@ pub(crate) fn refused(tool: &Descriptor, errors: &Errors) -> ToolResult {
 /// spec's own `not_found` code when it declares one.
 pub(crate) fn not_found(tool: &Descriptor, field: &str) -> ToolResult {
     let (message, standalone) = match tool.error(codes::NOT_FOUND) {
-        Some(declared) => (declared.message.to_owned(), declared.standalone),
+        Some(declared) => (declared.message.to_string(), declared.standalone),
         None => (format!("No such {field}."), false),
     };
     let error = ToolError {
         code: codes::NOT_FOUND.into(),
-        message: compose_error(tool.error_headline, &message, standalone),
+        message: compose_error(tool.error_headline.as_deref(), &message, standalone),
         details: None,
     };
     ToolResult::failed(error, None)
@@ -46,7 +46,7 @@ pub(crate) fn declared(
     let standalone = tool.error(code).is_some_and(|e| e.standalone);
     let error = ToolError {
         code: code.to_owned(),
-        message: compose_error(tool.error_headline, message, standalone),
+        message: compose_error(tool.error_headline.as_deref(), message, standalone),
         details,
     };
     ToolResult::failed(error, None)
@@ -69,8 +69,8 @@ pub(crate) fn stopped(tool: &Descriptor, stop: GuardStop) -> ToolResult {
     match stop.reason {
         StopReason::Unmet => ToolResult::failed(
             ToolError {
-                code: guard.name.to_owned(),
-                message: compose_error(tool.error_headline, guard.description, false),
+                code: guard.name.to_string(),
+                message: compose_error(tool.error_headline.as_deref(), &guard.description, false),
                 details: None,
             },
             None,

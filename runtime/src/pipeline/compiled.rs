@@ -34,10 +34,10 @@ impl Compiled {
     /// Compiles `tool`'s embedded schemas and template; an error is for the developer.
     pub(crate) fn new(tool: &'static Descriptor) -> Result<Self, String> {
         let input_schema: Value =
-            serde_json::from_str(tool.input_schema).map_err(|e| e.to_string())?;
+            serde_json::from_str(&tool.input_schema).map_err(|e| e.to_string())?;
         let output_schema: Value =
-            serde_json::from_str(tool.output_schema).map_err(|e| e.to_string())?;
-        let templates = match tool.message {
+            serde_json::from_str(&tool.output_schema).map_err(|e| e.to_string())?;
+        let templates = match &tool.message {
             Some(message) => {
                 let mut templates = minijinja::Environment::new();
                 templates.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
@@ -49,22 +49,23 @@ impl Compiled {
             None => None,
         };
         let mut views = Vec::new();
-        for binding in tool.adapters {
+        for binding in tool.adapters.iter() {
             let schema = binding
                 .view
-                .and_then(|_| tool.schema_for(binding.adapter, Dialect::Mcp));
+                .as_ref()
+                .and_then(|_| tool.schema_for(&binding.adapter, Dialect::Mcp));
             if let Some(schema) = schema {
                 let schema: Value = serde_json::from_str(schema).map_err(|e| e.to_string())?;
-                views.push((binding.adapter, ArgumentPlan::compile(&schema, &schema)));
+                views.push((&*binding.adapter, ArgumentPlan::compile(&schema, &schema)));
             }
         }
         Ok(Self {
-            input: validate::compile(&input_schema, tool.own_ranges_input)?,
-            output: validate::compile(&output_schema, tool.own_ranges_output)?,
+            input: validate::compile(&input_schema, &tool.own_ranges_input)?,
+            output: validate::compile(&output_schema, &tool.own_ranges_output)?,
             plan: ArgumentPlan::compile(&input_schema, &input_schema),
             views,
-            sensitive_input: Sensitivity::compile(tool.sensitive_input),
-            sensitive_output: Sensitivity::compile(tool.sensitive_output),
+            sensitive_input: Sensitivity::compile(tool.sensitive_input.as_deref()),
+            sensitive_output: Sensitivity::compile(tool.sensitive_output.as_deref()),
             ambient: tool.ambient_fields().collect(),
             templates,
             default_message: default_message(tool),
@@ -74,5 +75,5 @@ impl Compiled {
 
 /// The success message of a tool without a template.
 pub(crate) fn default_message(tool: &Descriptor) -> String {
-    format!("{} succeeded.", tool.title.unwrap_or(tool.name))
+    format!("{} succeeded.", tool.title.as_deref().unwrap_or(&tool.name))
 }

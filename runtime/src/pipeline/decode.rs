@@ -78,11 +78,12 @@ pub(crate) fn resolve_ambient<A: DeserializeOwned>(
 ) -> Result<A, String> {
     let missing = std::cell::Cell::new(None);
     let declared = fields.iter().filter_map(|field| {
-        let value = ambient.lookup(field.name);
+        let name: &'static str = &field.name;
+        let value = ambient.lookup(name);
         if value.is_none() && !field.optional && missing.get().is_none() {
-            missing.set(Some(field.name));
+            missing.set(Some(name));
         }
-        value.map(|value| (field.name, value))
+        value.map(|value| (name, value))
     });
     let resolved = A::deserialize(serde::de::value::MapDeserializer::new(declared));
     // A missing field is reported first, even when another one failed to decode before it.
@@ -90,8 +91,8 @@ pub(crate) fn resolve_ambient<A: DeserializeOwned>(
         resolved.is_err().then(|| {
             fields
                 .iter()
-                .find(|f| !f.optional && ambient.lookup(f.name).is_none())
-                .map(|f| f.name)
+                .find(|f| !f.optional && ambient.lookup(&f.name).is_none())
+                .map(|f| -> &'static str { &f.name })
         })?
     });
     if let Some(name) = missing {

@@ -126,7 +126,7 @@ fn argument_errors(args: &Value, limits: &Limits) -> Errors {
     let validator = SCHEMA.get_or_init(|| {
         serde_json::from_str(crate::explain::INPUT_SCHEMA)
             .ok()
-            .and_then(|s| validate::compile(&s, &[]).ok())
+            .and_then(|s| validate::compile::<&str>(&s, &[]).ok())
     });
     match validator {
         Some(validator) => validate::errors(validator, args, limits, &Sensitivity::default()),

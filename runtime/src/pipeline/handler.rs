@@ -61,7 +61,7 @@ pub(crate) fn run<'a, O: Operation>(
         } = options;
         // The guards and the handler see the call's token; a tool with a timeout gives them a
         // token of its own, cancelled with the call or when the timeout passes.
-        let own = tool.timeout.map(|_| cancellation.child_token());
+        let own = tool.timeout().map(|_| cancellation.child_token());
         let token = own.clone().unwrap_or_else(|| cancellation.clone());
         let cx = Context::new(ambient, tool, token, progress);
         let run = std::pin::pin!(guarded(op, input, cx));
@@ -116,7 +116,7 @@ pub(crate) async fn explain_guards<O: Operation>(
     tool: &'static Descriptor,
     checks: &mut [GuardCheck],
 ) -> Result<(), ToolResult> {
-    let own = tool.timeout.map(|_| options.cancellation.child_token());
+    let own = tool.timeout().map(|_| options.cancellation.child_token());
     let token = own.clone().unwrap_or_else(|| options.cancellation.clone());
     let cx = Context::new(ambient, tool, token, Progress::ignore());
     let checked = {
@@ -188,7 +188,7 @@ fn guard_stopped(stop: GuardStop, failing: &Failing<'_>) -> ToolResult {
     if let StopReason::Internal(e) = &stop.reason
         && unreachable_in(&**e)
     {
-        let guard = tool.guards.get(stop.guard).map_or("?", |g| g.name);
+        let guard = tool.guards.get(stop.guard).map_or("?", |g| &g.name);
         let exception = format!("guard `{guard}` failed: {}", error_chain(&**e));
         return unreachable(exception, failing);
     }

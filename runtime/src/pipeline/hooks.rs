@@ -27,9 +27,9 @@ pub(crate) fn after(
     let took = started.elapsed();
     let took_us = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
     match result.error() {
-        None => tracing::info!(tool = call.tool.name, took_us, "tool call succeeded"),
+        None => tracing::info!(tool = &*call.tool.name, took_us, "tool call succeeded"),
         Some(error) => {
-            tracing::info!(tool = call.tool.name, code = %error.code, took_us, "tool call failed")
+            tracing::info!(tool = &*call.tool.name, code = %error.code, took_us, "tool call failed")
         }
     }
     for hook in hooks {

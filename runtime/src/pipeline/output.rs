@@ -37,7 +37,7 @@ pub(crate) fn succeed<T: serde::Serialize>(
         Some(template) => match template.render(minijinja::value::Serde(&value)) {
             Ok(text) => text,
             Err(e) => {
-                tracing::warn!(tool = tool.name, error = %e, "the success message does not render");
+                tracing::warn!(tool = &*tool.name, error = %e, "the success message does not render");
                 compiled.default_message.clone()
             }
         },

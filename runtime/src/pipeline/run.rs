@@ -109,7 +109,7 @@ fn spanned<'a>(
         }
         let span = tracing::info_span!(
             "tool.call",
-            tool = descriptor.name,
+            tool = &*descriptor.name,
             adapter = options.adapter.as_deref(),
             caller = options.caller.as_deref(),
             trace_id
@@ -378,7 +378,7 @@ fn refusal(mode: Mode, tool: &'static Descriptor, errors: Errors) -> Answer {
 /// An explanation of a call of `tool` with no error yet and none of its guards checked.
 fn explanation(tool: &Descriptor) -> Explanation {
     Explanation {
-        tool: tool.name.to_owned(),
+        tool: tool.name.to_string(),
         callable: false,
         errors: Vec::new(),
         more_errors: 0,
@@ -386,8 +386,8 @@ fn explanation(tool: &Descriptor) -> Explanation {
             .guards
             .iter()
             .map(|g| GuardCheck {
-                name: g.name.into(),
-                description: g.description.into(),
+                name: g.name.to_string(),
+                description: g.description.to_string(),
                 passed: None,
                 error: None,
             })

@@ -11,7 +11,7 @@ pub(crate) fn refusal(tool: &'static Descriptor, options: &CallOptions) -> Optio
         return None;
     }
     tracing::debug!(
-        tool = tool.name,
+        tool = &*tool.name,
         caller = options.caller.as_deref(),
         "the caller lacks the tool's scopes"
     );

@@ -35,7 +35,7 @@ pub(crate) fn screen(
     };
     map.remove("ambient_context");
     // Reported with the schema's errors, below.
-    let paging = match tool.query {
+    let paging = match &tool.query {
         Some(decl) => paging::normalize(&mut map, decl, view),
         None => Vec::new(),
     };

@@ -29,7 +29,7 @@ impl Stop {
             ),
             Self::TimedOut(timeout) => {
                 let reason = format!("The call did not finish within {}.", human(timeout));
-                let error = ToolError::timeout(tool.error_headline, &reason);
+                let error = ToolError::timeout(tool.error_headline.as_deref(), &reason);
                 ToolResult::failed(error, Some(format!("timed out after {timeout:?}")))
             }
         }
@@ -51,7 +51,7 @@ pub(crate) async fn supervise<F: Future>(
     if cancellation.is_cancelled() {
         return Err(Stop::Cancelled);
     }
-    if tool.timeout.is_none() {
+    if tool.timeout().is_none() {
         // Most work is done in its first poll: then there is nothing to wait for.
         let first = std::future::poll_fn(|cx| Poll::Ready(work.as_mut().poll(cx))).await;
         if let Poll::Ready(output) = first {
@@ -61,7 +61,7 @@ pub(crate) async fn supervise<F: Future>(
     // Only a tool with a `timeout` needs the tokio time driver; its timer is boxed, so that
     // the (boxed) futures of the others stay small.
     let deadline = async {
-        match tool.timeout {
+        match tool.timeout() {
             Some(limit) => {
                 Box::pin(tokio::time::sleep(limit)).await;
                 limit

@@ -76,14 +76,14 @@ impl<O: Operation> Stages for Typed<O> {
     fn redact_input(&self, value: &mut Value) {
         match self.compiled() {
             Ok(compiled) => compiled.sensitive_input.redact(value),
-            Err(_) => Sensitivity::compile(Self::tool().sensitive_input).redact(value),
+            Err(_) => Sensitivity::compile(Self::tool().sensitive_input.as_deref()).redact(value),
         }
     }
 
     fn redact_output(&self, value: &mut Value) {
         match self.compiled() {
             Ok(compiled) => compiled.sensitive_output.redact(value),
-            Err(_) => Sensitivity::compile(Self::tool().sensitive_output).redact(value),
+            Err(_) => Sensitivity::compile(Self::tool().sensitive_output.as_deref()).redact(value),
         }
     }
 
@@ -105,6 +105,8 @@ impl<O: Operation> Stages for Typed<O> {
 #[cfg(test)]
 mod tests {
     use std::fmt;
+
+    use std::borrow::Cow;
 
     use serde_json::{Map, json};
 
@@ -161,19 +163,23 @@ mod tests {
         }
     }
 
-    static WRITE: Descriptor = Descriptor {
-        spec: "write.yaml",
-        module: "write",
+    static WRITE: std::sync::LazyLock<Descriptor> = std::sync::LazyLock::new(|| Descriptor {
+        spec: Cow::Borrowed("write.yaml"),
+        module: Cow::Borrowed("write"),
         kind: ToolKind::Action,
         title: None,
-        input_schema: r#"{"type":"object"}"#,
-        output_schema: r#"{"type":"object"}"#,
-        fields: &[],
-        error_headline: Some("Could not write"),
-        hints: &[],
-        dialects: &[],
-        ..Descriptor::explain("write", &[], crate::AuditPolicy::OFF)
-    };
+        input_schema: Cow::Borrowed(r#"{"type":"object"}"#),
+        output_schema: Cow::Borrowed(r#"{"type":"object"}"#),
+        fields: Cow::Borrowed(&[]),
+        error_headline: Some(Cow::Borrowed("Could not write")),
+        hints: Cow::Borrowed(&[]),
+        dialects: Cow::Borrowed(&[]),
+        ..Descriptor::explain(
+            Cow::Borrowed("write"),
+            Cow::Borrowed(&[]),
+            crate::AuditPolicy::OFF,
+        )
+    });
 
     /// A tool whose handler fails with a two-level internal error.
     struct Write;

@@ -23,7 +23,7 @@ impl Database {
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) async fn run(
         &self,
-        decl: &QueryDecl,
+        decl: &'static QueryDecl,
         args: &Map<String, Value>,
         ambient: &Map<String, Value>,
     ) -> Result<Value, DatabaseError> {
@@ -46,7 +46,7 @@ impl Database {
     #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
     pub(crate) async fn run(
         &self,
-        decl: &QueryDecl,
+        decl: &'static QueryDecl,
         args: &Map<String, Value>,
         ambient: &Map<String, Value>,
     ) -> Result<Value, DatabaseError> {
@@ -61,19 +61,19 @@ impl Database {
     #[cfg(any(feature = "sqlite", feature = "postgres"))]
     pub(crate) async fn load<'a>(
         &self,
-        reference: &RefDecl,
+        reference: &'static RefDecl,
         key: &Value,
         ambient: impl Fn(&str) -> Option<&'a Value>,
     ) -> Result<Option<Value>, DatabaseError> {
         let loaded = match *self.pool() {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(ref pool) => match lookup(reference, key, ambient, Backend::Sqlite) {
-                Ok(select) => sqlite::load(pool, select, reference.record).await,
+                Ok(select) => sqlite::load(pool, select, &reference.record).await,
                 Err(e) => Err(Failed::Other(e)),
             },
             #[cfg(feature = "postgres")]
             Pool::Postgres(ref pool) => match lookup(reference, key, ambient, Backend::Postgres) {
-                Ok(select) => postgres::load(pool, select, reference.record).await,
+                Ok(select) => postgres::load(pool, select, &reference.record).await,
                 Err(e) => Err(Failed::Other(e)),
             },
         };
@@ -84,7 +84,7 @@ impl Database {
     #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
     pub(crate) async fn load<'a>(
         &self,
-        reference: &RefDecl,
+        reference: &'static RefDecl,
         key: &Value,
         ambient: impl Fn(&str) -> Option<&'a Value>,
     ) -> Result<Option<Value>, DatabaseError> {
@@ -128,7 +128,7 @@ macro_rules! backend {
 
             pub(super) async fn run(
                 pool: &$pool,
-                decl: &QueryDecl,
+                decl: &'static QueryDecl,
                 built: Statements,
             ) -> Result<Value, Failed> {
                 let e = Failed::Driver;
@@ -152,7 +152,7 @@ macro_rules! backend {
                 tx.rollback().await.map_err(e)?;
                 let records = rows
                     .iter()
-                    .map(|row| $decode(row, decl.record))
+                    .map(|row| $decode(row, &decl.record))
                     .collect::<Result<Vec<_>, _>>()
                     .map_err(Failed::Other)?;
                 Ok(built.page_of(records, total))

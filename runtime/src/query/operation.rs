@@ -68,6 +68,7 @@ where
     async fn query(&self, input: C::Input, cx: Context<'_, C::Ambient>) -> Outcome<C> {
         let decl = C::descriptor()
             .query
+            .as_ref()
             .ok_or_else(|| Failure::internal(format!("`{}` is not a query tool", C::NAME)))?;
         let object = |value: Result<Value, serde_json::Error>, what: &str| match value {
             Ok(Value::Object(map)) => Ok(map),

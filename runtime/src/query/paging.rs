@@ -13,7 +13,7 @@ use crate::query_decl::{ColumnType, QueryDecl, QueryView};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ArgumentError {
     /// `limit`, `offset` or a text filter.
-    pub(crate) key: &'static str,
+    pub(crate) key: String,
     /// What is wrong with it.
     pub(crate) message: String,
 }
@@ -39,14 +39,14 @@ pub(crate) fn normalize(
         .map_or(0, |n| n.clamp(0, i64::MAX as i128) as u64);
     for filter in decl.filters.iter().filter(|f| f.ty == ColumnType::String) {
         let text = |v: &Value| v.as_str().is_some_and(|s| s.contains('\0'));
-        let nul = match args.get(filter.name) {
+        let nul = match args.get(filter.name.as_ref()) {
             Some(Value::Array(items)) => items.iter().any(text),
             Some(value) => text(value),
             None => false,
         };
         if nul {
             errors.push(ArgumentError {
-                key: filter.name,
+                key: filter.name.to_string(),
                 message: "must not contain the NUL character".into(),
             });
         }
@@ -55,14 +55,15 @@ pub(crate) fn normalize(
     args.insert(OFFSET.into(), offset.into());
     let allowed = |text: &str| {
         let column = Sort::parse(text).column;
-        decl.sorts.contains(&column) && view.is_none_or(|v| v.sorts.contains(&column))
+        decl.sorts.iter().any(|s| s == column)
+            && view.is_none_or(|v| v.sorts.iter().any(|s| s == column))
     };
     let sent = match args.get(SORT) {
         None | Some(Value::Null) => None,
         Some(Value::String(text)) => Some(text.as_str()),
         Some(_) => {
             errors.push(ArgumentError {
-                key: SORT,
+                key: SORT.into(),
                 message: "must be a string (a sort the tool lists)".into(),
             });
             None
@@ -71,7 +72,7 @@ pub(crate) fn normalize(
     let sort = sent
         .filter(|s| allowed(s))
         .map(str::to_owned)
-        .or_else(|| decl.default_sort.map(str::to_owned));
+        .or_else(|| decl.default_sort.as_deref().map(str::to_owned));
     match sort {
         Some(sort) => args.insert(SORT.into(), sort.into()),
         None => args.remove(SORT),
@@ -102,7 +103,7 @@ fn whole(
     };
     if number.is_none() {
         errors.push(ArgumentError {
-            key,
+            key: key.into(),
             message: "must be a whole number".into(),
         });
     }
@@ -114,15 +115,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use std::borrow::Cow;
+
     use crate::query_decl::PageLimit;
 
     const DECL: QueryDecl = QueryDecl {
-        source: "orders",
-        record: &[],
-        scope: &[],
-        filters: &[],
-        sorts: &["created_at", "total"],
-        default_sort: Some("-created_at"),
+        source: Cow::Borrowed("orders"),
+        record: Cow::Borrowed(&[]),
+        scope: Cow::Borrowed(&[]),
+        filters: Cow::Borrowed(&[]),
+        sorts: Cow::Borrowed(&[Cow::Borrowed("created_at"), Cow::Borrowed("total")]),
+        default_sort: Some(Cow::Borrowed("-created_at")),
         limit: PageLimit {
             default: 20,
             max: 50,
@@ -160,7 +163,7 @@ mod tests {
     #[test]
     fn a_limit_that_is_no_number_or_a_sort_that_is_no_string_is_refused() {
         let errors = normalized(json!({"limit": "many", "offset": [1]}), None).unwrap_err();
-        let keys: Vec<&str> = errors.iter().map(|e| e.key).collect();
+        let keys: Vec<&str> = errors.iter().map(|e| e.key.as_str()).collect();
         assert_eq!(keys, ["limit", "offset"]);
         assert!(normalized(json!({"limit": 2.5}), None).is_err());
         let errors = normalized(json!({"sort": {}}), None).unwrap_err();
@@ -171,13 +174,13 @@ mod tests {
     #[test]
     fn text_with_nul_is_refused() {
         const FILTERS: &[crate::query_decl::FilterColumn] = &[crate::query_decl::FilterColumn {
-            name: "name",
+            name: Cow::Borrowed("name"),
             op: crate::query_decl::FilterOp::Eq,
-            column: "name",
+            column: Cow::Borrowed("name"),
             ty: ColumnType::String,
         }];
         let decl = QueryDecl {
-            filters: FILTERS,
+            filters: Cow::Borrowed(FILTERS),
             ..DECL
         };
         let Value::Object(mut args) = json!({"name": "a\u{0}b"}) else {
@@ -195,10 +198,10 @@ mod tests {
         assert_eq!(sort(json!({"sort": "secret"}), None), "-created_at");
         assert_eq!(sort(json!({"sort": null}), None), "-created_at");
         let view = QueryView {
-            filters: &[],
-            sorts: &["created_at"],
-            description: "",
-            schemas: &[],
+            filters: Cow::Borrowed(&[]),
+            sorts: Cow::Borrowed(&[Cow::Borrowed("created_at")]),
+            description: Cow::Borrowed(""),
+            schemas: Cow::Borrowed(&[]),
         };
         assert_eq!(sort(json!({"sort": "total"}), Some(&view)), "-created_at");
         assert_eq!(

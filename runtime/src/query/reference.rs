@@ -25,7 +25,7 @@ pub(crate) enum Unresolved {
 
 /// Replaces each `ref` field's key in `args` (validated arguments) by its record.
 pub(crate) async fn resolve(
-    tool: &Descriptor,
+    tool: &'static Descriptor,
     args: &mut Value,
     ambient: &AmbientContext,
     database: Option<&Database>,
@@ -39,8 +39,12 @@ pub(crate) async fn resolve(
             tool.name
         )))
     })?;
-    for reference in tool.refs {
-        let Some(key) = args.get(reference.field).filter(|k| !k.is_null()).cloned() else {
+    for reference in tool.refs.iter() {
+        let Some(key) = args
+            .get(reference.field.as_ref())
+            .filter(|k| !k.is_null())
+            .cloned()
+        else {
             continue;
         };
         let record = database
@@ -48,9 +52,9 @@ pub(crate) async fn resolve(
             .await
             .map_err(|e| Unresolved::Failed(e.context(&format!("loading `{}`", reference.field))))?
             .ok_or(Unresolved::NotFound {
-                field: reference.field,
+                field: &reference.field,
             })?;
-        if let Some(slot) = args.get_mut(reference.field) {
+        if let Some(slot) = args.get_mut(reference.field.as_ref()) {
             *slot = record;
         }
     }

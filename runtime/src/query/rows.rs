@@ -35,7 +35,7 @@ pub(crate) fn record(
     let mut map = Map::with_capacity(columns.len());
     for (i, column) in columns.iter().enumerate() {
         let value = column_value(column, read(i, column))?;
-        map.insert(column.name.to_owned(), value);
+        map.insert(column.name.to_string(), value);
     }
     Ok(Value::Object(map))
 }

@@ -67,18 +67,18 @@ impl Statements {
 /// caller's ambient values; an error names what does not fit (a developer's mistake: the
 /// arguments were checked against the schema).
 pub(crate) fn statements(
-    decl: &QueryDecl,
+    decl: &'static QueryDecl,
     args: &Map<String, Value>,
     ambient: &Map<String, Value>,
     backend: Backend,
 ) -> Result<Statements, String> {
-    let table = table(decl.source);
-    let mut conditions = scope(decl.scope, |key| ambient.get(key), backend)?;
-    for filter in decl.filters {
-        let Some(value) = args.get(filter.name).filter(|v| !v.is_null()) else {
+    let table = table(&decl.source);
+    let mut conditions = scope(&decl.scope, |key| ambient.get(key), backend)?;
+    for filter in decl.filters.iter() {
+        let Some(value) = args.get(filter.name.as_ref()).filter(|v| !v.is_null()) else {
             continue;
         };
-        let condition = condition(filter.op, filter.column, filter.ty, value, backend)
+        let condition = condition(filter.op, &filter.column, filter.ty, value, backend)
             .map_err(|e| format!("filter `{}`: {e}", filter.name))?;
         conditions.push(condition);
     }
@@ -87,8 +87,8 @@ pub(crate) fn statements(
         .expr(Func::count(Expr::col(Asterisk)))
         .from(table.clone());
     let mut page = Query::select();
-    for column in decl.record {
-        page.expr(selected(column.column, column.ty, backend));
+    for column in decl.record.iter() {
+        page.expr(selected(&column.column, column.ty, backend));
     }
     page.from(table);
     for condition in conditions {
@@ -109,7 +109,7 @@ pub(crate) fn statements(
             Order::Asc
         };
         page.order_by_expr_with_nulls(
-            comparable(column.column, column.ty, backend),
+            comparable(&column.column, column.ty, backend),
             order,
             NullOrdering::Last,
         );
@@ -117,14 +117,14 @@ pub(crate) fn statements(
             && let Some(first) = first
         {
             page.order_by_expr_with_nulls(
-                comparable(first.column, first.ty, backend),
+                comparable(&first.column, first.ty, backend),
                 Order::Asc,
                 NullOrdering::Last,
             );
         }
     } else if let Some(first) = first {
         page.order_by_expr_with_nulls(
-            comparable(first.column, first.ty, backend),
+            comparable(&first.column, first.ty, backend),
             Order::Asc,
             NullOrdering::Last,
         );
@@ -144,24 +144,24 @@ pub(crate) fn statements(
 /// The statement loading the record a `ref` field's `key` names, within its scope (at most
 /// one row).
 pub(crate) fn lookup<'a>(
-    reference: &RefDecl,
+    reference: &'static RefDecl,
     key: &Value,
     ambient: impl Fn(&str) -> Option<&'a Value>,
     backend: Backend,
 ) -> Result<SelectStatement, String> {
     let mut select = Query::select();
-    for column in reference.record {
-        select.expr(selected(column.column, column.ty, backend));
+    for column in reference.record.iter() {
+        select.expr(selected(&column.column, column.ty, backend));
     }
-    select.from(table(reference.source));
-    for condition in scope(reference.scope, ambient, backend)? {
+    select.from(table(&reference.source));
+    for condition in scope(&reference.scope, ambient, backend)? {
         select.and_where(condition);
     }
     let key = param(key, reference.key_type, backend)
         .map_err(|e| format!("the key of `{}`: {e}", reference.field))?;
     let key = compared(key, reference.key_type, backend);
     select
-        .and_where(comparable(reference.key, reference.key_type, backend).eq(key))
+        .and_where(comparable(&reference.key, reference.key_type, backend).eq(key))
         .limit(1);
     Ok(select)
 }
@@ -169,13 +169,13 @@ pub(crate) fn lookup<'a>(
 /// The scope's conditions, each column equal to its ambient value; a missing ambient value
 /// is an error, never an unscoped statement.
 fn scope<'a>(
-    columns: &[ScopeColumn],
+    columns: &'static [ScopeColumn],
     ambient: impl Fn(&str) -> Option<&'a Value>,
     backend: Backend,
 ) -> Result<Vec<Expr>, String> {
     let mut conditions = Vec::with_capacity(columns.len() + 4);
     for scope in columns {
-        let value = ambient(scope.ambient).filter(|v| !v.is_null()).ok_or_else(|| {
+        let value = ambient(&scope.ambient).filter(|v| !v.is_null()).ok_or_else(|| {
             format!(
                 "the scope binds `{}` to the ambient field `{}`, which has no value: an unscoped query never runs",
                 scope.column, scope.ambient
@@ -184,7 +184,7 @@ fn scope<'a>(
         let value = param(value, scope.ty, backend)
             .map_err(|e| format!("ambient field `{}`: {e}", scope.ambient))?;
         let value = compared(value, scope.ty, backend);
-        conditions.push(comparable(scope.column, scope.ty, backend).eq(value));
+        conditions.push(comparable(&scope.column, scope.ty, backend).eq(value));
     }
     Ok(conditions)
 }

@@ -32,12 +32,12 @@ const MAX_DEPTH: usize = 128;
 /// `own_ranges` (a `rust_type` or a `shape`, whose Rust type decides the range, decoding
 /// refusing what it cannot hold); `$ref`s are not followed, their targets being visited where
 /// they are defined. An integer with an `enum` or `const` of integers is left as it is.
-pub(crate) fn bound_to_i64(schema: &mut Value, own_ranges: &[&str]) {
+pub(crate) fn bound_to_i64<S: AsRef<str>>(schema: &mut Value, own_ranges: &[S]) {
     visit(schema, &mut String::new(), own_ranges, 0);
 }
 
-fn visit(schema: &mut Value, pointer: &mut String, own_ranges: &[&str], depth: usize) {
-    if depth > MAX_DEPTH || own_ranges.contains(&pointer.as_str()) {
+fn visit<S: AsRef<str>>(schema: &mut Value, pointer: &mut String, own_ranges: &[S], depth: usize) {
+    if depth > MAX_DEPTH || own_ranges.iter().any(|r| r.as_ref() == pointer) {
         return;
     }
     let Value::Object(node) = schema else { return };
@@ -159,7 +159,7 @@ mod tests {
 
     fn bounded(schema: Value) -> Value {
         let mut schema = json!({ "properties": { "n": schema } });
-        bound_to_i64(&mut schema, &[]);
+        bound_to_i64::<&str>(&mut schema, &[]);
         schema["properties"]["n"].take()
     }
 
@@ -246,7 +246,7 @@ mod tests {
             "$defs": { "T": { "anyOf": [int, { "type": "string" }] } },
             "prefixItems": [int],
         });
-        bound_to_i64(&mut schema, &[]);
+        bound_to_i64::<&str>(&mut schema, &[]);
         for pointer in [
             "/properties/a",
             "/properties/list/items",
@@ -268,7 +268,7 @@ mod tests {
             node.insert("items".into(), deep);
             deep = Value::Object(node);
         }
-        bound_to_i64(&mut deep, &[]);
+        bound_to_i64::<&str>(&mut deep, &[]);
         let mut deep_leaf = &deep;
         while let Some(next) = deep_leaf.get("items") {
             deep_leaf = next;

@@ -62,12 +62,12 @@ async fn a_guard_fails_with_a_declared_code_and_hands_what_it_loaded_to_the_hand
 
 #[test]
 fn descriptors_are_complete() {
-    let create = toolspec_test_adopter::tools::notes::create::DESCRIPTOR;
+    let create = &toolspec_test_adopter::tools::notes::create::DESCRIPTOR;
     assert_eq!(
         create.description,
         "Write a note for the current user.\nPreconditions: The notebook must have room.\nErrors: not_full."
     );
-    assert_eq!(create.message, Some("Note {{ id }} saved."));
+    assert_eq!(create.message.as_deref(), Some("Note {{ id }} saved."));
     assert_eq!(
         create.input_schema_json(),
         json!({

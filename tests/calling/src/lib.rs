@@ -50,7 +50,7 @@ impl Recorder {
 impl Hook for Recorder {
     fn before(&self, call: &CallInfo<'_>) -> Result<(), toolspec::ToolError> {
         let seen = Seen {
-            tool: call.tool.name,
+            tool: &call.tool.name,
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
             arguments: call.arguments.clone(),

@@ -45,15 +45,15 @@ fn tagged_and_untagged_unions_round_trip() {
 fn descriptors_carry_the_spec() {
     let d = sink::Tool::descriptor();
     assert_eq!(sink::Tool::NAME, "kitchen_sink");
-    assert_eq!(d.title, Some("Kitchen sink"));
+    assert_eq!(d.title.as_deref(), Some("Kitchen sink"));
     assert_eq!(d.version, Some(3));
-    assert_eq!(d.timeout, Some(std::time::Duration::from_millis(1500)));
+    assert_eq!(d.timeout(), Some(std::time::Duration::from_millis(1500)));
     assert_eq!(
         d.description,
         "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open. The pipe must be clear. A bucket must be at hand.\nErrors: has_water, tap_open, pipe_clear, bucket_found, clogged, overflow."
     );
     assert_eq!(
-        d.ambient_fields().map(|f| f.name).collect::<Vec<_>>(),
+        d.ambient_fields().map(|f| &*f.name).collect::<Vec<_>>(),
         ["user_id", "tenant"]
     );
     let schema = d.input_schema_json();
@@ -63,7 +63,7 @@ fn descriptors_carry_the_spec() {
     );
     assert_eq!(schema["additionalProperties"], json!(false));
     assert_eq!(
-        fields::TOOLS.iter().map(|t| t.name).collect::<Vec<_>>(),
+        fields::TOOLS.iter().map(|t| &*t.name).collect::<Vec<_>>(),
         ["kitchen_sink", "ping"]
     );
     assert!(empty::TOOLS.is_empty());
@@ -78,12 +78,12 @@ fn membership_names_and_settings_resolve() {
     let slack = membership::PROJECT.adapter("slack").unwrap();
     let ticket = membership::agent::support::ticket::Tool::descriptor();
     let settings =
-        toolspec::settings::Settings::new(slack, ticket.binding("slack").unwrap().settings);
+        toolspec::settings::Settings::new(slack, &ticket.binding("slack").unwrap().settings);
     assert_eq!(settings.get_str("channel"), Some("support"));
     assert_eq!(settings.get_int("priority"), Some(2));
     assert_eq!(settings.get_bool("ephemeral"), Some(false));
     let mcp = membership::PROJECT.adapter("mcp").unwrap();
-    let settings = toolspec::settings::Settings::new(mcp, ticket.binding("mcp").unwrap().settings);
+    let settings = toolspec::settings::Settings::new(mcp, &ticket.binding("mcp").unwrap().settings);
     assert_eq!(
         settings.present_as(),
         toolspec::settings::PresentAs::Message,
@@ -120,12 +120,12 @@ fn audit_once_and_lock_are_declared() {
         },
         "required implies sync"
     );
-    let once = ticket.once.unwrap();
-    assert_eq!(once.key, ["customer_id", "subject"]);
-    assert_eq!(once.ttl, Duration::from_secs(600));
-    let lock = ticket.lock.unwrap();
-    assert_eq!(lock.key, ["customer_id"]);
-    assert_eq!(lock.wait, Duration::ZERO);
+    let once = ticket.once.as_ref().unwrap();
+    assert_eq!(*once.key, ["customer_id", "subject"]);
+    assert_eq!(once.ttl(), Duration::from_secs(600));
+    let lock = ticket.lock.as_ref().unwrap();
+    assert_eq!(*lock.key, ["customer_id"]);
+    assert_eq!(lock.wait(), Duration::ZERO);
     let report = membership::internal::report::Tool::descriptor();
     assert_eq!(report.audit.durability, Durability::Sync);
     assert!(report.audit.enabled && !report.audit.required);

@@ -28,7 +28,7 @@ struct Recorder {
 
 impl Hook for Recorder {
     fn before(&self, call: &CallInfo<'_>) -> Result<(), ToolError> {
-        self.before.lock().expect("lock").push(call.tool.name);
+        self.before.lock().expect("lock").push(&call.tool.name);
         if call.caller == Some("spammer") {
             return Err(ToolError {
                 code: "rate_limited".into(),
@@ -41,7 +41,7 @@ impl Hook for Recorder {
 
     fn after(&self, call: &CallInfo<'_>, result: &ToolResult, took: Duration) {
         self.seen.lock().expect("lock").push(Seen {
-            tool: call.tool.name,
+            tool: &call.tool.name,
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
             arguments: call.arguments.clone(),

@@ -6,6 +6,7 @@
 // The challenges are the HTTP adapters' (the `jwt` feature alone builds no answers).
 #![cfg_attr(not(any(feature = "http", feature = "mcp")), allow(dead_code))]
 
+use crate::descriptor::Text;
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::IntoResponse;
@@ -156,7 +157,7 @@ pub(crate) struct Challenge<'a> {
     pub(crate) error: Option<&'a str>,
     pub(crate) description: Option<&'a str>,
     /// Every scope needed (`insufficient_scope`).
-    pub(crate) scopes: Option<&'a [&'a str]>,
+    pub(crate) scopes: Option<&'a [Text]>,
     pub(crate) resource: Option<&'a ProtectedResource>,
 }
 
@@ -253,7 +254,10 @@ mod tests {
         );
         let scoped = Challenge {
             error: Some("insufficient_scope"),
-            scopes: Some(&["orders:write", "payments:refund"]),
+            scopes: Some(&[
+                Text::Borrowed("orders:write"),
+                Text::Borrowed("payments:refund"),
+            ]),
             ..Challenge::default()
         };
         assert_eq!(

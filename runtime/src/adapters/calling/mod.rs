@@ -43,7 +43,7 @@ pub use repair::{drop_null_optionals, restore_spelled_enums};
 use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
-use crate::descriptor::{Descriptor, ToolKind};
+use crate::descriptor::{Descriptor, Text, ToolKind};
 use crate::registry::Registry;
 use toolspec_vocab::Dialect;
 use toolspec_vocab::adapters;
@@ -60,9 +60,9 @@ pub(crate) struct Provider {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Function {
     /// The tool's name on the adapter.
-    pub name: &'static str,
+    pub name: Text,
     /// The description models read.
-    pub description: &'static str,
+    pub description: Text,
     /// The parameters in the provider's dialect; `None` when the provider wants no schema
     /// (a Gemini tool without parameters).
     pub parameters: Option<Value>,
@@ -86,10 +86,10 @@ impl Provider {
     /// the strict dialect exactly when the build embedded it, as it does for strict members.
     pub fn function(
         &self,
-        tool: &'static Descriptor,
-        settings: Option<&Settings<'_>>,
+        tool: &Descriptor,
+        settings: Option<&Settings<'_, Text>>,
     ) -> Option<Function> {
-        let name = tool.name_for(self.adapter)?;
+        let name = tool.name_text_for(self.adapter)?;
         let wanted = match settings {
             Some(settings) => Dialect::for_member(self.adapter, settings),
             None => {
@@ -101,18 +101,18 @@ impl Provider {
         let (dialect, schema) = [wanted, wanted.relaxed()]
             .into_iter()
             .find_map(|d| tool.schema_for(self.adapter, d).map(|schema| (d, schema)))
-            .unwrap_or((Dialect::Mcp, tool.input_schema));
+            .unwrap_or((Dialect::Mcp, &tool.input_schema));
         let parameters = match serde_json::from_str::<Value>(schema) {
             Ok(Value::Null) => None,
             Ok(parameters) => Some(parameters),
             Err(e) => {
-                tracing::error!(tool = tool.name, adapter = self.adapter, error = %e, "an embedded schema is not JSON; the tool is not offered");
+                tracing::error!(tool = &*tool.name, adapter = self.adapter, error = %e, "an embedded schema is not JSON; the tool is not offered");
                 return None;
             }
         };
         Some(Function {
             name,
-            description: tool.description_for(self.adapter),
+            description: tool.description_text_for(self.adapter),
             parameters,
             dialect,
         })

@@ -70,7 +70,7 @@ impl<'a> Access<'a> {
     fn insufficient_scope(&self, name: &str, tool: &Descriptor) -> Response {
         let challenge = Challenge {
             error: Some("insufficient_scope"),
-            scopes: Some(tool.scopes),
+            scopes: Some(&tool.scopes),
             resource: self.resource,
             ..Challenge::default()
         };

@@ -231,8 +231,8 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
                 "title": d.title,
                 "description": d.description_for(HTTP),
                 "read_only": is_read_only(d),
-                "input_schema": raw(d.schema_for(HTTP, toolspec_vocab::Dialect::Mcp).unwrap_or(d.input_schema)),
-                "output_schema": raw(d.output_schema),
+                "input_schema": raw(d.schema_for(HTTP, toolspec_vocab::Dialect::Mcp).unwrap_or(&d.input_schema)),
+                "output_schema": raw(&d.output_schema),
             })
         })
         .collect();
@@ -324,7 +324,7 @@ async fn other_method(
 }
 
 fn is_read_only(tool: &Descriptor) -> bool {
-    tool.hints.contains(&hints::READ_ONLY)
+    tool.has_hint(hints::READ_ONLY)
 }
 
 /// `405`: a `read_only` tool takes `GET` and `POST`, any other `POST` only.

@@ -80,13 +80,13 @@ pub fn tools(registry: &Registry) -> Vec<Tool> {
 
 /// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
 /// adapter.
-pub fn wrap(tool: &'static Descriptor) -> Option<Tool> {
-    let name = tool.name_for(ADAPTER)?;
+pub fn wrap(tool: &Descriptor) -> Option<Tool> {
+    let name = tool.name_text_for(ADAPTER)?;
     let input_schema = object(
         tool.schema_for(ADAPTER, Dialect::Mcp)
-            .unwrap_or(tool.input_schema),
+            .unwrap_or(&tool.input_schema),
     );
-    let output_schema = object(tool.output_schema);
+    let output_schema = object(&tool.output_schema);
     let read_only = tool.has_hint("read_only");
     let mut annotations = ToolAnnotations::new()
         .read_only(read_only)
@@ -100,10 +100,10 @@ pub fn wrap(tool: &'static Descriptor) -> Option<Tool> {
     if let Some(version) = tool.version {
         meta.insert(META_VERSION.into(), json!(version));
     }
-    let mut wrapped = Tool::new(name, tool.description_for(ADAPTER), input_schema);
-    if let Some(title) = tool.title {
-        wrapped.title = Some(title.to_owned());
-        annotations.title = Some(title.to_owned());
+    let mut wrapped = Tool::new(name, tool.description_text_for(ADAPTER), input_schema);
+    if let Some(title) = &tool.title {
+        wrapped.title = Some(title.to_string());
+        annotations.title = Some(title.to_string());
     }
     wrapped.output_schema = Some(output_schema);
     wrapped.annotations = Some(annotations);
@@ -593,30 +593,33 @@ async fn forward(
 
 #[cfg(test)]
 mod tests {
+    use std::borrow::Cow;
+
     use serde_json::json;
 
     use super::*;
     use crate::descriptor::AdapterBinding;
 
-    const MCP: &[AdapterBinding] = &[AdapterBinding {
-        adapter: "mcp",
-        name: Some("mcp_name"),
-        settings: &[],
-        view: None,
-    }];
-
-    fn tool(hints: &'static [&'static str]) -> &'static Descriptor {
-        Box::leak(Box::new(Descriptor {
-            name: "canonical",
-            hints,
-            tags: &["a", "b"],
-            version: Some(3),
-            ..Descriptor::explain("canonical", MCP, crate::AuditPolicy::OFF)
-        }))
+    fn mcp() -> Cow<'static, [AdapterBinding]> {
+        Cow::Owned(vec![AdapterBinding {
+            adapter: "mcp".into(),
+            name: Some("mcp_name".into()),
+            ..AdapterBinding::member("")
+        }])
     }
 
-    fn annotations(hints: &'static [&'static str]) -> Value {
-        let wrapped = wrap(tool(hints)).expect("a member");
+    fn tool(hints: &[&'static str]) -> Descriptor {
+        Descriptor {
+            name: "canonical".into(),
+            hints: hints.iter().map(|&h| Cow::Borrowed(h)).collect(),
+            tags: vec!["a".into(), "b".into()].into(),
+            version: Some(3),
+            ..Descriptor::explain("canonical".into(), mcp(), crate::AuditPolicy::OFF)
+        }
+    }
+
+    fn annotations(hints: &[&'static str]) -> Value {
+        let wrapped = wrap(&tool(hints)).expect("a member");
         serde_json::to_value(wrapped.annotations).unwrap()
     }
 
@@ -645,7 +648,7 @@ mod tests {
 
     #[test]
     fn a_wrapped_tool_has_its_mcp_name_schemas_and_meta() {
-        let wrapped = serde_json::to_value(wrap(tool(&[])).unwrap()).unwrap();
+        let wrapped = serde_json::to_value(wrap(&tool(&[])).unwrap()).unwrap();
         assert_eq!(wrapped["name"], "mcp_name");
         assert_eq!(wrapped["title"], "Explain a call");
         assert_eq!(wrapped["inputSchema"]["required"], json!(["tool"]));
@@ -655,25 +658,25 @@ mod tests {
             json!({ "toolspec/tags": ["a", "b"], "toolspec/version": 3 })
         );
         let outsider = Descriptor {
-            adapters: &[],
-            ..*tool(&[])
+            adapters: Cow::Borrowed(&[]),
+            ..tool(&[])
         };
-        assert!(wrap(Box::leak(Box::new(outsider))).is_none());
+        assert!(wrap(&outsider).is_none());
     }
 
     #[test]
     fn the_listing_filters_by_scope_and_finds_by_mcp_name() {
-        let open = tool(&[]);
+        let open: &'static Descriptor = Box::leak(Box::new(tool(&[])));
         let guarded: &'static Descriptor = Box::leak(Box::new(Descriptor {
-            name: "guarded",
-            scopes: &["orders:write"],
-            adapters: &[AdapterBinding {
-                adapter: "mcp",
-                name: Some("a_guarded"),
-                settings: &[],
-                view: None,
-            }],
-            ..*open
+            name: "guarded".into(),
+            scopes: vec!["orders:write".into()].into(),
+            adapters: vec![AdapterBinding {
+                adapter: "mcp".into(),
+                name: Some("a_guarded".into()),
+                ..AdapterBinding::member("")
+            }]
+            .into(),
+            ..open.clone()
         }));
         let listing = Listing::from_descriptors([
             (open, PresentAs::Structured),

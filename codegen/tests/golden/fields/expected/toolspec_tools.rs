@@ -158,51 +158,106 @@ pub mod ping {
     );
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-        name: "ping",
-        spec: "ping.yaml",
-        module: "ping",
+        name: ::std::borrow::Cow::Borrowed("ping"),
+        spec: ::std::borrow::Cow::Borrowed("ping.yaml"),
+        module: ::std::borrow::Cow::Borrowed("ping"),
         kind: ::toolspec::__private::ToolKind::Action,
         title: ::core::option::Option::None,
-        summary: "A tool without inputs, outputs, errors or guards.",
-        description: "A tool without inputs, outputs, errors or guards.",
+        summary: ::std::borrow::Cow::Borrowed(
+            "A tool without inputs, outputs, errors or guards.",
+        ),
+        description: ::std::borrow::Cow::Borrowed(
+            "A tool without inputs, outputs, errors or guards.",
+        ),
         version: ::core::option::Option::None,
-        input_schema: r#"{"type":"object","additionalProperties":false}"#,
-        output_schema: r#"{"type":"object","additionalProperties":false}"#,
-        dialects: &[
-            (
-                ::toolspec::__private::Dialect::Anthropic,
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            (::toolspec::__private::Dialect::Gemini, r#"null"#),
-            (
-                ::toolspec::__private::Dialect::OpenAi,
-                r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-            ),
-        ],
-        fields: &[],
+        input_schema: ::std::borrow::Cow::Borrowed(
+            r#"{"type":"object","additionalProperties":false}"#,
+        ),
+        output_schema: ::std::borrow::Cow::Borrowed(
+            r#"{"type":"object","additionalProperties":false}"#,
+        ),
+        dialects: ::std::borrow::Cow::Borrowed(
+            &[
+                (
+                    ::toolspec::__private::Dialect::Anthropic,
+                    ::std::borrow::Cow::Borrowed(
+                        r#"{"type":"object","additionalProperties":false}"#,
+                    ),
+                ),
+                (
+                    ::toolspec::__private::Dialect::Gemini,
+                    ::std::borrow::Cow::Borrowed("null"),
+                ),
+                (
+                    ::toolspec::__private::Dialect::OpenAi,
+                    ::std::borrow::Cow::Borrowed(
+                        r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                    ),
+                ),
+            ],
+        ),
+        fields: ::std::borrow::Cow::Borrowed(&[]),
         sensitive_input: ::core::option::Option::None,
         sensitive_output: ::core::option::Option::None,
-        own_ranges_input: &[],
-        own_ranges_output: &[],
-        guards: &[],
+        own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+        own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+        guards: ::std::borrow::Cow::Borrowed(&[]),
         error_headline: ::core::option::Option::None,
-        errors: &[],
-        hints: &["read_only"],
+        errors: ::std::borrow::Cow::Borrowed(&[]),
+        hints: ::std::borrow::Cow::Borrowed(
+            &[::std::borrow::Cow::Borrowed("read_only")],
+        ),
         message: ::core::option::Option::None,
-        timeout: ::core::option::Option::None,
-        tags: &[],
-        scopes: &[],
-        adapters: &[
-            ::toolspec::__private::AdapterBinding::member("anthropic"),
-            ::toolspec::__private::AdapterBinding::member("gemini"),
-            ::toolspec::__private::AdapterBinding::member("http"),
-            ::toolspec::__private::AdapterBinding::member("mcp"),
-            ::toolspec::__private::AdapterBinding::member("openai"),
-            ::toolspec::__private::AdapterBinding::member("rig"),
-        ],
+        timeout_ms: ::core::option::Option::None,
+        tags: ::std::borrow::Cow::Borrowed(&[]),
+        scopes: ::std::borrow::Cow::Borrowed(&[]),
+        adapters: ::std::borrow::Cow::Borrowed(
+            &[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                },
+            ],
+        ),
         query: ::core::option::Option::None,
-        refs: &[],
-        audit: ::toolspec::__private::AuditPolicy::OFF,
+        refs: ::std::borrow::Cow::Borrowed(&[]),
+        audit: ::toolspec::__private::AuditPolicy {
+            enabled: false,
+            durability: ::toolspec::__private::Durability::Async,
+            required: false,
+        },
         once: ::core::option::Option::None,
         lock: ::core::option::Option::None,
     };
@@ -570,240 +625,305 @@ pub mod kitchen {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "kitchen_sink",
-            spec: "kitchen/sink.yaml",
-            module: "kitchen::sink",
+            name: ::std::borrow::Cow::Borrowed("kitchen_sink"),
+            spec: ::std::borrow::Cow::Borrowed("kitchen/sink.yaml"),
+            module: ::std::borrow::Cow::Borrowed("kitchen::sink"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some("Kitchen sink"),
-            summary: "Every field type and modifier, in one tool.\nSecond line of the description.",
-            description: "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open. The pipe must be clear. A bucket must be at hand.\nErrors: has_water, tap_open, pipe_clear, bucket_found, clogged, overflow.",
+            title: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Kitchen sink"),
+            ),
+            summary: ::std::borrow::Cow::Borrowed(
+                "Every field type and modifier, in one tool.\nSecond line of the description.",
+            ),
+            description: ::std::borrow::Cow::Borrowed(
+                "Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open. The pipe must be clear. A bucket must be at hand.\nErrors: has_water, tap_open, pipe_clear, bucket_found, clogged, overflow.",
+            ),
             version: ::core::option::Option::Some(3u32),
-            input_schema: r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
-            output_schema: r##"{"type":"object","properties":{"echo":{"type":"string"},"maybe":{"type":["string","null"]},"nested":{"type":"object","properties":{"level":{"$ref":"#/$defs/Level"},"history":{"type":"array","items":{"type":"string","enum":["a","b"]}}},"required":["level","history"],"additionalProperties":false}},"required":["echo","maybe","nested"],"additionalProperties":false,"$defs":{"Level":{"type":"string","enum":["low","medium","high"]}}}"##,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","properties":{},"additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "text",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "email",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "count",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "ratio",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "flag",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "id",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "day",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "at",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "price",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "blob",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "size",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "level",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "home",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "tags",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "tree",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "labels",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "items",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "payment",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "either",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "type",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "camelCase",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "amount",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "user_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "tenant",
-                    ambient: true,
-                    sensitive: false,
-                    optional: true,
-                },
-            ],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r##"{"type":"object","properties":{"echo":{"type":"string"},"maybe":{"type":["string","null"]},"nested":{"type":"object","properties":{"level":{"$ref":"#/$defs/Level"},"history":{"type":"array","items":{"type":"string","enum":["a","b"]}}},"required":["level","history"],"additionalProperties":false}},"required":["echo","maybe","nested"],"additionalProperties":false,"$defs":{"Level":{"type":"string","enum":["low","medium","high"]}}}"##,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r##"{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4]},"level":{"$ref":"#/$defs/Level","default":"medium"},"home":{"$ref":"#/$defs/Address"},"tags":{"$ref":"#/$defs/Tags"},"tree":{"$ref":"#/$defs/Tree"},"labels":{"type":"object","properties":{},"additionalProperties":{"type":"integer","minimum":0}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer"}},"required":["text","email","at","size","items"],"additionalProperties":false,"$defs":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/$defs/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."}}}"##,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("text"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("email"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("count"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("ratio"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("flag"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("id"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("day"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("at"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("price"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("blob"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("size"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("level"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("home"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("tags"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("tree"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("labels"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("items"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("payment"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("either"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("type"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("camelCase"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("amount"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("user_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("tenant"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: true,
+                    },
+                ],
+            ),
             sensitive_input: ::core::option::Option::Some(
-                r#"{"properties":{"payment":{"anyOf":[{"properties":{"number":true}}]}}}"#,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"properties":{"payment":{"anyOf":[{"properties":{"number":true}}]}}}"#,
+                ),
             ),
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &["/properties/amount"],
-            own_ranges_output: &[],
-            guards: &[
-                ::toolspec::__private::Guard {
-                    name: "has_water",
-                    description: "There must be water.",
-                },
-                ::toolspec::__private::Guard {
-                    name: "tap_open",
-                    description: "The tap must be open",
-                },
-                ::toolspec::__private::Guard {
-                    name: "pipe_clear",
-                    description: "The pipe must be clear.",
-                },
-                ::toolspec::__private::Guard {
-                    name: "bucket_found",
-                    description: "A bucket must be at hand.",
-                },
-            ],
-            error_headline: ::core::option::Option::Some("The sink is blocked"),
-            errors: &[
-                ::toolspec::__private::ErrorCode {
-                    code: "clogged",
-                    message: "The pipe is clogged.",
-                    standalone: false,
-                    http_status: ::core::option::Option::None,
-                },
-                ::toolspec::__private::ErrorCode {
-                    code: "overflow",
-                    message: "Water everywhere.",
-                    standalone: true,
-                    http_status: ::core::option::Option::None,
-                },
-            ],
-            hints: &["idempotent", "open_world"],
-            message: ::core::option::Option::Some("Echo: {{ echo }}"),
-            timeout: ::core::option::Option::Some(
-                ::core::time::Duration::from_millis(1500u64),
+            own_ranges_input: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("/properties/amount")],
             ),
-            tags: &["test"],
-            scopes: &["sink:use"],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: ::core::option::Option::None,
-                    settings: &[
-                        (
-                            "present_as",
-                            ::toolspec::__private::SettingValue::Str(
-                                ::std::borrow::Cow::Borrowed("message"),
-                            ),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Guard {
+                        name: ::std::borrow::Cow::Borrowed("has_water"),
+                        description: ::std::borrow::Cow::Borrowed("There must be water."),
+                    },
+                    ::toolspec::__private::Guard {
+                        name: ::std::borrow::Cow::Borrowed("tap_open"),
+                        description: ::std::borrow::Cow::Borrowed("The tap must be open"),
+                    },
+                    ::toolspec::__private::Guard {
+                        name: ::std::borrow::Cow::Borrowed("pipe_clear"),
+                        description: ::std::borrow::Cow::Borrowed("The pipe must be clear."),
+                    },
+                    ::toolspec::__private::Guard {
+                        name: ::std::borrow::Cow::Borrowed("bucket_found"),
+                        description: ::std::borrow::Cow::Borrowed(
+                            "A bucket must be at hand.",
                         ),
-                    ],
-                    view: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
+                    },
+                ],
+            ),
+            error_headline: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("The sink is blocked"),
+            ),
+            errors: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("clogged"),
+                        message: ::std::borrow::Cow::Borrowed("The pipe is clogged."),
+                        standalone: false,
+                        http_status: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("overflow"),
+                        message: ::std::borrow::Cow::Borrowed("Water everywhere."),
+                        standalone: true,
+                        http_status: ::core::option::Option::None,
+                    },
+                ],
+            ),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("idempotent"),
+                    ::std::borrow::Cow::Borrowed("open_world"),
+                ],
+            ),
+            message: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Echo: {{ echo }}"),
+            ),
+            timeout_ms: ::core::option::Option::Some(1500u64),
+            tags: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("test")]),
+            scopes: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("sink:use")],
+            ),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(
+                            &[
+                                (
+                                    ::std::borrow::Cow::Borrowed("present_as"),
+                                    ::toolspec::__private::SettingValue::Str(
+                                        ::std::borrow::Cow::Borrowed("message"),
+                                    ),
+                                ),
+                            ],
+                        ),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            refs: ::std::borrow::Cow::Borrowed(&[]),
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: false,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
         };
@@ -835,18 +955,130 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
 /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
 pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: sink:use."},"paths":{"/tools/kitchen_sink":{"post":{"operationId":"kitchen_sink","summary":"Kitchen sink","description":"Every field type and modifier, in one tool.\nSecond line of the description.\nPreconditions: There must be water. The tap must be open. The pipe must be clear. A bucket must be at hand.\nErrors: has_water, tap_open, pipe_clear, bucket_found, clogged, overflow.","tags":["test"],"security":[{"bearer":["sink:use"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"text":{"type":"string","pattern":"^[a-z ]+$","minLength":1,"maxLength":80,"description":"Lowercase text."},"email":{"type":"string","format":"email","examples":["a@example.com"]},"count":{"type":"integer","minimum":0,"maximum":10,"default":3,"format":"int64"},"ratio":{"type":"number","exclusiveMinimum":0,"exclusiveMaximum":1,"multipleOf":0.25,"default":0.5},"flag":{"type":"boolean","default":true},"id":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"},"at":{"type":["string","null"],"format":"date-time"},"price":{"type":"string","pattern":"^-?[0-9]{1,28}(\\.[0-9]+)?$","default":"9.99"},"blob":{"description":"Anything at all."},"size":{"type":"integer","enum":[1,2,4],"format":"int64"},"level":{"$ref":"#/components/schemas/Level","default":"medium"},"home":{"$ref":"#/components/schemas/Address"},"tags":{"$ref":"#/components/schemas/Tags"},"tree":{"$ref":"#/components/schemas/Tree"},"labels":{"type":"object","additionalProperties":{"type":"integer","minimum":0,"format":"int64"}},"items":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"qty":{"type":"integer","default":1,"format":"int64"}},"required":["name"],"additionalProperties":false},"minItems":1,"maxItems":5},"payment":{"anyOf":[{"type":"object","properties":{"kind":{"const":"card"},"number":{"type":"string"}},"required":["kind","number"],"additionalProperties":false},{"type":"object","properties":{"kind":{"const":"bank"},"iban":{"type":"string"}},"required":["kind","iban"],"additionalProperties":false}]},"either":{"anyOf":[{"type":"string"},{"type":"integer","format":"int64"}]},"type":{"type":"string","description":"A keyword as a field name."},"camelCase":{"type":"boolean","deprecated":true},"amount":{"type":"integer","format":"int64"}},"required":["text","email","at","size","items"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"echo":{"type":"string"},"maybe":{"type":["string","null"]},"nested":{"type":"object","properties":{"level":{"$ref":"#/components/schemas/Level"},"history":{"type":"array","items":{"type":"string","enum":["a","b"]}}},"required":["level","history"],"additionalProperties":false}},"required":["echo","maybe","nested"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"409":{"description":"The tool failed with one of its declared error codes.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["clogged","overflow"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["bucket_found","has_water","pipe_clear","tap_open"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/kitchen_sink/explain":{"post":{"operationId":"kitchen_sink_explain","summary":"Explain a call of `kitchen_sink` without running it","tags":["test"],"security":[{"bearer":["sink:use"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/ping":{"post":{"operationId":"ping","summary":"A tool without inputs, outputs, errors or guards.","description":"A tool without inputs, outputs, errors or guards.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"ping_get","summary":"A tool without inputs, outputs, errors or guards.","description":"A tool without inputs, outputs, errors or guards.","security":[{"bearer":[]}],"parameters":[],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/ping/explain":{"post":{"operationId":"ping_explain","summary":"Explain a call of `ping` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Address":{"type":"object","properties":{"street":{"type":"string","minLength":1},"city":{"type":"string"},"country":{"type":"string","enum":["DE","FR","US"],"default":"DE"},"zip":{"type":"string","pattern":"^[0-9]{5}$"}},"required":["street","city"],"additionalProperties":false,"description":"A postal address."},"Level":{"type":"string","enum":["low","medium","high"]},"Tags":{"type":"array","items":{"type":"string"},"uniqueItems":true},"Tree":{"type":"object","properties":{"label":{"type":"string"},"children":{"type":"array","items":{"$ref":"#/components/schemas/Tree"}}},"required":["label","children"],"additionalProperties":false,"description":"A recursive structure (through an array)."},"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
-    "explain",
-    &[
-        ::toolspec::__private::AdapterBinding::member("anthropic"),
-        ::toolspec::__private::AdapterBinding::member("gemini"),
-        ::toolspec::__private::AdapterBinding::member("http"),
-        ::toolspec::__private::AdapterBinding::member("mcp"),
-        ::toolspec::__private::AdapterBinding::member("openai"),
-        ::toolspec::__private::AdapterBinding::member("rig"),
-    ],
-    ::toolspec::__private::AuditPolicy::OFF,
-);
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("explain"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::Explain,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
+    summary: ::std::borrow::Cow::Borrowed(
+        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
+    ),
+    description: ::std::borrow::Cow::Borrowed(
+        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
+    ),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+    ),
+    output_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#,
+    ),
+    dialects: ::std::borrow::Cow::Borrowed(
+        &[
+            (
+                ::toolspec::__private::Dialect::Anthropic,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::Gemini,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::OpenAi,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+                ),
+            ),
+        ],
+    ),
+    fields: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("tool"),
+                ambient: false,
+                sensitive: false,
+                optional: false,
+            },
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("arguments"),
+                ambient: false,
+                sensitive: false,
+                optional: true,
+            },
+        ],
+    ),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(
+        &[
+            ::std::borrow::Cow::Borrowed("read_only"),
+            ::std::borrow::Cow::Borrowed("idempotent"),
+        ],
+    ),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("http"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("openai"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("rig"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+        ],
+    ),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
+        enabled: false,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+};
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &kitchen::sink::DESCRIPTOR,

@@ -90,67 +90,97 @@ pub mod agent {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "lookup",
-            spec: "agent/lookup.yaml",
-            module: "agent::lookup",
+            name: ::std::borrow::Cow::Borrowed("lookup"),
+            spec: ::std::borrow::Cow::Borrowed("agent/lookup.yaml"),
+            module: ::std::borrow::Cow::Borrowed("agent::lookup"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
-            summary: "Look something up, with per-adapter names.",
-            description: "Look something up, with per-adapter names.",
+            summary: ::std::borrow::Cow::Borrowed(
+                "Look something up, with per-adapter names.",
+            ),
+            description: ::std::borrow::Cow::Borrowed(
+                "Look something up, with per-adapter names.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","additionalProperties":false}"#,
-            dialects: &[
-                (::toolspec::__private::Dialect::Gemini, r#"null"#),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed("null"),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[],
-            hints: &[],
+            errors: ::std::borrow::Cow::Borrowed(&[]),
+            hints: ::std::borrow::Cow::Borrowed(&[]),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &[],
-            scopes: &[],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "gemini",
-                    name: ::core::option::Option::Some("kb_lookup"),
-                    settings: &[],
-                    view: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: ::core::option::Option::Some("kb.lookup"),
-                    settings: &[
-                        (
-                            "present_as",
-                            ::toolspec::__private::SettingValue::Str(
-                                ::std::borrow::Cow::Borrowed("structured"),
-                            ),
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(&[]),
+            scopes: ::std::borrow::Cow::Borrowed(&[]),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed("kb_lookup"),
                         ),
-                    ],
-                    view: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: ::core::option::Option::Some("kb-lookup"),
-                    settings: &[
-                        ("strict", ::toolspec::__private::SettingValue::Bool(false)),
-                    ],
-                    view: ::core::option::Option::None,
-                },
-            ],
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed("kb.lookup"),
+                        ),
+                        settings: ::std::borrow::Cow::Borrowed(
+                            &[
+                                (
+                                    ::std::borrow::Cow::Borrowed("present_as"),
+                                    ::toolspec::__private::SettingValue::Str(
+                                        ::std::borrow::Cow::Borrowed("structured"),
+                                    ),
+                                ),
+                            ],
+                        ),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed("kb-lookup"),
+                        ),
+                        settings: ::std::borrow::Cow::Borrowed(
+                            &[
+                                (
+                                    ::std::borrow::Cow::Borrowed("strict"),
+                                    ::toolspec::__private::SettingValue::Bool(false),
+                                ),
+                            ],
+                        ),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -254,79 +284,104 @@ pub mod agent {
             );
             /// Everything known about the tool at build time.
             pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-                name: "support_ticket",
-                spec: "agent/support/ticket.yaml",
-                module: "agent::support::ticket",
+                name: ::std::borrow::Cow::Borrowed("support_ticket"),
+                spec: ::std::borrow::Cow::Borrowed("agent/support/ticket.yaml"),
+                module: ::std::borrow::Cow::Borrowed("agent::support::ticket"),
                 kind: ::toolspec::__private::ToolKind::Action,
                 title: ::core::option::Option::None,
-                summary: "Open a support ticket (member of mcp by directory).",
-                description: "Open a support ticket (member of mcp by directory).",
+                summary: ::std::borrow::Cow::Borrowed(
+                    "Open a support ticket (member of mcp by directory).",
+                ),
+                description: ::std::borrow::Cow::Borrowed(
+                    "Open a support ticket (member of mcp by directory).",
+                ),
                 version: ::core::option::Option::None,
-                input_schema: r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
-                output_schema: r#"{"type":"object","additionalProperties":false}"#,
-                dialects: &[],
-                fields: &[
-                    ::toolspec::__private::Field {
-                        name: "subject",
-                        ambient: false,
-                        sensitive: false,
-                        optional: false,
-                    },
-                    ::toolspec::__private::Field {
-                        name: "customer_id",
-                        ambient: true,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
+                input_schema: ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
+                ),
+                output_schema: ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","additionalProperties":false}"#,
+                ),
+                dialects: ::std::borrow::Cow::Borrowed(&[]),
+                fields: ::std::borrow::Cow::Borrowed(
+                    &[
+                        ::toolspec::__private::Field {
+                            name: ::std::borrow::Cow::Borrowed("subject"),
+                            ambient: false,
+                            sensitive: false,
+                            optional: false,
+                        },
+                        ::toolspec::__private::Field {
+                            name: ::std::borrow::Cow::Borrowed("customer_id"),
+                            ambient: true,
+                            sensitive: false,
+                            optional: false,
+                        },
+                    ],
+                ),
                 sensitive_input: ::core::option::Option::None,
                 sensitive_output: ::core::option::Option::None,
-                own_ranges_input: &[],
-                own_ranges_output: &[],
-                guards: &[],
+                own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+                own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+                guards: ::std::borrow::Cow::Borrowed(&[]),
                 error_headline: ::core::option::Option::None,
-                errors: &[],
-                hints: &["billing"],
+                errors: ::std::borrow::Cow::Borrowed(&[]),
+                hints: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("billing")]),
                 message: ::core::option::Option::None,
-                timeout: ::core::option::Option::None,
-                tags: &[],
-                scopes: &[],
-                adapters: &[
-                    ::toolspec::__private::AdapterBinding::member("mcp"),
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: "slack",
-                        name: ::core::option::Option::None,
-                        settings: &[
-                            (
-                                "channel",
-                                ::toolspec::__private::SettingValue::Str(
-                                    ::std::borrow::Cow::Borrowed("support"),
-                                ),
+                timeout_ms: ::core::option::Option::None,
+                tags: ::std::borrow::Cow::Borrowed(&[]),
+                scopes: ::std::borrow::Cow::Borrowed(&[]),
+                adapters: ::std::borrow::Cow::Borrowed(
+                    &[
+                        ::toolspec::__private::AdapterBinding {
+                            adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                            name: ::core::option::Option::None,
+                            settings: ::std::borrow::Cow::Borrowed(&[]),
+                            view: ::core::option::Option::None,
+                        },
+                        ::toolspec::__private::AdapterBinding {
+                            adapter: ::std::borrow::Cow::Borrowed("slack"),
+                            name: ::core::option::Option::None,
+                            settings: ::std::borrow::Cow::Borrowed(
+                                &[
+                                    (
+                                        ::std::borrow::Cow::Borrowed("channel"),
+                                        ::toolspec::__private::SettingValue::Str(
+                                            ::std::borrow::Cow::Borrowed("support"),
+                                        ),
+                                    ),
+                                    (
+                                        ::std::borrow::Cow::Borrowed("priority"),
+                                        ::toolspec::__private::SettingValue::Int(2i64),
+                                    ),
+                                ],
                             ),
-                            ("priority", ::toolspec::__private::SettingValue::Int(2i64)),
-                        ],
-                        view: ::core::option::Option::None,
-                    },
-                ],
+                            view: ::core::option::Option::None,
+                        },
+                    ],
+                ),
                 query: ::core::option::Option::None,
-                refs: &[],
+                refs: ::std::borrow::Cow::Borrowed(&[]),
                 audit: ::toolspec::__private::AuditPolicy {
                     enabled: true,
                     durability: ::toolspec::__private::Durability::Sync,
                     required: true,
                 },
-                once: ::core::option::Option::Some(
-                    &::toolspec::__private::OnceDecl {
-                        key: &["customer_id", "subject"],
-                        ttl: ::core::time::Duration::from_millis(600000u64),
-                    },
-                ),
-                lock: ::core::option::Option::Some(
-                    &::toolspec::__private::LockDecl {
-                        key: &["customer_id"],
-                        wait: ::core::time::Duration::from_millis(0u64),
-                    },
-                ),
+                once: ::core::option::Option::Some(::toolspec::__private::OnceDecl {
+                    key: ::std::borrow::Cow::Borrowed(
+                        &[
+                            ::std::borrow::Cow::Borrowed("customer_id"),
+                            ::std::borrow::Cow::Borrowed("subject"),
+                        ],
+                    ),
+                    ttl_ms: 600000u64,
+                }),
+                lock: ::core::option::Option::Some(::toolspec::__private::LockDecl {
+                    key: ::std::borrow::Cow::Borrowed(
+                        &[::std::borrow::Cow::Borrowed("customer_id")],
+                    ),
+                    wait_ms: 0u64,
+                }),
             };
         }
     }
@@ -421,55 +476,107 @@ pub mod internal {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "internal_all",
-            spec: "internal/all.yaml",
-            module: "internal::all",
+            name: ::std::borrow::Cow::Borrowed("internal_all"),
+            spec: ::std::borrow::Cow::Borrowed("internal/all.yaml"),
+            module: ::std::borrow::Cow::Borrowed("internal::all"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
-            summary: "Every adapter.",
-            description: "Every adapter.",
+            summary: ::std::borrow::Cow::Borrowed("Every adapter."),
+            description: ::std::borrow::Cow::Borrowed("Every adapter."),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","additionalProperties":false}"#,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","additionalProperties":false}"#,
-                ),
-                (::toolspec::__private::Dialect::Gemini, r#"null"#),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAiStrict,
-                    r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed("null"),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAiStrict,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[],
-            hints: &[],
+            errors: ::std::borrow::Cow::Borrowed(&[]),
+            hints: ::std::borrow::Cow::Borrowed(&[]),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &[],
-            scopes: &[],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-                ::toolspec::__private::AdapterBinding::member("slack"),
-            ],
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(&[]),
+            scopes: ::std::borrow::Cow::Borrowed(&[]),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("slack"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -568,54 +675,101 @@ pub mod internal {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "internal_everywhere",
-            spec: "internal/everywhere.yaml",
-            module: "internal::everywhere",
+            name: ::std::borrow::Cow::Borrowed("internal_everywhere"),
+            spec: ::std::borrow::Cow::Borrowed("internal/everywhere.yaml"),
+            module: ::std::borrow::Cow::Borrowed("internal::everywhere"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
-            summary: "Everywhere but http.",
-            description: "Everywhere but http.",
+            summary: ::std::borrow::Cow::Borrowed("Everywhere but http."),
+            description: ::std::borrow::Cow::Borrowed("Everywhere but http."),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","additionalProperties":false}"#,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","additionalProperties":false}"#,
-                ),
-                (::toolspec::__private::Dialect::Gemini, r#"null"#),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAiStrict,
-                    r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed("null"),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAiStrict,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[],
-            hints: &[],
+            errors: ::std::borrow::Cow::Borrowed(&[]),
+            hints: ::std::borrow::Cow::Borrowed(&[]),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &[],
-            scopes: &[],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-                ::toolspec::__private::AdapterBinding::member("slack"),
-            ],
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(&[]),
+            scopes: ::std::borrow::Cow::Borrowed(&[]),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("slack"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -714,34 +868,46 @@ pub mod internal {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "internal_hidden",
-            spec: "internal/hidden.yaml",
-            module: "internal::hidden",
+            name: ::std::borrow::Cow::Borrowed("internal_hidden"),
+            spec: ::std::borrow::Cow::Borrowed("internal/hidden.yaml"),
+            module: ::std::borrow::Cow::Borrowed("internal::hidden"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
-            summary: "A helper that is not a tool on any adapter.",
-            description: "A helper that is not a tool on any adapter.",
+            summary: ::std::borrow::Cow::Borrowed(
+                "A helper that is not a tool on any adapter.",
+            ),
+            description: ::std::borrow::Cow::Borrowed(
+                "A helper that is not a tool on any adapter.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","additionalProperties":false}"#,
-            dialects: &[],
-            fields: &[],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(&[]),
+            fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[],
-            hints: &[],
+            errors: ::std::borrow::Cow::Borrowed(&[]),
+            hints: ::std::borrow::Cow::Borrowed(&[]),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &[],
-            scopes: &[],
-            adapters: &[],
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(&[]),
+            scopes: ::std::borrow::Cow::Borrowed(&[]),
+            adapters: ::std::borrow::Cow::Borrowed(&[]),
             query: ::core::option::Option::None,
-            refs: &[],
-            audit: ::toolspec::__private::AuditPolicy::OFF,
+            refs: ::std::borrow::Cow::Borrowed(&[]),
+            audit: ::toolspec::__private::AuditPolicy {
+                enabled: false,
+                durability: ::toolspec::__private::Durability::Async,
+                required: false,
+            },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
         };
@@ -835,41 +1001,61 @@ pub mod internal {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "internal_report",
-            spec: "internal/report.yaml",
-            module: "internal::report",
+            name: ::std::borrow::Cow::Borrowed("internal_report"),
+            spec: ::std::borrow::Cow::Borrowed("internal/report.yaml"),
+            module: ::std::borrow::Cow::Borrowed("internal::report"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
-            summary: "Only for http and anthropic.",
-            description: "Only for http and anthropic.",
+            summary: ::std::borrow::Cow::Borrowed("Only for http and anthropic."),
+            description: ::std::borrow::Cow::Borrowed("Only for http and anthropic."),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","additionalProperties":false}"#,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[],
-            hints: &[],
+            errors: ::std::borrow::Cow::Borrowed(&[]),
+            hints: ::std::borrow::Cow::Borrowed(&[]),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &[],
-            scopes: &[],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-            ],
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(&[]),
+            scopes: ::std::borrow::Cow::Borrowed(&[]),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Sync,
@@ -1135,23 +1321,136 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
 /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
 pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools/internal_all":{"post":{"operationId":"internal_all","summary":"Every adapter.","description":"Every adapter.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_all/explain":{"post":{"operationId":"internal_all_explain","summary":"Explain a call of `internal_all` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_report":{"post":{"operationId":"internal_report","summary":"Only for http and anthropic.","description":"Only for http and anthropic.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_report/explain":{"post":{"operationId":"internal_report_explain","summary":"Explain a call of `internal_report` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
-    "check_call",
-    &[
-        ::toolspec::__private::AdapterBinding::member("anthropic"),
-        ::toolspec::__private::AdapterBinding::member("gemini"),
-        ::toolspec::__private::AdapterBinding::member("http"),
-        ::toolspec::__private::AdapterBinding::member("mcp"),
-        ::toolspec::__private::AdapterBinding::member("openai"),
-        ::toolspec::__private::AdapterBinding::member("rig"),
-        ::toolspec::__private::AdapterBinding::member("slack"),
-    ],
-    ::toolspec::__private::AuditPolicy {
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("check_call"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::Explain,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
+    summary: ::std::borrow::Cow::Borrowed(
+        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
+    ),
+    description: ::std::borrow::Cow::Borrowed(
+        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
+    ),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+    ),
+    output_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#,
+    ),
+    dialects: ::std::borrow::Cow::Borrowed(
+        &[
+            (
+                ::toolspec::__private::Dialect::Anthropic,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::Gemini,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::OpenAi,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+                ),
+            ),
+        ],
+    ),
+    fields: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("tool"),
+                ambient: false,
+                sensitive: false,
+                optional: false,
+            },
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("arguments"),
+                ambient: false,
+                sensitive: false,
+                optional: true,
+            },
+        ],
+    ),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(
+        &[
+            ::std::borrow::Cow::Borrowed("read_only"),
+            ::std::borrow::Cow::Borrowed("idempotent"),
+        ],
+    ),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("http"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("openai"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("rig"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("slack"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+        ],
+    ),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
         enabled: true,
         durability: ::toolspec::__private::Durability::Async,
         required: false,
     },
-);
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+};
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &internal::all::DESCRIPTOR,

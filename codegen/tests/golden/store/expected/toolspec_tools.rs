@@ -191,64 +191,125 @@ pub mod customers {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "customers_me",
-            spec: "customers/me.yaml",
-            module: "customers::me",
+            name: ::std::borrow::Cow::Borrowed("customers_me"),
+            spec: ::std::borrow::Cow::Borrowed("customers/me.yaml"),
+            module: ::std::borrow::Cow::Borrowed("customers::me"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some("My profile"),
-            summary: "Show the current customer's profile.",
-            description: "Show the current customer's profile.\nErrors: not_found.",
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("My profile")),
+            summary: ::std::borrow::Cow::Borrowed("Show the current customer's profile."),
+            description: ::std::borrow::Cow::Borrowed(
+                "Show the current customer's profile.\nErrors: not_found.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","additionalProperties":false}"#,
-                ),
-                (::toolspec::__private::Dialect::Gemini, r#"null"#),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "customer_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed("null"),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ],
+            ),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[
-                ::toolspec::__private::ErrorCode {
-                    code: "not_found",
-                    message: "No such customer.",
-                    standalone: true,
-                    http_status: ::core::option::Option::None,
-                },
-            ],
-            hints: &["read_only", "closed_world"],
+            errors: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("not_found"),
+                        message: ::std::borrow::Cow::Borrowed("No such customer."),
+                        standalone: true,
+                        http_status: ::core::option::Option::None,
+                    },
+                ],
+            ),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("read_only"),
+                    ::std::borrow::Cow::Borrowed("closed_world"),
+                ],
+            ),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &["customers", "read"],
-            scopes: &[],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("customers"),
+                    ::std::borrow::Cow::Borrowed("read"),
+                ],
+            ),
+            scopes: ::std::borrow::Cow::Borrowed(&[]),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -420,146 +481,219 @@ pub mod orders {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "orders_cancel",
-            spec: "orders/cancel.yaml",
-            module: "orders::cancel",
+            name: ::std::borrow::Cow::Borrowed("orders_cancel"),
+            spec: ::std::borrow::Cow::Borrowed("orders/cancel.yaml"),
+            module: ::std::borrow::Cow::Borrowed("orders::cancel"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some("Cancel order"),
-            summary: "Cancel an existing order.",
-            description: "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nErrors: not_cancelled, already_shipped, not_found.",
+            title: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Cancel order"),
+            ),
+            summary: ::std::borrow::Cow::Borrowed("Cancel an existing order."),
+            description: ::std::borrow::Cow::Borrowed(
+                "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nErrors: not_cancelled, already_shipped, not_found.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    r#"{"type":"OBJECT","properties":{"order":{"type":"INTEGER","description":"The number of the order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"propertyOrdering":["order","reason"]}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "order",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "reason",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "customer_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"OBJECT","properties":{"order":{"type":"INTEGER","description":"The number of the order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"propertyOrdering":["order","reason"]}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("order"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("reason"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ],
+            ),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[
-                ::toolspec::__private::Guard {
-                    name: "not_cancelled",
-                    description: "Order must not already be cancelled.",
-                },
-            ],
-            error_headline: ::core::option::Option::Some("Could not cancel the order"),
-            errors: &[
-                ::toolspec::__private::ErrorCode {
-                    code: "already_shipped",
-                    message: "The order has already shipped.",
-                    standalone: false,
-                    http_status: ::core::option::Option::None,
-                },
-                ::toolspec::__private::ErrorCode {
-                    code: "not_found",
-                    message: "No such order.",
-                    standalone: true,
-                    http_status: ::core::option::Option::None,
-                },
-            ],
-            hints: &["destructive", "closed_world"],
-            message: ::core::option::Option::Some(
-                "Order {{ order.id }} is now {{ order.status }}.",
-            ),
-            timeout: ::core::option::Option::Some(
-                ::core::time::Duration::from_millis(30000u64),
-            ),
-            tags: &["orders", "write"],
-            scopes: &["orders:write"],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: ::core::option::Option::None,
-                    settings: &[
-                        (
-                            "present_as",
-                            ::toolspec::__private::SettingValue::Str(
-                                ::std::borrow::Cow::Borrowed("message"),
-                            ),
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Guard {
+                        name: ::std::borrow::Cow::Borrowed("not_cancelled"),
+                        description: ::std::borrow::Cow::Borrowed(
+                            "Order must not already be cancelled.",
                         ),
-                    ],
-                    view: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
+                    },
+                ],
+            ),
+            error_headline: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Could not cancel the order"),
+            ),
+            errors: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("already_shipped"),
+                        message: ::std::borrow::Cow::Borrowed(
+                            "The order has already shipped.",
+                        ),
+                        standalone: false,
+                        http_status: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("not_found"),
+                        message: ::std::borrow::Cow::Borrowed("No such order."),
+                        standalone: true,
+                        http_status: ::core::option::Option::None,
+                    },
+                ],
+            ),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("destructive"),
+                    ::std::borrow::Cow::Borrowed("closed_world"),
+                ],
+            ),
+            message: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed(
+                    "Order {{ order.id }} is now {{ order.status }}.",
+                ),
+            ),
+            timeout_ms: ::core::option::Option::Some(30000u64),
+            tags: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("orders"),
+                    ::std::borrow::Cow::Borrowed("write"),
+                ],
+            ),
+            scopes: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("orders:write")],
+            ),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(
+                            &[
+                                (
+                                    ::std::borrow::Cow::Borrowed("present_as"),
+                                    ::toolspec::__private::SettingValue::Str(
+                                        ::std::borrow::Cow::Borrowed("message"),
+                                    ),
+                                ),
+                            ],
+                        ),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[
-                ::toolspec::__private::RefDecl {
-                    field: "order",
-                    source: "orders",
-                    key: "id",
-                    key_type: ::toolspec::__private::ColumnType::Integer,
-                    record: &[
-                        ::toolspec::__private::RecordColumn {
-                            name: "id",
-                            column: "id",
-                            ty: ::toolspec::__private::ColumnType::Integer,
-                            nullable: false,
-                        },
-                        ::toolspec::__private::RecordColumn {
-                            name: "status",
-                            column: "status",
-                            ty: ::toolspec::__private::ColumnType::String,
-                            nullable: false,
-                        },
-                    ],
-                    scope: &[
-                        ::toolspec::__private::ScopeColumn {
-                            column: "customer_id",
-                            ambient: "customer_id",
-                            ty: ::toolspec::__private::ColumnType::Integer,
-                        },
-                    ],
-                },
-            ],
+            refs: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::RefDecl {
+                        field: ::std::borrow::Cow::Borrowed("order"),
+                        source: ::std::borrow::Cow::Borrowed("orders"),
+                        key: ::std::borrow::Cow::Borrowed("id"),
+                        key_type: ::toolspec::__private::ColumnType::Integer,
+                        record: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::toolspec::__private::RecordColumn {
+                                    name: ::std::borrow::Cow::Borrowed("id"),
+                                    column: ::std::borrow::Cow::Borrowed("id"),
+                                    ty: ::toolspec::__private::ColumnType::Integer,
+                                    nullable: false,
+                                },
+                                ::toolspec::__private::RecordColumn {
+                                    name: ::std::borrow::Cow::Borrowed("status"),
+                                    column: ::std::borrow::Cow::Borrowed("status"),
+                                    ty: ::toolspec::__private::ColumnType::String,
+                                    nullable: false,
+                                },
+                            ],
+                        ),
+                        scope: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::toolspec::__private::ScopeColumn {
+                                    column: ::std::borrow::Cow::Borrowed("customer_id"),
+                                    ambient: ::std::borrow::Cow::Borrowed("customer_id"),
+                                    ty: ::toolspec::__private::ColumnType::Integer,
+                                },
+                            ],
+                        ),
+                    },
+                ],
+            ),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
                 required: false,
             },
             once: ::core::option::Option::None,
-            lock: ::core::option::Option::Some(
-                &::toolspec::__private::LockDecl {
-                    key: &["order"],
-                    wait: ::core::time::Duration::from_millis(5000u64),
-                },
-            ),
+            lock: ::core::option::Option::Some(::toolspec::__private::LockDecl {
+                key: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("order")]),
+                wait_ms: 5000u64,
+            }),
         };
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
@@ -686,74 +820,136 @@ pub mod orders {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "orders_export",
-            spec: "orders/export.yaml",
-            module: "orders::export",
+            name: ::std::borrow::Cow::Borrowed("orders_export"),
+            spec: ::std::borrow::Cow::Borrowed("orders/export.yaml"),
+            module: ::std::borrow::Cow::Borrowed("orders::export"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some("Export orders"),
-            summary: "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
-            description: "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
+            title: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Export orders"),
+            ),
+            summary: ::std::borrow::Cow::Borrowed(
+                "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
+            ),
+            description: ::std::borrow::Cow::Borrowed(
+                "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},"count":{"type":"integer","minimum":0}},"required":["orders","count"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"INTEGER","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"propertyOrdering":["status","pace_ms"]}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "status",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "pace_ms",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "customer_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r##"{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},"count":{"type":"integer","minimum":0}},"required":["orders","count"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"INTEGER","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"propertyOrdering":["status","pace_ms"]}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("status"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("pace_ms"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ],
+            ),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[],
-            hints: &["read_only", "closed_world"],
-            message: ::core::option::Option::None,
-            timeout: ::core::option::Option::Some(
-                ::core::time::Duration::from_millis(60000u64),
+            errors: ::std::borrow::Cow::Borrowed(&[]),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("read_only"),
+                    ::std::borrow::Cow::Borrowed("closed_world"),
+                ],
             ),
-            tags: &["orders", "read"],
-            scopes: &["orders:read"],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
+            message: ::core::option::Option::None,
+            timeout_ms: ::core::option::Option::Some(60000u64),
+            tags: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("orders"),
+                    ::std::borrow::Cow::Borrowed("read"),
+                ],
+            ),
+            scopes: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("orders:read")],
+            ),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -917,78 +1113,147 @@ pub mod orders {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "orders_get",
-            spec: "orders/get.yaml",
-            module: "orders::get",
+            name: ::std::borrow::Cow::Borrowed("orders_get"),
+            spec: ::std::borrow::Cow::Borrowed("orders/get.yaml"),
+            module: ::std::borrow::Cow::Borrowed("orders::get"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some("Get order"),
-            summary: "Look up one of the current customer's orders.",
-            description: "Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.",
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Get order")),
+            summary: ::std::borrow::Cow::Borrowed(
+                "Look up one of the current customer's orders.",
+            ),
+            description: ::std::borrow::Cow::Borrowed(
+                "Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "order_id",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "customer_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("order_id"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ],
+            ),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[
-                ::toolspec::__private::Guard {
-                    name: "own_order",
-                    description: "The order must be one of the current customer's.",
-                },
-            ],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Guard {
+                        name: ::std::borrow::Cow::Borrowed("own_order"),
+                        description: ::std::borrow::Cow::Borrowed(
+                            "The order must be one of the current customer's.",
+                        ),
+                    },
+                ],
+            ),
             error_headline: ::core::option::Option::None,
-            errors: &[
-                ::toolspec::__private::ErrorCode {
-                    code: "not_found",
-                    message: "No such order.",
-                    standalone: true,
-                    http_status: ::core::option::Option::None,
-                },
-            ],
-            hints: &["read_only", "idempotent", "closed_world"],
+            errors: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("not_found"),
+                        message: ::std::borrow::Cow::Borrowed("No such order."),
+                        standalone: true,
+                        http_status: ::core::option::Option::None,
+                    },
+                ],
+            ),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("read_only"),
+                    ::std::borrow::Cow::Borrowed("idempotent"),
+                    ::std::borrow::Cow::Borrowed("closed_world"),
+                ],
+            ),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &["orders", "read"],
-            scopes: &["orders:read"],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("orders"),
+                    ::std::borrow::Cow::Borrowed("read"),
+                ],
+            ),
+            scopes: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("orders:read")],
+            ),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -1138,104 +1403,174 @@ pub mod orders {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "orders_place",
-            spec: "orders/place.yaml",
-            module: "orders::place",
+            name: ::std::borrow::Cow::Borrowed("orders_place"),
+            spec: ::std::borrow::Cow::Borrowed("orders/place.yaml"),
+            module: ::std::borrow::Cow::Borrowed("orders::place"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some("Place order"),
-            summary: "Place a new order for the current customer.",
-            description: "Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.",
-            version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    r#"{"type":"OBJECT","properties":{"lines":{"type":"ARRAY","items":{"type":"OBJECT","properties":{"sku":{"type":"STRING","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"INTEGER","minimum":1,"maximum":100}},"required":["sku","quantity"],"propertyOrdering":["sku","quantity"]},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"STRING","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"propertyOrdering":["lines","note"]}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "lines",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "note",
-                    ambient: false,
-                    sensitive: true,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "customer_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
-            sensitive_input: ::core::option::Option::Some(r#"{"properties":{"note":true}}"#),
-            sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[
-                ::toolspec::__private::Guard {
-                    name: "customer_active",
-                    description: "The customer account must be active.",
-                },
-            ],
-            error_headline: ::core::option::Option::Some("Could not place the order"),
-            errors: &[
-                ::toolspec::__private::ErrorCode {
-                    code: "unknown_sku",
-                    message: "A product in the order does not exist.",
-                    standalone: false,
-                    http_status: ::core::option::Option::Some(422u16),
-                },
-                ::toolspec::__private::ErrorCode {
-                    code: "mixed_currencies",
-                    message: "All lines of an order must use one currency.",
-                    standalone: false,
-                    http_status: ::core::option::Option::Some(422u16),
-                },
-            ],
-            hints: &["closed_world"],
-            message: ::core::option::Option::Some("Order {{ order.id }} placed."),
-            timeout: ::core::option::Option::Some(
-                ::core::time::Duration::from_millis(10000u64),
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Place order")),
+            summary: ::std::borrow::Cow::Borrowed(
+                "Place a new order for the current customer.",
             ),
-            tags: &["orders", "write"],
-            scopes: &["orders:write"],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: ::core::option::Option::None,
-                    settings: &[
-                        (
-                            "present_as",
-                            ::toolspec::__private::SettingValue::Str(
-                                ::std::borrow::Cow::Borrowed("message"),
-                            ),
+            description: ::std::borrow::Cow::Borrowed(
+                "Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.",
+            ),
+            version: ::core::option::Option::None,
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
                         ),
-                    ],
-                    view: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"OBJECT","properties":{"lines":{"type":"ARRAY","items":{"type":"OBJECT","properties":{"sku":{"type":"STRING","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"INTEGER","minimum":1,"maximum":100}},"required":["sku","quantity"],"propertyOrdering":["sku","quantity"]},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"STRING","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"propertyOrdering":["lines","note"]}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("lines"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("note"),
+                        ambient: false,
+                        sensitive: true,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ],
+            ),
+            sensitive_input: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed(r#"{"properties":{"note":true}}"#),
+            ),
+            sensitive_output: ::core::option::Option::None,
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Guard {
+                        name: ::std::borrow::Cow::Borrowed("customer_active"),
+                        description: ::std::borrow::Cow::Borrowed(
+                            "The customer account must be active.",
+                        ),
+                    },
+                ],
+            ),
+            error_headline: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Could not place the order"),
+            ),
+            errors: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("unknown_sku"),
+                        message: ::std::borrow::Cow::Borrowed(
+                            "A product in the order does not exist.",
+                        ),
+                        standalone: false,
+                        http_status: ::core::option::Option::Some(422u16),
+                    },
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("mixed_currencies"),
+                        message: ::std::borrow::Cow::Borrowed(
+                            "All lines of an order must use one currency.",
+                        ),
+                        standalone: false,
+                        http_status: ::core::option::Option::Some(422u16),
+                    },
+                ],
+            ),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("closed_world")],
+            ),
+            message: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Order {{ order.id }} placed."),
+            ),
+            timeout_ms: ::core::option::Option::Some(10000u64),
+            tags: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("orders"),
+                    ::std::borrow::Cow::Borrowed("write"),
+                ],
+            ),
+            scopes: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("orders:write")],
+            ),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(
+                            &[
+                                (
+                                    ::std::borrow::Cow::Borrowed("present_as"),
+                                    ::toolspec::__private::SettingValue::Str(
+                                        ::std::borrow::Cow::Borrowed("message"),
+                                    ),
+                                ),
+                            ],
+                        ),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Sync,
@@ -1355,121 +1690,195 @@ pub mod orders {
         );
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "orders_refund",
-            spec: "orders/refund.yaml",
-            module: "orders::refund",
+            name: ::std::borrow::Cow::Borrowed("orders_refund"),
+            spec: ::std::borrow::Cow::Borrowed("orders/refund.yaml"),
+            module: ::std::borrow::Cow::Borrowed("orders::refund"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some("Refund order"),
-            summary: "Refund a delivered order, fully or in part.",
-            description: "Refund a delivered order, fully or in part.\nErrors: not_found, not_delivered, too_much.",
+            title: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Refund order"),
+            ),
+            summary: ::std::borrow::Cow::Borrowed(
+                "Refund a delivered order, fully or in part.",
+            ),
+            description: ::std::borrow::Cow::Borrowed(
+                "Refund a delivered order, fully or in part.\nErrors: not_found, not_delivered, too_much.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-            output_schema: r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "order_id",
-                    ambient: false,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: "amount",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "customer_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("order_id"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("amount"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ],
+            ),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
-            error_headline: ::core::option::Option::Some("Could not refund the order"),
-            errors: &[
-                ::toolspec::__private::ErrorCode {
-                    code: "not_found",
-                    message: "No such order.",
-                    standalone: true,
-                    http_status: ::core::option::Option::None,
-                },
-                ::toolspec::__private::ErrorCode {
-                    code: "not_delivered",
-                    message: "Only delivered orders can be refunded.",
-                    standalone: false,
-                    http_status: ::core::option::Option::None,
-                },
-                ::toolspec::__private::ErrorCode {
-                    code: "too_much",
-                    message: "The refund is larger than what is left to refund.",
-                    standalone: false,
-                    http_status: ::core::option::Option::None,
-                },
-            ],
-            hints: &["destructive", "closed_world"],
-            message: ::core::option::Option::Some(
-                "Refunded {{ refunded.amount }} {{ refunded.currency }} on order {{ order.id }}.",
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
+            error_headline: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Could not refund the order"),
             ),
-            timeout: ::core::option::Option::None,
-            tags: &["orders", "write", "payments"],
-            scopes: &["orders:write", "payments:refund"],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "mcp",
-                    name: ::core::option::Option::None,
-                    settings: &[
-                        (
-                            "present_as",
-                            ::toolspec::__private::SettingValue::Str(
-                                ::std::borrow::Cow::Borrowed("message"),
-                            ),
+            errors: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("not_found"),
+                        message: ::std::borrow::Cow::Borrowed("No such order."),
+                        standalone: true,
+                        http_status: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("not_delivered"),
+                        message: ::std::borrow::Cow::Borrowed(
+                            "Only delivered orders can be refunded.",
                         ),
-                    ],
-                    view: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding::member("openai"),
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
+                        standalone: false,
+                        http_status: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::ErrorCode {
+                        code: ::std::borrow::Cow::Borrowed("too_much"),
+                        message: ::std::borrow::Cow::Borrowed(
+                            "The refund is larger than what is left to refund.",
+                        ),
+                        standalone: false,
+                        http_status: ::core::option::Option::None,
+                    },
+                ],
+            ),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("destructive"),
+                    ::std::borrow::Cow::Borrowed("closed_world"),
+                ],
+            ),
+            message: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed(
+                    "Refunded {{ refunded.amount }} {{ refunded.currency }} on order {{ order.id }}.",
+                ),
+            ),
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("orders"),
+                    ::std::borrow::Cow::Borrowed("write"),
+                    ::std::borrow::Cow::Borrowed("payments"),
+                ],
+            ),
+            scopes: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("orders:write"),
+                    ::std::borrow::Cow::Borrowed("payments:refund"),
+                ],
+            ),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(
+                            &[
+                                (
+                                    ::std::borrow::Cow::Borrowed("present_as"),
+                                    ::toolspec::__private::SettingValue::Str(
+                                        ::std::borrow::Cow::Borrowed("message"),
+                                    ),
+                                ),
+                            ],
+                        ),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
             query: ::core::option::Option::None,
-            refs: &[],
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Sync,
                 required: true,
             },
-            once: ::core::option::Option::Some(
-                &::toolspec::__private::OnceDecl {
-                    key: &["customer_id", "order_id", "amount"],
-                    ttl: ::core::time::Duration::from_millis(86400000u64),
-                },
-            ),
-            lock: ::core::option::Option::Some(
-                &::toolspec::__private::LockDecl {
-                    key: &["order_id"],
-                    wait: ::core::time::Duration::from_millis(5000u64),
-                },
-            ),
+            once: ::core::option::Option::Some(::toolspec::__private::OnceDecl {
+                key: ::std::borrow::Cow::Borrowed(
+                    &[
+                        ::std::borrow::Cow::Borrowed("customer_id"),
+                        ::std::borrow::Cow::Borrowed("order_id"),
+                        ::std::borrow::Cow::Borrowed("amount"),
+                    ],
+                ),
+                ttl_ms: 86400000u64,
+            }),
+            lock: ::core::option::Option::Some(::toolspec::__private::LockDecl {
+                key: ::std::borrow::Cow::Borrowed(
+                    &[::std::borrow::Cow::Borrowed("order_id")],
+                ),
+                wait_ms: 5000u64,
+            }),
         };
     }
     /// Search your orders.
@@ -1667,223 +2076,300 @@ pub mod orders {
         pub type Bound = ::toolspec::__private::QueryOperation<Tool>;
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-            name: "orders_search",
-            spec: "orders/search.yaml",
-            module: "orders::search",
+            name: ::std::borrow::Cow::Borrowed("orders_search"),
+            spec: ::std::borrow::Cow::Borrowed("orders/search.yaml"),
+            module: ::std::borrow::Cow::Borrowed("orders::search"),
             kind: ::toolspec::__private::ToolKind::Query,
-            title: ::core::option::Option::Some("Search orders"),
-            summary: "Search your orders.",
-            description: "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
+            title: ::core::option::Option::Some(
+                ::std::borrow::Cow::Borrowed("Search orders"),
+            ),
+            summary: ::std::borrow::Cow::Borrowed("Search your orders."),
+            description: ::std::borrow::Cow::Borrowed(
+                "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
+            ),
             version: ::core::option::Option::None,
-            input_schema: r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-            output_schema: r#"{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number."},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents)."},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging."},"limit":{"type":"integer","description":"The page size applied."},"offset":{"type":"integer","description":"The records skipped before this page."}},"required":["records","total","limit","offset"],"additionalProperties":false}"#,
-            dialects: &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"STRING","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"STRING","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"INTEGER","description":"Only records whose total is at least this."},"note_contains":{"type":"STRING","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"STRING","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"INTEGER","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"INTEGER","minimum":0,"description":"Records to skip before this page (default 0)."}},"propertyOrdering":["status","placed_after","placed_before","total_min","note_contains","sort","limit","offset"]}"#,
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                ),
-            ],
-            fields: &[
-                ::toolspec::__private::Field {
-                    name: "status",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "placed_after",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "placed_before",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "total_min",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "note_contains",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "sort",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "limit",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "offset",
-                    ambient: false,
-                    sensitive: false,
-                    optional: true,
-                },
-                ::toolspec::__private::Field {
-                    name: "customer_id",
-                    ambient: true,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
+            input_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+            ),
+            output_schema: ::std::borrow::Cow::Borrowed(
+                r#"{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number."},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents)."},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging."},"limit":{"type":"integer","description":"The page size applied."},"offset":{"type":"integer","description":"The records skipped before this page."}},"required":["records","total","limit","offset"],"additionalProperties":false}"#,
+            ),
+            dialects: ::std::borrow::Cow::Borrowed(
+                &[
+                    (
+                        ::toolspec::__private::Dialect::Anthropic,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::Gemini,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"STRING","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"STRING","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"INTEGER","description":"Only records whose total is at least this."},"note_contains":{"type":"STRING","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"STRING","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"INTEGER","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"INTEGER","minimum":0,"description":"Records to skip before this page (default 0)."}},"propertyOrdering":["status","placed_after","placed_before","total_min","note_contains","sort","limit","offset"]}"#,
+                        ),
+                    ),
+                    (
+                        ::toolspec::__private::Dialect::OpenAi,
+                        ::std::borrow::Cow::Borrowed(
+                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+                        ),
+                    ),
+                ],
+            ),
+            fields: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("status"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("placed_after"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("placed_before"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("total_min"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("note_contains"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("sort"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("limit"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("offset"),
+                        ambient: false,
+                        sensitive: false,
+                        optional: true,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ],
+            ),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::Some(
-                r#"{"properties":{"records":{"items":{"properties":{"note":true}}}}}"#,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"properties":{"records":{"items":{"properties":{"note":true}}}}}"#,
+                ),
             ),
-            own_ranges_input: &[],
-            own_ranges_output: &[],
-            guards: &[],
+            own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+            own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+            guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: &[],
-            hints: &["read_only"],
+            errors: ::std::borrow::Cow::Borrowed(&[]),
+            hints: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("read_only")],
+            ),
             message: ::core::option::Option::None,
-            timeout: ::core::option::Option::None,
-            tags: &["orders", "read"],
-            scopes: &["orders:read"],
-            adapters: &[
-                ::toolspec::__private::AdapterBinding::member("anthropic"),
-                ::toolspec::__private::AdapterBinding::member("gemini"),
-                ::toolspec::__private::AdapterBinding::member("http"),
-                ::toolspec::__private::AdapterBinding::member("mcp"),
-                ::toolspec::__private::AdapterBinding {
-                    adapter: "openai",
-                    name: ::core::option::Option::None,
-                    settings: &[],
-                    view: ::core::option::Option::Some(
-                        &::toolspec::__private::QueryView {
-                            filters: &[
-                                "status",
-                                "placed_after",
-                                "placed_before",
-                                "total_min",
-                            ],
-                            sorts: &["placed_at"],
-                            description: "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least).\nSorts: placed_at (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
-                            schemas: &[
-                                (
-                                    ::toolspec::__private::Dialect::Mcp,
-                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                                ),
-                                (
-                                    ::toolspec::__private::Dialect::OpenAi,
-                                    r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                                ),
-                            ],
-                        },
-                    ),
-                },
-                ::toolspec::__private::AdapterBinding::member("rig"),
-            ],
-            query: ::core::option::Option::Some(
-                &::toolspec::__private::QueryDecl {
-                    source: "orders",
-                    record: &[
+            timeout_ms: ::core::option::Option::None,
+            tags: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("orders"),
+                    ::std::borrow::Cow::Borrowed("read"),
+                ],
+            ),
+            scopes: ::std::borrow::Cow::Borrowed(
+                &[::std::borrow::Cow::Borrowed("orders:read")],
+            ),
+            adapters: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("http"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("openai"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::Some(::toolspec::__private::QueryView {
+                            filters: ::std::borrow::Cow::Borrowed(
+                                &[
+                                    ::std::borrow::Cow::Borrowed("status"),
+                                    ::std::borrow::Cow::Borrowed("placed_after"),
+                                    ::std::borrow::Cow::Borrowed("placed_before"),
+                                    ::std::borrow::Cow::Borrowed("total_min"),
+                                ],
+                            ),
+                            sorts: ::std::borrow::Cow::Borrowed(
+                                &[::std::borrow::Cow::Borrowed("placed_at")],
+                            ),
+                            description: ::std::borrow::Cow::Borrowed(
+                                "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least).\nSorts: placed_at (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
+                            ),
+                            schemas: ::std::borrow::Cow::Borrowed(
+                                &[
+                                    (
+                                        ::toolspec::__private::Dialect::Mcp,
+                                        ::std::borrow::Cow::Borrowed(
+                                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+                                        ),
+                                    ),
+                                    (
+                                        ::toolspec::__private::Dialect::OpenAi,
+                                        ::std::borrow::Cow::Borrowed(
+                                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
+                                        ),
+                                    ),
+                                ],
+                            ),
+                        }),
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("rig"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                    },
+                ],
+            ),
+            query: ::core::option::Option::Some(::toolspec::__private::QueryDecl {
+                source: ::std::borrow::Cow::Borrowed("orders"),
+                record: ::std::borrow::Cow::Borrowed(
+                    &[
                         ::toolspec::__private::RecordColumn {
-                            name: "id",
-                            column: "id",
+                            name: ::std::borrow::Cow::Borrowed("id"),
+                            column: ::std::borrow::Cow::Borrowed("id"),
                             ty: ::toolspec::__private::ColumnType::Integer,
                             nullable: false,
                         },
                         ::toolspec::__private::RecordColumn {
-                            name: "status",
-                            column: "status",
+                            name: ::std::borrow::Cow::Borrowed("status"),
+                            column: ::std::borrow::Cow::Borrowed("status"),
                             ty: ::toolspec::__private::ColumnType::String,
                             nullable: false,
                         },
                         ::toolspec::__private::RecordColumn {
-                            name: "total",
-                            column: "total",
+                            name: ::std::borrow::Cow::Borrowed("total"),
+                            column: ::std::borrow::Cow::Borrowed("total"),
                             ty: ::toolspec::__private::ColumnType::Integer,
                             nullable: false,
                         },
                         ::toolspec::__private::RecordColumn {
-                            name: "currency",
-                            column: "currency",
+                            name: ::std::borrow::Cow::Borrowed("currency"),
+                            column: ::std::borrow::Cow::Borrowed("currency"),
                             ty: ::toolspec::__private::ColumnType::String,
                             nullable: false,
                         },
                         ::toolspec::__private::RecordColumn {
-                            name: "note",
-                            column: "note",
+                            name: ::std::borrow::Cow::Borrowed("note"),
+                            column: ::std::borrow::Cow::Borrowed("note"),
                             ty: ::toolspec::__private::ColumnType::String,
                             nullable: true,
                         },
                         ::toolspec::__private::RecordColumn {
-                            name: "placed_at",
-                            column: "placed_at",
+                            name: ::std::borrow::Cow::Borrowed("placed_at"),
+                            column: ::std::borrow::Cow::Borrowed("placed_at"),
                             ty: ::toolspec::__private::ColumnType::DateTime,
                             nullable: false,
                         },
                     ],
-                    scope: &[
+                ),
+                scope: ::std::borrow::Cow::Borrowed(
+                    &[
                         ::toolspec::__private::ScopeColumn {
-                            column: "customer_id",
-                            ambient: "customer_id",
+                            column: ::std::borrow::Cow::Borrowed("customer_id"),
+                            ambient: ::std::borrow::Cow::Borrowed("customer_id"),
                             ty: ::toolspec::__private::ColumnType::Integer,
                         },
                     ],
-                    filters: &[
+                ),
+                filters: ::std::borrow::Cow::Borrowed(
+                    &[
                         ::toolspec::__private::FilterColumn {
-                            name: "status",
+                            name: ::std::borrow::Cow::Borrowed("status"),
                             op: ::toolspec::__private::FilterOp::Eq,
-                            column: "status",
+                            column: ::std::borrow::Cow::Borrowed("status"),
                             ty: ::toolspec::__private::ColumnType::String,
                         },
                         ::toolspec::__private::FilterColumn {
-                            name: "placed_after",
+                            name: ::std::borrow::Cow::Borrowed("placed_after"),
                             op: ::toolspec::__private::FilterOp::Gte,
-                            column: "placed_at",
+                            column: ::std::borrow::Cow::Borrowed("placed_at"),
                             ty: ::toolspec::__private::ColumnType::DateTime,
                         },
                         ::toolspec::__private::FilterColumn {
-                            name: "placed_before",
+                            name: ::std::borrow::Cow::Borrowed("placed_before"),
                             op: ::toolspec::__private::FilterOp::Lt,
-                            column: "placed_at",
+                            column: ::std::borrow::Cow::Borrowed("placed_at"),
                             ty: ::toolspec::__private::ColumnType::DateTime,
                         },
                         ::toolspec::__private::FilterColumn {
-                            name: "total_min",
+                            name: ::std::borrow::Cow::Borrowed("total_min"),
                             op: ::toolspec::__private::FilterOp::Gte,
-                            column: "total",
+                            column: ::std::borrow::Cow::Borrowed("total"),
                             ty: ::toolspec::__private::ColumnType::Integer,
                         },
                         ::toolspec::__private::FilterColumn {
-                            name: "note_contains",
+                            name: ::std::borrow::Cow::Borrowed("note_contains"),
                             op: ::toolspec::__private::FilterOp::Contains,
-                            column: "note",
+                            column: ::std::borrow::Cow::Borrowed("note"),
                             ty: ::toolspec::__private::ColumnType::String,
                         },
                     ],
-                    sorts: &["placed_at", "total"],
-                    default_sort: ::core::option::Option::Some("-placed_at"),
-                    limit: ::toolspec::__private::PageLimit {
-                        default: 20u32,
-                        max: 50u32,
-                    },
+                ),
+                sorts: ::std::borrow::Cow::Borrowed(
+                    &[
+                        ::std::borrow::Cow::Borrowed("placed_at"),
+                        ::std::borrow::Cow::Borrowed("total"),
+                    ],
+                ),
+                default_sort: ::core::option::Option::Some(
+                    ::std::borrow::Cow::Borrowed("-placed_at"),
+                ),
+                limit: ::toolspec::__private::PageLimit {
+                    default: 20u32,
+                    max: 50u32,
                 },
-            ),
-            refs: &[],
+            }),
+            refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -1935,22 +2421,130 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
 /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
 pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: orders:read, orders:write."},"paths":{"/tools/customers_me":{"post":{"operationId":"customers_me","summary":"My profile","description":"Show the current customer's profile.\nErrors: not_found.","tags":["customers","read"],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"customers_me_get","summary":"My profile","description":"Show the current customer's profile.\nErrors: not_found.","tags":["customers","read"],"security":[{"bearer":[]}],"parameters":[],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/customers_me/explain":{"post":{"operationId":"customers_me_explain","summary":"Explain a call of `customers_me` without running it","tags":["customers","read"],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_cancel":{"post":{"operationId":"orders_cancel","summary":"Cancel order","description":"Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nErrors: not_cancelled, already_shipped, not_found.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel.","format":"int64"},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"409":{"description":"The tool failed with one of its declared error codes.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["already_shipped"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_cancelled"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"423":{"description":"Another call with the same key held the tool's lock too long.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["locked"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_cancel/explain":{"post":{"operationId":"orders_cancel_explain","summary":"Explain a call of `orders_cancel` without running it","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_export":{"post":{"operationId":"orders_export","summary":"Export orders","description":"Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0,"format":"int64"}},"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/components/schemas/Order"}},"count":{"type":"integer","minimum":0,"format":"int64"}},"required":["orders","count"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_export_get","summary":"Export orders","description":"Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"status","in":"query","required":false,"schema":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"description":"Only orders in this status; every order when omitted."},{"name":"pace_ms","in":"query","required":false,"schema":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0,"format":"int64"},"description":"Pause after each order, in milliseconds, to spare a busy database."}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/components/schemas/Order"}},"count":{"type":"integer","minimum":0,"format":"int64"}},"required":["orders","count"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_export/explain":{"post":{"operationId":"orders_export_explain","summary":"Explain a call of `orders_export` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_get":{"post":{"operationId":"orders_get","summary":"Get order","description":"Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"format":"int64"}},"required":["order_id"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["own_order"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_get_get","summary":"Get order","description":"Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"order_id","in":"query","required":true,"schema":{"type":"integer","minimum":1,"format":"int64"}}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["own_order"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_get/explain":{"post":{"operationId":"orders_get_explain","summary":"Explain a call of `orders_get` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_place":{"post":{"operationId":"orders_place","summary":"Place order","description":"Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100,"format":"int64"}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["customer_active"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments","mixed_currencies","unknown_sku"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_place/explain":{"post":{"operationId":"orders_place_explain","summary":"Explain a call of `orders_place` without running it","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_search":{"post":{"operationId":"orders_search","summary":"Search orders","description":"Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this.","pattern":"^[^\\u0000]*$"},"placed_after":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"placed_before":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"total_min":{"type":"integer","description":"Only records whose total is at least this.","format":"int64"},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive).","pattern":"^[^\\u0000]*$"},"sort":{"type":["string","null"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},"limit":{"type":["integer","null"],"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},"offset":{"type":["integer","null"],"description":"Records to skip before this page (default 0). (a negative one counts as 0)"}},"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number.","format":"int64"},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents).","format":"int64"},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging.","format":"int64"},"limit":{"type":"integer","description":"The page size applied.","format":"int64"},"offset":{"type":"integer","description":"The records skipped before this page.","format":"int64"}},"required":["records","total","limit","offset"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments","invalid_params"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","query_failed"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_search_get","summary":"Search orders","description":"Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least); placed_before (placed_at is less than); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"status","in":"query","required":false,"schema":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this.","pattern":"^[^\\u0000]*$"},"description":"Only records whose status is this."},{"name":"placed_after","in":"query","required":false,"schema":{"type":"string","format":"date-time","description":"Only records whose placed_at is at least this."},"description":"Only records whose placed_at is at least this."},{"name":"placed_before","in":"query","required":false,"schema":{"type":"string","format":"date-time","description":"Only records whose placed_at is less than this."},"description":"Only records whose placed_at is less than this."},{"name":"total_min","in":"query","required":false,"schema":{"type":"integer","description":"Only records whose total is at least this.","format":"int64"},"description":"Only records whose total is at least this."},{"name":"note_contains","in":"query","required":false,"schema":{"type":"string","description":"Only records whose note contains this text (case-sensitive).","pattern":"^[^\\u0000]*$"},"description":"Only records whose note contains this text (case-sensitive)."},{"name":"sort","in":"query","required":false,"schema":{"type":["string","null"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},{"name":"limit","in":"query","required":false,"schema":{"type":["integer","null"],"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},{"name":"offset","in":"query","required":false,"schema":{"type":["integer","null"],"description":"Records to skip before this page (default 0). (a negative one counts as 0)"},"description":"Records to skip before this page (default 0). (a negative one counts as 0)"}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number.","format":"int64"},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents).","format":"int64"},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging.","format":"int64"},"limit":{"type":"integer","description":"The page size applied.","format":"int64"},"offset":{"type":"integer","description":"The records skipped before this page.","format":"int64"}},"required":["records","total","limit","offset"],"additionalProperties":false}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments","invalid_params"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","query_failed"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_search/explain":{"post":{"operationId":"orders_search_explain","summary":"Explain a call of `orders_search` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents).","format":"int64"},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/components/schemas/OrderLine"}},"total":{"$ref":"#/components/schemas/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100,"format":"int64"},"unit_price":{"$ref":"#/components/schemas/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."},"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::explain(
-    "explain",
-    &[
-        ::toolspec::__private::AdapterBinding::member("anthropic"),
-        ::toolspec::__private::AdapterBinding::member("gemini"),
-        ::toolspec::__private::AdapterBinding::member("http"),
-        ::toolspec::__private::AdapterBinding::member("mcp"),
-        ::toolspec::__private::AdapterBinding::member("openai"),
-        ::toolspec::__private::AdapterBinding::member("rig"),
-    ],
-    ::toolspec::__private::AuditPolicy {
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("explain"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::Explain,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
+    summary: ::std::borrow::Cow::Borrowed(
+        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
+    ),
+    description: ::std::borrow::Cow::Borrowed(
+        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
+    ),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+    ),
+    output_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#,
+    ),
+    dialects: ::std::borrow::Cow::Borrowed(
+        &[
+            (
+                ::toolspec::__private::Dialect::Anthropic,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::Gemini,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::OpenAi,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
+                ),
+            ),
+        ],
+    ),
+    fields: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("tool"),
+                ambient: false,
+                sensitive: false,
+                optional: false,
+            },
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("arguments"),
+                ambient: false,
+                sensitive: false,
+                optional: true,
+            },
+        ],
+    ),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(
+        &[
+            ::std::borrow::Cow::Borrowed("read_only"),
+            ::std::borrow::Cow::Borrowed("idempotent"),
+        ],
+    ),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("http"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("openai"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("rig"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+        ],
+    ),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
         enabled: true,
         durability: ::toolspec::__private::Durability::Async,
         required: false,
     },
-);
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+};
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &customers::me::DESCRIPTOR,

@@ -113,7 +113,7 @@ impl ScopeChallenge {
     fn forbidden(&self, name: &str, tool: &Descriptor) -> Response {
         let challenge = Challenge {
             error: Some("insufficient_scope"),
-            scopes: Some(tool.scopes),
+            scopes: Some(&tool.scopes),
             resource: self.resource.as_ref(),
             ..Challenge::default()
         };

@@ -1,0 +1,398 @@
+//! What is known about a tool at build time: its [`Descriptor`], defined once for the compiler
+//! that builds it (owned), the generated code that embeds it (`'static`, borrowed) and the
+//! runtime and CLI that read it. Every text and list is a `Cow<'static, _>`, so one type serves
+//! both; with the `bake` feature the compiler writes a descriptor into Rust by walking the value
+//! (databake's derive), so a new field needs no emitter of its own.
+//!
+//! Data and lookups on it: nothing here parses a schema, calls a tool or knows a registry.
+
+pub mod query;
+
+use std::borrow::Cow;
+use std::time::Duration;
+
+use crate::audit::AuditPolicy;
+use crate::dialect::Dialect;
+use crate::settings::SettingValue;
+use query::{QueryDecl, QueryView, RefDecl};
+
+/// Text of a descriptor: borrowed from the generated code's statics, owned by the compiler.
+pub type Text = Cow<'static, str>;
+
+/// A list of a descriptor: borrowed from the generated code's statics, owned by the compiler.
+pub type List<T> = Cow<'static, [T]>;
+
+/// The kind of a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub enum ToolKind {
+    /// Runs a handler (`expects` → `exposes`).
+    Action,
+    /// Reads records from a database (`kind: query`): no handler.
+    Query,
+    /// The built-in explain tool.
+    Explain,
+}
+
+/// One input field (`expects`), as the runtime needs to know it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct Field {
+    /// The field's key in the arguments (or in the ambient context).
+    pub name: Text,
+    /// Resolved from the trusted ambient context (`on: ambient_context`), never model input.
+    pub ambient: bool,
+    /// Redacted in audit records and logs.
+    pub sensitive: bool,
+    /// May be omitted by the caller (optional, or has a default).
+    pub optional: bool,
+}
+
+/// A precondition checked before the handler runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct Guard {
+    /// Identifier; also the error code when the guard fails.
+    pub name: Text,
+    /// What must hold, shown to the model under "Preconditions".
+    pub description: Text,
+}
+
+/// A declared error code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct ErrorCode {
+    /// Identifier shown to the model.
+    pub code: Text,
+    /// The reason text.
+    pub message: Text,
+    /// Shown as is, without the tool's error headline.
+    pub standalone: bool,
+    /// The HTTP API's status for it, when the spec sets one (409 otherwise).
+    pub http_status: Option<u16>,
+}
+
+/// A tool's membership in one adapter, with its name and setting overrides there.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct AdapterBinding {
+    /// The adapter (`mcp`, `openai`, a custom adapter…).
+    pub adapter: Text,
+    /// The tool's own name on this adapter; `None`: its canonical name (see
+    /// [`Descriptor::name_for`]).
+    pub name: Option<Text>,
+    /// Per-tool setting overrides for this adapter, checked at build time.
+    pub settings: List<(Text, SettingValue)>,
+    /// What a query tool shows this adapter's model, when the spec narrows it there.
+    pub view: Option<QueryView>,
+}
+
+impl AdapterBinding {
+    /// A member of `adapter` under the tool's canonical name, with no setting of its own.
+    pub const fn member(adapter: &'static str) -> Self {
+        Self {
+            adapter: Cow::Borrowed(adapter),
+            name: None,
+            settings: Cow::Borrowed(&[]),
+            view: None,
+        }
+    }
+}
+
+/// An action's `once` (an idempotency key): a second call with the same key within the ttl
+/// answers with the first call's result without running again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct OnceDecl {
+    /// The `expects` fields whose values make the key (ambient and `ref` fields included), in
+    /// spec order.
+    pub key: List<Text>,
+    /// How long a result answers repeats, in milliseconds ([`ttl`](Self::ttl)).
+    pub ttl_ms: u64,
+}
+
+impl OnceDecl {
+    /// How long a result answers repeats.
+    pub fn ttl(&self) -> Duration {
+        Duration::from_millis(self.ttl_ms)
+    }
+}
+
+/// An action's `lock` (an advisory lock): calls with the same key run one at a time, across
+/// every process on the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct LockDecl {
+    /// The `expects` fields whose values make the key, in spec order.
+    pub key: List<Text>,
+    /// How long a call waits for the lock before failing with `locked`, in milliseconds
+    /// ([`wait`](Self::wait)).
+    pub wait_ms: u64,
+}
+
+impl LockDecl {
+    /// How long a call waits for the lock before failing with `locked`.
+    pub fn wait(&self) -> Duration {
+        Duration::from_millis(self.wait_ms)
+    }
+}
+
+/// Everything the build knows about one tool.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct Descriptor {
+    /// The canonical, provider-safe name (`[a-z0-9_]`, 1–64 characters).
+    pub name: Text,
+    /// The spec file, relative to the specs directory (`orders/cancel.yaml`).
+    pub spec: Text,
+    /// The generated module path below the tools module (`orders::cancel`).
+    pub module: Text,
+    /// What kind of tool this is.
+    pub kind: ToolKind,
+    /// Display title.
+    pub title: Option<Text>,
+    /// The spec's own description.
+    pub summary: Text,
+    /// The description shown to models: the summary, then "Preconditions: …" and "Errors: …".
+    pub description: Text,
+    /// The spec's `version`.
+    pub version: Option<u32>,
+    /// Canonical JSON Schema 2020-12 of the model-facing input (ambient fields excluded).
+    pub input_schema: Text,
+    /// Canonical JSON Schema 2020-12 of the exposed output.
+    pub output_schema: Text,
+    /// The input schema in each provider dialect the tool is a member of, as JSON, sorted by
+    /// dialect: `openai`, `openai-strict`, `anthropic`, `anthropic-strict`, `gemini` (never
+    /// `mcp`: that is [`input_schema`](Self::input_schema)). Computed at build time, so
+    /// adapters never derive them at run time. See [`Descriptor::dialect`].
+    pub dialects: List<(Dialect, Text)>,
+    /// Every `expects` field in spec order, ambient ones included.
+    pub fields: List<Field>,
+    /// Where the input (ambient fields included) holds `sensitive` values, at any depth: a
+    /// schema-shaped map of the paths to them, as JSON; `None` when nothing is sensitive.
+    /// Such values are never quoted in errors or logs.
+    pub sensitive_input: Option<Text>,
+    /// Where the output holds `sensitive` values (as for `sensitive_input`).
+    pub sensitive_output: Option<Text>,
+    /// Where the input schema's integers keep their own range (JSON pointers to the
+    /// subschemas of `rust_type` fields and `shape`s); the runtime holds every other integer
+    /// to `i64`, the type the generated code holds it in.
+    pub own_ranges_input: List<Text>,
+    /// Where the output schema's integers keep their own range.
+    pub own_ranges_output: List<Text>,
+    /// Preconditions, in spec order.
+    pub guards: List<Guard>,
+    /// The headline failures are composed with ("Headline: reason").
+    pub error_headline: Option<Text>,
+    /// Declared error codes, in spec order.
+    pub errors: List<ErrorCode>,
+    /// Semantic hints (`read_only`, `destructive`, registered extras…), in spec order.
+    pub hints: List<Text>,
+    /// The success message template (minijinja), if the spec has one.
+    pub message: Option<Text>,
+    /// How long a call may run, in milliseconds ([`timeout`](Self::timeout)).
+    pub timeout_ms: Option<u64>,
+    /// Free-form tags.
+    pub tags: List<Text>,
+    /// Scopes a caller needs on authenticated transports.
+    pub scopes: List<Text>,
+    /// The adapters this tool is a member of, sorted by adapter name.
+    pub adapters: List<AdapterBinding>,
+    /// What a query tool reads (`kind: query`).
+    pub query: Option<QueryDecl>,
+    /// The `ref` fields of `expects`: records loaded before the guards and the handler.
+    pub refs: List<RefDecl>,
+    /// How calls are recorded in the audit trail (the project's `audit:`, then the tool's).
+    pub audit: AuditPolicy,
+    /// `once`: repeats within the ttl answer with the first result.
+    pub once: Option<OnceDecl>,
+    /// `lock`: one call per key at a time, across processes.
+    pub lock: Option<LockDecl>,
+}
+
+/// The built-in explain tool's two input fields.
+const EXPLAIN_FIELDS: &[Field] = &[
+    Field {
+        name: Cow::Borrowed("tool"),
+        ambient: false,
+        sensitive: false,
+        optional: false,
+    },
+    Field {
+        name: Cow::Borrowed("arguments"),
+        ambient: false,
+        sensitive: false,
+        optional: true,
+    },
+];
+
+/// The built-in explain tool's hints.
+const EXPLAIN_HINTS: &[Text] = &[Cow::Borrowed("read_only"), Cow::Borrowed("idempotent")];
+
+impl Descriptor {
+    /// The descriptor of the built-in explain tool, named `name` on every adapter in `adapters`,
+    /// its calls recorded by the project's `audit` policy (the generated `EXPLAIN` static uses
+    /// it).
+    pub const fn explain(name: Text, adapters: List<AdapterBinding>, audit: AuditPolicy) -> Self {
+        Self {
+            name,
+            spec: Cow::Borrowed(""),
+            module: Cow::Borrowed(""),
+            kind: ToolKind::Explain,
+            title: Some(Cow::Borrowed("Explain a call")),
+            summary: Cow::Borrowed(crate::explain::DESCRIPTION),
+            description: Cow::Borrowed(crate::explain::DESCRIPTION),
+            version: None,
+            input_schema: Cow::Borrowed(crate::explain::INPUT_SCHEMA),
+            output_schema: Cow::Borrowed(crate::explain::OUTPUT_SCHEMA),
+            fields: Cow::Borrowed(EXPLAIN_FIELDS),
+            sensitive_input: None,
+            sensitive_output: None,
+            own_ranges_input: Cow::Borrowed(&[]),
+            own_ranges_output: Cow::Borrowed(&[]),
+            guards: Cow::Borrowed(&[]),
+            error_headline: None,
+            errors: Cow::Borrowed(&[]),
+            hints: Cow::Borrowed(EXPLAIN_HINTS),
+            message: None,
+            timeout_ms: None,
+            tags: Cow::Borrowed(&[]),
+            scopes: Cow::Borrowed(&[]),
+            adapters,
+            dialects: Cow::Borrowed(crate::explain::DIALECTS),
+            query: None,
+            refs: Cow::Borrowed(&[]),
+            audit,
+            once: None,
+            lock: None,
+        }
+    }
+
+    /// How long a call may run.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout_ms.map(Duration::from_millis)
+    }
+
+    /// The name a call through `adapter` (or none: the canonical name) knows this tool by.
+    pub fn name_for_call(&self, adapter: Option<&str>) -> &str {
+        adapter.and_then(|a| self.name_for(a)).unwrap_or(&self.name)
+    }
+
+    /// This tool's binding to `adapter`, if it is a member.
+    pub fn binding(&self, adapter: &str) -> Option<&AdapterBinding> {
+        self.adapters.iter().find(|b| b.adapter == adapter)
+    }
+
+    /// Whether the tool is a member of `adapter`.
+    pub fn is_member(&self, adapter: &str) -> bool {
+        self.binding(adapter).is_some()
+    }
+
+    /// The tool's name on `adapter`, if it is a member.
+    pub fn name_for(&self, adapter: &str) -> Option<&str> {
+        self.binding(adapter)
+            .map(|b| b.name.as_deref().unwrap_or(&self.name))
+    }
+
+    /// [`name_for`](Self::name_for), as the descriptor holds it: a clone, free for the generated
+    /// code's statics, whose text is borrowed.
+    pub fn name_text_for(&self, adapter: &str) -> Option<Text> {
+        let binding = self.binding(adapter)?;
+        Some(binding.name.clone().unwrap_or_else(|| self.name.clone()))
+    }
+
+    /// [`description_for`](Self::description_for), as the descriptor holds it (a clone, free
+    /// for the generated code's statics).
+    pub fn description_text_for(&self, adapter: &str) -> Text {
+        self.view(adapter)
+            .map_or_else(|| self.description.clone(), |v| v.description.clone())
+    }
+
+    /// The input schema in `dialect` as JSON text, if the tool is a member of it (see
+    /// [`Dialect::for_member`]): `mcp` for every tool (the canonical
+    /// [`input_schema`](Self::input_schema)), the others when they were derived for it.
+    ///
+    /// For `gemini` it is `null` when the tool takes no parameters: the function declaration
+    /// then carries no `parameters` (Gemini rejects an `OBJECT` without properties).
+    pub fn dialect(&self, dialect: Dialect) -> Option<&str> {
+        if dialect == Dialect::Mcp {
+            return Some(&self.input_schema);
+        }
+        self.dialects
+            .iter()
+            .find(|(d, _)| *d == dialect)
+            .map(|(_, schema)| schema.as_ref())
+    }
+
+    /// What the tool shows `adapter`'s model when the spec narrows it there (query tools).
+    pub fn view(&self, adapter: &str) -> Option<&QueryView> {
+        self.binding(adapter).and_then(|b| b.view.as_ref())
+    }
+
+    /// The description `adapter`'s model reads: [`description`](Self::description), or the
+    /// narrowed one of a query tool the spec narrows there.
+    pub fn description_for(&self, adapter: &str) -> &str {
+        self.view(adapter)
+            .map_or(&self.description, |v| &v.description)
+    }
+
+    /// The input schema `adapter` declares the tool with, in `dialect`: the tool's
+    /// [`dialect`](Self::dialect) schema, or the narrowed one of a query tool the spec narrows
+    /// there.
+    pub fn schema_for(&self, adapter: &str, dialect: Dialect) -> Option<&str> {
+        match self.view(adapter) {
+            Some(view) => view
+                .schemas
+                .iter()
+                .find(|(d, _)| *d == dialect)
+                .map(|(_, schema)| schema.as_ref()),
+            None => self.dialect(dialect),
+        }
+    }
+
+    /// Whether the spec declares `hint`.
+    pub fn has_hint(&self, hint: &str) -> bool {
+        self.hints.iter().any(|h| h == hint)
+    }
+
+    /// The declared error code `code`, if any.
+    pub fn error(&self, code: &str) -> Option<&ErrorCode> {
+        self.errors.iter().find(|e| e.code == code)
+    }
+
+    /// The fields resolved from the ambient context.
+    pub fn ambient_fields(&self) -> impl Iterator<Item = &Field> {
+        self.fields.iter().filter(|f| f.ambient)
+    }
+
+    /// [`schema_for`](Self::schema_for), parsed.
+    #[cfg(feature = "json")]
+    pub fn schema_for_json(&self, adapter: &str, dialect: Dialect) -> Option<serde_json::Value> {
+        self.schema_for(adapter, dialect).map(parse_embedded)
+    }
+
+    /// The input schema in `dialect`, parsed (see [`Descriptor::dialect`]).
+    #[cfg(feature = "json")]
+    pub fn dialect_json(&self, dialect: Dialect) -> Option<serde_json::Value> {
+        self.dialect(dialect).map(parse_embedded)
+    }
+
+    /// The input schema, parsed.
+    #[cfg(feature = "json")]
+    pub fn input_schema_json(&self) -> serde_json::Value {
+        parse_embedded(&self.input_schema)
+    }
+
+    /// The output schema, parsed.
+    #[cfg(feature = "json")]
+    pub fn output_schema_json(&self) -> serde_json::Value {
+        parse_embedded(&self.output_schema)
+    }
+}
+
+/// An embedded schema, parsed: the compiler serialized it itself, so a failure would mean a
+/// corrupted build (`null` then).
+#[cfg(feature = "json")]
+fn parse_embedded(schema: &str) -> serde_json::Value {
+    serde_json::from_str(schema).unwrap_or(serde_json::Value::Null)
+}
