@@ -22,10 +22,11 @@
 //! Each top-level module depends only on the ones listed before it (`tests/architecture`
 //! checks it, and that this list names every one):
 //!
-//! - vocabulary and data: `ambient`, `durable_decl` (what audit, `once` and `lock` declare),
-//!   `project`, `query_decl` (what query tools and `ref` fields declare), `descriptor`,
-//!   `caller`, `context`, `failure`, `guard` (what guards answer), `contract`, `hooks`,
-//!   `registry_error`, `macros` (the macros generated code calls);
+//! - vocabulary and data: `ambient`, `descriptor` (the vocabulary's one descriptor model),
+//!   `durable_decl` (what audit, `once` and `lock` declare), `project`, `query_decl` (what
+//!   query tools and `ref` fields declare), `caller`, `context`, `failure`, `guard` (what
+//!   guards answer), `contract`, `hooks`, `registry_error`, `macros` (the macros generated
+//!   code calls);
 //! - `schema` (keys, local `$ref`s, the one schema walker) and [`sensitive`] (where a tool's
 //!   values are sensitive, and redaction);
 //! - `checks`: the argument checks (screening and coercion, the schema, their reports, limits);
