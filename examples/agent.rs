@@ -145,7 +145,7 @@ async fn main() -> ExitCode {
     let endpoint = match ModelEndpoint::new(&base_url, &model, &api_key) {
         Ok(endpoint) => endpoint,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {message:#}");
             return ExitCode::from(2);
         }
     };
@@ -167,7 +167,7 @@ async fn main() -> ExitCode {
     let chat = match endpoint.connect(MODEL_TIMEOUT) {
         Ok(chat) => chat,
         Err(message) => {
-            eprintln!("error: {message}");
+            eprintln!("error: {message:#}");
             return ExitCode::FAILURE;
         }
     };

@@ -13,6 +13,8 @@
 //! toolspec-store serve --http 127.0.0.1:8787 --issuer https://auth.example.com --audience store
 //!                                                           # the same, callers from JWTs
 //! toolspec-store audit --tool orders_cancel --since 1h      # the recorded calls
+//! toolspec-store call orders_export --task --wait --as customer_id=1   # as a durable task
+//! toolspec-store tasks list                                 # the CLI's unfinished tasks
 //! ```
 //!
 //! The database (`--db`, default `store.db` in the current directory) is created and
@@ -40,6 +42,7 @@ use toolspec_store::agent::route::AgentOptions;
 use toolspec_store::{Location, Store, store, tools};
 
 mod serve;
+mod task_commands;
 
 use serve::{HttpOptions, serve_http, server, shutdown_signal};
 
@@ -96,6 +99,21 @@ enum Command {
         /// when it parses and as a string otherwise. Repeatable.
         #[arg(long = "as", value_name = "KEY=VALUE", value_parser = parse_ambient)]
         ambient: Vec<(String, Value)>,
+        /// Store the call as a durable task (a tool whose spec says `task:`) and print it: a
+        /// server's worker on the same database runs it.
+        #[arg(long)]
+        task: bool,
+        /// With `--task`: run it in this process and print it once it ended.
+        #[arg(long, requires = "task")]
+        wait: bool,
+    },
+    /// Read and cancel durable tasks.
+    Tasks {
+        #[command(subcommand)]
+        command: task_commands::TasksCommand,
+        /// Whose tasks: the CLI's own (`cli`) unless given.
+        #[arg(long, default_value = "cli", global = true)]
+        caller: String,
     },
     /// Check whether a call could run (arguments and guards) without running it.
     Explain {
@@ -373,7 +391,34 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             tool,
             args,
             ambient,
+            task: true,
+            wait,
+        } => {
+            let (args, ambient) = match request(&tool, &args, ambient) {
+                Ok(request) => request,
+                Err(code) => return Ok(code),
+            };
+            let store = open(&cli.database).await?;
+            let registry = std::sync::Arc::new(toolspec_store::registry(store.clone()));
+            let caller = Caller::new("cli");
+            let submitted =
+                task_commands::call_as_task(registry, &tool, args, &ambient, &caller, wait).await;
+            store.close().await;
+            submitted
+        }
+        Command::Call {
+            tool,
+            args,
+            ambient,
+            ..
         } => call(&cli.database, &tool, &args, ambient, cli.verbose).await,
+        Command::Tasks { command, caller } => {
+            let store = open(&cli.database).await?;
+            let registry = toolspec_store::registry(store.clone());
+            let ran = task_commands::run(&registry, command, &Caller::new(caller)).await;
+            store.close().await;
+            ran
+        }
         Command::Explain {
             tool,
             args,

@@ -165,7 +165,7 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         .router();
     // `POST /agent` (with `--model-url`): the agent acting as each request's caller.
     let agent = agent.router(&registry, authenticator.clone());
-    let agent = agent.map_err(anyhow::Error::msg)?;
+    let agent = agent?;
     let serving_agent = agent.is_some();
     let api = agent.into_iter().fold(api, |api, agent| api.merge(agent));
     let mut transport = HttpTransport::new(server(registry, listing, anonymous))

@@ -448,3 +448,126 @@ async fn ambiguous_credentials_are_refused_400_whichever_comes_first() {
     let one = raw_http::send(address, "POST", path, &[&host, ada], body).await;
     assert_eq!(one.status, 200, "{one:#?}");
 }
+
+impl Api {
+    /// `method path` as `token` with one more `header`: the status, the JSON answer, headers.
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        token: &str,
+        path: &str,
+        header: Option<(&str, &str)>,
+        body: &str,
+    ) -> (u16, Value, reqwest::header::HeaderMap) {
+        let mut request = self
+            .client
+            .request(method, format!("{}{path}", self.base))
+            .header("authorization", format!("Bearer {token}"))
+            .body(body.to_owned());
+        if let Some((name, value)) = header {
+            request = request.header(name, value);
+        }
+        answer(request.send().await.unwrap()).await
+    }
+
+    /// Polls the task at `location` until it ends: its last answer.
+    async fn until_ended(&self, token: &str, location: &str) -> Value {
+        let give_up = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let (status, task, _) = self.get(token, location).await;
+            assert_eq!(status, 200, "{task}");
+            if task["status"] != "working" {
+                return task;
+            }
+            assert!(std::time::Instant::now() < give_up, "never ended: {task}");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_call_preferring_respond_async_is_a_task_read_and_cancelled_at_its_location() {
+    let api = Api::start().await;
+    let body = r#"{"status":"delivered"}"#;
+    let (status, direct, _) = api
+        .post(Some("ada-token"), "/tools/orders_export", body)
+        .await;
+    assert_eq!(status, 200, "{direct}");
+
+    let prefer = Some(("prefer", "respond-async, wait=0"));
+    let post = reqwest::Method::POST;
+    let (status, task, headers) = api
+        .send(
+            post.clone(),
+            "ada-token",
+            "/tools/orders_export",
+            prefer,
+            body,
+        )
+        .await;
+    assert_eq!(status, 202, "{task}");
+    assert_eq!(task["status"], "working");
+    assert_eq!(task["tool"], "orders_export");
+    let id = task["task_id"].as_str().expect("an id").to_owned();
+    let location = headers["location"].to_str().unwrap().to_owned();
+    assert_eq!(location, format!("/tasks/{id}"));
+    assert_eq!(headers["preference-applied"], "respond-async");
+
+    let ended = api.until_ended("ada-token", &location).await;
+    assert_eq!(ended["status"], "completed", "{ended}");
+    assert_eq!(ended["result"], direct, "the result a direct call answers");
+    assert!(ended.get("poll_interval_ms").is_none(), "{ended}");
+
+    // Another caller's task is unknown to it, exactly as one that never existed.
+    let (theirs, theirs_body, _) = api.get("grace-token", &location).await;
+    let unknown = "/tasks/0123456789abcdef0123456789abcdef";
+    let (nobodys, nobodys_body, _) = api.get("grace-token", unknown).await;
+    assert_eq!(
+        (theirs, &theirs_body),
+        (404, &nobodys_body),
+        "{theirs_body}"
+    );
+    assert_eq!(nobodys, 404);
+    assert_eq!(theirs_body["error"], "unknown_task");
+    let delete = reqwest::Method::DELETE;
+    let (theirs, _, _) = api
+        .send(delete.clone(), "grace-token", &location, None, "")
+        .await;
+    assert_eq!(theirs, 404);
+    let (status, malformed, _) = api.get("ada-token", "/tasks/not-a-task").await;
+    assert_eq!(
+        (status, malformed["error"].as_str()),
+        (400, Some("invalid_task_id"))
+    );
+
+    // A slow export, cancelled: the answer is the cancelled task; cancelling again changes
+    // nothing.
+    let slow = r#"{"pace_ms":1000}"#;
+    let (status, task, headers) = api
+        .send(post, "ada-token", "/tools/orders_export", prefer, slow)
+        .await;
+    assert_eq!(status, 202, "{task}");
+    let location = headers["location"].to_str().unwrap().to_owned();
+    let (status, listed, _) = api.get("ada-token", "/tasks").await;
+    assert_eq!(status, 200);
+    let listed: Vec<&Value> = listed["tasks"].as_array().unwrap().iter().collect();
+    assert_eq!(listed.len(), 1, "only the unfinished one: {listed:?}");
+    assert_eq!(listed[0]["task_id"], task["task_id"]);
+    let (status, cancelled, _) = api
+        .send(delete.clone(), "ada-token", &location, None, "")
+        .await;
+    assert_eq!(
+        (status, cancelled["status"].as_str()),
+        (200, Some("cancelled"))
+    );
+    let (status, again, _) = api.send(delete, "ada-token", &location, None, "").await;
+    assert_eq!((status, again["status"].as_str()), (200, Some("cancelled")));
+    let (_, listed, _) = api.get("ada-token", "/tasks").await;
+    assert_eq!(listed["tasks"], json!([]));
+
+    // Without the preference, the same tool answers inline.
+    let (status, inline, _) = api
+        .post(Some("ada-token"), "/tools/orders_export", body)
+        .await;
+    assert_eq!((status, &inline), (200, &direct));
+}

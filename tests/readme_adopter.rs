@@ -58,7 +58,7 @@ fn files(readme: &str) -> Vec<(String, String)> {
 
 /// The README's `Cargo.toml`, depending on this workspace instead of crates.io.
 fn local(manifest: &str) -> String {
-    let runtime = workspace().join("runtime");
+    let runtime = workspace().join("toolspec");
     let codegen = workspace().join("codegen");
     let manifest = manifest
         .replace(

@@ -8,8 +8,9 @@ use std::collections::BTreeSet;
 use std::borrow::Cow;
 
 use serde_json::Value;
+use toolspec::descriptor::AdapterBinding;
 use toolspec::settings::{AdapterDecl, Settings};
-use toolspec::{AdapterBinding, Descriptor, Dialect};
+use toolspec::{Descriptor, Dialect};
 use toolspec_codegen::Project;
 
 /// The project's descriptors (and its explain tool's), with the adapters they resolve

@@ -172,6 +172,7 @@ impl Tool {
                 key: names(&l.key),
                 wait_ms: millis(l.wait),
             }),
+            task: spec.task,
         }
     }
 }

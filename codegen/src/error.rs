@@ -7,6 +7,7 @@ use crate::diagnostic::{Diagnostic, Severity, print_cargo_lines};
 
 /// Why a compile failed.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum Error {
     /// The specs are invalid.
     Specs {

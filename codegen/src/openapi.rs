@@ -55,6 +55,11 @@ impl Project {
             paths.insert(format!("/tools/{name}/explain"), explain);
         }
         paths.insert("/tools".into(), json!({ "get": list_operation() }));
+        let tasks = members.iter().any(|(_, t)| t.spec.task.is_some());
+        if tasks {
+            paths.insert("/tasks".into(), json!({ "get": tasks_operation() }));
+            paths.insert("/tasks/{id}".into(), task_item());
+        }
         let scopes: BTreeSet<&str> = members
             .iter()
             .flat_map(|(_, t)| &t.spec.scopes)
@@ -63,6 +68,9 @@ impl Project {
         let mut schemas = components.schemas;
         schemas.insert("Error".into(), error_schema(None));
         schemas.insert("Explanation".into(), explanation_schema());
+        if tasks {
+            schemas.insert("Task".into(), task_schema());
+        }
         let scopes = if scopes.is_empty() {
             "none".to_owned()
         } else {
@@ -183,6 +191,9 @@ impl Operation<'_> {
                 "content": { "application/json": { "schema": input } }
             }),
         );
+        if let Some(prefer) = self.prefer() {
+            operation.insert("parameters".into(), json!([prefer]));
+        }
         operation.insert("responses".into(), self.responses(components, true).into());
         operation.into()
     }
@@ -222,6 +233,7 @@ impl Operation<'_> {
             }
             parameters.push(parameter);
         }
+        parameters.extend(self.prefer());
         let mut operation = self.common(format!("{}_get", self.name));
         operation.insert("parameters".into(), parameters.into());
         operation.insert("responses".into(), self.responses(components, false).into());
@@ -256,6 +268,26 @@ impl Operation<'_> {
         })
     }
 
+    /// The `Prefer` header a tool that may run as a task reads.
+    fn prefer(&self) -> Option<Value> {
+        let task = self.tool.spec.task.as_ref()?;
+        let description = match task.is_required() {
+            true => {
+                "This tool always runs as a task (`202 Accepted`), whatever the request prefers."
+            }
+            false => {
+                "`respond-async` stores the call as a task and answers `202 Accepted` at once."
+            }
+        };
+        Some(json!({
+            "name": "Prefer",
+            "in": "header",
+            "required": false,
+            "description": description,
+            "schema": { "type": "string", "enum": ["respond-async"] }
+        }))
+    }
+
     fn common(&self, operation_id: String) -> Map<String, Value> {
         let spec = &self.tool.spec;
         let mut operation = Map::new();
@@ -284,13 +316,38 @@ impl Operation<'_> {
         let mut output = self.tool.output_schema.clone();
         int64(&mut output);
         let output = components.take(&output);
-        responses.insert(
-            "200".into(),
-            json!({
-                "description": "The tool's exposed values.",
-                "content": { "application/json": { "schema": output } }
-            }),
-        );
+        // A tool whose task is `required` always answers with a task.
+        if !spec.task.is_some_and(|t| t.is_required()) {
+            responses.insert(
+                "200".into(),
+                json!({
+                    "description": "The tool's exposed values.",
+                    "content": { "application/json": { "schema": output } }
+                }),
+            );
+        }
+        if let Some(task) = &spec.task {
+            let when = match task.is_required() {
+                true => "The call was stored as a task (this tool always runs as one)",
+                false => "The call was stored as a task (the request preferred `respond-async`)",
+            };
+            responses.insert(
+                http::ACCEPTED.to_string(),
+                json!({
+                    "description": format!(
+                        "{when}: read it at `Location` until it ends; its `result` is then this \
+                         tool's exposed values, or its `error` one of the failures below."
+                    ),
+                    "headers": {
+                        "Location": {
+                            "description": "Where the task is read (`GET`) and cancelled (`DELETE`).",
+                            "schema": { "type": "string" }
+                        }
+                    },
+                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Task" } } }
+                }),
+            );
+        }
         let query = spec.query.is_some();
         let mut by_status: BTreeMap<u16, BTreeSet<&str>> = BTreeMap::new();
         let mut add = |code: &'static str| {
@@ -313,6 +370,9 @@ impl Operation<'_> {
         }
         if spec.once.is_some() {
             add(codes::IN_PROGRESS);
+        }
+        if spec.task.is_some() {
+            add(codes::TOO_MANY_TASKS);
         }
         if spec.expects.iter().any(|f| f.reference.is_some()) {
             add(codes::NOT_FOUND);
@@ -391,6 +451,95 @@ fn list_operation() -> Value {
     })
 }
 
+/// `GET /tasks`: the caller's unfinished tasks.
+fn tasks_operation() -> Value {
+    json!({
+        "operationId": "list_tasks",
+        "summary": "The caller's unfinished tasks, newest first",
+        "responses": {
+            "200": {
+                "description": "Each unfinished task of the caller.",
+                "content": { "application/json": { "schema": {
+                    "type": "object",
+                    "properties": { "tasks": { "type": "array", "items": { "$ref": "#/components/schemas/Task" } } },
+                    "required": ["tasks"]
+                } } }
+            },
+            "401": failure(describe(http::UNAUTHORIZED), &[]),
+            "503": failure(describe(http::UNAVAILABLE), &[codes::UNAVAILABLE]),
+        }
+    })
+}
+
+/// `GET` and `DELETE /tasks/{id}`: one task of the caller, read or cancelled.
+fn task_item() -> Value {
+    let parameter = json!({
+        "name": "id",
+        "in": "path",
+        "required": true,
+        "description": "The task's id, as the call that stored it answered.",
+        "schema": { "type": "string", "pattern": "^[0-9a-f]{32}$" }
+    });
+    let responses = |ok: &str| {
+        json!({
+            "200": {
+                "description": ok,
+                "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Task" } } }
+            },
+            "400": failure("The id is not a task id.", &["invalid_task_id"]),
+            "401": failure(describe(http::UNAUTHORIZED), &[]),
+            "404": failure(
+                "No task of this caller has the id (it never existed, its retention passed, or it is another caller's).",
+                &["unknown_task"],
+            ),
+            "500": failure(describe(http::INTERNAL), &[codes::INTERNAL_ERROR]),
+            "503": failure(describe(http::UNAVAILABLE), &[codes::UNAVAILABLE]),
+        })
+    };
+    json!({
+        "get": {
+            "operationId": "get_task",
+            "summary": "A task: its status, its progress while it runs, then its result or error",
+            "parameters": [parameter],
+            "responses": responses("The task as it is now."),
+        },
+        "delete": {
+            "operationId": "cancel_task",
+            "summary": "Cancels a task that has not ended (nothing changes for one that has)",
+            "parameters": [parameter],
+            "responses": responses("The task once cancelled, or as it ended."),
+        }
+    })
+}
+
+/// What a task looks like to its caller.
+fn task_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "task_id": { "type": "string", "pattern": "^[0-9a-f]{32}$" },
+            "tool": { "type": "string" },
+            "status": { "type": "string", "enum": ["working", "completed", "failed", "cancelled"] },
+            "created_at": { "type": "string", "format": "date-time" },
+            "updated_at": { "type": "string", "format": "date-time" },
+            "expires_at": { "type": "string", "format": "date-time" },
+            "poll_interval_ms": { "type": "integer", "minimum": 0 },
+            "progress": {
+                "type": "object",
+                "properties": {
+                    "fraction": { "type": "number", "minimum": 0, "maximum": 1 },
+                    "message": { "type": "string" }
+                },
+                "required": ["fraction", "message"]
+            },
+            "status_message": { "type": "string" },
+            "result": { "description": "Once completed without an error: the tool's exposed values." },
+            "error": error_schema(None)
+        },
+        "required": ["task_id", "tool", "status", "created_at", "updated_at", "expires_at"]
+    })
+}
+
 /// What a status means, as its response's description.
 fn describe(status: u16) -> &'static str {
     match status {
@@ -406,6 +555,9 @@ fn describe(status: u16) -> &'static str {
         http::UNAUTHORIZED => "No valid bearer token.",
         http::FORBIDDEN => "The token lacks the tool's scopes (insufficient_scope).",
         http::PAYLOAD_TOO_LARGE => "The request body is too large.",
+        http::TOO_MANY_TASKS => {
+            "The caller has as many unfinished tasks as allowed (`too_many_tasks`)."
+        }
         _ => "The tool failed with one of its declared error codes.",
     }
 }

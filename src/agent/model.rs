@@ -58,19 +58,19 @@ impl ModelEndpoint {
     /// The endpoint at `base_url` (`http://…` or, with the `tls` feature, `https://…`; a
     /// trailing `/` is dropped) asking `model`, with `api_key` as bearer token when it is not
     /// blank. `Err` says what is wrong with the settings.
-    pub fn new(base_url: &str, model: &str, api_key: &str) -> Result<Self, String> {
+    pub fn new(base_url: &str, model: &str, api_key: &str) -> anyhow::Result<Self> {
         let base_url = base_url.trim().trim_end_matches('/');
-        check_base_url(base_url)?;
+        check_base_url(base_url).map_err(anyhow::Error::msg)?;
         let model = model.trim();
         if model.is_empty() {
-            return Err("the model name is empty".to_owned());
+            anyhow::bail!("the model name is empty");
         }
         let api_key = api_key.trim();
         if api_key.is_empty() && base_url.starts_with(DEFAULT_BASE_URL) {
-            return Err(format!(
+            anyhow::bail!(
                 "OPENAI_API_KEY is not set; {base_url} needs one (a local server such as \
                  Ollama does not)"
-            ));
+            );
         }
         Ok(Self {
             base_url: base_url.to_owned(),
@@ -90,12 +90,12 @@ impl ModelEndpoint {
     }
 
     /// The chat model over a new HTTP client, whose every request gives up after `timeout`.
-    pub fn connect(&self, timeout: Duration) -> Result<ChatModel, String> {
+    pub fn connect(&self, timeout: Duration) -> anyhow::Result<ChatModel> {
         let http = rig_reqwest::reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT.min(timeout))
             .timeout(timeout)
             .build()
-            .map_err(|error| format!("could not build the HTTP client: {error}"))?;
+            .map_err(|error| anyhow::anyhow!("could not build the HTTP client: {error}"))?;
         let chat = OpenAIConfig::new(self.api_key.as_str())
             .with_base_url(self.base_url.as_str())
             // No `Authorization` header at all when the key is empty (local servers).
@@ -232,7 +232,8 @@ mod tests {
             (local.base_url(), local.model()),
             ("http://localhost:11434/v1", "llama3.1")
         );
-        let error = |url: &str, model: &str| ModelEndpoint::new(url, model, "").unwrap_err();
+        let error =
+            |url: &str, model: &str| ModelEndpoint::new(url, model, "").unwrap_err().to_string();
         assert!(error("localhost:11434/v1", "m").contains("must start with http://"));
         assert!(error("http:///v1", "m").contains("names no host"));
         assert!(error("http://localhost/v1", " ").contains("model name is empty"));

@@ -110,7 +110,7 @@ impl AgentApi {
 
     /// The route, to merge into the server's router; `Err` when the HTTP client for the model
     /// cannot be built.
-    pub fn router(self) -> Result<Router, String> {
+    pub fn router(self) -> anyhow::Result<Router> {
         // The run's own timeout answers first; the client's is a backstop.
         let model = self
             .endpoint
@@ -170,13 +170,13 @@ impl AgentOptions {
         &self,
         registry: &Arc<Registry>,
         authenticator: impl Authenticator,
-    ) -> Result<Option<Router>, String> {
+    ) -> anyhow::Result<Option<Router>> {
         let Some(url) = &self.model_url else {
             return Ok(None);
         };
         let api_key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-        let endpoint = ModelEndpoint::new(url, &self.model, &api_key)
-            .map_err(|e| format!("--model-url: {e}"))?;
+        let endpoint =
+            ModelEndpoint::new(url, &self.model, &api_key).map_err(|e| e.context("--model-url"))?;
         AgentApi::new(Arc::clone(registry), endpoint, authenticator)
             .max_turns(self.agent_max_turns.into())
             .max_tool_calls_per_turn(self.agent_max_tool_calls_per_turn.into())

@@ -8,6 +8,7 @@ mod claims;
 mod killed;
 mod outage;
 mod target;
+mod tasks;
 
 #[path = "../mcp/support.rs"]
 #[allow(

@@ -12,3 +12,4 @@ mod query;
 mod raw_http;
 mod stdio;
 mod support;
+mod tasks;

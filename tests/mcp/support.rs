@@ -123,6 +123,15 @@ impl Recorder {
         }
     }
 
+    /// A client that declares the tasks extension: calls of tools that may run as tasks are
+    /// answered with a task handle.
+    pub fn with_tasks(mut self) -> Self {
+        self.info.capabilities = rmcp::model::ClientCapabilities::builder()
+            .enable_tasks()
+            .build();
+        self
+    }
+
     /// Every progress notification received so far, as `(progress, total, message)`.
     pub fn progress(&self) -> Vec<(f64, Option<f64>, Option<String>)> {
         self.progress
@@ -178,6 +187,15 @@ pub async fn stdio(scratch: &Scratch, args: &[&str]) -> (Client, ServerLog) {
 /// The store served on stdio over the database `db` (`--db`: a SQLite path or a
 /// `postgres://` URL), and a client connected to it.
 pub async fn stdio_on(db: &std::ffi::OsStr, args: &[&str]) -> (Client, ServerLog) {
+    stdio_as(db, args, Recorder::new(ProtocolVersion::V_2025_11_25)).await
+}
+
+/// [`stdio_on`] with `recorder` as the client (declaring what it declares).
+pub async fn stdio_as(
+    db: &std::ffi::OsStr,
+    args: &[&str],
+    recorder: Recorder,
+) -> (Client, ServerLog) {
     let mut command = tokio::process::Command::new(BINARY);
     command.arg("--db").arg(db).arg("serve").args(args);
     let (transport, stderr) = TokioChildProcess::builder(command)
@@ -185,7 +203,7 @@ pub async fn stdio_on(db: &std::ffi::OsStr, args: &[&str]) -> (Client, ServerLog
         .spawn()
         .expect("start the store binary");
     let log = ServerLog::follow(stderr.expect("piped stderr"));
-    let client = Recorder::new(ProtocolVersion::V_2025_11_25)
+    let client = recorder
         .serve(transport)
         .await
         .expect("an MCP session over stdio");
@@ -355,10 +373,19 @@ impl HttpServer {
         token: &str,
         version: ProtocolVersion,
     ) -> Result<Client, rmcp::service::ClientInitializeError> {
+        self.client_as(token, Recorder::new(version)).await
+    }
+
+    /// A client authenticated with `token` that is `recorder` (declaring what it declares).
+    pub async fn client_as(
+        &self,
+        token: &str,
+        recorder: Recorder,
+    ) -> Result<Client, rmcp::service::ClientInitializeError> {
+        let version = recorder.info.protocol_version.clone();
         let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
             .auth_header(token.to_owned());
         let transport = StreamableHttpClientTransport::from_config(config);
-        let recorder = Recorder::new(version.clone());
         if version == ProtocolVersion::V_2026_07_28 {
             recorder
                 .serve_with_lifecycle(
@@ -507,5 +534,63 @@ pub async fn sixteen_concurrent_gets(client: &Client) {
     .await;
     for (id, result) in ids.iter().zip(results) {
         assert_eq!(result.structured_content.unwrap()["order"]["id"], *id);
+    }
+}
+
+/// How long a task may take to end here: a run, or a lease to lapse (10 s) and a run.
+pub const TASK_PATIENCE: Duration = Duration::from_secs(45);
+
+/// A client of `server`, authenticated with `token`, that declares the tasks extension.
+pub async fn tasks_client(
+    server: &HttpServer,
+    token: &str,
+    version: rmcp::model::ProtocolVersion,
+) -> Client {
+    let recorder = Recorder::new(version).with_tasks();
+    server
+        .client_as(token, recorder)
+        .await
+        .expect("an MCP client with the tasks extension")
+}
+
+/// Calls `tool`, which must answer a task handle: its id.
+pub async fn submit(client: &Client, tool: &str, arguments: Value) -> String {
+    let answer = client
+        .call_tool_once(params(tool, arguments))
+        .await
+        .expect("a tools/call answer");
+    match answer {
+        rmcp::model::CallToolResponse::Task(created) => {
+            assert_eq!(created.task.status, rmcp::model::TaskStatus::Working);
+            assert!(
+                created.task.ttl_ms.is_some_and(|ttl| ttl > 0),
+                "{created:?}"
+            );
+            created.task.task_id
+        }
+        other => panic!("expected a task handle, got {other:?}"),
+    }
+}
+
+pub async fn get_task(client: &Client, id: &str) -> rmcp::model::GetTaskResult {
+    client
+        .get_task(rmcp::model::GetTaskParams::new(id))
+        .await
+        .expect("tasks/get answers")
+}
+
+/// Polls task `id` until it ends.
+pub async fn until_ended(client: &Client, id: &str) -> rmcp::model::GetTaskResult {
+    let give_up = std::time::Instant::now() + TASK_PATIENCE;
+    loop {
+        let task = get_task(client, id).await;
+        if task.task.status().is_terminal() {
+            return task;
+        }
+        assert!(
+            std::time::Instant::now() < give_up,
+            "task {id} never ended: {task:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }

@@ -29,6 +29,14 @@ pub const IN_PROGRESS: &str = "in_progress";
 /// the `retry_after` seconds in the error's details.
 pub const UNAVAILABLE: &str = "unavailable";
 
+/// The tool runs only as a task, and this caller cannot take a task handle (an MCP client
+/// without the tasks extension, an HTTP request without `Prefer: respond-async`).
+pub const TASK_REQUIRED: &str = "task_required";
+
+/// The caller has as many unfinished tasks as the project allows (`tasks.per_caller`): retry
+/// once one of them ends.
+pub const TOO_MANY_TASKS: &str = "too_many_tasks";
+
 /// The key of an error's details that says, in whole seconds, when a retry may succeed
 /// (`in_progress`, `unavailable`); the HTTP API also sends it as `Retry-After`.
 pub const RETRY_AFTER: &str = "retry_after";
@@ -49,4 +57,6 @@ pub const BUILTIN: &[&str] = &[
     LOCKED,
     IN_PROGRESS,
     UNAVAILABLE,
+    TASK_REQUIRED,
+    TOO_MANY_TASKS,
 ];

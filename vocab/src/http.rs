@@ -19,6 +19,12 @@ pub const LOCKED: u16 = 423;
 pub const IN_PROGRESS: u16 = 409;
 /// The database or the audit trail cannot be reached now; nothing ran (with `Retry-After`).
 pub const UNAVAILABLE: u16 = 503;
+/// A tool that runs only as a task, called by a caller that cannot take a task handle.
+pub const TASK_REQUIRED: u16 = 400;
+/// The caller has as many unfinished tasks as allowed.
+pub const TOO_MANY_TASKS: u16 = 429;
+/// A call stored as a task (`Location: /tasks/{id}`).
+pub const ACCEPTED: u16 = 202;
 /// The tool or the request ran out of time.
 pub const TIMEOUT: u16 = 504;
 /// The client went away (rarely seen: nobody is left to read it).
@@ -45,6 +51,8 @@ pub fn builtin_status(code: &str) -> Option<u16> {
         codes::UNAVAILABLE => UNAVAILABLE,
         codes::CANCELLED => CANCELLED,
         codes::INTERNAL_ERROR | codes::QUERY_FAILED => INTERNAL,
+        codes::TASK_REQUIRED => TASK_REQUIRED,
+        codes::TOO_MANY_TASKS => TOO_MANY_TASKS,
         _ => return None,
     })
 }
@@ -64,15 +72,41 @@ pub fn status(code: &str, declared: Option<Option<u16>>, guard: bool) -> u16 {
 /// Whether a spec may answer one of its error codes with `status`: a client error or a
 /// server error, but not one the API answers for something else than the call's outcome
 /// (credentials, scopes, methods, body size).
-pub fn check_declared_status(status: u16) -> Result<(), String> {
+pub fn check_declared_status(status: u16) -> Result<(), StatusError> {
     match status {
-        UNAUTHORIZED | FORBIDDEN | METHOD_NOT_ALLOWED | PAYLOAD_TOO_LARGE => Err(format!(
-            "the API answers {status} itself (credentials, scopes, methods and body size: 401, 403, 405, 413)"
-        )),
+        UNAUTHORIZED | FORBIDDEN | METHOD_NOT_ALLOWED | PAYLOAD_TOO_LARGE => {
+            Err(StatusError::AnsweredByTheApi(status))
+        }
         400..=599 => Ok(()),
-        _ => Err("an error code's status is a client (4xx) or server (5xx) error".to_owned()),
+        _ => Err(StatusError::NotAnError(status)),
     }
 }
+
+/// Why an error code may not be answered with a status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StatusError {
+    /// The API answers this status itself (credentials, scopes, methods, body size).
+    AnsweredByTheApi(u16),
+    /// Not a client (4xx) or server (5xx) error.
+    NotAnError(u16),
+}
+
+impl std::fmt::Display for StatusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::AnsweredByTheApi(status) => write!(
+                f,
+                "the API answers {status} itself (credentials, scopes, methods and body size: 401, 403, 405, 413)"
+            ),
+            Self::NotAnError(_) => {
+                f.write_str("an error code's status is a client (4xx) or server (5xx) error")
+            }
+        }
+    }
+}
+
+impl std::error::Error for StatusError {}
 
 #[cfg(test)]
 mod tests {

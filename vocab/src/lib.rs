@@ -14,7 +14,8 @@
 //! - [`explain`]: the schema of what the built-in `explain` tool answers;
 //! - [`pointer`]: JSON pointer tokens;
 //! - [`query`]: query tools' column types, filter operators and sorts;
-//! - [`audit`] and [`auth`]: the project's audit policy and authorization.
+//! - [`audit`] and [`auth`]: the project's audit policy and authorization;
+//! - [`tasks`]: long-running tools as durable tasks, a tool's `task:` and the project's `tasks:`.
 //!
 //! This crate has no dependencies, so a build script gets these rules without the runtime.
 //! Applications use them through `toolspec`; `toolspec-codegen` uses them directly.
@@ -33,5 +34,6 @@ pub mod naming;
 pub mod pointer;
 pub mod query;
 pub mod settings;
+pub mod tasks;
 
 pub use dialect::Dialect;

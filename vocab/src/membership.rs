@@ -110,6 +110,7 @@ pub const CATCH_ALL_FOLDERS: &[&str] = &[
 
 /// Why a `tool_roots` entry was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RootError {
     /// Empty, `.` or `/`: the whole specs directory.
     SpecsRoot,
@@ -117,6 +118,22 @@ pub enum RootError {
     Escapes,
     /// A folder named like a catch-all (`tools`, `actions`, …) or a glob.
     CatchAll(String),
+}
+
+impl RootError {
+    /// What to write instead.
+    pub fn help(&self) -> &'static str {
+        match self {
+            Self::SpecsRoot => {
+                "name a folder that holds only this adapter's tools, like `agent_tools`"
+            }
+            Self::Escapes => "tool roots are relative to the specs directory, like `agent_tools`",
+            Self::CatchAll(_) => {
+                "name a folder that holds only this adapter's tools, or list the tools with \
+                 `tool:` in their specs"
+            }
+        }
+    }
 }
 
 impl fmt::Display for RootError {

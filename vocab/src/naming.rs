@@ -12,6 +12,7 @@ pub const MAX_NAME_LEN: usize = 64;
 
 /// Why a name could not be derived.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NameError {
     /// Nothing was left after snake-casing and stripping prefixes.
     Empty,
@@ -126,6 +127,33 @@ pub enum NameRule {
     Gemini,
 }
 
+/// A tool name its transport does not accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidName {
+    rule: NameRule,
+}
+
+impl InvalidName {
+    /// The rule the name breaks.
+    pub fn rule(&self) -> NameRule {
+        self.rule
+    }
+}
+
+impl std::fmt::Display for InvalidName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rule = self.rule;
+        write!(
+            f,
+            "{} tool names must match {}",
+            rule.transport(),
+            rule.pattern()
+        )
+    }
+}
+
+impl std::error::Error for InvalidName {}
+
 impl NameRule {
     /// Checks `name`; the error says what the transport requires.
     ///
@@ -134,7 +162,7 @@ impl NameRule {
     /// assert!(NameRule::Mcp.check("orders.cancel").is_ok());
     /// assert!(NameRule::FunctionCalling.check("orders.cancel").is_err());
     /// ```
-    pub fn check(self, name: &str) -> Result<(), String> {
+    pub fn check(self, name: &str) -> Result<(), InvalidName> {
         type CharRule = fn(char) -> bool;
         let (max, ok_char, first_ok): (usize, CharRule, CharRule) = match self {
             Self::Mcp => (
@@ -161,11 +189,7 @@ impl NameRule {
         if valid {
             Ok(())
         } else {
-            Err(format!(
-                "{} tool names must match {}",
-                self.transport(),
-                self.pattern()
-            ))
+            Err(InvalidName { rule: self })
         }
     }
 
@@ -233,7 +257,10 @@ mod tests {
         assert!(NameRule::Mcp.check(&"a".repeat(129)).is_err());
         assert!(NameRule::FunctionCalling.check("").is_err());
         assert_eq!(
-            NameRule::FunctionCalling.check("a b").unwrap_err(),
+            NameRule::FunctionCalling
+                .check("a b")
+                .unwrap_err()
+                .to_string(),
             "OpenAI and Anthropic tool names must match ^[a-zA-Z0-9_-]{1,64}$"
         );
         assert!(is_canonical("orders_cancel"));

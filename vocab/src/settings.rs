@@ -113,26 +113,79 @@ pub struct SettingDecl {
 
 impl SettingDecl {
     /// Checks a value against the declaration; the error says what is wrong.
-    pub fn check(&self, value: &SettingValue) -> Result<(), String> {
+    pub fn check(&self, value: &SettingValue) -> Result<(), SettingError> {
         if value.kind() != self.kind {
-            return Err(format!(
-                "setting `{}` takes {}, found {}",
-                self.name,
-                self.kind.with_article(),
-                value.kind().with_article()
-            ));
+            return Err(SettingError::Kind {
+                setting: self.name.to_string(),
+                expected: self.kind,
+                found: value.kind(),
+            });
         }
         if !self.allowed.is_empty() && !self.allowed.contains(value) {
-            let allowed: Vec<String> = self.allowed.iter().map(|v| format!("`{v}`")).collect();
-            return Err(format!(
-                "`{value}` is not a valid value for setting `{}` (expected one of {})",
-                self.name,
-                allowed.join(", ")
-            ));
+            return Err(SettingError::NotAllowed {
+                setting: self.name.to_string(),
+                value: value.clone(),
+                allowed: self.allowed.to_vec(),
+            });
         }
         Ok(())
     }
 }
+
+/// A value a setting does not take.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum SettingError {
+    /// A value of another kind.
+    Kind {
+        /// The setting.
+        setting: String,
+        /// The kind it takes.
+        expected: SettingKind,
+        /// The kind found.
+        found: SettingKind,
+    },
+    /// A value not among the allowed ones.
+    NotAllowed {
+        /// The setting.
+        setting: String,
+        /// The value found.
+        value: SettingValue,
+        /// The values it takes.
+        allowed: Vec<SettingValue>,
+    },
+}
+
+impl std::fmt::Display for SettingError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Kind {
+                setting,
+                expected,
+                found,
+            } => write!(
+                f,
+                "setting `{setting}` takes {}, found {}",
+                expected.with_article(),
+                found.with_article()
+            ),
+            Self::NotAllowed {
+                setting,
+                value,
+                allowed,
+            } => {
+                let allowed: Vec<String> = allowed.iter().map(|v| format!("`{v}`")).collect();
+                write!(
+                    f,
+                    "`{value}` is not a valid value for setting `{setting}` (expected one of {})",
+                    allowed.join(", ")
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SettingError {}
 
 /// An adapter as the project knows it: its settings and the tool names it accepts.
 #[derive(Debug, Clone, PartialEq)]
@@ -256,11 +309,15 @@ mod tests {
     fn check_names_type_and_allowed_values() {
         let decl = mcp().setting("present_as").unwrap();
         assert_eq!(
-            decl.check(&SettingValue::Bool(true)).unwrap_err(),
+            decl.check(&SettingValue::Bool(true))
+                .unwrap_err()
+                .to_string(),
             "setting `present_as` takes a string, found a boolean"
         );
         assert_eq!(
-            decl.check(&SettingValue::str("html")).unwrap_err(),
+            decl.check(&SettingValue::str("html"))
+                .unwrap_err()
+                .to_string(),
             "`html` is not a valid value for setting `present_as` (expected one of `structured`, `message`)"
         );
         assert!(decl.check(&SettingValue::str("message")).is_ok());

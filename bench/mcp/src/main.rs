@@ -37,10 +37,11 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
+use toolspec::descriptor::AdapterBinding;
 use toolspec::mcp::http::HttpTransport;
 use toolspec::mcp::{Listing, McpServer};
 use toolspec::settings::PresentAs;
-use toolspec::{AdapterBinding, Caller, CancellationToken, Descriptor};
+use toolspec::{Caller, CancellationToken, Descriptor};
 
 toolspec::include_tools!();
 
@@ -241,7 +242,13 @@ impl ServerHandler for MacroServer {
 }
 
 fn toolspec_server() -> McpServer {
-    McpServer::new(tools::registry(Catalog), Caller::new("bench"))
+    // `catalog_order` takes its customer from the caller's ambient context, which a server with
+    // one fixed caller (stdio) must give before it starts.
+    let ambient = serde_json::Map::from_iter([("customer_id".to_owned(), 1.into())]);
+    McpServer::new(
+        tools::registry(Catalog),
+        Caller::new("bench").with_ambient(ambient.into()),
+    )
 }
 
 // ---------------------------------------------------------------------------------------------

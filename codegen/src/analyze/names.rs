@@ -180,7 +180,7 @@ pub fn check_names(tools: &[Checked], config: &ProjectConfig, diagnostics: &mut 
                         binding.name, binding.adapter
                     ),
                 )
-                .with_note(reason)
+                .with_note(reason.to_string())
                 .with_help(format!(
                     "give the tool another name there: `tool: {{ {}: {{ name: … }} }}`",
                     binding.adapter

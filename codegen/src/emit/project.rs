@@ -99,6 +99,7 @@ fn project_static(project: &Project) -> TokenStream {
         };
         quote! { ::toolspec::__private::AuditConfig { policy: #policy, retention: #retention } }
     };
+    let tasks = tasks_config(&config.tasks);
     let auth = auth_config(project);
     let openapi = raw_string(&project.openapi().to_string());
     let drop_undeclared = config.drop_undeclared_keys;
@@ -135,6 +136,7 @@ fn project_static(project: &Project) -> TokenStream {
             hints: &[ #(#hints,)* ],
             explain: ::toolspec::__private::ExplainConfig { enabled: #explain_enabled, name: #explain_name },
             audit: #audit,
+            tasks: #tasks,
             drop_undeclared_keys: #drop_undeclared,
             auth: #auth,
             openapi: ::core::option::Option::Some(OPENAPI),
@@ -206,14 +208,15 @@ fn registry(project: &Project) -> TokenStream {
     } else {
         quote! { let handler = ::std::sync::Arc::new(handler); }
     };
-    // Query tools and `ref` fields read the database; the audit trail, `once` and `lock`
-    // keep their records in it.
+    // Query tools and `ref` fields read the database; the audit trail, `once`, `lock` and
+    // tasks keep their records in it.
     let reads = !queries.is_empty()
         || project.tools.iter().any(|t| {
             t.spec.expects.iter().any(|f| f.reference.is_some())
                 || t.spec.audit.enabled
                 || t.spec.once.is_some()
                 || t.spec.lock.is_some()
+                || t.spec.task.is_some()
         })
         || (project.config.explain_enabled && project.config.audit.policy.enabled);
     let database = reads.then(|| quote! { .database(database) });
@@ -258,4 +261,25 @@ pub fn project_items(project: &Project) -> TokenStream {
     let mut items = project_static(project);
     items.extend(registry(project));
     items
+}
+
+/// The project's `tasks:` as a `TasksConfig` expression.
+fn tasks_config(tasks: &toolspec_vocab::tasks::TasksConfig) -> TokenStream {
+    if *tasks == toolspec_vocab::tasks::TasksConfig::DEFAULT {
+        return quote! { ::toolspec::__private::TasksConfig::DEFAULT };
+    }
+    let retention = millis(tasks.retention);
+    let timeout = millis(tasks.timeout);
+    let concurrency = tasks.concurrency;
+    let per_caller = tasks.per_caller;
+    let max_result_bytes = tasks.max_result_bytes;
+    quote! {
+        ::toolspec::__private::TasksConfig {
+            retention: #retention,
+            timeout: #timeout,
+            concurrency: #concurrency,
+            per_caller: #per_caller,
+            max_result_bytes: #max_result_bytes,
+        }
+    }
 }

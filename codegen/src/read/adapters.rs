@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use toolspec_vocab::adapters;
-use toolspec_vocab::membership::{RootError, check_tool_root};
+use toolspec_vocab::membership::check_tool_root;
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::AdapterDecl;
 
@@ -155,18 +155,7 @@ fn read_tool_root(
     let normalized = match check_tool_root(&root.value) {
         Ok(normalized) => normalized,
         Err(e) => {
-            let help = match &e {
-                RootError::SpecsRoot => {
-                    "name a folder that holds only this adapter's tools, like `agent_tools`"
-                }
-                RootError::Escapes => {
-                    "tool roots are relative to the specs directory, like `agent_tools`"
-                }
-                RootError::CatchAll(_) => {
-                    "name a folder that holds only this adapter's tools, or list the tools with \
-                     `tool:` in their specs"
-                }
-            };
+            let help = e.help();
             r.report(
                 r.error(Kind::ToolRoot, root.span, e.to_string())
                     .with_label("refused tool root")

@@ -11,6 +11,7 @@ use crate::read::auth::read_auth;
 use crate::read::column::read_column_type;
 use crate::read::durable::read_project_audit;
 use crate::read::reader::{Reader, is_snake_identifier, section};
+use crate::read::task::read_project_tasks;
 use crate::read::yaml::{Node, Value};
 use crate::spec::{AdapterConfig, AmbientDecl, AuditConfig, AuthSpec, Fallbacks, ProjectConfig};
 
@@ -21,6 +22,7 @@ section! {
         Hints = "hints",
         Membership = "membership",
         Audit = "audit",
+        Tasks = "tasks",
         Explain = "explain",
         Invoker = "invoker",
         Ambient = "ambient",
@@ -53,6 +55,7 @@ pub fn default_config() -> ProjectConfig {
             })
             .collect(),
         audit: AuditConfig::OFF,
+        tasks: toolspec_vocab::tasks::TasksConfig::DEFAULT,
         audit_durability: None,
         audit_required_at: None,
         explain_enabled: true,
@@ -98,6 +101,7 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                 }
             }
             ConfigKey::Audit => read_project_audit(r, node, &mut config),
+            ConfigKey::Tasks => read_project_tasks(r, node, &mut config),
             ConfigKey::Explain => read_explain(r, node, &mut config),
             ConfigKey::Invoker => {
                 let choices = [("reject", false), ("drop", true)];

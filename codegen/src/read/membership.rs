@@ -143,7 +143,7 @@ fn read_adapter_options(
                         ),
                     )
                     .with_label("rejected by the transport")
-                    .with_help(reason),
+                    .with_help(reason.to_string()),
                 );
             }
             continue;
@@ -217,7 +217,7 @@ fn read_statuses(r: &mut Reader<'_>, node: &Node) -> Vec<(Spanned<String>, Spann
                     ),
                 )
                 .with_label("not allowed here")
-                .with_help(reason),
+                .with_help(reason.to_string()),
             ),
         }
     }

@@ -17,6 +17,7 @@ pub mod query;
 pub mod reader;
 pub mod settings;
 pub mod syntax;
+pub mod task;
 pub mod tool;
 pub mod yaml;
 

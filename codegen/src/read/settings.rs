@@ -24,7 +24,7 @@ section! {
 
 /// Checks a setting value against its declaration: the type first (with a grammatical
 /// message), then the allowed values.
-pub fn check_setting(decl: &SettingDecl, value: &SettingValue) -> Result<(), String> {
+pub(crate) fn check_setting(decl: &SettingDecl, value: &SettingValue) -> Result<(), String> {
     if value.kind() != decl.kind {
         return Err(format!(
             "setting `{}` takes {}, found {}",
@@ -33,7 +33,7 @@ pub fn check_setting(decl: &SettingDecl, value: &SettingValue) -> Result<(), Str
             article(value.kind().as_str())
         ));
     }
-    decl.check(value)
+    decl.check(value).map_err(|e| e.to_string())
 }
 
 /// A help for a setting value that is not one of the allowed values: the closest allowed one.

@@ -19,6 +19,7 @@ use crate::read::query::{
 use crate::read::reader::{
     Reader, Section, Spellings, article, is_snake_identifier, section, suggest,
 };
+use crate::read::task::{TaskWritten, read_task, resolve_task};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
 use crate::source::{Span, Spanned};
@@ -44,6 +45,7 @@ section! {
         Timeout = "timeout",
         Once = "once",
         Lock = "lock",
+        Task = "task",
         Audit = "audit",
         Tags = "tags",
         Scopes = "scopes",
@@ -84,6 +86,7 @@ impl ToolKey {
                 | Self::Message
                 | Self::Once
                 | Self::Lock
+                | Self::Task
         )
     }
 }
@@ -174,6 +177,8 @@ struct Draft {
     query: Option<QueryDraft>,
     /// `audit`, as written (resolved against the project's once read).
     audit: AuditWritten,
+    /// `task`, as written (resolved against the project's once read).
+    task: Option<TaskWritten>,
 }
 
 impl Draft {
@@ -198,6 +203,7 @@ impl Draft {
                 audit: AuditPolicy::OFF,
                 once: None,
                 lock: None,
+                task: None,
                 tags: Vec::new(),
                 scopes: Vec::new(),
                 tool: ToolDecl::default(),
@@ -206,6 +212,7 @@ impl Draft {
             description: None,
             query: query.then(QueryDraft::default),
             audit: AuditWritten::default(),
+            task: None,
         }
     }
 
@@ -258,6 +265,7 @@ impl Draft {
             ToolKey::Timeout => spec.timeout = read_timeout(r, node),
             ToolKey::Once => spec.once = read_once(r, key_node, node),
             ToolKey::Lock => spec.lock = read_lock(r, key_node, node),
+            ToolKey::Task => self.task = read_task(r, key_node, node),
             ToolKey::Audit => self.audit = read_tool_audit(r, node),
             ToolKey::Tags => spec.tags = plain(r.string_list(node, "`tags`")),
             ToolKey::Scopes => spec.scopes = plain(r.string_list(node, "`scopes`")),
@@ -276,6 +284,7 @@ impl Draft {
     fn finish(self, r: &mut Reader<'_>, root: &Node, config: &ProjectConfig) -> Option<ToolSpec> {
         let mut spec = self.spec;
         spec.audit = resolve_audit(r, &self.audit, config);
+        spec.task = self.task.as_ref().map(|t| resolve_task(r, t, config));
         match self.query {
             Some(draft) => {
                 let at = first_key_span(root);
@@ -361,6 +370,9 @@ fn not_for_kind(r: &mut Reader<'_>, key: ToolKey, node: &Node, query: bool) {
         .with_help(if matches!(key, ToolKey::Once | ToolKey::Lock) {
             "`once` and `lock` keep an action's effects from repeating or overlapping; a query \
              tool only reads"
+        } else if key == ToolKey::Task {
+            "a query tool answers at once, one page at a time; make a long-running action of it \
+             to run it as a task"
         } else {
             "a query tool's inputs are its `filters`, its result its `record`, and it fails only \
              with `invalid_params` or `query_failed`"

@@ -12,4 +12,4 @@ pub use children::{children, for_each_child, nodes};
 pub use depth::{MAX_DEPTH, too_deep};
 pub use path::Seg;
 pub use refs::{ref_name, resolve_ref};
-pub use well_formed::well_formed;
+pub(crate) use well_formed::well_formed;

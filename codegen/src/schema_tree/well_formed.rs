@@ -103,7 +103,7 @@ const TYPES: &[&str] = &[
 
 /// `Ok` when `schema` is a well-formed JSON Schema; else where it is not and why
 /// (``at `/properties/kind/type`: `text` is not a JSON type …``).
-pub fn well_formed(schema: &Value) -> Result<(), String> {
+pub(crate) fn well_formed(schema: &Value) -> Result<(), String> {
     check_schema(schema, &mut String::new())
 }
 

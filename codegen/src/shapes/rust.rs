@@ -12,7 +12,11 @@ const SERDE: &str = "::toolspec::__private::serde";
 /// Makes typify's items depend on `::toolspec` only, drops unused default functions (and the
 /// conversion error type when unused) and checks the result: a type for each of `roots`, no
 /// two types of a name, none with the name of one of the `named` types except their own.
-pub fn post_process(tokens: TokenStream, roots: &[&str], named: &[&str]) -> Result<String, String> {
+pub(crate) fn post_process(
+    tokens: TokenStream,
+    roots: &[&str],
+    named: &[&str],
+) -> Result<String, String> {
     let tokens = rewrite_crate_paths(tokens);
     let mut crates = BTreeSet::new();
     leading_crates(&tokens, &mut crates);

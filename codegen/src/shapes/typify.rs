@@ -26,7 +26,7 @@ fn settings() -> typify::TypeSpaceSettings {
 
 /// Runs typify on one shape alone: `Ok` when it converts (and its types fit generated code),
 /// else why not.
-pub fn try_alone(input: RootSchema, root: &str) -> Result<(), String> {
+pub(crate) fn try_alone(input: RootSchema, root: &str) -> Result<(), String> {
     let tokens = quietly(move || {
         let mut space = typify::TypeSpace::new(&settings());
         space
@@ -39,7 +39,7 @@ pub fn try_alone(input: RootSchema, root: &str) -> Result<(), String> {
 
 /// Runs typify once on every shape of a project (each checked alone before): their types, in
 /// one type space.
-pub fn project_space(inputs: Vec<RootSchema>) -> Result<TokenStream, String> {
+pub(crate) fn project_space(inputs: Vec<RootSchema>) -> Result<TokenStream, String> {
     quietly(move || {
         let mut space = typify::TypeSpace::new(&settings());
         for input in inputs {
@@ -52,7 +52,7 @@ pub fn project_space(inputs: Vec<RootSchema>) -> Result<TokenStream, String> {
 /// A shape's schema as typify reads it: its root titled `root`, its definitions (`$defs` and
 /// `definitions`) lifted out and named `root` + their name (references follow), nested
 /// `title`s prefixed the same way, string patterns removed; or why typify cannot read it.
-pub fn shape_input(schema: &Json, root: &str) -> Result<RootSchema, String> {
+pub(crate) fn shape_input(schema: &Json, root: &str) -> Result<RootSchema, String> {
     let Json::Object(mut map) = schema.clone() else {
         return Err("the schema is not an object".into());
     };
@@ -136,7 +136,7 @@ type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Sync + Send + 'static>;
 /// Runs `f`, turning a panic into its message. While it runs, a panic hook that says nothing
 /// about this thread's panics is installed (other threads' go to the previous hook); the
 /// previous hook is restored afterwards.
-pub fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn quietly<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     static HOOK: Mutex<()> = Mutex::new(());
     let _lock = HOOK.lock().unwrap_or_else(PoisonError::into_inner);
     let previous: Arc<Hook> = Arc::new(std::panic::take_hook());

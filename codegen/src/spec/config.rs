@@ -44,6 +44,8 @@ pub struct ProjectConfig {
     pub adapters: Vec<AdapterConfig>,
     /// `audit`: every tool's default policy, and the retention.
     pub audit: AuditConfig,
+    /// `tasks`: the defaults of each tool's `task:`, and the queue's bounds.
+    pub tasks: toolspec_vocab::tasks::TasksConfig,
     /// `audit.durability` as written: what a tool's `required: false` falls back to.
     pub audit_durability: Option<Durability>,
     /// Where `audit.required: true` is written (file and span), for a tool's

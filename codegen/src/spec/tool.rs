@@ -128,6 +128,8 @@ pub struct ToolSpec {
     pub once: Option<OnceSpec>,
     /// `lock` (actions)
     pub lock: Option<LockSpec>,
+    /// `task` (actions), resolved over the project's `tasks:`.
+    pub task: Option<toolspec_vocab::tasks::TaskDecl>,
     /// `tags`
     pub tags: Vec<String>,
     /// `scopes`

@@ -97,7 +97,7 @@ fn membership_names_and_settings_resolve() {
 #[test]
 fn audit_once_and_lock_are_declared() {
     use std::time::Duration;
-    use toolspec::{AuditPolicy, Durability};
+    use toolspec::descriptor::{AuditPolicy, Durability};
 
     let audited = AuditPolicy {
         enabled: true,
@@ -133,7 +133,7 @@ fn audit_once_and_lock_are_declared() {
     let hidden = membership::internal::hidden::Tool::descriptor();
     assert!(!hidden.audit.enabled);
     assert_eq!(fields::ping::Tool::descriptor().audit, AuditPolicy::OFF);
-    assert_eq!(empty::PROJECT.audit, toolspec::AuditConfig::OFF);
+    assert_eq!(empty::PROJECT.audit, toolspec::descriptor::AuditConfig::OFF);
 }
 
 struct Store;

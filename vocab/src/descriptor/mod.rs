@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::audit::AuditPolicy;
 use crate::dialect::Dialect;
 use crate::settings::SettingValue;
+pub use crate::tasks::{TaskDecl, TaskSupport};
 use query::{QueryDecl, QueryView, RefDecl};
 
 /// Text of a descriptor: borrowed from the generated code's statics, owned by the compiler.
@@ -208,6 +209,8 @@ pub struct Descriptor {
     pub once: Option<OnceDecl>,
     /// `lock`: one call per key at a time, across processes.
     pub lock: Option<LockDecl>,
+    /// `task`: whether the tool may or must run as a durable task, and its task's bounds.
+    pub task: Option<TaskDecl>,
 }
 
 /// The built-in explain tool's two input fields.
@@ -265,6 +268,7 @@ impl Descriptor {
             audit,
             once: None,
             lock: None,
+            task: None,
         }
     }
 

@@ -9,6 +9,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         name: "explain",
     },
     audit: ::toolspec::__private::AuditConfig::OFF,
+    tasks: ::toolspec::__private::TasksConfig::DEFAULT,
     drop_undeclared_keys: false,
     auth: ::toolspec::__private::AuthConfig::DEFAULT,
     openapi: ::core::option::Option::Some(OPENAPI),
@@ -143,6 +144,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     },
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[];

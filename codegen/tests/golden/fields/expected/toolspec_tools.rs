@@ -260,6 +260,7 @@ pub mod ping {
         },
         once: ::core::option::Option::None,
         lock: ::core::option::Option::None,
+        task: ::core::option::Option::None,
     };
 }
 pub mod kitchen {
@@ -926,6 +927,7 @@ pub mod kitchen {
             },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
+            task: ::core::option::Option::None,
         };
     }
 }
@@ -938,6 +940,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         name: "explain",
     },
     audit: ::toolspec::__private::AuditConfig::OFF,
+    tasks: ::toolspec::__private::TasksConfig::DEFAULT,
     drop_undeclared_keys: false,
     auth: ::toolspec::__private::AuthConfig {
         issuer: ::core::option::Option::None,
@@ -1078,6 +1081,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     },
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

@@ -188,6 +188,7 @@ pub mod agent {
             },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
+            task: ::core::option::Option::None,
         };
     }
     pub mod support {
@@ -381,6 +382,11 @@ pub mod agent {
                         &[::std::borrow::Cow::Borrowed("customer_id")],
                     ),
                     wait_ms: 0u64,
+                }),
+                task: ::core::option::Option::Some(::toolspec::__private::TaskDecl {
+                    support: ::toolspec::__private::TaskSupport::Required,
+                    retention_ms: 604800000u64,
+                    timeout_ms: 1800000u64,
                 }),
             };
         }
@@ -584,6 +590,7 @@ pub mod internal {
             },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
+            task: ::core::option::Option::None,
         };
     }
     /// Everywhere but http.
@@ -777,6 +784,7 @@ pub mod internal {
             },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
+            task: ::core::option::Option::None,
         };
     }
     /// A helper that is not a tool on any adapter.
@@ -910,6 +918,7 @@ pub mod internal {
             },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
+            task: ::core::option::Option::None,
         };
     }
     /// Only for http and anthropic.
@@ -1063,6 +1072,7 @@ pub mod internal {
             },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
+            task: ::core::option::Option::None,
         };
     }
 }
@@ -1310,6 +1320,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
             ::core::time::Duration::from_secs(7776000u64),
         ),
     },
+    tasks: ::toolspec::__private::TasksConfig::DEFAULT,
     drop_undeclared_keys: false,
     auth: ::toolspec::__private::AuthConfig::DEFAULT,
     openapi: ::core::option::Option::Some(OPENAPI),
@@ -1450,6 +1461,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     },
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

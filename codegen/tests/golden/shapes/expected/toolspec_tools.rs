@@ -672,6 +672,7 @@ pub mod draw {
         },
         once: ::core::option::Option::None,
         lock: ::core::option::Option::None,
+        task: ::core::option::Option::None,
     };
 }
 /// Lays out a page.
@@ -891,6 +892,7 @@ pub mod layout {
         },
         once: ::core::option::Option::None,
         lock: ::core::option::Option::None,
+        task: ::core::option::Option::None,
     };
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
@@ -902,6 +904,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         name: "explain",
     },
     audit: ::toolspec::__private::AuditConfig::OFF,
+    tasks: ::toolspec::__private::TasksConfig::DEFAULT,
     drop_undeclared_keys: false,
     auth: ::toolspec::__private::AuthConfig::DEFAULT,
     openapi: ::core::option::Option::Some(OPENAPI),
@@ -1036,6 +1039,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     },
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

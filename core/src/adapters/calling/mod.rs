@@ -1,0 +1,251 @@
+//! The shared core of the function-calling adapters (`toolspec::openai`,
+//! `toolspec::anthropic`, `toolspec::gemini`); compiled when any of their features is on.
+//!
+//! Each adapter only knows its provider's envelopes. Everything else lives here, so that the
+//! three behave alike:
+//!
+//! - **Listing**: a registry's members of one adapter (a `Catalog`), each with
+//!   the input schema in the provider's dialect computed at build time (the strict dialect
+//!   when the tool's `strict` setting is on), its `present_as` setting, and filtered by a
+//!   [`Caller`]'s scopes.
+//! - **Dispatch**: a native tool call is looked up by the adapter's name for the tool; a tool
+//!   that does not exist, or that the caller's scopes do not cover, answers with the same
+//!   `unknown_tool` failure. Arguments go through the registry's pipeline with the caller's
+//!   trusted ambient context, never anything the model sent.
+//! - **Rendering** ([`Answer`]): success is the exposed values (or the rendered message when
+//!   the tool's `present_as` is `message`); failure is `{"error": code, "message", "details"?}`,
+//!   never the developer-facing exception.
+//! - **Strict nulls** ([`drop_null_optionals`]): OpenAI's strict mode makes every optional
+//!   property nullable and sends `null` for "not given"; such nulls are dropped before the
+//!   pipeline validates against the canonical schema, unless that schema accepts `null` there.
+//! - **Spelled enums** ([`restore_spelled_enums`]): Gemini declares every enum as strings;
+//!   the spelling of a number or boolean the model sends is turned back into the value.
+//!
+//! Calls can be cancelled by dropping their future (a handler's future is dropped with it).
+//!
+//! This module holds the declarations and the dispatch; `answer` renders results and reads a
+//! provider's calls, `repair` undoes what a dialect made the model send. It owns no wire
+//! format (each adapter's module does) and never validates, coerces or decodes arguments: the
+//! registry's pipeline does, on the one call path every adapter shares.
+
+mod answer;
+mod repair;
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+pub(crate) use answer::native_calls;
+pub use answer::{Answer, parse_arguments};
+use repair::{Repairs, has_unspelled_enum, repair};
+pub use repair::{drop_null_optionals, restore_spelled_enums};
+
+use crate::call::options::CallOptions;
+use crate::caller::Caller;
+use crate::catalog::Catalog;
+use crate::descriptor::{Descriptor, Text, ToolKind};
+use crate::registry::Registry;
+use toolspec_vocab::Dialect;
+use toolspec_vocab::adapters;
+use toolspec_vocab::settings::{SettingValue, Settings};
+
+/// One function-calling provider, as its adapter describes it to the shared core.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Provider {
+    /// The adapter's name in specs and in the registry.
+    pub adapter: &'static str,
+}
+
+/// A tool as a provider declares it: what each adapter puts into its own envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Function {
+    /// The tool's name on the adapter.
+    pub name: Text,
+    /// The description models read.
+    pub description: Text,
+    /// The parameters in the provider's dialect; `None` when the provider wants no schema
+    /// (a Gemini tool without parameters).
+    pub parameters: Option<Value>,
+    /// The dialect `parameters` is in.
+    pub dialect: Dialect,
+}
+
+impl Function {
+    /// Whether `parameters` is a strict dialect (Gemini's never is).
+    #[cfg_attr(not(any(feature = "openai", feature = "anthropic")), allow(dead_code))]
+    pub fn strict(&self) -> bool {
+        self.dialect.is_strict()
+    }
+}
+
+impl Provider {
+    /// `tool` as this provider declares it, or `None` when it is not a member: in the dialect
+    /// its `settings` on the adapter call for ([`Dialect::for_member`]), else the provider's
+    /// non-strict dialect (the explain tool has no strict form), else the canonical schema (a
+    /// hand-written descriptor without dialects). Without settings (a descriptor on its own),
+    /// the strict dialect exactly when the build embedded it, as it does for strict members.
+    pub fn function(
+        &self,
+        tool: &Descriptor,
+        settings: Option<&Settings<'_, Text>>,
+    ) -> Option<Function> {
+        let name = tool.name_text_for(self.adapter)?;
+        let wanted = match settings {
+            Some(settings) => Dialect::for_member(self.adapter, settings),
+            None => {
+                let decl = adapters::builtin(self.adapter)?;
+                let strict = [("strict", SettingValue::Bool(true))];
+                Dialect::for_member(self.adapter, &Settings::new(decl, &strict[..]))
+            }
+        };
+        let (dialect, schema) = [wanted, wanted.relaxed()]
+            .into_iter()
+            .find_map(|d| tool.schema_for(self.adapter, d).map(|schema| (d, schema)))
+            .unwrap_or((Dialect::Mcp, &tool.input_schema));
+        let parameters = match serde_json::from_str::<Value>(schema) {
+            Ok(Value::Null) => None,
+            Ok(parameters) => Some(parameters),
+            Err(e) => {
+                tracing::error!(tool = &*tool.name, adapter = self.adapter, error = %e, "an embedded schema is not JSON; the tool is not offered");
+                return None;
+            }
+        };
+        Some(Function {
+            name,
+            description: tool.description_text_for(self.adapter),
+            parameters,
+            dialect,
+        })
+    }
+}
+
+/// A member as its adapter declares it, with what dispatching to it needs.
+#[derive(Debug, Clone)]
+struct Declared {
+    function: Function,
+    /// The canonical input schema and what to repair along it, for tools whose arguments
+    /// come in a form the canonical schema does not take.
+    repairs: Option<(Arc<Value>, Repairs)>,
+}
+
+/// The members of one provider's adapter in a registry, projected once.
+#[derive(Debug, Clone)]
+pub(crate) struct Members {
+    provider: Provider,
+    catalog: Catalog<Declared>,
+}
+
+impl Members {
+    /// Every member of `provider`'s adapter in `registry`, with its settings there.
+    pub fn new(provider: Provider, registry: &Registry) -> Self {
+        let catalog = Catalog::of(registry, provider.adapter, |registered| {
+            let settings = registered.settings(provider.adapter)?;
+            let descriptor = registered.descriptor();
+            let function = provider.function(descriptor, Some(&settings))?;
+            let nulls = function.dialect.nulls_optionals();
+            let spelled = function.dialect.spells_enums();
+            // The canonical schema is parsed only for a tool that may need a repair.
+            let repairs = (nulls || spelled)
+                .then(|| descriptor.input_schema_json())
+                .and_then(|schema| {
+                    let wanted = Repairs {
+                        nulls,
+                        spelled_enums: spelled && has_unspelled_enum(&schema),
+                    };
+                    (wanted != Repairs::default()).then(|| (Arc::new(schema), wanted))
+                });
+            Some(Declared { function, repairs })
+        });
+        Self { provider, catalog }
+    }
+
+    /// The declarations `caller` may see (every one without a caller), sorted by name, each
+    /// in the adapter's envelope `T`.
+    pub fn declarations<T: for<'a> From<&'a Function>>(&self, caller: Option<&Caller>) -> Vec<T> {
+        self.catalog
+            .visible(caller)
+            .map(|member| T::from(&member.declaration.function))
+            .collect()
+    }
+}
+
+/// The members of `provider`'s adapter in `registry` that `caller` may see (all without a
+/// caller), each in the adapter's envelope `T`: what every adapter's `tools` functions return.
+pub(crate) fn declarations<T: for<'a> From<&'a Function>>(
+    provider: Provider,
+    registry: &Registry,
+    caller: Option<&Caller>,
+) -> Vec<T> {
+    Members::new(provider, registry).declarations(caller)
+}
+
+/// A registry with one adapter's members projected: what each adapter's `Dispatcher` holds.
+#[derive(Debug, Clone)]
+pub(crate) struct Core {
+    registry: Arc<Registry>,
+    members: Members,
+}
+
+impl Core {
+    pub fn new(provider: Provider, registry: Arc<Registry>) -> Self {
+        let members = Members::new(provider, &registry);
+        Self { registry, members }
+    }
+
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    pub fn members(&self) -> &Members {
+        &self.members
+    }
+
+    /// Calls the tool `caller` knows as `name` on this adapter with `arguments` (or answers
+    /// why not), through the pipeline with the caller's trusted ambient context and scopes.
+    pub async fn call(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Result<Value, Answer>,
+    ) -> Answer {
+        let adapter = self.members.provider.adapter;
+        let Some((member, registered)) =
+            self.members.catalog.dispatch(&self.registry, name, caller)
+        else {
+            tracing::debug!(adapter, tool = name, "a call of an unknown tool");
+            return Answer::unknown_tool(name);
+        };
+        let mut arguments = match arguments {
+            Ok(arguments) => arguments,
+            Err(answer) => return answer,
+        };
+        if let Some((schema, repairs)) = &member.declaration.repairs {
+            repair(&mut arguments, schema, *repairs);
+        }
+        if member.descriptor.kind == ToolKind::Explain {
+            self.repair_explained(&mut arguments, caller);
+        }
+        let options = CallOptions::for_caller(adapter, caller);
+        let result = registered
+            .invoke_with(arguments, &caller.ambient, options)
+            .await;
+        Answer::from_result(&result, member.present_as)
+    }
+
+    /// The explain tool's `arguments` are the target tool's arguments, in the form the model
+    /// learnt them: they are repaired like that tool's own.
+    fn repair_explained(&self, arguments: &mut Value, caller: &Caller) {
+        let Some(target) = arguments
+            .get("tool")
+            .and_then(Value::as_str)
+            .and_then(|name| self.members.catalog.find(name, caller))
+        else {
+            return;
+        };
+        if let (Some((schema, repairs)), Some(inner)) =
+            (&target.declaration.repairs, arguments.get_mut("arguments"))
+        {
+            repair(inner, schema, *repairs);
+        }
+    }
+}

@@ -1,0 +1,374 @@
+//! Streamable HTTP for the MCP server: rmcp's `StreamableHttpService` mounted at `/mcp` in an
+//! axum router, behind an [`Authenticator`] that turns each request into a
+//! [`Caller`](crate::Caller) (or a `401`; `400` for ambiguous credentials). Requests of
+//! protocol 2026-07-28 are served statelessly; older clients get sessions, each bound to the
+//! caller that created it and bounded in number and life ([`SessionLimits`]). Every route the
+//! transport serves — MCP, the routes given to [`with_routes`](HttpTransport::with_routes),
+//! the metadata — is behind one [`HostPolicy`]: loopback `Host` and `Origin` headers only
+//! unless told otherwise. [`HttpTransport::serve`] bounds every connection
+//! ([`ConnectionLimits`]: how many at once, how long a request may take to arrive, how long a
+//! connection may idle) and sets `TCP_NODELAY`. When the authenticator knows its protected resource, the resource's metadata
+//! document (RFC 9728) is served beside `/mcp` and every `401` names it; when the server
+//! challenges callers without a tool's scopes, a call of such a tool is answered `403`
+//! (`challenge`).
+//!
+//! ```ignore
+//! let server = McpServer::new(registry, Caller::default());
+//! let tokens: BearerTokens = serde_json::from_str(&std::fs::read_to_string("tokens.json")?)?;
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8787").await?;
+//! HttpTransport::new(server).authenticator(tokens).serve(listener, CancellationToken::new()).await?;
+//! ```
+//!
+//! A transport only: it decides who is calling and serves the `McpServer` it is given, which
+//! lists and calls; nothing here knows a tool.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+use toolspec_vocab::auth::MissingScope;
+
+mod challenge;
+mod connections;
+mod sessions;
+
+pub use connections::ConnectionLimits;
+pub use sessions::SessionLimits;
+
+pub use crate::adapters::auth::{Authenticator, BearerTokens};
+pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
+
+use crate::adapters::auth::authenticator::{self as auth, Refusal};
+use crate::adapters::auth::resource::{Challenge, ProtectedResource};
+use crate::adapters::gate::failure::shaped;
+
+use super::McpServer;
+
+/// Where the MCP endpoint is mounted.
+pub const PATH: &str = "/mcp";
+
+/// The MCP server over streamable HTTP.
+pub struct HttpTransport {
+    server: McpServer,
+    authenticator: Option<Arc<dyn Authenticator>>,
+    config: StreamableHttpServerConfig,
+    /// Which `Host` and `Origin` every route accepts.
+    policy: HostPolicy,
+    connections: ConnectionLimits,
+    sessions: SessionLimits,
+    /// More routes served on the same address (an HTTP API, say), outside `/mcp`.
+    routes: Option<axum::Router>,
+}
+
+impl HttpTransport {
+    /// Serves `server` with rmcp's defaults (sessions for clients older than 2026-07-28),
+    /// except that: a stateless request whose first answer is its result gets it as plain
+    /// `application/json` rather than an SSE stream (one that reports progress first still
+    /// streams); every route is served only to loopback hosts and, when a page sends the
+    /// request (`Origin`), to pages on this machine ([`HostPolicy::loopback`]; `Origin: null`
+    /// never); and connections and sessions are held to [`ConnectionLimits::DEFAULT`] and
+    /// [`SessionLimits::DEFAULT`]. Without an [`authenticator`](Self::authenticator) every
+    /// request runs as the server's own caller.
+    pub fn new(server: McpServer) -> Self {
+        Self {
+            server,
+            authenticator: None,
+            config: StreamableHttpServerConfig::default().with_json_response(true),
+            policy: HostPolicy::loopback(),
+            connections: ConnectionLimits::DEFAULT,
+            sessions: SessionLimits::DEFAULT,
+            routes: None,
+        }
+    }
+
+    /// Also serves `routes` on the same address and connections (under the same
+    /// [`connection_limits`](Self::connection_limits) and [`HostPolicy`]): an app's HTTP API
+    /// beside `/mcp`. They authenticate their requests themselves.
+    pub fn with_routes(mut self, routes: axum::Router) -> Self {
+        self.routes = Some(match self.routes.take() {
+            Some(earlier) => earlier.merge(routes),
+            None => routes,
+        });
+        self
+    }
+
+    /// Accepts requests from pages of these origins (`https://app.example.com` on its default
+    /// port, `https://app.example.com:*` on any, `http://localhost:8080`) as well as from this
+    /// machine's, on every route (see [`HostPolicy::allowed_origins`]).
+    pub fn allowed_origins(mut self, origins: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.policy = self.policy.allowed_origins(origins);
+        self
+    }
+
+    /// Holds connections to `limits` (see [`serve`](Self::serve)).
+    pub fn connection_limits(mut self, limits: ConnectionLimits) -> Self {
+        self.connections = limits;
+        self
+    }
+
+    /// Holds the sessions of older clients to `limits`.
+    pub fn session_limits(mut self, limits: SessionLimits) -> Self {
+        self.sessions = limits;
+        self
+    }
+
+    /// Caps request bodies at `bytes` (default 4 MiB); a larger one gets `413`.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.config = self.config.with_max_request_body_bytes(bytes);
+        self
+    }
+
+    /// Authenticates every request with `authenticator`; refused requests get `401`. When it
+    /// knows its protected resource, the resource's metadata document is served too.
+    pub fn authenticator(mut self, authenticator: impl Authenticator) -> Self {
+        self.authenticator = Some(Arc::new(authenticator));
+        self
+    }
+
+    /// What a caller without a tool's scopes meets (see [`McpServer::with_missing_scope`]):
+    /// hidden tools, or listed ones whose calls are answered `403` `insufficient_scope`.
+    pub fn on_missing_scope(mut self, policy: MissingScope) -> Self {
+        self.server = self.server.with_missing_scope(policy);
+        self
+    }
+
+    /// Accepts these `Host` values (hostnames or `host:port`) instead of loopback only, on
+    /// every route (see [`HostPolicy::allowed_hosts`]).
+    pub fn allowed_hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.policy = self.policy.allowed_hosts(hosts);
+        self
+    }
+
+    /// Serves every route to the hosts and pages `policy` accepts (replacing what
+    /// [`allowed_hosts`](Self::allowed_hosts) and [`allowed_origins`](Self::allowed_origins)
+    /// said before).
+    pub fn host_policy(mut self, policy: HostPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Adjusts rmcp's transport configuration (keep-alive, JSON responses, body limits…).
+    /// Its `Host` and `Origin` settings are not used: the transport's [`HostPolicy`] checks
+    /// them, for every route.
+    pub fn configure(
+        mut self,
+        configure: impl FnOnce(StreamableHttpServerConfig) -> StreamableHttpServerConfig,
+    ) -> Self {
+        self.config = configure(self.config);
+        self
+    }
+
+    /// An axum router of everything [`serve`](Self::serve) serves — MCP at [`PATH`], the
+    /// routes given to [`with_routes`](Self::with_routes), the protected resource's metadata
+    /// when the authenticator knows it — behind the [`HostPolicy`], every failure answered
+    /// without a body (a path nothing is routed to, a method a route does not take) given the
+    /// error shape `{error, message}`, to serve alone or merge
+    /// into an app's router (the connection limits apply only through `serve`). An HTTP API
+    /// with the same authenticator serves the same metadata: give it to `with_routes` rather
+    /// than merging the two routers, which would both route that path.
+    pub fn router(mut self) -> axum::Router {
+        let policy = self.policy.clone();
+        let routes = self.routes.take();
+        let resource = self.resource();
+        let mut router = self.mcp_router();
+        if let Some(routes) = routes {
+            router = router.merge(routes);
+        }
+        policy.guard(shaped(with_metadata(router, resource.as_ref())))
+    }
+
+    /// The protected resource the authenticator names.
+    fn resource(&self) -> Option<ProtectedResource> {
+        self.authenticator
+            .as_ref()
+            .and_then(|a| a.protected_resource())
+            .cloned()
+    }
+
+    /// MCP at [`PATH`], behind authentication and the look at each message.
+    fn mcp_router(self) -> axum::Router {
+        let resource = self.resource();
+        let screening = Screening {
+            limits: *self.server.registry().limits(),
+            max_body_bytes: self.config.max_request_body_bytes,
+            challenge: challenge::ScopeChallenge::new(&self.server, resource.clone()).map(Arc::new),
+        };
+        let factory = self.server;
+        let sessions = sessions::Sessions::new(self.sessions);
+        // The host policy, in front of every route, has checked `Host` and `Origin`.
+        let config = self
+            .config
+            .disable_allowed_hosts()
+            .disable_allowed_origins();
+        let service: StreamableHttpService<McpServer, sessions::SessionsHandle> =
+            StreamableHttpService::new(
+                move || Ok(factory.clone()),
+                Arc::new(sessions::SessionsHandle(Arc::clone(&sessions))),
+                config,
+            );
+        // Layers run outermost last: authentication, the look at the message, the session
+        // guard, then MCP; on `/mcp` only (a path nothing is routed to is no MCP request).
+        let router = axum::Router::new()
+            .nest_service(PATH, service)
+            .route_layer(axum::middleware::from_fn_with_state(
+                sessions,
+                sessions::guard,
+            ))
+            .route_layer(axum::middleware::from_fn_with_state(screening, screen));
+        match self.authenticator {
+            Some(authenticator) => router.route_layer(axum::middleware::from_fn_with_state(
+                Authentication {
+                    authenticator,
+                    resource,
+                },
+                authenticate,
+            )),
+            None => router,
+        }
+    }
+
+    /// Serves on `listener` until `shutdown` is cancelled, every connection held to the
+    /// [`connection_limits`](Self::connection_limits) and given `TCP_NODELAY`; then waits a
+    /// grace period for open connections to finish.
+    pub async fn serve(
+        self,
+        listener: tokio::net::TcpListener,
+        shutdown: CancellationToken,
+    ) -> std::io::Result<()> {
+        let limits = self.connections;
+        let registry = Arc::clone(self.server.registry());
+        registry.start_tasks();
+        let shutdown_token = shutdown.clone();
+        let router = self
+            .configure(|config| config.with_cancellation_token(shutdown_token))
+            .router();
+        let served = connections::serve(listener, router, limits, shutdown).await;
+        // Every call is answered; what the audit trail holds is written before serving ends.
+        registry.flush_audit().await;
+        served
+    }
+}
+
+/// `router`, with the resource's metadata document served in front of it (whatever
+/// `router` serves at that path itself: an HTTP API merged in serves the same document).
+fn with_metadata(router: axum::Router, resource: Option<&ProtectedResource>) -> axum::Router {
+    match resource {
+        Some(resource) => resource.router().fallback_service(router),
+        None => router,
+    }
+}
+
+/// What the look at each message needs.
+#[derive(Clone)]
+struct Screening {
+    limits: crate::checks::limits::Limits,
+    max_body_bytes: usize,
+    /// Set when the server challenges callers without a tool's scopes.
+    challenge: Option<Arc<challenge::ScopeChallenge>>,
+}
+
+/// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
+/// not arrive in time gets `408`) and screens the message ([`super::wire`]) before rmcp parses
+/// it; a refused one is answered with its JSON-RPC error (`400` for text that is not JSON).
+async fn screen(State(screening): State<Screening>, request: Request, next: Next) -> Response {
+    use http_body_util::BodyExt;
+    if request.method() != axum::http::Method::POST {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let limited = http_body_util::Limited::new(body, screening.max_body_bytes);
+    let bytes = match limited.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            let message = format!(
+                "413 Payload Too Large: a request body may hold at most {} bytes.\n",
+                screening.max_body_bytes
+            );
+            return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "a request body did not arrive");
+            return (
+                StatusCode::REQUEST_TIMEOUT,
+                format!("408 Request Timeout: {e}.\n"),
+            )
+                .into_response();
+        }
+    };
+    if let Err(rejection) = super::wire::screen(&bytes, &screening.limits) {
+        if rejection.is_silent() {
+            return StatusCode::ACCEPTED.into_response();
+        }
+        let status = if rejection.code == super::wire::PARSE_ERROR {
+            StatusCode::BAD_REQUEST
+        } else {
+            StatusCode::OK
+        };
+        let json = [(header::CONTENT_TYPE, "application/json")];
+        return (status, json, rejection.response().to_string()).into_response();
+    }
+    if let Some(forbidden) = screening
+        .challenge
+        .as_ref()
+        .and_then(|challenge| challenge.check(&parts, &bytes))
+    {
+        return forbidden;
+    }
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await
+}
+
+/// Who authenticates requests, and the resource its challenges name.
+#[derive(Clone)]
+struct Authentication {
+    authenticator: Arc<dyn Authenticator>,
+    resource: Option<ProtectedResource>,
+}
+
+/// Middleware: attaches the authenticated caller to the request, or answers `401` (`400` for
+/// ambiguous credentials).
+async fn authenticate(
+    State(authentication): State<Authentication>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (mut parts, body) = request.into_parts();
+    match auth::authenticate(authentication.authenticator.as_ref(), &parts).await {
+        Ok(caller) => {
+            parts.extensions.insert(Arc::new(caller));
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(refusal) => refused(&refusal, authentication.resource.as_ref()),
+    }
+}
+
+/// `401` (`400` for ambiguous credentials), with a challenge saying why (when the
+/// authenticator says) and where the resource's metadata is (when it knows).
+fn refused(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
+    let challenge = Challenge {
+        realm: Some("mcp"),
+        error: refusal.error(),
+        description: refusal.description(),
+        resource,
+        ..Challenge::default()
+    };
+    let status = refusal.status();
+    let headline = format!(
+        "{} {}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or_default()
+    );
+    let message = match refusal.description() {
+        Some(reason) => format!("{headline}: {reason}.\n"),
+        None => format!("{headline}: send `Authorization: Bearer <token>` with a known token.\n"),
+    };
+    let mut response = (status, message).into_response();
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, challenge.header());
+    response
+}

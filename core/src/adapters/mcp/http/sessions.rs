@@ -1,0 +1,331 @@
+//! MCP sessions (protocols before 2026-07-28) bound to the caller that created them, and
+//! bounded: at most so many per caller and in all, and a short life for a session whose
+//! client never finishes initialization.
+//!
+//! rmcp's in-memory [`LocalSessionManager`] keeps the sessions; [`Sessions`] wraps it as the
+//! transport's session manager and records who owns each one. The [`guard`] middleware,
+//! which runs after authentication, answers any request that names a session its caller does
+//! not own — to use it, cancel its calls or delete it — with `404 Not Found`, exactly as for a
+//! session that does not exist; and it tells [`Sessions`] who is asking, so that a new
+//! session can be bound to its caller (or refused when the caller has too many).
+//!
+//! Owns the sessions' bookkeeping only; the transport (`super`) mounts it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures_util::Stream;
+use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::local::{
+    LocalSessionManager, LocalSessionManagerError,
+};
+use rmcp::transport::streamable_http_server::session::{
+    ServerSseMessage, SessionId, SessionManager,
+};
+
+use crate::caller::Caller;
+
+/// The header that names a session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Bounds on the sessions of older clients (protocols before 2026-07-28).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// The most sessions open at once, for all callers together.
+    pub max_sessions: usize,
+    /// The most sessions one caller may hold open.
+    pub max_sessions_per_caller: usize,
+    /// How long a new session may wait for the client's `notifications/initialized` before
+    /// it is closed.
+    pub init_timeout: Duration,
+    /// How long a session may go without a request before it is closed.
+    pub idle_timeout: Duration,
+}
+
+impl SessionLimits {
+    /// The defaults: 1,024 sessions, 16 per caller, 10 s to finish initializing, 5 minutes
+    /// idle.
+    pub const DEFAULT: Self = Self {
+        max_sessions: 1024,
+        max_sessions_per_caller: 16,
+        init_timeout: Duration::from_secs(10),
+        idle_timeout: Duration::from_secs(300),
+    };
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// Who a request comes from, as far as sessions care: the authenticated caller, or `None`
+/// for the server's own caller (no authenticator).
+type Owner = Option<Arc<Caller>>;
+
+#[derive(Debug)]
+struct Entry {
+    owner: Owner,
+    initialized: bool,
+}
+
+tokio::task_local! {
+    /// The request being served: who sends it, and whether a session it asked for was
+    /// refused for being one too many.
+    static REQUEST: Asking;
+}
+
+#[derive(Debug)]
+struct Asking {
+    owner: Owner,
+    refused: Mutex<Option<String>>,
+}
+
+/// Why a session was not created: the caller, or the server, has as many as allowed.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum SessionError {
+    /// A cap was reached.
+    TooMany(String),
+    /// rmcp's session manager failed.
+    Local(LocalSessionManagerError),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooMany(why) => f.write_str(why),
+            Self::Local(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::TooMany(_) => None,
+            Self::Local(e) => Some(e),
+        }
+    }
+}
+
+impl From<LocalSessionManagerError> for SessionError {
+    fn from(e: LocalSessionManagerError) -> Self {
+        Self::Local(e)
+    }
+}
+
+/// The transport's session manager: rmcp's local sessions, each bound to its caller.
+#[derive(Debug)]
+pub struct Sessions {
+    local: LocalSessionManager,
+    entries: Mutex<HashMap<SessionId, Entry>>,
+    limits: SessionLimits,
+}
+
+impl Sessions {
+    pub(crate) fn new(limits: SessionLimits) -> Arc<Self> {
+        let mut local = LocalSessionManager::default();
+        local.session_config.keep_alive = Some(limits.idle_timeout);
+        local.session_config.init_timeout = Some(limits.init_timeout);
+        Arc::new(Self {
+            local,
+            entries: Mutex::new(HashMap::new()),
+            limits,
+        })
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Entry>> {
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether `owner` owns session `id`.
+    fn owned_by(&self, id: &str, owner: &Owner) -> bool {
+        self.entries()
+            .get(id)
+            .is_some_and(|entry| entry.owner == *owner)
+    }
+
+    /// Records a new session for the caller of the request being served, or refuses it.
+    fn admit(&self, id: &SessionId) -> Result<(), String> {
+        let owner = REQUEST
+            .try_with(|asking| asking.owner.clone())
+            .ok()
+            .flatten();
+        let mut entries = self.entries();
+        if entries.len() >= self.limits.max_sessions {
+            return Err(format!(
+                "the server has {} sessions open, as many as it allows",
+                entries.len()
+            ));
+        }
+        let held = entries.values().filter(|e| e.owner == owner).count();
+        if held >= self.limits.max_sessions_per_caller {
+            return Err(format!(
+                "this caller has {held} sessions open, as many as one caller may; close one \
+                 (DELETE) or let it expire"
+            ));
+        }
+        entries.insert(
+            id.clone(),
+            Entry {
+                owner,
+                initialized: false,
+            },
+        );
+        Ok(())
+    }
+
+    /// Closes session `id` unless its client finished initializing within the time allowed.
+    fn expire_uninitialized(self: &Arc<Self>, id: SessionId) {
+        let sessions = Arc::downgrade(self);
+        let wait = self.limits.init_timeout;
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            let Some(sessions) = sessions.upgrade() else {
+                return;
+            };
+            let stale = sessions.entries().get(&id).is_some_and(|e| !e.initialized);
+            if stale {
+                tracing::debug!(session = %id, "closing a session that never finished initializing");
+                let _ = sessions.close_session(&id).await;
+            }
+        });
+    }
+}
+
+/// The manager's handle as rmcp's transport holds it.
+#[derive(Debug, Clone)]
+pub struct SessionsHandle(pub(crate) Arc<Sessions>);
+
+impl SessionManager for SessionsHandle {
+    type Error = SessionError;
+    type Transport = <LocalSessionManager as SessionManager>::Transport;
+
+    async fn create_session(&self) -> Result<(SessionId, Self::Transport), Self::Error> {
+        let sessions = &self.0;
+        let (id, transport) = sessions.local.create_session().await?;
+        if let Err(why) = sessions.admit(&id) {
+            let _ = sessions.local.close_session(&id).await;
+            let _ = REQUEST.try_with(|asking| {
+                *asking.refused.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
+            });
+            return Err(SessionError::TooMany(why));
+        }
+        sessions.expire_uninitialized(id.clone());
+        Ok((id, transport))
+    }
+
+    async fn initialize_session(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<ServerJsonRpcMessage, Self::Error> {
+        Ok(self.0.local.initialize_session(id, message).await?)
+    }
+
+    async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
+        Ok(self.0.entries().contains_key(id) && self.0.local.has_session(id).await?)
+    }
+
+    async fn close_session(&self, id: &SessionId) -> Result<(), Self::Error> {
+        self.0.close_session(id).await
+    }
+
+    async fn create_stream(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.0.local.create_stream(id, message).await?)
+    }
+
+    async fn accept_message(
+        &self,
+        id: &SessionId,
+        message: ClientJsonRpcMessage,
+    ) -> Result<(), Self::Error> {
+        if let ClientJsonRpcMessage::Notification(notification) = &message
+            && matches!(
+                notification.notification,
+                ClientNotification::InitializedNotification(_)
+            )
+            && let Some(entry) = self.0.entries().get_mut(id)
+        {
+            entry.initialized = true;
+        }
+        Ok(self.0.local.accept_message(id, message).await?)
+    }
+
+    async fn create_standalone_stream(
+        &self,
+        id: &SessionId,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.0.local.create_standalone_stream(id).await?)
+    }
+
+    async fn resume(
+        &self,
+        id: &SessionId,
+        last_event_id: String,
+    ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
+        Ok(self.0.local.resume(id, last_event_id).await?)
+    }
+}
+
+impl Sessions {
+    async fn close_session(&self, id: &SessionId) -> Result<(), SessionError> {
+        self.entries().remove(id);
+        Ok(self.local.close_session(id).await?)
+    }
+}
+
+/// Middleware, after authentication: a request that names a session its caller does not own
+/// is answered `404 Not Found`, as for an unknown session; a session refused for being one
+/// too many is answered `429 Too Many Requests`.
+pub(crate) async fn guard(
+    State(sessions): State<Arc<Sessions>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let owner: Owner = request.extensions().get::<Arc<Caller>>().cloned();
+    let named = request
+        .headers()
+        .get(SESSION_HEADER)
+        .map(|id| id.to_str().unwrap_or_default().to_owned());
+    if let Some(id) = named
+        && !sessions.owned_by(&id, &owner)
+    {
+        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    }
+    let asking = Asking {
+        owner,
+        refused: Mutex::new(None),
+    };
+    let (response, refused) = REQUEST
+        .scope(asking, async {
+            let response = next.run(request).await;
+            let refused = REQUEST.with(|asking| {
+                asking
+                    .refused
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+            });
+            (response, refused)
+        })
+        .await;
+    match refused {
+        Some(why) => (
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("Too Many Requests: {why}.\n"),
+        )
+            .into_response(),
+        None => response,
+    }
+}

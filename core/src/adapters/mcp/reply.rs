@@ -1,0 +1,37 @@
+//! A call's result as MCP answers it, for a direct call and for a task's inlined result alike.
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
+use serde_json::json;
+use toolspec_vocab::settings::PresentAs;
+
+use crate::failure::ToolResult;
+
+/// `_meta` key of a failed call's result carrying the error as every adapter reports it:
+/// `{"error": code, "message": …, "details": …}` (never the developer-facing exception).
+pub const META_ERROR: &str = "toolspec/error";
+
+/// A call's result as MCP answers it: the text (the message, or the structured content as
+/// JSON) with the structured content; an error as the model's text with the error itself in
+/// `_meta`.
+pub(super) fn reply(result: ToolResult, present_as: PresentAs) -> CallToolResult {
+    match result.outcome {
+        Ok(value) => {
+            let text = match present_as {
+                PresentAs::Message => result.message,
+                PresentAs::Structured => value.to_string(),
+            };
+            let mut reply = CallToolResult::success(vec![ContentBlock::text(text)]);
+            reply.structured_content = Some(value);
+            reply
+        }
+        Err(error) => {
+            // The text is for the model; `_meta` lets a client tell one error from another
+            // (`unknown_sku` from `mixed_currencies`) and read its details.
+            let mut meta = JsonObject::new();
+            meta.insert(META_ERROR.into(), json!(error));
+            let mut reply = CallToolResult::error(vec![ContentBlock::text(error.message)]);
+            reply.meta = Some(MetaObject(meta));
+            reply
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! The MCP tasks extension (`io.modelcontextprotocol/tasks`): a call of a tool that declares
+//! `task:`, from a client that declared the extension (for its session or in the request's
+//! `_meta`), answers a `CreateTaskResult` once the task is stored; `tasks/get` answers the
+//! task with its result inlined once it ended — the `CallToolResult` a direct call would have
+//! answered, tool errors included (`completed` with `isError`); `failed` carries a JSON-RPC
+//! error — and `tasks/cancel` cancels it on whichever process runs it. A task is its caller's:
+//! another caller's id answers as an unknown one (`-32602`). A client without the extension
+//! that calls a tool whose task is `required` is refused with `-32021` naming the extension.
+
+use rmcp::model::{
+    CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, GetTaskResult, JsonObject,
+    Task as McpTask, TaskPayload, TaskStatus as McpStatus,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::{Value, json};
+use toolspec_vocab::settings::PresentAs;
+
+use crate::caller::Caller;
+use crate::failure::ToolResult;
+use crate::registry::Registry;
+use crate::task::{Accept, POLL_INTERVAL, Task, TaskStatus, timestamp};
+use crate::worker::TaskError;
+
+use super::reply::reply;
+
+/// Whether the request's client declared the tasks extension (for its session, or in the
+/// request's own `_meta`).
+pub(super) fn accepts(context: &RequestContext<RoleServer>) -> Accept {
+    let declared = context
+        .client_capabilities()
+        .is_some_and(|caps| caps.supports_tasks());
+    if declared {
+        Accept::Tasks
+    } else {
+        Accept::ResultsOnly
+    }
+}
+
+/// The refusal of a call of a tool whose task is `required` by a client without the extension.
+pub(super) fn extension_required() -> ErrorData {
+    ErrorData::missing_required_client_capability(
+        ClientCapabilities::builder().enable_tasks().build(),
+    )
+}
+
+/// The answer to a call stored as `task`.
+pub(super) fn created(task: &Task) -> CreateTaskResult {
+    CreateTaskResult::new(base(task))
+}
+
+/// Task `id` of `caller`, for `tasks/get`.
+pub(super) async fn read(
+    registry: &Registry,
+    id: &str,
+    caller: &Caller,
+) -> Result<Task, ErrorData> {
+    registry.task(id, caller).await.map_err(refused)
+}
+
+/// The answer to `tasks/get` for `task`, whose tool presents its results `present_as`.
+pub(super) fn got(task: &Task, present_as: PresentAs) -> GetTaskResult {
+    GetTaskResult::new(detailed(task, present_as))
+}
+
+/// The answer to `tasks/cancel`: an empty acknowledgement, whether the task was running or
+/// had ended already.
+pub(super) async fn cancel(
+    registry: &Registry,
+    id: &str,
+    caller: &Caller,
+) -> Result<(), ErrorData> {
+    registry
+        .cancel_task(id, caller)
+        .await
+        .map(|_| ())
+        .map_err(refused)
+}
+
+/// The answer to `tasks/update`: toolspec's tasks never wait for input, so there is nothing
+/// to update (an unknown task is refused as such).
+pub(super) async fn update(
+    registry: &Registry,
+    id: &str,
+    caller: &Caller,
+) -> Result<(), ErrorData> {
+    let task = registry.task(id, caller).await.map_err(refused)?;
+    Err(ErrorData::invalid_params(
+        format!(
+            "Task {} is not waiting for input (it is {}).",
+            task.id, task.status
+        ),
+        None,
+    ))
+}
+
+/// The task's fields every answer carries.
+fn base(task: &Task) -> McpTask {
+    let mut base = McpTask::new(
+        task.id.as_str(),
+        status(task.status),
+        timestamp(task.created_at),
+        timestamp(task.updated_at),
+    )
+    .with_ttl_ms(u64::try_from(task.ttl().as_millis()).unwrap_or(u64::MAX));
+    if !task.status.is_terminal() {
+        let poll = u64::try_from(POLL_INTERVAL.as_millis()).unwrap_or(1000);
+        base = base.with_poll_interval_ms(poll);
+    }
+    if let Some(message) = task.status_message() {
+        base = base.with_status_message(message);
+    }
+    base
+}
+
+/// The task with its payload: its result once it ended, as a direct call would have answered.
+fn detailed(task: &Task, present_as: PresentAs) -> DetailedTask {
+    let payload = match (task.status, &task.result) {
+        (TaskStatus::Working, _) => TaskPayload::Working,
+        (TaskStatus::Cancelled, _) => TaskPayload::Cancelled,
+        (TaskStatus::Failed, result) => TaskPayload::Failed {
+            error: protocol_error(result.as_ref()),
+        },
+        (TaskStatus::Completed, Some(result)) => TaskPayload::Completed {
+            result: object(reply(result.clone(), present_as)),
+        },
+        (TaskStatus::Completed, None) => TaskPayload::Failed {
+            error: protocol_error(None),
+        },
+    };
+    DetailedTask::new(base(task), payload)
+}
+
+/// A failed task's JSON-RPC error: an internal error with the message the model may see.
+fn protocol_error(result: Option<&ToolResult>) -> JsonObject {
+    let message = result
+        .and_then(ToolResult::error)
+        .map_or("The task failed.", |e| e.message.as_str());
+    let mut error = JsonObject::new();
+    error.insert(
+        "code".into(),
+        json!(ErrorData::internal_error("", None).code.0),
+    );
+    error.insert("message".into(), json!(message));
+    error
+}
+
+/// A call's result as the JSON object a task inlines.
+fn object(result: CallToolResult) -> JsonObject {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(map)) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+/// MCP's spelling of a status.
+fn status(status: TaskStatus) -> McpStatus {
+    match status {
+        TaskStatus::Working => McpStatus::Working,
+        TaskStatus::Completed => McpStatus::Completed,
+        TaskStatus::Failed => McpStatus::Failed,
+        TaskStatus::Cancelled => McpStatus::Cancelled,
+    }
+}
+
+/// Why a task could not be read or cancelled, as a JSON-RPC error: an unknown (or another
+/// caller's, or malformed) id is invalid params, as MCP asks.
+fn refused(error: TaskError) -> ErrorData {
+    match error {
+        TaskError::Malformed(_) | TaskError::Unknown => {
+            ErrorData::invalid_params(format!("Unknown task: {error}"), None)
+        }
+        TaskError::NoQueue => ErrorData::internal_error("This server keeps no tasks.", None),
+        e => {
+            tracing::warn!(error = %e, "a task could not be read");
+            let retry = e.is_unavailable();
+            let message = match retry {
+                true => "The task queue is unavailable; try again in a few seconds.",
+                false => "The task could not be read.",
+            };
+            ErrorData::internal_error(message, None)
+        }
+    }
+}

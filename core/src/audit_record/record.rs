@@ -1,0 +1,183 @@
+//! One stored record, and how a call becomes one: opened when the call starts (who called what,
+//! with which arguments), finished with its outcome — the arguments and ambient values through
+//! the input's sensitivity, the exposed result through the output's, as the called tool redacts
+//! them ([`Redact`]): a generated tool by its own spec, the explain tool by the tool it explains.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use uuid::Uuid;
+
+use crate::ambient::AmbientContext;
+use crate::descriptor::Descriptor;
+use crate::failure::ToolResult;
+
+/// One call, as the audit trail keeps it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// The record's id (UUID v7: ordered by time).
+    pub id: Uuid,
+    /// When the call started.
+    pub started_at: DateTime<Utc>,
+    /// How long it took, in microseconds.
+    pub duration_us: u64,
+    /// The tool's canonical name.
+    pub tool: String,
+    /// The adapter it came through (`mcp`, `openai`…), if the caller said.
+    pub adapter: Option<String>,
+    /// Who called, if the adapter knows.
+    pub caller: Option<String>,
+    /// The tool's ambient fields, from the trusted context (sensitive ones redacted).
+    pub ambient: Value,
+    /// The arguments as received, without a model-sent `ambient_context` (sensitive ones
+    /// redacted).
+    pub arguments: Value,
+    /// Whether the call has ended: only a `required` tool's record is stored before its call
+    /// runs, and can be read while it is `started` (or `interrupted`).
+    pub state: AuditState,
+    /// `ok`, or the error code; `None` until the call ends (a `started` or `interrupted`
+    /// record).
+    pub outcome: Option<String>,
+    /// The user-facing error message (none on success).
+    pub message: Option<String>,
+    /// The developer-facing exception, for operators only.
+    pub exception: Option<String>,
+    /// The exposed result on success (sensitive values redacted).
+    pub result: Option<Value>,
+    /// The trace id of the call's span (the caller's, or the record id's).
+    pub trace_id: String,
+}
+
+/// How the called tool hides its sensitive values, in place.
+pub(crate) trait Redact: Sync {
+    /// Redacts a call's input: its arguments, or its ambient values.
+    fn input(&self, value: &mut Value);
+    /// Redacts the exposed result.
+    fn output(&self, value: &mut Value);
+}
+
+/// Where a recorded call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditState {
+    /// Recorded before it ran (a `required` tool), with no outcome yet: it runs now, or the
+    /// process running it died and no live process has noticed yet.
+    Started,
+    /// Ended, with its outcome.
+    Finished,
+    /// Recorded before it ran, but it never ended with an outcome: the process running it died
+    /// (or its caller went away mid-call). Whatever its handler committed, it may or may not
+    /// have done.
+    Interrupted,
+}
+
+impl AuditState {
+    /// The spelling in the table and on the command line.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Started => "started",
+            Self::Finished => "finished",
+            Self::Interrupted => "interrupted",
+        }
+    }
+}
+
+impl std::str::FromStr for AuditState {
+    type Err = ParseAuditError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "started" => Ok(Self::Started),
+            "finished" => Ok(Self::Finished),
+            "interrupted" => Ok(Self::Interrupted),
+            other => Err(ParseAuditError::State(other.to_owned())),
+        }
+    }
+}
+
+/// A word that names no state or outcome of a recorded call (from a command line, say).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseAuditError {
+    /// Not `started`, `finished` or `interrupted`.
+    #[error("`{0}` is not a state of a recorded call: `started`, `finished` or `interrupted`")]
+    State(String),
+    /// An empty outcome.
+    #[error("an outcome is `ok`, `failed` or an error code")]
+    EmptyOutcome,
+}
+
+/// What the registry knows of a call when it starts.
+pub(crate) struct Call<'a> {
+    pub(crate) id: Uuid,
+    pub(crate) tool: &'static Descriptor,
+    pub(crate) started_at: DateTime<Utc>,
+    pub(crate) adapter: Option<&'a str>,
+    pub(crate) caller: Option<&'a str>,
+    pub(crate) trace_id: &'a str,
+    pub(crate) arguments: &'a Value,
+    pub(crate) ambient: &'a AmbientContext,
+    /// How the called tool redacts its values.
+    pub(crate) redact: &'a dyn Redact,
+}
+
+impl AuditRecord {
+    /// The record of `call` as it starts (no outcome yet), its sensitive values redacted by
+    /// the called tool.
+    pub(crate) fn started(call: &Call<'_>) -> Self {
+        let mut arguments = match call.arguments {
+            Value::Object(map) => {
+                let mut map = map.clone();
+                map.remove("ambient_context");
+                Value::Object(map)
+            }
+            other => other.clone(),
+        };
+        call.redact.input(&mut arguments);
+        let mut ambient: Value = call
+            .tool
+            .ambient_fields()
+            .filter_map(|field| {
+                let value = call.ambient.get(&field.name)?;
+                Some((field.name.to_string(), value.clone()))
+            })
+            .collect::<Map<String, Value>>()
+            .into();
+        call.redact.input(&mut ambient);
+        Self {
+            id: call.id,
+            started_at: call.started_at,
+            duration_us: 0,
+            tool: call.tool.name.to_string(),
+            adapter: call.adapter.map(str::to_owned),
+            caller: call.caller.map(str::to_owned),
+            ambient,
+            arguments,
+            state: AuditState::Started,
+            outcome: None,
+            message: None,
+            exception: None,
+            result: None,
+            trace_id: call.trace_id.to_owned(),
+        }
+    }
+
+    /// Ends the record with the call's `result`, which took `duration_us`; the exposed result
+    /// redacted by `redact`.
+    pub(crate) fn finish(&mut self, result: &ToolResult, duration_us: u64, redact: &dyn Redact) {
+        let (outcome, message, value) = match &result.outcome {
+            Ok(value) => {
+                let mut value = value.clone();
+                redact.output(&mut value);
+                ("ok".to_owned(), None, Some(value))
+            }
+            Err(error) => (error.code.clone(), Some(error.message.clone()), None),
+        };
+        self.state = AuditState::Finished;
+        self.duration_us = duration_us;
+        self.outcome = Some(outcome);
+        self.message = message;
+        self.exception = result.exception.clone();
+        self.result = value;
+    }
+}

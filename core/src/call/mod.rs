@@ -1,0 +1,121 @@
+//! One tool call as the pipeline carries it, and the seam each tool fills: the [`Call`] (the
+//! tool, the trusted ambient context, the caller's options, the registry's rules, the
+//! [`Mode`]), what a tool's stages answer ([`Answer`]), and [`Stages`], what a registry holds
+//! of each tool. Data and one trait: the stages themselves are `pipeline`'s.
+
+pub(crate) mod options;
+
+use serde_json::Value;
+
+use crate::ambient::AmbientContext;
+use crate::call::options::{CallOptions, Rules};
+use crate::contract::BoxFuture;
+use crate::descriptor::Descriptor;
+use crate::explain::explanation::Explanation;
+use crate::failure::ToolResult;
+use crate::task::{Accept, Submitted, Task};
+
+/// What a call is made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Run it.
+    Invoke,
+    /// Say whether it could run, running the stages up to the handler without taking
+    /// anything (`once` and `lock` are looked at, not claimed) and the guards one by one.
+    Explain,
+}
+
+/// How a call may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dispatch {
+    /// Made by an adapter or the app: inline, or handed to the task queue as the tool's `task`
+    /// and what its caller accepts decide.
+    Direct(Accept),
+    /// A worker runs a stored task: inline, under the task's timeout rather than the tool's.
+    Worker {
+        /// How long the run may take.
+        timeout: std::time::Duration,
+    },
+}
+
+impl Dispatch {
+    /// How long the guards and the handler of `tool` may run.
+    pub(crate) fn limit(self, tool: &Descriptor) -> Option<std::time::Duration> {
+        match self {
+            Self::Direct(_) => tool.timeout(),
+            Self::Worker { timeout } => Some(timeout),
+        }
+    }
+}
+
+/// One call of one tool, as its stages see it.
+pub(crate) struct Call<'a> {
+    /// The tool called.
+    pub(crate) tool: &'static Descriptor,
+    /// The trusted ambient context the adapter passed.
+    pub(crate) ambient: &'a AmbientContext,
+    /// The adapter's options: who calls, through what, the cancellation, progress, trace id.
+    pub(crate) options: CallOptions,
+    /// What the registry holds every call to.
+    pub(crate) rules: &'a Rules,
+    pub(crate) mode: Mode,
+    /// Whether it may be handed to the task queue, or is a task's run.
+    pub(crate) dispatch: Dispatch,
+}
+
+/// What a tool's stages answer.
+#[derive(Debug)]
+pub(crate) enum Answer {
+    /// A call's result ([`Mode::Invoke`]).
+    Called(ToolResult),
+    /// An explanation, or why none could be made ([`Mode::Explain`]).
+    Explained(Result<Explanation, ToolResult>),
+    /// The call was stored as a task ([`Dispatch::Direct`] with a caller that accepts one).
+    Enqueued(Task),
+}
+
+impl Answer {
+    /// What the call answers: a result, or a task.
+    pub(crate) fn into_submitted(self, tool: &Descriptor) -> Submitted {
+        match self {
+            Self::Called(result) | Self::Explained(Err(result)) => Submitted::Done(result),
+            Self::Explained(Ok(_)) => Submitted::Done(ToolResult::internal(
+                tool,
+                "a call was answered with an explanation".into(),
+            )),
+            Self::Enqueued(task) => Submitted::Task(task),
+        }
+    }
+
+    /// The explanation (a result, which an explanation never answers, as its error).
+    #[allow(
+        clippy::result_large_err,
+        reason = "the shape of `explain_with`'s answer"
+    )]
+    pub(crate) fn into_explanation(self) -> Result<Explanation, ToolResult> {
+        match self {
+            Self::Explained(explained) => explained,
+            Self::Called(result) => Err(result),
+            Self::Enqueued(task) => Err(task.ticket()),
+        }
+    }
+}
+
+/// What a registry holds of one tool, type-erased: the tool's own stages (from screening its
+/// arguments to checking its output, see `pipeline`), and how it redacts its values.
+pub(crate) trait Stages: Send + Sync {
+    /// Runs the tool's stages of `call` over the arguments as sent.
+    fn run<'a>(&'a self, call: Call<'a>, args: Value) -> BoxFuture<'a, Answer>;
+
+    /// Redacts, in place, the sensitive values of a call's input (its arguments, or its
+    /// ambient values).
+    fn redact_input(&self, value: &mut Value);
+
+    /// Redacts, in place, the sensitive values of the tool's exposed result.
+    fn redact_output(&self, value: &mut Value);
+
+    /// Why `ambient` does not give the tool its ambient fields, if it does not.
+    fn check_ambient(&self, _ambient: &AmbientContext) -> Result<(), String> {
+        Ok(())
+    }
+}

@@ -1,0 +1,253 @@
+//! # toolspec-core — the call pipeline of spec'd LLM-agent tools, and its adapters
+//!
+//! Apps and generated code name this crate through the `toolspec` façade, which re-exports it
+//! whole beside the storage over SQLite and PostgreSQL (`toolspec-sql`) and the JWT resource
+//! server (`toolspec-jwt`). This crate owns:
+//!
+//! - [`Descriptor`]: everything known about a tool at build time (names per adapter,
+//!   description, schemas as static JSON, hints, guards, error codes, settings overrides);
+//! - [`Contract`] and [`Operation`]: the typed surface each generated tool implements;
+//! - [`Registry`]: the tools of one crate with their handlers, looked up by name or by adapter,
+//!   and every call's pipeline;
+//! - [`storage`]: the seam of what durable state a call needs (`once`, `lock`, `ref` records,
+//!   query tools, the audit trail), which a backend implements; `auth` (features `mcp`,
+//!   `http`, `auth`): the seam of who an HTTP request comes from;
+//! - the adapters, each behind its feature;
+//! - [`settings`], [`Dialect`] and [`codes`]: the vocabulary shared with the build-time
+//!   compiler (from `toolspec-vocab`).
+//!
+//! It depends on no database driver, SQL builder or JWT library.
+//!
+//! ```ignore
+//! toolspec::include_tools!(); // pub mod tools { … generated from specs/ … }
+//! let registry = tools::registry(App::default());
+//! for tool in registry.tools_for("mcp") { println!("{}", tool.name_for("mcp").unwrap()); }
+//! ```
+//!
+//! ## Layout
+//!
+//! Each top-level module depends only on the ones listed before it (`tests/architecture`
+//! checks it, and that this list names every one):
+//!
+//! - vocabulary and data: `ambient`, [`descriptor`] (the vocabulary's one descriptor model,
+//!   and everything a tool declares: bindings, error codes, guards, queries and `ref` fields,
+//!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `context`, `failure`, `task`
+//!   (what a task is: its id, status and result), `guard` (what guards answer), `contract`,
+//!   `hooks`, `registry_error`, `macros` (the macros generated code calls);
+//! - `schema` (keys, local `$ref`s, the one schema walker) and [`sensitive`] (where a tool's
+//!   values are sensitive, and redaction);
+//! - `checks`: the argument checks (screening and coercion, the schema, their reports, limits);
+//! - [`explain`]: what an explanation holds, and the explain tool's published schemas;
+//!   `audit_record`: what the audit trail records, and which records to read;
+//! - [`storage`]: the traits a storage implements (availability, admission, records, queries,
+//!   the audit sink, the task queue), the error it answers, the `once` and `lock` key;
+//! - `durable`: `once` (an idempotency key) and `lock` (an advisory lock) over the storage;
+//!   `query`: paging, a query tool's operation, `ref` records; `trail`: the audit trail's
+//!   writer;
+//! - `call`: one call as the pipeline carries it ([`CallOptions`], the mode, the answer) and
+//!   the seam each tool fills;
+//! - `registry`: the tools with their handlers, looked up by name and by adapter;
+//! - `pipeline`: the stages of every call, in one order, and explaining a call as the same
+//!   stages in a mode; the built-in explain tool; the registry's call methods;
+//! - `worker`: the registry's task methods and the worker that runs stored tasks;
+//! - `catalog`: one adapter's members, each with its declaration and its registered tool;
+//! - `adapters`: MCP, the HTTP API, function calling (OpenAI, Anthropic, Gemini) and rig, each
+//!   behind its feature and re-exported here; nothing else depends on them;
+//! - [`audit`]: the audit trail's public face (its records and the trail), and [`tasks`]:
+//!   durable tasks' (what a task is, reading and cancelling one), assembled here.
+//!
+//! Generated code names the runtime through `__private` only (hidden, no stability promise).
+
+mod adapters;
+mod ambient;
+mod audit_record;
+mod call;
+mod caller;
+#[cfg_attr(
+    not(any(
+        feature = "mcp",
+        feature = "http",
+        feature = "openai",
+        feature = "anthropic",
+        feature = "gemini",
+        feature = "rig"
+    )),
+    allow(dead_code, reason = "what the adapters share: unused without one")
+)]
+mod catalog;
+mod checks;
+mod context;
+mod contract;
+pub mod descriptor;
+mod durable;
+pub mod explain;
+mod failure;
+mod guard;
+mod hooks;
+mod macros;
+mod pipeline;
+pub mod project;
+mod query;
+mod registry;
+mod registry_error;
+mod schema;
+pub mod sensitive;
+pub mod storage;
+mod task;
+mod trail;
+mod worker;
+
+#[cfg(feature = "anthropic")]
+pub use adapters::anthropic;
+#[cfg(feature = "auth")]
+pub use adapters::auth;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub use adapters::calling;
+#[cfg(any(feature = "mcp", feature = "http"))]
+pub use adapters::gate;
+#[cfg(feature = "gemini")]
+pub use adapters::gemini;
+#[cfg(feature = "http")]
+pub use adapters::http;
+#[cfg(feature = "mcp")]
+pub use adapters::mcp;
+#[cfg(feature = "openai")]
+pub use adapters::openai;
+#[cfg(feature = "rig")]
+pub use adapters::rig;
+
+pub use ambient::AmbientContext;
+pub use call::options::{CallOptions, UndeclaredKeys};
+pub use caller::{Caller, Scopes};
+pub use checks::limits::Limits;
+pub use checks::report::{Errors, FieldError};
+pub use context::{Context, Progress, ProgressUpdate};
+pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
+pub use descriptor::Descriptor;
+pub use explain::explanation::{Explanation, GuardCheck};
+pub use explain::status::{LockStatus, OnceStatus};
+pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
+pub use guard::{GuardFailure, GuardStop, NoError, StopReason, Verdict};
+pub use hooks::{CallInfo, Hook};
+pub use project::Project;
+pub use registry::{RegisteredTool, Registry, RegistryBuilder};
+pub use registry_error::{CallerMismatch, RegistryError, UnknownTool};
+pub use tokio_util::sync::CancellationToken;
+pub use toolspec_vocab::auth::MissingScope;
+pub use toolspec_vocab::{Dialect, codes, settings};
+
+/// The audit trail: one record per call of a tool whose `audit` policy is on, whatever the
+/// adapter (MCP, function calling, rig, a direct `invoke`), written into the registry's
+/// [`storage`] (the app's database).
+///
+/// A record holds who called what through which adapter, when and for how long, the trusted
+/// ambient values and the arguments as received, the outcome (and the developer-facing
+/// exception, for operators only), the exposed result and the call's trace id; every value the
+/// spec marks `sensitive` is stored as [`REDACTED`](crate::sensitive::REDACTED). Records go
+/// through a bounded queue to one writer per trail that writes them in batches: the call does
+/// not wait, unless its policy is `sync` or `required`. [`AuditTrail::flush`](audit::AuditTrail::flush)
+/// waits for what is queued; [`AuditTrail::reconcile`](audit::AuditTrail::reconcile) closes what
+/// dead processes left open; [`AuditQuery`](audit::AuditQuery) reads the stored records.
+pub mod audit {
+    pub use crate::audit_record::{
+        AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
+    };
+    pub use crate::trail::{AuditStats, AuditTrail};
+}
+
+/// Long-running tools as durable tasks: a call of a tool that declares `task:` is stored in
+/// the registry's database and answered with a [`Task`](tasks::Task) handle when its caller
+/// can take one ([`Accept`](tasks::Accept), [`RegisteredTool::submit_with`]); a worker on any
+/// process sharing the database ([`Registry::start_tasks`]) runs it through the same pipeline
+/// with its caller's stored identity and ambient context, and keeps the result for the caller
+/// to read ([`Registry::task`]) until the task's retention passes. Reading or cancelling
+/// another caller's task answers as an unknown id does ([`TaskError::Unknown`](tasks::TaskError::Unknown)).
+pub mod tasks {
+    pub use crate::task::{
+        Accept, MalformedTaskId, POLL_INTERVAL, Submitted, Task, TaskId, TaskStatus,
+        result_from_stored, timestamp,
+    };
+    pub use crate::worker::{MAX_LISTED, TaskError};
+}
+
+/// Value types that spec field types map to (`uuid`, `date`, `datetime`, `decimal`).
+pub mod types {
+    pub use chrono::{DateTime, FixedOffset, NaiveDate};
+    pub use rust_decimal::Decimal;
+    pub use uuid::Uuid;
+}
+
+/// Pulls the code generated by `toolspec_codegen::compile` into the current module.
+///
+/// `toolspec::include_tools!()` declares `pub mod tools { … }`; pass a name to choose another
+/// module name, and a file name when the build script set one with `Config::file_name`.
+///
+/// ```ignore
+/// toolspec::include_tools!();               // pub mod tools
+/// toolspec::include_tools!(agent_tools);    // pub mod agent_tools
+/// ```
+#[macro_export]
+macro_rules! include_tools {
+    () => {
+        $crate::include_tools!(tools);
+    };
+    ($module:ident) => {
+        $crate::include_tools!($module, "toolspec_tools.rs");
+    };
+    ($module:ident, $file:literal) => {
+        // The generated file's one lint block.
+        #[allow(
+            clippy::all,
+            clippy::pedantic,
+            clippy::nursery,
+            dead_code,
+            missing_docs,
+            unused_qualifications
+        )]
+        pub mod $module {
+            include!(concat!(env!("OUT_DIR"), "/", $file));
+        }
+    };
+}
+
+/// The one door of generated code (and of this workspace's benchmarks): every item the code
+/// that `toolspec-codegen` writes names, so that the public paths above can change without
+/// breaking it. Not part of the public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+
+    /// Decodes a structured spec `default:` (a list, map or object). The compiler checked the
+    /// value against the field's schema and type at build time, so decoding cannot fail.
+    #[allow(clippy::expect_used)]
+    pub fn default_from_json<T: serde::de::DeserializeOwned>(json: &str) -> T {
+        serde_json::from_str(json).expect("spec default checked against its field at build time")
+    }
+
+    pub use crate::context::Context;
+    pub use crate::contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
+    pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
+    pub use crate::descriptor::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
+    pub use crate::descriptor::{
+        ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
+        ScopeColumn,
+    };
+    pub use crate::descriptor::{TaskDecl, TaskSupport};
+    pub use crate::failure::{Failure, UnknownVariant};
+    pub use crate::guard::{GuardFailure, GuardStop, NoError, check as check_guard};
+    pub use crate::project::TasksConfig;
+    pub use crate::project::{ExplainConfig, Package, Project};
+    pub use crate::query::operation::QueryOperation;
+    pub use crate::registry::{Registry, generated_registry};
+    pub use crate::types;
+    pub use crate::{bind_handler, declared_errors, string_enum};
+    pub use toolspec_vocab::Dialect;
+    pub use toolspec_vocab::adapters::BUILTIN as BUILTIN_ADAPTERS;
+    pub use toolspec_vocab::auth::{AuthConfig, ClaimMapping, MissingScope};
+    pub use toolspec_vocab::naming::NameRule;
+    pub use toolspec_vocab::settings::{self, SettingValue};
+
+    /// The pipeline's argument plan, for the invoke benchmark's stages.
+    pub use crate::checks::plan::ArgumentPlan;
+}

@@ -1,0 +1,137 @@
+//! Stages: the call's audit record, when its tool's policy is on. Opened as the call starts
+//! (for a `required` tool committed before anything of the call runs, the call refused with
+//! `unavailable` when it cannot be), finished with the outcome after it (see `audit::trail`
+//! for what each durability promises). Values are redacted as the called tool redacts them.
+
+use std::time::Instant;
+
+use chrono::Utc;
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::ambient::AmbientContext;
+use crate::audit_record::{AuditRecord, Call, Redact};
+use crate::call::options::CallOptions;
+use crate::failure::{RETRY_UNAVAILABLE, ToolResult};
+use crate::registry::RegisteredTool;
+use crate::trail::{AuditTrail, OpenRecord};
+
+/// A call's record while the call runs.
+pub(crate) struct Recording<'r> {
+    trail: &'r AuditTrail,
+    record: AuditRecord,
+    open: Option<OpenRecord>,
+    started: Instant,
+}
+
+/// Whether calls of `tool` are recorded: its policy is on and its registry has a trail.
+pub(crate) fn records(tool: RegisteredTool<'_>) -> bool {
+    trail(tool).is_some()
+}
+
+fn trail<'r>(tool: RegisteredTool<'r>) -> Option<&'r AuditTrail> {
+    let enabled = tool.descriptor().audit.enabled;
+    tool.registry().audit().filter(|_| enabled)
+}
+
+/// Starts the record of a call of `tool` (one that [`records`]) with `args` (`open`: committed
+/// before the call runs, as a `required` tool's must be); `Err` the call's answer when its
+/// record could not be opened.
+pub(crate) async fn start<'r>(
+    tool: RegisteredTool<'r>,
+    args: &Value,
+    ambient: &AmbientContext,
+    options: &CallOptions,
+    open: bool,
+) -> Result<Recording<'r>, ToolResult> {
+    let descriptor = tool.descriptor();
+    let Some(trail) = trail(tool) else {
+        return Err(ToolResult::internal(
+            descriptor,
+            "a call was recorded without an audit trail".into(),
+        ));
+    };
+    let started = Instant::now();
+    let id = Uuid::now_v7();
+    let trace_id = options
+        .trace_id
+        .clone()
+        .unwrap_or_else(|| id.simple().to_string());
+    let record = AuditRecord::started(&Call {
+        id,
+        tool: descriptor,
+        started_at: Utc::now(),
+        adapter: options.adapter.as_deref(),
+        caller: options.caller.as_deref(),
+        trace_id: &trace_id,
+        arguments: args,
+        ambient,
+        redact: &Redaction {
+            tool,
+            adapter: options.adapter.as_deref(),
+        },
+    });
+    let open = match open && descriptor.audit.required {
+        true => match trail.open(&record).await {
+            Ok(open) => Some(open),
+            Err(why) => {
+                let exception =
+                    format!("the call's audit record could not be written before it ran: {why}");
+                return Err(ToolResult::unavailable(
+                    descriptor,
+                    "the audit trail",
+                    RETRY_UNAVAILABLE,
+                    exception,
+                ));
+            }
+        },
+        false => None,
+    };
+    Ok(Recording {
+        trail,
+        record,
+        open,
+        started,
+    })
+}
+
+impl Recording<'_> {
+    /// The trace id of the call (the caller's, or the record's id).
+    pub(crate) fn trace_id(&self) -> &str {
+        &self.record.trace_id
+    }
+
+    /// Finishes the record with the call's `result`.
+    pub(crate) async fn finish(
+        self,
+        tool: RegisteredTool<'_>,
+        adapter: Option<&str>,
+        result: &ToolResult,
+    ) {
+        let Self {
+            trail,
+            mut record,
+            open,
+            started,
+        } = self;
+        let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+        record.finish(result, duration_us, &Redaction { tool, adapter });
+        trail.finish(record, tool.descriptor().audit, open).await;
+    }
+}
+
+/// A call's redaction, as its tool does it.
+struct Redaction<'r> {
+    tool: RegisteredTool<'r>,
+    adapter: Option<&'r str>,
+}
+
+impl Redact for Redaction<'_> {
+    fn input(&self, value: &mut Value) {
+        crate::pipeline::redaction::input(self.tool, self.adapter, value);
+    }
+
+    fn output(&self, value: &mut Value) {
+        crate::pipeline::redaction::output(self.tool, value);
+    }
+}

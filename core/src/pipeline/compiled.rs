@@ -1,0 +1,81 @@
+//! What a tool's stages read, compiled once per tool from its descriptor on first use: the
+//! argument plan (and a query tool's narrower plans per adapter), the input and output
+//! validators, where its values are sensitive, its ambient fields and success message.
+
+use serde_json::Value;
+use toolspec_vocab::Dialect;
+
+use crate::checks::plan::ArgumentPlan;
+use crate::checks::validate;
+use crate::descriptor::{Descriptor, Field};
+use crate::sensitive::Sensitivity;
+
+/// The compiled parts of one tool.
+pub(crate) struct Compiled {
+    /// What screening and coercion look at in the input schema.
+    pub(crate) plan: ArgumentPlan,
+    /// A query tool's plans on the adapters that narrow it (their schemas leave filters out).
+    pub(crate) views: Vec<(&'static str, ArgumentPlan)>,
+    /// Where the input (ambient fields included) is sensitive.
+    pub(crate) sensitive_input: Sensitivity,
+    /// Where the output is sensitive.
+    pub(crate) sensitive_output: Sensitivity,
+    /// The fields resolved from the ambient context (none for most tools).
+    pub(crate) ambient: Vec<&'static Field>,
+    pub(crate) input: jsonschema::Validator,
+    pub(crate) output: jsonschema::Validator,
+    /// The success message template, if the tool has one.
+    pub(crate) templates: Option<minijinja::Environment<'static>>,
+    /// The success message of a tool without a template (or whose template fails).
+    pub(crate) default_message: String,
+}
+
+impl Compiled {
+    /// Compiles `tool`'s embedded schemas and template; an error is for the developer.
+    pub(crate) fn new(tool: &'static Descriptor) -> Result<Self, String> {
+        let input_schema: Value =
+            serde_json::from_str(&tool.input_schema).map_err(|e| e.to_string())?;
+        let output_schema: Value =
+            serde_json::from_str(&tool.output_schema).map_err(|e| e.to_string())?;
+        let templates = match &tool.message {
+            Some(message) => {
+                let mut templates = minijinja::Environment::new();
+                templates.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
+                templates
+                    .add_template("message", message)
+                    .map_err(|e| e.to_string())?;
+                Some(templates)
+            }
+            None => None,
+        };
+        let mut views = Vec::new();
+        for binding in tool.adapters.iter() {
+            let schema = binding
+                .view
+                .as_ref()
+                .and_then(|_| tool.schema_for(&binding.adapter, Dialect::Mcp));
+            if let Some(schema) = schema {
+                let schema: Value = serde_json::from_str(schema).map_err(|e| e.to_string())?;
+                views.push((&*binding.adapter, ArgumentPlan::compile(&schema, &schema)));
+            }
+        }
+        Ok(Self {
+            input: validate::compile(&input_schema, &tool.own_ranges_input)
+                .map_err(|e| e.to_string())?,
+            output: validate::compile(&output_schema, &tool.own_ranges_output)
+                .map_err(|e| e.to_string())?,
+            plan: ArgumentPlan::compile(&input_schema, &input_schema),
+            views,
+            sensitive_input: Sensitivity::compile(tool.sensitive_input.as_deref()),
+            sensitive_output: Sensitivity::compile(tool.sensitive_output.as_deref()),
+            ambient: tool.ambient_fields().collect(),
+            templates,
+            default_message: default_message(tool),
+        })
+    }
+}
+
+/// The success message of a tool without a template.
+pub(crate) fn default_message(tool: &Descriptor) -> String {
+    format!("{} succeeded.", tool.title.as_deref().unwrap_or(&tool.name))
+}

@@ -1,0 +1,228 @@
+//! The call pipeline: every call of every tool, through any adapter, is one ordered list of
+//! stages over one call ([`run`] lists them), each stage a function in a file of its own:
+//!
+//! | stage | file | what it does |
+//! |---|---|---|
+//! | audit (start) | `audit` | the record started; a `required` tool's committed before anything runs |
+//! | scopes | `scopes` | a tool the caller may not call answers as an unknown one |
+//! | hooks before | `hooks` | any hook may refuse the call |
+//! | screening, coercion, validation | `screen` | the arguments as sent → validated JSON, or every error |
+//! | availability | `availability` | refused at once while the database it needs is down |
+//! | task hand-off | `task` | a tool with `task:` stored as a task, when its caller takes a handle |
+//! | admission | `durable` | `once` claimed, `lock` taken (explaining: looked at) |
+//! | `ref` records | `refs` | each key replaced by its scoped record |
+//! | decode | `decode` | the typed input and the ambient fields |
+//! | guards, handler | `handler` | under the timeout and cancellation, panics caught (explaining: each guard) |
+//! | output | `output` | checked against the output schema, the message rendered |
+//! | admission released | `durable` | `once` keeps the handler's answer, the lock is let go |
+//! | hooks after | `hooks` | each hook sees the result; the call's log line |
+//! | audit (finish) | `audit` | the record finished with the outcome |
+//!
+//! Explaining a call is the same stages in [`Mode::Explain`](crate::call::Mode): nothing is
+//! taken and the handler never runs. The built-in explain tool (`explain_tool`) is what the
+//! pipeline runs in place of a tool's own stages when it is called.
+//!
+//! This module adds the registry's call methods ([`RegisteredTool::invoke_with`] and the
+//! others): the registry only finds tools.
+
+// Stages return the call's final `ToolResult` as their error, so each stage can end the call
+// early; that value is large, but it is built once, on the failure path only.
+#![allow(clippy::result_large_err)]
+// Stage functions return `async` blocks rather than being `async fn`s, whose arguments would be
+// stored twice in the future: every call's future is copied and its own stages' boxed.
+#![allow(clippy::manual_async_fn)]
+
+mod answers;
+mod audit;
+mod availability;
+mod compiled;
+mod decode;
+mod explain_tool;
+mod handler;
+mod hooks;
+mod output;
+mod redaction;
+mod refs;
+mod run;
+mod scopes;
+mod screen;
+pub(crate) mod supervise;
+mod task;
+mod typed;
+
+use serde_json::Value;
+
+use crate::ambient::AmbientContext;
+use crate::call::Dispatch;
+use crate::call::options::CallOptions;
+use crate::checks::report::Errors;
+use crate::descriptor::Descriptor;
+use crate::explain::explanation::Explanation;
+use crate::failure::{ToolError, ToolResult};
+use crate::registry::{Imp, RegisteredTool, Registry, RegistryBuilder};
+use crate::registry_error::UnknownTool;
+use crate::task::{Accept, Submitted};
+
+impl RegistryBuilder {
+    /// Adds the built-in explain tool under `descriptor` (generated as `EXPLAIN`).
+    pub fn explain(self, descriptor: &'static Descriptor) -> Self {
+        self.add(descriptor, Imp::Explain)
+    }
+}
+
+impl RegisteredTool<'_> {
+    /// Calls the tool with the model's raw JSON arguments and the trusted ambient context.
+    pub async fn invoke(&self, args: Value, ambient: &AmbientContext) -> ToolResult {
+        self.invoke_with(args, ambient, CallOptions::default())
+            .await
+    }
+
+    /// Calls the tool with options (adapter, caller, cancellation, progress, trace id); a tool
+    /// whose audit policy is on is recorded in the registry's audit trail. A `required` tool's
+    /// record is committed before the call runs, and the call answers `unavailable` without
+    /// running when it cannot be.
+    pub async fn invoke_with(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> ToolResult {
+        let direct = Dispatch::Direct(Accept::ResultsOnly);
+        let submitted = run::call(*self, args, ambient, options, None, direct).await;
+        submitted.into_result()
+    }
+
+    /// Calls the tool as [`invoke_with`](Self::invoke_with) does, except that a tool that
+    /// declares `task:` is stored as a task when `accept` lets it (see [`Accept`]): the
+    /// answer is then the task, which the registry's worker runs
+    /// ([`Registry::start_tasks`](crate::Registry::start_tasks)).
+    pub async fn submit_with(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        accept: Accept,
+    ) -> Submitted {
+        run::call(
+            *self,
+            args,
+            ambient,
+            options,
+            None,
+            Dispatch::Direct(accept),
+        )
+        .await
+    }
+
+    /// Answers a call of the tool with `error` without running any of it, recorded in the
+    /// audit trail like any call of the tool: for a caller that refuses the call itself (an
+    /// agent past its tool-call limits, say), so that the trail shows what was asked.
+    pub async fn refuse_with(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        error: ToolError,
+    ) -> ToolResult {
+        let direct = Dispatch::Direct(Accept::ResultsOnly);
+        let submitted = run::call(*self, args, ambient, options, Some(error), direct).await;
+        submitted.into_result()
+    }
+
+    /// Runs a stored task's call: inline, under the task's `timeout`.
+    pub(crate) async fn run_task(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        timeout: std::time::Duration,
+    ) -> ToolResult {
+        let dispatch = Dispatch::Worker { timeout };
+        let submitted = run::call(*self, args, ambient, options, None, dispatch).await;
+        submitted.into_result()
+    }
+
+    /// Validates arguments and runs the guards without calling the handler.
+    pub async fn explain(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+    ) -> Result<Explanation, ToolResult> {
+        self.explain_with(args, ambient, CallOptions::default())
+            .await
+    }
+
+    /// [`explain`](Self::explain) for a call with options, as [`invoke_with`](Self::invoke_with)
+    /// takes them: the guards run under the tool's timeout and `options.cancellation` (a
+    /// cancelled explanation is a `cancelled` error; guards still running when the timeout
+    /// passes are neither passed nor failed); progress reports are dropped.
+    pub async fn explain_with(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> Result<Explanation, ToolResult> {
+        explain_tool::explain(*self, args, ambient, options).await
+    }
+}
+
+impl Registry {
+    /// Calls tool `name` (canonical) through the pipeline.
+    pub async fn invoke(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+    ) -> Result<ToolResult, UnknownTool> {
+        self.invoke_with(name, args, ambient, CallOptions::default())
+            .await
+    }
+
+    /// Calls tool `name`: by its name on `options.adapter` when one is given, else canonical.
+    pub async fn invoke_with(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> Result<ToolResult, UnknownTool> {
+        let tool = self.lookup(options.adapter.as_deref(), name);
+        let tool = tool.ok_or_else(|| UnknownTool(name.to_owned()))?;
+        Ok(tool.invoke_with(args, ambient, options).await)
+    }
+
+    /// Validates arguments and runs the guards of tool `name` (canonical) without calling its
+    /// handler.
+    pub async fn explain(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+    ) -> Result<Explanation, UnknownTool> {
+        self.explain_with(name, args, ambient, CallOptions::default())
+            .await
+    }
+
+    /// Explains a call of tool `name` with options, found as [`invoke_with`](Self::invoke_with)
+    /// finds it: by its name on `options.adapter` when one is given (members of that adapter
+    /// only), else canonical. See [`RegisteredTool::explain_with`]; a failure to explain (the
+    /// call cancelled, the ambient context incomplete) is an explanation with that error at `/`.
+    pub async fn explain_with(
+        &self,
+        name: &str,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> Result<Explanation, UnknownTool> {
+        let tool = self.lookup(options.adapter.as_deref(), name);
+        let tool = tool.ok_or_else(|| UnknownTool(name.to_owned()))?;
+        match tool.explain_with(args, ambient, options).await {
+            Ok(explanation) => Ok(explanation),
+            Err(result) => {
+                let message = result.error().map(|e| e.message.clone());
+                let errors = Errors::one("/", message.unwrap_or_default());
+                Ok(Explanation::refused(tool.name(), errors))
+            }
+        }
+    }
+}

@@ -1,0 +1,441 @@
+//! The call pipeline's stages, in order: [`call`] runs the stages every tool has in common
+//! around the tool's own, [`tool_stages`] runs a tool's own. A stage is a function in a file of
+//! its own (beside this one); adding one is that file and one line here.
+//!
+//! In [`Mode::Explain`] the same stages run up to the handler without taking anything: the
+//! admission stage looks at `once` and `lock` instead of claiming them, the guards run one by
+//! one instead of guarding the handler, and every refusal becomes the explanation's errors.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use serde_json::Value;
+use tracing::Instrument;
+
+use crate::ambient::AmbientContext;
+use crate::call::options::CallOptions;
+use crate::call::{Answer, Call, Dispatch, Mode};
+use crate::checks::report::Errors;
+use crate::contract::Operation;
+use crate::descriptor::Descriptor;
+use crate::durable::{self, Admission};
+use crate::explain::explanation::{Explanation, GuardCheck};
+use crate::failure::{ToolError, ToolResult};
+use crate::hooks::CallInfo;
+use crate::pipeline::answers::refused;
+use crate::pipeline::compiled::Compiled;
+use crate::pipeline::decode::{Decoding, decode};
+use crate::pipeline::handler::{self, Failing, Handled};
+use crate::pipeline::refs::{self, Missing};
+use crate::pipeline::task::{self, Decision};
+use crate::pipeline::{audit, availability, explain_tool, hooks, output, scopes, screen};
+use crate::registry::{Imp, RegisteredTool};
+use crate::task::Submitted;
+
+/// A call of `tool` through its registry, or — with `refusal` — its caller's refusal of it,
+/// recorded like a call:
+///
+/// 1. audit: the record started (a `required` tool's committed before anything runs);
+/// 2. scopes: a tool the caller may not call is an unknown tool;
+/// 3. hooks before (any may refuse), under the call's `tool.call` span;
+/// 4. the tool's own stages ([`tool_stages`], or the explain tool's);
+/// 5. hooks after, and the call's log line;
+/// 6. audit: the record finished with the outcome.
+///
+/// Like every stage function below, an `async` block rather than an `async fn`, whose arguments
+/// would be stored twice in the future (every call's size and copies).
+pub(crate) fn call<'a>(
+    tool: RegisteredTool<'a>,
+    args: Value,
+    ambient: &'a AmbientContext,
+    options: CallOptions,
+    refusal: Option<ToolError>,
+    dispatch: Dispatch,
+) -> impl Future<Output = Submitted> + Send + 'a {
+    async move {
+        if !audit::records(tool) {
+            return match refusal {
+                Some(error) => Submitted::Done(refused_by_caller(error)),
+                None => {
+                    let trace_id = options.trace_id.clone();
+                    spanned(tool, args, ambient, options, trace_id.as_deref(), dispatch).await
+                }
+            };
+        }
+        // Boxed, so that the record and its writes do not weigh on the future of every call.
+        Box::pin(recorded(tool, args, ambient, options, refusal, dispatch)).await
+    }
+}
+
+/// [`call`] of a tool whose calls are recorded (a call stored as a task is recorded with the
+/// task as its result; the task's run has a record of its own).
+async fn recorded(
+    tool: RegisteredTool<'_>,
+    args: Value,
+    ambient: &AmbientContext,
+    options: CallOptions,
+    refusal: Option<ToolError>,
+    dispatch: Dispatch,
+) -> Submitted {
+    let open = refusal.is_none();
+    let recording = match audit::start(tool, &args, ambient, &options, open).await {
+        Ok(recording) => recording,
+        Err(result) => return Submitted::Done(result),
+    };
+    let adapter = options.adapter.clone();
+    let submitted = match refusal {
+        Some(error) => Submitted::Done(refused_by_caller(error)),
+        None => {
+            let trace_id = recording.trace_id().to_owned();
+            // A task stored by this call keeps its trace id: its run's record shares it.
+            let mut options = options;
+            options.trace_id.get_or_insert_with(|| trace_id.clone());
+            spanned(tool, args, ambient, options, Some(&trace_id), dispatch).await
+        }
+    };
+    let ticket;
+    let result = match &submitted {
+        Submitted::Done(result) => result,
+        Submitted::Task(task) => {
+            ticket = task.ticket();
+            &ticket
+        }
+    };
+    recording.finish(tool, adapter.as_deref(), result).await;
+    submitted
+}
+
+/// A call its caller refused.
+fn refused_by_caller(error: ToolError) -> ToolResult {
+    ToolResult::failed(error, Some("refused by its caller".into()))
+}
+
+/// Stages 2 to 5 of [`call`].
+fn spanned<'a>(
+    tool: RegisteredTool<'a>,
+    args: Value,
+    ambient: &'a AmbientContext,
+    options: CallOptions,
+    trace_id: Option<&'a str>,
+    dispatch: Dispatch,
+) -> impl Future<Output = Submitted> + Send + 'a {
+    async move {
+        let descriptor = tool.descriptor();
+        if let Some(refused) = scopes::refusal(descriptor, &options) {
+            return Submitted::Done(refused);
+        }
+        let span = tracing::info_span!(
+            "tool.call",
+            tool = &*descriptor.name,
+            adapter = options.adapter.as_deref(),
+            caller = options.caller.as_deref(),
+            trace_id
+        );
+        let started = Instant::now();
+        let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
+        let hooks = tool.registry().hooks();
+        let info = CallInfo {
+            tool: descriptor,
+            adapter: adapter.as_deref(),
+            caller: caller.as_deref(),
+            arguments: &args,
+        };
+        if let Err(result) = hooks::before(hooks, &info) {
+            span.in_scope(|| hooks::after(hooks, &info, &result, started));
+            return Submitted::Done(result);
+        }
+        // Hooks see the arguments as sent; copy them only when someone will look.
+        let sent = if hooks.is_empty() {
+            Value::Null
+        } else {
+            args.clone()
+        };
+        let submitted = own_stages(tool, args, ambient, options, Mode::Invoke, dispatch)
+            .instrument(span.clone())
+            .await
+            .into_submitted(descriptor);
+        let info = CallInfo {
+            tool: descriptor,
+            adapter: adapter.as_deref(),
+            caller: caller.as_deref(),
+            arguments: &sent,
+        };
+        match &submitted {
+            Submitted::Done(result) => {
+                span.in_scope(|| hooks::after(hooks, &info, result, started));
+            }
+            Submitted::Task(task) => {
+                let ticket = task.ticket();
+                span.in_scope(|| hooks::after(hooks, &info, &ticket, started));
+            }
+        }
+        submitted
+    }
+}
+
+/// Stage 4 of [`call`]: the tool's own stages in `mode`.
+pub(crate) fn own_stages<'a>(
+    tool: RegisteredTool<'a>,
+    args: Value,
+    ambient: &'a AmbientContext,
+    options: CallOptions,
+    mode: Mode,
+    dispatch: Dispatch,
+) -> impl Future<Output = Answer> + Send + 'a {
+    async move {
+        let registry = tool.registry();
+        let call = Call {
+            tool: tool.descriptor(),
+            ambient,
+            options,
+            rules: registry.rules(),
+            mode,
+            dispatch,
+        };
+        match tool.imp() {
+            Imp::Tool(stages) => stages.run(call, args).await,
+            // Boxed like a tool's own stages, so that its future does not weigh on every call's.
+            Imp::Explain => Box::pin(explain_tool::run(registry, call, args)).await,
+        }
+    }
+}
+
+/// What a tool needs of its own to run its stages: its operation, its compiled checks, and
+/// whether its handler is known to need the database.
+pub(crate) struct Own<'a, O> {
+    pub(crate) op: &'a O,
+    pub(crate) compiled: Result<&'a Compiled, ToolResult>,
+    pub(crate) learned: &'a AtomicBool,
+}
+
+/// A tool's own stages of `call`:
+///
+/// 1. screening, coercion and validation (`screen`);
+/// 2. refused at once while the database it needs is known to be down (`availability`);
+/// 3. admission: `once` claimed, `lock` taken — or, explaining, looked at (`durable`);
+/// 4. `ref` records loaded (`refs`);
+/// 5. the typed input decoded, the ambient fields resolved (`decode`);
+/// 6. the guards, then the handler, under timeout and cancellation — or, explaining, each
+///    guard on its own (`handler`);
+/// 7. the output checked and the message rendered (`output`);
+/// 8. admission released: `once` keeps the handler's answer, the lock is let go.
+///
+/// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
+/// future (it is boxed: its size is an allocation and a copy per call); likewise below.
+pub(crate) fn tool_stages<'a, O: Operation>(
+    own: Own<'a, O>,
+    call: Call<'a>,
+    args: Value,
+) -> impl Future<Output = Answer> + Send + 'a {
+    async move {
+        let Call {
+            tool,
+            ambient,
+            options,
+            rules,
+            mode,
+            dispatch,
+        } = call;
+        let compiled = match own.compiled {
+            Ok(compiled) => compiled,
+            Err(result) => return answer(mode, result),
+        };
+        let value = match screen::screen(tool, compiled, args, options.adapter.as_deref(), rules) {
+            Ok(value) => value,
+            Err(errors) => return refusal(mode, tool, errors),
+        };
+        let storage = rules.storage.as_deref();
+        let learned = own.learned.load(Ordering::Relaxed);
+        if let Some(refused) = availability::refusal(tool, learned, storage) {
+            return answer(mode, refused);
+        }
+        if let (Mode::Invoke, Some(decl), Dispatch::Direct(accept)) = (mode, &tool.task, dispatch) {
+            match task::decide(decl, accept) {
+                Decision::Inline => {}
+                Decision::Refuse => return Answer::Called(task::required(tool)),
+                Decision::Enqueue => {
+                    let handed = task::hand_off(tool, decl, value, ambient, &options, rules);
+                    return match Box::pin(handed).await {
+                        Ok(task) => Answer::Enqueued(task),
+                        Err(result) => Answer::Called(result),
+                    };
+                }
+            }
+        }
+        let redaction = &compiled.sensitive_input;
+        // The stages a tool may not need, and explaining, await boxed futures: what every call's
+        // future holds (and copies) stays small.
+        let admits = tool.once.is_some() || tool.lock.is_some();
+        let (ticket, explanation) = match mode {
+            Mode::Invoke if !admits => (None, None),
+            Mode::Invoke => {
+                let admission = Box::pin(durable::admit(tool, &value, ambient, storage, redaction));
+                match admission.await {
+                    Admission::Run(ticket) => (Some(ticket), None),
+                    Admission::Answer(result) => return Answer::Called(result),
+                }
+            }
+            Mode::Explain => {
+                let mut explanation = explanation(tool);
+                let report = Box::pin(durable::report(tool, &value, ambient, storage, redaction));
+                match report.await {
+                    Ok((once, lock)) => (explanation.once, explanation.lock) = (once, lock),
+                    Err(e) => return answer(mode, e.answer(tool)),
+                }
+                (None, Some(explanation))
+            }
+        };
+        let limit = dispatch.limit(tool);
+        let (answer, by_handler) = admitted(
+            own,
+            tool,
+            compiled,
+            value,
+            ambient,
+            options,
+            rules,
+            explanation,
+            limit,
+        )
+        .await;
+        if let Some(ticket) = ticket {
+            let kept = match &answer {
+                Answer::Called(result) if by_handler => Some(result),
+                _ => None,
+            };
+            ticket.finish(kept).await;
+        }
+        answer
+    }
+}
+
+/// Stages 4 to 7 of [`tool_stages`], once admitted; with whether the handler gave the answer.
+#[allow(clippy::too_many_arguments)]
+fn admitted<'a, O: Operation>(
+    own: Own<'a, O>,
+    tool: &'static Descriptor,
+    compiled: &'a Compiled,
+    mut value: Value,
+    ambient: &'a AmbientContext,
+    options: CallOptions,
+    rules: &'a crate::call::options::Rules,
+    explanation: Option<Explanation>,
+    limit: Option<std::time::Duration>,
+) -> impl Future<Output = (Answer, bool)> + Send + 'a {
+    async move {
+        let storage = rules.storage.as_deref();
+        let loaded = match tool.refs.is_empty() {
+            true => Ok(()),
+            false => Box::pin(refs::load(tool, &mut value, ambient, storage)).await,
+        };
+        match loaded {
+            Ok(()) => {}
+            Err(Missing::NotFound(result, error)) => {
+                let answer = match explanation {
+                    Some(mut explanation) => {
+                        explanation.errors = vec![error];
+                        Answer::Explained(Ok(explanation))
+                    }
+                    None => Answer::Called(result),
+                };
+                return (answer, false);
+            }
+            Err(Missing::Failed(result)) => {
+                return (answer_or_explained(explanation, result), false);
+            }
+        }
+        let decoded = decode::<O::Contract>(tool, compiled, value, ambient, &rules.limits);
+        let (input, resolved) = match decoded {
+            Ok(decoded) => decoded,
+            Err(Decoding::Arguments(errors)) => {
+                let answer = match explanation {
+                    Some(mut explanation) => {
+                        explanation.errors = errors.list;
+                        explanation.more_errors = errors.more;
+                        Answer::Explained(Ok(explanation))
+                    }
+                    None => Answer::Called(refused(tool, &errors)),
+                };
+                return (answer, false);
+            }
+            Err(Decoding::Internal(result)) => {
+                return (answer_or_explained(explanation, result), false);
+            }
+        };
+        if let Some(mut explanation) = explanation {
+            let checks = &mut explanation.guards;
+            let guards = handler::explain_guards(own.op, &input, &resolved, &options, tool, checks);
+            return match Box::pin(guards).await {
+                Ok(()) => {
+                    explanation.callable =
+                        explanation.guards.iter().all(|g| g.passed == Some(true));
+                    (Answer::Explained(Ok(explanation)), false)
+                }
+                Err(result) => (Answer::Explained(Err(result)), false),
+            };
+        }
+        let failing = Failing {
+            tool,
+            learned: own.learned,
+            storage,
+        };
+        match handler::run(own.op, input, &resolved, options, limit, failing).await {
+            Handled::Output(output) => {
+                let result = output::succeed(tool, compiled, &output, &rules.limits);
+                (Answer::Called(result), true)
+            }
+            Handled::Failed { result, by_handler } => (Answer::Called(result), by_handler),
+        }
+    }
+}
+
+/// `result` as the answer of a call in `mode` (an explanation's: its error).
+fn answer(mode: Mode, result: ToolResult) -> Answer {
+    match mode {
+        Mode::Invoke => Answer::Called(result),
+        Mode::Explain => Answer::Explained(Err(result)),
+    }
+}
+
+/// `result` as the answer: an explanation's error when there is one.
+fn answer_or_explained(explanation: Option<Explanation>, result: ToolResult) -> Answer {
+    match explanation {
+        Some(_) => Answer::Explained(Err(result)),
+        None => Answer::Called(result),
+    }
+}
+
+/// Arguments refused: the call's `invalid_arguments`, or the explanation's errors.
+fn refusal(mode: Mode, tool: &'static Descriptor, errors: Errors) -> Answer {
+    match mode {
+        Mode::Invoke => Answer::Called(refused(tool, &errors)),
+        Mode::Explain => {
+            let mut explanation = explanation(tool);
+            explanation.errors = errors.list;
+            explanation.more_errors = errors.more;
+            Answer::Explained(Ok(explanation))
+        }
+    }
+}
+
+/// An explanation of a call of `tool` with no error yet and none of its guards checked.
+fn explanation(tool: &Descriptor) -> Explanation {
+    Explanation {
+        tool: tool.name.to_string(),
+        callable: false,
+        errors: Vec::new(),
+        more_errors: 0,
+        guards: tool
+            .guards
+            .iter()
+            .map(|g| GuardCheck {
+                name: g.name.to_string(),
+                description: g.description.to_string(),
+                passed: None,
+                error: None,
+            })
+            .collect(),
+        once: None,
+        lock: None,
+    }
+}

@@ -1,0 +1,241 @@
+//! A tool of the crate as the registry holds it: its [`Operation`] (the generated binding of
+//! its handler, or a query tool's), its compiled checks (built on first use), and whether its
+//! handler is known to need the database. Its [`Stages`] are the pipeline's
+//! ([`tool_stages`]); the builder's [`tool`](RegistryBuilder::tool) adds one.
+
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicBool;
+
+use serde_json::Value;
+
+use crate::ambient::AmbientContext;
+use crate::call::{Answer, Call, Stages};
+use crate::contract::{BoxFuture, Contract, Operation};
+use crate::descriptor::Descriptor;
+use crate::failure::ToolResult;
+use crate::pipeline::compiled::Compiled;
+use crate::pipeline::decode::resolve_ambient;
+use crate::pipeline::run::{Own, tool_stages};
+use crate::registry::{Imp, RegistryBuilder};
+use crate::sensitive::Sensitivity;
+
+impl RegistryBuilder {
+    /// Adds one tool bound to its handler.
+    pub fn tool<O: Operation>(self, operation: O) -> Self {
+        let descriptor = <O::Contract as Contract>::descriptor();
+        self.add(descriptor, Imp::Tool(Box::new(Typed::new(operation))))
+    }
+}
+
+/// A typed tool behind the type-erased registry entry.
+pub(crate) struct Typed<O> {
+    op: O,
+    compiled: OnceLock<Result<Compiled, String>>,
+    /// Set once the handler or a guard failed because a database could not be reached: from
+    /// then on, calls are refused at once while the registry's database is known to be down.
+    learned: AtomicBool,
+}
+
+impl<O: Operation> Typed<O> {
+    pub(crate) fn new(op: O) -> Self {
+        Self {
+            op,
+            compiled: OnceLock::new(),
+            learned: AtomicBool::new(false),
+        }
+    }
+
+    fn tool() -> &'static Descriptor {
+        <O::Contract as Contract>::descriptor()
+    }
+
+    fn compiled(&self) -> Result<&Compiled, ToolResult> {
+        match self.compiled.get_or_init(|| Compiled::new(Self::tool())) {
+            Ok(compiled) => Ok(compiled),
+            Err(e) => Err(ToolResult::internal(
+                Self::tool(),
+                format!(
+                    "the embedded schemas of `{}` do not compile: {e}",
+                    Self::tool().name
+                ),
+            )),
+        }
+    }
+}
+
+impl<O: Operation> Stages for Typed<O> {
+    fn run<'a>(&'a self, call: Call<'a>, args: Value) -> BoxFuture<'a, Answer> {
+        let own = Own {
+            op: &self.op,
+            compiled: self.compiled(),
+            learned: &self.learned,
+        };
+        Box::pin(tool_stages(own, call, args))
+    }
+
+    fn redact_input(&self, value: &mut Value) {
+        match self.compiled() {
+            Ok(compiled) => compiled.sensitive_input.redact(value),
+            Err(_) => Sensitivity::compile(Self::tool().sensitive_input.as_deref()).redact(value),
+        }
+    }
+
+    fn redact_output(&self, value: &mut Value) {
+        match self.compiled() {
+            Ok(compiled) => compiled.sensitive_output.redact(value),
+            Err(_) => Sensitivity::compile(Self::tool().sensitive_output.as_deref()).redact(value),
+        }
+    }
+
+    /// Why `ambient` does not give this tool its ambient fields (missing, or not of their
+    /// type), if it does not: for a server to check a fixed caller before it serves.
+    fn check_ambient(&self, ambient: &AmbientContext) -> Result<(), String> {
+        let compiled = self
+            .compiled()
+            .map_err(|r| r.exception.unwrap_or_default())?;
+        resolve_ambient::<<O::Contract as Contract>::Ambient>(
+            Self::tool(),
+            &compiled.ambient,
+            ambient,
+        )
+        .map(|_| ())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+
+    use std::borrow::Cow;
+
+    use serde_json::{Map, json};
+
+    use super::*;
+    use crate::context::Context;
+    use crate::contract::{DeclaredError, NoGuard};
+    use crate::descriptor::ToolKind;
+    use crate::failure::Failure;
+    use crate::guard::GuardStop;
+    use crate::project::Project;
+    use crate::registry::Registry;
+
+    /// A root cause.
+    #[derive(Debug)]
+    struct Disk;
+
+    impl fmt::Display for Disk {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("the disk is full")
+        }
+    }
+
+    impl std::error::Error for Disk {}
+
+    /// An error whose cause is [`Disk`].
+    #[derive(Debug)]
+    struct Ledger(Disk);
+
+    impl fmt::Display for Ledger {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("writing the ledger")
+        }
+    }
+
+    impl std::error::Error for Ledger {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            Some(&self.0)
+        }
+    }
+
+    /// No declared error codes.
+    #[derive(Debug)]
+    enum NoCode {}
+
+    impl fmt::Display for NoCode {
+        fn fmt(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
+            match *self {}
+        }
+    }
+
+    impl DeclaredError for NoCode {
+        fn code(&self) -> &'static str {
+            match *self {}
+        }
+    }
+
+    static WRITE: std::sync::LazyLock<Descriptor> = std::sync::LazyLock::new(|| Descriptor {
+        spec: Cow::Borrowed("write.yaml"),
+        module: Cow::Borrowed("write"),
+        kind: ToolKind::Action,
+        title: None,
+        input_schema: Cow::Borrowed(r#"{"type":"object"}"#),
+        output_schema: Cow::Borrowed(r#"{"type":"object"}"#),
+        fields: Cow::Borrowed(&[]),
+        error_headline: Some(Cow::Borrowed("Could not write")),
+        hints: Cow::Borrowed(&[]),
+        dialects: Cow::Borrowed(&[]),
+        ..Descriptor::explain(
+            Cow::Borrowed("write"),
+            Cow::Borrowed(&[]),
+            crate::descriptor::AuditPolicy::OFF,
+        )
+    });
+
+    /// A tool whose handler fails with a two-level internal error.
+    struct Write;
+
+    impl Contract for Write {
+        const NAME: &'static str = "write";
+        type Input = Map<String, Value>;
+        type Ambient = Map<String, Value>;
+        type Output = Value;
+        type Error = NoCode;
+        type Guard = NoGuard;
+        const GUARDS: &'static [NoGuard] = &[];
+
+        fn descriptor() -> &'static Descriptor {
+            &WRITE
+        }
+    }
+
+    impl Operation for Write {
+        type Contract = Write;
+
+        fn run<'a>(
+            &'a self,
+            _input: Map<String, Value>,
+            _cx: Context<'a, Map<String, Value>>,
+        ) -> BoxFuture<'a, Result<crate::contract::Outcome<Write>, GuardStop>> {
+            Box::pin(async { Ok(Err(Failure::from(Ledger(Disk)))) })
+        }
+
+        fn guard<'a>(
+            &'a self,
+            guard: NoGuard,
+            _input: &'a Map<String, Value>,
+            _cx: &'a Context<'a, Map<String, Value>>,
+        ) -> BoxFuture<'a, Result<(), GuardStop>> {
+            match guard {}
+        }
+    }
+
+    #[tokio::test]
+    async fn an_internal_failure_keeps_its_whole_chain_for_the_developer() {
+        let registry = Registry::builder(&Project::DEFAULT)
+            .tool(Write)
+            .build()
+            .expect("a valid registry");
+        let result = registry
+            .invoke("write", json!({}), &AmbientContext::new())
+            .await
+            .expect("a registered tool");
+        assert_eq!(
+            result.to_model_json(),
+            json!({"error": "internal_error", "message": "Could not write"})
+        );
+        assert_eq!(
+            result.exception.as_deref(),
+            Some("writing the ledger: the disk is full")
+        );
+    }
+}

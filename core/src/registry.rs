@@ -1,0 +1,437 @@
+//! The tools of one crate, bound to their handlers: lookup by canonical name, by adapter, and
+//! by an adapter's own name for a tool (both indexed once, when the registry is built); each
+//! tool's effective settings per adapter; the hooks and the audit trail its calls go through.
+//! Lookup and building only: calls and explanations are `pipeline`'s (which adds
+//! `RegisteredTool::invoke_with` and the rest, and the builder's `tool` and `explain`).
+//!
+//! A registry holds each tool type-erased: a generated tool's [`Stages`], or the built-in
+//! explain tool ([`Imp::Explain`]), which the pipeline runs itself. The registry knows no
+//! adapter and no wire format.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::Arc;
+
+use crate::call::Stages;
+use crate::call::options::{Rules, UndeclaredKeys};
+use crate::caller::Caller;
+use crate::checks::limits::Limits;
+use crate::descriptor::{Descriptor, Text, ToolKind};
+use crate::hooks::Hook;
+use crate::project::Project;
+use crate::registry_error::{CallerMismatch, RegistryError};
+use crate::storage::Storage;
+use crate::trail::AuditTrail;
+use toolspec_vocab::settings::Settings;
+
+/// How a registry holds one tool.
+pub(crate) enum Imp {
+    /// A tool of the crate: its own stages, run by the pipeline.
+    Tool(Box<dyn Stages>),
+    /// The built-in explain tool, which the pipeline runs itself.
+    Explain,
+}
+
+struct Entry {
+    descriptor: &'static Descriptor,
+    imp: Imp,
+}
+
+/// One registered tool, borrowed from its registry.
+#[derive(Clone, Copy)]
+pub struct RegisteredTool<'r> {
+    registry: &'r Registry,
+    entry: &'r Entry,
+    /// The tool's position in the registry.
+    slot: usize,
+}
+
+impl<'r> RegisteredTool<'r> {
+    /// The tool's position in its registry: [`Registry::at`] finds it again without a lookup.
+    #[cfg_attr(
+        not(any(
+            feature = "mcp",
+            feature = "http",
+            feature = "openai",
+            feature = "anthropic",
+            feature = "gemini",
+            feature = "rig"
+        )),
+        allow(
+            dead_code,
+            reason = "the catalogs' way back to a tool: unused without an adapter"
+        )
+    )]
+    pub(crate) fn slot(&self) -> usize {
+        self.slot
+    }
+
+    /// Everything known about the tool at build time.
+    pub fn descriptor(&self) -> &'static Descriptor {
+        self.entry.descriptor
+    }
+
+    /// The canonical name.
+    pub fn name(&self) -> &'static str {
+        &self.entry.descriptor.name
+    }
+
+    /// The tool's name on `adapter`, if it is a member.
+    pub fn name_for(&self, adapter: &str) -> Option<&'static str> {
+        self.entry.descriptor.name_for(adapter)
+    }
+
+    /// Whether this is the built-in explain tool.
+    pub fn is_explain(&self) -> bool {
+        self.entry.descriptor.kind == ToolKind::Explain
+    }
+
+    /// The tool's effective settings on `adapter` (None unless it is a member).
+    pub fn settings(&self, adapter: &str) -> Option<Settings<'static, Text>> {
+        let binding = self.entry.descriptor.binding(adapter)?;
+        let decl = self.registry.project.adapter(adapter)?;
+        Some(Settings::new(decl, &binding.settings))
+    }
+
+    /// The registry the tool is in.
+    pub(crate) fn registry(&self) -> &'r Registry {
+        self.registry
+    }
+
+    /// How the registry holds the tool.
+    pub(crate) fn imp(&self) -> &'r Imp {
+        &self.entry.imp
+    }
+}
+
+impl fmt::Debug for RegisteredTool<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RegisteredTool")
+            .field("name", &self.name())
+            .finish()
+    }
+}
+
+/// Assembles a [`Registry`] from operations.
+pub struct RegistryBuilder {
+    project: &'static Project,
+    entries: Vec<Entry>,
+    hooks: Vec<Arc<dyn Hook>>,
+    limits: Limits,
+    storage: Option<Arc<dyn Storage>>,
+}
+
+impl RegistryBuilder {
+    /// The database `ref` fields load their records from, and the audit trail, `once` and
+    /// `lock` keep theirs in (the generated `registry()` sets it when the project needs one):
+    /// `toolspec::Database`, or any other [`Storage`].
+    pub fn database(mut self, database: impl Storage) -> Self {
+        self.storage = Some(Arc::new(database));
+        self
+    }
+
+    /// Adds a tool held as `imp` under `descriptor` (the pipeline adds the crate's tools and
+    /// the built-in explain tool so).
+    pub(crate) fn add(mut self, descriptor: &'static Descriptor, imp: Imp) -> Self {
+        self.entries.push(Entry { descriptor, imp });
+        self
+    }
+
+    /// Adds a hook run around every call.
+    pub fn hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Bounds every call's arguments and errors by `limits` (default: [`Limits::DEFAULT`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Checks names and adapters, then builds.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
+        for entry in &self.entries {
+            let d = entry.descriptor;
+            let keys = std::iter::once(("", &*d.name)).chain(
+                d.adapters
+                    .iter()
+                    .map(|b| (&*b.adapter, b.name.as_deref().unwrap_or(&d.name))),
+            );
+            for (adapter, name) in keys {
+                if !adapter.is_empty() && self.project.adapter(adapter).is_none() {
+                    return Err(RegistryError::UnknownAdapter {
+                        tool: d.name.to_string(),
+                        adapter: adapter.into(),
+                    });
+                }
+                if let Some(first) = seen.insert((adapter, name), &d.spec) {
+                    return Err(RegistryError::DuplicateName {
+                        adapter: adapter.into(),
+                        name: name.into(),
+                        specs: [first.into(), d.spec.to_string()],
+                    });
+                }
+            }
+        }
+        Ok(self.build_trusted())
+    }
+
+    /// Builds without the checks `build` makes: for generated code, whose compiler made them.
+    pub(crate) fn build_trusted(mut self) -> Registry {
+        self.entries.sort_by_key(|t| &*t.descriptor.name);
+        let mut by_name = HashMap::with_capacity(self.entries.len());
+        let mut by_adapter = HashMap::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let d = entry.descriptor;
+            by_name.insert(&*d.name, i);
+            // As `RegisteredTool::name_for` reads them: an adapter's first binding counts.
+            let firsts = d.adapters.iter().filter(|binding| {
+                d.binding(&binding.adapter)
+                    .is_some_and(|first| std::ptr::eq(first, *binding))
+            });
+            for binding in firsts {
+                by_adapter
+                    .entry((
+                        &*binding.adapter,
+                        binding.name.as_deref().unwrap_or(&d.name),
+                    ))
+                    .or_insert(i);
+            }
+        }
+        let undeclared = if self.project.drop_undeclared_keys {
+            UndeclaredKeys::Drop
+        } else {
+            UndeclaredKeys::Reject
+        };
+        // Calls are recorded when some tool's policy says so and there is a database to record
+        // them in (the generated `registry()` asks for one then).
+        let audited = self.entries.iter().any(|e| e.descriptor.audit.enabled);
+        let audit = match &self.storage {
+            Some(storage) if audited => {
+                Some(AuditTrail::shared(Arc::clone(storage), &self.project.audit))
+            }
+            _ => None,
+        };
+        let task_tools =
+            self.storage.is_some() && self.entries.iter().any(|e| e.descriptor.task.is_some());
+        Registry {
+            task_tools,
+            project: self.project,
+            entries: self.entries,
+            by_name,
+            by_adapter,
+            hooks: self.hooks,
+            audit,
+            rules: Rules {
+                undeclared,
+                limits: self.limits,
+                storage: self.storage,
+                tasks: self.project.tasks,
+            },
+            worker: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+/// The tools of one crate with their handlers.
+pub struct Registry {
+    project: &'static Project,
+    entries: Vec<Entry>,
+    /// Canonical name → position in `entries`.
+    by_name: HashMap<&'static str, usize>,
+    /// (adapter, the tool's name there) → position in `entries`.
+    by_adapter: HashMap<(&'static str, &'static str), usize>,
+    hooks: Vec<Arc<dyn Hook>>,
+    /// Where calls are recorded, when any tool's audit policy is on.
+    audit: Option<AuditTrail>,
+    rules: Rules,
+    /// Whether some tool declares `task:` and there is a storage to keep tasks in.
+    task_tools: bool,
+    /// Whether this process's task worker was started (`Registry::start_tasks`).
+    worker: std::sync::atomic::AtomicBool,
+}
+
+impl Registry {
+    /// Starts a registry for `project` (the generated `PROJECT`, or [`Project::DEFAULT`]).
+    pub fn builder(project: &'static Project) -> RegistryBuilder {
+        RegistryBuilder {
+            project,
+            entries: Vec::new(),
+            hooks: Vec::new(),
+            limits: Limits::DEFAULT,
+            storage: None,
+        }
+    }
+
+    /// Adds a hook run around every call.
+    pub fn with_hook(mut self, hook: impl Hook) -> Self {
+        self.hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Bounds every call's arguments and errors by `limits` (default: [`Limits::DEFAULT`]).
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.rules.limits = limits;
+        self
+    }
+
+    /// The audit trail calls are recorded in: there is one when a tool's audit policy is on and
+    /// the registry has a database.
+    pub fn audit(&self) -> Option<&AuditTrail> {
+        self.audit.as_ref()
+    }
+
+    /// Waits until every audit record queued so far is written: call it before the process
+    /// exits (on SIGTERM, ctrl-c, a server's shutdown), so no record is lost.
+    pub async fn flush_audit(&self) {
+        if let Some(trail) = &self.audit {
+            trail.flush().await;
+        }
+    }
+
+    /// The limits every call's arguments and errors are held to.
+    pub fn limits(&self) -> &Limits {
+        &self.rules.limits
+    }
+
+    /// The project configuration the tools were compiled with.
+    pub fn project(&self) -> &'static Project {
+        self.project
+    }
+
+    fn handle(&self, slot: usize) -> RegisteredTool<'_> {
+        RegisteredTool {
+            registry: self,
+            entry: &self.entries[slot],
+            slot,
+        }
+    }
+
+    /// The tool at position `slot` (see [`RegisteredTool::slot`]).
+    #[cfg_attr(
+        not(any(
+            feature = "mcp",
+            feature = "http",
+            feature = "openai",
+            feature = "anthropic",
+            feature = "gemini",
+            feature = "rig"
+        )),
+        allow(
+            dead_code,
+            reason = "the catalogs' way back to a tool: unused without an adapter"
+        )
+    )]
+    pub(crate) fn at(&self, slot: usize) -> Option<RegisteredTool<'_>> {
+        (slot < self.entries.len()).then(|| self.handle(slot))
+    }
+
+    /// The tool with canonical name `name`.
+    pub fn get(&self, name: &str) -> Option<RegisteredTool<'_>> {
+        self.by_name.get(name).map(|&i| self.handle(i))
+    }
+
+    /// Every tool, sorted by canonical name (the explain tool included).
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = RegisteredTool<'_>> {
+        (0..self.entries.len()).map(|i| self.handle(i))
+    }
+
+    /// The members of `adapter`, sorted by their name on that adapter.
+    pub fn tools_for(&self, adapter: &str) -> Vec<RegisteredTool<'_>> {
+        let mut members: Vec<(&str, RegisteredTool<'_>)> = self
+            .tools()
+            .filter_map(|t| t.name_for(adapter).map(|name| (name, t)))
+            .collect();
+        members.sort_by_key(|(name, _)| *name);
+        members.into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// The member of `adapter` that the adapter calls `name`.
+    pub fn find(&self, adapter: &str, name: &str) -> Option<RegisteredTool<'_>> {
+        self.by_adapter
+            .get(&(adapter, name))
+            .map(|&slot| self.handle(slot))
+    }
+
+    /// Why `caller` could not call some tools of `adapter`: each tool it may call there whose
+    /// ambient fields its context does not give (missing, or not of their type). A server
+    /// whose caller is fixed (MCP over stdio) checks this before it serves, so that the
+    /// mistake shows at start rather than as an internal error in the first call.
+    pub fn check_caller(&self, adapter: &str, caller: &Caller) -> Result<(), CallerMismatch> {
+        let problems: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|e| e.descriptor.is_member(adapter))
+            .filter(|e| caller.scopes.allow_tool(e.descriptor))
+            .filter_map(|e| match &e.imp {
+                Imp::Tool(stages) => stages.check_ambient(&caller.ambient).err(),
+                Imp::Explain => None,
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(CallerMismatch::new(problems))
+        }
+    }
+
+    /// The effective settings of tool `tool` on `adapter` (None unless it is a member).
+    pub fn settings(&self, tool: &str, adapter: &str) -> Option<Settings<'static, Text>> {
+        self.get(tool)?.settings(adapter)
+    }
+
+    /// The tool `name` names through `adapter` (its name there, members only), or by its
+    /// canonical name without one.
+    pub(crate) fn lookup(&self, adapter: Option<&str>, name: &str) -> Option<RegisteredTool<'_>> {
+        match adapter {
+            Some(adapter) => self.find(adapter, name),
+            None => self.get(name),
+        }
+    }
+
+    /// What the registry holds every call to.
+    pub(crate) fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Whether some tool declares `task:` and there is a storage to keep tasks in.
+    pub(crate) fn task_tools(&self) -> bool {
+        self.task_tools
+    }
+
+    /// Whether this process's task worker was started.
+    pub(crate) fn worker_started(&self) -> &std::sync::atomic::AtomicBool {
+        &self.worker
+    }
+
+    /// The hooks run around every call.
+    pub(crate) fn hooks(&self) -> &[Arc<dyn Hook>] {
+        &self.hooks
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl fmt::Debug for Registry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list()
+            .entries(self.entries.iter().map(|t| &*t.descriptor.name))
+            .finish()
+    }
+}
+
+/// Used by generated `registry()` functions.
+#[doc(hidden)]
+pub fn generated_registry(builder: RegistryBuilder) -> Registry {
+    builder.build_trusted()
+}

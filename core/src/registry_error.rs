@@ -1,0 +1,110 @@
+//! What can go wrong between an app and its registry: a hand-assembled registry refused
+//! ([`RegistryError`]), a lookup by a name no tool has ([`UnknownTool`]), a fixed caller whose
+//! context cannot serve some tools ([`CallerMismatch`]).
+
+use std::fmt;
+
+/// Why a hand-assembled registry was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two tools have one name on one adapter.
+    DuplicateName {
+        /// The adapter (or `""` for canonical names).
+        adapter: String,
+        /// The name.
+        name: String,
+        /// The two spec files.
+        specs: [String; 2],
+    },
+    /// A tool is bound to an adapter the project does not declare.
+    UnknownAdapter {
+        /// The tool.
+        tool: String,
+        /// The adapter.
+        adapter: String,
+    },
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::DuplicateName {
+                adapter,
+                name,
+                specs,
+            } if adapter.is_empty() => {
+                write!(
+                    f,
+                    "two tools are named `{name}`: {} and {}",
+                    specs[0], specs[1]
+                )
+            }
+            Self::DuplicateName {
+                adapter,
+                name,
+                specs,
+            } => write!(
+                f,
+                "two tools are named `{name}` on adapter `{adapter}`: {} and {}",
+                specs[0], specs[1]
+            ),
+            Self::UnknownAdapter { tool, adapter } => {
+                write!(f, "tool `{tool}` is bound to unknown adapter `{adapter}`")
+            }
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}
+
+/// No tool by the name an adapter asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownTool(pub String);
+
+impl fmt::Display for UnknownTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown tool `{}`", self.0)
+    }
+}
+
+impl std::error::Error for UnknownTool {}
+
+/// Why a caller cannot call some tools of an adapter: for each tool it may call there, what
+/// its ambient context does not give (a field missing, or not of its type).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallerMismatch {
+    problems: Vec<String>,
+}
+
+impl CallerMismatch {
+    /// How many of the problems the message names; it counts the others.
+    const SHOWN: usize = 3;
+
+    pub(crate) fn new(problems: Vec<String>) -> Self {
+        Self { problems }
+    }
+
+    /// Each tool's problem, one per tool.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for CallerMismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = &self.problems[..self.problems.len().min(Self::SHOWN)];
+        write!(
+            f,
+            "the caller's ambient context does not fit {} of its tools: {}",
+            self.problems.len(),
+            shown.join("; ")
+        )?;
+        match self.problems.len().saturating_sub(Self::SHOWN) {
+            0 => Ok(()),
+            more => write!(f, "; and {more} more"),
+        }
+    }
+}
+
+impl std::error::Error for CallerMismatch {}

@@ -1,0 +1,127 @@
+//! A `once` or `lock` key: the declared fields' values (ambient ones from the trusted context),
+//! hashed for the storage, and shown (redacted) by explain.
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+use crate::ambient::AmbientContext;
+use crate::descriptor::{Descriptor, Text};
+use crate::sensitive::Sensitivity;
+
+/// One call's key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    /// SHA-256 of the tool's name and the canonical JSON of the values, in hex.
+    pub hash: String,
+    /// The fields and their values, sensitive ones redacted.
+    pub shown: Map<String, Value>,
+}
+
+impl Key {
+    /// The key of `fields` for a call of `tool` with validated `args`. A field the call leaves
+    /// out counts as `null`.
+    pub(crate) fn of(
+        tool: &Descriptor,
+        fields: &[Text],
+        args: &Value,
+        ambient: &AmbientContext,
+        redaction: &Sensitivity,
+    ) -> Self {
+        let ambient_field = |name: &str| tool.fields.iter().any(|f| f.name == name && f.ambient);
+        let values: Map<String, Value> = fields
+            .iter()
+            .map(|name| {
+                let name = name.as_ref();
+                let value = if ambient_field(name) {
+                    ambient.get(name)
+                } else {
+                    args.get(name)
+                };
+                (name.to_owned(), value.cloned().unwrap_or(Value::Null))
+            })
+            .collect();
+        let mut canonical = String::new();
+        let ordered: Vec<&Value> = fields
+            .iter()
+            .filter_map(|f| values.get(f.as_ref()))
+            .collect();
+        write_canonical(
+            &Value::Array(ordered.into_iter().cloned().collect()),
+            &mut canonical,
+        );
+        let mut digest = Sha256::new();
+        digest.update(tool.name.as_bytes());
+        digest.update([0]);
+        digest.update(canonical.as_bytes());
+        let hash = digest
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let mut shown = Value::Object(values);
+        redaction.redact(&mut shown);
+        let shown = match shown {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        };
+        Self { hash, shown }
+    }
+
+    /// The first 8 bytes of the hash as a number: PostgreSQL's advisory lock key.
+    pub fn number(&self) -> i64 {
+        let prefix = self.hash.get(..16).unwrap_or("0");
+        u64::from_str_radix(prefix, 16).map_or(0, |n| n as i64)
+    }
+}
+
+/// `value` as JSON with every object's keys sorted, so that equal values write alike.
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (i, (key, value)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                write_canonical(value, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_json_sorts_keys_at_every_depth() {
+        let mut a = String::new();
+        let mut b = String::new();
+        write_canonical(
+            &serde_json::json!({"b": 1, "a": {"d": [1, {"y": 2, "x": 1}], "c": null}}),
+            &mut a,
+        );
+        write_canonical(
+            &serde_json::json!({"a": {"c": null, "d": [1, {"x": 1, "y": 2}]}, "b": 1}),
+            &mut b,
+        );
+        assert_eq!(a, b);
+        assert_eq!(a, r#"{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}"#);
+    }
+}

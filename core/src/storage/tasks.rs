@@ -1,0 +1,165 @@
+//! The task queue a storage keeps: what is stored when a call becomes a task ([`NewTask`]),
+//! what a worker claims ([`ClaimedTask`]) and writes back ([`TaskOutcome`]), and the events
+//! that wake workers ([`TaskEvent`]).
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::context::ProgressUpdate;
+use crate::contract::BoxFuture;
+use crate::storage::error::StorageError;
+use crate::task::{Task, TaskId, TaskStatus};
+
+/// How long a worker's claim of a task holds without being renewed: a worker that died (or
+/// lost the database) gives its task back after this, and another worker runs it again.
+pub const TASK_LEASE: Duration = Duration::from_secs(10);
+
+/// How often a running task's claim is renewed, its progress written and its cancellation
+/// looked for.
+pub const TASK_RENEWAL: Duration = Duration::from_secs(2);
+
+/// A call stored as a task: what the worker needs to run it as its caller made it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTask {
+    /// Its id.
+    pub id: TaskId,
+    /// Who may read and cancel it: the caller's id (empty for an anonymous caller).
+    pub owner: String,
+    /// The tool (canonical name).
+    pub tool: String,
+    /// The adapter the call came through.
+    pub adapter: Option<String>,
+    /// The caller's scopes (`null`: unrestricted; a list: exactly those), checked again when
+    /// it runs.
+    pub scopes: Value,
+    /// The caller's trusted ambient context, restored for the handler.
+    pub ambient: Value,
+    /// The arguments, screened and validated.
+    pub arguments: Value,
+    /// The call's trace id, which the run keeps.
+    pub trace_id: Option<String>,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When it and its result are deleted.
+    pub expires_at: DateTime<Utc>,
+    /// How long one run may take.
+    pub timeout: Duration,
+}
+
+/// How storing a task came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Enqueued {
+    /// Stored (committed): a worker will run it.
+    Stored,
+    /// Not stored: its owner has as many unfinished tasks as allowed.
+    OwnerAtBound,
+}
+
+/// A task a worker claimed: [`NewTask`]'s fields, and which attempt this is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimedTask {
+    /// The task as it was stored.
+    pub task: NewTask,
+    /// 1 for the first run; more when a worker died running it before.
+    pub attempt: u32,
+}
+
+/// What renewing a claim found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Renewal {
+    /// The claim holds a lease longer.
+    Held,
+    /// The task was cancelled: stop it.
+    Cancelled,
+    /// The claim was lost (another worker took the task over after the lease passed, or the
+    /// task is gone): stop it, write nothing.
+    Lost,
+}
+
+/// How a task ended, as a worker writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskOutcome {
+    /// `completed`, `failed` or `cancelled`.
+    pub status: TaskStatus,
+    /// The stored result (see `tasks::result_from_stored`); none for a cancelled task.
+    pub result: Option<Value>,
+}
+
+/// What wakes a worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskEvent {
+    /// A task was stored: a worker with room claims it.
+    Enqueued,
+    /// A task was cancelled: the worker running it stops it.
+    Cancelled(TaskId),
+}
+
+/// Durable tasks, shared by every process on the database. Callers prepare the storage
+/// ([`Storage::prepare`](crate::storage::Storage::prepare)) first, as for every other need.
+pub trait TaskQueue {
+    /// Stores `task` and commits it (a task is stored before its caller gets the handle),
+    /// unless its owner has `per_owner` unfinished tasks; then wakes the workers.
+    fn enqueue_task<'a>(
+        &'a self,
+        task: &'a NewTask,
+        per_owner: u32,
+    ) -> BoxFuture<'a, Result<Enqueued, StorageError>>;
+
+    /// Task `id` of `owner`; `None` when there is none (never existed, deleted, another's).
+    fn read_task<'a>(
+        &'a self,
+        id: &'a TaskId,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StorageError>>;
+
+    /// Cancels task `id` of `owner` unless it has ended (then nothing changes), and wakes the
+    /// worker running it; the task as it is now, `None` when there is none.
+    fn cancel_task<'a>(
+        &'a self,
+        id: &'a TaskId,
+        owner: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Task>, StorageError>>;
+
+    /// The unfinished tasks of `owner`, newest first, at most `limit`.
+    fn list_tasks<'a>(
+        &'a self,
+        owner: &'a str,
+        limit: u32,
+    ) -> BoxFuture<'a, Result<Vec<Task>, StorageError>>;
+
+    /// Claims the oldest task nobody holds (never claimed, or whose claim's lease passed) for
+    /// `worker`, for `lease`.
+    fn claim_task<'a>(
+        &'a self,
+        worker: &'a str,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>>;
+
+    /// Renews `worker`'s claim of task `id` for `lease`, writing the handler's latest
+    /// `progress` with it.
+    fn renew_task<'a>(
+        &'a self,
+        id: &'a TaskId,
+        worker: &'a str,
+        lease: Duration,
+        progress: Option<&'a ProgressUpdate>,
+    ) -> BoxFuture<'a, Result<Renewal, StorageError>>;
+
+    /// Ends task `id` with `outcome`, if `worker` still holds it and it has not ended; its
+    /// arguments and ambient context are erased. Whether it was written.
+    fn finish_task<'a>(
+        &'a self,
+        id: &'a TaskId,
+        worker: &'a str,
+        outcome: &'a TaskOutcome,
+    ) -> BoxFuture<'a, Result<bool, StorageError>>;
+
+    /// Deletes the tasks whose retention passed; how many.
+    fn delete_expired_tasks(&self) -> BoxFuture<'_, Result<u64, StorageError>>;
+
+    /// The events of every process's queue on this database (a task stored, cancelled),
+    /// from now on.
+    fn task_events(&self) -> tokio::sync::broadcast::Receiver<TaskEvent>;
+}

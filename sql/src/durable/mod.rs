@@ -1,0 +1,6 @@
+//! `once` keys (`once`) and `lock`s (`lock`) in the app's database, shared by every process on
+//! it; how long a claim or a SQLite lock stays good without its holder (`lease`).
+
+pub(crate) mod lease;
+pub(crate) mod lock;
+pub(crate) mod once;

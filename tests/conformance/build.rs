@@ -1,0 +1,3 @@
+fn main() {
+    toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
+}
