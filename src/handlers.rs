@@ -18,8 +18,8 @@ use toolspec::Failure;
 
 use crate::store::{CancelOutcome, PlaceOutcome, Quoted, RefundOutcome, Store};
 use crate::tools::customers::me as customers_me;
-use crate::tools::orders::{cancel, export, get, place, refund};
-use crate::tools::types::{Order, OrderStatus};
+use crate::tools::orders::{cancel, export, get, place, refund, report};
+use crate::tools::types::{Money, Order, OrderStatus, StatusTotal};
 
 /// The example store as a tool handler.
 #[derive(Debug, Clone)]
@@ -225,6 +225,56 @@ impl export::Handler for App {
         Ok(export::Output {
             count: orders.len() as i64,
             orders,
+        })
+    }
+}
+
+impl report::Handler for App {
+    /// Reads one order at a time, reporting progress after each, and adds them up per status
+    /// and currency; a cancelled report stops between two orders.
+    async fn call(&self, _input: report::Input, cx: report::Context<'_>) -> report::Outcome {
+        let customer_id = cx.ambient().customer_id;
+        let ids = self.store.order_ids(customer_id, None).await?;
+        let total = ids.len();
+        // (status, currency) → (orders, amount); both keys sort as the report lists them.
+        let mut sums: std::collections::BTreeMap<(String, String), (i64, i64)> =
+            std::collections::BTreeMap::new();
+        let mut read = 0;
+        for (done, id) in ids.into_iter().enumerate() {
+            if cx.is_cancelled() {
+                return Err(Failure::internal(format!(
+                    "cancelled after {done} of {total} orders"
+                )));
+            }
+            if let Some(order) = self.store.order(customer_id, id).await? {
+                let key = (
+                    order.status.as_str().to_owned(),
+                    order.total.currency.as_str().to_owned(),
+                );
+                let sum = sums.entry(key).or_default();
+                sum.0 += 1;
+                sum.1 += order.total.amount;
+                read += 1;
+            }
+            cx.progress(
+                (done + 1) as f64 / total as f64,
+                format!("read {} of {total} orders", done + 1),
+            );
+        }
+        let mut totals = Vec::with_capacity(sums.len());
+        for ((status, currency), (orders, amount)) in sums {
+            totals.push(StatusTotal {
+                status: status.parse().map_err(Failure::internal)?,
+                orders,
+                total: Money {
+                    amount,
+                    currency: currency.parse().map_err(Failure::internal)?,
+                },
+            });
+        }
+        Ok(report::Output {
+            orders: read,
+            totals,
         })
     }
 }

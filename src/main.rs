@@ -697,6 +697,9 @@ async fn call(
         None => Ok(ExitCode::SUCCESS),
         Some(error) => {
             eprintln!("error [{}]: {}", error.code, error.message);
+            if error.code == toolspec::codes::TASK_REQUIRED {
+                eprintln!("hint: call it with `--task` (and `--wait` to wait for its result)");
+            }
             Ok(ExitCode::FAILURE)
         }
     }

@@ -266,3 +266,195 @@ async fn a_call_through_each_adapter_is_recorded_under_that_adapter_and_caller()
         ]
     );
 }
+
+/// What a function call answered, as JSON: OpenAI's and Anthropic's content, Gemini's output
+/// (or error).
+async fn ask(
+    registry: &Arc<toolspec::Registry>,
+    adapter: &str,
+    name: &str,
+    args: Value,
+    caller: &Caller,
+) -> Value {
+    match adapter {
+        "openai" => {
+            let call = openai::ToolCall {
+                id: "call_1".into(),
+                kind: "function".into(),
+                function: openai::FunctionCall {
+                    name: name.into(),
+                    arguments: args.to_string(),
+                },
+            };
+            let answer = openai::Dispatcher::new(Arc::clone(registry))
+                .call(&call, caller)
+                .await;
+            serde_json::from_str(&answer.content).unwrap()
+        }
+        "anthropic" => {
+            let call = anthropic::ToolUse {
+                kind: "tool_use".into(),
+                id: "toolu_1".into(),
+                name: name.into(),
+                input: args,
+            };
+            let answer = anthropic::Dispatcher::new(Arc::clone(registry))
+                .call(&call, caller)
+                .await;
+            serde_json::from_str(&answer.content).unwrap()
+        }
+        _ => {
+            let call = gemini::FunctionCall {
+                name: name.into(),
+                id: None,
+                args: Some(args),
+            };
+            let answer = gemini::Dispatcher::new(Arc::clone(registry))
+                .call(&call, caller)
+                .await;
+            let response = answer.response;
+            response
+                .get("output")
+                .or_else(|| response.get("error"))
+                .unwrap()
+                .clone()
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_task_answers_a_ticket_that_the_task_status_tool_reads_on_each_adapter() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    assert!(registry.start_tasks(), "the store's worker runs its tasks");
+
+    // The task status tool is offered where there is no task surface of its own.
+    let names = |tools: Vec<Value>, key: &str| -> Vec<String> {
+        tools
+            .iter()
+            .map(|t| t.pointer(key).and_then(Value::as_str).unwrap().to_owned())
+            .collect()
+    };
+    let openai_tools: Vec<Value> = openai::tools(&registry)
+        .into_iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    assert!(names(openai_tools, "/function/name").contains(&"task_status".into()));
+    let anthropic_tools: Vec<Value> = anthropic::tools(&registry)
+        .into_iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect();
+    assert!(names(anthropic_tools, "/name").contains(&"task_status".into()));
+    let status = registry
+        .get("task_status")
+        .expect("the store has a task status tool");
+    let on: Vec<&str> = status
+        .descriptor()
+        .adapters
+        .iter()
+        .map(|b| &*b.adapter)
+        .collect();
+    assert_eq!(
+        on,
+        ["anthropic", "gemini", "openai", "rig"],
+        "not MCP nor HTTP: they have tasks of their own"
+    );
+
+    for adapter in ["openai", "anthropic", "gemini"] {
+        let ticket = ask(&registry, adapter, "orders_report", json!({}), &customer(1)).await;
+        assert_eq!(ticket["tool"], "orders_report", "{adapter}: {ticket}");
+        assert_eq!(ticket["status"], "working", "{adapter}: {ticket}");
+        let id = ticket["task_id"].as_str().unwrap().to_owned();
+        let next = ticket["next"].as_str().unwrap();
+        assert!(
+            next.contains("`task_status`") && next.contains(&id),
+            "{adapter}: {next}"
+        );
+
+        let read = json!({"task_id": id, "wait_seconds": 20});
+        let task = ask(
+            &registry,
+            adapter,
+            "task_status",
+            read.clone(),
+            &customer(1),
+        )
+        .await;
+        assert_eq!(task["status"], "completed", "{adapter}: {task}");
+        assert_eq!(task["result"]["orders"], 4, "{adapter}: {task}");
+        let statuses: Vec<&str> = task["result"]["totals"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            statuses,
+            ["cancelled", "delivered", "pending", "shipped"],
+            "{adapter}: {task}"
+        );
+
+        // Another caller's task is an unknown one; an id that is none is an argument error.
+        let theirs = ask(&registry, adapter, "task_status", read, &customer(2)).await;
+        assert_eq!(theirs["error"], "unknown_task", "{adapter}: {theirs}");
+        let unknown = json!({"task_id": "0123456789abcdef0123456789abcdef"});
+        let unknown = ask(&registry, adapter, "task_status", unknown, &customer(1)).await;
+        assert_eq!(
+            unknown, theirs,
+            "{adapter}: another caller's task looks like no task"
+        );
+        let malformed = ask(
+            &registry,
+            adapter,
+            "task_status",
+            json!({"task_id": "x"}),
+            &customer(1),
+        )
+        .await;
+        assert_eq!(
+            malformed["error"], "invalid_arguments",
+            "{adapter}: {malformed}"
+        );
+    }
+
+    // An optional task runs inline over function calling: the export answers its orders.
+    let export = ask(
+        &registry,
+        "openai",
+        "orders_export",
+        json!({}),
+        &customer(1),
+    )
+    .await;
+    assert_eq!(export["count"], 4, "{export}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_worker_a_waiting_read_answers_the_task_still_working() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let ticket = ask(
+        &registry,
+        "openai",
+        "orders_report",
+        json!({}),
+        &customer(1),
+    )
+    .await;
+    let id = ticket["task_id"].as_str().unwrap();
+    let started = std::time::Instant::now();
+    let read = json!({"task_id": id, "wait_seconds": 1});
+    let task = ask(&registry, "openai", "task_status", read, &customer(1)).await;
+    assert_eq!(task["status"], "working", "{task}");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(1),
+        "it waited"
+    );
+    assert!(task.get("result").is_none(), "{task}");
+    let too_long = json!({"task_id": id, "wait_seconds": 31});
+    let error = ask(&registry, "openai", "task_status", too_long, &customer(1)).await;
+    assert_eq!(
+        error["error"], "invalid_arguments",
+        "wait_seconds is at most 30: {error}"
+    );
+}

@@ -5,15 +5,12 @@
 
 use std::collections::BTreeSet;
 
-use std::borrow::Cow;
-
 use serde_json::Value;
-use toolspec::descriptor::AdapterBinding;
 use toolspec::settings::{AdapterDecl, Settings};
 use toolspec::{Descriptor, Dialect};
 use toolspec_codegen::Project;
 
-/// The project's descriptors (and its explain tool's), with the adapters they resolve
+/// The project's descriptors (and its built-in tools'), with the adapters they resolve
 /// settings against.
 pub struct Declared {
     descriptors: Vec<Descriptor>,
@@ -21,7 +18,8 @@ pub struct Declared {
 }
 
 impl Declared {
-    /// The descriptors of `project`'s tools (only `only`, when given), and of its explain tool.
+    /// The descriptors of `project`'s tools (only `only`, when given), and of its built-in
+    /// tools (explain, task status).
     pub fn new(project: &Project, only: Option<&str>) -> Self {
         let mut descriptors: Vec<Descriptor> = project
             .tools()
@@ -29,17 +27,8 @@ impl Declared {
             .filter(|t| only.is_none_or(|name| t.name() == name))
             .map(|t| t.descriptor())
             .collect();
-        if let (Some(name), None) = (project.explain_tool(), only) {
-            let bindings: Vec<AdapterBinding> = project
-                .adapters()
-                .map(|a| AdapterBinding {
-                    adapter: Cow::Owned(a.name.to_string()),
-                    ..AdapterBinding::member("")
-                })
-                .collect();
-            let name = Cow::Owned(name.to_owned());
-            let audit = project.audit().policy;
-            descriptors.push(Descriptor::explain(name, Cow::Owned(bindings), audit));
+        if only.is_none() {
+            descriptors.extend(project.builtin_descriptors());
         }
         Self {
             descriptors,

@@ -12,9 +12,73 @@ use toolspec_vocab::descriptor::{
     AdapterBinding, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl, Text, ToolKind,
 };
 
-use crate::project::Tool;
+use toolspec_vocab::{Dialect, adapters};
+
+use crate::derive::dialect;
+use crate::project::{Project, Tool};
 use crate::source::Spanned;
 use crate::spec::query::{RecordField, ScopeBinding};
+
+impl Project {
+    /// The descriptors of the built-in tools the project offers, sorted by name: the explain
+    /// tool (unless `explain: { enabled: false }`) on every adapter, and the task status tool
+    /// when some tool declares `task:`, on each adapter that has such a tool as a member and no
+    /// task surface of its own (every adapter but `mcp` and `http`, which have theirs).
+    pub fn builtin_descriptors(&self) -> Vec<Descriptor> {
+        let config = &self.config;
+        let audit = config.audit.policy;
+        let bind = |adapter: &str| AdapterBinding {
+            adapter: Cow::Owned(adapter.to_owned()),
+            ..AdapterBinding::member("")
+        };
+        let mut builtins = Vec::new();
+        if let Some(name) = self.explain_tool() {
+            let bindings = self.adapters().map(|a| bind(&a.name)).collect();
+            let name = Cow::Owned(name.to_owned());
+            builtins.push(Descriptor::explain(name, Cow::Owned(bindings), audit));
+        }
+        let bindings: Vec<AdapterBinding> = self
+            .adapters()
+            .filter(|a| ![adapters::MCP, adapters::HTTP].contains(&a.name.as_ref()))
+            .filter(|a| {
+                let member = |t: &&Tool| t.bindings.iter().any(|b| b.adapter == a.name.as_ref());
+                self.tools
+                    .iter()
+                    .filter(member)
+                    .any(|t| t.spec.task.is_some())
+            })
+            .map(|a| bind(&a.name))
+            .collect();
+        if !bindings.is_empty() {
+            let name = Cow::Owned(config.task_status_name.clone());
+            builtins.push(Descriptor::task_status(
+                name,
+                Cow::Owned(bindings),
+                audit,
+                Cow::Owned(status_tool_dialects()),
+            ));
+        }
+        builtins.sort_by(|a, b| a.name.cmp(&b.name));
+        builtins
+    }
+}
+
+/// The task status tool's input schema in every dialect but the canonical one, derived as any
+/// tool's is, sorted by dialect.
+fn status_tool_dialects() -> Vec<(Dialect, Text)> {
+    let schema = toolspec_vocab::tasks::status_tool::INPUT_SCHEMA;
+    let canonical = serde_json::from_str(schema).unwrap_or_default();
+    Dialect::ALL
+        .into_iter()
+        .filter(|d| *d != Dialect::Mcp)
+        .filter_map(|d| {
+            let derived = dialect::derive(d, &canonical);
+            derived
+                .is_expressible()
+                .then(|| (d, Cow::Owned(derived.schema.to_string())))
+        })
+        .collect()
+}
 
 impl Tool {
     /// The HTTP status `tool: { http: { status: … } }` gives `code`.

@@ -514,30 +514,7 @@ fn task_item() -> Value {
 
 /// What a task looks like to its caller.
 fn task_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "task_id": { "type": "string", "pattern": "^[0-9a-f]{32}$" },
-            "tool": { "type": "string" },
-            "status": { "type": "string", "enum": ["working", "completed", "failed", "cancelled"] },
-            "created_at": { "type": "string", "format": "date-time" },
-            "updated_at": { "type": "string", "format": "date-time" },
-            "expires_at": { "type": "string", "format": "date-time" },
-            "poll_interval_ms": { "type": "integer", "minimum": 0 },
-            "progress": {
-                "type": "object",
-                "properties": {
-                    "fraction": { "type": "number", "minimum": 0, "maximum": 1 },
-                    "message": { "type": "string" }
-                },
-                "required": ["fraction", "message"]
-            },
-            "status_message": { "type": "string" },
-            "result": { "description": "Once completed without an error: the tool's exposed values." },
-            "error": error_schema(None)
-        },
-        "required": ["task_id", "tool", "status", "created_at", "updated_at", "expires_at"]
-    })
+    serde_json::from_str(toolspec_vocab::tasks::TASK_SCHEMA).unwrap_or_default()
 }
 
 /// What a status means, as its response's description.

@@ -30,6 +30,8 @@ pub(crate) enum Imp {
     Tool(Box<dyn Stages>),
     /// The built-in explain tool, which the pipeline runs itself.
     Explain,
+    /// The built-in task status tool, which the pipeline runs itself.
+    TaskStatus,
 }
 
 struct Entry {
@@ -367,7 +369,7 @@ impl Registry {
             .filter(|e| caller.scopes.allow_tool(e.descriptor))
             .filter_map(|e| match &e.imp {
                 Imp::Tool(stages) => stages.check_ambient(&caller.ambient).err(),
-                Imp::Explain => None,
+                Imp::Explain | Imp::TaskStatus => None,
             })
             .collect();
         if problems.is_empty() {
@@ -394,6 +396,14 @@ impl Registry {
     /// What the registry holds every call to.
     pub(crate) fn rules(&self) -> &Rules {
         &self.rules
+    }
+
+    /// The built-in task status tool's name on `adapter`, when it is a member there.
+    pub fn task_status_tool(&self, adapter: &str) -> Option<&'static str> {
+        self.entries
+            .iter()
+            .filter(|e| e.descriptor.kind == ToolKind::TaskStatus)
+            .find_map(|e| e.descriptor.name_for(adapter))
     }
 
     /// Whether some tool declares `task:` and there is a storage to keep tasks in.

@@ -36,6 +36,9 @@ pub const TASK_REQUIRED: &str = "task_required";
 /// The caller has as many unfinished tasks as the project allows (`tasks.per_caller`): retry
 /// once one of them ends.
 pub const TOO_MANY_TASKS: &str = "too_many_tasks";
+/// No task of this caller has the id: it never existed, its retention passed, or it is another
+/// caller's (which must look the same).
+pub const UNKNOWN_TASK: &str = "unknown_task";
 
 /// The key of an error's details that says, in whole seconds, when a retry may succeed
 /// (`in_progress`, `unavailable`); the HTTP API also sends it as `Retry-After`.
@@ -59,4 +62,5 @@ pub const BUILTIN: &[&str] = &[
     UNAVAILABLE,
     TASK_REQUIRED,
     TOO_MANY_TASKS,
+    UNKNOWN_TASK,
 ];

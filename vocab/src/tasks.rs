@@ -1,6 +1,8 @@
 //! Long-running tools as durable tasks, as specs declare them and the runtime follows them: a
 //! tool's [`TaskDecl`] (whether it may or must run as a task, how long its task is kept, how
-//! long a run may take) and the project's [`TasksConfig`] (the defaults and the bounds).
+//! long a run may take), the project's [`TasksConfig`] (the defaults and the bounds), what a
+//! task looks like to its caller ([`TASK_SCHEMA`]) and the built-in task status tool's
+//! published surface ([`status_tool`]).
 
 use std::time::Duration;
 
@@ -87,4 +89,30 @@ impl Default for TasksConfig {
     fn default() -> Self {
         Self::DEFAULT
     }
+}
+
+/// The JSON Schema of a task as its caller sees it: the HTTP API's `Task`, and what the task
+/// status tool answers.
+pub const TASK_SCHEMA: &str = r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#;
+
+/// The built-in task status tool: how a caller without a task surface of its own (a model over
+/// function calling, a rig agent) reads one of its tasks — its status and progress, then its
+/// result. The compiler offers it on those adapters when some tool declares `task:`, under the
+/// name `tasks: { status_tool: … }` gives (`task_status` by default), and derives its
+/// dialects from [`INPUT_SCHEMA`](status_tool::INPUT_SCHEMA) like any tool's.
+pub mod status_tool {
+    /// Its name unless `tasks: { status_tool: … }` says otherwise.
+    pub const DEFAULT_NAME: &str = "task_status";
+
+    /// The longest a call may wait for its task to end (`wait_seconds`).
+    pub const MAX_WAIT_SECONDS: u64 = 30;
+
+    /// Its title.
+    pub const TITLE: &str = "Read a task";
+
+    /// Its description.
+    pub const DESCRIPTION: &str = "Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering.";
+
+    /// Its input schema.
+    pub const INPUT_SCHEMA: &str = r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#;
 }

@@ -74,20 +74,38 @@ pub fn check_duplicate_names(
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let mut seen: BTreeMap<(&str, &str), &Checked> = BTreeMap::new();
+    // The built-in tools the project offers: each one's name, what it is, and where it is set.
+    let offers_status = tools.iter().any(|t| t.spec.task.is_some());
+    let builtins = [
+        (
+            config.explain_enabled,
+            &config.explain_name,
+            "explain",
+            "explain: { name: … }",
+        ),
+        (
+            offers_status,
+            &config.task_status_name,
+            "task status",
+            "tasks: { status_tool: … }",
+        ),
+    ];
     for tool in tools {
-        if config.explain_enabled && tool.name == config.explain_name {
+        for (_, name, what, setting) in builtins.iter().filter(|b| b.0) {
+            if tool.name != **name {
+                continue;
+            }
             diagnostics.push(
                 Diagnostic::error(
                     Kind::Reserved,
                     &tool.spec.file,
                     tool.spec.name.as_ref().map(|n| n.span),
-                    format!(
-                        "tool name `{}` is taken by the built-in explain tool",
-                        tool.name
-                    ),
+                    format!("tool name `{name}` is taken by the built-in {what} tool"),
                 )
                 .with_label("the built-in tool's name")
-                .with_help("rename the tool, or set `explain: { name: … }` in toolspec.yaml"),
+                .with_help(format!(
+                    "rename the tool, or set `{setting}` in toolspec.yaml"
+                )),
             );
         }
         // One diagnostic per clash between two tools, listing every adapter it happens on.

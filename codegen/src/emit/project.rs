@@ -1,13 +1,12 @@
-//! The project's items: `PROJECT`, `EXPLAIN` (the explain tool's descriptor, baked like a
-//! tool's), `TOOLS` and `registry()`.
+//! The project's items: `PROJECT`, `EXPLAIN` and `TASK_STATUS` (the built-in tools'
+//! descriptors, baked like a tool's), `TOOLS` and `registry()`.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{format_ident, quote};
 use toolspec_vocab::auth::MissingScope;
-use toolspec_vocab::descriptor::{AdapterBinding, Descriptor};
+use toolspec_vocab::descriptor::ToolKind;
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
 
@@ -103,24 +102,21 @@ fn project_static(project: &Project) -> TokenStream {
     let auth = auth_config(project);
     let openapi = raw_string(&project.openapi().to_string());
     let drop_undeclared = config.drop_undeclared_keys;
-    let explain = config.explain_enabled.then(|| {
-        let adapters = config
-            .adapters
-            .iter()
-            .map(|a| AdapterBinding {
-                adapter: Cow::Owned(a.decl.name.to_string()),
-                ..AdapterBinding::member("")
-            })
-            .collect();
-        let descriptor = Descriptor::explain(
-            Cow::Owned(config.explain_name.to_string()),
-            Cow::Owned(adapters),
-            config.audit.policy,
-        );
+    let builtins = project.builtin_descriptors().into_iter().map(|descriptor| {
+        let (doc, name) = match descriptor.kind {
+            ToolKind::TaskStatus => (
+                "The built-in task status tool: reads a task another tool started.",
+                format_ident!("TASK_STATUS"),
+            ),
+            _ => (
+                "The built-in explain tool: checks a call of another tool without running it.",
+                format_ident!("EXPLAIN"),
+            ),
+        };
         let descriptor = bake(&descriptor);
         quote! {
-            /// The built-in explain tool: checks a call of another tool without running it.
-            pub static EXPLAIN: ::toolspec::__private::Descriptor = #descriptor;
+            #[doc = #doc]
+            pub static #name: ::toolspec::__private::Descriptor = #descriptor;
         }
     });
     let mut tools: Vec<&Tool> = project.tools.iter().collect();
@@ -150,7 +146,7 @@ fn project_static(project: &Project) -> TokenStream {
         /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
         pub const OPENAPI: &str = #openapi;
 
-        #explain
+        #(#builtins)*
 
         /// Every tool's descriptor, sorted by name.
         pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[ #(#paths,)* ];
@@ -199,10 +195,13 @@ fn registry(project: &Project) -> TokenStream {
         project.tools.iter().partition(|t| t.spec.query.is_some());
     let actions: Vec<TokenStream> = actions.into_iter().map(path).collect();
     let queries: Vec<TokenStream> = queries.into_iter().map(path).collect();
-    let explain = project
-        .config
-        .explain_enabled
-        .then(|| quote! { .explain(&EXPLAIN) });
+    let builtins = project
+        .builtin_descriptors()
+        .into_iter()
+        .map(|d| match d.kind {
+            ToolKind::TaskStatus => quote! { .task_status(&TASK_STATUS) },
+            _ => quote! { .explain(&EXPLAIN) },
+        });
     let handler = if actions.is_empty() {
         quote! { let _ = handler; }
     } else {
@@ -226,7 +225,7 @@ fn registry(project: &Project) -> TokenStream {
             ::toolspec::__private::Registry::builder(&PROJECT)
                 #( .tool(#actions::Bound(::std::sync::Arc::clone(&handler))) )*
                 #( .tool(#queries::Bound::new(::core::clone::Clone::clone(&database))) )*
-                #explain
+                #(#builtins)*
                 #database
         )
     };

@@ -60,6 +60,7 @@ pub fn default_config() -> ProjectConfig {
         audit_required_at: None,
         explain_enabled: true,
         explain_name: "explain".into(),
+        task_status_name: toolspec_vocab::tasks::status_tool::DEFAULT_NAME.into(),
         ambient: Vec::new(),
         drop_undeclared_keys: false,
         auth: AuthSpec::default(),
@@ -127,6 +128,24 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             }
             ConfigKey::Adapters => read_adapters(r, node, directories, &mut config),
         }
+    }
+    if config.explain_enabled
+        && config.explain_name == config.task_status_name
+        && let Some(n) = (root.get("tasks").and_then(|t| t.get("status_tool")))
+            .or_else(|| root.get("explain").and_then(|e| e.get("name")))
+    {
+        r.report(
+            r.error(
+                Kind::Conflict,
+                n.span,
+                format!(
+                    "the task status tool and the explain tool are both named `{}`",
+                    config.task_status_name
+                ),
+            )
+            .with_label("the same name")
+            .with_help("give one of the two built-in tools another name"),
+        );
     }
     config
 }
@@ -261,20 +280,31 @@ fn read_explain(r: &mut Reader<'_>, node: &Node, config: &mut ProjectConfig) {
         config.explain_enabled = r.bool(n, "`explain.enabled`").unwrap_or(true);
     }
     let Some(n) = node.get("name") else { return };
-    let Some(name) = r.string(n, "`explain.name`") else {
-        return;
-    };
-    if toolspec_vocab::naming::is_canonical(&name) {
+    if let Some(name) = builtin_name(r, n, "`explain.name`", "explain") {
         config.explain_name = name;
-    } else {
-        r.report(
-            r.error(
-                Kind::InvalidValue,
-                n.span,
-                format!("explain tool name `{name}` is not a valid tool name"),
-            )
-            .with_label("not a tool name")
-            .with_help("use 1–64 lowercase letters, digits and underscores"),
-        );
     }
+}
+
+/// The name a built-in tool (`what`: `explain`, `task status`) is given at `node` (the value
+/// of `key`), when it is a valid tool name.
+pub(crate) fn builtin_name(
+    r: &mut Reader<'_>,
+    node: &Node,
+    key: &str,
+    what: &str,
+) -> Option<String> {
+    let name = r.string(node, key)?;
+    if toolspec_vocab::naming::is_canonical(&name) {
+        return Some(name);
+    }
+    r.report(
+        r.error(
+            Kind::InvalidValue,
+            node.span,
+            format!("{what} tool name `{name}` is not a valid tool name"),
+        )
+        .with_label("not a tool name")
+        .with_help("use 1–64 lowercase letters, digits and underscores"),
+    );
+    None
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use toolspec_vocab::tasks::{TaskDecl, TaskSupport};
 
 use crate::diagnostic::kind::Kind;
+use crate::read::config::builtin_name;
 use crate::read::durable::read_duration;
 use crate::read::reader::Reader;
 use crate::read::yaml::{Node, Value};
@@ -16,12 +17,13 @@ use crate::spec::ProjectConfig;
 /// The keys of a tool's `task:` map.
 const TASK_KEYS: [&str; 3] = ["mode", "retention", "timeout"];
 /// The keys of the project's `tasks:`.
-const PROJECT_KEYS: [&str; 5] = [
+const PROJECT_KEYS: [&str; 6] = [
     "retention",
     "timeout",
     "concurrency",
     "per_caller",
     "max_result_bytes",
+    "status_tool",
 ];
 
 /// The longest `retention`: a year.
@@ -171,6 +173,11 @@ pub fn read_project_tasks(r: &mut Reader<'_>, node: &Node, config: &mut ProjectC
         && let Some(v) = count(r, n, "`tasks.max_result_bytes`", MAX_RESULT_BYTES)
     {
         tasks.max_result_bytes = v;
+    }
+    if let Some(n) = node.get("status_tool")
+        && let Some(name) = builtin_name(r, n, "`tasks.status_tool`", "task status")
+    {
+        config.task_status_name = name;
     }
 }
 

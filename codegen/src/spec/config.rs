@@ -55,6 +55,8 @@ pub struct ProjectConfig {
     pub explain_enabled: bool,
     /// `explain.name`
     pub explain_name: String,
+    /// `tasks.status_tool`: the built-in task status tool's name.
+    pub task_status_name: String,
     /// `ambient`: the fields of the trusted context that scopes may bind, in spec order.
     pub ambient: Vec<AmbientDecl>,
     /// `invoker.undeclared_keys: drop`

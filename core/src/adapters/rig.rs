@@ -15,7 +15,9 @@
 //! [`ToolExecutionError`] whose model output is `{"error": code, "message", "details"}` and
 //! whose kind follows the code (`invalid_arguments` → `InvalidArgs`, `timeout`, `cancelled`,
 //! `unknown_tool` → `NotFound`, anything else `Other`). The developer-facing exception stays
-//! in the error's diagnostic message, which rig never shows the model.
+//! in the error's diagnostic message, which rig never shows the model. A tool whose `task` is
+//! `required` answers a ticket (the task, and `next`: call the task status tool, a member like
+//! any other, with its id); an `optional` one runs inline.
 //!
 //! Built like the other adapters: a catalog of the rig members (their rig names), each wrapped
 //! as a `DynamicTool` whose calls go to the registered tool through the pipeline. Only rig's types
@@ -31,6 +33,7 @@ use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::failure::{ToolError, ToolResult};
 use crate::registry::{RegisteredTool, Registry};
+use crate::task::{Accept, Submitted};
 use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, codes};
 
@@ -87,8 +90,22 @@ fn dynamic_tool(
                     return render(ToolResult::failed(error, None), member.present_as);
                 };
                 let options = CallOptions::for_caller(ADAPTER, &caller);
-                let result = tool.invoke_with(arguments, &caller.ambient, options).await;
-                render(result, member.present_as)
+                // A tool that requires a task answers a ticket, which the task status tool
+                // reads; without that tool, the agent could never read it (`task_required`).
+                let status_tool = registry.task_status_tool(ADAPTER);
+                let accept = match status_tool {
+                    Some(_) => Accept::WhenRequired,
+                    None => Accept::ResultsOnly,
+                };
+                let submitted = tool
+                    .submit_with(arguments, &caller.ambient, options, accept)
+                    .await;
+                match (submitted, status_tool) {
+                    (Submitted::Task(task), Some(status_tool)) => {
+                        Ok(ToolOutput::json(task.to_model_json(status_tool)))
+                    }
+                    (submitted, _) => render(submitted.into_result(), member.present_as),
+                }
             })
         },
     )

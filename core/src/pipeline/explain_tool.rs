@@ -4,8 +4,6 @@
 //! it, here as everywhere); that tool's stages run in [`Mode::Explain`] and its
 //! [`Explanation`] is the answer. It never runs a handler.
 
-use std::sync::OnceLock;
-
 use serde_json::{Map, Value};
 
 use crate::ambient::AmbientContext;
@@ -13,11 +11,12 @@ use crate::call::options::CallOptions;
 use crate::call::{Answer, Call, Dispatch, Mode};
 use crate::checks::limits::Limits;
 use crate::checks::report::{Errors, invalid_arguments};
-use crate::checks::validate;
 use crate::explain::explanation::Explanation;
 use crate::failure::{ToolError, ToolResult};
+use crate::pipeline::builtin::BuiltinSchema;
+use crate::pipeline::task_status_tool;
 use crate::registry::{Imp, RegisteredTool, Registry};
-use crate::sensitive::{REDACTED, Sensitivity};
+use crate::sensitive::REDACTED;
 use crate::task::Accept;
 
 /// The explain tool's stages for `call` with its arguments `args`.
@@ -72,19 +71,20 @@ pub(crate) async fn explain(
     options: CallOptions,
 ) -> Result<Explanation, ToolResult> {
     let registry = target.registry();
+    let call = Call {
+        tool: target.descriptor(),
+        ambient,
+        options,
+        rules: registry.rules(),
+        mode: Mode::Explain,
+        dispatch: Dispatch::Direct(Accept::ResultsOnly),
+    };
     match target.imp() {
-        Imp::Tool(stages) => {
-            let call = Call {
-                tool: target.descriptor(),
-                ambient,
-                options,
-                rules: registry.rules(),
-                mode: Mode::Explain,
-                dispatch: Dispatch::Direct(Accept::ResultsOnly),
-            };
-            stages.run(call, args).await.into_explanation()
-        }
+        Imp::Tool(stages) => stages.run(call, args).await.into_explanation(),
         Imp::Explain => Ok(itself(registry, &args)),
+        Imp::TaskStatus => task_status_tool::run(registry, call, args)
+            .await
+            .into_explanation(),
     }
 }
 
@@ -108,6 +108,8 @@ pub(crate) fn redact_input(registry: &Registry, adapter: Option<&str>, value: &m
     };
     match target.map(|t| t.imp()) {
         Some(Imp::Tool(stages)) => stages.redact_input(arguments),
+        // The task status tool's arguments hold nothing sensitive.
+        Some(Imp::TaskStatus) => {}
         _ => *arguments = Value::String(REDACTED.to_owned()),
     }
 }
@@ -122,16 +124,10 @@ fn target<'r>(
     registry.lookup(adapter, name).filter(|t| !t.is_explain())
 }
 
-/// The explain tool's own argument errors, checked against its published schema.
+/// The explain tool's arguments, checked against its published schema.
+static ARGUMENTS: BuiltinSchema = BuiltinSchema::new(crate::explain::INPUT_SCHEMA);
+
+/// The explain tool's own argument errors.
 fn argument_errors(args: &Value, limits: &Limits) -> Errors {
-    static SCHEMA: OnceLock<Option<jsonschema::Validator>> = OnceLock::new();
-    let validator = SCHEMA.get_or_init(|| {
-        serde_json::from_str(crate::explain::INPUT_SCHEMA)
-            .ok()
-            .and_then(|s| validate::compile::<&str>(&s, &[]).ok())
-    });
-    match validator {
-        Some(validator) => validate::errors(validator, args, limits, &Sensitivity::default()),
-        None => Errors::default(),
-    }
+    ARGUMENTS.errors(args, limits)
 }

@@ -35,6 +35,7 @@
 mod answers;
 mod audit;
 mod availability;
+mod builtin;
 mod compiled;
 mod decode;
 mod explain_tool;
@@ -48,6 +49,7 @@ mod scopes;
 mod screen;
 pub(crate) mod supervise;
 mod task;
+mod task_status_tool;
 mod typed;
 
 use serde_json::Value;
@@ -67,6 +69,11 @@ impl RegistryBuilder {
     /// Adds the built-in explain tool under `descriptor` (generated as `EXPLAIN`).
     pub fn explain(self, descriptor: &'static Descriptor) -> Self {
         self.add(descriptor, Imp::Explain)
+    }
+
+    /// Adds the built-in task status tool under `descriptor` (generated as `TASK_STATUS`).
+    pub fn task_status(self, descriptor: &'static Descriptor) -> Self {
+        self.add(descriptor, Imp::TaskStatus)
     }
 }
 

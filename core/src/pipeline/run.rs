@@ -28,6 +28,7 @@ use crate::pipeline::decode::{Decoding, decode};
 use crate::pipeline::handler::{self, Failing, Handled};
 use crate::pipeline::refs::{self, Missing};
 use crate::pipeline::task::{self, Decision};
+use crate::pipeline::task_status_tool;
 use crate::pipeline::{audit, availability, explain_tool, hooks, output, scopes, screen};
 use crate::registry::{Imp, RegisteredTool};
 use crate::task::Submitted;
@@ -196,6 +197,7 @@ pub(crate) fn own_stages<'a>(
             Imp::Tool(stages) => stages.run(call, args).await,
             // Boxed like a tool's own stages, so that its future does not weigh on every call's.
             Imp::Explain => Box::pin(explain_tool::run(registry, call, args)).await,
+            Imp::TaskStatus => Box::pin(task_status_tool::run(registry, call, args)).await,
         }
     }
 }

@@ -195,6 +195,21 @@ impl Task {
 }
 
 impl Task {
+    /// The task as a model that called its tool sees it: its JSON, with `next` saying which
+    /// tool (`status_tool`, the task status tool's name on the model's adapter) reads it.
+    pub fn to_model_json(&self, status_tool: &str) -> Value {
+        let mut task = self.to_json();
+        let next = format!(
+            "This call runs as a task. Call `{status_tool}` with {{\"task_id\": \"{}\"}} to read \
+             its status and, once it has ended, its result (`wait_seconds` waits for it to end).",
+            self.id
+        );
+        if let Value::Object(map) = &mut task {
+            map.insert("next".into(), Value::String(next));
+        }
+        task
+    }
+
     /// The task as a call's result: what the audit trail, hooks and adapters without a task
     /// surface of their own record and show (its JSON, [`to_json`](Self::to_json)).
     pub fn ticket(&self) -> ToolResult {

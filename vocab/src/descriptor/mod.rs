@@ -33,6 +33,8 @@ pub enum ToolKind {
     Query,
     /// The built-in explain tool.
     Explain,
+    /// The built-in task status tool: reads one of the caller's tasks.
+    TaskStatus,
 }
 
 /// One input field (`expects`), as the runtime needs to know it.
@@ -229,7 +231,23 @@ const EXPLAIN_FIELDS: &[Field] = &[
     },
 ];
 
-/// The built-in explain tool's hints.
+/// The built-in task status tool's two input fields.
+const TASK_STATUS_FIELDS: &[Field] = &[
+    Field {
+        name: Cow::Borrowed("task_id"),
+        ambient: false,
+        sensitive: false,
+        optional: false,
+    },
+    Field {
+        name: Cow::Borrowed("wait_seconds"),
+        ambient: false,
+        sensitive: false,
+        optional: true,
+    },
+];
+
+/// The built-in explain tool's hints (the task status tool's too).
 const EXPLAIN_HINTS: &[Text] = &[Cow::Borrowed("read_only"), Cow::Borrowed("idempotent")];
 
 impl Descriptor {
@@ -269,6 +287,29 @@ impl Descriptor {
             once: None,
             lock: None,
             task: None,
+        }
+    }
+
+    /// The descriptor of the built-in task status tool, named `name` on every adapter in
+    /// `adapters`, with its input schema in each of `dialects` (which the compiler derives),
+    /// its calls recorded by the project's `audit` policy (the generated `TASK_STATUS` static).
+    pub fn task_status(
+        name: Text,
+        adapters: List<AdapterBinding>,
+        audit: AuditPolicy,
+        dialects: List<(Dialect, Text)>,
+    ) -> Self {
+        use crate::tasks::{TASK_SCHEMA, status_tool};
+        Self {
+            kind: ToolKind::TaskStatus,
+            title: Some(Cow::Borrowed(status_tool::TITLE)),
+            summary: Cow::Borrowed(status_tool::DESCRIPTION),
+            description: Cow::Borrowed(status_tool::DESCRIPTION),
+            input_schema: Cow::Borrowed(status_tool::INPUT_SCHEMA),
+            output_schema: Cow::Borrowed(TASK_SCHEMA),
+            fields: Cow::Borrowed(TASK_STATUS_FIELDS),
+            dialects,
+            ..Self::explain(name, adapters, audit)
         }
     }
 

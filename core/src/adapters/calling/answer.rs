@@ -1,4 +1,5 @@
-//! What a function call answers, before a provider wraps it in its envelope ([`Answer`]), and
+//! What a function call answers, before a provider wraps it in its envelope ([`Answer`]: a
+//! result, a failure, or the ticket of a call stored as a task), and
 //! how arguments and calls arrive in a provider's message ([`parse_arguments`],
 //! [`native_calls`]). Owns no dispatch: the core calls the pipeline, this module renders.
 
@@ -7,6 +8,7 @@ use serde_json::{Map, Value};
 use crate::checks::report::Errors;
 use crate::checks::report::invalid_arguments;
 use crate::failure::{ToolError, ToolResult};
+use crate::task::Task;
 use toolspec_vocab::settings::PresentAs;
 
 /// What one tool call answers, before a provider wraps it in its envelope.
@@ -32,6 +34,15 @@ impl Answer {
                 is_error: false,
             },
             Err(error) => Self::failure(error),
+        }
+    }
+
+    /// A call stored as `task`: the ticket a model reads, naming the tool (`status_tool`)
+    /// that reads the task ([`Task::to_model_json`]).
+    pub fn ticket(task: &Task, status_tool: &str) -> Self {
+        Self {
+            content: task.to_model_json(status_tool),
+            is_error: false,
         }
     }
 

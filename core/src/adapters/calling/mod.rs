@@ -15,6 +15,8 @@
 //! - **Rendering** ([`Answer`]): success is the exposed values (or the rendered message when
 //!   the tool's `present_as` is `message`); failure is `{"error": code, "message", "details"?}`,
 //!   never the developer-facing exception.
+//! - **Tasks**: a tool whose `task` is `required` answers a ticket (the task, and `next`: call
+//!   the task status tool with its id), an `optional` one runs inline.
 //! - **Strict nulls** ([`drop_null_optionals`]): OpenAI's strict mode makes every optional
 //!   property nullable and sends `null` for "not given"; such nulls are dropped before the
 //!   pipeline validates against the canonical schema, unless that schema accepts `null` there.
@@ -45,6 +47,7 @@ use crate::caller::Caller;
 use crate::catalog::Catalog;
 use crate::descriptor::{Descriptor, Text, ToolKind};
 use crate::registry::Registry;
+use crate::task::{Accept, Submitted};
 use toolspec_vocab::Dialect;
 use toolspec_vocab::adapters;
 use toolspec_vocab::settings::{SettingValue, Settings};
@@ -226,10 +229,20 @@ impl Core {
             self.repair_explained(&mut arguments, caller);
         }
         let options = CallOptions::for_caller(adapter, caller);
-        let result = registered
-            .invoke_with(arguments, &caller.ambient, options)
+        // A tool that requires a task answers a ticket, which the task status tool reads;
+        // without that tool on the adapter, the model could never read it (`task_required`).
+        let status_tool = self.registry.task_status_tool(adapter);
+        let accept = match status_tool {
+            Some(_) => Accept::WhenRequired,
+            None => Accept::ResultsOnly,
+        };
+        let submitted = registered
+            .submit_with(arguments, &caller.ambient, options, accept)
             .await;
-        Answer::from_result(&result, member.present_as)
+        match (submitted, status_tool) {
+            (Submitted::Task(task), Some(status_tool)) => Answer::ticket(&task, status_tool),
+            (submitted, _) => Answer::from_result(&submitted.into_result(), member.present_as),
+        }
     }
 
     /// The explain tool's `arguments` are the target tool's arguments, in the form the model

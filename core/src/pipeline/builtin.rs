@@ -1,0 +1,47 @@
+//! What the built-in tools (explain, task status) share: their arguments are checked against
+//! the schema they publish, compiled once.
+
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use crate::checks::limits::Limits;
+use crate::checks::report::Errors;
+use crate::checks::validate;
+use crate::sensitive::Sensitivity;
+
+/// A built-in tool's published input schema, and its validator once compiled.
+pub(crate) struct BuiltinSchema {
+    source: &'static str,
+    validator: OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl BuiltinSchema {
+    /// The schema `source` (JSON), compiled when first used.
+    pub(crate) const fn new(source: &'static str) -> Self {
+        Self {
+            source,
+            validator: OnceLock::new(),
+        }
+    }
+
+    /// Every error of `args` against the schema, within `limits`.
+    pub(crate) fn errors(&self, args: &Value, limits: &Limits) -> Errors {
+        let validator = self.validator.get_or_init(|| {
+            let compiled = serde_json::from_str(self.source)
+                .ok()
+                .and_then(|s| validate::compile::<&str>(&s, &[]).ok());
+            if compiled.is_none() {
+                tracing::error!(
+                    schema = self.source,
+                    "a built-in tool's schema does not compile"
+                );
+            }
+            compiled
+        });
+        match validator {
+            Some(validator) => validate::errors(validator, args, limits, &Sensitivity::default()),
+            None => Errors::default(),
+        }
+    }
+}

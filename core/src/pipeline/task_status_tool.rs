@@ -1,0 +1,138 @@
+//! The built-in task status tool: what the pipeline runs in place of a tool's own stages when
+//! it is called. Its arguments are checked against its published schema; the task they name
+//! is read as the call's caller owns it (another caller's task does not exist for it, here as
+//! on every task surface), waiting up to `wait_seconds` for it to end; the task, with its
+//! result once it has one, is the answer. It never runs a handler.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+use tokio::time::Instant;
+
+use crate::call::{Answer, Call, Mode};
+use crate::checks::report::invalid_arguments;
+use crate::explain::explanation::Explanation;
+use crate::failure::{ToolError, ToolResult};
+use crate::pipeline::builtin::BuiltinSchema;
+use crate::registry::{Imp, RegisteredTool, Registry};
+use crate::task::Task;
+use crate::worker::TaskError;
+use toolspec_vocab::codes;
+use toolspec_vocab::tasks::status_tool;
+
+/// The tool's arguments, checked against its published schema.
+pub(crate) static ARGUMENTS: BuiltinSchema = BuiltinSchema::new(status_tool::INPUT_SCHEMA);
+
+/// How often a waiting call reads its task again: the first read after `FIRST_POLL`, each
+/// next one twice as late, at most [`POLL_CAP`] apart.
+const FIRST_POLL: Duration = Duration::from_millis(100);
+/// The longest pause between two reads of a waited-for task.
+const POLL_CAP: Duration = Duration::from_secs(1);
+/// When a task cannot be read because the database is down: retry after this long.
+const RETRY_UNAVAILABLE: Duration = Duration::from_secs(2);
+
+/// The task status tool's stages for `call` with its arguments `args`.
+pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Answer {
+    let args = if args.is_null() {
+        Value::Object(Map::new())
+    } else {
+        args
+    };
+    let errors = ARGUMENTS.errors(&args, registry.limits());
+    if call.mode == Mode::Explain {
+        let mut explanation = Explanation::refused(&call.tool.name, errors);
+        explanation.callable = explanation.errors.is_empty();
+        return Answer::Explained(Ok(explanation));
+    }
+    if !errors.is_empty() {
+        return Answer::Called(invalid_arguments(&errors));
+    }
+    let id = args
+        .get("task_id")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let wait = args
+        .get("wait_seconds")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let wait = Duration::from_secs(wait.min(status_tool::MAX_WAIT_SECONDS));
+    let owner = call.options.caller.as_deref().unwrap_or_default();
+    let cancelled = call.options.cancellation.clone();
+    let read = async {
+        let deadline = Instant::now() + wait;
+        let mut pause = FIRST_POLL;
+        loop {
+            let task = registry.task_of(id, owner).await?;
+            let now = Instant::now();
+            if task.status.is_terminal() || now >= deadline {
+                return Ok(task);
+            }
+            tokio::time::sleep(pause.min(deadline - now)).await;
+            pause = (pause * 2).min(POLL_CAP);
+        }
+    };
+    let result = tokio::select! {
+        read = read => match read {
+            Ok(task) => answer(&task),
+            Err(e) => failure(call.tool, e),
+        },
+        _ = cancelled.cancelled() => ToolResult::failed(ToolError::cancelled(), None),
+    };
+    Answer::Called(result)
+}
+
+/// The task as the tool answers it: its JSON, and a sentence for the model.
+fn answer(task: &Task) -> ToolResult {
+    let message = match task.status_message() {
+        Some(status) => format!(
+            "Task {} of `{}` is {}: {status}",
+            task.id, task.tool, task.status
+        ),
+        None => format!("Task {} of `{}` is {}.", task.id, task.tool, task.status),
+    };
+    ToolResult {
+        outcome: Ok(task.to_json()),
+        message,
+        exception: None,
+    }
+}
+
+/// Why task `id` could not be read, as the tool answers it.
+fn failure(tool: &'static crate::descriptor::Descriptor, e: TaskError) -> ToolResult {
+    match e {
+        // The schema's pattern refuses a malformed id first; this is the same rule.
+        TaskError::Malformed(e) => {
+            let errors = crate::checks::report::Errors::one("/task_id", e.to_string());
+            invalid_arguments(&errors)
+        }
+        TaskError::Unknown => {
+            let error = ToolError {
+                code: codes::UNKNOWN_TASK.into(),
+                message: "There is no task with this id: it may have expired. Call the tool \
+                          that started it again if you still need its result."
+                    .into(),
+                details: None,
+            };
+            ToolResult::failed(error, None)
+        }
+        e if e.is_unavailable() => {
+            ToolResult::unavailable(tool, "the task queue", RETRY_UNAVAILABLE, e.to_string())
+        }
+        e => ToolResult::internal(tool, format!("reading the task: {e}")),
+    }
+}
+
+/// Redacts, in place, what a task read through the tool shows of its tool's result: as that
+/// tool redacts its own output (a tool no longer registered: the result is hidden whole).
+pub(crate) fn redact_output(registry: &Registry, value: &mut Value) {
+    let Value::Object(task) = value else { return };
+    let tool = task.get("tool").and_then(Value::as_str).unwrap_or_default();
+    let imp = registry.get(tool).map(|t: RegisteredTool<'_>| t.imp());
+    let Some(result) = task.get_mut("result") else {
+        return;
+    };
+    match imp {
+        Some(Imp::Tool(stages)) => stages.redact_output(result),
+        _ => *result = Value::String(crate::sensitive::REDACTED.to_owned()),
+    }
+}
