@@ -105,11 +105,11 @@ fn project_static(project: &Project) -> TokenStream {
     let builtins = project.builtin_descriptors().into_iter().map(|descriptor| {
         let (doc, name) = match descriptor.kind {
             ToolKind::TaskStatus => (
-                "The built-in task status tool: reads a task another tool started.",
+                " The built-in task status tool: reads a task another tool started.",
                 format_ident!("TASK_STATUS"),
             ),
             _ => (
-                "The built-in explain tool: checks a call of another tool without running it.",
+                " The built-in explain tool: checks a call of another tool without running it.",
                 format_ident!("EXPLAIN"),
             ),
         };

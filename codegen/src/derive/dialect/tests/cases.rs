@@ -695,3 +695,27 @@ fn paths_map_back_to_fields() {
     );
     assert_eq!(at(vec![]), ("sink.yaml".into(), None, String::new()));
 }
+
+#[test]
+fn the_task_status_tool_has_every_dialect_and_each_follows_the_provider_rules() {
+    // The compiler derives the built-in task status tool's dialects when it offers the tool;
+    // one it could not derive would be dropped, so every one must be derivable.
+    let canonical: Value =
+        serde_json::from_str(toolspec_vocab::tasks::status_tool::INPUT_SCHEMA).expect("JSON");
+    let mut problems = Vec::new();
+    for d in Dialect::ALL.into_iter().filter(|d| *d != Dialect::Mcp) {
+        let derived = dialect::derive(d, &canonical);
+        assert!(
+            derived.is_expressible(),
+            "{}: {:?}",
+            d.name(),
+            derived.refusals
+        );
+        problems.extend(
+            check(d, &derived.schema, &canonical)
+                .into_iter()
+                .map(|v| format!("{}: {v}", d.name())),
+        );
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -1463,6 +1463,114 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
 };
+/// The built-in task status tool: reads a task another tool started.
+pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("task_status"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::TaskStatus,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Read a task")),
+    summary: ::std::borrow::Cow::Borrowed(
+        "Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering.",
+    ),
+    description: ::std::borrow::Cow::Borrowed(
+        "Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering.",
+    ),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
+    ),
+    output_schema: ::std::borrow::Cow::Borrowed(
+        r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#,
+    ),
+    dialects: ::std::borrow::Cow::Borrowed(
+        &[
+            (
+                ::toolspec::__private::Dialect::Anthropic,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::AnthropicStrict,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once). Must be at least 0. Must be at most 30."}},"required":["task_id"],"additionalProperties":false}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::Gemini,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"OBJECT","properties":{"task_id":{"type":"STRING","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"INTEGER","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"propertyOrdering":["task_id","wait_seconds"]}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::OpenAi,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
+                ),
+            ),
+            (
+                ::toolspec::__private::Dialect::OpenAiStrict,
+                ::std::borrow::Cow::Borrowed(
+                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":["integer","null"],"minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id","wait_seconds"],"additionalProperties":false}"#,
+                ),
+            ),
+        ],
+    ),
+    fields: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("task_id"),
+                ambient: false,
+                sensitive: false,
+                optional: false,
+            },
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("wait_seconds"),
+                ambient: false,
+                sensitive: false,
+                optional: true,
+            },
+        ],
+    ),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(
+        &[
+            ::std::borrow::Cow::Borrowed("read_only"),
+            ::std::borrow::Cow::Borrowed("idempotent"),
+        ],
+    ),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(
+        &[
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("slack"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+            },
+        ],
+    ),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
+        enabled: true,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
+};
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &internal::all::DESCRIPTOR,
@@ -1496,6 +1604,7 @@ where
             .tool(internal::hidden::Bound(::std::sync::Arc::clone(&handler)))
             .tool(internal::report::Bound(::std::sync::Arc::clone(&handler)))
             .explain(&EXPLAIN)
+            .task_status(&TASK_STATUS)
             .database(database),
     )
 }
