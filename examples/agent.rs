@@ -163,6 +163,9 @@ async fn main() -> ExitCode {
         cli.ambient.into_iter().collect()
     };
     let registry = Arc::new(toolspec_store::registry(store.clone()));
+    // The worker runs the tasks the model starts (`orders_report`), which it reads with
+    // `task_status`.
+    registry.start_tasks();
     let caller = Arc::new(Caller::new("agent").with_ambient(ambient));
     let chat = match endpoint.connect(MODEL_TIMEOUT) {
         Ok(chat) => chat,

@@ -738,14 +738,14 @@ mod tests {
     fn the_tool_listing_is_sorted_and_aligned() {
         let listing = crate::tool_listing();
         let lines: Vec<&str> = listing.lines().collect();
-        assert_eq!(lines.len(), 7);
+        assert_eq!(lines.len(), 8);
         assert_eq!(
             lines[1],
-            "orders_cancel  Cancel order   [anthropic, gemini, http, mcp, openai, rig]"
+            "orders_cancel  Cancel order     [anthropic, gemini, http, mcp, openai, rig]"
         );
         assert_eq!(
             lines[5],
-            "orders_refund  Refund order   [anthropic, gemini, mcp, openai, rig]"
+            "orders_refund  Refund order     [anthropic, gemini, mcp, openai, rig]"
         );
     }
 }

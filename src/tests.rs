@@ -198,7 +198,9 @@ async fn every_tool_is_registered_on_its_adapters() {
             "orders_get",
             "orders_place",
             "orders_refund",
-            "orders_search"
+            "orders_report",
+            "orders_search",
+            "task_status"
         ]
     );
     let http: Vec<&str> = f
@@ -216,6 +218,7 @@ async fn every_tool_is_registered_on_its_adapters() {
             "orders_export",
             "orders_get",
             "orders_place",
+            "orders_report",
             "orders_search"
         ]
     );

@@ -168,7 +168,9 @@ async fn a_tool_call_runs_on_the_store_and_its_result_goes_back_to_the_model() {
             "orders_get",
             "orders_place",
             "orders_refund",
-            "orders_search"
+            "orders_report",
+            "orders_search",
+            "task_status"
         ]
     );
     let get = first["tools"]

@@ -199,7 +199,9 @@ async fn a_message_is_answered_with_the_reply_and_the_tool_calls_that_ran_on_the
             "orders_get",
             "orders_place",
             "orders_refund",
-            "orders_search"
+            "orders_report",
+            "orders_search",
+            "task_status"
         ]
     );
     assert!(requests[0].to_string().contains("What is in my order 1?"));
@@ -538,4 +540,39 @@ async fn tool_calls_are_bounded_per_reply_and_per_request_by_their_flags() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(flag), "{stderr}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_required_task_is_a_ticket_the_agent_waits_on_with_task_status() {
+    // The model calls the report, gets a ticket, and reads the task with the id it was given.
+    let read_the_ticket = |request: &Value| {
+        let ticket = tool_result(&tool_messages(request), "call_1").clone();
+        let id = ticket["task_id"].as_str().unwrap_or_default().to_owned();
+        tool_calls(&[(
+            "call_2",
+            "task_status",
+            json!({"task_id": id, "wait_seconds": 20}),
+        )])
+    };
+    let (fake, model_url) = FakeOpenAi::scripted(vec![
+        Reply::Message(tool_calls(&[("call_1", "orders_report", json!({}))])),
+        Reply::From(read_the_ticket),
+        Reply::Message(text("You placed 4 orders.")),
+    ])
+    .await;
+    let server = Server::with_model(&model_url, &[]).await;
+
+    let (status, body) = server.ask("ada-token", "How much have I spent?").await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(body["reply"], "You placed 4 orders.");
+    let calls = body["tool_calls"].as_array().expect("tool_calls");
+    assert_eq!(calls.len(), 2, "{body:#}");
+    let ticket = &calls[0]["result"];
+    assert_eq!(ticket["status"], "working", "{body:#}");
+    assert!(ticket["next"].as_str().unwrap().contains("`task_status`"));
+    let task = &calls[1]["result"];
+    assert_eq!(task["task_id"], ticket["task_id"], "{body:#}");
+    assert_eq!(task["status"], "completed", "{body:#}");
+    assert_eq!(task["result"]["orders"], 4, "{body:#}");
+    assert_eq!(fake.requests().len(), 3);
 }

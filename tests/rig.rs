@@ -41,7 +41,9 @@ async fn every_member_is_a_dynamic_tool_with_its_openai_parameters() {
             "orders_get",
             "orders_place",
             "orders_refund",
-            "orders_search"
+            "orders_report",
+            "orders_search",
+            "task_status"
         ]
     );
     let get = find(&tools, "orders_get").definition();
@@ -122,7 +124,9 @@ async fn a_caller_sees_only_the_tools_its_scopes_allow() {
             "explain",
             "orders_export",
             "orders_get",
-            "orders_search"
+            "orders_report",
+            "orders_search",
+            "task_status"
         ]
     );
     // A tool wrapped for this caller anyway still refuses, as if it did not exist.
@@ -166,4 +170,40 @@ async fn a_rig_call_is_recorded_under_rig() {
         record.result.as_ref().map(|r| &r["order"]["id"]),
         Some(&json!(1))
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_task_answers_a_ticket_that_task_status_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    assert!(registry.start_tasks());
+    let tools = toolspec::rig::tools(&registry, &ada());
+    let ticket = find(&tools, "orders_report")
+        .execute(json!({}))
+        .await
+        .expect("a ticket");
+    let ticket = ticket.as_json().expect("JSON output").clone();
+    assert_eq!(ticket["status"], "working", "{ticket}");
+    let id = ticket["task_id"].as_str().unwrap();
+    assert!(
+        ticket["next"].as_str().unwrap().contains("`task_status`"),
+        "{ticket}"
+    );
+    let task = find(&tools, "task_status")
+        .execute(json!({ "task_id": id, "wait_seconds": 20 }))
+        .await
+        .expect("the task");
+    let task = task.as_json().unwrap();
+    assert_eq!(task["status"], "completed", "{task}");
+    assert_eq!(task["result"]["orders"], 4, "{task}");
+
+    // Another caller's task is no task for it.
+    let grace =
+        Arc::new(Caller::new("grace").with_ambient(AmbientContext::from([("customer_id", 2)])));
+    let theirs = toolspec::rig::tools(&registry, &grace);
+    let unknown = find(&theirs, "task_status")
+        .execute(json!({ "task_id": id }))
+        .await
+        .expect_err("unknown");
+    assert_eq!(unknown.code(), Some("unknown_task"));
 }

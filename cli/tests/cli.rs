@@ -283,7 +283,7 @@ fn a_strict_preview_shows_every_tool_and_says_which_are_sent_strict() {
     assert!(
         stderr.contains(
             "note: a preview of openai-strict for every `openai` tool: 0 sent in strict mode \
-             today (`sent_strict`), 7 sent in openai until it gets `strict: true` (`previewed`), \
+             today (`sent_strict`), 9 sent in openai until it gets `strict: true` (`previewed`), \
              1 that strict mode cannot express (`cannot_be_strict`)"
         ),
         "{stderr}"

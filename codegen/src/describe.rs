@@ -1,8 +1,10 @@
-//! Each tool's descriptor: the vocabulary's model (`toolspec_vocab::descriptor`), built from the
-//! checked tool in owned form. Emission writes it into Rust by walking the value (`emit::bake`);
-//! the CLI hands it to the runtime's adapters to print exactly the declarations a server sends.
+//! Each tool's descriptor, and those of the built-in tools a project offers (explain, task
+//! status): the vocabulary's model (`toolspec_vocab::descriptor`), built from the checked tool
+//! in owned form. Emission writes it into Rust by walking the value (`emit::bake`); the CLI
+//! hands it to the runtime's adapters to print exactly the declarations a server sends.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use toolspec_vocab::descriptor::query::{
@@ -11,7 +13,7 @@ use toolspec_vocab::descriptor::query::{
 use toolspec_vocab::descriptor::{
     AdapterBinding, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl, Text, ToolKind,
 };
-
+use toolspec_vocab::settings::{AdapterDecl, SettingValue, Settings};
 use toolspec_vocab::{Dialect, adapters};
 
 use crate::derive::dialect;
@@ -37,7 +39,7 @@ impl Project {
             let name = Cow::Owned(name.to_owned());
             builtins.push(Descriptor::explain(name, Cow::Owned(bindings), audit));
         }
-        let bindings: Vec<AdapterBinding> = self
+        let offered: Vec<&AdapterDecl> = self
             .adapters()
             .filter(|a| ![adapters::MCP, adapters::HTTP].contains(&a.name.as_ref()))
             .filter(|a| {
@@ -47,15 +49,15 @@ impl Project {
                     .filter(member)
                     .any(|t| t.spec.task.is_some())
             })
-            .map(|a| bind(&a.name))
             .collect();
-        if !bindings.is_empty() {
+        if !offered.is_empty() {
             let name = Cow::Owned(config.task_status_name.clone());
+            let bindings = offered.iter().map(|a| bind(&a.name)).collect();
             builtins.push(Descriptor::task_status(
                 name,
                 Cow::Owned(bindings),
                 audit,
-                Cow::Owned(status_tool_dialects()),
+                Cow::Owned(status_tool_dialects(&offered)),
             ));
         }
         builtins.sort_by(|a, b| a.name.cmp(&b.name));
@@ -63,14 +65,20 @@ impl Project {
     }
 }
 
-/// The task status tool's input schema in every dialect but the canonical one, derived as any
-/// tool's is, sorted by dialect.
-fn status_tool_dialects() -> Vec<(Dialect, Text)> {
+/// The task status tool's input schema in the dialect each adapter it is offered on declares
+/// it in (by the project's settings there: strict where the adapter is), sorted by dialect,
+/// derived as any tool's is.
+fn status_tool_dialects(offered: &[&AdapterDecl]) -> Vec<(Dialect, Text)> {
     let schema = toolspec_vocab::tasks::status_tool::INPUT_SCHEMA;
     let canonical = serde_json::from_str(schema).unwrap_or_default();
-    Dialect::ALL
-        .into_iter()
+    let defaults: &[(&str, SettingValue)] = &[];
+    let wanted: BTreeSet<Dialect> = offered
+        .iter()
+        .map(|a| Dialect::for_member(&a.name, &Settings::new(a, defaults)))
         .filter(|d| *d != Dialect::Mcp)
+        .collect();
+    wanted
+        .into_iter()
         .filter_map(|d| {
             let derived = dialect::derive(d, &canonical);
             derived

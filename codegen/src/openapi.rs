@@ -490,7 +490,7 @@ fn task_item() -> Value {
             "401": failure(describe(http::UNAUTHORIZED), &[]),
             "404": failure(
                 "No task of this caller has the id (it never existed, its retention passed, or it is another caller's).",
-                &["unknown_task"],
+                &[codes::UNKNOWN_TASK],
             ),
             "500": failure(describe(http::INTERNAL), &[codes::INTERNAL_ERROR]),
             "503": failure(describe(http::UNAVAILABLE), &[codes::UNAVAILABLE]),

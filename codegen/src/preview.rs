@@ -34,6 +34,14 @@ impl Project {
         if self.has_errors() {
             return Some(preview);
         }
+        // The project's default (which the built-in tools follow), and every member's.
+        let decl = preview.config.adapters.iter_mut().map(|a| &mut a.decl);
+        if let Some(decl) = decl.into_iter().find(|d| d.name == adapter) {
+            let settings = decl.settings.to_mut().iter_mut();
+            if let Some(strict) = settings.into_iter().find(|s| s.name == STRICT) {
+                strict.default = Some(SettingValue::Bool(true));
+            }
+        }
         for tool in &mut preview.tools {
             for binding in tool.bindings.iter_mut().filter(|b| b.adapter == adapter) {
                 binding.settings.retain(|(name, _)| name != STRICT);

@@ -380,7 +380,7 @@ async fn sessions_are_capped_per_caller_and_in_all_and_expire_until_initialized(
     let client = server
         .client("ada-token", ProtocolVersion::V_2026_07_28)
         .await;
-    assert_eq!(names(&client).await.len(), 8);
+    assert_eq!(names(&client).await.len(), 9);
 }
 
 #[tokio::test]
@@ -491,7 +491,7 @@ async fn a_token_without_scopes_holds_none() {
     let root = server
         .client("root-token", ProtocolVersion::V_2026_07_28)
         .await;
-    assert_eq!(names(&root).await.len(), 8);
+    assert_eq!(names(&root).await.len(), 9);
 }
 
 /// `orders_place` with 1.39 M empty `lines` items: about 4 MiB of JSON.

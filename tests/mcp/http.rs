@@ -82,7 +82,7 @@ async fn every_supported_protocol_version_lists_and_calls() {
             assert_eq!(negotiated, Some(version.clone()));
         }
         let listed = client.list_tools(None).await.unwrap();
-        assert_eq!(listed.tools.len(), 8, "{version}");
+        assert_eq!(listed.tools.len(), 9, "{version}");
         // 2026-07-28 requires caching hints on tools/list; older clients ignore them.
         assert_eq!(
             (listed.ttl_ms, listed.cache_scope),
@@ -110,6 +110,7 @@ async fn the_token_decides_the_ambient_context_and_the_visible_tools() {
             "explain",
             "orders_export",
             "orders_get",
+            "orders_report",
             "orders_search"
         ]
     );

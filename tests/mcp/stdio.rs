@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use crate::support::*;
 
-const ALL_TOOLS: [&str; 8] = [
+const ALL_TOOLS: [&str; 9] = [
     "customers_me",
     "explain",
     "orders_cancel",
@@ -13,6 +13,7 @@ const ALL_TOOLS: [&str; 8] = [
     "orders_get",
     "orders_place",
     "orders_refund",
+    "orders_report",
     "orders_search",
 ];
 
@@ -228,6 +229,7 @@ async fn a_tool_outside_the_callers_scopes_is_neither_listed_nor_callable() {
             "explain",
             "orders_export",
             "orders_get",
+            "orders_report",
             "orders_search"
         ]
     );
@@ -351,7 +353,7 @@ async fn tools_list_carries_caching_hints_and_pages_on_request() {
     }
     assert_eq!(
         pages.iter().map(Vec::len).collect::<Vec<_>>(),
-        [3, 3, 2],
+        [3, 3, 3],
         "{pages:?}"
     );
     assert_eq!(

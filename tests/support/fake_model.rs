@@ -21,6 +21,9 @@ pub enum Reply {
     Raw(u16, String),
     /// No answer at all: the request hangs until the client gives up.
     Stall,
+    /// An assistant message made from the request (a call whose arguments come from an
+    /// earlier tool result, as a model would write it).
+    From(fn(&Value) -> Value),
 }
 
 /// A scripted Chat Completions endpoint at `http://127.0.0.1:PORT/v1`.
@@ -83,10 +86,11 @@ async fn completions(
         Err(e) => return (StatusCode::BAD_REQUEST, format!("not JSON: {e}")).into_response(),
     };
     let model = request["model"].clone();
-    fake.requests.lock().unwrap().push(request);
+    fake.requests.lock().unwrap().push(request.clone());
     let reply = fake.replies.lock().unwrap().pop_front();
     let message = match reply {
         Some(Reply::Message(message)) => message,
+        Some(Reply::From(make)) => make(&request),
         Some(Reply::Raw(status, body)) => {
             let status = StatusCode::from_u16(status).expect("a valid status");
             return (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();

@@ -44,7 +44,7 @@ pub const PAYLOAD_TOO_LARGE: u16 = 413;
 pub fn builtin_status(code: &str) -> Option<u16> {
     Some(match code {
         codes::INVALID_ARGUMENTS | codes::INVALID_PARAMS => INVALID,
-        codes::UNKNOWN_TOOL | codes::NOT_FOUND => NOT_FOUND,
+        codes::UNKNOWN_TOOL | codes::NOT_FOUND | codes::UNKNOWN_TASK => NOT_FOUND,
         codes::TIMEOUT => TIMEOUT,
         codes::LOCKED => LOCKED,
         codes::IN_PROGRESS => IN_PROGRESS,

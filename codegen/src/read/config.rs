@@ -280,31 +280,7 @@ fn read_explain(r: &mut Reader<'_>, node: &Node, config: &mut ProjectConfig) {
         config.explain_enabled = r.bool(n, "`explain.enabled`").unwrap_or(true);
     }
     let Some(n) = node.get("name") else { return };
-    if let Some(name) = builtin_name(r, n, "`explain.name`", "explain") {
+    if let Some(name) = r.builtin_name(n, "`explain.name`", "explain") {
         config.explain_name = name;
     }
-}
-
-/// The name a built-in tool (`what`: `explain`, `task status`) is given at `node` (the value
-/// of `key`), when it is a valid tool name.
-pub(crate) fn builtin_name(
-    r: &mut Reader<'_>,
-    node: &Node,
-    key: &str,
-    what: &str,
-) -> Option<String> {
-    let name = r.string(node, key)?;
-    if toolspec_vocab::naming::is_canonical(&name) {
-        return Some(name);
-    }
-    r.report(
-        r.error(
-            Kind::InvalidValue,
-            node.span,
-            format!("{what} tool name `{name}` is not a valid tool name"),
-        )
-        .with_label("not a tool name")
-        .with_help("use 1–64 lowercase letters, digits and underscores"),
-    );
-    None
 }

@@ -221,6 +221,25 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The name a built-in tool (`what`: `explain`, `task status`) is given at `node` (the
+    /// value of `key`), when it is a valid tool name.
+    pub fn builtin_name(&mut self, node: &Node, key: &str, what: &str) -> Option<String> {
+        let name = self.string(node, key)?;
+        if toolspec_vocab::naming::is_canonical(&name) {
+            return Some(name);
+        }
+        self.report(
+            self.error(
+                Kind::InvalidValue,
+                node.span,
+                format!("{what} tool name `{name}` is not a valid tool name"),
+            )
+            .with_label("not a tool name")
+            .with_help("use 1–64 lowercase letters, digits and underscores"),
+        );
+        None
+    }
+
     /// A string value.
     pub fn string(&mut self, node: &Node, what: &str) -> Option<String> {
         match &node.value {

@@ -7,7 +7,6 @@ use std::time::Duration;
 use toolspec_vocab::tasks::{TaskDecl, TaskSupport};
 
 use crate::diagnostic::kind::Kind;
-use crate::read::config::builtin_name;
 use crate::read::durable::read_duration;
 use crate::read::reader::Reader;
 use crate::read::yaml::{Node, Value};
@@ -175,7 +174,7 @@ pub fn read_project_tasks(r: &mut Reader<'_>, node: &Node, config: &mut ProjectC
         tasks.max_result_bytes = v;
     }
     if let Some(n) = node.get("status_tool")
-        && let Some(name) = builtin_name(r, n, "`tasks.status_tool`", "task status")
+        && let Some(name) = r.builtin_name(n, "`tasks.status_tool`", "task status")
     {
         config.task_status_name = name;
     }

@@ -10,13 +10,14 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use crate::call::{Answer, Call, Mode};
-use crate::checks::report::invalid_arguments;
+use crate::checks::report::{Errors, invalid_arguments};
+use crate::descriptor::Descriptor;
 use crate::explain::explanation::Explanation;
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::builtin::BuiltinSchema;
 use crate::registry::{Imp, RegisteredTool, Registry};
-use crate::task::Task;
-use crate::worker::TaskError;
+use crate::storage::Storage;
+use crate::task::{Task, TaskId};
 use toolspec_vocab::codes;
 use toolspec_vocab::tasks::status_tool;
 
@@ -59,10 +60,21 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
     let owner = call.options.caller.as_deref().unwrap_or_default();
     let cancelled = call.options.cancellation.clone();
     let read = async {
+        // The schema's pattern refused a malformed id already; this is the same rule.
+        let id = TaskId::parse(id).map_err(|e| {
+            let errors = Errors::one("/task_id", e.to_string());
+            invalid_arguments(&errors)
+        })?;
+        let Some(storage) = call.rules.storage.as_deref() else {
+            return Err(ToolResult::internal(
+                call.tool,
+                "no database keeps tasks".into(),
+            ));
+        };
         let deadline = Instant::now() + wait;
         let mut pause = FIRST_POLL;
         loop {
-            let task = registry.task_of(id, owner).await?;
+            let task = read_task(call.tool, storage, &id, owner).await?;
             let now = Instant::now();
             if task.status.is_terminal() || now >= deadline {
                 return Ok(task);
@@ -74,7 +86,7 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
     let result = tokio::select! {
         read = read => match read {
             Ok(task) => answer(&task),
-            Err(e) => failure(call.tool, e),
+            Err(result) => result,
         },
         _ = cancelled.cancelled() => ToolResult::failed(ToolError::cancelled(), None),
     };
@@ -97,15 +109,20 @@ fn answer(task: &Task) -> ToolResult {
     }
 }
 
-/// Why task `id` could not be read, as the tool answers it.
-fn failure(tool: &'static crate::descriptor::Descriptor, e: TaskError) -> ToolResult {
-    match e {
-        // The schema's pattern refuses a malformed id first; this is the same rule.
-        TaskError::Malformed(e) => {
-            let errors = crate::checks::report::Errors::one("/task_id", e.to_string());
-            invalid_arguments(&errors)
-        }
-        TaskError::Unknown => {
+/// Task `id` of `owner`, read from `storage` — or why not, as the tool answers it.
+async fn read_task(
+    tool: &'static Descriptor,
+    storage: &dyn Storage,
+    id: &TaskId,
+    owner: &str,
+) -> Result<Task, ToolResult> {
+    let read = match storage.prepare().await {
+        Ok(()) => storage.read_task(id, owner).await,
+        Err(e) => Err(e),
+    };
+    match read {
+        Ok(Some(task)) => Ok(task),
+        Ok(None) => {
             let error = ToolError {
                 code: codes::UNKNOWN_TASK.into(),
                 message: "There is no task with this id: it may have expired. Call the tool \
@@ -113,12 +130,22 @@ fn failure(tool: &'static crate::descriptor::Descriptor, e: TaskError) -> ToolRe
                     .into(),
                 details: None,
             };
-            ToolResult::failed(error, None)
+            Err(ToolResult::failed(error, None))
         }
-        e if e.is_unavailable() => {
-            ToolResult::unavailable(tool, "the task queue", RETRY_UNAVAILABLE, e.to_string())
+        Err(e) if e.is_unreachable() => {
+            storage.suspect(&e.to_string());
+            let what = "the task queue";
+            Err(ToolResult::unavailable(
+                tool,
+                what,
+                RETRY_UNAVAILABLE,
+                e.chain(),
+            ))
         }
-        e => ToolResult::internal(tool, format!("reading the task: {e}")),
+        Err(e) => Err(ToolResult::internal(
+            tool,
+            format!("reading the task: {}", e.chain()),
+        )),
     }
 }
 

@@ -82,13 +82,8 @@ impl Registry {
 
     /// Task `id` of `caller`, as it is now.
     pub async fn task(&self, id: &str, caller: &Caller) -> Result<Task, TaskError> {
-        self.task_of(id, owner(caller)).await
-    }
-
-    /// Task `id` of the caller whose tasks `owner` owns, as it is now.
-    pub(crate) async fn task_of(&self, id: &str, owner: &str) -> Result<Task, TaskError> {
         let id = TaskId::parse(id)?;
-        match self.queue().await?.read_task(&id, owner).await {
+        match self.queue().await?.read_task(&id, owner(caller)).await {
             Ok(Some(task)) => Ok(task),
             Ok(None) => Err(TaskError::Unknown),
             Err(e) => Err(TaskError::Storage(e)),

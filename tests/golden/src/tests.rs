@@ -218,6 +218,20 @@ impl store::orders::refund::Handler for Store {
     }
 }
 
+impl store::orders::report::Handler for Store {
+    async fn call(
+        &self,
+        _: store::orders::report::Input,
+        _: store::orders::report::Context<'_>,
+    ) -> store::orders::report::Outcome {
+        // No orders in this fixture.
+        Ok(store::orders::report::Output {
+            orders: 0,
+            totals: Vec::new(),
+        })
+    }
+}
+
 impl store::orders::export::Handler for Store {
     async fn call(
         &self,
@@ -288,13 +302,15 @@ fn registry_binds_handlers_and_reports_outcomes() {
             "orders_get",
             "orders_place",
             "orders_refund",
-            "orders_search"
+            "orders_report",
+            "orders_search",
+            "task_status"
         ]
     );
     assert_eq!(
         registry.tools_for("http").len(),
-        7,
-        "refund excludes http; explain is everywhere"
+        8,
+        "refund excludes http; explain is everywhere; task_status is not on http"
     );
     let ambient = AmbientContext::from([("customer_id", 1)]);
     block_on(async {

@@ -9,6 +9,7 @@
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+use toolspec_vocab::codes;
 use toolspec_vocab::http as statuses;
 
 use crate::adapters::gate::failure::failure;
@@ -91,12 +92,12 @@ fn refused(error: &TaskError) -> Response {
         }
         TaskError::Unknown => failure(
             StatusCode::NOT_FOUND,
-            "unknown_task",
+            codes::UNKNOWN_TASK,
             "There is no task with this id.",
         ),
         TaskError::NoQueue => failure(
             StatusCode::NOT_FOUND,
-            "unknown_task",
+            codes::UNKNOWN_TASK,
             "This server keeps no tasks.",
         ),
         error if error.is_unavailable() => {

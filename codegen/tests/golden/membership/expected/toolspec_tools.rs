@@ -1483,40 +1483,7 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
     output_schema: ::std::borrow::Cow::Borrowed(
         r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#,
     ),
-    dialects: ::std::borrow::Cow::Borrowed(
-        &[
-            (
-                ::toolspec::__private::Dialect::Anthropic,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::AnthropicStrict,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once). Must be at least 0. Must be at most 30."}},"required":["task_id"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::Gemini,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"OBJECT","properties":{"task_id":{"type":"STRING","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"INTEGER","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"propertyOrdering":["task_id","wait_seconds"]}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAi,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAiStrict,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":["integer","null"],"minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id","wait_seconds"],"additionalProperties":false}"#,
-                ),
-            ),
-        ],
-    ),
+    dialects: ::std::borrow::Cow::Borrowed(&[]),
     fields: ::std::borrow::Cow::Borrowed(
         &[
             ::toolspec::__private::Field {

@@ -2850,12 +2850,6 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
                 ),
             ),
             (
-                ::toolspec::__private::Dialect::AnthropicStrict,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once). Must be at least 0. Must be at most 30."}},"required":["task_id"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
                 ::toolspec::__private::Dialect::Gemini,
                 ::std::borrow::Cow::Borrowed(
                     r#"{"type":"OBJECT","properties":{"task_id":{"type":"STRING","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"INTEGER","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"propertyOrdering":["task_id","wait_seconds"]}"#,
@@ -2865,12 +2859,6 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
                 ::toolspec::__private::Dialect::OpenAi,
                 ::std::borrow::Cow::Borrowed(
                     r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAiStrict,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":["integer","null"],"minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id","wait_seconds"],"additionalProperties":false}"#,
                 ),
             ),
         ],
