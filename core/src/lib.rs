@@ -29,13 +29,14 @@
 //! Each top-level module depends only on the ones listed before it (`tests/architecture`
 //! checks it, and that this list names every one):
 //!
-//! - vocabulary and data: `ambient`, [`descriptor`] (the vocabulary's one descriptor model,
+//! - vocabulary and data: `ambient`, `canonical` (JSON with sorted keys), [`descriptor`] (the vocabulary's one descriptor model,
 //!   and everything a tool declares: bindings, error codes, guards, queries and `ref` fields,
 //!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `context`, `failure`, `task`
 //!   (what a task is: its id, status and result), `guard` (what guards answer), `contract`,
 //!   `hooks`, `registry_error`, `macros` (the macros generated code calls);
 //! - `schema` (keys, local `$ref`s, the one schema walker) and [`sensitive`] (where a tool's
-//!   values are sensitive, and redaction);
+//!   values are sensitive, and redaction); [`request_state`]: what a round trip hands its
+//!   client, sealed; [`rate`]: one tool's budget of calls per caller, and its calls in flight;
 //! - `checks`: the argument checks (screening and coercion, the schema, their reports, limits);
 //! - [`explain`]: what an explanation holds, and the explain tool's published schemas;
 //!   `audit_record`: what the audit trail records, and which records to read;
@@ -63,6 +64,7 @@ mod ambient;
 mod audit_record;
 mod call;
 mod caller;
+mod canonical;
 #[cfg_attr(
     not(any(
         feature = "mcp",
@@ -88,8 +90,10 @@ mod macros;
 mod pipeline;
 pub mod project;
 mod query;
+pub mod rate;
 mod registry;
 mod registry_error;
+pub mod request_state;
 mod schema;
 pub mod sensitive;
 pub mod storage;

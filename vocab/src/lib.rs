@@ -15,7 +15,8 @@
 //! - [`pointer`]: JSON pointer tokens;
 //! - [`query`]: query tools' column types, filter operators and sorts;
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization;
-//! - [`tasks`]: long-running tools as durable tasks, a tool's `task:` and the project's `tasks:`.
+//! - [`tasks`]: long-running tools as durable tasks, a tool's `task:` and the project's `tasks:`;
+//! - [`rate`]: a tool's budget of calls per caller.
 //!
 //! This crate has no dependencies, so a build script gets these rules without the runtime.
 //! Applications use them through `toolspec`; `toolspec-codegen` uses them directly.
@@ -33,6 +34,7 @@ pub mod membership;
 pub mod naming;
 pub mod pointer;
 pub mod query;
+pub mod rate;
 pub mod settings;
 pub mod tasks;
 

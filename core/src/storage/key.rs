@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::ambient::AmbientContext;
+use crate::canonical::write_canonical;
 use crate::descriptor::{Descriptor, Text};
 use crate::sensitive::Sensitivity;
 
@@ -71,37 +72,6 @@ impl Key {
     pub fn number(&self) -> i64 {
         let prefix = self.hash.get(..16).unwrap_or("0");
         u64::from_str_radix(prefix, 16).map_or(0, |n| n as i64)
-    }
-}
-
-/// `value` as JSON with every object's keys sorted, so that equal values write alike.
-fn write_canonical(value: &Value, out: &mut String) {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, value)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
-                write_canonical(value, out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
     }
 }
 

@@ -1,0 +1,50 @@
+//! Rate limits, as specs will declare them and the runtime follows them: how often one caller
+//! may call one tool (calls per period, with a burst), and how many of its calls of that tool
+//! may run at once ([`RateLimit`]).
+
+use std::time::Duration;
+
+/// One tool's budget per caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct RateLimit {
+    /// How many calls the budget refills per [`period`](Self::period).
+    pub calls: u32,
+    /// The period `calls` are counted over, in milliseconds.
+    pub period_ms: u64,
+    /// How many calls may come at once after a quiet spell (at least 1).
+    pub burst: u32,
+    /// How many calls may run at the same time (0: no bound).
+    pub in_flight: u32,
+}
+
+impl RateLimit {
+    /// The default: 100 calls per 10 s (10 a second), bursts of 50, 16 at once — per caller
+    /// and tool. A model calling a tool in a loop stays well inside it; a flood does not.
+    pub const DEFAULT: Self = Self {
+        calls: 100,
+        period_ms: 10_000,
+        burst: 50,
+        in_flight: 16,
+    };
+
+    /// The period `calls` are counted over.
+    pub const fn period(&self) -> Duration {
+        Duration::from_millis(self.period_ms)
+    }
+
+    /// How long the budget takes to refill one call (`period / calls`); `None` when the
+    /// budget never refills (no calls, or no period).
+    pub fn refill(&self) -> Option<Duration> {
+        if self.calls == 0 || self.period_ms == 0 {
+            return None;
+        }
+        Some(self.period() / self.calls)
+    }
+}
+
+impl Default for RateLimit {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
