@@ -33,18 +33,39 @@ impl RateLimit {
         Duration::from_millis(self.period_ms)
     }
 
-    /// How long the budget takes to refill one call (`period / calls`); `None` when the
-    /// budget never refills (no calls, or no period).
+    /// How long the budget takes to refill one call (`period / calls`, at least a nanosecond);
+    /// `None` when the budget never refills (no calls, or no period).
     pub fn refill(&self) -> Option<Duration> {
         if self.calls == 0 || self.period_ms == 0 {
             return None;
         }
-        Some(self.period() / self.calls)
+        Some((self.period() / self.calls).max(Duration::from_nanos(1)))
     }
 }
 
 impl Default for RateLimit {
     fn default() -> Self {
         Self::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_refill_is_the_period_shared_by_the_calls() {
+        assert_eq!(RateLimit::DEFAULT.refill(), Some(Duration::from_millis(100)));
+        let huge = RateLimit {
+            calls: u32::MAX,
+            period_ms: 1,
+            ..RateLimit::DEFAULT
+        };
+        assert_eq!(huge.refill(), Some(Duration::from_nanos(1)), "never zero");
+        let none = RateLimit {
+            calls: 0,
+            ..RateLimit::DEFAULT
+        };
+        assert_eq!(none.refill(), None);
     }
 }
