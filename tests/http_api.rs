@@ -571,3 +571,43 @@ async fn a_call_preferring_respond_async_is_a_task_read_and_cancelled_at_its_loc
         .await;
     assert_eq!((status, &inline), (200, &direct));
 }
+
+#[tokio::test]
+async fn a_caller_over_a_tools_rate_limit_is_429_with_retry_after_and_others_are_not() {
+    // `orders_report` allows bursts of 5 per caller, then 6 a minute.
+    let api = Api::start().await;
+    for _ in 0..5 {
+        let (status, task, _) = api
+            .post(Some("ada-token"), "/tools/orders_report", "{}")
+            .await;
+        assert_eq!(status, 202, "{task}");
+    }
+    let (status, refused, headers) = api
+        .post(Some("ada-token"), "/tools/orders_report", "{}")
+        .await;
+    assert_eq!(status, 429, "{refused}");
+    assert_eq!(refused["error"], "rate_limited", "{refused}");
+    let retry: u64 = headers["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!(
+        (1..=10).contains(&retry),
+        "a call refills every 10 s: {retry}"
+    );
+    assert_eq!(refused["details"]["retry_after"], retry);
+    assert!(
+        refused["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was done"),
+        "{refused}"
+    );
+    // Explaining runs the guards: it spends the same budget.
+    let (status, _, _) = api
+        .post(Some("ada-token"), "/tools/orders_report/explain", "{}")
+        .await;
+    assert_eq!(status, 429);
+    // Another caller has a budget of its own.
+    let (status, task, _) = api
+        .post(Some("grace-token"), "/tools/orders_report", "{}")
+        .await;
+    assert_eq!(status, 202, "{task}");
+}

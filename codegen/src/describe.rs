@@ -245,6 +245,7 @@ impl Tool {
                 wait_ms: millis(l.wait),
             }),
             task: spec.task,
+            rate_limit: spec.rate_limit,
         }
     }
 }

@@ -255,6 +255,10 @@ impl Operation<'_> {
         // A body that is not a JSON object (the arguments' own errors are in the explanation).
         let invalid = failure(describe(http::INVALID), &[codes::INVALID_ARGUMENTS]);
         responses.insert(http::INVALID.to_string(), invalid);
+        // Explaining runs the guards: it spends the tool's budget like a call.
+        if self.tool.spec.rate_limit.is_some() {
+            responses.insert(http::RATE_LIMITED.to_string(), rate_limited());
+        }
         json!({
             "operationId": format!("{}_explain", self.name),
             "summary": format!("Explain a call of `{}` without running it", self.name),
@@ -374,6 +378,9 @@ impl Operation<'_> {
         if spec.task.is_some() {
             add(codes::TOO_MANY_TASKS);
         }
+        if spec.rate_limit.is_some() {
+            add(codes::RATE_LIMITED);
+        }
         if spec.expects.iter().any(|f| f.reference.is_some()) {
             add(codes::NOT_FOUND);
         }
@@ -391,19 +398,23 @@ impl Operation<'_> {
         for (status, codes) in by_status {
             let codes: Vec<&str> = codes.into_iter().collect();
             let in_progress = codes.contains(&codes::IN_PROGRESS);
+            let rate_limited = codes.contains(&codes::RATE_LIMITED);
             let description = match status {
                 http::IN_PROGRESS if in_progress => {
                     "A call with the same key is still running (`in_progress`: retry after \
                      `Retry-After` seconds), or a declared error code."
                 }
+                http::RATE_LIMITED if rate_limited && codes.contains(&codes::TOO_MANY_TASKS) => {
+                    "The caller is over the tool's rate limit (`rate_limited`: retry after \
+                     `Retry-After` seconds), or has as many unfinished tasks as allowed \
+                     (`too_many_tasks`)."
+                }
+                http::RATE_LIMITED if rate_limited => RATE_LIMITED,
                 _ => describe(status),
             };
             let mut response = failure(description, &codes);
-            if status == http::UNAVAILABLE || in_progress {
-                response["headers"] = json!({ "Retry-After": {
-                    "description": "In how many seconds a retry may succeed.",
-                    "schema": { "type": "integer", "minimum": 1 }
-                } });
+            if status == http::UNAVAILABLE || in_progress || rate_limited {
+                response["headers"] = retry_after();
             }
             responses.insert(status.to_string(), response);
         }
@@ -510,6 +521,25 @@ fn task_item() -> Value {
             "responses": responses("The task once cancelled, or as it ended."),
         }
     })
+}
+
+/// The `Retry-After` header of a failure that says when to retry.
+fn retry_after() -> Value {
+    json!({ "Retry-After": {
+        "description": "In how many seconds a retry may succeed.",
+        "schema": { "type": "integer", "minimum": 1 }
+    } })
+}
+
+/// What a `429` of a caller over a tool's rate limit says.
+const RATE_LIMITED: &str =
+    "The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).";
+
+/// The `429` of a caller over a tool's rate limit.
+fn rate_limited() -> Value {
+    let mut response = failure(RATE_LIMITED, &[codes::RATE_LIMITED]);
+    response["headers"] = retry_after();
+    response
 }
 
 /// What a task looks like to its caller.

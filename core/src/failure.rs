@@ -202,6 +202,33 @@ impl ToolError {
         }
     }
 
+    /// `rate_limited`: the caller is over the tool's budget, or has as many calls of it running
+    /// as allowed; nothing ran; retry after `retry_after` (in the details).
+    pub(crate) fn rate_limited(
+        headline: Option<&str>,
+        tool: &str,
+        refusal: crate::rate::Refusal,
+    ) -> Self {
+        use crate::rate::Refusal;
+        let (why, retry_after) = match refusal {
+            Refusal::TooFast(wait) => (format!("You called `{tool}` too often"), wait),
+            Refusal::TooMany(running) => (
+                format!("{running} of your calls of `{tool}` are already running"),
+                Duration::from_secs(1),
+            ),
+        };
+        let seconds = whole_seconds(retry_after);
+        Self {
+            code: codes::RATE_LIMITED.into(),
+            message: compose_error(
+                headline,
+                &format!("{why}: nothing was done; retry in {seconds} s."),
+                false,
+            ),
+            details: Some(json!({ codes::RETRY_AFTER: seconds })),
+        }
+    }
+
     /// `internal_error`: the tool's headline only; the cause is for the developer.
     pub(crate) fn internal(headline: Option<&str>) -> Self {
         Self {

@@ -237,7 +237,7 @@ pub mod __private {
         ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
         ScopeColumn,
     };
-    pub use crate::descriptor::{TaskDecl, TaskSupport};
+    pub use crate::descriptor::{RateLimit, TaskDecl, TaskSupport};
     pub use crate::failure::{Failure, UnknownVariant};
     pub use crate::guard::{GuardFailure, GuardStop, NoError, check as check_guard};
     pub use crate::project::TasksConfig;

@@ -19,6 +19,7 @@ use crate::checks::limits::Limits;
 use crate::descriptor::{Descriptor, Text, ToolKind};
 use crate::hooks::Hook;
 use crate::project::Project;
+use crate::rate::{Limiter, RateLimit};
 use crate::registry_error::{CallerMismatch, RegistryError};
 use crate::storage::Storage;
 use crate::trail::AuditTrail;
@@ -37,6 +38,8 @@ pub(crate) enum Imp {
 struct Entry {
     descriptor: &'static Descriptor,
     imp: Imp,
+    /// The tool's budget per caller, in this process (`None`: no limit).
+    limiter: Option<Limiter>,
 }
 
 /// One registered tool, borrowed from its registry.
@@ -104,6 +107,11 @@ impl<'r> RegisteredTool<'r> {
     pub(crate) fn imp(&self) -> &'r Imp {
         &self.entry.imp
     }
+
+    /// The tool's budget per caller, when it has one.
+    pub(crate) fn limiter(&self) -> Option<&'r Limiter> {
+        self.entry.limiter.as_ref()
+    }
 }
 
 impl fmt::Debug for RegisteredTool<'_> {
@@ -135,7 +143,12 @@ impl RegistryBuilder {
     /// Adds a tool held as `imp` under `descriptor` (the pipeline adds the crate's tools and
     /// the built-in explain tool so).
     pub(crate) fn add(mut self, descriptor: &'static Descriptor, imp: Imp) -> Self {
-        self.entries.push(Entry { descriptor, imp });
+        let limiter = descriptor.rate_limit.map(Limiter::new);
+        self.entries.push(Entry {
+            descriptor,
+            imp,
+            limiter,
+        });
         self
     }
 
@@ -276,6 +289,16 @@ impl Registry {
     /// Bounds every call's arguments and errors by `limits` (default: [`Limits::DEFAULT`]).
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.rules.limits = limits;
+        self
+    }
+
+    /// Gives every tool `limit` as its budget per caller instead of its spec's (`None`: no
+    /// limit at all): for a deployment whose callers the specs could not foresee, and for
+    /// load tests.
+    pub fn with_rate_limit(mut self, limit: Option<RateLimit>) -> Self {
+        for entry in &mut self.entries {
+            entry.limiter = limit.map(Limiter::new);
+        }
         self
     }
 

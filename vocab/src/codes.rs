@@ -36,6 +36,9 @@ pub const TASK_REQUIRED: &str = "task_required";
 /// The caller has as many unfinished tasks as the project allows (`tasks.per_caller`): retry
 /// once one of them ends.
 pub const TOO_MANY_TASKS: &str = "too_many_tasks";
+/// The caller called the tool more often than its `rate_limit` allows, or has as many calls of
+/// it running as allowed: nothing ran; retry after the `retry_after` seconds in the details.
+pub const RATE_LIMITED: &str = "rate_limited";
 /// No task of this caller has the id: it never existed, its retention passed, or it is another
 /// caller's (which must look the same).
 pub const UNKNOWN_TASK: &str = "unknown_task";
@@ -63,4 +66,5 @@ pub const BUILTIN: &[&str] = &[
     TASK_REQUIRED,
     TOO_MANY_TASKS,
     UNKNOWN_TASK,
+    RATE_LIMITED,
 ];

@@ -23,6 +23,8 @@ pub const UNAVAILABLE: u16 = 503;
 pub const TASK_REQUIRED: u16 = 400;
 /// The caller has as many unfinished tasks as allowed.
 pub const TOO_MANY_TASKS: u16 = 429;
+/// A caller over a tool's rate limit (with `Retry-After`).
+pub const RATE_LIMITED: u16 = 429;
 /// A call stored as a task (`Location: /tasks/{id}`).
 pub const ACCEPTED: u16 = 202;
 /// The tool or the request ran out of time.
@@ -53,6 +55,7 @@ pub fn builtin_status(code: &str) -> Option<u16> {
         codes::INTERNAL_ERROR | codes::QUERY_FAILED => INTERNAL,
         codes::TASK_REQUIRED => TASK_REQUIRED,
         codes::TOO_MANY_TASKS => TOO_MANY_TASKS,
+        codes::RATE_LIMITED => RATE_LIMITED,
         _ => return None,
     })
 }

@@ -55,7 +55,10 @@ mod tests {
 
     #[test]
     fn the_refill_is_the_period_shared_by_the_calls() {
-        assert_eq!(RateLimit::DEFAULT.refill(), Some(Duration::from_millis(100)));
+        assert_eq!(
+            RateLimit::DEFAULT.refill(),
+            Some(Duration::from_millis(100))
+        );
         let huge = RateLimit {
             calls: u32::MAX,
             period_ms: 1,

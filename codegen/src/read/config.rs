@@ -10,6 +10,7 @@ use crate::read::adapters::read_adapters;
 use crate::read::auth::read_auth;
 use crate::read::column::read_column_type;
 use crate::read::durable::read_project_audit;
+use crate::read::rate::read_rate_limit;
 use crate::read::reader::{Reader, is_snake_identifier, section};
 use crate::read::task::read_project_tasks;
 use crate::read::yaml::{Node, Value};
@@ -23,6 +24,7 @@ section! {
         Membership = "membership",
         Audit = "audit",
         Tasks = "tasks",
+        RateLimit = "rate_limit",
         Explain = "explain",
         Invoker = "invoker",
         Ambient = "ambient",
@@ -56,6 +58,7 @@ pub fn default_config() -> ProjectConfig {
             .collect(),
         audit: AuditConfig::OFF,
         tasks: toolspec_vocab::tasks::TasksConfig::DEFAULT,
+        rate_limit: None,
         audit_durability: None,
         audit_required_at: None,
         explain_enabled: true,
@@ -103,6 +106,11 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             }
             ConfigKey::Audit => read_project_audit(r, node, &mut config),
             ConfigKey::Tasks => read_project_tasks(r, node, &mut config),
+            ConfigKey::RateLimit => {
+                if let Some(limit) = read_rate_limit(r, node, "rate_limit") {
+                    config.rate_limit = limit;
+                }
+            }
             ConfigKey::Explain => read_explain(r, node, &mut config),
             ConfigKey::Invoker => {
                 let choices = [("reject", false), ("drop", true)];

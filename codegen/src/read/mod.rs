@@ -14,6 +14,7 @@ pub mod folder;
 pub mod lower;
 pub mod membership;
 pub mod query;
+pub mod rate;
 pub mod reader;
 pub mod settings;
 pub mod syntax;

@@ -16,6 +16,7 @@ use crate::read::query::{
     QueryDraft, check_ambient, field_type, read_filters, read_limit, read_record, read_scope,
     read_source,
 };
+use crate::read::rate::read_rate_limit;
 use crate::read::reader::{
     Reader, Section, Spellings, article, is_snake_identifier, section, suggest,
 };
@@ -46,6 +47,7 @@ section! {
         Once = "once",
         Lock = "lock",
         Task = "task",
+        RateLimit = "rate_limit",
         Audit = "audit",
         Tags = "tags",
         Scopes = "scopes",
@@ -179,6 +181,8 @@ struct Draft {
     audit: AuditWritten,
     /// `task`, as written (resolved against the project's once read).
     task: Option<TaskWritten>,
+    /// `rate_limit`, as written (`Some(None)`: `off`); the project's when not written.
+    rate_limit: Option<Option<toolspec_vocab::rate::RateLimit>>,
 }
 
 impl Draft {
@@ -204,6 +208,7 @@ impl Draft {
                 once: None,
                 lock: None,
                 task: None,
+                rate_limit: None,
                 tags: Vec::new(),
                 scopes: Vec::new(),
                 tool: ToolDecl::default(),
@@ -213,6 +218,7 @@ impl Draft {
             query: query.then(QueryDraft::default),
             audit: AuditWritten::default(),
             task: None,
+            rate_limit: None,
         }
     }
 
@@ -266,6 +272,7 @@ impl Draft {
             ToolKey::Once => spec.once = read_once(r, key_node, node),
             ToolKey::Lock => spec.lock = read_lock(r, key_node, node),
             ToolKey::Task => self.task = read_task(r, key_node, node),
+            ToolKey::RateLimit => self.rate_limit = read_rate_limit(r, node, "rate_limit"),
             ToolKey::Audit => self.audit = read_tool_audit(r, node),
             ToolKey::Tags => spec.tags = plain(r.string_list(node, "`tags`")),
             ToolKey::Scopes => spec.scopes = plain(r.string_list(node, "`scopes`")),
@@ -285,6 +292,7 @@ impl Draft {
         let mut spec = self.spec;
         spec.audit = resolve_audit(r, &self.audit, config);
         spec.task = self.task.as_ref().map(|t| resolve_task(r, t, config));
+        spec.rate_limit = self.rate_limit.unwrap_or(config.rate_limit);
         match self.query {
             Some(draft) => {
                 let at = first_key_span(root);

@@ -46,6 +46,8 @@ pub struct ProjectConfig {
     pub audit: AuditConfig,
     /// `tasks`: the defaults of each tool's `task:`, and the queue's bounds.
     pub tasks: toolspec_vocab::tasks::TasksConfig,
+    /// `rate_limit`: every tool's budget per caller unless it sets its own (`None`: off).
+    pub rate_limit: Option<toolspec_vocab::rate::RateLimit>,
     /// `audit.durability` as written: what a tool's `required: false` falls back to.
     pub audit_durability: Option<Durability>,
     /// Where `audit.required: true` is written (file and span), for a tool's

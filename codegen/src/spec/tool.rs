@@ -130,6 +130,8 @@ pub struct ToolSpec {
     pub lock: Option<LockSpec>,
     /// `task` (actions), resolved over the project's `tasks:`.
     pub task: Option<toolspec_vocab::tasks::TaskDecl>,
+    /// `rate_limit`, over the project's: the budget per caller (`None`: off).
+    pub rate_limit: Option<toolspec_vocab::rate::RateLimit>,
     /// `tags`
     pub tags: Vec<String>,
     /// `scopes`

@@ -14,7 +14,7 @@ use crate::checks::report::{Errors, invalid_arguments};
 use crate::explain::explanation::Explanation;
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::builtin::BuiltinSchema;
-use crate::pipeline::task_status_tool;
+use crate::pipeline::{rate, task_status_tool};
 use crate::registry::{Imp, RegisteredTool, Registry};
 use crate::sensitive::REDACTED;
 use crate::task::Accept;
@@ -71,13 +71,16 @@ pub(crate) async fn explain(
     options: CallOptions,
 ) -> Result<Explanation, ToolResult> {
     let registry = target.registry();
+    let dispatch = Dispatch::Direct(Accept::ResultsOnly);
+    // Explaining runs the guards: it spends the tool's budget like a call.
+    let _permit = rate::admit(target, &options, dispatch)?;
     let call = Call {
         tool: target.descriptor(),
         ambient,
         options,
         rules: registry.rules(),
         mode: Mode::Explain,
-        dispatch: Dispatch::Direct(Accept::ResultsOnly),
+        dispatch,
     };
     match target.imp() {
         Imp::Tool(stages) => stages.run(call, args).await.into_explanation(),

@@ -42,6 +42,7 @@ mod explain_tool;
 mod handler;
 mod hooks;
 mod output;
+mod rate;
 mod redaction;
 mod refs;
 mod run;

@@ -29,7 +29,7 @@ use crate::pipeline::handler::{self, Failing, Handled};
 use crate::pipeline::refs::{self, Missing};
 use crate::pipeline::task::{self, Decision};
 use crate::pipeline::task_status_tool;
-use crate::pipeline::{audit, availability, explain_tool, hooks, output, scopes, screen};
+use crate::pipeline::{audit, availability, explain_tool, hooks, output, rate, scopes, screen};
 use crate::registry::{Imp, RegisteredTool};
 use crate::task::Submitted;
 
@@ -37,7 +37,8 @@ use crate::task::Submitted;
 /// recorded like a call:
 ///
 /// 1. audit: the record started (a `required` tool's committed before anything runs);
-/// 2. scopes: a tool the caller may not call is an unknown tool;
+/// 2. scopes: a tool the caller may not call is an unknown tool; rate: a caller over the
+///    tool's budget is refused (`rate_limited`);
 /// 3. hooks before (any may refuse), under the call's `tool.call` span;
 /// 4. the tool's own stages ([`tool_stages`], or the explain tool's);
 /// 5. hooks after, and the call's log line;
@@ -125,6 +126,11 @@ fn spanned<'a>(
         if let Some(refused) = scopes::refusal(descriptor, &options) {
             return Submitted::Done(refused);
         }
+        // Held until the call ends: its place among the caller's calls in flight.
+        let _permit = match rate::admit(tool, &options, dispatch) {
+            Ok(permit) => permit,
+            Err(refused) => return Submitted::Done(refused),
+        };
         let span = tracing::info_span!(
             "tool.call",
             tool = &*descriptor.name,

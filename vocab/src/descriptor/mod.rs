@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::audit::AuditPolicy;
 use crate::dialect::Dialect;
+pub use crate::rate::RateLimit;
 use crate::settings::SettingValue;
 pub use crate::tasks::{TaskDecl, TaskSupport};
 use query::{QueryDecl, QueryView, RefDecl};
@@ -213,6 +214,8 @@ pub struct Descriptor {
     pub lock: Option<LockDecl>,
     /// `task`: whether the tool may or must run as a durable task, and its task's bounds.
     pub task: Option<TaskDecl>,
+    /// `rate_limit`: the budget of calls per caller (`None`: no limit).
+    pub rate_limit: Option<RateLimit>,
 }
 
 /// The built-in explain tool's two input fields.
@@ -287,6 +290,7 @@ impl Descriptor {
             once: None,
             lock: None,
             task: None,
+            rate_limit: None,
         }
     }
 

@@ -491,10 +491,11 @@ fn answer(tool: &Descriptor, result: &ToolResult) -> Response {
     }
 }
 
-/// In how many seconds a failure says to retry (`in_progress`, `unavailable`): sent as
-/// `Retry-After` too.
+/// In how many seconds a failure says to retry (`in_progress`, `unavailable`,
+/// `rate_limited`): sent as `Retry-After` too.
 fn retry_after(error: &ToolError) -> Option<u64> {
-    let built_in = [codes::IN_PROGRESS, codes::UNAVAILABLE].contains(&error.code.as_str());
+    let retried = [codes::IN_PROGRESS, codes::UNAVAILABLE, codes::RATE_LIMITED];
+    let built_in = retried.contains(&error.code.as_str());
     built_in
         .then(|| error.details.as_ref()?.get(codes::RETRY_AFTER)?.as_u64())
         .flatten()

@@ -145,6 +145,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[];

@@ -261,6 +261,7 @@ pub mod ping {
         once: ::core::option::Option::None,
         lock: ::core::option::Option::None,
         task: ::core::option::Option::None,
+        rate_limit: ::core::option::Option::None,
     };
 }
 pub mod kitchen {
@@ -928,6 +929,7 @@ pub mod kitchen {
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
             task: ::core::option::Option::None,
+            rate_limit: ::core::option::Option::None,
         };
     }
 }
@@ -1082,6 +1084,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

@@ -189,6 +189,7 @@ pub mod agent {
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
             task: ::core::option::Option::None,
+            rate_limit: ::core::option::Option::None,
         };
     }
     pub mod support {
@@ -388,6 +389,7 @@ pub mod agent {
                     retention_ms: 604800000u64,
                     timeout_ms: 1800000u64,
                 }),
+                rate_limit: ::core::option::Option::None,
             };
         }
     }
@@ -591,6 +593,7 @@ pub mod internal {
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
             task: ::core::option::Option::None,
+            rate_limit: ::core::option::Option::None,
         };
     }
     /// Everywhere but http.
@@ -785,6 +788,7 @@ pub mod internal {
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
             task: ::core::option::Option::None,
+            rate_limit: ::core::option::Option::None,
         };
     }
     /// A helper that is not a tool on any adapter.
@@ -919,6 +923,7 @@ pub mod internal {
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
             task: ::core::option::Option::None,
+            rate_limit: ::core::option::Option::None,
         };
     }
     /// Only for http and anthropic.
@@ -1073,6 +1078,7 @@ pub mod internal {
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,
             task: ::core::option::Option::None,
+            rate_limit: ::core::option::Option::None,
         };
     }
 }
@@ -1462,6 +1468,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
 };
 /// The built-in task status tool: reads a task another tool started.
 pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
@@ -1537,6 +1544,7 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

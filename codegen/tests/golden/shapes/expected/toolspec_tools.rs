@@ -673,6 +673,7 @@ pub mod draw {
         once: ::core::option::Option::None,
         lock: ::core::option::Option::None,
         task: ::core::option::Option::None,
+        rate_limit: ::core::option::Option::None,
     };
 }
 /// Lays out a page.
@@ -893,6 +894,7 @@ pub mod layout {
         once: ::core::option::Option::None,
         lock: ::core::option::Option::None,
         task: ::core::option::Option::None,
+        rate_limit: ::core::option::Option::None,
     };
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
@@ -1040,6 +1042,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     once: ::core::option::Option::None,
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
