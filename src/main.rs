@@ -240,6 +240,9 @@ struct LimitOptions {
     /// How deep one call's arguments may nest.
     #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT.max_depth)]
     max_depth: usize,
+    /// Lift every tool's rate limit (for load tests; the specs' `rate_limit` otherwise).
+    #[arg(long)]
+    no_rate_limit: bool,
 }
 
 impl LimitOptions {
@@ -439,6 +442,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let store = open(&cli.database).await?;
             let registry = toolspec_store::registry(store.clone()).with_limits(limits.limits());
+            let registry = match limits.no_rate_limit {
+                true => registry.with_rate_limit(None),
+                false => registry,
+            };
             // What a crash of an earlier process left without an outcome is closed now.
             if let Some(trail) = registry.audit() {
                 match trail.reconcile().await {

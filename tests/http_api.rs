@@ -611,3 +611,65 @@ async fn a_caller_over_a_tools_rate_limit_is_429_with_retry_after_and_others_are
         .await;
     assert_eq!(status, 202, "{task}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_from_one_token_is_held_to_its_budget_while_another_is_served() {
+    // The default budget (`orders_get` declares none): 100 calls per 10 s, bursts of 50.
+    let api = Arc::new(Api::start().await);
+    let flood_for = std::time::Duration::from_secs(10);
+    let started = std::time::Instant::now();
+    let flooders = (0..8).map(|_| {
+        let api = Arc::clone(&api);
+        tokio::spawn(async move {
+            let (mut admitted, mut refused) = (0u32, 0u32);
+            while started.elapsed() < flood_for {
+                let body = r#"{"order_id": 1}"#;
+                match api
+                    .post(Some("ada-token"), "/tools/orders_get", body)
+                    .await
+                    .0
+                {
+                    200 => admitted += 1,
+                    429 => refused += 1,
+                    other => panic!("the flood got {other}"),
+                }
+            }
+            (admitted, refused)
+        })
+    });
+    let flooders: Vec<_> = flooders.collect();
+    // Meanwhile another caller calls at a model's pace, and is never refused.
+    let mut latencies = Vec::new();
+    while started.elapsed() < flood_for {
+        let sent = std::time::Instant::now();
+        let (status, order, _) = api
+            .post(
+                Some("grace-token"),
+                "/tools/orders_get",
+                r#"{"order_id": 5}"#,
+            )
+            .await;
+        latencies.push(sent.elapsed());
+        assert_eq!(status, 200, "{order}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let (mut admitted, mut refused) = (0, 0);
+    for flooder in flooders {
+        let (a, r) = flooder.await.unwrap();
+        admitted += a;
+        refused += r;
+    }
+    // A burst of 50, then one call every 100 ms: about 150 in 10 s, however hard it pushes.
+    assert!((100..=152).contains(&admitted), "admitted {admitted}");
+    assert!(
+        refused > admitted,
+        "the flood was refused far more than served: {refused}"
+    );
+    latencies.sort();
+    let p99 = latencies[latencies.len() * 99 / 100 - 1];
+    let p50 = latencies[latencies.len() / 2];
+    eprintln!(
+        "flood: {admitted} admitted, {refused} refused; the other caller: {} calls, p50 {p50:?}, p99 {p99:?}",
+        latencies.len()
+    );
+}

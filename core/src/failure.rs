@@ -203,20 +203,8 @@ impl ToolError {
     }
 
     /// `rate_limited`: the caller is over the tool's budget, or has as many calls of it running
-    /// as allowed; nothing ran; retry after `retry_after` (in the details).
-    pub(crate) fn rate_limited(
-        headline: Option<&str>,
-        tool: &str,
-        refusal: crate::rate::Refusal,
-    ) -> Self {
-        use crate::rate::Refusal;
-        let (why, retry_after) = match refusal {
-            Refusal::TooFast(wait) => (format!("You called `{tool}` too often"), wait),
-            Refusal::TooMany(running) => (
-                format!("{running} of your calls of `{tool}` are already running"),
-                Duration::from_secs(1),
-            ),
-        };
+    /// as allowed (`why` says which); nothing ran; retry after `retry_after` (in the details).
+    pub(crate) fn rate_limited(headline: Option<&str>, why: &str, retry_after: Duration) -> Self {
         let seconds = whole_seconds(retry_after);
         Self {
             code: codes::RATE_LIMITED.into(),

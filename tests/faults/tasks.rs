@@ -49,9 +49,11 @@ async fn postgres_two_replicas_run_each_of_200_tasks_exactly_once() {
     let sql = target.connect().await;
     sql.add_delivered_orders(FIRST, TASKS).await;
     let db = std::ffi::OsString::from(&target.db);
+    // 200 refunds as fast as the replicas take them: a load test, without rate limits.
+    let unlimited = ["--no-rate-limit"];
     let replicas = [
-        HttpServer::start_on(&db, &target.scratch, TOKENS, &[], None).await,
-        HttpServer::start_on(&db, &target.scratch, TOKENS, &[], None).await,
+        HttpServer::start_on(&db, &target.scratch, TOKENS, &unlimited, None).await,
+        HttpServer::start_on(&db, &target.scratch, TOKENS, &unlimited, None).await,
     ];
     let version = ProtocolVersion::V_2025_11_25;
     let clients = [

@@ -13,7 +13,8 @@ use crate::support::*;
 #[tokio::test]
 async fn every_call_answered_before_sigterm_is_recorded() {
     let scratch = Scratch::new();
-    let server = HttpServer::start(&scratch).await;
+    // 200 calls as fast as they answer: a load test, not a caller the rate limit is for.
+    let server = HttpServer::start_with(&scratch, TOKENS, &["--no-rate-limit"], None).await;
     let client = server
         .client("ada-token", ProtocolVersion::V_2025_11_25)
         .await;
@@ -48,7 +49,8 @@ async fn a_sync_record_is_committed_before_its_answer_even_under_kill_9() {
         .map_or(7, |d| u64::from(d.subsec_nanos()));
     let mut answered = 0;
     for round in 0..20u64 {
-        let server = HttpServer::start(&scratch).await;
+        // Orders placed as fast as they answer: a load test, not what a rate limit is for.
+        let server = HttpServer::start_with(&scratch, TOKENS, &["--no-rate-limit"], None).await;
         let client = server
             .client("ada-token", ProtocolVersion::V_2025_11_25)
             .await;

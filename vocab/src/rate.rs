@@ -19,13 +19,13 @@ pub struct RateLimit {
 }
 
 impl RateLimit {
-    /// The default: 100 calls per 10 s (10 a second), bursts of 50, 16 at once — per caller
+    /// The default: 100 calls per 10 s (10 a second), bursts of 50, 32 at once — per caller
     /// and tool. A model calling a tool in a loop stays well inside it; a flood does not.
     pub const DEFAULT: Self = Self {
         calls: 100,
         period_ms: 10_000,
         burst: 50,
-        in_flight: 16,
+        in_flight: 32,
     };
 
     /// The period `calls` are counted over.

@@ -58,7 +58,7 @@ pub fn default_config() -> ProjectConfig {
             .collect(),
         audit: AuditConfig::OFF,
         tasks: toolspec_vocab::tasks::TasksConfig::DEFAULT,
-        rate_limit: None,
+        rate_limit: Some(toolspec_vocab::rate::RateLimit::DEFAULT),
         audit_durability: None,
         audit_required_at: None,
         explain_enabled: true,

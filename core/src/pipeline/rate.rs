@@ -3,10 +3,12 @@
 //! permit an admitted call holds is its place among its caller's calls in flight, given back
 //! when the call ends. A stored task's run is not limited again: its call was.
 
+use std::time::Duration;
+
 use crate::call::Dispatch;
 use crate::call::options::CallOptions;
 use crate::failure::{ToolError, ToolResult};
-use crate::rate::Permit;
+use crate::rate::{Permit, Refusal};
 use crate::registry::RegisteredTool;
 
 /// The caller of the anonymous calls (no caller id): they share one budget.
@@ -36,8 +38,15 @@ pub(crate) fn admit(
                 "rate limited"
             );
             let name = descriptor.name_for_call(options.adapter.as_deref());
+            let (why, retry_after) = match refusal {
+                Refusal::TooFast(wait) => (format!("You called `{name}` too often"), wait),
+                Refusal::TooMany(running) => (
+                    format!("{running} of your calls of `{name}` are already running"),
+                    Duration::from_secs(1),
+                ),
+            };
             let headline = descriptor.error_headline.as_deref();
-            let error = ToolError::rate_limited(headline, name, refusal);
+            let error = ToolError::rate_limited(headline, &why, retry_after);
             Err(ToolResult::failed(error, None))
         }
     }
