@@ -434,3 +434,29 @@ fn a_fixed_caller_without_the_tools_ambient_fields_is_refused_at_start() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("it did not start"), "{stderr}");
 }
+
+#[tokio::test]
+async fn a_caller_over_the_default_rate_limit_gets_a_tool_error_saying_when_to_retry() {
+    // The default budget: bursts of 50, then one call every 100 ms.
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
+    let mut refused = None;
+    for i in 0..300 {
+        let answer = result(&client, "orders_get", json!({ "order_id": 1 })).await;
+        if answer.is_error == Some(true) {
+            assert!(
+                i >= 50,
+                "the first 50 calls pass: call {i} was refused: {}",
+                text(&answer)
+            );
+            refused = Some(text(&answer).to_owned());
+            break;
+        }
+    }
+    let refused = refused.expect("a flood of 300 calls is refused before its end");
+    assert!(
+        refused.starts_with("You called `orders_get` too often: nothing was done; retry in "),
+        "{refused}"
+    );
+    client.cancel().await.unwrap();
+}
