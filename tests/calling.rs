@@ -458,3 +458,51 @@ async fn without_a_worker_a_waiting_read_answers_the_task_still_working() {
         "wait_seconds is at most 30: {error}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_over_the_rate_limit_answers_rate_limited_and_is_recorded_as_such() {
+    // `orders_report` allows bursts of 5 per caller.
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    for adapter in ["openai", "anthropic", "gemini", "openai", "anthropic"] {
+        let ticket = ask(&registry, adapter, "orders_report", json!({}), &customer(1)).await;
+        assert_eq!(ticket["status"], "working", "{adapter}: {ticket}");
+    }
+    for adapter in ["openai", "anthropic", "gemini"] {
+        let refused = ask(&registry, adapter, "orders_report", json!({}), &customer(1)).await;
+        assert_eq!(refused["error"], "rate_limited", "{adapter}: {refused}");
+        let retry = refused["details"]["retry_after"].as_u64().unwrap();
+        assert!((1..=10).contains(&retry), "{adapter}: {refused}");
+    }
+    let theirs = ask(
+        &registry,
+        "gemini",
+        "orders_report",
+        json!({}),
+        &customer(2),
+    )
+    .await;
+    assert_eq!(
+        theirs["status"], "working",
+        "another caller's budget: {theirs}"
+    );
+
+    registry.flush_audit().await;
+    let trail = registry.audit().expect("the store records calls");
+    let query = toolspec::audit::AuditQuery {
+        tool: Some("orders_report".into()),
+        ..Default::default()
+    };
+    let page = query.read(trail.database()).await.unwrap();
+    let outcomes: Vec<(Option<&str>, Option<&str>)> = page
+        .records
+        .iter()
+        .map(|r| (r.caller.as_deref(), r.outcome.as_deref()))
+        .collect();
+    let limited = outcomes
+        .iter()
+        .filter(|(_, outcome)| *outcome == Some("rate_limited"))
+        .count();
+    assert_eq!(limited, 3, "each refusal is recorded as such: {outcomes:?}");
+    assert_eq!(outcomes.len(), 9, "every call is recorded: {outcomes:?}");
+}
