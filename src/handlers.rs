@@ -237,7 +237,7 @@ impl report::Handler for App {
         let ids = self.store.order_ids(customer_id, None).await?;
         let total = ids.len();
         // (status, currency) → (orders, amount); both keys sort as the report lists them.
-        let mut sums: std::collections::BTreeMap<(String, String), (i64, i64)> =
+        let mut sums: std::collections::BTreeMap<(&str, &str), (i64, i64)> =
             std::collections::BTreeMap::new();
         let mut read = 0;
         for (done, id) in ids.into_iter().enumerate() {
@@ -247,10 +247,7 @@ impl report::Handler for App {
                 )));
             }
             if let Some(order) = self.store.order(customer_id, id).await? {
-                let key = (
-                    order.status.as_str().to_owned(),
-                    order.total.currency.as_str().to_owned(),
-                );
+                let key = (order.status.as_str(), order.total.currency.as_str());
                 let sum = sums.entry(key).or_default();
                 sum.0 += 1;
                 sum.1 += order.total.amount;

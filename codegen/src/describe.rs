@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use toolspec_vocab::Dialect;
 use toolspec_vocab::descriptor::query::{
     FilterColumn, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl, ScopeColumn,
 };
@@ -14,7 +15,7 @@ use toolspec_vocab::descriptor::{
     AdapterBinding, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl, Text, ToolKind,
 };
 use toolspec_vocab::settings::{AdapterDecl, SettingValue, Settings};
-use toolspec_vocab::{Dialect, adapters};
+use toolspec_vocab::tasks::status_tool;
 
 use crate::derive::dialect;
 use crate::project::{Project, Tool};
@@ -41,7 +42,7 @@ impl Project {
         }
         let offered: Vec<&AdapterDecl> = self
             .adapters()
-            .filter(|a| ![adapters::MCP, adapters::HTTP].contains(&a.name.as_ref()))
+            .filter(|a| status_tool::offered_on(&a.name))
             .filter(|a| {
                 let member = |t: &&Tool| t.bindings.iter().any(|b| b.adapter == a.name.as_ref());
                 self.tools
@@ -69,7 +70,7 @@ impl Project {
 /// it in (by the project's settings there: strict where the adapter is), sorted by dialect,
 /// derived as any tool's is.
 fn status_tool_dialects(offered: &[&AdapterDecl]) -> Vec<(Dialect, Text)> {
-    let schema = toolspec_vocab::tasks::status_tool::INPUT_SCHEMA;
+    let schema = status_tool::INPUT_SCHEMA;
     let canonical = serde_json::from_str(schema).unwrap_or_default();
     let defaults: &[(&str, SettingValue)] = &[];
     let wanted: BTreeSet<Dialect> = offered

@@ -231,8 +231,12 @@ impl RegistryBuilder {
         };
         let task_tools =
             self.storage.is_some() && self.entries.iter().any(|e| e.descriptor.task.is_some());
+        let task_status = (self.entries.iter())
+            .map(|e| e.descriptor)
+            .find(|d| d.kind == ToolKind::TaskStatus);
         Registry {
             task_tools,
+            task_status,
             project: self.project,
             entries: self.entries,
             by_name,
@@ -264,6 +268,8 @@ pub struct Registry {
     rules: Rules,
     /// Whether some tool declares `task:` and there is a storage to keep tasks in.
     task_tools: bool,
+    /// The built-in task status tool, when the registry has it.
+    task_status: Option<&'static Descriptor>,
     /// Whether this process's task worker was started (`Registry::start_tasks`).
     worker: std::sync::atomic::AtomicBool,
 }
@@ -423,10 +429,7 @@ impl Registry {
 
     /// The built-in task status tool's name on `adapter`, when it is a member there.
     pub fn task_status_tool(&self, adapter: &str) -> Option<&'static str> {
-        self.entries
-            .iter()
-            .filter(|e| e.descriptor.kind == ToolKind::TaskStatus)
-            .find_map(|e| e.descriptor.name_for(adapter))
+        self.task_status?.name_for(adapter)
     }
 
     /// Whether some tool declares `task:` and there is a storage to keep tasks in.

@@ -101,8 +101,16 @@ pub const TASK_SCHEMA: &str = r#"{"type":"object","properties":{"task_id":{"type
 /// name `tasks: { status_tool: … }` gives (`task_status` by default), and derives its
 /// dialects from [`INPUT_SCHEMA`](status_tool::INPUT_SCHEMA) like any tool's.
 pub mod status_tool {
+    use crate::adapters;
+
     /// Its name unless `tasks: { status_tool: … }` says otherwise.
     pub const DEFAULT_NAME: &str = "task_status";
+
+    /// Whether it is offered on `adapter` (where some member declares `task:`): on every adapter
+    /// but MCP and the HTTP API, which read tasks natively.
+    pub fn offered_on(adapter: &str) -> bool {
+        ![adapters::MCP, adapters::HTTP].contains(&adapter)
+    }
 
     /// The longest a call may wait for its task to end (`wait_seconds`).
     pub const MAX_WAIT_SECONDS: u64 = 30;

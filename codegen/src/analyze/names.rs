@@ -3,11 +3,13 @@
 use std::collections::BTreeMap;
 
 use crate::analyze::checked::Checked;
+use crate::analyze::membership::Binding;
 use crate::diagnostic::Diagnostic;
 use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
 use crate::source::Span;
 use crate::spec::{ProjectConfig, ToolSpec};
+use toolspec_vocab::tasks::status_tool;
 
 pub fn tool_name(r: &mut Reader<'_>, spec: &ToolSpec, strip: &[&str]) -> Option<String> {
     if let Some(name) = &spec.name {
@@ -75,7 +77,11 @@ pub fn check_duplicate_names(
 ) {
     let mut seen: BTreeMap<(&str, &str), &Checked> = BTreeMap::new();
     // The built-in tools the project offers: each one's name, what it is, and where it is set.
-    let offers_status = tools.iter().any(|t| t.spec.task.is_some());
+    // As the compiler offers it: where a member that declares `task:` has no task surface.
+    let offers_status = tools.iter().any(|t| {
+        let offered = |b: &Binding| status_tool::offered_on(&b.adapter);
+        t.spec.task.is_some() && t.bindings.iter().any(offered)
+    });
     let builtins = [
         (
             config.explain_enabled,

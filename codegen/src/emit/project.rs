@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use toolspec_vocab::auth::MissingScope;
-use toolspec_vocab::descriptor::ToolKind;
+use toolspec_vocab::descriptor::{Descriptor, ToolKind};
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
 
@@ -62,7 +62,23 @@ fn adapter_decl(decl: &AdapterDecl) -> TokenStream {
     }
 }
 
-fn project_static(project: &Project) -> TokenStream {
+/// A built-in tool's generated static, what it says of itself, and how the registry adds it.
+fn builtin(kind: ToolKind) -> (proc_macro2::Ident, &'static str, TokenStream) {
+    match kind {
+        ToolKind::TaskStatus => (
+            format_ident!("TASK_STATUS"),
+            " The built-in task status tool: reads a task another tool started.",
+            quote! { .task_status(&TASK_STATUS) },
+        ),
+        _ => (
+            format_ident!("EXPLAIN"),
+            " The built-in explain tool: checks a call of another tool without running it.",
+            quote! { .explain(&EXPLAIN) },
+        ),
+    }
+}
+
+fn project_static(project: &Project, builtins: &[Descriptor]) -> TokenStream {
     let config = &project.config;
     // A project that keeps the built-in adapters as shipped points at the runtime's table
     // instead of spelling it out again.
@@ -102,18 +118,9 @@ fn project_static(project: &Project) -> TokenStream {
     let auth = auth_config(project);
     let openapi = raw_string(&project.openapi().to_string());
     let drop_undeclared = config.drop_undeclared_keys;
-    let builtins = project.builtin_descriptors().into_iter().map(|descriptor| {
-        let (doc, name) = match descriptor.kind {
-            ToolKind::TaskStatus => (
-                " The built-in task status tool: reads a task another tool started.",
-                format_ident!("TASK_STATUS"),
-            ),
-            _ => (
-                " The built-in explain tool: checks a call of another tool without running it.",
-                format_ident!("EXPLAIN"),
-            ),
-        };
-        let descriptor = bake(&descriptor);
+    let builtins = builtins.iter().map(|descriptor| {
+        let (name, doc, _) = builtin(descriptor.kind);
+        let descriptor = bake(descriptor);
         quote! {
             #[doc = #doc]
             pub static #name: ::toolspec::__private::Descriptor = #descriptor;
@@ -186,7 +193,7 @@ fn auth_config(project: &Project) -> TokenStream {
     }
 }
 
-fn registry(project: &Project) -> TokenStream {
+fn registry(project: &Project, builtins: &[Descriptor]) -> TokenStream {
     let path = |t: &Tool| {
         let segments = t.module.iter().map(|s| ident(s));
         quote! { #(#segments)::* }
@@ -195,13 +202,7 @@ fn registry(project: &Project) -> TokenStream {
         project.tools.iter().partition(|t| t.spec.query.is_some());
     let actions: Vec<TokenStream> = actions.into_iter().map(path).collect();
     let queries: Vec<TokenStream> = queries.into_iter().map(path).collect();
-    let builtins = project
-        .builtin_descriptors()
-        .into_iter()
-        .map(|d| match d.kind {
-            ToolKind::TaskStatus => quote! { .task_status(&TASK_STATUS) },
-            _ => quote! { .explain(&EXPLAIN) },
-        });
+    let builtins = builtins.iter().map(|d| builtin(d.kind).2);
     let handler = if actions.is_empty() {
         quote! { let _ = handler; }
     } else {
@@ -257,8 +258,10 @@ fn registry(project: &Project) -> TokenStream {
 
 /// The project's configuration and its `registry()`.
 pub fn project_items(project: &Project) -> TokenStream {
-    let mut items = project_static(project);
-    items.extend(registry(project));
+    // Derived once: the task status tool's dialects are compiled with its descriptor.
+    let builtins = project.builtin_descriptors();
+    let mut items = project_static(project, &builtins);
+    items.extend(registry(project, &builtins));
     items
 }
 

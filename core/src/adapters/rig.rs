@@ -32,8 +32,8 @@ use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::failure::{ToolError, ToolResult};
+use crate::pipeline::ForModel;
 use crate::registry::{RegisteredTool, Registry};
-use crate::task::{Accept, Submitted};
 use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, codes};
 
@@ -90,21 +90,12 @@ fn dynamic_tool(
                     return render(ToolResult::failed(error, None), member.present_as);
                 };
                 let options = CallOptions::for_caller(ADAPTER, &caller);
-                // A tool that requires a task answers a ticket, which the task status tool
-                // reads; without that tool, the agent could never read it (`task_required`).
-                let status_tool = registry.task_status_tool(ADAPTER);
-                let accept = match status_tool {
-                    Some(_) => Accept::WhenRequired,
-                    None => Accept::ResultsOnly,
-                };
-                let submitted = tool
-                    .submit_with(arguments, &caller.ambient, options, accept)
-                    .await;
-                match (submitted, status_tool) {
-                    (Submitted::Task(task), Some(status_tool)) => {
-                        Ok(ToolOutput::json(task.to_model_json(status_tool)))
-                    }
-                    (submitted, _) => render(submitted.into_result(), member.present_as),
+                match tool
+                    .call_for_model(arguments, &caller.ambient, options)
+                    .await
+                {
+                    ForModel::Done(result) => render(result, member.present_as),
+                    ForModel::Ticket(ticket) => Ok(ToolOutput::json(ticket)),
                 }
             })
         },

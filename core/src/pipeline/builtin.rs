@@ -1,5 +1,5 @@
 //! What the built-in tools (explain, task status) share: their arguments are checked against
-//! the schema they publish, compiled once.
+//! the schema they publish, compiled once, and explaining a call of one is checking them.
 
 use std::sync::OnceLock;
 
@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::checks::limits::Limits;
 use crate::checks::report::Errors;
 use crate::checks::validate;
+use crate::explain::explanation::Explanation;
 use crate::sensitive::Sensitivity;
 
 /// A built-in tool's published input schema, and its validator once compiled.
@@ -23,6 +24,14 @@ impl BuiltinSchema {
             source,
             validator: OnceLock::new(),
         }
+    }
+
+    /// The explanation of a call of the built-in tool `tool` with `args`: it always runs, so
+    /// only its own arguments can be wrong.
+    pub(crate) fn explain(&self, tool: &str, args: &Value, limits: &Limits) -> Explanation {
+        let mut explanation = Explanation::refused(tool, self.errors(args, limits));
+        explanation.callable = explanation.errors.is_empty();
+        explanation
     }
 
     /// Every error of `args` against the schema, within `limits`.

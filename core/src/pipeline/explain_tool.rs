@@ -94,10 +94,7 @@ pub(crate) async fn explain(
 /// The explanation of a call of the explain tool itself: it always runs; only its own
 /// arguments can be wrong.
 fn itself(registry: &Registry, args: &Value) -> Explanation {
-    let errors = argument_errors(args, registry.limits());
-    let mut explanation = Explanation::refused(registry.project().explain.name, errors);
-    explanation.callable = explanation.errors.is_empty();
-    explanation
+    ARGUMENTS.explain(registry.project().explain.name, args, registry.limits())
 }
 
 /// The explained tool's arguments are redacted as that tool redacts its own; when the tool

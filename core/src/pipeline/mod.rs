@@ -66,6 +66,26 @@ use crate::registry::{Imp, RegisteredTool, Registry, RegistryBuilder};
 use crate::registry_error::UnknownTool;
 use crate::task::{Accept, Submitted};
 
+/// What a model's call answers ([`RegisteredTool::call_for_model`]).
+#[cfg_attr(
+    not(any(
+        feature = "openai",
+        feature = "anthropic",
+        feature = "gemini",
+        feature = "rig"
+    )),
+    allow(
+        dead_code,
+        reason = "what function calling and rig share: unused without them"
+    )
+)]
+pub(crate) enum ForModel {
+    /// It ran inline (or was refused): its result.
+    Done(ToolResult),
+    /// It was stored as a task: the ticket the model reads.
+    Ticket(Value),
+}
+
 impl RegistryBuilder {
     /// Adds the built-in explain tool under `descriptor` (generated as `EXPLAIN`).
     pub fn explain(self, descriptor: &'static Descriptor) -> Self {
@@ -120,6 +140,46 @@ impl RegisteredTool<'_> {
             Dispatch::Direct(accept),
         )
         .await
+    }
+
+    /// Calls the tool for a model on `options.adapter` (function calling, rig): a tool whose
+    /// `task` is `required` is stored as a task and answered with its ticket — the task, and
+    /// `next`, naming the task status tool that reads it — when that tool is a member of the
+    /// adapter (without it the model could never read the ticket, so the call answers
+    /// `task_required`); an `optional` one runs inline.
+    #[cfg_attr(
+        not(any(
+            feature = "openai",
+            feature = "anthropic",
+            feature = "gemini",
+            feature = "rig"
+        )),
+        allow(
+            dead_code,
+            reason = "what function calling and rig share: unused without them"
+        )
+    )]
+    pub(crate) async fn call_for_model(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+    ) -> ForModel {
+        let adapter = options.adapter.as_deref().unwrap_or_default();
+        let status_tool = self.registry().task_status_tool(adapter);
+        let accept = match status_tool {
+            Some(_) => Accept::WhenRequired,
+            None => Accept::ResultsOnly,
+        };
+        match (
+            self.submit_with(args, ambient, options, accept).await,
+            status_tool,
+        ) {
+            (Submitted::Task(task), Some(status_tool)) => {
+                ForModel::Ticket(task.to_model_json(status_tool))
+            }
+            (submitted, _) => ForModel::Done(submitted.into_result()),
+        }
     }
 
     /// Answers a call of the tool with `error` without running any of it, recorded in the

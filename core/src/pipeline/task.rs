@@ -80,7 +80,7 @@ pub(crate) fn hand_off<'a>(
             ));
         }
         if let Err(e) = storage.prepare().await {
-            return Err(not_stored(tool, storage, e));
+            return Err(queue_failed(tool, storage, e, "storing the task"));
         }
         let created_at = Utc::now();
         let retention =
@@ -128,17 +128,23 @@ pub(crate) fn hand_off<'a>(
                 };
                 Err(ToolResult::failed(error, None))
             }
-            Err(e) => Err(not_stored(tool, storage, e)),
+            Err(e) => Err(queue_failed(tool, storage, e, "storing the task")),
         }
     }
 }
 
-/// Why a call of `tool` could not be stored: `unavailable` when the database could not be
-/// reached (it is then probed), an internal error otherwise.
-fn not_stored(tool: &'static Descriptor, storage: &dyn Storage, e: StorageError) -> ToolResult {
+/// Why the task queue failed a call of `tool` while `doing` ("storing the task"):
+/// `unavailable` when the database could not be reached (it is then probed), an internal error
+/// otherwise.
+pub(super) fn queue_failed(
+    tool: &'static Descriptor,
+    storage: &dyn Storage,
+    e: StorageError,
+    doing: &str,
+) -> ToolResult {
     if e.is_unreachable() {
         storage.suspect(&e.to_string());
         return ToolResult::unavailable(tool, "the task queue", RETRY_UNAVAILABLE, e.chain());
     }
-    ToolResult::internal(tool, format!("storing the task: {}", e.chain()))
+    ToolResult::internal(tool, format!("{doing}: {}", e.chain()))
 }

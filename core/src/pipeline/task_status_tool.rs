@@ -12,9 +12,9 @@ use tokio::time::Instant;
 use crate::call::{Answer, Call, Mode};
 use crate::checks::report::{Errors, invalid_arguments};
 use crate::descriptor::Descriptor;
-use crate::explain::explanation::Explanation;
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::builtin::BuiltinSchema;
+use crate::pipeline::task::queue_failed;
 use crate::registry::{Imp, RegisteredTool, Registry};
 use crate::storage::Storage;
 use crate::task::{Task, TaskId};
@@ -29,8 +29,6 @@ pub(crate) static ARGUMENTS: BuiltinSchema = BuiltinSchema::new(status_tool::INP
 const FIRST_POLL: Duration = Duration::from_millis(100);
 /// The longest pause between two reads of a waited-for task.
 const POLL_CAP: Duration = Duration::from_secs(1);
-/// When a task cannot be read because the database is down: retry after this long.
-const RETRY_UNAVAILABLE: Duration = Duration::from_secs(2);
 
 /// The task status tool's stages for `call` with its arguments `args`.
 pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Answer {
@@ -39,12 +37,11 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
     } else {
         args
     };
-    let errors = ARGUMENTS.errors(&args, registry.limits());
     if call.mode == Mode::Explain {
-        let mut explanation = Explanation::refused(&call.tool.name, errors);
-        explanation.callable = explanation.errors.is_empty();
+        let explanation = ARGUMENTS.explain(&call.tool.name, &args, registry.limits());
         return Answer::Explained(Ok(explanation));
     }
+    let errors = ARGUMENTS.errors(&args, registry.limits());
     if !errors.is_empty() {
         return Answer::Called(invalid_arguments(&errors));
     }
@@ -132,20 +129,7 @@ async fn read_task(
             };
             Err(ToolResult::failed(error, None))
         }
-        Err(e) if e.is_unreachable() => {
-            storage.suspect(&e.to_string());
-            let what = "the task queue";
-            Err(ToolResult::unavailable(
-                tool,
-                what,
-                RETRY_UNAVAILABLE,
-                e.chain(),
-            ))
-        }
-        Err(e) => Err(ToolResult::internal(
-            tool,
-            format!("reading the task: {}", e.chain()),
-        )),
+        Err(e) => Err(queue_failed(tool, storage, e, "reading the task")),
     }
 }
 

@@ -8,7 +8,6 @@ use serde_json::{Map, Value};
 use crate::checks::report::Errors;
 use crate::checks::report::invalid_arguments;
 use crate::failure::{ToolError, ToolResult};
-use crate::task::Task;
 use toolspec_vocab::settings::PresentAs;
 
 /// What one tool call answers, before a provider wraps it in its envelope.
@@ -37,11 +36,11 @@ impl Answer {
         }
     }
 
-    /// A call stored as `task`: the ticket a model reads, naming the tool (`status_tool`)
-    /// that reads the task ([`Task::to_model_json`]).
-    pub fn ticket(task: &Task, status_tool: &str) -> Self {
+    /// A call stored as a task: its ticket, as the model reads it
+    /// ([`Task::to_model_json`](crate::tasks::Task::to_model_json)).
+    pub(crate) fn ticket(content: Value) -> Self {
         Self {
-            content: task.to_model_json(status_tool),
+            content,
             is_error: false,
         }
     }

@@ -46,8 +46,8 @@ use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
 use crate::descriptor::{Descriptor, Text, ToolKind};
+use crate::pipeline::ForModel;
 use crate::registry::Registry;
-use crate::task::{Accept, Submitted};
 use toolspec_vocab::Dialect;
 use toolspec_vocab::adapters;
 use toolspec_vocab::settings::{SettingValue, Settings};
@@ -229,19 +229,12 @@ impl Core {
             self.repair_explained(&mut arguments, caller);
         }
         let options = CallOptions::for_caller(adapter, caller);
-        // A tool that requires a task answers a ticket, which the task status tool reads;
-        // without that tool on the adapter, the model could never read it (`task_required`).
-        let status_tool = self.registry.task_status_tool(adapter);
-        let accept = match status_tool {
-            Some(_) => Accept::WhenRequired,
-            None => Accept::ResultsOnly,
-        };
-        let submitted = registered
-            .submit_with(arguments, &caller.ambient, options, accept)
-            .await;
-        match (submitted, status_tool) {
-            (Submitted::Task(task), Some(status_tool)) => Answer::ticket(&task, status_tool),
-            (submitted, _) => Answer::from_result(&submitted.into_result(), member.present_as),
+        match registered
+            .call_for_model(arguments, &caller.ambient, options)
+            .await
+        {
+            ForModel::Done(result) => Answer::from_result(&result, member.present_as),
+            ForModel::Ticket(content) => Answer::ticket(content),
         }
     }
 
