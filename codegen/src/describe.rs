@@ -12,7 +12,8 @@ use toolspec_vocab::descriptor::query::{
     FilterColumn, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl, ScopeColumn,
 };
 use toolspec_vocab::descriptor::{
-    AdapterBinding, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl, Text, ToolKind,
+    AdapterBinding, AskForm, Confirm, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl,
+    Text, ToolKind,
 };
 use toolspec_vocab::settings::{AdapterDecl, SettingValue, Settings};
 use toolspec_vocab::tasks::status_tool;
@@ -247,6 +248,22 @@ impl Tool {
             }),
             task: spec.task,
             rate_limit: spec.rate_limit,
+            confirm: spec.confirm.as_ref().map(|c| Confirm {
+                message: text(&c.message.value),
+                when: c.when.as_ref().map(|w| text(&w.value)),
+            }),
+            ask: Cow::Owned(
+                spec.ask
+                    .iter()
+                    .zip(&self.forms)
+                    .map(|(form, schema)| AskForm {
+                        name: text(&form.name.value),
+                        message: text(&form.message),
+                        fields: names(&form.fields),
+                        schema: text(&schema.to_string()),
+                    })
+                    .collect(),
+            ),
         }
     }
 }

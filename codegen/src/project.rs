@@ -45,6 +45,8 @@ pub struct Tool {
     pub(crate) dialects: BTreeMap<Dialect, Json>,
     /// A query tool's input schemas on each adapter that narrows it, by adapter.
     pub(crate) views: BTreeMap<String, Vec<(Dialect, Json)>>,
+    /// The schema of each form of the tool's `ask:`, in order.
+    pub(crate) forms: Vec<Json>,
 }
 
 /// A read and checked specs directory.
@@ -232,6 +234,7 @@ pub fn build(sources: &[Source], dirs: &[String], display_root: &str) -> Project
             own_ranges_output: schemas.own_ranges_output,
             dialects: schemas.dialects,
             views: schemas.views,
+            forms: schemas.forms,
         })
         .collect();
     Project {

@@ -14,7 +14,7 @@ pub use toolspec_vocab::descriptor::query::{
     FilterColumn, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl, ScopeColumn,
 };
 pub use toolspec_vocab::descriptor::{
-    AdapterBinding, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl, RateLimit, TaskDecl,
-    TaskSupport, Text, ToolKind,
+    AdapterBinding, AskForm, Confirm, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl,
+    RateLimit, TaskDecl, TaskSupport, Text, ToolKind,
 };
 pub use toolspec_vocab::query::{ColumnType, FilterOp};

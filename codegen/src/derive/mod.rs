@@ -5,6 +5,7 @@
 
 pub mod depth;
 pub mod dialect;
+pub mod form;
 pub mod schema;
 pub mod sensitive;
 pub mod view;
@@ -43,6 +44,8 @@ pub struct Schemas {
     /// A query tool's input schemas on each adapter that narrows it, by adapter: in `mcp` and
     /// in the adapter's dialect. Empty when the project has errors.
     pub views: BTreeMap<String, Vec<(Dialect, Value)>>,
+    /// The schema of each form of the tool's `ask:`, in order.
+    pub forms: Vec<Value>,
 }
 
 /// Derives every checked tool's schemas; reports schemas too deep to emit and defaults that
@@ -71,6 +74,7 @@ pub fn derive(
             sensitive_output: sensitive::output(spec, types),
             dialects: BTreeMap::new(),
             views: BTreeMap::new(),
+            forms: form::form_schemas(&mut r, &spec.ask, &spec.expects),
         };
         (local, schemas)
     });

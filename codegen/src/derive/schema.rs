@@ -103,7 +103,8 @@ fn object_schema<'a>(fields: impl Iterator<Item = &'a Field>) -> Map<String, Val
     let mut required = Vec::new();
     for field in fields {
         properties.insert(field.name.clone(), field_schema(field));
-        if field.is_required() {
+        // An asked field may be left out: the user is asked for it then.
+        if field.is_required() && !field.asked {
             required.push(Value::String(field.name.clone()));
         }
     }

@@ -20,6 +20,7 @@ pub mod settings;
 pub mod syntax;
 pub mod task;
 pub mod tool;
+pub mod user_input;
 pub mod yaml;
 
 use std::collections::BTreeMap;

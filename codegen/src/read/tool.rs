@@ -21,6 +21,7 @@ use crate::read::reader::{
     Reader, Section, Spellings, article, is_snake_identifier, section, suggest,
 };
 use crate::read::task::{TaskWritten, read_task, resolve_task};
+use crate::read::user_input::{check_ask_fields, read_ask, read_confirm};
 use crate::read::yaml::{Node, Value};
 use crate::rust_name;
 use crate::source::{Span, Spanned};
@@ -48,6 +49,8 @@ section! {
         Lock = "lock",
         Task = "task",
         RateLimit = "rate_limit",
+        Confirm = "confirm",
+        Ask = "ask",
         Audit = "audit",
         Tags = "tags",
         Scopes = "scopes",
@@ -89,6 +92,8 @@ impl ToolKey {
                 | Self::Once
                 | Self::Lock
                 | Self::Task
+                | Self::Confirm
+                | Self::Ask
         )
     }
 }
@@ -209,6 +214,8 @@ impl Draft {
                 lock: None,
                 task: None,
                 rate_limit: None,
+                confirm: None,
+                ask: Vec::new(),
                 tags: Vec::new(),
                 scopes: Vec::new(),
                 tool: ToolDecl::default(),
@@ -273,6 +280,8 @@ impl Draft {
             ToolKey::Lock => spec.lock = read_lock(r, key_node, node),
             ToolKey::Task => self.task = read_task(r, key_node, node),
             ToolKey::RateLimit => self.rate_limit = read_rate_limit(r, node, "rate_limit"),
+            ToolKey::Confirm => spec.confirm = read_confirm(r, node),
+            ToolKey::Ask => spec.ask = read_ask(r, node),
             ToolKey::Audit => self.audit = read_tool_audit(r, node),
             ToolKey::Tags => spec.tags = plain(r.string_list(node, "`tags`")),
             ToolKey::Scopes => spec.scopes = plain(r.string_list(node, "`scopes`")),
@@ -304,6 +313,7 @@ impl Draft {
                 for option in &spec.tool.options {
                     narrowing_on_an_action(r, option);
                 }
+                check_ask_fields(r, &spec.ask, &mut spec.expects);
                 for field in &mut spec.expects {
                     if let Some(reference) = &mut field.reference {
                         let scope = std::mem::take(&mut reference.scope);
@@ -378,6 +388,9 @@ fn not_for_kind(r: &mut Reader<'_>, key: ToolKey, node: &Node, query: bool) {
         .with_help(if matches!(key, ToolKey::Once | ToolKey::Lock) {
             "`once` and `lock` keep an action's effects from repeating or overlapping; a query \
              tool only reads"
+        } else if matches!(key, ToolKey::Confirm | ToolKey::Ask) {
+            "a query tool only reads, within its scope: there is nothing for a user to approve \
+             or fill in"
         } else if key == ToolKey::Task {
             "a query tool answers at once, one page at a time; make a long-running action of it \
              to run it as a task"
@@ -424,7 +437,11 @@ fn first_key_span(root: &Node) -> Span {
         .unwrap_or(root.span)
 }
 
-fn check_identifier(r: &mut Reader<'_>, node: &Node, what: &str) -> Option<Spanned<String>> {
+pub(crate) fn check_identifier(
+    r: &mut Reader<'_>,
+    node: &Node,
+    what: &str,
+) -> Option<Spanned<String>> {
     let s = r.spanned_string(node, what)?;
     if !is_snake_identifier(&s.value) {
         let suggestion = toolspec_vocab::naming::snake_case(&s.value);

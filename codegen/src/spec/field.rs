@@ -223,6 +223,9 @@ pub struct Field {
     pub rust_type: Option<Spanned<String>>,
     /// `type: ref`: the record the key names (the field's own type is the key's).
     pub reference: Option<Box<RefSpec>>,
+    /// Named by a form of the tool's `ask:`: required, but the user is asked for it when a
+    /// model leaves it out (so the input schema does not require it).
+    pub asked: bool,
 }
 
 impl Field {
@@ -246,6 +249,7 @@ impl Field {
             sensitive: false,
             rust_type: None,
             reference: None,
+            asked: false,
         }
     }
 

@@ -8,6 +8,7 @@ pub mod field;
 pub mod query;
 pub mod tool;
 pub mod types;
+pub mod user_input;
 pub mod visit;
 
 pub use config::{AdapterConfig, AmbientDecl, AuthSpec, ClaimSpec, Fallbacks, ProjectConfig};
@@ -15,3 +16,4 @@ pub use durable::{AuditConfig, AuditPolicy, Durability, LockSpec, OnceSpec};
 pub use field::{Constraints, Field, FieldType, Format, Variant};
 pub use tool::{AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, ToolDecl, ToolSpec};
 pub use types::{NamedType, Types};
+pub use user_input::{AskSpec, ConfirmSpec};

@@ -8,6 +8,7 @@ use crate::source::{Span, Spanned};
 use crate::spec::durable::{AuditPolicy, LockSpec, OnceSpec};
 use crate::spec::field::Field;
 use crate::spec::query::{Narrowing, QuerySpec};
+use crate::spec::user_input::{AskSpec, ConfirmSpec};
 
 /// A declared error code.
 #[derive(Debug, Clone, PartialEq)]
@@ -132,6 +133,10 @@ pub struct ToolSpec {
     pub task: Option<toolspec_vocab::tasks::TaskDecl>,
     /// `rate_limit`, over the project's: the budget per caller (`None`: off).
     pub rate_limit: Option<toolspec_vocab::rate::RateLimit>,
+    /// `confirm` (actions): the user approves each call before it acts.
+    pub confirm: Option<ConfirmSpec>,
+    /// `ask` (actions): the forms for fields a model leaves out, in spec order.
+    pub ask: Vec<AskSpec>,
     /// `tags`
     pub tags: Vec<String>,
     /// `scopes`

@@ -141,6 +141,37 @@ impl LockDecl {
     }
 }
 
+/// An action's `confirm`: before it acts, the user is asked to confirm the call (after its
+/// arguments are checked and its guards pass, so that nobody is asked about a call that would
+/// fail), when [`when`](Self::when) holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct Confirm {
+    /// What the user is asked: a minijinja template over the call's arguments (with the
+    /// records its `ref` fields loaded).
+    pub message: Text,
+    /// A minijinja expression over the same values: the user is asked only when it is true
+    /// (always when there is none).
+    pub when: Option<Text>,
+}
+
+/// One form of an action's `ask`: when a model leaves out all or some of its fields, the user
+/// is asked to fill them in (an elicitation form), and the answers are checked like any
+/// argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+pub struct AskForm {
+    /// The form's name: the key of its request in a round trip.
+    pub name: Text,
+    /// What the user is asked.
+    pub message: Text,
+    /// The `expects` fields it asks for, in spec order.
+    pub fields: List<Text>,
+    /// The form's schema (JSON): an object of the fields, each as the tool's input schema has
+    /// it, all required — within what elicitation forms can show.
+    pub schema: Text,
+}
+
 /// Everything the build knows about one tool.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
@@ -216,6 +247,11 @@ pub struct Descriptor {
     pub task: Option<TaskDecl>,
     /// `rate_limit`: the budget of calls per caller (`None`: no limit).
     pub rate_limit: Option<RateLimit>,
+    /// `confirm`: the user is asked to confirm a call before it acts.
+    pub confirm: Option<Confirm>,
+    /// `ask`: the forms the user is asked to fill in for the fields a model left out, in spec
+    /// order.
+    pub ask: List<AskForm>,
 }
 
 /// The built-in explain tool's two input fields.
@@ -291,6 +327,8 @@ impl Descriptor {
             lock: None,
             task: None,
             rate_limit: None,
+            confirm: None,
+            ask: Cow::Borrowed(&[]),
         }
     }
 

@@ -267,6 +267,8 @@ pub mod ping {
             burst: 50u32,
             in_flight: 32u32,
         }),
+        confirm: ::core::option::Option::None,
+        ask: ::std::borrow::Cow::Borrowed(&[]),
     };
 }
 pub mod kitchen {
@@ -940,6 +942,8 @@ pub mod kitchen {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
 }
@@ -1095,6 +1099,8 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

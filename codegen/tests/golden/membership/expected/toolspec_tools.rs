@@ -195,6 +195,8 @@ pub mod agent {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     pub mod support {
@@ -400,6 +402,8 @@ pub mod agent {
                     burst: 50u32,
                     in_flight: 32u32,
                 }),
+                confirm: ::core::option::Option::None,
+                ask: ::std::borrow::Cow::Borrowed(&[]),
             };
         }
     }
@@ -609,6 +613,8 @@ pub mod internal {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Everywhere but http.
@@ -809,6 +815,8 @@ pub mod internal {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// A helper that is not a tool on any adapter.
@@ -949,6 +957,8 @@ pub mod internal {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Only for http and anthropic.
@@ -1109,6 +1119,8 @@ pub mod internal {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
 }
@@ -1499,6 +1511,8 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
 };
 /// The built-in task status tool: reads a task another tool started.
 pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
@@ -1575,6 +1589,8 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

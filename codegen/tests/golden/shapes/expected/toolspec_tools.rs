@@ -679,6 +679,8 @@ pub mod draw {
             burst: 50u32,
             in_flight: 32u32,
         }),
+        confirm: ::core::option::Option::None,
+        ask: ::std::borrow::Cow::Borrowed(&[]),
     };
 }
 /// Lays out a page.
@@ -905,6 +907,8 @@ pub mod layout {
             burst: 50u32,
             in_flight: 32u32,
         }),
+        confirm: ::core::option::Option::None,
+        ask: ::std::borrow::Cow::Borrowed(&[]),
     };
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
@@ -1053,6 +1057,8 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[

@@ -357,6 +357,8 @@ pub mod customers {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
 }
@@ -741,6 +743,8 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.
@@ -1015,6 +1019,8 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Look up one of the current customer's orders.
@@ -1326,6 +1332,8 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Place a new order for the current customer.
@@ -1650,6 +1658,8 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Refund a delivered order, fully or in part.
@@ -1962,6 +1972,8 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result.
@@ -2194,6 +2206,8 @@ pub mod orders {
                 burst: 5u32,
                 in_flight: 2u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
     /// Search your orders.
@@ -2699,6 +2713,8 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            confirm: ::core::option::Option::None,
+            ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
 }
@@ -2869,6 +2885,8 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
 };
 /// The built-in task status tool: reads a task another tool started.
 pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
@@ -2984,6 +3002,8 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
