@@ -69,7 +69,9 @@ async fn stored(
 ) -> anyhow::Result<ExitCode> {
     let task = match submitted {
         Submitted::Task(task) => task,
-        Submitted::Done(result) => {
+        // The CLI has no user to ask: the call is refused, saying what it would ask.
+        submitted @ (Submitted::Done(_) | Submitted::Input(_)) => {
+            let result = submitted.into_result();
             println!("{}", serde_json::to_string_pretty(&result.to_model_json())?);
             if let Some(error) = result.error() {
                 eprintln!("error [{}]: {}", error.code, error.message);

@@ -217,6 +217,35 @@ impl ToolError {
         }
     }
 
+    /// `declined`: the user declined what the call asked (`what` says which): nothing was done.
+    pub(crate) fn declined(headline: Option<&str>, what: &str) -> Self {
+        Self {
+            code: codes::DECLINED.into(),
+            message: compose_error(headline, &format!("{what}: nothing was done."), false),
+            details: None,
+        }
+    }
+
+    /// `invalid_request_state`: the state sent back was refused (`why`): nothing was done.
+    pub(crate) fn invalid_request_state(why: &str) -> Self {
+        Self {
+            code: codes::INVALID_REQUEST_STATE.into(),
+            message: format!(
+                "The request state was refused ({why}); nothing was done: call the tool again."
+            ),
+            details: None,
+        }
+    }
+
+    /// `request_state_expired`: the state sent back has expired: nothing was done.
+    pub(crate) fn request_state_expired() -> Self {
+        Self {
+            code: codes::REQUEST_STATE_EXPIRED.into(),
+            message: "The request state has expired; nothing was done: call the tool again.".into(),
+            details: None,
+        }
+    }
+
     /// `internal_error`: the tool's headline only; the cause is for the developer.
     pub(crate) fn internal(headline: Option<&str>) -> Self {
         Self {

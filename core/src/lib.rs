@@ -31,8 +31,9 @@
 //!
 //! - vocabulary and data: `ambient`, `canonical` (JSON with sorted keys), [`descriptor`] (the vocabulary's one descriptor model,
 //!   and everything a tool declares: bindings, error codes, guards, queries and `ref` fields,
-//!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `context`, `failure`, `task`
-//!   (what a task is: its id, status and result), `guard` (what guards answer), `contract`,
+//!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `context`, `failure`,
+//!   [`user_input`] (what a call asks its user, and the answers), `task` (what a task is: its
+//!   id, status and result), `guard` (what guards answer), `contract`,
 //!   `hooks`, `registry_error`, `macros` (the macros generated code calls);
 //! - `schema` (keys, local `$ref`s, the one schema walker) and [`sensitive`] (where a tool's
 //!   values are sensitive, and redaction); [`request_state`]: what a round trip hands its
@@ -99,6 +100,7 @@ pub mod sensitive;
 pub mod storage;
 mod task;
 mod trail;
+pub mod user_input;
 mod worker;
 
 #[cfg(feature = "anthropic")]
@@ -232,12 +234,12 @@ pub mod __private {
     pub use crate::context::Context;
     pub use crate::contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
+    pub use crate::descriptor::{AskForm, Confirm, RateLimit, TaskDecl, TaskSupport};
     pub use crate::descriptor::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
     pub use crate::descriptor::{
         ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
         ScopeColumn,
     };
-    pub use crate::descriptor::{RateLimit, TaskDecl, TaskSupport};
     pub use crate::failure::{Failure, UnknownVariant};
     pub use crate::guard::{GuardFailure, GuardStop, NoError, check as check_guard};
     pub use crate::project::TasksConfig;

@@ -21,6 +21,7 @@ use crate::hooks::Hook;
 use crate::project::Project;
 use crate::rate::{Limiter, RateLimit};
 use crate::registry_error::{CallerMismatch, RegistryError};
+use crate::request_state::{Sealing, StateKeys};
 use crate::storage::Storage;
 use crate::trail::AuditTrail;
 use toolspec_vocab::settings::Settings;
@@ -248,6 +249,7 @@ impl RegistryBuilder {
                 limits: self.limits,
                 storage: self.storage,
                 tasks: self.project.tasks,
+                sealing: Arc::default(),
             },
             worker: std::sync::atomic::AtomicBool::new(false),
         }
@@ -305,6 +307,18 @@ impl Registry {
         for entry in &mut self.entries {
             entry.limiter = limit.map(Limiter::new);
         }
+        self
+    }
+
+    /// Seals the request states of round trips (a tool's `confirm` and `ask`) with `keys`
+    /// (the first seals, every one opens) instead of a key made for this process: what every
+    /// replica of a deployment must share, so that a state sealed by one opens on another, and
+    /// after a restart.
+    pub fn with_request_state_keys(mut self, keys: StateKeys) -> Self {
+        self.rules.sealing = Arc::new(Sealing {
+            keys,
+            spent: Default::default(),
+        });
         self
     }
 

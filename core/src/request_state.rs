@@ -288,6 +288,65 @@ pub enum StateError {
     OtherArguments,
 }
 
+/// How a registry seals the states of its round trips, and where it spends them without a
+/// database.
+#[derive(Debug)]
+pub(crate) struct Sealing {
+    pub(crate) keys: StateKeys,
+    pub(crate) spent: SpentStates,
+}
+
+impl Default for Sealing {
+    /// A key of this process's own.
+    fn default() -> Self {
+        Self {
+            keys: StateKeys::random(),
+            spent: SpentStates::default(),
+        }
+    }
+}
+
+/// The states spent in this process, for a registry without a database: single use holds
+/// within the process (with a database, across every process on it). Bounded: expired ids are
+/// swept as it fills, and a ledger full of unexpired ones refuses to spend more.
+#[derive(Debug, Default)]
+pub(crate) struct SpentStates {
+    ids: std::sync::Mutex<std::collections::HashMap<String, i64>>,
+}
+
+/// The most ids [`SpentStates`] keeps.
+const MAX_SPENT: usize = 100_000;
+
+/// The ledger is full of states that have not expired yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LedgerFull;
+
+impl SpentStates {
+    /// Spends `id` (opening until `expires_at_ms`) at `now_ms`: `true` the first time.
+    pub(crate) fn spend(
+        &self,
+        id: &str,
+        expires_at_ms: i64,
+        now_ms: i64,
+    ) -> Result<bool, LedgerFull> {
+        let mut ids = self
+            .ids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if ids.contains_key(id) {
+            return Ok(false);
+        }
+        if ids.len() >= MAX_SPENT {
+            ids.retain(|_, expires| *expires > now_ms);
+            if ids.len() >= MAX_SPENT {
+                return Err(LedgerFull);
+            }
+        }
+        ids.insert(id.to_owned(), expires_at_ms);
+        Ok(true)
+    }
+}
+
 /// What a state's ciphertext is bound to besides its body: the format and the key id.
 fn associated_data(id: &str) -> String {
     format!("toolspec/request-state/{VERSION}/{id}")

@@ -18,7 +18,7 @@ use toolspec_core::{AmbientContext, BoxFuture, Descriptor, OnceStatus};
 use uuid::Uuid;
 
 use crate::database::{Database, error};
-use crate::durable::{lock, once};
+use crate::durable::{lock, once, spent};
 use crate::tasks;
 
 impl Storage for Database {
@@ -80,6 +80,14 @@ impl Admission for Database {
         key: &'a Key,
     ) -> BoxFuture<'a, Result<bool, StorageError>> {
         Box::pin(lock::held(self, tool, key))
+    }
+
+    fn spend_request_state<'a>(
+        &'a self,
+        id: &'a str,
+        expires_at_ms: i64,
+    ) -> BoxFuture<'a, Result<bool, StorageError>> {
+        Box::pin(spent::spend(self, id, expires_at_ms))
     }
 }
 

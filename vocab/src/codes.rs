@@ -43,6 +43,18 @@ pub const RATE_LIMITED: &str = "rate_limited";
 /// caller's (which must look the same).
 pub const UNKNOWN_TASK: &str = "unknown_task";
 
+/// The call needs its user's answers — a confirmation, a form for fields the model left out —
+/// and they were not given: nothing was done. The details hold the questions (`requests`) and
+/// the sealed state to send back with the answers (`request_state`); a client that cannot ask
+/// its user cannot call the tool.
+pub const INPUT_REQUIRED: &str = "input_required";
+/// The user declined the confirmation or a form the call asked for: nothing was done.
+pub const DECLINED: &str = "declined";
+/// The request state sent back is not one this server issued for this caller, tool and
+/// arguments, was altered, or was used already: nothing was done; call the tool again.
+pub const INVALID_REQUEST_STATE: &str = "invalid_request_state";
+/// The request state sent back has expired: nothing was done; call the tool again.
+pub const REQUEST_STATE_EXPIRED: &str = "request_state_expired";
 /// The key of an error's details that says, in whole seconds, when a retry may succeed
 /// (`in_progress`, `unavailable`); the HTTP API also sends it as `Retry-After`.
 pub const RETRY_AFTER: &str = "retry_after";
@@ -67,4 +79,8 @@ pub const BUILTIN: &[&str] = &[
     TOO_MANY_TASKS,
     UNKNOWN_TASK,
     RATE_LIMITED,
+    INPUT_REQUIRED,
+    DECLINED,
+    INVALID_REQUEST_STATE,
+    REQUEST_STATE_EXPIRED,
 ];

@@ -25,6 +25,15 @@ pub const TASK_REQUIRED: u16 = 400;
 pub const TOO_MANY_TASKS: u16 = 429;
 /// A caller over a tool's rate limit (with `Retry-After`).
 pub const RATE_LIMITED: u16 = 429;
+/// A call that needs its user's answers: the body's error holds the questions and the sealed
+/// state to continue with (`POST /tools/{name}/continue`).
+pub const INPUT_REQUIRED: u16 = 428;
+/// The user declined what the call asked.
+pub const DECLINED: u16 = 409;
+/// A request state this server did not issue for this call, altered or used already.
+pub const INVALID_REQUEST_STATE: u16 = 400;
+/// A request state past its expiry.
+pub const REQUEST_STATE_EXPIRED: u16 = 410;
 /// A call stored as a task (`Location: /tasks/{id}`).
 pub const ACCEPTED: u16 = 202;
 /// The tool or the request ran out of time.
@@ -56,6 +65,10 @@ pub fn builtin_status(code: &str) -> Option<u16> {
         codes::TASK_REQUIRED => TASK_REQUIRED,
         codes::TOO_MANY_TASKS => TOO_MANY_TASKS,
         codes::RATE_LIMITED => RATE_LIMITED,
+        codes::INPUT_REQUIRED => INPUT_REQUIRED,
+        codes::DECLINED => DECLINED,
+        codes::INVALID_REQUEST_STATE => INVALID_REQUEST_STATE,
+        codes::REQUEST_STATE_EXPIRED => REQUEST_STATE_EXPIRED,
         _ => return None,
     })
 }

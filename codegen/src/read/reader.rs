@@ -496,3 +496,26 @@ fn looks_like_prose(name: &str, value: &Node) -> bool {
             .chars()
             .any(|c| c.is_whitespace() || (c.is_ascii_punctuation() && c != '_' && c != '-'))
 }
+
+/// A snake_case identifier (a guard's, a form's…) at `node`, or `None` (reported).
+pub fn check_identifier(r: &mut Reader<'_>, node: &Node, what: &str) -> Option<Spanned<String>> {
+    let s = r.spanned_string(node, what)?;
+    if !is_snake_identifier(&s.value) {
+        let suggestion = toolspec_vocab::naming::snake_case(&s.value);
+        r.report(
+            r.error(
+                Kind::InvalidValue,
+                node.span,
+                format!("{what} `{}` is not snake_case", s.value),
+            )
+            .with_label("not snake_case")
+            .with_help(if is_snake_identifier(&suggestion) {
+                format!("use lowercase letters, digits and underscores, like `{suggestion}`")
+            } else {
+                "use lowercase letters, digits and underscores, starting with a letter".into()
+            }),
+        );
+        return None;
+    }
+    Some(s)
+}

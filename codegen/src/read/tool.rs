@@ -18,7 +18,7 @@ use crate::read::query::{
 };
 use crate::read::rate::read_rate_limit;
 use crate::read::reader::{
-    Reader, Section, Spellings, article, is_snake_identifier, section, suggest,
+    Reader, Section, Spellings, article, check_identifier, section, suggest,
 };
 use crate::read::task::{TaskWritten, read_task, resolve_task};
 use crate::read::user_input::{check_ask_fields, read_ask, read_confirm};
@@ -435,32 +435,6 @@ fn first_key_span(root: &Node) -> Span {
         .and_then(|m| m.first())
         .map(|(k, _)| k.span)
         .unwrap_or(root.span)
-}
-
-pub(crate) fn check_identifier(
-    r: &mut Reader<'_>,
-    node: &Node,
-    what: &str,
-) -> Option<Spanned<String>> {
-    let s = r.spanned_string(node, what)?;
-    if !is_snake_identifier(&s.value) {
-        let suggestion = toolspec_vocab::naming::snake_case(&s.value);
-        r.report(
-            r.error(
-                Kind::InvalidValue,
-                node.span,
-                format!("{what} `{}` is not snake_case", s.value),
-            )
-            .with_label("not snake_case")
-            .with_help(if is_snake_identifier(&suggestion) {
-                format!("use lowercase letters, digits and underscores, like `{suggestion}`")
-            } else {
-                "use lowercase letters, digits and underscores, starting with a letter".into()
-            }),
-        );
-        return None;
-    }
-    Some(s)
 }
 
 fn read_errors(r: &mut Reader<'_>, node: &Node) -> (Option<String>, Vec<ErrorDecl>) {

@@ -5,8 +5,7 @@
 
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
-use crate::read::reader::Reader;
-use crate::read::tool::check_identifier;
+use crate::read::reader::{Reader, check_identifier};
 use crate::read::yaml::{Node, Value};
 use crate::source::Spanned;
 use crate::spec::{AskSpec, ConfirmSpec, Field};

@@ -96,6 +96,11 @@ fn dynamic_tool(
                 {
                     ForModel::Done(result) => render(result, member.present_as),
                     ForModel::Ticket(ticket) => Ok(ToolOutput::json(ticket)),
+                    // The model never answers for the user.
+                    ForModel::Input(input) => {
+                        let why = "a rig agent does not ask the user";
+                        render(input.refusal(why), member.present_as)
+                    }
                 }
             })
         },

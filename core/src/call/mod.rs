@@ -14,6 +14,7 @@ use crate::descriptor::Descriptor;
 use crate::explain::explanation::Explanation;
 use crate::failure::ToolResult;
 use crate::task::{Accept, Submitted, Task};
+use crate::user_input::InputRequired;
 
 /// What a call is made for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +73,8 @@ pub(crate) enum Answer {
     Explained(Result<Explanation, ToolResult>),
     /// The call was stored as a task ([`Dispatch::Direct`] with a caller that accepts one).
     Enqueued(Task),
+    /// The call needs its user's answers first (`ask`, `confirm`): nothing was done.
+    Asked(InputRequired),
 }
 
 impl Answer {
@@ -84,6 +87,7 @@ impl Answer {
                 "a call was answered with an explanation".into(),
             )),
             Self::Enqueued(task) => Submitted::Task(task),
+            Self::Asked(input) => Submitted::Input(input),
         }
     }
 
@@ -97,6 +101,7 @@ impl Answer {
             Self::Explained(explained) => explained,
             Self::Called(result) => Err(result),
             Self::Enqueued(task) => Err(task.ticket()),
+            Self::Asked(input) => Err(input.to_result()),
         }
     }
 }

@@ -30,6 +30,8 @@ pub(crate) struct Rules {
     pub(crate) storage: Option<Arc<dyn Storage>>,
     /// The bounds of the task queue.
     pub(crate) tasks: toolspec_vocab::tasks::TasksConfig,
+    /// How round trips' request states are sealed (and spent without a database).
+    pub(crate) sealing: Arc<crate::request_state::Sealing>,
 }
 
 /// Per-call options an adapter passes along with the arguments.
@@ -49,6 +51,10 @@ pub struct CallOptions {
     /// The caller's trace id (a W3C `traceparent`'s, say), set on the call's span and its audit
     /// record; without one, an audited call's record id is its trace id.
     pub trace_id: Option<String>,
+    /// The user's answers to what an earlier call of the same tool, with the same arguments,
+    /// asked ([`InputRequired`](crate::user_input::InputRequired)): its sealed state and the
+    /// responses. Without one, a call that needs its user's answers asks for them.
+    pub continuation: Option<crate::user_input::Continuation>,
 }
 
 impl CallOptions {

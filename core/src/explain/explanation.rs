@@ -45,6 +45,24 @@ pub struct Explanation {
     /// `lock`: the key, and whether a call holds it now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lock: Option<LockStatus>,
+    /// The forms the call would ask its user to fill in (`ask`), for the fields it lacks.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ask: Vec<AskedForm>,
+    /// What the user would be asked to confirm (`confirm`), when the call gets past its guards
+    /// and the confirmation's condition holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<String>,
+}
+
+/// A form an explained call would ask its user to fill in.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AskedForm {
+    /// The form's name.
+    pub form: String,
+    /// What the user would be asked.
+    pub message: String,
+    /// The fields it asks for.
+    pub fields: Vec<String>,
 }
 
 impl Explanation {
@@ -58,6 +76,8 @@ impl Explanation {
             guards: Vec::new(),
             once: None,
             lock: None,
+            ask: Vec::new(),
+            confirm: None,
         }
     }
 }

@@ -24,7 +24,8 @@ pub(crate) struct Compiled {
     pub(crate) ambient: Vec<&'static Field>,
     pub(crate) input: jsonschema::Validator,
     pub(crate) output: jsonschema::Validator,
-    /// The success message template, if the tool has one.
+    /// The success message's template and the confirmation's (`message`, `confirm`), if the
+    /// tool has either.
     pub(crate) templates: Option<minijinja::Environment<'static>>,
     /// The success message of a tool without a template (or whose template fails).
     pub(crate) default_message: String,
@@ -37,16 +38,25 @@ impl Compiled {
             serde_json::from_str(&tool.input_schema).map_err(|e| e.to_string())?;
         let output_schema: Value =
             serde_json::from_str(&tool.output_schema).map_err(|e| e.to_string())?;
-        let templates = match &tool.message {
-            Some(message) => {
+        // The success message (`message`) and the confirmation's (`confirm`), each a template.
+        let named = [
+            ("message", tool.message.as_deref()),
+            ("confirm", tool.confirm.as_ref().map(|c| &*c.message)),
+        ];
+        let templates = match named.iter().any(|(_, t)| t.is_some()) {
+            true => {
                 let mut templates = minijinja::Environment::new();
                 templates.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
-                templates
-                    .add_template("message", message)
-                    .map_err(|e| e.to_string())?;
+                for (name, template) in named {
+                    if let Some(template) = template {
+                        templates
+                            .add_template(name, template)
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
                 Some(templates)
             }
-            None => None,
+            false => None,
         };
         let mut views = Vec::new();
         for binding in tool.adapters.iter() {

@@ -161,6 +161,45 @@ pub(crate) async fn explain_guards<O: Operation>(
     }
 }
 
+/// Runs `op`'s guards in spec order, under the tool's timeout and the call's cancellation, for
+/// a call that asks its user to confirm it: the first guard that stops the call gives its
+/// answer (so that nobody is asked about a call that would fail anyway). What the guards load
+/// is dropped; they run again, under admission, once the call is confirmed.
+pub(crate) async fn check_guards<O: Operation>(
+    op: &O,
+    input: &<O::Contract as Contract>::Input,
+    ambient: &<O::Contract as Contract>::Ambient,
+    options: &CallOptions,
+    failing: &Failing<'_>,
+) -> Result<(), ToolResult> {
+    let tool = failing.tool;
+    let own = tool.timeout().map(|_| options.cancellation.child_token());
+    let token = own.clone().unwrap_or_else(|| options.cancellation.clone());
+    let cx = Context::new(ambient, tool, token, Progress::ignore());
+    let all = std::pin::pin!(async {
+        let which = <O::Contract as Contract>::GUARDS;
+        for (index, &which) in which.iter().enumerate() {
+            let stop = match AssertUnwindSafe(op.guard(which, input, &cx))
+                .catch_unwind()
+                .await
+            {
+                Ok(Ok(())) => continue,
+                Ok(Err(stop)) => stop,
+                Err(panic) => GuardStop {
+                    guard: index,
+                    reason: StopReason::Panicked(panic_message(panic)),
+                },
+            };
+            return Err(guard_stopped(stop, failing));
+        }
+        Ok(())
+    });
+    match supervise(tool.timeout(), &options.cancellation, own.as_ref(), all).await {
+        Ok(checked) => checked,
+        Err(stop) => Err(stop.result(tool)),
+    }
+}
+
 /// Why the guards and the handler stopped short of an outcome.
 enum Halt {
     /// A guard stopped the call.

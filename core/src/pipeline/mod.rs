@@ -52,6 +52,7 @@ pub(crate) mod supervise;
 mod task;
 mod task_status_tool;
 mod typed;
+mod user_input;
 
 use serde_json::Value;
 
@@ -84,6 +85,8 @@ pub(crate) enum ForModel {
     Done(ToolResult),
     /// It was stored as a task: the ticket the model reads.
     Ticket(Value),
+    /// It needs its user's answers: the app asks them, never the model.
+    Input(crate::user_input::InputRequired),
 }
 
 impl RegistryBuilder {
@@ -178,6 +181,7 @@ impl RegisteredTool<'_> {
             (Submitted::Task(task), Some(status_tool)) => {
                 ForModel::Ticket(task.to_model_json(status_tool))
             }
+            (Submitted::Input(input), _) => ForModel::Input(input),
             (submitted, _) => ForModel::Done(submitted.into_result()),
         }
     }

@@ -17,9 +17,9 @@ use crate::call::options::CallOptions;
 use crate::call::{Answer, Call, Dispatch, Mode};
 use crate::checks::report::Errors;
 use crate::contract::Operation;
-use crate::descriptor::Descriptor;
+use crate::descriptor::{AskForm, Descriptor};
 use crate::durable::{self, Admission};
-use crate::explain::explanation::{Explanation, GuardCheck};
+use crate::explain::explanation::{AskedForm, Explanation, GuardCheck};
 use crate::failure::{ToolError, ToolResult};
 use crate::hooks::CallInfo;
 use crate::pipeline::answers::refused;
@@ -29,7 +29,9 @@ use crate::pipeline::handler::{self, Failing, Handled};
 use crate::pipeline::refs::{self, Missing};
 use crate::pipeline::task::{self, Decision};
 use crate::pipeline::task_status_tool;
-use crate::pipeline::{audit, availability, explain_tool, hooks, output, rate, scopes, screen};
+use crate::pipeline::{
+    audit, availability, explain_tool, hooks, output, rate, scopes, screen, user_input,
+};
 use crate::registry::{Imp, RegisteredTool};
 use crate::task::Submitted;
 
@@ -100,6 +102,10 @@ async fn recorded(
         Submitted::Done(result) => result,
         Submitted::Task(task) => {
             ticket = task.ticket();
+            &ticket
+        }
+        Submitted::Input(input) => {
+            ticket = input.to_result();
             &ticket
         }
     };
@@ -174,6 +180,10 @@ fn spanned<'a>(
             Submitted::Task(task) => {
                 let ticket = task.ticket();
                 span.in_scope(|| hooks::after(hooks, &info, &ticket, started));
+            }
+            Submitted::Input(input) => {
+                let asked = input.to_result();
+                span.in_scope(|| hooks::after(hooks, &info, &asked, started));
             }
         }
         submitted
@@ -257,6 +267,29 @@ pub(crate) fn tool_stages<'a, O: Operation>(
         if let Some(refused) = availability::refusal(tool, learned, storage) {
             return answer(mode, refused);
         }
+        // What the call asks its user (`ask`, `confirm`) is asked before it may become a task
+        // or be admitted; explaining, the forms it would ask for end the explanation.
+        let value = match (mode, dispatch) {
+            (Mode::Invoke, Dispatch::Direct(_)) if user_input::asks(tool) => {
+                let asking = Box::pin(asking(
+                    &own, tool, compiled, value, ambient, &options, rules,
+                ));
+                match asking.await {
+                    Ok(value) => value,
+                    Err(answer) => return answer,
+                }
+            }
+            (Mode::Explain, _) if !tool.ask.is_empty() => {
+                let forms = user_input::missing(tool, &value);
+                if !forms.is_empty() {
+                    let mut explanation = explanation(tool);
+                    explanation.ask = forms.iter().map(|form| asked_form(form)).collect();
+                    return Answer::Explained(Ok(explanation));
+                }
+                value
+            }
+            _ => value,
+        };
         if let (Mode::Invoke, Some(decl), Dispatch::Direct(accept)) = (mode, &tool.task, dispatch) {
             match task::decide(decl, accept) {
                 Decision::Inline => {}
@@ -317,6 +350,77 @@ pub(crate) fn tool_stages<'a, O: Operation>(
     }
 }
 
+/// What a call of a tool with `ask` or `confirm` asks its user (see `user_input`): the forms
+/// whose fields are missing; once none is, the confirmation — after the `ref` records are
+/// loaded and every guard passes, so that nobody is asked about a call that would fail. The
+/// arguments with the user's answers when there is nothing (more) to ask; else the call's
+/// answer: the questions, or why the continuation was refused.
+fn asking<'a, O: Operation>(
+    own: &'a Own<'a, O>,
+    tool: &'static Descriptor,
+    compiled: &'a Compiled,
+    value: Value,
+    ambient: &'a AmbientContext,
+    options: &'a CallOptions,
+    rules: &'a crate::call::options::Rules,
+) -> impl Future<Output = Result<Value, Answer>> + Send + 'a {
+    async move {
+        let (value, round) = match user_input::resume(tool, compiled, value, options, rules).await {
+            Ok(resumed) => resumed,
+            Err(result) => return Err(Answer::Called(result)),
+        };
+        let forms = user_input::missing(tool, &value);
+        let requests = if !forms.is_empty() {
+            user_input::form_requests(&forms)
+        } else if tool.confirm.is_none() || round.confirmed() {
+            return Ok(value);
+        } else {
+            let mut shown = value.clone();
+            let storage = rules.storage.as_deref();
+            if !tool.refs.is_empty()
+                && let Err(Missing::NotFound(result, _) | Missing::Failed(result)) =
+                    refs::load(tool, &mut shown, ambient, storage).await
+            {
+                return Err(Answer::Called(result));
+            }
+            let decoded =
+                decode::<O::Contract>(tool, compiled, shown.clone(), ambient, &rules.limits);
+            let (input, resolved) = match decoded {
+                Ok(decoded) => decoded,
+                Err(Decoding::Arguments(errors)) => {
+                    return Err(Answer::Called(refused(tool, &errors)));
+                }
+                Err(Decoding::Internal(result)) => return Err(Answer::Called(result)),
+            };
+            let failing = Failing {
+                tool,
+                learned: own.learned,
+                storage,
+            };
+            let checked = handler::check_guards(own.op, &input, &resolved, options, &failing);
+            if let Err(result) = checked.await {
+                return Err(Answer::Called(result));
+            }
+            match user_input::confirmation(tool, compiled, false, &shown) {
+                Ok(Some(request)) => vec![request],
+                Ok(None) => return Ok(value),
+                Err(result) => return Err(Answer::Called(result)),
+            }
+        };
+        let asked = user_input::ask(tool, round, requests, options, rules);
+        Err(Answer::Asked(asked))
+    }
+}
+
+/// A form an explained call would ask for.
+fn asked_form(form: &AskForm) -> AskedForm {
+    AskedForm {
+        form: form.name.to_string(),
+        message: form.message.to_string(),
+        fields: form.fields.iter().map(ToString::to_string).collect(),
+    }
+}
+
 /// Stages 4 to 7 of [`tool_stages`], once admitted; with whether the handler gave the answer.
 #[allow(clippy::too_many_arguments)]
 fn admitted<'a, O: Operation>(
@@ -352,6 +456,8 @@ fn admitted<'a, O: Operation>(
                 return (answer_or_explained(explanation, result), false);
             }
         }
+        // Explaining a call that asks for confirmation: the message, over the loaded records.
+        let shown = (explanation.is_some() && tool.confirm.is_some()).then(|| value.clone());
         let decoded = decode::<O::Contract>(tool, compiled, value, ambient, &rules.limits);
         let (input, resolved) = match decoded {
             Ok(decoded) => decoded,
@@ -377,6 +483,12 @@ fn admitted<'a, O: Operation>(
                 Ok(()) => {
                     explanation.callable =
                         explanation.guards.iter().all(|g| g.passed == Some(true));
+                    if let (true, Some(shown)) = (explanation.callable, &shown) {
+                        match user_input::confirmation(tool, compiled, false, shown) {
+                            Ok(request) => explanation.confirm = request.map(|r| r.message),
+                            Err(result) => return (Answer::Explained(Err(result)), false),
+                        }
+                    }
                     (Answer::Explained(Ok(explanation)), false)
                 }
                 Err(result) => (Answer::Explained(Err(result)), false),
@@ -445,5 +557,7 @@ fn explanation(tool: &Descriptor) -> Explanation {
             .collect(),
         once: None,
         lock: None,
+        ask: Vec::new(),
+        confirm: None,
     }
 }

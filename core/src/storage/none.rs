@@ -87,6 +87,14 @@ impl Admission for NoDatabase {
     ) -> BoxFuture<'a, Result<bool, StorageError>> {
         match *self {}
     }
+
+    fn spend_request_state<'a>(
+        &'a self,
+        _id: &'a str,
+        _expires_at_ms: i64,
+    ) -> BoxFuture<'a, Result<bool, StorageError>> {
+        match *self {}
+    }
 }
 
 impl RecordSource for NoDatabase {

@@ -144,6 +144,15 @@ pub trait Admission {
         tool: &'static Descriptor,
         key: &'a Key,
     ) -> BoxFuture<'a, Result<bool, StorageError>>;
+
+    /// Records the request state `id` (which opens until `expires_at_ms`, Unix milliseconds)
+    /// as spent: `true` the first time, `false` when any process spent it already. Spent ids
+    /// may be forgotten once they have expired.
+    fn spend_request_state<'a>(
+        &'a self,
+        id: &'a str,
+        expires_at_ms: i64,
+    ) -> BoxFuture<'a, Result<bool, StorageError>>;
 }
 
 /// The records `ref` fields name.

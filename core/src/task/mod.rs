@@ -258,6 +258,10 @@ pub enum Submitted {
     Done(ToolResult),
     /// It was stored as a task, which a worker will run.
     Task(Task),
+    /// It needs its user's answers first (the tool's `ask` or `confirm`): nothing was done;
+    /// the same call again, with the answers as its
+    /// [`continuation`](crate::CallOptions::continuation), goes on.
+    Input(crate::user_input::InputRequired),
 }
 
 impl Submitted {
@@ -266,6 +270,7 @@ impl Submitted {
         match self {
             Self::Done(result) => result,
             Self::Task(task) => task.ticket(),
+            Self::Input(input) => input.to_result(),
         }
     }
 }

@@ -155,6 +155,8 @@ impl Run {
                         *sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(update);
                     }),
                     trace_id: task.trace_id.clone(),
+                    // Confirmed and filled in when it was stored.
+                    continuation: None,
                 };
                 tracing::info!(task = %id, tool = &*task.tool, attempt = claimed.attempt, "task started");
                 let run = tool.run_task(task.arguments, &ambient, options, task.timeout);

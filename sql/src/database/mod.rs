@@ -225,6 +225,10 @@ const MIGRATIONS_SQLITE: &[(&str, &str)] = &[
         "durable tasks",
         include_str!("../../migrations/sqlite/0003_tasks.sql"),
     ),
+    (
+        "spent request states",
+        include_str!("../../migrations/sqlite/0004_request_states.sql"),
+    ),
 ];
 
 /// toolspec's migrations on PostgreSQL, in order.
@@ -241,6 +245,10 @@ const MIGRATIONS_POSTGRES: &[(&str, &str)] = &[
     (
         "durable tasks",
         include_str!("../../migrations/postgres/0003_tasks.sql"),
+    ),
+    (
+        "spent request states",
+        include_str!("../../migrations/postgres/0004_request_states.sql"),
     ),
 ];
 

@@ -122,3 +122,51 @@ pub async fn registry(path: &std::path::Path) -> Result<toolspec::Registry, sqlx
     let pool = sqlx::SqlitePool::connect_with(options).await?;
     Ok(tools::registry(Fixtures, toolspec::Database::sqlite(pool)))
 }
+
+impl test::input_required_result::elicitation::Handler for Fixtures {
+    async fn call(
+        &self,
+        input: test::input_required_result::elicitation::Input,
+        _cx: test::input_required_result::elicitation::Context<'_>,
+    ) -> test::input_required_result::elicitation::Outcome {
+        Ok(test::input_required_result::elicitation::Output {
+            greeting: format!("Hello, {}!", input.name),
+        })
+    }
+}
+
+impl test::input_required_result::request_state::Handler for Fixtures {
+    async fn call(
+        &self,
+        _input: test::input_required_result::request_state::Input,
+        _cx: test::input_required_result::request_state::Context<'_>,
+    ) -> test::input_required_result::request_state::Outcome {
+        Ok(test::input_required_result::request_state::Output {
+            text: "state-ok: the request state was opened and the call confirmed".into(),
+        })
+    }
+}
+
+impl test::input_required_result::tampered_state::Handler for Fixtures {
+    async fn call(
+        &self,
+        _input: test::input_required_result::tampered_state::Input,
+        _cx: test::input_required_result::tampered_state::Context<'_>,
+    ) -> test::input_required_result::tampered_state::Outcome {
+        Ok(test::input_required_result::tampered_state::Output {
+            text: "confirmed".into(),
+        })
+    }
+}
+
+impl test::input_required_result::multi_round::Handler for Fixtures {
+    async fn call(
+        &self,
+        input: test::input_required_result::multi_round::Input,
+        _cx: test::input_required_result::multi_round::Context<'_>,
+    ) -> test::input_required_result::multi_round::Outcome {
+        Ok(test::input_required_result::multi_round::Output {
+            greeting: format!("Hello, {}!", input.name),
+        })
+    }
+}

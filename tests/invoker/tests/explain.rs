@@ -85,6 +85,8 @@ async fn a_callable_call_is_explained_without_running_the_handler() {
             guards: guards(Fared::Passed, Fared::Passed),
             once: None,
             lock: None,
+            ask: Vec::new(),
+            confirm: None,
         }
     );
     assert_eq!(app.probe.cancel_calls.load(Ordering::SeqCst), 0);
@@ -132,6 +134,8 @@ async fn every_argument_error_is_explained_and_no_guard_runs() {
             guards: guards(Fared::Unchecked, Fared::Unchecked),
             once: None,
             lock: None,
+            ask: Vec::new(),
+            confirm: None,
         }
     );
     let explanation = explain(&app, "orders_cancel", json!({ "order": 7 })).await;
@@ -167,6 +171,8 @@ async fn a_missing_ambient_field_makes_a_call_not_callable() {
             guards: vec![],
             once: None,
             lock: None,
+            ask: Vec::new(),
+            confirm: None,
         }
     );
     assert_eq!(app.probe.profile_calls.load(Ordering::SeqCst), 0);
@@ -440,6 +446,8 @@ async fn explained_guards_run_under_the_timeout_and_the_cancellation() {
             }],
             once: None,
             lock: None,
+            ask: Vec::new(),
+            confirm: None,
         }
     );
     assert!(app.probe.guard_dropped_cancelled.load(Ordering::SeqCst));

@@ -235,6 +235,11 @@ impl Core {
         {
             ForModel::Done(result) => Answer::from_result(&result, member.present_as),
             ForModel::Ticket(content) => Answer::ticket(content),
+            // The model never answers for the user.
+            ForModel::Input(input) => {
+                let why = "function calling does not ask the user";
+                Answer::from_result(&input.refusal(why), member.present_as)
+            }
         }
     }
 

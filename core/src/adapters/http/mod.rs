@@ -64,8 +64,10 @@ use crate::descriptor::Descriptor;
 use crate::failure::{ToolError, ToolResult};
 use crate::registry::{RegisteredTool, Registry};
 use crate::task::{Accept, Submitted};
+use crate::user_input::Continuation;
 
 mod access;
+mod input;
 mod tasks;
 
 pub use crate::adapters::gate::host::HostPolicy;
@@ -193,6 +195,7 @@ impl HttpApi {
                 post(call_posted).get(call_queried).fallback(other_method),
             )
             .route("/tools/{name}/explain", post(explain))
+            .route("/tools/{name}/continue", post(continue_call))
             .route("/tasks", get(list_tasks))
             .route("/tasks/{id}", get(read_task).delete(cancel_task))
             .with_state(Arc::new(self.shared))
@@ -269,7 +272,30 @@ async fn call_posted(
     if let Some(refused) = access.explained(&tool, &args, &caller) {
         return refused;
     }
-    call(&shared, tool, args, &caller, accept).await
+    call(&shared, tool, args, &caller, accept, None).await
+}
+
+/// `POST /tools/{name}/continue`: a call answering what an earlier one asked (see `input`).
+async fn continue_call(
+    State(shared): State<Arc<Shared>>,
+    Path(name): Path<String>,
+    request: Request,
+) -> Response {
+    let accept = tasks::accepts(request.headers());
+    let (caller, body) = match posted(&shared, request).await {
+        Ok(posted) => posted,
+        Err(refused) => return refused,
+    };
+    let tool = match shared.access().lookup(&name, &caller) {
+        Ok((_, tool)) => tool,
+        Err(refused) => return refused,
+    };
+    match input::read(body) {
+        Ok((args, continuation)) => {
+            call(&shared, tool, args, &caller, accept, Some(continuation)).await
+        }
+        Err(refused) => *refused,
+    }
 }
 
 async fn call_queried(
@@ -294,7 +320,7 @@ async fn call_queried(
         args.insert(key, Value::String(value));
     }
     let accept = tasks::accepts(&parts.headers);
-    call(&shared, tool, Value::Object(args), &caller, accept).await
+    call(&shared, tool, Value::Object(args), &caller, accept, None).await
 }
 
 async fn explain(
@@ -445,6 +471,7 @@ async fn call(
     args: Value,
     caller: &Caller,
     accept: Accept,
+    continuation: Option<Continuation>,
 ) -> Response {
     if tool.descriptor().task.is_some() {
         shared.registry.start_tasks();
@@ -453,12 +480,14 @@ async fn call(
     let _cancel_on_drop = cancellation.clone().drop_guard();
     let options = CallOptions {
         cancellation: cancellation.clone(),
+        continuation,
         ..CallOptions::for_caller(HTTP, caller)
     };
     let invoked = tool.submit_with(args, &caller.ambient, options, accept);
     match tokio::time::timeout(shared.request_timeout, invoked).await {
         Ok(Submitted::Done(result)) => answer(tool.descriptor(), &result),
         Ok(Submitted::Task(task)) => tasks::accepted(&task, accept == Accept::Tasks),
+        Ok(Submitted::Input(input)) => answer(tool.descriptor(), &input.to_result()),
         Err(_) => {
             cancellation.cancel();
             let message = format!(

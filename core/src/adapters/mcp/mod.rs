@@ -25,6 +25,7 @@
 //! itself (the pipeline does), and decides nothing about who is calling (the transports do).
 
 pub mod http;
+mod input;
 mod reply;
 pub mod stdio;
 mod tasks;
@@ -389,30 +390,59 @@ impl McpServer {
             }
             self.shared.registry.start_tasks();
         }
+        let mut continuation = input::continuation(&request)?;
         let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let reporter = context
             .meta
             .get_progress_token()
             .map(|token| ProgressForwarder::start(context.peer.clone(), token));
-        let options = CallOptions {
-            cancellation: context.ct.clone(),
-            progress: reporter
-                .as_ref()
-                .map(ProgressForwarder::progress)
-                .unwrap_or_default(),
-            ..CallOptions::for_caller(ADAPTER, caller)
+        let asking = input::asking(&context);
+        let mut rounds = 0;
+        let submitted = loop {
+            let options = CallOptions {
+                cancellation: context.ct.clone(),
+                progress: reporter
+                    .as_ref()
+                    .map(ProgressForwarder::progress)
+                    .unwrap_or_default(),
+                continuation: continuation.take(),
+                ..CallOptions::for_caller(ADAPTER, caller)
+            };
+            let submitted = registered
+                .submit_with(arguments.clone(), &caller.ambient, options, accept)
+                .await;
+            // An earlier protocol's client is asked during the call, round after round.
+            match submitted {
+                Submitted::Input(input)
+                    if asking == input::Asking::Elicitation && rounds < input::MAX_ROUNDS =>
+                {
+                    rounds += 1;
+                    continuation = Some(input::elicit(&context.peer, &input).await);
+                }
+                submitted => break submitted,
+            }
         };
-        let submitted = registered
-            .submit_with(arguments, &caller.ambient, options, accept)
-            .await;
         if let Some(reporter) = reporter {
             reporter.finish().await;
         }
         Ok(match submitted {
             Submitted::Done(result) => {
+                if let Some(refused) = input::refused_state(&result) {
+                    return Err(refused);
+                }
                 CallToolResponse::Complete(reply::reply(result, listed.present_as))
             }
             Submitted::Task(task) => CallToolResponse::Task(tasks::created(&task)),
+            Submitted::Input(input) if asking == input::Asking::Result => {
+                CallToolResponse::InputRequired(input::result(&input)?)
+            }
+            Submitted::Input(_) if asking == input::Asking::Missing => {
+                return Err(input::elicitation_required());
+            }
+            Submitted::Input(input) => CallToolResponse::Complete(reply::reply(
+                input::unanswerable(&input),
+                listed.present_as,
+            )),
         })
     }
 }

@@ -1,0 +1,168 @@
+//! What a call asks its user (`confirm`, `ask`), over MCP. A client that declared the
+//! elicitation capability is asked:
+//!
+//! - on protocol 2026-07-28 and later, with an `input_required` result — the requests as
+//!   `elicitation/create` forms, and the sealed `requestState` — which it answers by calling
+//!   the tool again with `inputResponses` and the state;
+//! - on earlier protocols, with `elicitation/create` requests sent during the call, whose
+//!   answers continue it at once.
+//!
+//! A client without the capability gets a tool error saying that the tool needs a client that
+//! can ask its user. A continuation whose state is refused (altered, expired, replayed, another
+//! caller's) is a JSON-RPC invalid-params error: nothing ran.
+
+use std::collections::BTreeMap;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ElicitRequestParams, ElicitationAction, ErrorData,
+    InputRequest, InputRequiredResult, ProtocolVersion,
+};
+use rmcp::service::{Peer, RequestContext};
+use serde_json::{Map, Value, json};
+use toolspec_vocab::codes;
+
+use crate::failure::ToolResult;
+use crate::user_input::{Continuation, InputRequired, InputResponse};
+
+/// The most rounds of `elicitation/create` one call asks before it gives up.
+pub(super) const MAX_ROUNDS: usize = 10;
+
+/// How a call's client can be asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Asking {
+    /// With an `input_required` result (2026-07-28).
+    Result,
+    /// With `elicitation/create` requests during the call (earlier protocols).
+    Elicitation,
+    /// Not at all: a 2026-07-28 client without the elicitation capability (the call is a
+    /// missing-capability error, as that protocol wants it).
+    Missing,
+    /// Not at all: an earlier client without the elicitation capability (the call is a tool
+    /// error saying so).
+    Never,
+}
+
+/// How the client of `context` can be asked.
+pub(super) fn asking(context: &RequestContext<RoleServer>) -> Asking {
+    let elicits = context
+        .client_capabilities()
+        .is_some_and(|caps| caps.elicitation.is_some());
+    let current = context
+        .protocol_version()
+        .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28);
+    match (elicits, current) {
+        (false, true) => Asking::Missing,
+        (false, false) => Asking::Never,
+        (true, true) => Asking::Result,
+        (true, false) => Asking::Elicitation,
+    }
+}
+
+/// The continuation a `tools/call` brings: its `requestState` and `inputResponses` (without a
+/// state, they can answer forms only); a response that is not one is an invalid-params error.
+pub(super) fn continuation(
+    request: &CallToolRequestParams,
+) -> Result<Option<Continuation>, ErrorData> {
+    if request.request_state.is_none() && request.input_responses.is_none() {
+        return Ok(None);
+    }
+    let responses: Map<String, Value> = request
+        .input_responses
+        .iter()
+        .flatten()
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    Continuation::from_json(request.request_state.clone(), &Value::Object(responses))
+        .map(Some)
+        .map_err(|e| ErrorData::invalid_params(format!("inputResponses: {e}"), None))
+}
+
+/// `input` as an `input_required` result: each request an `elicitation/create` form.
+pub(super) fn result(input: &InputRequired) -> Result<InputRequiredResult, ErrorData> {
+    let mut requests = BTreeMap::new();
+    for request in &input.requests {
+        let wire = json!({
+            "method": "elicitation/create",
+            "params": form(&request.message, &request.schema),
+        });
+        let request_json = serde_json::from_value::<InputRequest>(wire)
+            .map_err(|e| ErrorData::internal_error(format!("an input request: {e}"), None))?;
+        requests.insert(request.key.clone(), request_json);
+    }
+    Ok(InputRequiredResult::new(
+        Some(requests),
+        Some(input.request_state.clone()),
+    ))
+}
+
+/// An `elicitation/create` form's parameters.
+fn form(message: &str, schema: &Value) -> Value {
+    json!({ "mode": "form", "message": message, "requestedSchema": schema })
+}
+
+/// Asks `peer` each of `input`'s requests with `elicitation/create`, in order: the answers, as
+/// the continuation of the call. A request the client fails to answer counts as cancelled.
+pub(super) async fn elicit(peer: &Peer<RoleServer>, input: &InputRequired) -> Continuation {
+    let mut responses = BTreeMap::new();
+    for request in &input.requests {
+        let params =
+            serde_json::from_value::<ElicitRequestParams>(form(&request.message, &request.schema));
+        let answered = match params {
+            Ok(params) => peer
+                .create_elicitation(params)
+                .await
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        let response = match answered {
+            Ok(result) => match result.action {
+                ElicitationAction::Accept => InputResponse::Accept(match result.content {
+                    Some(Value::Object(content)) => content,
+                    _ => Map::new(),
+                }),
+                ElicitationAction::Decline => InputResponse::Decline,
+                _ => InputResponse::Cancel,
+            },
+            Err(e) => {
+                tracing::warn!(tool = %input.tool, error = %e, "an elicitation failed: the call is cancelled");
+                InputResponse::Cancel
+            }
+        };
+        // A declined request ends the call: the others need not be asked.
+        let stop = !matches!(response, InputResponse::Accept(_));
+        responses.insert(request.key.clone(), response);
+        if stop {
+            break;
+        }
+    }
+    Continuation {
+        request_state: Some(input.request_state.clone()),
+        responses,
+    }
+}
+
+/// The error of a call whose 2026-07-28 client cannot be asked: the elicitation capability
+/// is missing (`-32021`).
+pub(super) fn elicitation_required() -> ErrorData {
+    ErrorData::missing_required_client_capability(
+        ClientCapabilities::builder().enable_elicitation().build(),
+    )
+}
+
+/// The tool error of a call whose client cannot be asked.
+pub(super) fn unanswerable(input: &InputRequired) -> ToolResult {
+    input.refusal(
+        "this client cannot ask its user (it did not declare the elicitation capability): use \
+         a client that can",
+    )
+}
+
+/// The JSON-RPC error of a continuation whose state was refused (nothing ran).
+pub(super) fn refused_state(result: &ToolResult) -> Option<ErrorData> {
+    let error = result.error()?;
+    let refused = [codes::INVALID_REQUEST_STATE, codes::REQUEST_STATE_EXPIRED];
+    refused.contains(&error.code.as_str()).then(|| {
+        ErrorData::invalid_params(error.message.clone(), Some(json!({ "code": error.code })))
+    })
+}
