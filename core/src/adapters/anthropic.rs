@@ -31,10 +31,13 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::adapters::calling::{Core, Function, Provider, declarations, native_calls};
+use crate::adapters::calling::{
+    Answer, Core, Dispatched, Function, Provider, declarations, native_calls,
+};
 use crate::caller::Caller;
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
+use crate::user_input::Continuation;
 
 /// The adapter's name in specs (`tool: {anthropic: …}`) and in the registry.
 pub const ADAPTER: &str = "anthropic";
@@ -138,6 +141,16 @@ pub fn wrap(tool: &Descriptor) -> Option<Tool> {
     PROVIDER.function(tool, None).as_ref().map(Tool::from)
 }
 
+/// The `tool_result` block answering `call`.
+fn result_block(call: &ToolUse, answer: &Answer) -> ToolResultBlock {
+    ToolResultBlock {
+        kind: "tool_result".into(),
+        tool_use_id: call.id.clone(),
+        content: answer.text(),
+        is_error: answer.is_error,
+    }
+}
+
 /// Answers Anthropic `tool_use` blocks through a registry: its `anthropic` members projected
 /// once. Cheap to clone.
 #[derive(Debug, Clone)]
@@ -168,18 +181,29 @@ impl Dispatcher {
         self.core.members().declarations(Some(caller))
     }
 
-    /// Answers one `tool_use` block, as `caller`.
+    /// Answers one `tool_use` block, as `caller` (a call that asks its user answers the model
+    /// that it cannot be asked here: see [`dispatch`](Self::dispatch)).
     pub async fn call(&self, call: &ToolUse, caller: &Caller) -> ToolResultBlock {
         let answer = self
             .core
             .call(caller, &call.name, Ok(call.input.clone()))
             .await;
-        ToolResultBlock {
-            kind: "tool_result".into(),
-            tool_use_id: call.id.clone(),
-            content: answer.text(),
-            is_error: answer.is_error,
-        }
+        result_block(call, &answer)
+    }
+
+    /// Answers one `tool_use` block for an app that asks its user: the `tool_result` block, or
+    /// the questions of a call that needs the user's answers first (`confirm`, `ask`); the app
+    /// then dispatches the same block again with the answers as `continuation`.
+    pub async fn dispatch(
+        &self,
+        call: &ToolUse,
+        caller: &Caller,
+        continuation: Option<Continuation>,
+    ) -> Dispatched<ToolResultBlock> {
+        self.core
+            .dispatch(caller, &call.name, Ok(call.input.clone()), continuation)
+            .await
+            .map(|answer| result_block(call, &answer))
     }
 
     /// Answers every `tool_use` block of an assistant message, as `caller`: concurrently, in

@@ -32,10 +32,13 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::adapters::calling::{Answer, Core, Function, Provider, declarations, native_calls};
+use crate::adapters::calling::{
+    Answer, Core, Dispatched, Function, Provider, declarations, native_calls,
+};
 use crate::caller::Caller;
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
+use crate::user_input::Continuation;
 
 /// The adapter's name in specs (`tool: {gemini: …}`) and in the registry.
 pub const ADAPTER: &str = "gemini";
@@ -122,6 +125,15 @@ pub fn wrap(tool: &Descriptor) -> Option<FunctionDeclaration> {
         .map(FunctionDeclaration::from)
 }
 
+/// The function response answering `call`.
+fn function_response(call: &FunctionCall, answer: Answer) -> FunctionResponse {
+    FunctionResponse {
+        name: call.name.clone(),
+        id: call.id.clone(),
+        response: response(answer),
+    }
+}
+
 /// Answers Gemini function calls through a registry: its `gemini` members projected once.
 /// Cheap to clone.
 #[derive(Debug, Clone)]
@@ -152,15 +164,28 @@ impl Dispatcher {
         self.core.members().declarations(Some(caller))
     }
 
-    /// Answers one function call, as `caller`.
+    /// Answers one function call, as `caller` (a call that asks its user answers the model that
+    /// it cannot be asked here: see [`dispatch`](Self::dispatch)).
     pub async fn call(&self, call: &FunctionCall, caller: &Caller) -> FunctionResponse {
         let arguments = call.args.clone().unwrap_or(Value::Null);
         let answer = self.core.call(caller, &call.name, Ok(arguments)).await;
-        FunctionResponse {
-            name: call.name.clone(),
-            id: call.id.clone(),
-            response: response(answer),
-        }
+        function_response(call, answer)
+    }
+
+    /// Answers one function call for an app that asks its user: the function response, or the
+    /// questions of a call that needs the user's answers first (`confirm`, `ask`); the app then
+    /// dispatches the same call again with the answers as `continuation`.
+    pub async fn dispatch(
+        &self,
+        call: &FunctionCall,
+        caller: &Caller,
+        continuation: Option<Continuation>,
+    ) -> Dispatched<FunctionResponse> {
+        let arguments = call.args.clone().unwrap_or(Value::Null);
+        self.core
+            .dispatch(caller, &call.name, Ok(arguments), continuation)
+            .await
+            .map(|answer| function_response(call, answer))
     }
 
     /// Answers every `functionCall` part of a model turn, as `caller`: concurrently, in the

@@ -38,11 +38,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::adapters::calling::{
-    Core, Function, Provider, declarations, native_calls, parse_arguments,
+    Answer, Core, Dispatched, Function, Provider, declarations, native_calls, parse_arguments,
 };
 use crate::caller::Caller;
 use crate::descriptor::Descriptor;
 use crate::registry::Registry;
+use crate::user_input::Continuation;
 
 /// The adapter's name in specs (`tool: {openai: …}`) and in the registry.
 pub const ADAPTER: &str = "openai";
@@ -256,6 +257,24 @@ pub fn wrap_responses(tool: &Descriptor) -> Option<ResponsesTool> {
         .map(ResponsesTool::from)
 }
 
+/// The tool message answering `call`.
+fn tool_message(call: &ToolCall, answer: &Answer) -> ToolMessage {
+    ToolMessage {
+        role: "tool".into(),
+        tool_call_id: call.id.clone(),
+        content: answer.text(),
+    }
+}
+
+/// The `function_call_output` item answering `call`.
+fn function_output(call: &FunctionCallItem, answer: &Answer) -> FunctionCallOutput {
+    FunctionCallOutput {
+        kind: "function_call_output".into(),
+        call_id: call.call_id.clone(),
+        output: answer.text(),
+    }
+}
+
 /// Answers OpenAI tool calls through a registry: its `openai` members projected once. Cheap
 /// to clone.
 #[derive(Debug, Clone)]
@@ -296,18 +315,32 @@ impl Dispatcher {
         self.core.members().declarations(Some(caller))
     }
 
-    /// Answers one Chat Completions tool call, as `caller`.
+    /// Answers one Chat Completions tool call, as `caller` (a call that asks its user answers
+    /// the model that it cannot be asked here: see [`dispatch`](Self::dispatch)).
     pub async fn call(&self, call: &ToolCall, caller: &Caller) -> ToolMessage {
         let function = &call.function;
         let answer = self
             .core
             .call(caller, &function.name, parse_arguments(&function.arguments))
             .await;
-        ToolMessage {
-            role: "tool".into(),
-            tool_call_id: call.id.clone(),
-            content: answer.text(),
-        }
+        tool_message(call, &answer)
+    }
+
+    /// Answers one Chat Completions tool call for an app that asks its user: the tool message,
+    /// or the questions of a call that needs the user's answers first (`confirm`, `ask`); the
+    /// app then dispatches the same call again with the answers as `continuation`.
+    pub async fn dispatch(
+        &self,
+        call: &ToolCall,
+        caller: &Caller,
+        continuation: Option<Continuation>,
+    ) -> Dispatched<ToolMessage> {
+        let function = &call.function;
+        let arguments = parse_arguments(&function.arguments);
+        self.core
+            .dispatch(caller, &function.name, arguments, continuation)
+            .await
+            .map(|answer| tool_message(call, &answer))
     }
 
     /// Answers every tool call of an assistant message, as `caller`: the calls run
@@ -320,7 +353,7 @@ impl Dispatcher {
         futures_util::future::join_all(calls).await
     }
 
-    /// Answers one Responses API `function_call` item, as `caller`.
+    /// Answers one Responses API `function_call` item, as `caller` (see [`call`](Self::call)).
     pub async fn call_function(
         &self,
         call: &FunctionCallItem,
@@ -330,11 +363,22 @@ impl Dispatcher {
             .core
             .call(caller, &call.name, parse_arguments(&call.arguments))
             .await;
-        FunctionCallOutput {
-            kind: "function_call_output".into(),
-            call_id: call.call_id.clone(),
-            output: answer.text(),
-        }
+        function_output(call, &answer)
+    }
+
+    /// Answers one Responses API `function_call` item for an app that asks its user (see
+    /// [`dispatch`](Self::dispatch)).
+    pub async fn dispatch_function(
+        &self,
+        call: &FunctionCallItem,
+        caller: &Caller,
+        continuation: Option<Continuation>,
+    ) -> Dispatched<FunctionCallOutput> {
+        let arguments = parse_arguments(&call.arguments);
+        self.core
+            .dispatch(caller, &call.name, arguments, continuation)
+            .await
+            .map(|answer| function_output(call, &answer))
     }
 
     /// Answers every `function_call` item of a Responses API `output` (other items, such as

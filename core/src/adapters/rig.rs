@@ -23,7 +23,8 @@
 //! as a `DynamicTool` whose calls go to the registered tool through the pipeline. Only rig's types
 //! live here; nothing else in the crate depends on rig.
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
@@ -34,6 +35,8 @@ use crate::catalog::{Catalog, Member};
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::ForModel;
 use crate::registry::{RegisteredTool, Registry};
+use crate::user_input::{Continuation, InputRequired, InputResponse};
+use serde_json::Value;
 use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, codes};
 
@@ -43,20 +46,104 @@ pub use rig_core;
 /// The adapter's name in specs (`tool: {rig: …}`) and in the registry.
 pub const ADAPTER: &str = "rig";
 
-/// Every rig member of `registry` that `caller` may call, sorted by its rig name.
+/// Every rig member of `registry` that `caller` may call, sorted by its rig name. A call that
+/// asks its user (`confirm`, `ask`) answers the model that it cannot be asked here: see
+/// [`tools_asking`].
 pub fn tools(registry: &Arc<Registry>, caller: &Arc<Caller>) -> Vec<DynamicTool> {
+    tools_with(registry, caller, None)
+}
+
+/// [`tools`] for an app that asks its user: a call that needs the user's answers is kept in
+/// `approvals` (its tool, arguments and questions), and the model is told that the user is
+/// being asked. The app asks them once the agent's run ends, then continues each call
+/// ([`Pending::resume`]) — never the model.
+pub fn tools_asking(
+    registry: &Arc<Registry>,
+    caller: &Arc<Caller>,
+    approvals: &Approvals,
+) -> Vec<DynamicTool> {
+    tools_with(registry, caller, Some(approvals))
+}
+
+fn tools_with(
+    registry: &Arc<Registry>,
+    caller: &Arc<Caller>,
+    approvals: Option<&Approvals>,
+) -> Vec<DynamicTool> {
     let catalog = Catalog::of(registry, ADAPTER, declare);
     catalog
         .visible(Some(caller))
-        .map(|member| dynamic_tool(registry, member, caller))
+        .map(|member| dynamic_tool(registry, member, caller, approvals.cloned()))
         .collect()
+}
+
+/// The calls of an agent's run that wait for their user's answers (see [`tools_asking`]).
+/// Cheap to clone: clones share the calls.
+#[derive(Debug, Clone, Default)]
+pub struct Approvals {
+    pending: Arc<Mutex<Vec<Pending>>>,
+}
+
+impl Approvals {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The calls waiting, taken out of the set.
+    pub fn take(&self) -> Vec<Pending> {
+        std::mem::take(&mut *self.pending.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn push(&self, pending: Pending) {
+        self.pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(pending);
+    }
+}
+
+/// A call that waits for its user's answers: the tool (canonical name), its arguments as the
+/// model sent them, and what it asks (with the sealed state to continue with).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    /// The tool's canonical name.
+    pub tool: String,
+    /// The arguments as the model sent them (the state is bound to them).
+    pub arguments: Value,
+    /// What the call asks.
+    pub input: InputRequired,
+}
+
+impl Pending {
+    /// Continues the call with its user's `responses` (by request key), as `caller` through
+    /// `registry`: its result — the call's own, `declined`, or why the state was refused.
+    pub async fn resume(
+        &self,
+        registry: &Registry,
+        caller: &Caller,
+        responses: BTreeMap<String, InputResponse>,
+    ) -> ToolResult {
+        let Some(tool) = registry.get(&self.tool) else {
+            return ToolResult::failed(ToolError::unknown_tool(&self.tool), None);
+        };
+        let options = CallOptions {
+            continuation: Some(Continuation {
+                request_state: Some(self.input.request_state.clone()),
+                responses,
+            }),
+            ..CallOptions::for_caller(ADAPTER, caller)
+        };
+        let args = self.arguments.clone();
+        tool.invoke_with(args, &caller.ambient, options).await
+    }
 }
 
 /// Tool `name` (canonical) as a rig tool calling into `registry` as `caller`; `None` when
 /// there is no such tool or it is not a rig member.
 pub fn wrap(registry: &Arc<Registry>, name: &str, caller: &Arc<Caller>) -> Option<DynamicTool> {
     let member = Member::of(&registry.get(name)?, ADAPTER, declare)?;
-    Some(dynamic_tool(registry, &member, caller))
+    Some(dynamic_tool(registry, &member, caller, None))
 }
 
 /// A rig member's name there, when rig takes it as a tool name.
@@ -71,6 +158,7 @@ fn dynamic_tool(
     registry: &Arc<Registry>,
     member: &Member<ToolName>,
     caller: &Arc<Caller>,
+    approvals: Option<Approvals>,
 ) -> DynamicTool {
     let descriptor = member.descriptor;
     let parameters = descriptor
@@ -84,27 +172,51 @@ fn dynamic_tool(
         parameters,
         move |arguments| {
             let (registry, caller, member) = (registry.clone(), caller.clone(), target.clone());
+            let approvals = approvals.clone();
             Box::pin(async move {
                 let Some(tool) = member.tool(&registry) else {
                     let error = ToolError::unknown_tool(&member.descriptor.name);
                     return render(ToolResult::failed(error, None), member.present_as);
                 };
                 let options = CallOptions::for_caller(ADAPTER, &caller);
+                let sent = approvals.as_ref().map(|_| arguments.clone());
                 match tool
                     .call_for_model(arguments, &caller.ambient, options)
                     .await
                 {
                     ForModel::Done(result) => render(result, member.present_as),
                     ForModel::Ticket(ticket) => Ok(ToolOutput::json(ticket)),
-                    // The model never answers for the user.
-                    ForModel::Input(input) => {
-                        let why = "a rig agent does not ask the user";
-                        render(input.refusal(why), member.present_as)
-                    }
+                    // The app asks its user; the model never answers for them.
+                    ForModel::Input(input) => match (approvals, sent) {
+                        (Some(approvals), Some(arguments)) => {
+                            let waiting = waiting(&input);
+                            approvals.push(Pending {
+                                tool: member.descriptor.name.to_string(),
+                                arguments,
+                                input,
+                            });
+                            Ok(ToolOutput::json(waiting))
+                        }
+                        _ => {
+                            let why = "this agent does not ask its user";
+                            render(input.refusal(why), member.present_as)
+                        }
+                    },
                 }
             })
         },
     )
+}
+
+/// What the model reads of a call that waits for its user: what is asked, and to stop there.
+fn waiting(input: &InputRequired) -> Value {
+    let asked: Vec<&str> = input.requests.iter().map(|r| r.message.as_str()).collect();
+    serde_json::json!({
+        "status": "waiting_for_user",
+        "asked": asked,
+        "next": "Nothing was done yet: the user is asked this by the app, and the call goes on \
+                 once they answer. Tell the user, and do not call the tool again for it.",
+    })
 }
 
 /// A call's result as rig's output or error.

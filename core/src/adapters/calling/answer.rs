@@ -53,6 +53,14 @@ impl Answer {
         }
     }
 
+    /// A failed result's error (its message, never its exception).
+    pub(crate) fn failure_of(result: &ToolResult) -> Self {
+        match &result.outcome {
+            Err(error) => Self::failure(error),
+            Ok(_) => Self::from_result(result, PresentAs::Structured),
+        }
+    }
+
     /// The answer to a call of a tool that does not exist, or that the caller may not call:
     /// the same text in both cases, so that a caller cannot tell them apart.
     pub fn unknown_tool(name: &str) -> Self {

@@ -48,6 +48,7 @@ use crate::catalog::Catalog;
 use crate::descriptor::{Descriptor, Text, ToolKind};
 use crate::pipeline::ForModel;
 use crate::registry::Registry;
+use crate::user_input::{Continuation, InputRequired};
 use toolspec_vocab::Dialect;
 use toolspec_vocab::adapters;
 use toolspec_vocab::settings::{SettingValue, Settings};
@@ -57,6 +58,30 @@ use toolspec_vocab::settings::{SettingValue, Settings};
 pub(crate) struct Provider {
     /// The adapter's name in specs and in the registry.
     pub adapter: &'static str,
+}
+
+/// What a tool call dispatched by an app answers: the message for the model, or what the call
+/// asks its user first (its `confirm` or `ask`). The app asks its user — never the model —
+/// and dispatches the same call again with the answers as its
+/// [`Continuation`]: [`Continuation::confirm`] to approve,
+/// a [`decline`](crate::user_input::InputResponse::Decline) to refuse (the model then reads
+/// that the user declined and nothing was done).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dispatched<M> {
+    /// The answer for the model.
+    Answer(M),
+    /// The questions for the user, and the sealed state to continue with.
+    Ask(InputRequired),
+}
+
+impl<M> Dispatched<M> {
+    /// The answer, wrapped by `f`.
+    pub(crate) fn map<N>(self, f: impl FnOnce(M) -> N) -> Dispatched<N> {
+        match self {
+            Self::Answer(answer) => Dispatched::Answer(f(answer)),
+            Self::Ask(input) => Dispatched::Ask(input),
+        }
+    }
 }
 
 /// A tool as a provider declares it: what each adapter puts into its own envelope.
@@ -204,23 +229,44 @@ impl Core {
     }
 
     /// Calls the tool `caller` knows as `name` on this adapter with `arguments` (or answers
-    /// why not), through the pipeline with the caller's trusted ambient context and scopes.
+    /// why not), through the pipeline with the caller's trusted ambient context and scopes. A
+    /// call that asks its user answers the model that this dispatch cannot ask
+    /// (`input_required`): [`dispatch`](Self::dispatch) hands the question to the app instead.
     pub async fn call(
         &self,
         caller: &Caller,
         name: &str,
         arguments: Result<Value, Answer>,
     ) -> Answer {
+        match self.dispatch(caller, name, arguments, None).await {
+            Dispatched::Answer(answer) => answer,
+            Dispatched::Ask(input) => {
+                let why = "this app dispatches calls without asking its user";
+                Answer::failure_of(&input.refusal(why))
+            }
+        }
+    }
+
+    /// [`call`](Self::call) for an app that asks its user: a call that needs the user's
+    /// answers is [`Dispatched::Ask`], which the app shows its user, then dispatches the same
+    /// call again with the answers as `continuation`.
+    pub async fn dispatch(
+        &self,
+        caller: &Caller,
+        name: &str,
+        arguments: Result<Value, Answer>,
+        continuation: Option<Continuation>,
+    ) -> Dispatched<Answer> {
         let adapter = self.members.provider.adapter;
         let Some((member, registered)) =
             self.members.catalog.dispatch(&self.registry, name, caller)
         else {
             tracing::debug!(adapter, tool = name, "a call of an unknown tool");
-            return Answer::unknown_tool(name);
+            return Dispatched::Answer(Answer::unknown_tool(name));
         };
         let mut arguments = match arguments {
             Ok(arguments) => arguments,
-            Err(answer) => return answer,
+            Err(answer) => return Dispatched::Answer(answer),
         };
         if let Some((schema, repairs)) = &member.declaration.repairs {
             repair(&mut arguments, schema, *repairs);
@@ -228,19 +274,21 @@ impl Core {
         if member.descriptor.kind == ToolKind::Explain {
             self.repair_explained(&mut arguments, caller);
         }
-        let options = CallOptions::for_caller(adapter, caller);
-        match registered
-            .call_for_model(arguments, &caller.ambient, options)
-            .await
-        {
-            ForModel::Done(result) => Answer::from_result(&result, member.present_as),
-            ForModel::Ticket(content) => Answer::ticket(content),
-            // The model never answers for the user.
-            ForModel::Input(input) => {
-                let why = "function calling does not ask the user";
-                Answer::from_result(&input.refusal(why), member.present_as)
-            }
-        }
+        let options = CallOptions {
+            continuation,
+            ..CallOptions::for_caller(adapter, caller)
+        };
+        Dispatched::Answer(
+            match registered
+                .call_for_model(arguments, &caller.ambient, options)
+                .await
+            {
+                ForModel::Done(result) => Answer::from_result(&result, member.present_as),
+                ForModel::Ticket(content) => Answer::ticket(content),
+                // The app asks its user; the model never answers for them.
+                ForModel::Input(input) => return Dispatched::Ask(input),
+            },
+        )
     }
 
     /// The explain tool's `arguments` are the target tool's arguments, in the form the model
