@@ -23,6 +23,7 @@
 //! `/agent` defaults); the model is told why the others did not run. Exit status: 0 on success, 1 when the model could not answer (or the store could
 //! not be opened), 2 on a usage error.
 
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -32,10 +33,13 @@ use clap::Parser;
 use rig_agent::Agent;
 use rig_agent::completion::{Message, PromptError};
 use serde_json::Value;
-use toolspec::{AmbientContext, Caller};
+use toolspec::rig::{Approvals, Pending};
+use toolspec::user_input::InputResponse;
+use toolspec::{AmbientContext, Caller, Registry};
+use toolspec_store::agent::approvals;
 use toolspec_store::agent::limits::ToolCallLimits;
 use toolspec_store::agent::model::{self, DEFAULT_BASE_URL, DEFAULT_MODEL, ModelEndpoint};
-use toolspec_store::agent::tool_calls::ToolCallHook;
+use toolspec_store::agent::tool_calls::{ToolCall, ToolCallHook};
 use toolspec_store::{Location, Store};
 
 /// How long one request to the model may take.
@@ -106,18 +110,73 @@ async fn ask(
     prompt: &str,
     history: &mut Vec<Message>,
     endpoint: &ModelEndpoint,
+    asking: &Asking<'_>,
 ) -> bool {
-    match agent.chat(prompt, history).await {
-        Ok(response) => {
-            let mut stdout = std::io::stdout().lock();
-            let _ = writeln!(stdout, "{}", response.output().trim_end());
-            let _ = stdout.flush();
-            true
+    let mut prompt = prompt.to_owned();
+    // A reply whose calls wait for the user's answer is followed by the answers' outcome.
+    for _ in 0..MAX_ROUNDS {
+        match agent.chat(prompt.as_str(), history).await {
+            Ok(response) => {
+                let mut stdout = std::io::stdout().lock();
+                let _ = writeln!(stdout, "{}", response.output().trim_end());
+                let _ = stdout.flush();
+            }
+            Err(error) => {
+                eprintln!("error: {}", describe_failure(&error, endpoint));
+                return false;
+            }
         }
-        Err(error) => {
-            eprintln!("error: {}", describe_failure(&error, endpoint));
-            false
+        let pending = asking.approvals.take();
+        if pending.is_empty() {
+            return true;
         }
+        let mut resumed = Vec::new();
+        for call in pending {
+            let responses = asking.user_answers(&call).await;
+            let result = call.resume(asking.registry, asking.caller, responses).await;
+            let shown = result.to_model_json();
+            resumed.push(ToolCall {
+                tool: call.tool,
+                arguments: call.arguments,
+                outcome: if result.is_ok() {
+                    Ok(shown)
+                } else {
+                    Err(shown)
+                },
+            });
+        }
+        prompt = approvals::prompt(None, &resumed);
+    }
+    true
+}
+
+/// The most rounds of the user's answers one prompt takes.
+const MAX_ROUNDS: usize = 4;
+
+/// Who answers what the store's tools ask (a confirmation): the user, on stdin.
+struct Asking<'a> {
+    approvals: Approvals,
+    registry: &'a Registry,
+    caller: &'a Caller,
+}
+
+impl Asking<'_> {
+    /// The user's responses to what `call` asks: each question on stderr, a line of stdin
+    /// answers it (`y` accepts; anything else, or the end of input, declines).
+    async fn user_answers(&self, call: &Pending) -> BTreeMap<String, InputResponse> {
+        let mut responses = BTreeMap::new();
+        for request in &call.input.requests {
+            eprint!("{} [y/N] ", request.message);
+            let _ = std::io::stderr().flush();
+            let accepted = matches!(read_line().await, Some(Ok(line)) if line.trim().eq_ignore_ascii_case("y"));
+            let response = if accepted {
+                InputResponse::Accept(Default::default())
+            } else {
+                InputResponse::Decline
+            };
+            responses.insert(request.key.clone(), response);
+        }
+        responses
     }
 }
 
@@ -179,10 +238,16 @@ async fn main() -> ExitCode {
         let _ = writeln!(std::io::stderr().lock(), "{call}");
     });
     let limits = ToolCallLimits::DEFAULT;
+    let asking = Asking {
+        approvals: Approvals::new(),
+        registry: &registry,
+        caller: &caller,
+    };
     let agent = model::agent(
         &chat,
         &registry,
         &caller,
+        &asking.approvals,
         cli.max_turns.into(),
         limits,
         print,
@@ -210,12 +275,12 @@ async fn main() -> ExitCode {
             if prompt.is_empty() {
                 continue;
             }
-            all &= ask(&agent, prompt, &mut history, &endpoint).await;
+            all &= ask(&agent, prompt, &mut history, &endpoint, &asking).await;
         }
         all
     } else {
         let prompt = cli.prompt.join(" ");
-        ask(&agent, &prompt, &mut history, &endpoint).await
+        ask(&agent, &prompt, &mut history, &endpoint, &asking).await
     };
     store.close().await;
     if answered {

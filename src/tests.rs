@@ -5,7 +5,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
+use toolspec::tasks::{Accept, Submitted};
 use toolspec::types::{DateTime, FixedOffset};
+use toolspec::user_input::Continuation;
 use toolspec::{AmbientContext, CallOptions, Progress, Registry, ToolResult};
 
 use toolspec_test_postgres::Scratch;
@@ -120,13 +122,31 @@ impl Fixture {
         }
     }
 
+    /// Calls `tool` as a customer who confirms whatever the tool asks (`confirm`): asked, the
+    /// same call goes on with the confirmation.
     async fn call(&self, tool: &str, args: Value, customer_id: i64) -> ToolResult {
         let ambient = AmbientContext::from([("customer_id", customer_id)]);
-        self.registry
+        let tool = self
+            .registry
             .get(tool)
-            .unwrap_or_else(|| panic!("tool {tool} is registered"))
-            .invoke(args, &ambient)
-            .await
+            .unwrap_or_else(|| panic!("tool {tool} is registered"));
+        let submitted = tool
+            .submit_with(
+                args.clone(),
+                &ambient,
+                CallOptions::default(),
+                Accept::ResultsOnly,
+            )
+            .await;
+        let asked = match submitted {
+            Submitted::Input(asked) => asked,
+            submitted => return submitted.into_result(),
+        };
+        let options = CallOptions {
+            continuation: Some(Continuation::confirm(asked.request_state)),
+            ..CallOptions::default()
+        };
+        tool.invoke_with(args, &ambient, options).await
     }
 
     /// Calls and expects success; returns the exposed values.
@@ -407,6 +427,20 @@ async fn orders_place_guard_requires_an_active_customer(f: &Fixture) {
 }
 
 async fn orders_cancel_cancels_a_pending_order_once(f: &Fixture) {
+    // Asked first: nothing is cancelled until the customer confirms.
+    let ambient = AmbientContext::from([("customer_id", 1)]);
+    let asked = f
+        .registry
+        .invoke("orders_cancel", json!({"order": 1}), &ambient);
+    let asked = asked.await.expect("a registered tool");
+    let error = asked.error().expect("asked, not run");
+    assert_eq!(error.code, "input_required");
+    assert_eq!(
+        error.details.as_ref().unwrap()["requests"]["confirm"]["message"],
+        "Cancel order 1 (now pending)? A cancelled order cannot be reopened."
+    );
+    let untouched = f.ok("orders_get", json!({"order_id": 1}), 1).await;
+    assert_eq!(untouched, json!({"order": order_1()}));
     let mut expected = order_1();
     expected["status"] = json!("cancelled");
     assert_eq!(
@@ -823,6 +857,7 @@ async fn explain_reports_once_and_lock_without_taking_them(f: &Fixture) {
             "guards": [],
             "once": {"key": {"customer_id": 1, "order_id": 3, "amount": 1000}, "status": "new"},
             "lock": {"key": {"order_id": 3}, "held": false, "wait_ms": 5000},
+            "confirm": "Refund 1000 minor units of order 3?",
         })
     );
     f.ok("orders_refund", args.clone(), 1).await;

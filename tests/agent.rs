@@ -351,7 +351,9 @@ async fn bad_settings_are_usage_errors() {
 async fn dex_scenario_find_my_pending_orders_and_cancel_the_oldest_one() {
     // The model searches with the query tool, checks the cancel with explain, then cancels
     // with the order as a `ref`; every tool result it reads comes from the database, scoped
-    // to the customer of `--as` (customer 1 by default).
+    // to the customer of `--as` (customer 1 by default). The cancel asks the user first: the
+    // model reads that the user is asked, the example asks on stderr and reads `y` on stdin,
+    // the call goes on, and the model reads what it did.
     let (fake, base_url) = FakeOpenAi::start(vec![
         tool_calls(&[(
             "call_search",
@@ -364,6 +366,7 @@ async fn dex_scenario_find_my_pending_orders_and_cancel_the_oldest_one() {
             json!({"tool": "orders_cancel", "arguments": {"order": 1}}),
         )]),
         tool_calls(&[("call_cancel", "orders_cancel", json!({"order": 1}))]),
+        text("Please confirm the cancellation of order 1."),
         text("I cancelled order 1, your oldest pending order."),
     ])
     .await;
@@ -373,26 +376,39 @@ async fn dex_scenario_find_my_pending_orders_and_cancel_the_oldest_one() {
             &base_url,
             "Find my pending orders and cancel the oldest one.",
         ],
-        "",
+        "y\n",
     )
     .await;
     assert_eq!(run.code, Some(0), "stderr: {}", run.stderr);
     assert_eq!(
         run.stdout,
-        "I cancelled order 1, your oldest pending order.\n"
+        "Please confirm the cancellation of order 1.\n\
+         I cancelled order 1, your oldest pending order.\n"
+    );
+    assert!(
+        run.stderr
+            .contains("Cancel order 1 (now pending)? A cancelled order cannot be reopened. [y/N]"),
+        "{}",
+        run.stderr
     );
 
     let requests = fake.requests();
-    assert_eq!(requests.len(), 4, "{requests:#?}");
+    assert_eq!(requests.len(), 5, "{requests:#?}");
     let found = tool_result(&tool_messages(&requests[1]), "call_search").clone();
     assert_eq!(found["total"], 1, "{found:#}");
     assert_eq!(found["records"][0]["id"], 1);
     assert_eq!(found["records"][0]["status"], "pending");
     let explained = tool_result(&tool_messages(&requests[2]), "call_explain").clone();
     assert_eq!(explained["callable"], true, "{explained:#}");
-    let cancelled = tool_result(&tool_messages(&requests[3]), "call_cancel").clone();
-    assert_eq!(cancelled["order"]["id"], 1, "{cancelled:#}");
-    assert_eq!(cancelled["order"]["status"], "cancelled");
+    assert_eq!(
+        explained["confirm"],
+        "Cancel order 1 (now pending)? A cancelled order cannot be reopened."
+    );
+    let waiting = tool_result(&tool_messages(&requests[3]), "call_cancel").clone();
+    assert_eq!(waiting["status"], "waiting_for_user", "{waiting:#}");
+    // The last request carries what the confirmed call did.
+    let last = requests[4].to_string();
+    assert!(last.contains(r#"\"status\":\"cancelled\""#), "{last}");
     // Customer 2's pending order 5 never reaches the model.
     for request in &requests {
         let text = request.to_string();

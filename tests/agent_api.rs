@@ -576,3 +576,87 @@ async fn a_required_task_is_a_ticket_the_agent_waits_on_with_task_status() {
     assert_eq!(task["result"]["orders"], 4, "{body:#}");
     assert_eq!(fake.requests().len(), 3);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_that_asks_the_customer_waits_in_the_reply_and_goes_on_with_their_answer() {
+    let (fake, model_url) = FakeOpenAi::start(vec![
+        tool_calls(&[("call_1", "orders_cancel", json!({"order": 1}))]),
+        text("Please confirm: cancel order 1?"),
+        text("Order 1 is cancelled."),
+        text("That was done already."),
+    ])
+    .await;
+    let server = Server::with_model(&model_url, &[]).await;
+    let (status, body) = server.ask("ada-token", "Cancel my order 1.").await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(body["reply"], "Please confirm: cancel order 1?");
+    // The model read that the customer is asked; the client gets the question and the state.
+    assert_eq!(
+        body["tool_calls"][0]["result"]["status"], "waiting_for_user",
+        "{body:#}"
+    );
+    let pending = body["pending"].as_array().expect("a pending call");
+    assert_eq!(pending.len(), 1, "{body:#}");
+    assert_eq!(pending[0]["tool"], "orders_cancel");
+    assert_eq!(pending[0]["arguments"], json!({"order": 1}));
+    assert_eq!(
+        pending[0]["requests"]["confirm"]["message"],
+        "Cancel order 1 (now pending)? A cancelled order cannot be reopened."
+    );
+    let state = pending[0]["request_state"].as_str().expect("the state");
+    for request in fake.requests() {
+        assert!(
+            !request.to_string().contains(state),
+            "the model saw the state"
+        );
+    }
+
+    // The customer confirms: the call goes on, then the model reads what it did.
+    let answers = json!({ "answers": [{
+        "tool": "orders_cancel",
+        "arguments": {"order": 1},
+        "request_state": state,
+        "responses": {"confirm": {"action": "accept"}},
+    }]})
+    .to_string();
+    let (status, body, _) = server.agent(Some("ada-token"), &answers).await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(body["reply"], "Order 1 is cancelled.");
+    assert_eq!(
+        body["tool_calls"][0]["result"]["order"]["status"],
+        "cancelled"
+    );
+    assert!(body.get("pending").is_none(), "{body:#}");
+    let told = fake.requests()[2].to_string();
+    assert!(told.contains(r#"\"status\":\"cancelled\""#), "{told}");
+
+    // The same answer again runs nothing: its state was used.
+    let (status, body, _) = server.agent(Some("ada-token"), &answers).await;
+    assert_eq!(status, 200, "{body:#}");
+    assert_eq!(
+        body["tool_calls"][0]["error"]["error"],
+        "invalid_request_state"
+    );
+    // A malformed answer is refused before anything runs.
+    let (status, body, _) = server
+        .agent(
+            Some("ada-token"),
+            r#"{"answers": [{"tool": "orders_cancel"}]}"#,
+        )
+        .await;
+    assert_eq!(status, 422, "{body:#}");
+    assert_eq!(
+        body["message"],
+        "`answers[0]`: `request_state` must be the pending call's"
+    );
+
+    let recorded = server.recorded_calls("orders_cancel").await;
+    let expected = [
+        ("input_required", 1),
+        ("invalid_request_state", 1),
+        ("ok", 1),
+    ];
+    let expected: BTreeMap<String, u64> =
+        expected.iter().map(|(k, v)| (k.to_string(), *v)).collect();
+    assert_eq!(recorded, expected);
+}

@@ -506,3 +506,121 @@ async fn a_call_over_the_rate_limit_answers_rate_limited_and_is_recorded_as_such
     assert_eq!(limited, 3, "each refusal is recorded as such: {outcomes:?}");
     assert_eq!(outcomes.len(), 9, "every call is recorded: {outcomes:?}");
 }
+
+/// Customer 1's order `id`, as `orders_get` answers the app.
+async fn order_status(registry: &toolspec::Registry, id: i64) -> Value {
+    let got = registry
+        .invoke_with(
+            "orders_get",
+            json!({ "order_id": id }),
+            &customer(1).ambient,
+            toolspec::CallOptions::for_caller("openai", &customer(1)),
+        )
+        .await
+        .unwrap();
+    got.value().unwrap()["order"]["status"].clone()
+}
+
+#[tokio::test]
+async fn a_call_that_asks_its_user_goes_to_the_app_and_on_with_its_answer_never_the_models() {
+    use toolspec::calling::Dispatched;
+    use toolspec::user_input::{Continuation, InputResponse};
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let dispatcher = openai::Dispatcher::new(Arc::clone(&registry));
+    let caller = customer(1);
+    let call = |arguments: Value| openai::ToolCall {
+        id: "call_1".into(),
+        kind: "function".into(),
+        function: openai::FunctionCall {
+            name: "orders_cancel".into(),
+            arguments: arguments.to_string(),
+        },
+    };
+    let cancel = call(json!({ "order": 1 }));
+    // The app is handed the question; the model is told nothing yet.
+    let asked = match dispatcher.dispatch(&cancel, &caller, None).await {
+        Dispatched::Ask(asked) => asked,
+        Dispatched::Answer(message) => panic!("answered: {message:?}"),
+    };
+    assert_eq!(asked.tool, "orders_cancel");
+    assert_eq!(asked.requests.len(), 1);
+    assert!(asked.requests[0].is_confirmation());
+    assert_eq!(
+        asked.requests[0].message,
+        "Cancel order 1 (now pending)? A cancelled order cannot be reopened."
+    );
+    assert_eq!(order_status(&registry, 1).await, "pending");
+
+    // A plain call (an app that does not ask) tells the model, and does nothing.
+    let plain = dispatcher.call(&cancel, &caller).await;
+    let plain: Value = serde_json::from_str(&plain.content).unwrap();
+    assert_eq!(plain["error"], "input_required");
+    assert!(plain["details"].get("request_state").is_none(), "{plain}");
+    // Nor can the model confirm by itself: an argument it invents is refused.
+    let forged = dispatcher
+        .call(&call(json!({ "order": 1, "confirm": true })), &caller)
+        .await;
+    let forged: Value = serde_json::from_str(&forged.content).unwrap();
+    assert_eq!(forged["error"], "invalid_arguments");
+    assert_eq!(order_status(&registry, 1).await, "pending");
+
+    // The user declines: the model reads that nothing was done.
+    let mut no = Continuation::confirm(asked.request_state.clone());
+    no.responses
+        .insert("confirm".into(), InputResponse::Decline);
+    let Dispatched::Answer(declined) = dispatcher.dispatch(&cancel, &caller, Some(no)).await else {
+        panic!("asked again");
+    };
+    let declined: Value = serde_json::from_str(&declined.content).unwrap();
+    assert_eq!(declined["error"], "declined");
+    assert_eq!(order_status(&registry, 1).await, "pending");
+
+    // Asked again and confirmed: it runs, once.
+    let Dispatched::Ask(asked) = dispatcher.dispatch(&cancel, &caller, None).await else {
+        panic!("not asked");
+    };
+    let yes = Continuation::confirm(asked.request_state.clone());
+    let Dispatched::Answer(done) = dispatcher
+        .dispatch(&cancel, &caller, Some(yes.clone()))
+        .await
+    else {
+        panic!("asked again");
+    };
+    let done: Value = serde_json::from_str(&done.content).unwrap();
+    assert_eq!(done["order"]["status"], "cancelled");
+    assert_eq!(order_status(&registry, 1).await, "cancelled");
+    let Dispatched::Answer(replayed) = dispatcher.dispatch(&cancel, &caller, Some(yes)).await
+    else {
+        panic!("asked again");
+    };
+    let replayed: Value = serde_json::from_str(&replayed.content).unwrap();
+    assert_eq!(replayed["error"], "invalid_request_state");
+
+    // The trail shows each: asked, declined, asked, confirmed and run, refused.
+    registry.flush_audit().await;
+    let trail = registry.audit().expect("the store records calls");
+    let query = toolspec::audit::AuditQuery {
+        tool: Some("orders_cancel".into()),
+        ..Default::default()
+    };
+    let mut page = query.read(trail.database()).await.unwrap();
+    page.records.reverse();
+    let outcomes: Vec<&str> = page
+        .records
+        .iter()
+        .filter_map(|r| r.outcome.as_deref())
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            "input_required",
+            "input_required",
+            "invalid_arguments",
+            "declined",
+            "input_required",
+            "ok",
+            "invalid_request_state"
+        ]
+    );
+}

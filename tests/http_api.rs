@@ -10,13 +10,22 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use toolspec::auth::BearerTokens;
 use toolspec::http::{HostPolicy, HttpApi};
+use toolspec::request_state::{RequestState, StateKeys};
 use toolspec::{Caller, Registry};
 
 const TOKENS: &str = r#"{
   "ada-token": { "id": "ada", "ambient": { "customer_id": 1 },
                  "scopes": ["orders:read", "orders:write", "payments:refund"] },
-  "grace-token": { "id": "grace", "ambient": { "customer_id": 2 }, "scopes": ["orders:read"] }
+  "grace-token": { "id": "grace", "ambient": { "customer_id": 2 }, "scopes": ["orders:read"] },
+  "bob-token": { "id": "bob", "ambient": { "customer_id": 2 },
+                 "scopes": ["orders:read", "orders:write"] }
 }"#;
+
+/// The keys the API's request states are sealed with (a test seals one of its own with them).
+fn state_keys() -> &'static StateKeys {
+    static KEYS: std::sync::OnceLock<StateKeys> = std::sync::OnceLock::new();
+    KEYS.get_or_init(|| StateKeys::parse(&StateKeys::generate("test")).unwrap())
+}
 
 /// The API over the store on a fresh SQLite file, served on a loopback port.
 struct Api {
@@ -35,7 +44,9 @@ impl Api {
         let dir = tempfile::tempdir().unwrap();
         let location = toolspec_store::Location::File(dir.path().join("store.db"));
         let store = toolspec_store::Store::open(&location).await.unwrap();
-        let registry: Arc<Registry> = Arc::new(toolspec_store::registry(store));
+        let registry =
+            toolspec_store::registry(store).with_request_state_keys(state_keys().clone());
+        let registry: Arc<Registry> = Arc::new(registry);
         let tokens: BearerTokens = serde_json::from_str(TOKENS).unwrap();
         let api = HttpApi::new(registry, Caller::new("nobody"))
             .authenticator(tokens)
@@ -195,13 +206,13 @@ async fn each_kind_of_failure_has_its_status_and_the_one_error_shape() {
             412,
             "not_cancelled",
         ),
-        // a declared error: order 2 has shipped
+        // a call that needs its user's confirmation first: order 2 passes the guards
         (
             "ada-token",
             "/tools/orders_cancel",
             r#"{"order": 2}"#,
-            409,
-            "already_shipped",
+            428,
+            "input_required",
         ),
         // a declared error the spec answers otherwise (`tool: { http: { status: … } }`)
         (
@@ -671,5 +682,222 @@ async fn a_flood_from_one_token_is_held_to_its_budget_while_another_is_served() 
     eprintln!(
         "flood: {admitted} admitted, {refused} refused; the other caller: {} calls, p50 {p50:?}, p99 {p99:?}",
         latencies.len()
+    );
+}
+
+/// The order `id` as `ada` sees it.
+async fn order_status(api: &Api, id: u64) -> Value {
+    let body = json!({ "order_id": id }).to_string();
+    let (_, order, _) = api
+        .post(Some("ada-token"), "/tools/orders_get", &body)
+        .await;
+    order["order"]["status"].clone()
+}
+
+/// `POST /tools/orders_cancel/continue` as `token`: the call of order `order` with `state` and
+/// `responses`.
+async fn continue_cancel(
+    api: &Api,
+    token: &str,
+    order: u64,
+    state: &str,
+    responses: Value,
+) -> (u16, Value) {
+    let body =
+        json!({ "arguments": { "order": order }, "request_state": state, "responses": responses });
+    let (status, answer, _) = api
+        .post(
+            Some(token),
+            "/tools/orders_cancel/continue",
+            &body.to_string(),
+        )
+        .await;
+    (status, answer)
+}
+
+#[tokio::test]
+async fn a_destructive_call_is_asked_then_confirmed_once_and_never_run_on_a_refused_state() {
+    let api = Api::start().await;
+    let ask = || api.post(Some("ada-token"), "/tools/orders_cancel", r#"{"order": 1}"#);
+    // Asked once the order is loaded and the guards pass: 428, the question and the state.
+    let (status, asked, _) = ask().await;
+    assert_eq!(
+        (status, &asked["error"]),
+        (428, &json!("input_required")),
+        "{asked}"
+    );
+    let confirm = &asked["details"]["requests"]["confirm"];
+    assert_eq!(
+        confirm["message"],
+        "Cancel order 1 (now pending)? A cancelled order cannot be reopened."
+    );
+    assert_eq!(
+        confirm["schema"],
+        json!({ "type": "object", "properties": {} })
+    );
+    let state = asked["details"]["request_state"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(state.starts_with("v1.test."), "{state}");
+    assert_eq!(order_status(&api, 1).await, "pending");
+    let yes = json!({ "confirm": { "action": "accept" } });
+
+    // Refused states run nothing (and leave the state unspent): altered, another caller's,
+    // for other arguments.
+    let middle = state.len() - 20;
+    let changed = if &state[middle..=middle] == "A" {
+        "B"
+    } else {
+        "A"
+    };
+    let altered = format!("{}{changed}{}", &state[..middle], &state[middle + 1..]);
+    let refusals = [
+        (
+            "ada-token",
+            1,
+            altered.as_str(),
+            "the request state was altered",
+        ),
+        ("bob-token", 1, state.as_str(), "another caller"),
+        (
+            "ada-token",
+            3,
+            state.as_str(),
+            "not those the request state was issued for",
+        ),
+    ];
+    for (token, order, sealed, why) in refusals {
+        let (status, refused) = continue_cancel(&api, token, order, sealed, yes.clone()).await;
+        assert_eq!(status, 400, "{refused}");
+        assert_eq!(refused["error"], "invalid_request_state");
+        let message = refused["message"].as_str().unwrap();
+        assert!(message.contains(why), "{message}");
+    }
+    assert_eq!(order_status(&api, 1).await, "pending");
+    assert_eq!(order_status(&api, 3).await, "delivered");
+
+    // Declined: nothing is done; the state is spent.
+    let no = json!({ "confirm": { "action": "decline" } });
+    let (status, declined) = continue_cancel(&api, "ada-token", 1, &state, no).await;
+    assert_eq!(
+        (status, &declined["error"]),
+        (409, &json!("declined")),
+        "{declined}"
+    );
+    assert_eq!(
+        declined["message"],
+        "Could not cancel the order: The user did not confirm the call: nothing was done."
+    );
+    assert_eq!(order_status(&api, 1).await, "pending");
+    let (status, replayed) = continue_cancel(&api, "ada-token", 1, &state, yes.clone()).await;
+    assert_eq!(
+        (status, &replayed["error"]),
+        (400, &json!("invalid_request_state"))
+    );
+    assert!(
+        replayed["message"]
+            .as_str()
+            .unwrap()
+            .contains("used already")
+    );
+
+    // Confirmed: it runs, once; its state cannot run it again.
+    let (_, asked, _) = ask().await;
+    let state = asked["details"]["request_state"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let (status, cancelled) = continue_cancel(&api, "ada-token", 1, &state, yes.clone()).await;
+    assert_eq!(status, 200, "{cancelled}");
+    assert_eq!(cancelled["order"]["status"], "cancelled");
+    let (status, again) = continue_cancel(&api, "ada-token", 1, &state, yes.clone()).await;
+    assert_eq!(
+        (status, &again["error"]),
+        (400, &json!("invalid_request_state"))
+    );
+    // A confirmation never counts without the state of the round that asked it.
+    let body = json!({ "arguments": { "order": 5 }, "responses": yes });
+    let (status, unsealed, _) = api
+        .post(
+            Some("bob-token"),
+            "/tools/orders_cancel/continue",
+            &body.to_string(),
+        )
+        .await;
+    assert_eq!(
+        (status, &unsealed["error"]),
+        (428, &json!("input_required")),
+        "{unsealed}"
+    );
+}
+
+#[tokio::test]
+async fn an_expired_request_state_is_refused_410_and_nothing_runs() {
+    let api = Api::start().await;
+    // A state of these keys, issued to `ada` for this very call, twenty minutes ago: it opened
+    // for fifteen.
+    let now = chrono::Utc::now().timestamp_millis();
+    let arguments = json!({ "order": 1, "reason": "customer_request" });
+    let data = json!({ "asked": ["confirm"] });
+    let ttl = std::time::Duration::from_secs(15 * 60);
+    let issued = RequestState::new(
+        "ada",
+        "orders_cancel",
+        &arguments,
+        now - 20 * 60_000,
+        ttl,
+        data,
+    );
+    let state = state_keys().seal(&issued);
+    let yes = json!({ "confirm": { "action": "accept" } });
+    let (status, expired) = continue_cancel(&api, "ada-token", 1, &state, yes).await;
+    assert_eq!(
+        (status, &expired["error"]),
+        (410, &json!("request_state_expired")),
+        "{expired}"
+    );
+    assert_eq!(order_status(&api, 1).await, "pending");
+}
+
+#[tokio::test]
+async fn a_continuation_body_is_checked_like_any_request() {
+    let api = Api::start().await;
+    let cases = [
+        (r#"[]"#, "The body must be a JSON object, not a list."),
+        (
+            r#"{"request_state": 1}"#,
+            "`request_state` must be a string.",
+        ),
+        (r#"{"arguments": 1}"#, "`arguments` must be an object."),
+        (
+            r#"{"extra": 1}"#,
+            "Unknown key `extra`: a continuation has `arguments`, `request_state` and `responses`.",
+        ),
+        (
+            r#"{"request_state": "x", "responses": {"confirm": {"action": "maybe"}}}"#,
+            "`responses`: response `confirm`: unknown `action` `maybe`: expected `accept`, `decline` or `cancel`.",
+        ),
+    ];
+    for (body, message) in cases {
+        let (status, refused, _) = api
+            .post(Some("ada-token"), "/tools/orders_cancel/continue", body)
+            .await;
+        assert_eq!(
+            (status, &refused["message"]),
+            (422, &json!(message)),
+            "{body}"
+        );
+    }
+    let (status, malformed, _) = api
+        .post(
+            Some("ada-token"),
+            "/tools/orders_cancel/continue",
+            r#"{"arguments": {"order": 1}, "request_state": "v1.nope"}"#,
+        )
+        .await;
+    assert_eq!(
+        (status, &malformed["error"]),
+        (400, &json!("invalid_request_state"))
     );
 }

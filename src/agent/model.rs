@@ -8,6 +8,7 @@ use std::time::Duration;
 use rig_agent::agent::AgentHook;
 use rig_agent::completion::PromptError;
 use rig_agent::{Agent, AgentBuilder};
+use toolspec::rig::Approvals;
 use toolspec::rig::rig_core::DynModel;
 use toolspec::rig::rig_core::error::{ErrorKind, ErrorReport};
 use toolspec::rig::rig_core::operation::Completion;
@@ -132,13 +133,15 @@ fn check_base_url(base_url: &str) -> Result<(), String> {
 
 /// The store's agent on `model`: every rig tool of `registry` that `caller` may call, each
 /// call made as `caller` (its ambient context and scopes; the model can set neither), at most
-/// `max_turns` model calls and the tool calls `limits` allow per prompt (a refused one recorded
+/// `max_turns` model calls and the tool calls `limits` allow per prompt; a call that asks the
+/// customer first (a confirmation) waits in `approvals` (a refused one recorded
 /// in the registry's audit trail), `hook` watching the run (it sees a refused call with its
 /// refusal).
 pub fn agent(
     model: &ChatModel,
     registry: &Arc<Registry>,
     caller: &Arc<Caller>,
+    approvals: &Approvals,
     max_turns: usize,
     limits: ToolCallLimits,
     hook: impl AgentHook + 'static,
@@ -148,7 +151,7 @@ pub fn agent(
         .default_max_turns(max_turns)
         .add_hook(limits.for_runs(registry, caller))
         .add_hook(hook)
-        .dynamic_tools(toolspec::rig::tools(registry, caller))
+        .dynamic_tools(toolspec::rig::tools_asking(registry, caller, approvals))
         .build()
 }
 

@@ -1,8 +1,12 @@
 //! `POST /agent`: one message from an authenticated caller, answered by the store's agent
 //! acting as that caller.
 //!
-//! The body is `{"message": "…"}` (at most [`MAX_MESSAGE_BYTES`], no other key); the answer
-//! `200 {"reply": "…", "tool_calls": [{"tool", "arguments", "result" | "error"}…]}`. The
+//! The body is `{"message": "…"}` (at most [`MAX_MESSAGE_BYTES`]) and/or `"answers"`; the
+//! answer `200 {"reply": "…", "tool_calls": [{"tool", "arguments", "result" | "error"}…]}`,
+//! with `"pending"` when some calls wait for the customer's answer (a tool that confirms
+//! first): each its `tool`, `arguments`, `requests` and `request_state`, which the next
+//! request sends back as one of its `answers` with the customer's `responses` (see
+//! `approvals`). The agent never answers for the customer. The
 //! tools run in the caller's ambient context and scopes, which the authenticator alone decides
 //! (the model can set neither). Failures have the HTTP API's one shape, `{error, message}`:
 //! `401` when the authenticator refuses the request (`400 invalid_request` for more than one
@@ -28,6 +32,7 @@ use toolspec::auth::Authenticator;
 use toolspec::gate::failure;
 use toolspec::{Registry, codes};
 
+use crate::agent::approvals;
 use crate::agent::limits::{self, ToolCallLimits};
 use crate::agent::model::{self, ChatModel, ModelEndpoint, RunFailure};
 use crate::agent::tool_calls::{ToolCall, ToolCallHook};
@@ -206,11 +211,15 @@ async fn run(State(shared): State<Arc<Shared>>, parts: Parts, body: Body) -> Res
             return toolspec::http::unauthorized(&refusal, resource);
         }
     };
-    let message = match message(body).await {
-        Ok(message) => message,
+    let (message, answers) = match message(body).await {
+        Ok(request) => request,
         Err(refused) => return refused,
     };
     let caller = Arc::new(caller);
+    // The calls the customer answered go on first; the agent then reads what they did.
+    let resumed = approvals::resume(&shared.registry, &caller, answers).await;
+    let message = approvals::prompt(message.as_deref(), &resumed);
+    let waiting = toolspec::rig::Approvals::new();
     let calls: Arc<Mutex<Vec<ToolCall>>> = Arc::default();
     let hook = ToolCallHook::new({
         let calls = Arc::clone(&calls);
@@ -225,6 +234,7 @@ async fn run(State(shared): State<Arc<Shared>>, parts: Parts, body: Body) -> Res
         &shared.model,
         &shared.registry,
         &caller,
+        &waiting,
         shared.max_turns,
         shared.tool_calls,
         hook,
@@ -244,8 +254,17 @@ async fn run(State(shared): State<Arc<Shared>>, parts: Parts, body: Body) -> Res
     }
     match ran {
         Ok(Ok(response)) => {
-            let tool_calls: Vec<Value> = calls.iter().map(ToolCall::to_json).collect();
-            let reply = json!({"reply": response.output().to_string(), "tool_calls": tool_calls});
+            let tool_calls: Vec<Value> = resumed
+                .iter()
+                .chain(&calls)
+                .map(ToolCall::to_json)
+                .collect();
+            let mut reply =
+                json!({"reply": response.output().to_string(), "tool_calls": tool_calls});
+            let pending: Vec<Value> = waiting.take().iter().map(approvals::to_json).collect();
+            if !pending.is_empty() {
+                reply["pending"] = Value::Array(pending);
+            }
             (StatusCode::OK, axum::Json(reply)).into_response()
         }
         Ok(Err(error)) => {
@@ -287,9 +306,10 @@ async fn run(State(shared): State<Arc<Shared>>, parts: Parts, body: Body) -> Res
     }
 }
 
-/// The body's message: a JSON object whose only key is `message`, a string that is neither
-/// blank nor longer than [`MAX_MESSAGE_BYTES`]; else the answer refusing it.
-async fn message(body: Body) -> Result<String, Response> {
+/// The body's message and answers: a JSON object with `message` — a string that is neither
+/// blank nor longer than [`MAX_MESSAGE_BYTES`] — and/or `answers` (see `approvals`); else the
+/// answer refusing it.
+async fn message(body: Body) -> Result<(Option<String>, Vec<approvals::Answer>), Response> {
     let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
         return Err(failure(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -313,15 +333,23 @@ async fn message(body: Body) -> Result<String, Response> {
         }
         Err(e) => return Err(refuse(format!("The body is not JSON: {e}."))),
     };
-    if let Some(other) = body.keys().find(|key| *key != "message") {
+    if let Some(other) = body
+        .keys()
+        .find(|key| !["message", "answers"].contains(&key.as_str()))
+    {
         return Err(refuse(format!(
-            "The body has an unknown key `{other}`: it takes `message` only (who you are comes \
-             from your token)."
+            "The body has an unknown key `{other}`: it takes `message` and `answers` only (who \
+             you are comes from your token)."
         )));
     }
+    let answers = match body.remove("answers") {
+        Some(answers) => approvals::read(answers).map_err(refuse)?,
+        None => Vec::new(),
+    };
     let message = match body.remove("message") {
         Some(Value::String(message)) => message,
         Some(_) => return Err(refuse("`message` must be a string.".into())),
+        None if !answers.is_empty() => return Ok((None, answers)),
         None => {
             return Err(refuse(
                 r#"The body needs a `message`: {"message": "…"}."#.into(),
@@ -337,7 +365,7 @@ async fn message(body: Body) -> Result<String, Response> {
             message.len()
         )));
     }
-    Ok(message)
+    Ok((Some(message), answers))
 }
 
 fn timed_out(timeout: Duration) -> Response {

@@ -2,6 +2,7 @@
 //! HTTP), driven by rmcp's own client, on a real SQLite file per test.
 
 mod audit;
+mod confirm;
 #[path = "../support/fake_model.rs"]
 mod fake_model;
 mod gate;

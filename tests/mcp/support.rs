@@ -104,22 +104,39 @@ impl ServerLog {
     }
 }
 
-/// An MCP client that records `notifications/progress`.
+/// How a [`Recorder`] answers what a tool asks its user.
+#[derive(Debug, Clone)]
+pub enum Answering {
+    /// Accepts every request (a confirmation; a form with this content).
+    Accept(Value),
+    /// Declines every request.
+    Decline,
+}
+
+/// An MCP client that records `notifications/progress` and what tools ask its user (declaring
+/// the elicitation capability, it answers as its [`Answering`] says: by default, it accepts).
 #[derive(Clone)]
 pub struct Recorder {
     info: ClientConfig,
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     progressed: Arc<Notify>,
+    asked: Arc<Mutex<Vec<String>>>,
+    answering: Arc<Mutex<Answering>>,
 }
 
 impl Recorder {
     pub fn new(version: ProtocolVersion) -> Self {
         let mut info = ClientConfig::default();
         info.protocol_version = version;
+        info.capabilities = rmcp::model::ClientCapabilities::builder()
+            .enable_elicitation()
+            .build();
         Self {
             info,
             progress: Arc::default(),
             progressed: Arc::default(),
+            asked: Arc::default(),
+            answering: Arc::new(Mutex::new(Answering::Accept(serde_json::json!({})))),
         }
     }
 
@@ -127,9 +144,26 @@ impl Recorder {
     /// answered with a task handle.
     pub fn with_tasks(mut self) -> Self {
         self.info.capabilities = rmcp::model::ClientCapabilities::builder()
+            .enable_elicitation()
             .enable_tasks()
             .build();
         self
+    }
+
+    /// A client that does not declare the elicitation capability: it cannot be asked.
+    pub fn without_elicitation(mut self) -> Self {
+        self.info.capabilities = rmcp::model::ClientCapabilities::default();
+        self
+    }
+
+    /// From now on, answers what tools ask as `answering` says.
+    pub fn answer(&self, answering: Answering) {
+        *self.answering.lock().unwrap() = answering;
+    }
+
+    /// The messages tools asked so far, in order.
+    pub fn asked(&self) -> Vec<String> {
+        self.asked.lock().unwrap().clone()
     }
 
     /// Every progress notification received so far, as `(progress, total, message)`.
@@ -176,6 +210,27 @@ impl ClientHandler for Recorder {
     fn get_info(&self) -> ClientConfig {
         self.info.clone()
     }
+
+    async fn create_elicitation(
+        &self,
+        request: rmcp::model::ElicitRequestParams,
+        _context: rmcp::service::RequestContext<RoleClient>,
+    ) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction};
+        let message = match &request {
+            ElicitRequestParams::FormElicitationParams { message, .. }
+            | ElicitRequestParams::UrlElicitationParams { message, .. } => message.clone(),
+            _ => String::new(),
+        };
+        self.asked.lock().unwrap().push(message);
+        let answering = self.answering.lock().unwrap().clone();
+        Ok(match answering {
+            Answering::Accept(content) => {
+                ElicitResult::new(ElicitationAction::Accept).with_content(content)
+            }
+            Answering::Decline => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
 }
 
 /// The store served on stdio with `args` after `serve` (e.g. `--as customer_id=1`), and a
@@ -203,11 +258,17 @@ pub async fn stdio_as(
         .spawn()
         .expect("start the store binary");
     let log = ServerLog::follow(stderr.expect("piped stderr"));
-    let client = recorder
-        .serve(transport)
-        .await
-        .expect("an MCP session over stdio");
-    (client, log)
+    // 2026-07-28 discovers the server rather than initializing a session.
+    let version = recorder.info.protocol_version.clone();
+    let client = if version == ProtocolVersion::V_2026_07_28 {
+        let lifecycle = rmcp::ClientLifecycleMode::Discover {
+            preferred_versions: vec![version],
+        };
+        recorder.serve_with_lifecycle(transport, lifecycle).await
+    } else {
+        recorder.serve(transport).await
+    };
+    (client.expect("an MCP session over stdio"), log)
 }
 
 /// The store served on stdio whose stdin and stdout are one end of a Unix socket pair rather

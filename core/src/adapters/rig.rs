@@ -117,26 +117,46 @@ pub struct Pending {
 
 impl Pending {
     /// Continues the call with its user's `responses` (by request key), as `caller` through
-    /// `registry`: its result — the call's own, `declined`, or why the state was refused.
+    /// `registry` (see [`resume`]).
     pub async fn resume(
         &self,
         registry: &Registry,
         caller: &Caller,
         responses: BTreeMap<String, InputResponse>,
     ) -> ToolResult {
-        let Some(tool) = registry.get(&self.tool) else {
-            return ToolResult::failed(ToolError::unknown_tool(&self.tool), None);
+        let continuation = Continuation {
+            request_state: Some(self.input.request_state.clone()),
+            responses,
         };
-        let options = CallOptions {
-            continuation: Some(Continuation {
-                request_state: Some(self.input.request_state.clone()),
-                responses,
-            }),
-            ..CallOptions::for_caller(ADAPTER, caller)
-        };
-        let args = self.arguments.clone();
-        tool.invoke_with(args, &caller.ambient, options).await
+        resume(
+            registry,
+            caller,
+            &self.tool,
+            self.arguments.clone(),
+            continuation,
+        )
+        .await
     }
+}
+
+/// Continues a rig call of `tool` (canonical name) with `arguments` as the model sent them and
+/// its user's answers, as `caller` through `registry`: the call's result — its own,
+/// `declined`, or why the state was refused (another caller's, altered, expired, used).
+pub async fn resume(
+    registry: &Registry,
+    caller: &Caller,
+    tool: &str,
+    arguments: Value,
+    continuation: Continuation,
+) -> ToolResult {
+    let Some(tool) = registry.get(tool).filter(|t| t.name_for(ADAPTER).is_some()) else {
+        return ToolResult::failed(ToolError::unknown_tool(tool), None);
+    };
+    let options = CallOptions {
+        continuation: Some(continuation),
+        ..CallOptions::for_caller(ADAPTER, caller)
+    };
+    tool.invoke_with(arguments, &caller.ambient, options).await
 }
 
 /// Tool `name` (canonical) as a rig tool calling into `registry` as `caller`; `None` when

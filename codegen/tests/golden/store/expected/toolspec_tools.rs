@@ -743,7 +743,12 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
-            confirm: ::core::option::Option::None,
+            confirm: ::core::option::Option::Some(::toolspec::__private::Confirm {
+                message: ::std::borrow::Cow::Borrowed(
+                    "Cancel order {{ order.id }} (now {{ order.status }})? A cancelled order cannot be reopened.",
+                ),
+                when: ::core::option::Option::None,
+            }),
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }
@@ -1972,7 +1977,12 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
-            confirm: ::core::option::Option::None,
+            confirm: ::core::option::Option::Some(::toolspec::__private::Confirm {
+                message: ::std::borrow::Cow::Borrowed(
+                    "Refund {% if amount %}{{ amount }} minor units of{% else %}the whole of{% endif %} order {{ order_id }}?",
+                ),
+                when: ::core::option::Option::None,
+            }),
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
     }

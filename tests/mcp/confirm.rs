@@ -1,0 +1,179 @@
+//! Round trips over MCP with rmcp's own client: a destructive tool (`orders_cancel`,
+//! `confirm:`) asks its user before it acts — by `elicitation/create` during the call on
+//! 2025-11-25 sessions, by an `input_required` result and a retry with the sealed state on
+//! 2026-07-28 — over stdio and streamable HTTP; a client that cannot be asked is refused, and
+//! nothing runs on a declined, altered or replayed answer.
+
+use std::collections::BTreeMap;
+
+use rmcp::model::{CallToolResponse, ProtocolVersion};
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+const QUESTION: &str = "Cancel order 1 (now pending)? A cancelled order cannot be reopened.";
+
+/// The status of order `id`, as customer 1 sees it through `client`.
+async fn status(client: &Client, id: u64) -> Value {
+    let got = result(client, "orders_get", json!({ "order_id": id })).await;
+    got.structured_content.expect("structured content")["order"]["status"].clone()
+}
+
+/// `state` with one character of its sealed body changed.
+fn altered(state: &str) -> String {
+    let middle = state.len() - 20;
+    let changed = if &state[middle..=middle] == "A" {
+        "B"
+    } else {
+        "A"
+    };
+    format!("{}{changed}{}", &state[..middle], &state[middle + 1..])
+}
+
+/// Asks, then confirms or declines, over a session whose client answers as `recorder`.
+async fn asked_then_answered(client: &Client, recorder: &Recorder) {
+    // Declined: nothing is done; the call says so.
+    recorder.answer(Answering::Decline);
+    let declined = result(client, "orders_cancel", json!({ "order": 1 })).await;
+    assert_eq!(declined.is_error, Some(true));
+    assert_eq!(
+        text(&declined),
+        "Could not cancel the order: The user did not confirm the call: nothing was done."
+    );
+    assert_eq!(status(client, 1).await, "pending");
+    // A call that fails its guards is never asked about.
+    let guarded = result(client, "orders_cancel", json!({ "order": 4 })).await;
+    assert_eq!(guarded.is_error, Some(true));
+    assert_eq!(recorder.asked(), [QUESTION]);
+    // Confirmed: it runs.
+    recorder.answer(Answering::Accept(json!({})));
+    let cancelled = result(client, "orders_cancel", json!({ "order": 1 })).await;
+    assert_eq!(text(&cancelled), "Order 1 is now cancelled.");
+    assert_eq!(recorder.asked(), [QUESTION, QUESTION]);
+    assert_eq!(status(client, 1).await, "cancelled");
+}
+
+#[tokio::test]
+async fn over_stdio_a_2025_11_25_session_is_asked_with_elicitation_create() {
+    let scratch = Scratch::new();
+    let recorder = Recorder::new(ProtocolVersion::V_2025_11_25);
+    let db = scratch.db();
+    let args = ["--as", "customer_id=1"];
+    let (client, _log) = stdio_as(db.as_os_str(), &args, recorder.clone()).await;
+    asked_then_answered(&client, &recorder).await;
+}
+
+#[tokio::test]
+async fn over_stdio_a_2026_07_28_client_gets_input_required_and_retries_with_the_state() {
+    let scratch = Scratch::new();
+    let recorder = Recorder::new(ProtocolVersion::V_2026_07_28);
+    let db = scratch.db();
+    let args = ["--as", "customer_id=1"];
+    let (client, _log) = stdio_as(db.as_os_str(), &args, recorder.clone()).await;
+    // rmcp's client fulfils the input requests through its handler and retries.
+    asked_then_answered(&client, &recorder).await;
+}
+
+#[tokio::test]
+async fn over_http_both_revisions_are_asked() {
+    let scratch = Scratch::new();
+    let server = HttpServer::start(&scratch).await;
+    for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
+        let recorder = Recorder::new(version.clone());
+        let client = server
+            .client_as("ada-token", recorder.clone())
+            .await
+            .unwrap();
+        recorder.answer(Answering::Decline);
+        let declined = result(&client, "orders_cancel", json!({ "order": 1 })).await;
+        assert_eq!(declined.is_error, Some(true), "{version:?}");
+        assert_eq!(recorder.asked(), [QUESTION], "{version:?}");
+        assert_eq!(status(&client, 1).await, "pending");
+    }
+    let recorder = Recorder::new(ProtocolVersion::V_2026_07_28);
+    let client = server
+        .client_as("ada-token", recorder.clone())
+        .await
+        .unwrap();
+    let cancelled = result(&client, "orders_cancel", json!({ "order": 1 })).await;
+    assert_eq!(text(&cancelled), "Order 1 is now cancelled.");
+}
+
+#[tokio::test]
+async fn a_client_that_cannot_be_asked_is_refused_and_nothing_runs() {
+    let scratch = Scratch::new();
+    let db = scratch.db();
+    let args = ["--as", "customer_id=1"];
+    // 2025-11-25 without the capability: a tool error saying what it would ask.
+    let recorder = Recorder::new(ProtocolVersion::V_2025_11_25).without_elicitation();
+    let (client, _log) = stdio_as(db.as_os_str(), &args, recorder).await;
+    let refused = result(&client, "orders_cancel", json!({ "order": 1 })).await;
+    assert_eq!(refused.is_error, Some(true));
+    assert_eq!(
+        text(&refused),
+        format!(
+            "This call needs its user's answer first ({QUESTION}), and this client cannot ask \
+             its user (it did not declare the elicitation capability): use a client that can; \
+             nothing was done."
+        )
+    );
+    assert_eq!(status(&client, 1).await, "pending");
+    // 2026-07-28 without it: the protocol's missing-capability error.
+    let recorder = Recorder::new(ProtocolVersion::V_2026_07_28).without_elicitation();
+    let (client, _log) = stdio_as(db.as_os_str(), &args, recorder).await;
+    let missing = call(&client, "orders_cancel", json!({ "order": 1 })).await;
+    assert_eq!(protocol_error(missing.unwrap_err()).0, -32021);
+    assert_eq!(status(&client, 1).await, "pending");
+}
+
+#[tokio::test]
+async fn an_altered_or_replayed_state_is_an_invalid_params_error_and_nothing_runs() {
+    let scratch = Scratch::new();
+    let recorder = Recorder::new(ProtocolVersion::V_2026_07_28);
+    let db = scratch.db();
+    let args = ["--as", "customer_id=1"];
+    let (client, _log) = stdio_as(db.as_os_str(), &args, recorder).await;
+    let asked = client
+        .call_tool_once(params("orders_cancel", json!({ "order": 1 })))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(asked) = asked else {
+        panic!("not asked: {asked:?}");
+    };
+    let wire = serde_json::to_value(&asked).unwrap();
+    assert_eq!(wire["resultType"], "input_required");
+    assert_eq!(
+        wire["inputRequests"]["confirm"],
+        json!({
+            "method": "elicitation/create",
+            "params": {
+                "mode": "form",
+                "message": QUESTION,
+                "requestedSchema": { "type": "object", "properties": {} }
+            }
+        })
+    );
+    let state = asked.request_state.clone().unwrap();
+    let retry = |state: String| {
+        let responses = BTreeMap::from([("confirm".to_owned(), json!({ "action": "accept" }))]);
+        params("orders_cancel", json!({ "order": 1 }))
+            .with_input_responses(responses)
+            .with_request_state(state)
+    };
+    let altered = altered(&state);
+    let refused = client.call_tool_once(retry(altered)).await.unwrap_err();
+    let (code, message) = protocol_error(refused);
+    assert_eq!(code, -32602);
+    assert!(message.contains("altered"), "{message}");
+    assert_eq!(status(&client, 1).await, "pending");
+    // The state itself: confirmed, once.
+    let done = client.call_tool_once(retry(state.clone())).await.unwrap();
+    let CallToolResponse::Complete(done) = done else {
+        panic!("not complete: {done:?}");
+    };
+    assert_eq!(text(&done), "Order 1 is now cancelled.");
+    let replayed = client.call_tool_once(retry(state)).await.unwrap_err();
+    let (code, message) = protocol_error(replayed);
+    assert_eq!(code, -32602);
+    assert!(message.contains("used already"), "{message}");
+}
