@@ -53,6 +53,10 @@ impl Project {
             paths.insert(format!("/tools/{name}"), item.into());
             let explain = json!({ "post": operation.explain() });
             paths.insert(format!("/tools/{name}/explain"), explain);
+            if asks(&tool.spec) {
+                let resume = json!({ "post": operation.resume(&mut components) });
+                paths.insert(format!("/tools/{name}/continue"), resume);
+            }
         }
         paths.insert("/tools".into(), json!({ "get": list_operation() }));
         let tasks = members.iter().any(|(_, t)| t.spec.task.is_some());
@@ -194,7 +198,55 @@ impl Operation<'_> {
         if let Some(prefer) = self.prefer() {
             operation.insert("parameters".into(), json!([prefer]));
         }
-        operation.insert("responses".into(), self.responses(components, true).into());
+        let responses = self.responses(components, true, false);
+        operation.insert("responses".into(), responses.into());
+        operation.into()
+    }
+
+    /// `POST /tools/{name}/continue`, for a tool that asks its user: the arguments as first
+    /// sent, the sealed state and the user's responses; it answers as the tool does, or with
+    /// the refusal of its state or of the user.
+    fn resume(&self, components: &mut Components) -> Value {
+        let input = components.take(&self.tool.http_input());
+        let response = json!({
+            "type": "object",
+            "properties": {
+                "action": { "enum": ["accept", "decline", "cancel"] },
+                "content": { "type": "object" }
+            },
+            "required": ["action"]
+        });
+        let body = json!({
+            "type": "object",
+            "properties": {
+                "arguments": input,
+                "request_state": {
+                    "type": "string",
+                    "description": "The `request_state` the call answered (`input_required`'s details)."
+                },
+                "responses": {
+                    "type": "object",
+                    "description": "The user's response to each request, by its key (`confirm`, or a form's name).",
+                    "additionalProperties": response
+                }
+            },
+            "required": ["arguments"],
+            "additionalProperties": false
+        });
+        let mut operation = self.common(format!("{}_continue", self.name));
+        operation.insert(
+            "summary".into(),
+            json!(format!(
+                "Continue a call of `{}` with its user's answers",
+                self.name
+            )),
+        );
+        operation.insert(
+            "requestBody".into(),
+            json!({ "required": true, "content": { "application/json": { "schema": body } } }),
+        );
+        let responses = self.responses(components, true, true);
+        operation.insert("responses".into(), responses.into());
         operation.into()
     }
 
@@ -236,7 +288,8 @@ impl Operation<'_> {
         parameters.extend(self.prefer());
         let mut operation = self.common(format!("{}_get", self.name));
         operation.insert("parameters".into(), parameters.into());
-        operation.insert("responses".into(), self.responses(components, false).into());
+        let responses = self.responses(components, false, false);
+        operation.insert("responses".into(), responses.into());
         Some(operation.into())
     }
 
@@ -314,7 +367,14 @@ impl Operation<'_> {
     }
 
     /// Success, then every failure the call can end with, by status.
-    fn responses(&self, components: &mut Components, with_body: bool) -> Map<String, Value> {
+    /// The responses of a call (`continuing`: of its continuation, which may also find its
+    /// state or its user refusing it).
+    fn responses(
+        &self,
+        components: &mut Components,
+        with_body: bool,
+        continuing: bool,
+    ) -> Map<String, Value> {
         let spec = &self.tool.spec;
         let mut responses = Map::new();
         let mut output = self.tool.output_schema.clone();
@@ -384,6 +444,14 @@ impl Operation<'_> {
         if spec.expects.iter().any(|f| f.reference.is_some()) {
             add(codes::NOT_FOUND);
         }
+        if asks(spec) {
+            add(codes::INPUT_REQUIRED);
+        }
+        if continuing {
+            add(codes::DECLINED);
+            add(codes::INVALID_REQUEST_STATE);
+            add(codes::REQUEST_STATE_EXPIRED);
+        }
         for guard in &spec.guards {
             by_status
                 .entry(http::GUARD_FAILED)
@@ -410,6 +478,15 @@ impl Operation<'_> {
                      (`too_many_tasks`)."
                 }
                 http::RATE_LIMITED if rate_limited => RATE_LIMITED,
+                http::DECLINED if codes.contains(&codes::DECLINED) => {
+                    "The user declined what the call asked (`declined`: nothing was done), or a \
+                     declared error code."
+                }
+                http::INVALID_REQUEST_STATE if codes.contains(&codes::INVALID_REQUEST_STATE) => {
+                    "The request state is not one this server issued for this caller, tool and \
+                     arguments, was altered, or was used already (`invalid_request_state`: \
+                     nothing was done; call the tool again)."
+                }
                 _ => describe(status),
             };
             let mut response = failure(description, &codes);
@@ -441,6 +518,11 @@ impl Operation<'_> {
             );
         }
     }
+}
+
+/// Whether `spec` may ask its user (`confirm`, `ask`).
+fn asks(spec: &crate::spec::ToolSpec) -> bool {
+    spec.confirm.is_some() || !spec.ask.is_empty()
 }
 
 /// `GET /tools`: the tools the caller may call.
@@ -564,6 +646,15 @@ fn describe(status: u16) -> &'static str {
         http::PAYLOAD_TOO_LARGE => "The request body is too large.",
         http::TOO_MANY_TASKS => {
             "The caller has as many unfinished tasks as allowed (`too_many_tasks`)."
+        }
+        http::INPUT_REQUIRED => {
+            "The call needs its user's answers first (`input_required`: nothing was done): \
+             `details.requests` says what to ask (a confirmation, forms), and \
+             `details.request_state` goes back to `/tools/{name}/continue` with the answers."
+        }
+        http::REQUEST_STATE_EXPIRED => {
+            "The request state has expired (`request_state_expired`: nothing was done; call \
+             the tool again)."
         }
         _ => "The tool failed with one of its declared error codes.",
     }

@@ -15,8 +15,7 @@ use toolspec_vocab::codes;
 
 use crate::failure::{ToolError, ToolResult};
 
-/// The key of the confirmation's request (a form of `ask:` may not be named so).
-pub const CONFIRM: &str = "confirm";
+pub use toolspec_vocab::user_input::CONFIRM;
 
 /// One thing a call asks its user.
 #[derive(Debug, Clone, PartialEq)]

@@ -16,7 +16,8 @@
 //! - [`query`]: query tools' column types, filter operators and sorts;
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization;
 //! - [`tasks`]: long-running tools as durable tasks, a tool's `task:` and the project's `tasks:`;
-//! - [`rate`]: a tool's budget of calls per caller.
+//! - [`rate`]: a tool's budget of calls per caller;
+//! - [`user_input`]: what a tool asks its user (`confirm`, `ask`).
 //!
 //! This crate has no dependencies, so a build script gets these rules without the runtime.
 //! Applications use them through `toolspec`; `toolspec-codegen` uses them directly.
@@ -37,5 +38,6 @@ pub mod query;
 pub mod rate;
 pub mod settings;
 pub mod tasks;
+pub mod user_input;
 
 pub use dialect::Dialect;

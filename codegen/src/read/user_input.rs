@@ -3,6 +3,8 @@
 //! fill in. Whether a form's fields fit an elicitation form is derived (and checked) with the
 //! schemas.
 
+use toolspec_vocab::user_input::CONFIRM;
+
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::reader::{Reader, check_identifier};
@@ -89,6 +91,14 @@ pub fn read_ask(r: &mut Reader<'_>, node: &Node) -> Vec<AskSpec> {
         let Some(name) = check_identifier(r, key, "form name") else {
             continue;
         };
+        if name.value == CONFIRM {
+            r.report(
+                r.error(Kind::Reserved, key.span, "a form cannot be named `confirm`")
+                    .with_label("the confirmation's key")
+                    .with_help("`confirm` is the key of the tool's confirmation in a round trip: name the form after what it asks"),
+            );
+            continue;
+        }
         let what = format!("form `{}`", name.value);
         let (message, fields) = match &value.value {
             Value::Map(m) => {

@@ -351,11 +351,20 @@ fn registry_binds_handlers_and_reports_outcomes() {
             json!({ "error": "not_cancelled", "message": "Could not cancel the order: Order must not already be cancelled." })
         );
 
-        let internal = registry
-            .get("orders_cancel")
-            .unwrap()
-            .invoke(json!({ "order": 1 }), &ambient)
-            .await;
+        // The cancel and the refund ask their user first (the answer holds the sealed state);
+        // confirmed, they run.
+        let confirmed = async |name: &str, args: serde_json::Value| {
+            let tool = registry.get(name).unwrap();
+            let asked = tool.invoke(args.clone(), &ambient).await;
+            let asked = asked.error().expect("asked").details.clone().unwrap();
+            let state = asked["request_state"].as_str().unwrap().to_owned();
+            let options = toolspec::CallOptions {
+                continuation: Some(toolspec::user_input::Continuation::confirm(state)),
+                ..Default::default()
+            };
+            tool.invoke_with(args, &ambient, options).await
+        };
+        let internal = confirmed("orders_cancel", json!({ "order": 1 })).await;
         assert_eq!(
             internal.to_model_json(),
             json!({ "error": "internal_error", "message": "Could not cancel the order" })
@@ -375,11 +384,7 @@ fn registry_binds_handlers_and_reports_outcomes() {
             json!({ "error": "unknown_sku", "message": "Could not place the order: A product in the order does not exist.", "details": { "skus": ["NOPE"] } })
         );
 
-        let headline = registry
-            .get("orders_refund")
-            .unwrap()
-            .invoke(json!({ "order_id": 1 }), &ambient)
-            .await;
+        let headline = confirmed("orders_refund", json!({ "order_id": 1 })).await;
         assert_eq!(
             headline.error().unwrap().message,
             "Could not refund the order: Only delivered orders can be refunded."
