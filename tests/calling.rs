@@ -623,4 +623,20 @@ async fn a_call_that_asks_its_user_goes_to_the_app_and_on_with_its_answer_never_
             "invalid_request_state"
         ]
     );
+    // The continued calls keep what the user answered: the confirmed one, the declined one.
+    let answered: Vec<(&str, &Value)> = page
+        .records
+        .iter()
+        .filter_map(|r| Some((r.outcome.as_deref()?, r.answers.as_ref()?)))
+        .collect();
+    let accepted = json!({ "confirm": { "action": "accept", "content": {} } });
+    let declined = json!({ "confirm": { "action": "decline" } });
+    assert_eq!(
+        answered,
+        [
+            ("declined", &declined),
+            ("ok", &accepted),
+            ("invalid_request_state", &accepted)
+        ]
+    );
 }

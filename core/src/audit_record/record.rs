@@ -46,6 +46,12 @@ pub struct AuditRecord {
     pub result: Option<Value>,
     /// The trace id of the call's span (the caller's, or the record id's).
     pub trace_id: String,
+    /// What the user answered, when the call continued a round trip (its tool's `confirm` or
+    /// `ask`): each request's response, `{"confirm": {"action": "accept"}}`; none otherwise.
+    /// With the outcome, it tells a confirmed call (`ok` after an accepted `confirm`) from one
+    /// the user declined (`declined`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<Value>,
 }
 
 /// How the called tool hides its sensitive values, in place.
@@ -116,6 +122,8 @@ pub(crate) struct Call<'a> {
     pub(crate) caller: Option<&'a str>,
     pub(crate) trace_id: &'a str,
     pub(crate) arguments: &'a Value,
+    /// What the user answered, when the call continues a round trip.
+    pub(crate) answers: Option<Value>,
     pub(crate) ambient: &'a AmbientContext,
     /// How the called tool redacts its values.
     pub(crate) redact: &'a dyn Redact,
@@ -159,6 +167,7 @@ impl AuditRecord {
             exception: None,
             result: None,
             trace_id: call.trace_id.to_owned(),
+            answers: call.answers.clone(),
         }
     }
 

@@ -65,6 +65,7 @@ pub(crate) async fn start<'r>(
         caller: options.caller.as_deref(),
         trace_id: &trace_id,
         arguments: args,
+        answers: options.continuation.as_ref().map(answers),
         ambient,
         redact: &Redaction {
             tool,
@@ -134,4 +135,11 @@ impl Redact for Redaction<'_> {
     fn output(&self, value: &mut Value) {
         crate::pipeline::redaction::output(self.tool, value);
     }
+}
+
+/// The responses of `continuation`, as a record keeps them (a form's content is arguments the
+/// user typed; a form never asks for a sensitive field).
+fn answers(continuation: &crate::user_input::Continuation) -> Value {
+    let responses = continuation.responses.iter();
+    Value::Object(responses.map(|(k, r)| (k.clone(), r.to_json())).collect())
 }

@@ -29,7 +29,7 @@ const OUTCOME_COLUMNS: [&str; 7] = [
 
 /// The table's columns, in insert order; all but the last (`instance`, written but never
 /// read back) are read ([`read_columns`]).
-const COLUMNS: [&str; 15] = [
+const COLUMNS: [&str; 16] = [
     "id",
     "started_at",
     "duration_us",
@@ -44,6 +44,7 @@ const COLUMNS: [&str; 15] = [
     "result",
     "trace_id",
     "state",
+    "answers",
     "instance",
 ];
 
@@ -79,7 +80,7 @@ impl Database {
             let opened = (r.state == AuditState::Started)
                 .then_some(instance)
                 .flatten();
-            let row: [SimpleExpr; 15] = [
+            let row: [SimpleExpr; 16] = [
                 codec.uuid(r.id).into(),
                 codec.time(r.started_at).into(),
                 i64::try_from(r.duration_us).unwrap_or(i64::MAX).into(),
@@ -94,6 +95,7 @@ impl Database {
                 codec.json_or_null(r.result.as_ref()).into(),
                 r.trace_id.as_str().into(),
                 r.state.as_str().into(),
+                codec.json_or_null(r.answers.as_ref()).into(),
                 opened.map(str::to_owned).into(),
             ];
             insert
@@ -260,6 +262,7 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, StorageEr
     let id: String = row.try_get("id").map_err(e)?;
     let started_at: String = row.try_get("started_at").map_err(e)?;
     let result: Option<String> = row.try_get("result").map_err(e)?;
+    let answers: Option<String> = row.try_get("answers").map_err(e)?;
     let state: String = row.try_get("state").map_err(e)?;
     Ok(AuditRecord {
         id: id
@@ -284,6 +287,7 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, StorageEr
         exception: row.try_get("exception").map_err(e)?,
         result: result.map(json).transpose()?,
         trace_id: row.try_get("trace_id").map_err(e)?,
+        answers: answers.map(json).transpose()?,
     })
 }
 
@@ -310,5 +314,6 @@ fn postgres_record(row: &sqlx::postgres::PgRow) -> Result<AuditRecord, StorageEr
         exception: row.try_get("exception").map_err(e)?,
         result: row.try_get("result").map_err(e)?,
         trace_id: row.try_get("trace_id").map_err(e)?,
+        answers: row.try_get("answers").map_err(e)?,
     })
 }

@@ -226,8 +226,8 @@ const MIGRATIONS_SQLITE: &[(&str, &str)] = &[
         include_str!("../../migrations/sqlite/0003_tasks.sql"),
     ),
     (
-        "spent request states",
-        include_str!("../../migrations/sqlite/0004_request_states.sql"),
+        "round trips: spent request states, the answers of audited calls",
+        include_str!("../../migrations/sqlite/0004_round_trips.sql"),
     ),
 ];
 
@@ -247,8 +247,8 @@ const MIGRATIONS_POSTGRES: &[(&str, &str)] = &[
         include_str!("../../migrations/postgres/0003_tasks.sql"),
     ),
     (
-        "spent request states",
-        include_str!("../../migrations/postgres/0004_request_states.sql"),
+        "round trips: spent request states, the answers of audited calls",
+        include_str!("../../migrations/postgres/0004_round_trips.sql"),
     ),
 ];
 
