@@ -36,6 +36,7 @@ use clap::{Parser, Subcommand};
 use serde_json::Value;
 use toolspec::audit::{AuditOutcome, AuditPage, AuditQuery, AuditState};
 use toolspec::mcp::http::{ConnectionLimits, SessionLimits};
+use toolspec::request_state::StateKeys;
 use toolspec::{AmbientContext, CallOptions, Caller, Limits, MissingScope, Progress};
 
 use toolspec_store::agent::route::AgentOptions;
@@ -194,6 +195,11 @@ enum Command {
         listing: ListingOptions,
         #[command(flatten)]
         limits: LimitOptions,
+        /// The keys request states are sealed with (`id:key,…`, each key 32 bytes in base64;
+        /// the first seals, every one opens): the same on every replica. Without them, a key
+        /// made for this process (refused on PostgreSQL, which replicas share).
+        #[arg(long, env = "TOOLSPEC_REQUEST_STATE_KEYS", value_name = "ID:KEY,…", hide_env_values = true, value_parser = parse_state_keys)]
+        request_state_keys: Option<StateKeys>,
     },
 }
 
@@ -221,6 +227,11 @@ struct JwtOptions {
     /// the spec's `auth: { on_missing_scope }`.
     #[arg(long, value_name = "hide|challenge", value_parser = parse_missing_scope, requires = "http")]
     on_missing_scope: Option<MissingScope>,
+}
+
+/// Parses `--request-state-keys`.
+fn parse_state_keys(text: &str) -> Result<StateKeys, String> {
+    StateKeys::parse(text).map_err(|e| e.to_string())
 }
 
 /// Parses `--on-missing-scope`.
@@ -439,6 +450,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             scopes,
             listing,
             limits,
+            request_state_keys,
         } => {
             let store = open(&cli.database).await?;
             let registry = toolspec_store::registry(store.clone()).with_limits(limits.limits());
@@ -446,6 +458,17 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 true => registry.with_rate_limit(None),
                 false => registry,
             };
+            let registry = match request_state_keys {
+                Some(keys) => registry.with_request_state_keys(keys),
+                None => registry,
+            };
+            if let Err(e) = registry.check_request_state_keys() {
+                eprintln!(
+                    "error: {e}: pass --request-state-keys or set TOOLSPEC_REQUEST_STATE_KEYS"
+                );
+                store.close().await;
+                return Ok(ExitCode::from(2));
+            }
             // What a crash of an earlier process left without an outcome is closed now.
             if let Some(trail) = registry.audit() {
                 match trail.reconcile().await {

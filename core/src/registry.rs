@@ -317,9 +317,38 @@ impl Registry {
     pub fn with_request_state_keys(mut self, keys: StateKeys) -> Self {
         self.rules.sealing = Arc::new(Sealing {
             keys,
+            configured: true,
             spent: Default::default(),
         });
         self
+    }
+
+    /// Whether this registry may start as it is: a registry over PostgreSQL — a database
+    /// several replicas share, any of which a round trip's client may come back to — whose
+    /// tools ask their user (`confirm`, `ask`) needs request-state keys every replica holds
+    /// ([`with_request_state_keys`](Self::with_request_state_keys)); a key made for this
+    /// process would refuse every state another replica sealed. Servers call it before they
+    /// serve.
+    pub fn check_request_state_keys(&self) -> Result<(), RegistryError> {
+        let shared = self
+            .rules
+            .storage
+            .as_deref()
+            .is_some_and(|s| s.kind() == "postgres");
+        if self.rules.sealing.configured || !shared {
+            return Ok(());
+        }
+        let tools: Vec<String> = self
+            .entries
+            .iter()
+            .map(|e| e.descriptor)
+            .filter(|d| d.confirm.is_some() || !d.ask.is_empty())
+            .map(|d| d.name.to_string())
+            .collect();
+        match tools.is_empty() {
+            true => Ok(()),
+            false => Err(RegistryError::MissingStateKeys { tools }),
+        }
     }
 
     /// The audit trail calls are recorded in: there is one when a tool's audit policy is on and

@@ -24,6 +24,12 @@ pub enum RegistryError {
         /// The adapter.
         adapter: String,
     },
+    /// Tools ask their user over a database replicas share, and no request-state keys were
+    /// configured ([`Registry::check_request_state_keys`](crate::Registry::check_request_state_keys)).
+    MissingStateKeys {
+        /// The tools that ask their user.
+        tools: Vec<String>,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -52,6 +58,17 @@ impl fmt::Display for RegistryError {
             Self::UnknownAdapter { tool, adapter } => {
                 write!(f, "tool `{tool}` is bound to unknown adapter `{adapter}`")
             }
+            Self::MissingStateKeys { tools } => write!(
+                f,
+                "{} ask their user, and no request-state keys are configured: on PostgreSQL, \
+                 which several replicas share, a state sealed by one must open on the others \
+                 (configure the same keys on every replica, `id:key` with a 32-byte base64 key)",
+                tools
+                    .iter()
+                    .map(|t| format!("`{t}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         }
     }
 }

@@ -293,6 +293,8 @@ pub enum StateError {
 #[derive(Debug)]
 pub(crate) struct Sealing {
     pub(crate) keys: StateKeys,
+    /// Whether the keys were configured (rather than made for this process).
+    pub(crate) configured: bool,
     pub(crate) spent: SpentStates,
 }
 
@@ -301,6 +303,7 @@ impl Default for Sealing {
     fn default() -> Self {
         Self {
             keys: StateKeys::random(),
+            configured: false,
             spent: SpentStates::default(),
         }
     }

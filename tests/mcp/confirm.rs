@@ -177,3 +177,60 @@ async fn an_altered_or_replayed_state_is_an_invalid_params_error_and_nothing_run
     assert_eq!(code, -32602);
     assert!(message.contains("used already"), "{message}");
 }
+
+#[tokio::test]
+async fn on_postgresql_replicas_share_their_keys_and_a_store_without_them_does_not_start() {
+    let Some(server_url) = toolspec_test_postgres::server_url() else {
+        return;
+    };
+    let database = toolspec_test_postgres::Scratch::create(&server_url).await;
+    let url = std::ffi::OsStr::new(database.url());
+    let scratch = Scratch::new();
+    // Without keys: refused at start-up, saying why.
+    let tokens = scratch.file("tokens.json", TOKENS);
+    let refused = tokio::process::Command::new(binary())
+        .arg("--db")
+        .arg(url)
+        .args(["serve", "--http", "127.0.0.1:0", "--tokens"])
+        .arg(&tokens)
+        .env_remove(STATE_KEYS)
+        .output()
+        .await
+        .expect("the store runs");
+    assert_eq!(refused.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.contains("`orders_cancel`, `orders_refund` ask their user, and no request-state keys are configured"),
+        "{said}"
+    );
+    // With the same keys on two replicas, a state one sealed is answered on the other, once.
+    let first = HttpServer::start_on(url, &scratch, TOKENS, &[], None).await;
+    let second = HttpServer::start_on(url, &scratch, TOKENS, &[], None).await;
+    let asking = first
+        .client_as("ada-token", Recorder::new(ProtocolVersion::V_2026_07_28))
+        .await
+        .unwrap();
+    let asked = asking
+        .call_tool_once(params("orders_cancel", json!({ "order": 1 })))
+        .await
+        .unwrap();
+    let CallToolResponse::InputRequired(asked) = asked else {
+        panic!("not asked: {asked:?}");
+    };
+    let answering = second
+        .client_as("ada-token", Recorder::new(ProtocolVersion::V_2026_07_28))
+        .await
+        .unwrap();
+    let responses = BTreeMap::from([("confirm".to_owned(), json!({ "action": "accept" }))]);
+    let retry = params("orders_cancel", json!({ "order": 1 }))
+        .with_input_responses(responses)
+        .with_request_state(asked.request_state.clone().unwrap());
+    let done = answering.call_tool_once(retry.clone()).await.unwrap();
+    let CallToolResponse::Complete(done) = done else {
+        panic!("not complete: {done:?}");
+    };
+    assert_eq!(text(&done), "Order 1 is now cancelled.");
+    // Spent in the database both share: the first replica refuses it too.
+    let replayed = asking.call_tool_once(retry).await.unwrap_err();
+    assert!(protocol_error(replayed).1.contains("used already"));
+}

@@ -253,6 +253,7 @@ pub async fn stdio_as(
 ) -> (Client, ServerLog) {
     let mut command = tokio::process::Command::new(BINARY);
     command.arg("--db").arg(db).arg("serve").args(args);
+    command.env(STATE_KEYS, TEST_STATE_KEYS);
     let (transport, stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::piped())
         .spawn()
@@ -310,6 +311,13 @@ pub struct HttpServer {
     pub log: ServerLog,
 }
 
+/// The variable the store reads its request-state keys from.
+pub const STATE_KEYS: &str = "TOOLSPEC_REQUEST_STATE_KEYS";
+
+/// The request-state keys every store a test starts shares (a state sealed by one process
+/// opens on another over the same database, as replicas'): one fixed key, for tests only.
+pub const TEST_STATE_KEYS: &str = "test:dGhlLXRlc3RzLW9ubHkta2V5LW5ldmVyLWRlcGxveSE";
+
 /// The tokens file every HTTP test uses.
 pub const TOKENS: &str = r#"{
   "ada-token": { "id": "ada", "ambient": { "customer_id": 1 },
@@ -359,6 +367,7 @@ impl HttpServer {
             .args(["serve", "--http", "127.0.0.1:0", "--tokens"])
             .arg(tokens)
             .args(args)
+            .env(STATE_KEYS, TEST_STATE_KEYS)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
