@@ -242,6 +242,19 @@ impl jobs::slow::Handler for App {
     }
 }
 
+impl jobs::schedule::Handler for App {
+    async fn call(
+        &self,
+        input: jobs::schedule::Input,
+        _cx: jobs::schedule::Context<'_>,
+    ) -> jobs::schedule::Outcome {
+        let urgency = if input.urgent { ", urgently" } else { "" };
+        Ok(jobs::schedule::Output {
+            scheduled: format!("{} on {} workers{urgency}", input.name, input.workers),
+        })
+    }
+}
+
 impl jobs::guarded::Handler for App {
     async fn call(
         &self,
