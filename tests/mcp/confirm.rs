@@ -53,24 +53,27 @@ async fn asked_then_answered(client: &Client, recorder: &Recorder) {
     assert_eq!(status(client, 1).await, "cancelled");
 }
 
-#[tokio::test]
-async fn over_stdio_a_2025_11_25_session_is_asked_with_elicitation_create() {
-    let scratch = Scratch::new();
-    let recorder = Recorder::new(ProtocolVersion::V_2025_11_25);
+/// The store over stdio for customer 1, and a client on `version` that answers as told.
+async fn on_stdio(scratch: &Scratch, version: ProtocolVersion) -> (Client, Recorder) {
+    let recorder = Recorder::new(version);
     let db = scratch.db();
     let args = ["--as", "customer_id=1"];
     let (client, _log) = stdio_as(db.as_os_str(), &args, recorder.clone()).await;
+    (client, recorder)
+}
+
+#[tokio::test]
+async fn over_stdio_a_2025_11_25_session_is_asked_with_elicitation_create() {
+    let scratch = Scratch::new();
+    let (client, recorder) = on_stdio(&scratch, ProtocolVersion::V_2025_11_25).await;
     asked_then_answered(&client, &recorder).await;
 }
 
 #[tokio::test]
 async fn over_stdio_a_2026_07_28_client_gets_input_required_and_retries_with_the_state() {
     let scratch = Scratch::new();
-    let recorder = Recorder::new(ProtocolVersion::V_2026_07_28);
-    let db = scratch.db();
-    let args = ["--as", "customer_id=1"];
-    let (client, _log) = stdio_as(db.as_os_str(), &args, recorder.clone()).await;
     // rmcp's client fulfils the input requests through its handler and retries.
+    let (client, recorder) = on_stdio(&scratch, ProtocolVersion::V_2026_07_28).await;
     asked_then_answered(&client, &recorder).await;
 }
 
@@ -129,10 +132,7 @@ async fn a_client_that_cannot_be_asked_is_refused_and_nothing_runs() {
 #[tokio::test]
 async fn an_altered_or_replayed_state_is_an_invalid_params_error_and_nothing_runs() {
     let scratch = Scratch::new();
-    let recorder = Recorder::new(ProtocolVersion::V_2026_07_28);
-    let db = scratch.db();
-    let args = ["--as", "customer_id=1"];
-    let (client, _log) = stdio_as(db.as_os_str(), &args, recorder).await;
+    let (client, _recorder) = on_stdio(&scratch, ProtocolVersion::V_2026_07_28).await;
     let asked = client
         .call_tool_once(params("orders_cancel", json!({ "order": 1 })))
         .await

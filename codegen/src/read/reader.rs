@@ -268,6 +268,27 @@ impl<'a> Reader<'a> {
         Some(s)
     }
 
+    /// The non-blank string at key `key` of the map `node`; a missing one is reported at
+    /// `at` (`what` has no `key`), with `help`.
+    pub fn required_string(
+        &mut self,
+        node: &Node,
+        key: &str,
+        at: Span,
+        what: &str,
+        help: Option<&str>,
+    ) -> Option<String> {
+        if let Some(value) = node.get(key) {
+            return self.non_empty_string(value, &format!("`{key}`"));
+        }
+        self.report(
+            self.error(Kind::MissingKey, at, format!("{what} has no `{key}`"))
+                .with_label(format!("missing `{key}`"))
+                .with_help_opt(help.map(str::to_owned)),
+        );
+        None
+    }
+
     /// A string with its span.
     pub fn spanned_string(&mut self, node: &Node, what: &str) -> Option<Spanned<String>> {
         self.string(node, what).map(|s| Spanned::new(s, node.span))

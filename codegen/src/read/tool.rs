@@ -470,20 +470,8 @@ fn read_errors(r: &mut Reader<'_>, node: &Node) -> (Option<String>, Vec<ErrorDec
                         &["message", "standalone"],
                         &format!("error code `{}`", code.value),
                     );
-                    let message = match value.get("message") {
-                        Some(n) => r.non_empty_string(n, "`message`"),
-                        None => {
-                            r.report(
-                                r.error(
-                                    Kind::MissingKey,
-                                    key.span,
-                                    format!("error code `{}` has no `message`", code.value),
-                                )
-                                .with_label("missing `message`"),
-                            );
-                            None
-                        }
-                    };
+                    let what = format!("error code `{}`", code.value);
+                    let message = r.required_string(value, "message", key.span, &what, None);
                     let standalone = value
                         .get("standalone")
                         .and_then(|n| r.bool(n, "`standalone`"))

@@ -107,21 +107,8 @@ pub fn read_ask(r: &mut Reader<'_>, node: &Node) -> Vec<AskSpec> {
                     Some(n) => r.string_list(n, &format!("`{what}.fields`")),
                     None => vec![name.clone()],
                 };
-                let message = match value.get("message") {
-                    Some(n) => r.non_empty_string(n, "`message`"),
-                    None => {
-                        r.report(
-                            r.error(
-                                Kind::MissingKey,
-                                key.span,
-                                format!("{what} has no `message`"),
-                            )
-                            .with_label("no `message`")
-                            .with_help("say what the user is asked: `message: How many?`"),
-                        );
-                        None
-                    }
-                };
+                let help = Some("say what the user is asked: `message: How many?`");
+                let message = r.required_string(value, "message", key.span, &what, help);
                 (message, fields)
             }
             _ => (r.non_empty_string(value, &what), vec![name.clone()]),

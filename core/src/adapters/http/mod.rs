@@ -259,20 +259,7 @@ async fn call_posted(
     Path(name): Path<String>,
     request: Request,
 ) -> Response {
-    let accept = tasks::accepts(request.headers());
-    let (caller, args) = match posted(&shared, request).await {
-        Ok(posted) => posted,
-        Err(refused) => return refused,
-    };
-    let access = shared.access();
-    let tool = match access.lookup(&name, &caller) {
-        Ok((_, tool)) => tool,
-        Err(refused) => return refused,
-    };
-    if let Some(refused) = access.explained(&tool, &args, &caller) {
-        return refused;
-    }
-    call(&shared, tool, args, &caller, accept, None).await
+    posted_call(&shared, &name, request, false).await
 }
 
 /// `POST /tools/{name}/continue`: a call answering what an earlier one asked (see `input`).
@@ -281,21 +268,32 @@ async fn continue_call(
     Path(name): Path<String>,
     request: Request,
 ) -> Response {
+    posted_call(&shared, &name, request, true).await
+}
+
+/// A `POST` of tool `name`: its body the arguments or, `continuing`, a continuation.
+async fn posted_call(shared: &Shared, name: &str, request: Request, continuing: bool) -> Response {
     let accept = tasks::accepts(request.headers());
-    let (caller, body) = match posted(&shared, request).await {
+    let (caller, body) = match posted(shared, request).await {
         Ok(posted) => posted,
         Err(refused) => return refused,
     };
-    let tool = match shared.access().lookup(&name, &caller) {
+    let access = shared.access();
+    let tool = match access.lookup(name, &caller) {
         Ok((_, tool)) => tool,
         Err(refused) => return refused,
     };
-    match input::read(body) {
-        Ok((args, continuation)) => {
-            call(&shared, tool, args, &caller, accept, Some(continuation)).await
-        }
-        Err(refused) => *refused,
+    let (args, continuation) = match continuing {
+        false => (body, None),
+        true => match input::read(body) {
+            Ok((args, continuation)) => (args, Some(continuation)),
+            Err(refused) => return *refused,
+        },
+    };
+    if let Some(refused) = access.explained(&tool, &args, &caller) {
+        return refused;
     }
+    call(shared, tool, args, &caller, accept, continuation).await
 }
 
 async fn call_queried(
