@@ -254,6 +254,10 @@ struct LimitOptions {
     /// Lift every tool's rate limit (for load tests; the specs' `rate_limit` otherwise).
     #[arg(long)]
     no_rate_limit: bool,
+    /// Keep each caller's rate budgets in the database, shared by every replica on it (a
+    /// statement per call), rather than in this process.
+    #[arg(long, conflicts_with = "no_rate_limit")]
+    shared_rate_limits: bool,
 }
 
 impl LimitOptions {
@@ -454,9 +458,10 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let store = open(&cli.database).await?;
             let registry = toolspec_store::registry(store.clone()).with_limits(limits.limits());
-            let registry = match limits.no_rate_limit {
-                true => registry.with_rate_limit(None),
-                false => registry,
+            let registry = match (limits.no_rate_limit, limits.shared_rate_limits) {
+                (true, _) => registry.with_rate_limit(None),
+                (false, true) => registry.with_shared_rate_limits(),
+                (false, false) => registry,
             };
             let registry = match request_state_keys {
                 Some(keys) => registry.with_request_state_keys(keys),

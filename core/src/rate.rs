@@ -82,23 +82,27 @@ impl Limiter {
     /// Admits one call of `caller`, or says why not. A call refused for the calls in flight
     /// spends none of the budget.
     pub fn admit(&self, caller: &String) -> Result<Permit, Refusal> {
+        let permit = self.enter(caller)?;
+        self.spend(caller)?;
+        Ok(permit)
+    }
+
+    /// Spends one call of `caller`'s budget in this process, or says how long until one may
+    /// pass.
+    pub(crate) fn spend(&self, caller: &String) -> Result<(), Refusal> {
         if self.admissions.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
             self.prune();
         }
-        let permit = self.enter(caller)?;
         let Some(rate) = &self.rate else {
             return Err(Refusal::TooFast(self.limit.period()));
         };
-        match rate.check_key(caller) {
-            Ok(()) => Ok(permit),
-            Err(not_until) => Err(Refusal::TooFast(
-                not_until.wait_time_from(rate.clock().now()),
-            )),
-        }
+        rate.check_key(caller)
+            .map_err(|not_until| Refusal::TooFast(not_until.wait_time_from(rate.clock().now())))
     }
 
-    /// A place among `caller`'s calls in flight.
-    fn enter(&self, caller: &String) -> Result<Permit, Refusal> {
+    /// A place among `caller`'s calls in flight, spending none of this process's budget (for a
+    /// budget the processes share, spent elsewhere).
+    pub(crate) fn enter(&self, caller: &String) -> Result<Permit, Refusal> {
         let bound = self.limit.in_flight;
         if bound == 0 {
             return Ok(Permit { running: None });

@@ -250,6 +250,7 @@ impl RegistryBuilder {
                 storage: self.storage,
                 tasks: self.project.tasks,
                 sealing: Arc::default(),
+                shared_budgets: false,
             },
             worker: std::sync::atomic::AtomicBool::new(false),
         }
@@ -320,6 +321,17 @@ impl Registry {
             configured: true,
             spent: Default::default(),
         });
+        self
+    }
+
+    /// Keeps every tool's rate budget per caller in the registry's database, which every
+    /// replica on it shares, instead of in this process: a caller's budget is then the same
+    /// whichever replica it calls. Each call costs a statement on the database (the runtime
+    /// docs measure it); a database that cannot be reached falls back to this process's
+    /// budget. The calls in flight are still bounded per process. Without a database, nothing
+    /// changes.
+    pub fn with_shared_rate_limits(mut self) -> Self {
+        self.rules.shared_budgets = self.rules.storage.is_some();
         self
     }
 

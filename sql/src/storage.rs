@@ -18,7 +18,7 @@ use toolspec_core::{AmbientContext, BoxFuture, Descriptor, OnceStatus};
 use uuid::Uuid;
 
 use crate::database::{Database, error};
-use crate::durable::{lock, once, spent};
+use crate::durable::{budget, lock, once, spent};
 use crate::tasks;
 
 impl Storage for Database {
@@ -88,6 +88,15 @@ impl Admission for Database {
         expires_at_ms: i64,
     ) -> BoxFuture<'a, Result<bool, StorageError>> {
         Box::pin(spent::spend(self, id, expires_at_ms))
+    }
+
+    fn spend_budget<'a>(
+        &'a self,
+        key: &'a str,
+        interval: Duration,
+        burst: u32,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StorageError>> {
+        Box::pin(budget::spend(self, key, interval, burst))
     }
 }
 

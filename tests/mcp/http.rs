@@ -215,3 +215,51 @@ async fn one_address_serves_the_same_tool_over_mcp_and_the_http_api_alike() {
     assert_eq!(refused.status().as_u16(), 401);
     client.cancel().await.expect("the session ends");
 }
+
+/// How many of ten calls of `orders_report` through the HTTP API of `servers` (taken in turn)
+/// are admitted (`202`: stored as a task) and how many refused (`429`).
+async fn report_calls(servers: &[&HttpServer]) -> (usize, usize) {
+    let http = reqwest::Client::new();
+    let (mut admitted, mut refused) = (0, 0);
+    for i in 0..10 {
+        let server = servers[i % servers.len()];
+        let status = http
+            .post(format!("http://{}/tools/orders_report", server.address()))
+            .header("authorization", "Bearer ada-token")
+            .body("{}")
+            .send()
+            .await
+            .expect("an answer")
+            .status()
+            .as_u16();
+        match status {
+            202 => admitted += 1,
+            429 => refused += 1,
+            other => panic!("orders_report answered {other}"),
+        }
+    }
+    (admitted, refused)
+}
+
+#[tokio::test]
+async fn on_postgresql_replicas_can_share_a_callers_rate_budget() {
+    let Some(server_url) = toolspec_test_postgres::server_url() else {
+        return;
+    };
+    // `orders_report` allows a caller bursts of 5 (then 6 a minute).
+    let scratch = Scratch::new();
+    let apart = toolspec_test_postgres::Scratch::create(&server_url).await;
+    let url = std::ffi::OsStr::new(apart.url());
+    let first = HttpServer::start_on(url, &scratch, TOKENS, &[], None).await;
+    let second = HttpServer::start_on(url, &scratch, TOKENS, &[], None).await;
+    // Each replica keeps its own budget: the caller gets a burst from each.
+    assert_eq!(report_calls(&[&first, &second]).await, (10, 0));
+
+    let shared = toolspec_test_postgres::Scratch::create(&server_url).await;
+    let url = std::ffi::OsStr::new(shared.url());
+    let flag = ["--shared-rate-limits"];
+    let first = HttpServer::start_on(url, &scratch, TOKENS, &flag, None).await;
+    let second = HttpServer::start_on(url, &scratch, TOKENS, &flag, None).await;
+    // One budget in the database both share: one burst, whichever replica is called.
+    assert_eq!(report_calls(&[&first, &second]).await, (5, 5));
+}

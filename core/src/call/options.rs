@@ -32,6 +32,9 @@ pub(crate) struct Rules {
     pub(crate) tasks: toolspec_vocab::tasks::TasksConfig,
     /// How round trips' request states are sealed (and spent without a database).
     pub(crate) sealing: Arc<crate::request_state::Sealing>,
+    /// Whether the tools' rate budgets are kept in the storage every process shares, rather
+    /// than in this process.
+    pub(crate) shared_budgets: bool,
 }
 
 /// Per-call options an adapter passes along with the arguments.

@@ -73,7 +73,7 @@ pub(crate) async fn explain(
     let registry = target.registry();
     let dispatch = Dispatch::Direct(Accept::ResultsOnly);
     // Explaining runs the guards: it spends the tool's budget like a call.
-    let _permit = rate::admit(target, &options, dispatch)?;
+    let _permit = rate::admit(target, &options, dispatch).await?;
     let call = Call {
         tool: target.descriptor(),
         ambient,

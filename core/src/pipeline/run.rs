@@ -133,7 +133,7 @@ fn spanned<'a>(
             return Submitted::Done(refused);
         }
         // Held until the call ends: its place among the caller's calls in flight.
-        let _permit = match rate::admit(tool, &options, dispatch) {
+        let _permit = match rate::admit(tool, &options, dispatch).await {
             Ok(permit) => permit,
             Err(refused) => return Submitted::Done(refused),
         };

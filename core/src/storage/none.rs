@@ -95,6 +95,15 @@ impl Admission for NoDatabase {
     ) -> BoxFuture<'a, Result<bool, StorageError>> {
         match *self {}
     }
+
+    fn spend_budget<'a>(
+        &'a self,
+        _key: &'a str,
+        _interval: Duration,
+        _burst: u32,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StorageError>> {
+        match *self {}
+    }
 }
 
 impl RecordSource for NoDatabase {

@@ -153,6 +153,16 @@ pub trait Admission {
         id: &'a str,
         expires_at_ms: i64,
     ) -> BoxFuture<'a, Result<bool, StorageError>>;
+
+    /// Spends one call of the budget `key` that every process on the database shares (a
+    /// caller's budget for a tool: one call per `interval`, at most `burst` at once after a
+    /// quiet spell — GCRA): `None` when the call may run, else how long until one may.
+    fn spend_budget<'a>(
+        &'a self,
+        key: &'a str,
+        interval: Duration,
+        burst: u32,
+    ) -> BoxFuture<'a, Result<Option<Duration>, StorageError>>;
 }
 
 /// The records `ref` fields name.

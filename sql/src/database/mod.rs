@@ -229,6 +229,10 @@ const MIGRATIONS_SQLITE: &[(&str, &str)] = &[
         "round trips: spent request states, the answers of audited calls",
         include_str!("../../migrations/sqlite/0004_round_trips.sql"),
     ),
+    (
+        "rate budgets shared by processes",
+        include_str!("../../migrations/sqlite/0005_shared_budgets.sql"),
+    ),
 ];
 
 /// toolspec's migrations on PostgreSQL, in order.
@@ -249,6 +253,10 @@ const MIGRATIONS_POSTGRES: &[(&str, &str)] = &[
     (
         "round trips: spent request states, the answers of audited calls",
         include_str!("../../migrations/postgres/0004_round_trips.sql"),
+    ),
+    (
+        "rate budgets shared by processes",
+        include_str!("../../migrations/postgres/0005_shared_budgets.sql"),
     ),
 ];
 
