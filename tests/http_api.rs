@@ -753,12 +753,7 @@ async fn a_destructive_call_is_asked_then_confirmed_once_and_never_run_on_a_refu
     };
     let altered = format!("{}{changed}{}", &state[..middle], &state[middle + 1..]);
     let refusals = [
-        (
-            "ada-token",
-            1,
-            altered.as_str(),
-            "the request state was altered",
-        ),
+        ("ada-token", 1, altered.as_str(), "was altered"),
         ("bob-token", 1, state.as_str(), "another caller"),
         (
             "ada-token",

@@ -226,13 +226,17 @@ impl ToolError {
         }
     }
 
-    /// `invalid_request_state`: the state sent back was refused (`why`): nothing was done.
+    /// `invalid_request_state`: the state sent back was refused (`why`, a clause such as
+    /// "the request state was altered"): nothing was done.
     pub(crate) fn invalid_request_state(why: &str) -> Self {
+        let mut chars = why.chars();
+        let why: String = chars
+            .next()
+            .map(|first| first.to_uppercase().chain(chars).collect())
+            .unwrap_or_default();
         Self {
             code: codes::INVALID_REQUEST_STATE.into(),
-            message: format!(
-                "The request state was refused ({why}); nothing was done: call the tool again."
-            ),
+            message: format!("{why}; nothing was done: call the tool again."),
             details: None,
         }
     }

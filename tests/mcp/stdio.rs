@@ -34,6 +34,7 @@ async fn lists_every_tool_sorted_with_schemas_annotations_and_meta() {
     assert_eq!(
         cancel["description"],
         "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\n\
+         The user confirms each call before it acts.\n\
          Errors: not_cancelled, already_shipped, not_found."
     );
     assert_eq!(

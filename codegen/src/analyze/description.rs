@@ -1,5 +1,5 @@
-//! The description models read: the spec's own, then an action's preconditions and error
-//! codes, or a query tool's filters, sorts and page size.
+//! The description models read: the spec's own, then an action's preconditions, what it asks
+//! its user, and its error codes, or a query tool's filters, sorts and page size.
 
 use toolspec_vocab::query::FilterOp;
 
@@ -22,6 +22,22 @@ pub fn compose_description(spec: &ToolSpec) -> String {
             .collect();
         text.push_str("\nPreconditions: ");
         text.push_str(&preconditions.join(" "));
+    }
+    // The model learns that the user, not it, answers these (and that a call may wait).
+    if !spec.ask.is_empty() {
+        let fields: Vec<String> = (spec.ask.iter())
+            .flat_map(|form| form.fields.iter().map(|f| format!("`{}`", f.value)))
+            .collect();
+        text.push_str(&format!(
+            "\nThe user is asked for {} when left out.",
+            fields.join(", ")
+        ));
+    }
+    if let Some(confirm) = &spec.confirm {
+        text.push_str(match confirm.when {
+            None => "\nThe user confirms each call before it acts.",
+            Some(_) => "\nThe user may have to confirm a call before it acts.",
+        });
     }
     let codes: Vec<&str> = spec
         .guards

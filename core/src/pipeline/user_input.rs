@@ -148,7 +148,7 @@ impl Unspent {
         match self {
             Self::Replayed => ToolResult::failed(
                 ToolError::invalid_request_state(
-                    "the request state was used already: each opens once",
+                    "the request state was used already (each opens once)",
                 ),
                 None,
             ),
