@@ -263,11 +263,13 @@ fn scopes(stored: &Value) -> Scopes {
 }
 
 /// How a run's `result` ends its task: cancelled when the task was (its token fired and the
-/// call answered `cancelled`), failed on an internal error or a result over `bound` bytes,
+/// call failed, however), failed on an internal error or a result over `bound` bytes,
 /// completed otherwise (a tool error is the result of a completed task, as a direct call's).
 fn outcome(result: ToolResult, cancelled: bool, bound: u64) -> TaskOutcome {
     let code = result.error().map(|e| e.code.as_str());
-    if cancelled && code == Some(codes::CANCELLED) {
+    // Cancelled by its owner: however the run then failed (`cancelled`, or a handler that saw
+    // the cancellation first and gave up its own way), the task is cancelled.
+    if cancelled && code.is_some() {
         return TaskOutcome {
             status: TaskStatus::Cancelled,
             result: None,

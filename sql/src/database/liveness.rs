@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use uuid::Uuid;
 
-use crate::database::{Database, WeakDatabase, now_ms, on_pool};
+use crate::database::{Database, WeakDatabase, delete_before, now_ms, on_pool};
 use toolspec_core::storage::StorageError;
 
 /// How often a live process says so.
@@ -91,16 +91,8 @@ async fn heartbeat(database: WeakDatabase, id: String) {
 
 async fn forget_the_dead(database: &Database) {
     let before = now_ms() - millis(FORGET);
-    let deleted = on_pool!(database, |pool| {
-        sqlx::query("DELETE FROM toolspec_instances WHERE seen_at < $1")
-            .bind(before)
-            .execute(pool)
-            .await
-            .map(drop)
-    });
-    if let Err(e) = deleted {
-        tracing::debug!(error = %e, "dead instances were not deleted");
-    }
+    let statement = "DELETE FROM toolspec_instances WHERE seen_at < $1";
+    delete_before(database, statement, before, "dead instances").await;
 }
 
 fn millis(duration: Duration) -> i64 {

@@ -48,6 +48,27 @@ pub(crate) fn now_ms() -> i64 {
     Utc::now().timestamp_millis()
 }
 
+/// Runs `statement`, a delete of toolspec's bookkeeping rows past their use whose one parameter
+/// (`$1`) is a time, with `before`; a failure is logged (`what` was not deleted) and the rows
+/// go on a later sweep.
+pub(crate) async fn delete_before(
+    database: &Database,
+    statement: &'static str,
+    before: i64,
+    what: &str,
+) {
+    let deleted = on_pool!(database, |pool| {
+        sqlx::query(statement)
+            .bind(before)
+            .execute(pool)
+            .await
+            .map(drop)
+    });
+    if let Err(e) = deleted {
+        tracing::warn!(error = %e, "{what} were not deleted");
+    }
+}
+
 /// How many task events a slow worker may fall behind before it skips some (it then looks for
 /// work anyway).
 const TASK_EVENTS: usize = 256;

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use toolspec_core::storage::StorageError;
 
-use crate::database::{Database, now_ms, on_pool};
+use crate::database::{Database, delete_before, now_ms, on_pool};
 
 /// Spends one call of budget `key` (a call every `interval`, `burst` at once): `None` when it
 /// may run, else how long until one may.
@@ -76,14 +76,6 @@ async fn sweep_now_and_then(database: &Database, now: i64) {
     if !SPENT.fetch_add(1, Ordering::Relaxed).is_multiple_of(256) {
         return;
     }
-    let swept = on_pool!(database, |pool| {
-        sqlx::query("DELETE FROM toolspec_budgets WHERE tat <= $1")
-            .bind(now)
-            .execute(pool)
-            .await
-            .map(drop)
-    });
-    if let Err(e) = swept {
-        tracing::warn!(error = %e, "deleting full rate budgets failed");
-    }
+    let statement = "DELETE FROM toolspec_budgets WHERE tat <= $1";
+    delete_before(database, statement, now, "full rate budgets").await;
 }

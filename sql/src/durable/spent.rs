@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use toolspec_core::storage::StorageError;
 
-use crate::database::{Database, now_ms, on_pool};
+use crate::database::{Database, delete_before, now_ms, on_pool};
 
 /// Spends the state `id`, which opens until `expires_at_ms`: `true` the first time.
 pub(crate) async fn spend(
@@ -39,14 +39,6 @@ async fn sweep_now_and_then(database: &Database, now: i64) {
     if !SPENT.fetch_add(1, Ordering::Relaxed).is_multiple_of(64) {
         return;
     }
-    let swept = on_pool!(database, |pool| {
-        sqlx::query("DELETE FROM toolspec_spent_states WHERE expires_at <= $1")
-            .bind(now)
-            .execute(pool)
-            .await
-            .map(drop)
-    });
-    if let Err(e) = swept {
-        tracing::warn!(error = %e, "deleting expired request states failed");
-    }
+    let statement = "DELETE FROM toolspec_spent_states WHERE expires_at <= $1";
+    delete_before(database, statement, now, "expired request states").await;
 }
