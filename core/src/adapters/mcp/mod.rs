@@ -51,12 +51,12 @@ use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::context::{Progress, ProgressUpdate};
-use crate::descriptor::Descriptor;
+use crate::descriptor::{Descriptor, ToolKind};
 use crate::registry::Registry;
 use crate::task::{Accept, Submitted};
-use toolspec_vocab::Dialect;
 use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::settings::PresentAs;
+use toolspec_vocab::{Dialect, hints};
 
 #[doc(no_inline)]
 pub use rmcp;
@@ -83,6 +83,15 @@ pub fn tools(registry: &Registry) -> Vec<Tool> {
     Listing::mcp(registry).tools_for(&Caller::default())
 }
 
+/// Whether `tool` may reach beyond the app's own data (MCP's `openWorldHint`): as its hints say,
+/// else an action may, while a query tool and the built-in tools read only the app's own data.
+fn open_world(tool: &Descriptor) -> bool {
+    if tool.has_hint(hints::OPEN_WORLD) {
+        return true;
+    }
+    tool.kind == ToolKind::Action && !tool.has_hint(hints::CLOSED_WORLD)
+}
+
 /// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
 /// adapter.
 pub fn wrap(tool: &Descriptor) -> Option<Tool> {
@@ -97,7 +106,7 @@ pub fn wrap(tool: &Descriptor) -> Option<Tool> {
         .read_only(read_only)
         .destructive(!read_only && tool.has_hint("destructive"))
         .idempotent(read_only || tool.has_hint("idempotent"))
-        .open_world(!tool.has_hint("closed_world"));
+        .open_world(open_world(tool));
     let mut meta = JsonObject::new();
     if !tool.tags.is_empty() {
         meta.insert(META_TAGS.into(), json!(tool.tags));
@@ -675,6 +684,7 @@ mod tests {
     fn tool(hints: &[&'static str]) -> Descriptor {
         Descriptor {
             name: "canonical".into(),
+            kind: ToolKind::Action,
             hints: hints.iter().map(|&h| Cow::Borrowed(h)).collect(),
             tags: vec!["a".into(), "b".into()].into(),
             version: Some(3),
@@ -703,6 +713,18 @@ mod tests {
             })
         };
         assert_eq!(annotations(&[]), hints(false, false, false, true));
+        // A query tool and a built-in tool read the app's own data: closed-world unless told.
+        for kind in [ToolKind::Query, ToolKind::Explain] {
+            let closed = Descriptor { kind, ..tool(&[]) };
+            let wrapped = serde_json::to_value(wrap(&closed).unwrap().annotations).unwrap();
+            assert_eq!(wrapped, hints(false, false, false, false), "{kind:?}");
+            let open = Descriptor {
+                kind,
+                ..tool(&["open_world"])
+            };
+            let wrapped = serde_json::to_value(wrap(&open).unwrap().annotations).unwrap();
+            assert_eq!(wrapped["openWorldHint"], true, "{kind:?}");
+        }
         assert_eq!(annotations(&["read_only"]), hints(true, false, true, true));
         assert_eq!(
             annotations(&["destructive", "closed_world"]),
