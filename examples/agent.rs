@@ -134,16 +134,7 @@ async fn ask(
         for call in pending {
             let responses = asking.user_answers(&call).await;
             let result = call.resume(asking.registry, asking.caller, responses).await;
-            let shown = result.to_model_json();
-            resumed.push(ToolCall {
-                tool: call.tool,
-                arguments: call.arguments,
-                outcome: if result.is_ok() {
-                    Ok(shown)
-                } else {
-                    Err(shown)
-                },
-            });
+            resumed.push(ToolCall::of_result(call.tool, call.arguments, &result));
         }
         prompt = approvals::prompt(None, &resumed);
     }

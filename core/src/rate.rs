@@ -90,9 +90,6 @@ impl Limiter {
     /// Spends one call of `caller`'s budget in this process, or says how long until one may
     /// pass.
     pub(crate) fn spend(&self, caller: &String) -> Result<(), Refusal> {
-        if self.admissions.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
-            self.prune();
-        }
         let Some(rate) = &self.rate else {
             return Err(Refusal::TooFast(self.limit.period()));
         };
@@ -103,6 +100,11 @@ impl Limiter {
     /// A place among `caller`'s calls in flight, spending none of this process's budget (for a
     /// budget the processes share, spent elsewhere).
     pub(crate) fn enter(&self, caller: &String) -> Result<Permit, Refusal> {
+        // Every admission enters, whichever budget it then spends: idle callers are forgotten
+        // here.
+        if self.admissions.fetch_add(1, Ordering::Relaxed) % PRUNE_EVERY == PRUNE_EVERY - 1 {
+            self.prune();
+        }
         let bound = self.limit.in_flight;
         if bound == 0 {
             return Ok(Permit { running: None });

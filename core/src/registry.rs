@@ -354,7 +354,7 @@ impl Registry {
             .entries
             .iter()
             .map(|e| e.descriptor)
-            .filter(|d| d.confirm.is_some() || !d.ask.is_empty())
+            .filter(|d| d.asks_user())
             .map(|d| d.name.to_string())
             .collect();
         match tools.is_empty() {

@@ -33,6 +33,22 @@ impl ToolCall {
         }
     }
 
+    /// A call continued outside the model's run (a confirmed one): `result` as the model is
+    /// shown it.
+    pub fn of_result(tool: String, arguments: Value, result: &toolspec::ToolResult) -> Self {
+        let shown = result.to_model_json();
+        let outcome = if result.is_ok() {
+            Ok(shown)
+        } else {
+            Err(shown)
+        };
+        Self {
+            tool,
+            arguments,
+            outcome,
+        }
+    }
+
     fn of(event: &OutcomeEvent<'_>, tool: &str) -> Self {
         let arguments = event.tool_args().unwrap_or("{}");
         let arguments =

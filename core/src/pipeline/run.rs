@@ -270,7 +270,7 @@ pub(crate) fn tool_stages<'a, O: Operation>(
         // What the call asks its user (`ask`, `confirm`) is asked before it may become a task
         // or be admitted; explaining, the forms it would ask for end the explanation.
         let value = match (mode, dispatch) {
-            (Mode::Invoke, Dispatch::Direct(_)) if user_input::asks(tool) => {
+            (Mode::Invoke, Dispatch::Direct(_)) if tool.asks_user() => {
                 let asking = Box::pin(asking(
                     &own, tool, compiled, value, ambient, &options, rules,
                 ));

@@ -56,11 +56,6 @@ impl Round {
     }
 }
 
-/// Whether `tool` may ask its user anything.
-pub(crate) fn asks(tool: &Descriptor) -> bool {
-    tool.confirm.is_some() || !tool.ask.is_empty()
-}
-
 /// The call's arguments with what its user answered, and its round; or why the continuation
 /// was refused (nothing runs).
 pub(crate) async fn resume(

@@ -437,6 +437,11 @@ impl Descriptor {
         }
     }
 
+    /// Whether a call of the tool may ask its user something (`confirm`, `ask`).
+    pub fn asks_user(&self) -> bool {
+        self.confirm.is_some() || !self.ask.is_empty()
+    }
+
     /// Whether the spec declares `hint`.
     pub fn has_hint(&self, hint: &str) -> bool {
         self.hints.iter().any(|h| h == hint)
