@@ -832,6 +832,30 @@ async fn a_repeated_refund_runs_once_and_answers_alike(f: &Fixture) {
             .await["details"],
         json!({"requested": 900, "refundable": {"amount": 899, "currency": "USD"}})
     );
+    // The trail tells the run from its replays: each replay names the record of the call
+    // that ran (the refund's confirmation asked first: those records are `input_required`).
+    let trail = f.registry.audit().expect("the store records calls");
+    trail.flush().await;
+    let page = toolspec::audit::AuditQuery {
+        tool: Some("orders_refund".into()),
+        ..Default::default()
+    }
+    .read(trail.database())
+    .await
+    .expect("the trail reads");
+    let of_1000: Vec<_> = page
+        .records
+        .iter()
+        .filter(|r| r.arguments["amount"] == 1000 && r.outcome.as_deref() == Some("ok"))
+        .collect();
+    let ran: Vec<_> = of_1000.iter().filter(|r| r.replay_of.is_none()).collect();
+    assert_eq!(ran.len(), 1, "one call ran: {of_1000:#?}");
+    let replays: Vec<_> = of_1000.iter().filter_map(|r| r.replay_of).collect();
+    assert_eq!(replays, [ran[0].id, ran[0].id], "{of_1000:#?}");
+    assert!(
+        of_1000.iter().all(|r| r.result == ran[0].result),
+        "a replay's result is the run's"
+    );
 }
 
 async fn explain_reports_once_and_lock_without_taking_them(f: &Fixture) {

@@ -249,7 +249,7 @@ async fn the_tools_run_as_the_tokens_caller_whatever_the_model_sends() {
     };
     // An undeclared argument is refused (a query tool's filters are its parameters).
     let refused = &call("orders_search", json!({"customer_id": 2}))["error"];
-    assert_eq!(refused["error"], "invalid_params", "{refused:#}");
+    assert_eq!(refused["error"], "invalid_arguments", "{refused:#}");
     assert_eq!(
         refused["details"]["errors"][0]["field"], "/customer_id",
         "{refused:#}"

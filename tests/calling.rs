@@ -114,7 +114,7 @@ async fn openai_sees_the_narrowed_tool_and_calls_it() {
         .await;
     let error: Value = serde_json::from_str(&answer.content).unwrap();
     assert_eq!(
-        error["error"], "invalid_params",
+        error["error"], "invalid_arguments",
         "a filter OpenAI's model is not shown: {error}"
     );
 }

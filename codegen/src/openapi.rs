@@ -426,7 +426,6 @@ impl Operation<'_> {
         // Any call may find its database (or its audit trail) down: a handler's too.
         add(codes::UNAVAILABLE);
         if query {
-            add(codes::INVALID_PARAMS);
             add(codes::QUERY_FAILED);
         }
         if spec.lock.is_some() {

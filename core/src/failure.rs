@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use toolspec_vocab::codes;
+use uuid::Uuid;
 
 use crate::descriptor::{Descriptor, ToolKind};
 
@@ -118,15 +119,6 @@ impl ToolError {
     pub(crate) fn invalid_arguments(summary: String, details: Value) -> Self {
         Self {
             code: codes::INVALID_ARGUMENTS.into(),
-            message: summary,
-            details: Some(details),
-        }
-    }
-
-    /// `invalid_params`: a query tool's arguments do not fit.
-    pub(crate) fn invalid_params(summary: String, details: Value) -> Self {
-        Self {
-            code: codes::INVALID_PARAMS.into(),
             message: summary,
             details: Some(details),
         }
@@ -271,6 +263,10 @@ pub struct ToolResult {
     pub message: String,
     /// Developer-facing detail about a failure. Adapters never send it to a client.
     pub exception: Option<String>,
+    /// Set when `once` answered with the recorded result of an earlier call with the same key:
+    /// the id of that call's audit record (the nil id when it was not recorded). The call's
+    /// own audit record keeps it as `replay_of`.
+    pub replay_of: Option<Uuid>,
 }
 
 impl ToolResult {
@@ -326,6 +322,7 @@ impl ToolResult {
             message: error.message.clone(),
             outcome: Err(error),
             exception,
+            replay_of: None,
         }
     }
 

@@ -50,8 +50,9 @@ impl Admission for Database {
         &'a self,
         tool: &'static Descriptor,
         key: &'a Key,
+        record: Option<Uuid>,
     ) -> BoxFuture<'a, Result<Claimed, StorageError>> {
-        Box::pin(once::claim(self, tool, key))
+        Box::pin(once::claim(self, tool, key, record))
     }
 
     fn once_status<'a>(

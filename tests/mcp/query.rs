@@ -127,7 +127,7 @@ async fn a_query_reads_only_the_callers_rows_from_the_database() {
 }
 
 #[tokio::test]
-async fn bad_filter_values_are_invalid_params() {
+async fn bad_filter_values_are_invalid_arguments_as_on_an_action() {
     let scratch = Scratch::new();
     let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;
     let failed = result(
@@ -143,7 +143,7 @@ async fn bad_filter_values_are_invalid_params() {
         .and_then(|m| m.get("toolspec/error"))
         .cloned()
         .expect("the error");
-    assert_eq!(error["error"], "invalid_params");
+    assert_eq!(error["error"], "invalid_arguments");
     let text = text(&failed);
     assert!(
         text.contains("status") && text.contains("total_min"),

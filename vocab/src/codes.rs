@@ -1,7 +1,8 @@
 //! The error codes the runtime itself fails a call with. A spec may not declare them (as an
 //! error code or a guard name): a model must be able to tell what they mean.
 
-/// The arguments do not fit the input schema.
+/// The arguments do not fit the input schema (an action's fields or a query tool's filters,
+/// limit, offset and sort alike).
 pub const INVALID_ARGUMENTS: &str = "invalid_arguments";
 /// The handler failed in a way it did not declare (or panicked); details are hidden.
 pub const INTERNAL_ERROR: &str = "internal_error";
@@ -12,8 +13,6 @@ pub const CANCELLED: &str = "cancelled";
 /// No tool by that name (explain only; adapters answer unknown tools natively).
 pub const UNKNOWN_TOOL: &str = "unknown_tool";
 
-/// A query tool's arguments do not fit: bad types or invalid filter values.
-pub const INVALID_PARAMS: &str = "invalid_params";
 /// A query tool's query failed; the cause is in the developer-facing exception only.
 pub const QUERY_FAILED: &str = "query_failed";
 
@@ -70,7 +69,6 @@ pub const BUILTIN: &[&str] = &[
     TIMEOUT,
     CANCELLED,
     UNKNOWN_TOOL,
-    INVALID_PARAMS,
     QUERY_FAILED,
     LOCKED,
     IN_PROGRESS,

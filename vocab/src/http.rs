@@ -4,7 +4,7 @@
 
 use crate::codes;
 
-/// A call's arguments do not fit (`invalid_arguments`, a query tool's `invalid_params`).
+/// A call's arguments do not fit (`invalid_arguments`).
 pub const INVALID: u16 = 422;
 /// No such tool for this caller (unknown or out of scope, alike), or a `ref` that finds no
 /// record.
@@ -54,7 +54,7 @@ pub const PAYLOAD_TOO_LARGE: u16 = 413;
 /// The status of a built-in error code (`None` for a tool's own codes and guards).
 pub fn builtin_status(code: &str) -> Option<u16> {
     Some(match code {
-        codes::INVALID_ARGUMENTS | codes::INVALID_PARAMS => INVALID,
+        codes::INVALID_ARGUMENTS => INVALID,
         codes::UNKNOWN_TOOL | codes::NOT_FOUND | codes::UNKNOWN_TASK => NOT_FOUND,
         codes::TIMEOUT => TIMEOUT,
         codes::LOCKED => LOCKED,

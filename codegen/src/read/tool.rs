@@ -396,7 +396,7 @@ fn not_for_kind(r: &mut Reader<'_>, key: ToolKey, node: &Node, query: bool) {
              to run it as a task"
         } else {
             "a query tool's inputs are its `filters`, its result its `record`, and it fails only \
-             with `invalid_params` or `query_failed`"
+             with `invalid_arguments` or `query_failed`"
         })
     } else {
         r.error(

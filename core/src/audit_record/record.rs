@@ -52,6 +52,11 @@ pub struct AuditRecord {
     /// the user declined (`declined`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answers: Option<Value>,
+    /// Set when `once` answered the call with the recorded result of an earlier call with the
+    /// same key (nothing ran): the id of that call's record, or the nil id when that call was
+    /// not recorded. The outcome and result are the earlier call's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay_of: Option<Uuid>,
 }
 
 /// How the called tool hides its sensitive values, in place.
@@ -168,6 +173,7 @@ impl AuditRecord {
             result: None,
             trace_id: call.trace_id.to_owned(),
             answers: call.answers.clone(),
+            replay_of: None,
         }
     }
 
@@ -188,5 +194,6 @@ impl AuditRecord {
         self.message = message;
         self.exception = result.exception.clone();
         self.result = value;
+        self.replay_of = result.replay_of;
     }
 }

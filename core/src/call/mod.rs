@@ -62,6 +62,9 @@ pub(crate) struct Call<'a> {
     pub(crate) mode: Mode,
     /// Whether it may be handed to the task queue, or is a task's run.
     pub(crate) dispatch: Dispatch,
+    /// The id of the call's audit record, when it is recorded (a `once` key's claim keeps it,
+    /// so that a replay's record can name the call it replays).
+    pub(crate) record: Option<uuid::Uuid>,
 }
 
 /// What a tool's stages answer.

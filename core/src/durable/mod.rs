@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use toolspec_vocab::codes;
+use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
 use crate::descriptor::Descriptor;
@@ -52,6 +53,7 @@ pub(crate) async fn admit(
     ambient: &AmbientContext,
     storage: Option<&dyn Storage>,
     redaction: &Sensitivity,
+    record: Option<Uuid>,
 ) -> Admission {
     if tool.once.is_none() && tool.lock.is_none() {
         return Admission::Run(Ticket::default());
@@ -73,7 +75,7 @@ pub(crate) async fn admit(
     // wait for its result rather than in the lock's queue.
     if let Some(decl) = &tool.once {
         let key = Key::of(tool, &decl.key, args, ambient, redaction);
-        match storage.claim_once(tool, &key).await {
+        match storage.claim_once(tool, &key, record).await {
             Ok(Claimed::Run(claim)) => ticket.once = Some(claim),
             Ok(Claimed::Replay(result)) => return Admission::Answer(result),
             Ok(Claimed::Running) => return Admission::Answer(in_progress(tool)),

@@ -1,24 +1,14 @@
-//! What a call answers when a stage ends it: arguments refused (`invalid_arguments`, a query
-//! tool's `invalid_params`), a `ref` that finds no record (`not_found`), a declared code, a
-//! guard that stops the call. Each builds the model's error from the descriptor; the stages
+//! What a call answers when a stage ends it: a `ref` that finds no record (`not_found`), a
+//! declared code, a guard that stops the call (arguments refused are `invalid_arguments`, built
+//! with the arguments' checks). Each builds the model's error from the descriptor; the stages
 //! decide when.
 
 use serde_json::Value;
 use toolspec_vocab::codes;
 
-use crate::checks::report::{Errors, invalid_arguments};
-use crate::descriptor::{Descriptor, ToolKind};
+use crate::descriptor::Descriptor;
 use crate::failure::{ToolError, ToolResult, compose_error, error_chain};
 use crate::guard::{GuardStop, StopReason};
-
-/// Arguments `tool` refuses: `invalid_arguments`, or `invalid_params` for a query tool.
-pub(crate) fn refused(tool: &Descriptor, errors: &Errors) -> ToolResult {
-    if tool.kind != ToolKind::Query {
-        return invalid_arguments(errors);
-    }
-    let error = ToolError::invalid_params(errors.summary(), errors.details());
-    ToolResult::failed(error, None)
-}
 
 /// A `ref` field names no record the caller may see: `not_found`, with the message of the
 /// spec's own `not_found` code when it declares one.

@@ -97,6 +97,11 @@ pub(crate) async fn start<'r>(
 }
 
 impl Recording<'_> {
+    /// The id of the call's record.
+    pub(crate) fn id(&self) -> Uuid {
+        self.record.id
+    }
+
     /// The trace id of the call (the caller's, or the record's id).
     pub(crate) fn trace_id(&self) -> &str {
         &self.record.trace_id

@@ -56,6 +56,7 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
                 outcome: Ok(value),
                 message,
                 exception: None,
+                replay_of: None,
             }
         }
         Err(result) => result,
@@ -81,6 +82,7 @@ pub(crate) async fn explain(
         rules: registry.rules(),
         mode: Mode::Explain,
         dispatch,
+        record: None,
     };
     match target.imp() {
         Imp::Tool(stages) => stages.run(call, args).await.into_explanation(),

@@ -47,5 +47,6 @@ pub(crate) fn succeed<T: serde::Serialize>(
         outcome: Ok(value),
         message,
         exception: None,
+        replay_of: None,
     }
 }

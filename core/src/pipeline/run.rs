@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 use tracing::Instrument;
+use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
 use crate::call::options::CallOptions;
@@ -22,7 +23,7 @@ use crate::durable::{self, Admission};
 use crate::explain::explanation::{AskedForm, Explanation, GuardCheck};
 use crate::failure::{ToolError, ToolResult};
 use crate::hooks::CallInfo;
-use crate::pipeline::answers::refused;
+use crate::checks::report::invalid_arguments;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::{Decoding, decode};
 use crate::pipeline::handler::{self, Failing, Handled};
@@ -62,7 +63,11 @@ pub(crate) fn call<'a>(
                 Some(error) => Submitted::Done(refused_by_caller(error)),
                 None => {
                     let trace_id = options.trace_id.clone();
-                    spanned(tool, args, ambient, options, trace_id.as_deref(), dispatch).await
+                    let traced = Traced {
+                        trace_id: trace_id.as_deref(),
+                        record: None,
+                    };
+                    spanned(tool, args, ambient, options, traced, dispatch).await
                 }
             };
         }
@@ -94,7 +99,11 @@ async fn recorded(
             // A task stored by this call keeps its trace id: its run's record shares it.
             let mut options = options;
             options.trace_id.get_or_insert_with(|| trace_id.clone());
-            spanned(tool, args, ambient, options, Some(&trace_id), dispatch).await
+            let traced = Traced {
+                trace_id: Some(&trace_id),
+                record: Some(recording.id()),
+            };
+            spanned(tool, args, ambient, options, traced, dispatch).await
         }
     };
     let ticket;
@@ -118,16 +127,23 @@ fn refused_by_caller(error: ToolError) -> ToolResult {
     ToolResult::failed(error, Some("refused by its caller".into()))
 }
 
+/// How a call is traced: its trace id (set on its span), and its audit record's id.
+struct Traced<'a> {
+    trace_id: Option<&'a str>,
+    record: Option<Uuid>,
+}
+
 /// Stages 2 to 5 of [`call`].
 fn spanned<'a>(
     tool: RegisteredTool<'a>,
     args: Value,
     ambient: &'a AmbientContext,
     options: CallOptions,
-    trace_id: Option<&'a str>,
+    traced: Traced<'a>,
     dispatch: Dispatch,
 ) -> impl Future<Output = Submitted> + Send + 'a {
     async move {
+        let Traced { trace_id, record } = traced;
         let descriptor = tool.descriptor();
         if let Some(refused) = scopes::refusal(descriptor, &options) {
             return Submitted::Done(refused);
@@ -163,7 +179,7 @@ fn spanned<'a>(
         } else {
             args.clone()
         };
-        let submitted = own_stages(tool, args, ambient, options, Mode::Invoke, dispatch)
+        let submitted = own_stages(tool, args, ambient, options, dispatch, record)
             .instrument(span.clone())
             .await
             .into_submitted(descriptor);
@@ -190,14 +206,14 @@ fn spanned<'a>(
     }
 }
 
-/// Stage 4 of [`call`]: the tool's own stages in `mode`.
-pub(crate) fn own_stages<'a>(
+/// Stage 4 of [`call`]: the tool's own stages, invoked (`record`: the call's audit record).
+fn own_stages<'a>(
     tool: RegisteredTool<'a>,
     args: Value,
     ambient: &'a AmbientContext,
     options: CallOptions,
-    mode: Mode,
     dispatch: Dispatch,
+    record: Option<Uuid>,
 ) -> impl Future<Output = Answer> + Send + 'a {
     async move {
         let registry = tool.registry();
@@ -206,8 +222,9 @@ pub(crate) fn own_stages<'a>(
             ambient,
             options,
             rules: registry.rules(),
-            mode,
+            mode: Mode::Invoke,
             dispatch,
+            record,
         };
         match tool.imp() {
             Imp::Tool(stages) => stages.run(call, args).await,
@@ -253,6 +270,7 @@ pub(crate) fn tool_stages<'a, O: Operation>(
             rules,
             mode,
             dispatch,
+            record,
         } = call;
         let compiled = match own.compiled {
             Ok(compiled) => compiled,
@@ -310,7 +328,7 @@ pub(crate) fn tool_stages<'a, O: Operation>(
         let (ticket, explanation) = match mode {
             Mode::Invoke if !admits => (None, None),
             Mode::Invoke => {
-                let admission = Box::pin(durable::admit(tool, &value, ambient, storage, redaction));
+                let admission = Box::pin(durable::admit(tool, &value, ambient, storage, redaction, record));
                 match admission.await {
                     Admission::Run(ticket) => (Some(ticket), None),
                     Admission::Answer(result) => return Answer::Called(result),
@@ -388,7 +406,7 @@ fn asking<'a, O: Operation>(
             let (input, resolved) = match decoded {
                 Ok(decoded) => decoded,
                 Err(Decoding::Arguments(errors)) => {
-                    return Err(Answer::Called(refused(tool, &errors)));
+                    return Err(Answer::Called(invalid_arguments(&errors)));
                 }
                 Err(Decoding::Internal(result)) => return Err(Answer::Called(result)),
             };
@@ -468,7 +486,7 @@ fn admitted<'a, O: Operation>(
                         explanation.more_errors = errors.more;
                         Answer::Explained(Ok(explanation))
                     }
-                    None => Answer::Called(refused(tool, &errors)),
+                    None => Answer::Called(invalid_arguments(&errors)),
                 };
                 return (answer, false);
             }
@@ -528,7 +546,7 @@ fn answer_or_explained(explanation: Option<Explanation>, result: ToolResult) -> 
 /// Arguments refused: the call's `invalid_arguments`, or the explanation's errors.
 fn refusal(mode: Mode, tool: &'static Descriptor, errors: Errors) -> Answer {
     match mode {
-        Mode::Invoke => Answer::Called(refused(tool, &errors)),
+        Mode::Invoke => Answer::Called(invalid_arguments(&errors)),
         Mode::Explain => {
             let mut explanation = explanation(tool);
             explanation.errors = errors.list;

@@ -103,6 +103,7 @@ fn answer(task: &Task) -> ToolResult {
         outcome: Ok(task.to_json()),
         message,
         exception: None,
+        replay_of: None,
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::call::options::{CallOptions, Rules};
 use crate::descriptor::{AskForm, Descriptor};
 use crate::failure::{ToolError, ToolResult};
-use crate::pipeline::answers::refused;
+use crate::checks::report::invalid_arguments;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::screen;
 use crate::request_state::{RequestState, StateError};
@@ -126,7 +126,7 @@ pub(crate) async fn resume(
     let adapter = options.adapter.as_deref();
     match screen::screen(tool, compiled, merged, adapter, rules) {
         Ok(value) => Ok((value, Round { sent, carried })),
-        Err(errors) => Err(refused(tool, &errors)),
+        Err(errors) => Err(invalid_arguments(&errors)),
     }
 }
 

@@ -59,6 +59,7 @@ impl Admission for NoDatabase {
         &'a self,
         _tool: &'static Descriptor,
         _key: &'a Key,
+        _record: Option<uuid::Uuid>,
     ) -> BoxFuture<'a, Result<Claimed, StorageError>> {
         match *self {}
     }

@@ -114,12 +114,14 @@ pub trait HeldLock: Send {
 
 /// `once` keys and `lock`s, shared by every process on the database.
 pub trait Admission {
-    /// Claims `key` for a call of `tool`: it runs, answers with a recorded result, or waits up
-    /// to [`WAIT_FOR_RUNNING`] for a call with the same key that runs now.
+    /// Claims `key` for a call of `tool` (`record`: the call's audit record, which a replay
+    /// names as [`ToolResult::replay_of`]): it runs, answers with a recorded result, or waits
+    /// up to [`WAIT_FOR_RUNNING`] for a call with the same key that runs now.
     fn claim_once<'a>(
         &'a self,
         tool: &'static Descriptor,
         key: &'a Key,
+        record: Option<Uuid>,
     ) -> BoxFuture<'a, Result<Claimed, StorageError>>;
 
     /// What explain says of `key`, claiming nothing.

@@ -222,6 +222,7 @@ impl Task {
                 timestamp(self.expires_at)
             ),
             exception: None,
+            replay_of: None,
         }
     }
 }
@@ -316,6 +317,7 @@ pub fn result_from_stored(stored: &Value) -> Option<ToolResult> {
         outcome,
         message,
         exception: None,
+        replay_of: None,
     })
 }
 
@@ -345,6 +347,7 @@ mod tests {
             outcome: Ok(json!({"rows": 3})),
             message: "Exported 3 rows.".into(),
             exception: None,
+            replay_of: None,
         };
         assert_eq!(result_from_stored(&stored_result(&ok)), Some(ok));
         let failed = ToolResult::failed(

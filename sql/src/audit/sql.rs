@@ -17,19 +17,20 @@ use toolspec_core::storage::StorageError;
 const TABLE: &str = "toolspec_audit";
 
 /// The columns a finished record sets over its opened one (all but who called what, when).
-const OUTCOME_COLUMNS: [&str; 7] = [
+const OUTCOME_COLUMNS: [&str; 8] = [
     "duration_us",
     "outcome",
     "message",
     "exception",
     "result",
     "state",
+    "replay_of",
     "instance",
 ];
 
 /// The table's columns, in insert order; all but the last (`instance`, written but never
 /// read back) are read ([`read_columns`]).
-const COLUMNS: [&str; 16] = [
+const COLUMNS: [&str; 17] = [
     "id",
     "started_at",
     "duration_us",
@@ -45,6 +46,7 @@ const COLUMNS: [&str; 16] = [
     "trace_id",
     "state",
     "answers",
+    "replay_of",
     "instance",
 ];
 
@@ -80,7 +82,7 @@ impl Database {
             let opened = (r.state == AuditState::Started)
                 .then_some(instance)
                 .flatten();
-            let row: [SimpleExpr; 16] = [
+            let row: [SimpleExpr; 17] = [
                 codec.uuid(r.id).into(),
                 codec.time(r.started_at).into(),
                 i64::try_from(r.duration_us).unwrap_or(i64::MAX).into(),
@@ -96,6 +98,7 @@ impl Database {
                 r.trace_id.as_str().into(),
                 r.state.as_str().into(),
                 codec.json_or_null(r.answers.as_ref()).into(),
+                codec.uuid_or_null(r.replay_of).into(),
                 opened.map(str::to_owned).into(),
             ];
             insert
@@ -259,15 +262,18 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, StorageEr
         serde_json::from_str(&text)
             .map_err(|e| StorageError::failed("a stored JSON value does not parse", e))
     };
+    let uuid = |id: &str| -> Result<uuid::Uuid, StorageError> {
+        id.parse()
+            .map_err(|e| StorageError::failed(format!("a stored id `{id}` is no UUID"), e))
+    };
     let id: String = row.try_get("id").map_err(e)?;
     let started_at: String = row.try_get("started_at").map_err(e)?;
     let result: Option<String> = row.try_get("result").map_err(e)?;
     let answers: Option<String> = row.try_get("answers").map_err(e)?;
+    let replay_of: Option<String> = row.try_get("replay_of").map_err(e)?;
     let state: String = row.try_get("state").map_err(e)?;
     Ok(AuditRecord {
-        id: id
-            .parse()
-            .map_err(|e| StorageError::failed(format!("a stored id `{id}` is no UUID"), e))?,
+        id: uuid(&id)?,
         started_at: DateTime::parse_from_rfc3339(&started_at)
             .map_err(|e| {
                 StorageError::failed(format!("a stored time `{started_at}` is not RFC 3339"), e)
@@ -288,6 +294,7 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, StorageEr
         result: result.map(json).transpose()?,
         trace_id: row.try_get("trace_id").map_err(e)?,
         answers: answers.map(json).transpose()?,
+        replay_of: replay_of.map(|id| uuid(&id)).transpose()?,
     })
 }
 
@@ -315,5 +322,6 @@ fn postgres_record(row: &sqlx::postgres::PgRow) -> Result<AuditRecord, StorageEr
         result: row.try_get("result").map_err(e)?,
         trace_id: row.try_get("trace_id").map_err(e)?,
         answers: row.try_get("answers").map_err(e)?,
+        replay_of: row.try_get("replay_of").map_err(e)?,
     })
 }

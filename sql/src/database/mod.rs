@@ -254,6 +254,10 @@ const MIGRATIONS_SQLITE: &[(&str, &str)] = &[
         "rate budgets shared by processes",
         include_str!("../../migrations/sqlite/0005_shared_budgets.sql"),
     ),
+    (
+        "replays: the record a `once` replay answered with",
+        include_str!("../../migrations/sqlite/0006_replays.sql"),
+    ),
 ];
 
 /// toolspec's migrations on PostgreSQL, in order.
@@ -278,6 +282,10 @@ const MIGRATIONS_POSTGRES: &[(&str, &str)] = &[
     (
         "rate budgets shared by processes",
         include_str!("../../migrations/postgres/0005_shared_budgets.sql"),
+    ),
+    (
+        "replays: the record a `once` replay answered with",
+        include_str!("../../migrations/postgres/0006_replays.sql"),
     ),
 ];
 
@@ -351,6 +359,20 @@ impl Codec {
                 Self::Sqlite => sea_query::Value::String(None),
                 #[cfg(feature = "postgres")]
                 Self::Postgres => sea_query::Value::Json(None),
+                #[cfg(not(feature = "postgres"))]
+                Self::Postgres => sea_query::Value::String(None),
+            },
+        }
+    }
+
+    /// A UUID that may be absent.
+    pub(crate) fn uuid_or_null(self, id: Option<uuid::Uuid>) -> sea_query::Value {
+        match id {
+            Some(id) => self.uuid(id),
+            None => match self {
+                Self::Sqlite => sea_query::Value::String(None),
+                #[cfg(feature = "postgres")]
+                Self::Postgres => sea_query::Value::Uuid(None),
                 #[cfg(not(feature = "postgres"))]
                 Self::Postgres => sea_query::Value::String(None),
             },

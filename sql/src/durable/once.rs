@@ -29,6 +29,8 @@ pub(crate) struct Claim {
     tool: &'static Descriptor,
     key_hash: String,
     holder: String,
+    /// The claiming call's audit record, kept with its result for the records of replays.
+    record: Option<Uuid>,
     finished: bool,
 }
 
@@ -51,6 +53,7 @@ pub(crate) async fn claim(
     database: &Database,
     tool: &'static Descriptor,
     key: &Key,
+    record: Option<Uuid>,
 ) -> Result<Claimed, StorageError> {
     let instance = database.instance().await?.to_owned();
     let holder = Uuid::now_v7().simple().to_string();
@@ -79,7 +82,7 @@ pub(crate) async fn claim(
         .map_err(|e| database.failed("claiming a `once` key", e))?;
         if inserted == 1 {
             return Ok(Claimed::Run(Box::new(Claim::new(
-                database, tool, key, holder,
+                database, tool, key, holder, record,
             ))));
         }
         let Some(row) = read(database, tool, &key.hash).await? else {
@@ -121,7 +124,7 @@ pub(crate) async fn claim(
                     );
                 }
                 return Ok(Claimed::Run(Box::new(Claim::new(
-                    database, tool, key, holder,
+                    database, tool, key, holder, record,
                 ))));
             }
             continue;
@@ -211,7 +214,8 @@ async fn read(
     .map_err(|e| database.failed("reading a `once` key", e))
 }
 
-/// The recorded result of a `done` row.
+/// The recorded result of a `done` row, naming the record of the call that made it (the nil
+/// id when that call was not recorded).
 fn replay(row: &Row) -> Result<ToolResult, StorageError> {
     let text = row.result.as_deref().unwrap_or("null");
     let stored: Value = serde_json::from_str(text).map_err(|e| {
@@ -229,20 +233,29 @@ fn replay(row: &Row) -> Result<ToolResult, StorageError> {
         }),
         None => Ok(stored.get("value").cloned().unwrap_or(Value::Null)),
     };
+    let record = stored["record"].as_str().and_then(|id| id.parse().ok());
     Ok(ToolResult {
         outcome,
         message,
         exception: None,
+        replay_of: Some(record.unwrap_or(Uuid::nil())),
     })
 }
 
 impl Claim {
-    fn new(database: &Database, tool: &'static Descriptor, key: &Key, holder: String) -> Self {
+    fn new(
+        database: &Database,
+        tool: &'static Descriptor,
+        key: &Key,
+        holder: String,
+        record: Option<Uuid>,
+    ) -> Self {
         Self {
             database: database.clone(),
             tool,
             key_hash: key.hash.clone(),
             holder,
+            record,
             finished: false,
         }
     }
@@ -263,7 +276,7 @@ impl Claim {
     async fn record(&self, result: &ToolResult) -> Result<(), StorageError> {
         let now = now_ms();
         let ttl = self.tool.once.as_ref().map_or(0, |once| millis(once.ttl()));
-        let (outcome, stored) = match &result.outcome {
+        let (outcome, mut stored) = match &result.outcome {
             Ok(value) => (
                 "ok".to_owned(),
                 json!({"value": value, "message": result.message}),
@@ -273,6 +286,9 @@ impl Claim {
                 json!({"error": {"code": error.code, "message": error.message, "details": error.details}, "message": result.message}),
             ),
         };
+        if let (Some(record), Value::Object(stored)) = (self.record, &mut stored) {
+            stored.insert("record".into(), json!(record));
+        }
         let stored = stored.to_string();
         on_pool!(self.database, |pool| {
             sqlx::query(

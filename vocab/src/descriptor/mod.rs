@@ -480,6 +480,15 @@ impl Descriptor {
     pub fn output_schema_json(&self) -> serde_json::Value {
         parse_embedded(&self.output_schema)
     }
+
+    /// Whether the tool exposes no value (an action without `exposes`): its output schema is an
+    /// object without properties, which tells a client nothing.
+    #[cfg(feature = "json")]
+    pub fn exposes_nothing(&self) -> bool {
+        self.output_schema_json()["properties"]
+            .as_object()
+            .is_some_and(serde_json::Map::is_empty)
+    }
 }
 
 /// An embedded schema, parsed: the compiler serialized it itself, so a failure would mean a

@@ -100,7 +100,6 @@ pub fn wrap(tool: &Descriptor) -> Option<Tool> {
         tool.schema_for(ADAPTER, Dialect::Mcp)
             .unwrap_or(&tool.input_schema),
     );
-    let output_schema = object(&tool.output_schema);
     let read_only = tool.has_hint("read_only");
     let mut annotations = ToolAnnotations::new()
         .read_only(read_only)
@@ -119,7 +118,9 @@ pub fn wrap(tool: &Descriptor) -> Option<Tool> {
         wrapped.title = Some(title.to_string());
         annotations.title = Some(title.to_string());
     }
-    wrapped.output_schema = Some(output_schema);
+    // A tool that exposes nothing publishes no `outputSchema` (MCP makes it optional, and an
+    // object without properties says nothing); its results still carry `structuredContent: {}`.
+    wrapped.output_schema = (!tool.exposes_nothing()).then(|| object(&tool.output_schema));
     wrapped.annotations = Some(annotations);
     wrapped.meta = (!meta.is_empty()).then(|| MetaObject(meta));
     Some(wrapped)
@@ -752,6 +753,19 @@ mod tests {
             ..tool(&[])
         };
         assert!(wrap(&outsider).is_none());
+    }
+
+    #[test]
+    fn a_tool_that_exposes_nothing_publishes_no_output_schema() {
+        let silent = Descriptor {
+            output_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#
+                .into(),
+            ..tool(&[])
+        };
+        assert!(silent.exposes_nothing());
+        let wrapped = serde_json::to_value(wrap(&silent).unwrap()).unwrap();
+        assert!(wrapped.get("outputSchema").is_none(), "{wrapped:#}");
+        assert!(!tool(&[]).exposes_nothing());
     }
 
     #[test]

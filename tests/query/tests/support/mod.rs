@@ -492,7 +492,7 @@ pub fn reference(
 pub fn observed(result: &ToolResult, rows: &[Row], tenant: i64) -> Expected {
     let page = match &result.outcome {
         Ok(page) => page,
-        Err(error) if error.code == "invalid_params" => return Expected::Invalid,
+        Err(error) if error.code == "invalid_arguments" => return Expected::Invalid,
         Err(error) => panic!("unexpected failure {error:?}: {:?}", result.exception),
     };
     let records = page["records"].as_array().expect("records");
