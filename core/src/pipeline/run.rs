@@ -17,13 +17,13 @@ use crate::ambient::AmbientContext;
 use crate::call::options::CallOptions;
 use crate::call::{Answer, Call, Dispatch, Mode};
 use crate::checks::report::Errors;
+use crate::checks::report::invalid_arguments;
 use crate::contract::Operation;
 use crate::descriptor::{AskForm, Descriptor};
 use crate::durable::{self, Admission};
 use crate::explain::explanation::{AskedForm, Explanation, GuardCheck};
 use crate::failure::{ToolError, ToolResult};
 use crate::hooks::CallInfo;
-use crate::checks::report::invalid_arguments;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::{Decoding, decode};
 use crate::pipeline::handler::{self, Failing, Handled};
@@ -328,7 +328,9 @@ pub(crate) fn tool_stages<'a, O: Operation>(
         let (ticket, explanation) = match mode {
             Mode::Invoke if !admits => (None, None),
             Mode::Invoke => {
-                let admission = Box::pin(durable::admit(tool, &value, ambient, storage, redaction, record));
+                let admission = Box::pin(durable::admit(
+                    tool, &value, ambient, storage, redaction, record,
+                ));
                 match admission.await {
                     Admission::Run(ticket) => (Some(ticket), None),
                     Admission::Answer(result) => return Answer::Called(result),

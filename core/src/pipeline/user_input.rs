@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::call::options::{CallOptions, Rules};
+use crate::checks::report::invalid_arguments;
 use crate::descriptor::{AskForm, Descriptor};
 use crate::failure::{ToolError, ToolResult};
-use crate::checks::report::invalid_arguments;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::screen;
 use crate::request_state::{RequestState, StateError};
