@@ -42,7 +42,7 @@ async fn the_query_tool_is_listed_with_its_filters_and_never_its_scope() {
     );
     assert_eq!(search["annotations"]["readOnlyHint"], true);
     let description = search["description"].as_str().unwrap();
-    assert!(description.starts_with("Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed_at is at least);"), "{description}");
+    assert!(description.starts_with("Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after);"), "{description}");
     assert!(
         description
             .contains("Sorts: placed_at, total (`-` first for largest first; default -placed_at)."),

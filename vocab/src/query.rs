@@ -145,19 +145,42 @@ impl FilterOp {
             .collect()
     }
 
-    /// What the operator says of a column, for descriptions (`is at least`): "Only records
-    /// whose total is at least this."
-    pub const fn phrase(self) -> &'static str {
-        match self {
-            Self::Eq => "is",
-            Self::Ne => "is not",
-            Self::Lt => "is less than",
-            Self::Lte => "is at most",
-            Self::Gt => "is greater than",
-            Self::Gte => "is at least",
-            Self::Contains => "contains",
-            Self::StartsWith => "starts with",
-            Self::In => "is one of",
+    /// What the operator says of a column of type `ty`, for descriptions: `is at least`, or
+    /// for dates and times `is on or after` (`is at or after`).
+    pub const fn phrase(self, ty: ColumnType) -> &'static str {
+        match (self, ty) {
+            (Self::Lt, ColumnType::Date | ColumnType::DateTime) => "is before",
+            (Self::Lte, ColumnType::Date) => "is on or before",
+            (Self::Lte, ColumnType::DateTime) => "is at or before",
+            (Self::Gt, ColumnType::Date | ColumnType::DateTime) => "is after",
+            (Self::Gte, ColumnType::Date) => "is on or after",
+            (Self::Gte, ColumnType::DateTime) => "is at or after",
+            (Self::Eq, _) => "is",
+            (Self::Ne, _) => "is not",
+            (Self::Lt, _) => "is less than",
+            (Self::Lte, _) => "is at most",
+            (Self::Gt, _) => "is greater than",
+            (Self::Gte, _) => "is at least",
+            (Self::Contains, _) => "contains",
+            (Self::StartsWith, _) => "starts with",
+            (Self::In, _) => "is one of",
+        }
+    }
+
+    /// What a filter with the operator says of the records it keeps, for descriptions:
+    /// `whose total is at least`; a date or time named for an event (`placed_at`, `due_on`)
+    /// reads as the event: `placed at or after`, `due before`.
+    pub fn about_records(self, column: &str, ty: ColumnType) -> String {
+        let phrase = self.phrase(ty);
+        let event = matches!(ty, ColumnType::Date | ColumnType::DateTime)
+            .then(|| column.strip_suffix("_at").or_else(|| column.strip_suffix("_on")))
+            .flatten()
+            .filter(|stem| !stem.is_empty());
+        match (event, phrase.strip_prefix("is ")) {
+            (Some(stem), Some(relation)) if !matches!(self, Self::Eq | Self::Ne | Self::In) => {
+                format!("{} {relation}", stem.replace('_', " "))
+            }
+            _ => format!("whose {column} {phrase}"),
         }
     }
 }
@@ -241,6 +264,35 @@ mod tests {
         assert!(FilterOp::Gte.accepts(ColumnType::DateTime));
         assert!(FilterOp::In.accepts(ColumnType::Uuid));
         assert_eq!(FilterOp::StartsWith.accepted(), ["string"]);
+    }
+
+    #[test]
+    fn descriptions_read_dates_as_events() {
+        let about = |op: FilterOp, column, ty| op.about_records(column, ty);
+        assert_eq!(
+            about(FilterOp::Lt, "due_on", ColumnType::Date),
+            "due before"
+        );
+        assert_eq!(
+            about(FilterOp::Gte, "placed_at", ColumnType::DateTime),
+            "placed at or after"
+        );
+        assert_eq!(
+            about(FilterOp::Lte, "deadline", ColumnType::Date),
+            "whose deadline is on or before"
+        );
+        assert_eq!(
+            about(FilterOp::Eq, "due_on", ColumnType::Date),
+            "whose due_on is"
+        );
+        assert_eq!(
+            about(FilterOp::Gte, "total", ColumnType::Integer),
+            "whose total is at least"
+        );
+        assert_eq!(
+            about(FilterOp::Gt, "created_at", ColumnType::String),
+            "whose created_at is greater than"
+        );
     }
 
     #[test]

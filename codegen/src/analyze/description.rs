@@ -79,7 +79,11 @@ pub fn query_description(
         .map(|f| {
             let mut about = String::new();
             if f.column != f.name.value || !matches!(f.op, FilterOp::Eq | FilterOp::In) {
-                about = format!("{} {}", f.column, f.op.phrase());
+                let about_records = f.op.about_records(&f.column, f.ty);
+                about = match about_records.strip_prefix("whose ") {
+                    Some(about) => about.to_owned(),
+                    None => about_records,
+                };
             }
             if !f.one_of.is_empty() {
                 let values: Vec<String> = f

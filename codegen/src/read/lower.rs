@@ -84,11 +84,8 @@ fn filter_field(filter: &FilterDecl) -> Field {
             FilterOp::Contains | FilterOp::StartsWith => " text (case-sensitive)",
             _ => "",
         };
-        format!(
-            "Only records whose {} {} {what}{text}.",
-            filter.column,
-            filter.op.phrase()
-        )
+        let about = filter.op.about_records(&filter.column, filter.ty);
+        format!("Only records {about} {what}{text}.")
     }));
     field
 }
