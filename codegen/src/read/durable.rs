@@ -251,14 +251,17 @@ fn read_keyed(
             None
         }
     };
-    let duration = match node.get(dkey) {
-        None => Some(match which {
-            Keyed::Once => DEFAULT_TTL,
-            Keyed::Lock => DEFAULT_WAIT,
-        }),
-        Some(n) => read_bounded(r, which, n),
+    let default = match which {
+        Keyed::Once => DEFAULT_TTL,
+        Keyed::Lock => DEFAULT_WAIT,
     };
-    Some((key?, duration?))
+    // A wrong duration is reported, and the key still checked against `expects` with the
+    // default in its place: one build reports both (the build fails all the same).
+    let duration = match node.get(dkey) {
+        None => default,
+        Some(n) => read_bounded(r, which, n).unwrap_or(default),
+    };
+    Some((key?, duration))
 }
 
 /// What `key:` lists, for helps.

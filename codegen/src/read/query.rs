@@ -576,15 +576,23 @@ impl QueryDraft {
                  `customer_id: { ambient: customer_id }`",
             );
         }
-        let (source, (_, record), (_, scope)) = (self.source?, self.record?, self.scope?);
-        let bound = scope.len();
-        let scope = check_ambient(r, scope, config);
-        if scope.len() < bound || scope.is_empty() {
-            return None;
-        }
-        let field_names: Vec<&str> = record.iter().map(|f| f.name.value.as_str()).collect();
+        // What is there is checked even when another key is missing or wrong: one build
+        // reports every mistake.
+        let record = self.record.map(|(_, record)| record);
+        let scope = self.scope.and_then(|(_, scope)| {
+            let bound = scope.len();
+            let scope = check_ambient(r, scope, config);
+            (scope.len() == bound && !scope.is_empty()).then_some(scope)
+        });
+        let field_names: Option<Vec<&str>> = record
+            .as_ref()
+            .map(|record| record.iter().map(|f| f.name.value.as_str()).collect());
         let mut sorts = Vec::new();
         for sort in self.sorts {
+            let Some(field_names) = &field_names else {
+                sorts.push(sort);
+                continue;
+            };
             if field_names.contains(&sort.value.as_str()) {
                 sorts.push(sort);
             } else {
@@ -593,7 +601,7 @@ impl QueryDraft {
                     &sort,
                     "`sorts`",
                     "record field",
-                    &field_names,
+                    field_names,
                     "unknown column",
                 );
             }
@@ -613,7 +621,8 @@ impl QueryDraft {
             }
         }
         for filter in &self.filters {
-            if scope.iter().any(|b| b.ambient.value == filter.name.value) {
+            let binds = |b: &ScopeBinding| b.ambient.value == filter.name.value;
+            if scope.iter().flatten().any(binds) {
                 r.report(
                     r.error(
                         Kind::NameClash,
@@ -639,9 +648,9 @@ impl QueryDraft {
             );
         }
         Some(QuerySpec {
-            source,
-            record,
-            scope,
+            source: self.source?,
+            record: record?,
+            scope: scope?,
             filters: self.filters,
             sorts,
             default_sort: self.default_sort,
