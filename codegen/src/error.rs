@@ -3,7 +3,7 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::diagnostic::{Diagnostic, Severity, print_cargo_lines};
+use crate::diagnostic::{Diagnostic, Severity, cargo_lines};
 
 /// Why a compile failed.
 #[derive(Debug)]
@@ -28,23 +28,39 @@ pub enum Error {
 }
 
 impl Error {
-    /// Prints the error for a build script (the diagnostics on stderr, one `cargo::error` line
-    /// for each of the first [`crate::MAX_SHOWN`] errors) and exits with status 1.
+    /// Ends a build script with the error: prints [`Error::cargo_lines`], and the full
+    /// rendering on stderr, then exits with status 0. Cargo fails the build on the
+    /// `cargo::error` lines alone, and shows only them — one per error, with its place and its
+    /// help — rather than every line the script printed (`cargo build -vv` shows the rendering
+    /// too, and `toolspec check` prints it with each source line).
     pub fn exit(self) -> ! {
         eprintln!("{self}");
-        if let Self::Specs { diagnostics, .. } = &self {
-            let errors: Vec<&Diagnostic> = diagnostics
-                .iter()
-                .filter(|d| d.severity == Severity::Error)
-                .collect();
-            print_cargo_lines("error", &errors);
-        } else {
-            println!(
-                "cargo::error={}",
-                self.to_string().lines().next().unwrap_or("toolspec failed")
-            );
+        for line in self.cargo_lines() {
+            println!("{line}");
         }
-        std::process::exit(1)
+        std::process::exit(0)
+    }
+
+    /// What a build script prints for the error: a `cargo::error=` line for each of the first
+    /// [`crate::MAX_SHOWN`] errors of the specs (`file:line:col: message (help: …)`), then one
+    /// that says where to see them rendered; or one line for any other failure.
+    pub fn cargo_lines(&self) -> Vec<String> {
+        let Self::Specs { diagnostics, .. } = self else {
+            let first = self.to_string();
+            let first = first.lines().next().unwrap_or("toolspec failed");
+            return vec![format!("cargo::error={first}")];
+        };
+        let errors: Vec<&Diagnostic> = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        let mut lines = cargo_lines("error", &errors);
+        lines.push(format!(
+            "cargo::error=toolspec: the specs have {}; `toolspec check` on the specs folder (or \
+             `cargo build -vv`) shows each with its source line",
+            crate::diagnostic::suggest::plural(errors.len(), "error")
+        ));
+        lines
     }
 }
 

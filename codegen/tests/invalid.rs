@@ -153,3 +153,37 @@ fn damaged_specs_never_panic() {
         panics.join("\n  ")
     );
 }
+
+/// A build script that fails prints one `cargo::error=` line per error — its place, its message
+/// and its help, which is what cargo shows — and one that says where to see them rendered.
+#[test]
+fn a_failed_build_says_each_error_on_one_line_with_its_help() {
+    let out = tempfile::tempdir().expect("a temp dir");
+    let case =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid/150-every-error-in-one-build");
+    let error = Config::new()
+        .display_root(DISPLAY_ROOT)
+        .out_dir(out.path())
+        .emit_rerun_if_changed(false)
+        .compile(case.join("specs"))
+        .err()
+        .expect("the specs are invalid");
+    let lines = error.cargo_lines();
+    assert_eq!(lines.len(), 8, "{lines:#?}");
+    assert_eq!(
+        lines[0],
+        "cargo::error=specs/loans/renew.yaml:7:15: `member` in `once.key` is not an `expects` \
+         field of this tool (help: did you mean `member_id`?)"
+    );
+    assert!(
+        lines[..7]
+            .iter()
+            .all(|l| l.starts_with("cargo::error=specs/loans/")),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        lines[7],
+        "cargo::error=toolspec: the specs have 7 errors; `toolspec check` on the specs folder \
+         (or `cargo build -vv`) shows each with its source line"
+    );
+}

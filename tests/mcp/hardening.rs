@@ -711,7 +711,12 @@ async fn error_results_carry_their_code_and_details_but_never_a_sensitive_value(
     assert!(!serde_json::to_string(&refused).unwrap().contains("SECRET"));
     // 2^53 + 1 sent as a float arrives as 2^53 (a Python client sends the same): refused as
     // inexact, never rounded into another order's id.
-    let inexact = result(&client, "orders_get", json!({ "order_id": 9007199254740993.0 })).await;
+    let inexact = result(
+        &client,
+        "orders_get",
+        json!({ "order_id": 9007199254740993.0 }),
+    )
+    .await;
     assert_eq!(
         text(&inexact),
         "Invalid arguments: `/order_id`: 9007199254740992.0 is not an exact integer (a number \

@@ -173,7 +173,11 @@ impl FilterOp {
     pub fn about_records(self, column: &str, ty: ColumnType) -> String {
         let phrase = self.phrase(ty);
         let event = matches!(ty, ColumnType::Date | ColumnType::DateTime)
-            .then(|| column.strip_suffix("_at").or_else(|| column.strip_suffix("_on")))
+            .then(|| {
+                column
+                    .strip_suffix("_at")
+                    .or_else(|| column.strip_suffix("_on"))
+            })
             .flatten()
             .filter(|stem| !stem.is_empty());
         match (event, phrase.strip_prefix("is ")) {

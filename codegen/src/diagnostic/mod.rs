@@ -28,7 +28,7 @@ pub mod message;
 pub mod render;
 pub mod suggest;
 
-pub use cargo::print_cargo_lines;
+pub use cargo::{cargo_lines, print_cargo_lines};
 pub use kind::Kind;
 pub use message::{Diagnostic, Related, Severity};
 pub use render::{MAX_SHOWN, fallback_summary, render_all, render_summary};

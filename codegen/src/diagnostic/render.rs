@@ -210,7 +210,7 @@ pub fn fallback_summary(diagnostics: &[Diagnostic]) -> Option<String> {
 }
 
 /// What [`render_all`] sorts by: severity, file, line and column, message.
-fn sort_key(d: &Diagnostic) -> (Severity, &str, Option<(u32, u32)>, &str) {
+pub(crate) fn sort_key(d: &Diagnostic) -> (Severity, &str, Option<(u32, u32)>, &str) {
     let at = d.span.map(|s| (s.start.line, s.start.col));
     (d.severity, &d.file, at, &d.message)
 }
