@@ -56,17 +56,17 @@ fn files(readme: &str) -> Vec<(String, String)> {
     files
 }
 
-/// The README's `Cargo.toml`, depending on this workspace instead of crates.io.
+/// The README's `Cargo.toml`, depending on this workspace instead of the repository.
 fn local(manifest: &str) -> String {
     let runtime = workspace().join("toolspec");
     let codegen = workspace().join("codegen");
     let manifest = manifest
         .replace(
-            r#"toolspec = { version = "0.1""#,
+            r#"toolspec = { git = "https://github.com/toolspec/toolspec""#,
             &format!("toolspec = {{ path = {:?}", runtime.display().to_string()),
         )
         .replace(
-            r#"toolspec-codegen = "0.1""#,
+            r#"toolspec-codegen = { git = "https://github.com/toolspec/toolspec" }"#,
             &format!(
                 "toolspec-codegen = {{ path = {:?} }}",
                 codegen.display().to_string()
@@ -74,7 +74,7 @@ fn local(manifest: &str) -> String {
         );
     assert!(
         manifest.contains("toolspec = { path") && manifest.contains("toolspec-codegen = { path"),
-        "the README's Cargo.toml names toolspec and toolspec-codegen as `0.1`:\n{manifest}"
+        "the README's Cargo.toml names toolspec and toolspec-codegen by the repository:\n{manifest}"
     );
     // A crate of its own, not a member of this workspace.
     manifest + "\n[workspace]\n"
