@@ -1,8 +1,9 @@
-//! `toolspec`: check spec folders, list their tools, print their canonical schemas, print
-//! each provider's native tool definitions exactly as the runtime's adapters declare them, and
-//! print the Rust file a build generates.
+//! `toolspec`: make a crate, check spec folders, list their tools, print their canonical
+//! schemas, print each provider's native tool definitions exactly as the runtime's adapters
+//! declare them, print the Rust file a build generates and the handlers to write.
 
 mod declare;
+mod new;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -75,15 +76,45 @@ enum Command {
         #[arg(default_value = "specs")]
         dir: PathBuf,
     },
+    /// Print the `impl Handler` of each action, every method with its signature and a
+    /// `todo!()` to replace (query tools run without a handler).
+    Stubs {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+        /// Only this tool (canonical name).
+        #[arg(long)]
+        tool: Option<String>,
+        /// The app type the handlers are for, declared as a unit struct.
+        #[arg(long, default_value = "App")]
+        app: String,
+        /// The path of the module `toolspec::include_tools!()` declares.
+        #[arg(long, default_value = "crate::tools")]
+        tools: String,
+    },
+    /// Make a crate that builds and serves: a specs folder with one tool, the build script, a
+    /// handler, an MCP server over stdio, and a test.
+    New {
+        /// The crate's name, also its folder's (made in the current folder).
+        name: String,
+        /// Depend on this toolspec checkout rather than on the repository.
+        #[arg(long, value_name = "DIR")]
+        toolspec_path: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let dir = match &cli.command {
+        Command::New {
+            name,
+            toolspec_path,
+        } => return create(name, toolspec_path.as_deref()),
         Command::Check { dir }
         | Command::List { dir, .. }
         | Command::Schema { dir, .. }
-        | Command::Emit { dir } => dir,
+        | Command::Emit { dir }
+        | Command::Stubs { dir, .. } => dir,
     };
     let project = match toolspec_codegen::load(dir) {
         Ok(project) => project,
@@ -134,6 +165,37 @@ fn main() -> ExitCode {
             _ => schema(&project, tool.as_deref()),
         },
         Command::Emit { .. } => print_text(&toolspec_codegen::generate(&project)),
+        Command::Stubs {
+            tool, app, tools, ..
+        } => {
+            let stubs = toolspec_codegen::Stubs { app, tools, tool };
+            match toolspec_codegen::handler_stubs(&project, &stubs) {
+                Ok(text) => print_text(&text),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+        Command::New { .. } => unreachable!("made before the specs are read"),
+    }
+}
+
+/// `toolspec new`: the crate, and what to do next.
+fn create(name: &str, toolspec: Option<&std::path::Path>) -> ExitCode {
+    match new::create(std::path::Path::new("."), name, toolspec) {
+        Ok(files) => {
+            eprintln!("created `{name}`: {}", files.join(", "));
+            eprintln!(
+                "`cd {name} && cargo run` serves its tools over MCP on stdio; `cargo test` \
+                 calls them; `toolspec stubs --tool NAME` prints the handler of a tool you add"
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
     }
 }
 

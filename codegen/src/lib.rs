@@ -80,6 +80,8 @@ pub fn generate(project: &Project) -> String {
     emit::generate(project)
 }
 
+pub use crate::emit::stubs::{Stubs, StubsError, handler_stubs};
+
 /// Internals the crate's benchmark measures on their own. Not part of the API.
 #[cfg(feature = "unstable-internals")]
 #[doc(hidden)]

@@ -6,6 +6,7 @@ mod bake;
 mod descriptor;
 mod named_types;
 mod project;
+pub mod stubs;
 mod tool;
 mod types;
 
