@@ -109,7 +109,7 @@ impl place::Handler for App {
         cx.progress(0.5, "reserving stock");
         let order = match self
             .store
-            .place(customer_id, &quote, input.note.as_deref())
+            .place(customer_id, &quote, input.note.as_deref(), cx.now())
             .await?
         {
             PlaceOutcome::Placed(order) => order,

@@ -5,10 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use tempfile::TempDir;
-use toolspec::tasks::{Accept, Submitted};
-use toolspec::types::{DateTime, FixedOffset};
-use toolspec::user_input::Continuation;
-use toolspec::{AmbientContext, CallOptions, Progress, Registry, ToolResult};
+use toolspec::testing::{Called, Harness};
+use toolspec::{AmbientContext, CallOptions, Caller, Progress, Registry, ToolResult};
 
 use toolspec_test_postgres::Scratch;
 
@@ -61,14 +59,12 @@ on_both_databases!(
 );
 
 /// New orders are placed at this time in tests.
-fn fixed_clock() -> DateTime<FixedOffset> {
-    DateTime::parse_from_rfc3339("2026-03-01T12:00:00+01:00").expect("a valid timestamp")
-}
+const NOW: &str = "2026-03-01T12:00:00+01:00";
 
-/// A seeded store and its registry, on a SQLite file in a fresh temp dir or in a scratch
-/// PostgreSQL database.
+/// A seeded store and its registry under test, on a SQLite file in a fresh temp dir or in a
+/// scratch PostgreSQL database.
 struct Fixture {
-    registry: Registry,
+    harness: Harness,
     store: Store,
     backing: Backing,
 }
@@ -94,15 +90,16 @@ impl Fixture {
     }
 
     async fn open(location: &Location, backing: Backing) -> Self {
-        let store = Store::open(location)
-            .await
-            .expect("the store opens")
-            .with_clock(fixed_clock);
+        let store = Store::open(location).await.expect("the store opens");
         Self {
-            registry: crate::registry(store.clone()),
+            harness: Harness::new(crate::registry(store.clone())).at(NOW),
             store,
             backing,
         }
+    }
+
+    fn registry(&self) -> &Registry {
+        self.harness.registry()
     }
 
     /// The SQLite file's folder.
@@ -122,48 +119,29 @@ impl Fixture {
         }
     }
 
-    /// Calls `tool` as a customer who confirms whatever the tool asks (`confirm`): asked, the
-    /// same call goes on with the confirmation.
+    /// Calls `tool` as a customer who confirms whatever the tool asks (`confirm`).
     async fn call(&self, tool: &str, args: Value, customer_id: i64) -> ToolResult {
+        self.called(tool, args, customer_id).await.into_result()
+    }
+
+    /// [`call`](Self::call), as the harness answers it.
+    async fn called(&self, tool: &str, args: Value, customer_id: i64) -> Called {
         let ambient = AmbientContext::from([("customer_id", customer_id)]);
-        let tool = self
-            .registry
-            .get(tool)
-            .unwrap_or_else(|| panic!("tool {tool} is registered"));
-        let submitted = tool
-            .submit_with(
-                args.clone(),
-                &ambient,
-                CallOptions::default(),
-                Accept::ResultsOnly,
-            )
-            .await;
-        let asked = match submitted {
-            Submitted::Input(asked) => asked,
-            submitted => return submitted.into_result(),
-        };
-        let options = CallOptions {
-            continuation: Some(Continuation::confirm(asked.request_state)),
-            ..CallOptions::default()
-        };
-        tool.invoke_with(args, &ambient, options).await
+        let customer = Caller::new(format!("customer {customer_id}")).with_ambient(ambient);
+        let calls = self.harness.as_caller(&customer).confirming();
+        calls.call(tool, args).await
     }
 
     /// Calls and expects success; returns the exposed values.
     async fn ok(&self, tool: &str, args: Value, customer_id: i64) -> Value {
-        let result = self.call(tool, args, customer_id).await;
-        assert!(
-            result.is_ok(),
-            "{tool} failed: {:?} ({:?})",
-            result.error(),
-            result.exception
-        );
-        result.to_model_json()
+        self.called(tool, args, customer_id).await.ok()
     }
 
-    /// Calls and expects a failure; returns what the model sees.
+    /// Calls and expects a failure without an exception (a declared one); returns what the
+    /// model sees.
     async fn err(&self, tool: &str, args: Value, customer_id: i64) -> Value {
-        let result = self.call(tool, args, customer_id).await;
+        let called = self.called(tool, args, customer_id).await;
+        let result = called.result();
         assert!(
             !result.is_ok(),
             "{tool} unexpectedly succeeded: {:?}",
@@ -173,7 +151,7 @@ impl Fixture {
             result.exception, None,
             "a declared failure has no exception"
         );
-        result.to_model_json()
+        called.to_model_json()
     }
 }
 
@@ -207,7 +185,7 @@ fn not_found() -> Value {
 #[tokio::test]
 async fn every_tool_is_registered_on_its_adapters() {
     let f = Fixture::sqlite().await;
-    let names: Vec<&str> = f.registry.tools().map(|t| t.name()).collect();
+    let names: Vec<&str> = f.registry().tools().map(|t| t.name()).collect();
     assert_eq!(
         names,
         [
@@ -224,7 +202,7 @@ async fn every_tool_is_registered_on_its_adapters() {
         ]
     );
     let http: Vec<&str> = f
-        .registry
+        .registry()
         .tools_for("http")
         .iter()
         .map(|t| t.name())
@@ -270,7 +248,7 @@ async fn an_unknown_customer_is_an_internal_error_with_a_developer_exception(f: 
 
 async fn a_call_without_the_ambient_customer_fails_without_touching_data(f: &Fixture) {
     let result = f
-        .registry
+        .registry()
         .get("orders_get")
         .expect("orders_get is registered")
         .invoke(json!({"order_id": 1}), &AmbientContext::new())
@@ -332,7 +310,7 @@ async fn orders_place_prices_from_the_catalogue_and_reports_progress(f: &Fixture
         "note": "Gift wrap, please.",
     });
     let result = f
-        .registry
+        .registry()
         .get("orders_place")
         .expect("orders_place is registered")
         .invoke_with(
@@ -430,7 +408,7 @@ async fn orders_cancel_cancels_a_pending_order_once(f: &Fixture) {
     // Asked first: nothing is cancelled until the customer confirms.
     let ambient = AmbientContext::from([("customer_id", 1)]);
     let asked = f
-        .registry
+        .registry()
         .invoke("orders_cancel", json!({"order": 1}), &ambient);
     let asked = asked.await.expect("a registered tool");
     let error = asked.error().expect("asked, not run");
@@ -629,7 +607,7 @@ async fn orders_export_lists_the_callers_orders_in_order_with_progress(f: &Fixtu
     };
     let ambient = AmbientContext::from([("customer_id", 2)]);
     let result = f
-        .registry
+        .registry()
         .get("orders_export")
         .unwrap()
         .invoke_with(json!({}), &ambient, options)
@@ -672,8 +650,7 @@ async fn the_store_persists_across_opens_and_reset_restores_the_seed() {
 async fn an_in_memory_store_keeps_its_data_between_calls() {
     let store = Store::open(&Location::Memory)
         .await
-        .expect("an in-memory store opens")
-        .with_clock(fixed_clock);
+        .expect("an in-memory store opens");
     let registry = crate::registry(store);
     let ambient = AmbientContext::from([("customer_id", 1)]);
     let tool = |name| registry.get(name).expect("registered");
@@ -761,7 +738,7 @@ async fn the_mcp_server_looks_tools_up_as_its_own_caller() {
     use toolspec::mcp::McpServer;
     use toolspec::mcp::rmcp::ServerHandler;
     let fixture = Fixture::sqlite().await;
-    let registry = Arc::new(fixture.registry);
+    let registry = Arc::new(fixture.harness.into_registry());
     let reader = Caller::new("grace").with_scopes(["orders:read"]);
     let server = McpServer::new(Arc::clone(&registry), reader);
     assert!(server.get_tool("orders_get").is_some());
@@ -834,7 +811,7 @@ async fn a_repeated_refund_runs_once_and_answers_alike(f: &Fixture) {
     );
     // The trail tells the run from its replays: each replay names the record of the call
     // that ran (the refund's confirmation asked first: those records are `input_required`).
-    let trail = f.registry.audit().expect("the store records calls");
+    let trail = f.registry().audit().expect("the store records calls");
     trail.flush().await;
     let page = toolspec::audit::AuditQuery {
         tool: Some("orders_refund".into()),
@@ -863,7 +840,7 @@ async fn explain_reports_once_and_lock_without_taking_them(f: &Fixture) {
     let args = json!({"order_id": 3, "amount": 1000});
     let explain = async || {
         let explanation = f
-            .registry
+            .registry()
             .get("orders_refund")
             .expect("registered")
             .explain(args.clone(), &ambient)
@@ -893,8 +870,8 @@ async fn explain_reports_once_and_lock_without_taking_them(f: &Fixture) {
     );
     let at = once["at"].as_str().expect("when it ran");
     let until = once["expires_at"].as_str().expect("until when");
-    let at = DateTime::parse_from_rfc3339(at).expect("RFC 3339");
-    let until = DateTime::parse_from_rfc3339(until).expect("RFC 3339");
+    let at = chrono::DateTime::parse_from_rfc3339(at).expect("RFC 3339");
+    let until = chrono::DateTime::parse_from_rfc3339(until).expect("RFC 3339");
     assert_eq!(until - at, chrono::TimeDelta::hours(24), "the spec's ttl");
     assert_eq!(after["lock"]["held"], false);
 }
@@ -909,7 +886,7 @@ async fn every_call_is_recorded_with_sensitive_values_redacted(f: &Fixture) {
         "the model sees its own note"
     );
     f.err("orders_get", json!({"order_id": 1}), 2).await;
-    let trail = f.registry.audit().expect("the store records calls");
+    let trail = f.registry().audit().expect("the store records calls");
     trail.flush().await;
     let page = toolspec::audit::AuditQuery {
         caller: None,
@@ -954,4 +931,53 @@ async fn every_call_is_recorded_with_sensitive_values_redacted(f: &Fixture) {
     );
     assert_eq!(get.result, None);
     assert_eq!(get.trace_id, get.id.simple().to_string());
+}
+
+#[tokio::test]
+async fn the_harness_calls_with_typed_input_and_reads_what_the_trail_recorded() {
+    use crate::tools::orders::get;
+    let f = Fixture::sqlite().await;
+    let ada = Caller::new("ada").with_ambient(AmbientContext::from([("customer_id", 1)]));
+    let calls = f.harness.as_caller(&ada);
+    let got = calls
+        .call_typed::<get::Tool>(&get::Input { order_id: 1 })
+        .await
+        .expect("order 1 is ada's");
+    assert_eq!(got.order.id, 1);
+    let missing = calls
+        .call_typed::<get::Tool>(&get::Input { order_id: 999 })
+        .await
+        .expect_err("there is no order 999");
+    assert_eq!(
+        (missing.code.as_str(), missing.message.as_str()),
+        ("not_found", "No such order.")
+    );
+    // Asked to confirm and not confirming, the call is asked, and nothing is done.
+    let asked = calls.call("orders_cancel", json!({"order": 1})).await;
+    let question = asked.asked().expect("the call asks to confirm");
+    assert_eq!(question.requests[0].key, "confirm");
+    let confirmed = calls
+        .answer(
+            question,
+            json!({"order": 1}),
+            &json!({"confirm": {"action": "accept"}}),
+        )
+        .await
+        .ok();
+    assert_eq!(confirmed["order"]["status"], "cancelled");
+    let trail = f.harness.audit().await;
+    let seen: Vec<(&str, Option<&str>, Option<&str>)> = trail
+        .iter()
+        .map(|r| (r.tool.as_str(), r.caller.as_deref(), r.outcome.as_deref()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("orders_cancel", Some("ada"), Some("ok")),
+            ("orders_cancel", Some("ada"), Some("input_required")),
+            ("orders_get", Some("ada"), Some("not_found")),
+            ("orders_get", Some("ada"), Some("ok")),
+        ],
+        "newest first"
+    );
 }

@@ -166,8 +166,7 @@ fn a_failed_build_says_each_error_on_one_line_with_its_help() {
         .out_dir(out.path())
         .emit_rerun_if_changed(false)
         .compile(case.join("specs"))
-        .err()
-        .expect("the specs are invalid");
+        .expect_err("the specs are invalid");
     let lines = error.cargo_lines();
     assert_eq!(lines.len(), 8, "{lines:#?}");
     assert_eq!(

@@ -1,5 +1,5 @@
 //! What a handler gets besides its input: the resolved ambient fields, the tool's descriptor,
-//! a cancellation token and a progress reporter.
+//! a cancellation token, a progress reporter and the registry's clock.
 //!
 //! The tool's `timeout` and a client's cancellation stop a handler at its next `.await`: a
 //! handler that blocks its thread (a synchronous database driver, a long computation) is not
@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::clock::Clock;
 use crate::descriptor::Descriptor;
 
 /// One progress report from a handler.
@@ -76,6 +77,7 @@ pub struct Context<'a, A> {
     tool: &'static Descriptor,
     cancellation: CancellationToken,
     progress: Progress,
+    clock: Clock,
 }
 
 impl<'a, A> Context<'a, A> {
@@ -91,7 +93,21 @@ impl<'a, A> Context<'a, A> {
             tool,
             cancellation,
             progress,
+            clock: Clock::system(),
         }
+    }
+
+    /// The same context reading the time from `clock`.
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The time now, by the registry's clock ([`Registry::with_clock`](crate::Registry::with_clock);
+    /// the system's unless a test pinned it). Handlers that store or compare times read it
+    /// here, so that tests can fix it.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.clock.now()
     }
 
     /// The tool's fields resolved from the trusted ambient context.

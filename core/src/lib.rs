@@ -31,7 +31,8 @@
 //!
 //! - vocabulary and data: `ambient`, `canonical` (JSON with sorted keys), [`descriptor`] (the vocabulary's one descriptor model,
 //!   and everything a tool declares: bindings, error codes, guards, queries and `ref` fields,
-//!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `context`, `failure`,
+//!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `clock` (what handlers
+//!   read as now), `context`, `failure`,
 //!   [`user_input`] (what a call asks its user, and the answers), `task` (what a task is: its
 //!   id, status and result), `guard` (what guards answer), `contract`,
 //!   `hooks`, `registry_error`, `macros` (the macros generated code calls);
@@ -79,6 +80,7 @@ mod canonical;
 )]
 mod catalog;
 mod checks;
+mod clock;
 mod context;
 mod contract;
 pub mod descriptor;
@@ -127,6 +129,7 @@ pub use call::options::{CallOptions, UndeclaredKeys};
 pub use caller::{Caller, Scopes};
 pub use checks::limits::Limits;
 pub use checks::report::{Errors, FieldError};
+pub use clock::Clock;
 pub use context::{Context, Progress, ProgressUpdate};
 pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
 pub use descriptor::Descriptor;

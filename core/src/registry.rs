@@ -251,6 +251,7 @@ impl RegistryBuilder {
                 tasks: self.project.tasks,
                 sealing: Arc::default(),
                 shared_budgets: false,
+                clock: crate::clock::Clock::system(),
             },
             worker: std::sync::atomic::AtomicBool::new(false),
         }
@@ -308,6 +309,14 @@ impl Registry {
         for entry in &mut self.entries {
             entry.limiter = limit.map(Limiter::new);
         }
+        self
+    }
+
+    /// Gives handlers `clock` as their "now" ([`Context::now`](crate::Context::now)) instead of
+    /// the system clock: tests pin it ([`Clock::fixed`](crate::Clock::fixed)). What the runtime
+    /// itself times — audit records, rate limits, expiries — keeps the system clock.
+    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+        self.rules.clock = clock;
         self
     }
 

@@ -33,3 +33,6 @@ mod storage;
 mod tasks;
 
 pub use database::Database;
+/// The sqlx this crate is built on: an app builds its pool with this version
+/// ([`Database::sqlite`], [`Database::postgres`] take its pools).
+pub use sqlx;

@@ -32,13 +32,10 @@ use crate::tools::orders::cancel::Reason;
 use crate::tools::orders::place::LinesItem;
 use crate::tools::types::{Money, MoneyCurrency, Order, OrderLine, OrderStatus};
 
-/// What the store's clock returns: the time an order is placed.
-pub type Clock = fn() -> DateTime<FixedOffset>;
-
-/// The system clock, to the second (stored timestamps carry no sub-second digits).
-fn system_clock() -> DateTime<FixedOffset> {
-    let now = Utc::now().fixed_offset();
-    DateTime::parse_from_rfc3339(&now.to_rfc3339_opts(SecondsFormat::Secs, true)).unwrap_or(now)
+/// `at` to the second: stored timestamps carry no sub-second digits.
+fn to_the_second(at: DateTime<Utc>) -> DateTime<FixedOffset> {
+    let at = at.fixed_offset();
+    DateTime::parse_from_rfc3339(&at.to_rfc3339_opts(SecondsFormat::Secs, true)).unwrap_or(at)
 }
 
 /// How long a statement waits for a database connection by default.
@@ -161,7 +158,6 @@ pub enum RefundOutcome {
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: Pool,
-    clock: Clock,
 }
 
 impl Store {
@@ -181,7 +177,6 @@ impl Store {
     ) -> Result<Self, StoreError> {
         let store = Self {
             pool: Pool::open(location, db_timeout).await?,
-            clock: system_clock,
         };
         store.seed_if_empty().await?;
         Ok(store)
@@ -190,13 +185,6 @@ impl Store {
     /// The database the query tools and `ref` fields read.
     pub fn database(&self) -> toolspec::Database {
         self.pool.database()
-    }
-
-    /// Uses `clock` for the time new orders are placed (tests pin it).
-    #[cfg(test)]
-    pub fn with_clock(mut self, clock: Clock) -> Self {
-        self.clock = clock;
-        self
     }
 
     /// Drops every table, then recreates and seeds them.
@@ -302,13 +290,14 @@ impl Store {
         }
     }
 
-    /// Writes `quote` as a new pending order of `customer_id`, in one transaction that
-    /// re-checks the customer is active.
+    /// Writes `quote` as a new pending order of `customer_id` placed `at`, in one transaction
+    /// that re-checks the customer is active.
     pub async fn place(
         &self,
         customer_id: i64,
         quote: &Quote,
         note: Option<&str>,
+        at: DateTime<Utc>,
     ) -> Result<PlaceOutcome, StoreError> {
         let mut tx = self.pool.write("placing an order").await?;
         match tx.customer(customer_id).await? {
@@ -320,7 +309,7 @@ impl Store {
             currency: quote.currency.as_str(),
             total: quote.total,
             note,
-            placed_at: (self.clock)(),
+            placed_at: to_the_second(at),
         };
         let order_id = tx.insert_order(&new).await?;
         for (position, line) in quote.lines.iter().enumerate() {

@@ -26,6 +26,7 @@
 //!
 //! - `auth` (the authenticators: the core's, and `JwtAuthenticator`), assembled from the crates
 //!   above;
+//! - `testing` (feature `testing`): helpers for an app's tests, over the registry's public API;
 //! - `__private`, the one door of generated code.
 //!
 //! Without a database backend [`Database`] is the core's `NoDatabase`, which has no values:
@@ -50,6 +51,9 @@ pub mod auth {
     #[cfg(feature = "jwt")]
     pub use toolspec_jwt::{JwtAuthenticator, JwtBuilder, JwtError, LEEWAY};
 }
+
+#[cfg(feature = "testing")]
+pub mod testing;
 
 /// The one door of generated code (and of this workspace's benchmarks): every item the code
 /// that `toolspec-codegen` writes names, so that the public paths above can change without

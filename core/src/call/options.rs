@@ -35,6 +35,8 @@ pub(crate) struct Rules {
     /// Whether the tools' rate budgets are kept in the storage every process shares, rather
     /// than in this process.
     pub(crate) shared_budgets: bool,
+    /// What handlers read as "now".
+    pub(crate) clock: crate::clock::Clock,
 }
 
 /// Per-call options an adapter passes along with the arguments.

@@ -38,6 +38,8 @@ pub(crate) struct Failing<'a> {
     pub(crate) tool: &'static Descriptor,
     pub(crate) learned: &'a AtomicBool,
     pub(crate) storage: Option<&'a dyn Storage>,
+    /// The registry's clock, which the guards and the handler read.
+    pub(crate) clock: &'a crate::clock::Clock,
 }
 
 impl Failing<'_> {
@@ -70,7 +72,7 @@ pub(crate) fn run<'a, O: Operation>(
         // a token of its own, cancelled with the call or when the limit passes.
         let own = limit.map(|_| cancellation.child_token());
         let token = own.clone().unwrap_or_else(|| cancellation.clone());
-        let cx = Context::new(ambient, tool, token, progress);
+        let cx = Context::new(ambient, tool, token, progress).with_clock(failing.clock.clone());
         let run = std::pin::pin!(guarded(op, input, cx));
         let outcome = match supervise(limit, &cancellation, own.as_ref(), run).await {
             Ok(Ok(outcome)) => outcome,
@@ -121,11 +123,12 @@ pub(crate) async fn explain_guards<O: Operation>(
     ambient: &<O::Contract as Contract>::Ambient,
     options: &CallOptions,
     tool: &'static Descriptor,
+    clock: &crate::clock::Clock,
     checks: &mut [GuardCheck],
 ) -> Result<(), ToolResult> {
     let own = tool.timeout().map(|_| options.cancellation.child_token());
     let token = own.clone().unwrap_or_else(|| options.cancellation.clone());
-    let cx = Context::new(ambient, tool, token, Progress::ignore());
+    let cx = Context::new(ambient, tool, token, Progress::ignore()).with_clock(clock.clone());
     let checked = {
         let all = std::pin::pin!(async {
             let which = <O::Contract as Contract>::GUARDS;
@@ -175,7 +178,8 @@ pub(crate) async fn check_guards<O: Operation>(
     let tool = failing.tool;
     let own = tool.timeout().map(|_| options.cancellation.child_token());
     let token = own.clone().unwrap_or_else(|| options.cancellation.clone());
-    let cx = Context::new(ambient, tool, token, Progress::ignore());
+    let cx =
+        Context::new(ambient, tool, token, Progress::ignore()).with_clock(failing.clock.clone());
     let all = std::pin::pin!(async {
         let which = <O::Contract as Contract>::GUARDS;
         for (index, &which) in which.iter().enumerate() {

@@ -416,6 +416,7 @@ fn asking<'a, O: Operation>(
                 tool,
                 learned: own.learned,
                 storage,
+                clock: &rules.clock,
             };
             let checked = handler::check_guards(own.op, &input, &resolved, options, &failing);
             if let Err(result) = checked.await {
@@ -498,7 +499,15 @@ fn admitted<'a, O: Operation>(
         };
         if let Some(mut explanation) = explanation {
             let checks = &mut explanation.guards;
-            let guards = handler::explain_guards(own.op, &input, &resolved, &options, tool, checks);
+            let guards = handler::explain_guards(
+                own.op,
+                &input,
+                &resolved,
+                &options,
+                tool,
+                &rules.clock,
+                checks,
+            );
             return match Box::pin(guards).await {
                 Ok(()) => {
                     explanation.callable =
@@ -518,6 +527,7 @@ fn admitted<'a, O: Operation>(
             tool,
             learned: own.learned,
             storage,
+            clock: &rules.clock,
         };
         match handler::run(own.op, input, &resolved, options, limit, failing).await {
             Handled::Output(output) => {
