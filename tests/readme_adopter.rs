@@ -1,11 +1,12 @@
-//! The README's minimal adopter crate, taken out of the README and built as a crate of its own,
-//! then served: its files cannot drift from what compiles and runs.
+//! The README's adopter crates — the minimal one, and the one with a database — each taken out
+//! of the README and built as a crate of its own, then served: their files cannot drift from
+//! what compiles and runs.
 //!
-//! The files are the fenced blocks between `<!-- adopter-crate:begin -->` and
+//! A crate's files are the fenced blocks between `<!-- adopter-crate:begin -->` and
 //! `<!-- adopter-crate:end -->`, each naming its path on its first line (`# Cargo.toml`,
-//! `// src/main.rs: …`). The crate is built with cargo, offline, against this workspace's
-//! `toolspec` and `toolspec-codegen` (its `version = "0.1"` dependencies become paths) and the
-//! workspace's lock file, in a target folder of its own under `target/`.
+//! `// src/main.rs: …`). Each crate is built with cargo, offline, against this workspace's
+//! `toolspec` and `toolspec-codegen` (its `git` dependencies become paths) and the workspace's
+//! lock file, in a target folder under `target/` that the crates share.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -22,12 +23,15 @@ fn workspace() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Each block of the section: its path and its text.
-fn files(readme: &str) -> Vec<(String, String)> {
-    let start = readme
-        .find(BEGIN)
-        .expect("the README has the adopter section")
-        + BEGIN.len();
+/// Each block of the README's `n`th adopter section (from 0): its path and its text.
+fn files(readme: &str, n: usize) -> Vec<(String, String)> {
+    let mut start = 0;
+    for _ in 0..=n {
+        start += readme[start..]
+            .find(BEGIN)
+            .unwrap_or_else(|| panic!("the README has {} adopter sections", n + 1))
+            + BEGIN.len();
+    }
     let end = readme[start..].find(END).expect("the section ends") + start;
     let mut files = Vec::new();
     let mut lines = readme[start..end].lines();
@@ -80,10 +84,10 @@ fn local(manifest: &str) -> String {
     manifest + "\n[workspace]\n"
 }
 
-/// Writes the crate, builds it, and returns its binary.
-fn build() -> PathBuf {
+/// Writes the README's `n`th crate, builds it, and returns its binary, `name`.
+fn build(n: usize, name: &str) -> PathBuf {
     let readme = std::fs::read_to_string(workspace().join("README.md")).unwrap();
-    let files = files(&readme);
+    let files = files(&readme, n);
     let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
     for wanted in ["Cargo.toml", "build.rs", "src/lib.rs", "src/main.rs"] {
         assert!(
@@ -95,7 +99,7 @@ fn build() -> PathBuf {
         .parent()
         .expect("target/")
         .join("readme-adopter");
-    let dir = target.join("crate");
+    let dir = target.join(name);
     let _ = std::fs::remove_dir_all(&dir);
     for (path, text) in &files {
         let text = if path == "Cargo.toml" {
@@ -125,12 +129,14 @@ fn build() -> PathBuf {
         !warnings.contains("warning"),
         "it builds without warnings:\n{warnings}"
     );
-    target.join("debug").join("notes-server")
+    target.join("debug").join(name)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_readme_crate_builds_and_serves_its_tools_over_mcp() {
-    let binary = tokio::task::spawn_blocking(build).await.unwrap();
+    let binary = tokio::task::spawn_blocking(|| build(0, "notes-server"))
+        .await
+        .unwrap();
     let command = tokio::process::Command::new(&binary);
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(Stdio::null())
@@ -165,4 +171,94 @@ async fn the_readme_crate_builds_and_serves_its_tools_over_mcp() {
         json!({"notes": [{"id": 1, "text": "buy milk"}]})
     );
     client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_readme_crate_with_a_database_queries_renews_once_and_records() {
+    let binary = tokio::task::spawn_blocking(|| build(1, "loans-server"))
+        .await
+        .unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let file = scratch.path().join("loans.db");
+    let mut command = tokio::process::Command::new(&binary);
+    command.arg(&file);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the README's server starts");
+    let client = ().serve(transport).await.expect("an MCP session");
+    let tools = client.list_tools(None).await.unwrap().tools;
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["explain", "loans_renew", "loans_search"]);
+    let call = |name: &'static str, arguments: Value| {
+        let client = &client;
+        async move {
+            let params = CallToolRequestParams::new(name)
+                .with_arguments(arguments.as_object().unwrap().clone());
+            let result = client.call_tool(params).await.unwrap();
+            match result.is_error {
+                Some(true) => serde_json::to_value(&result.meta).unwrap()["toolspec/error"].clone(),
+                _ => serde_json::to_value(result.structured_content).unwrap(),
+            }
+        }
+    };
+    let due = |page: Value| -> Vec<(String, String)> {
+        let records = page["records"].as_array().cloned().unwrap_or_default();
+        records
+            .iter()
+            .map(|r| {
+                (
+                    r["title"].as_str().unwrap().to_owned(),
+                    r["due_on"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let all = call("loans_search", json!({})).await;
+    assert_eq!(
+        due(all),
+        [
+            ("Dune".to_owned(), "2026-03-15".to_owned()),
+            ("Emma".to_owned(), "2026-04-01".to_owned())
+        ],
+        "the member's loans only"
+    );
+    let soon = call("loans_search", json!({"due_before": "2026-03-20"})).await;
+    assert_eq!(due(soon), [("Dune".to_owned(), "2026-03-15".to_owned())]);
+    let renewed = call("loans_renew", json!({"loan": 1})).await;
+    assert_eq!(renewed, json!({"due_on": "2026-03-29"}));
+    let again = call("loans_renew", json!({"loan": 1})).await;
+    assert_eq!(again, renewed, "`once`: renewed once");
+    let emma = call("loans_renew", json!({"loan": 2})).await;
+    assert_eq!(emma["error"], "renewable", "{emma}");
+    let theirs = call("loans_renew", json!({"loan": 3})).await;
+    assert_eq!(theirs["error"], "not_found", "{theirs}");
+    client.cancel().await.unwrap();
+
+    // What the trail kept, in toolspec's table beside the app's: the replay names the run.
+    use sqlx::Connection as _;
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(&file);
+    let mut db = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .unwrap();
+    let renewals: Vec<(String, String, Option<String>)> = sqlx::query_as(
+        "SELECT id, outcome, replay_of FROM toolspec_audit WHERE tool = 'loans_renew' ORDER BY id",
+    )
+    .fetch_all(&mut db)
+    .await
+    .unwrap();
+    let outcomes: Vec<&str> = renewals.iter().map(|(_, o, _)| o.as_str()).collect();
+    assert_eq!(outcomes, ["ok", "ok", "renewable", "not_found"]);
+    assert_eq!(renewals[0].2, None);
+    assert_eq!(renewals[1].2.as_deref(), Some(renewals[0].0.as_str()));
+    let loans: Vec<(i64, String, i64)> =
+        sqlx::query_as("SELECT id, due_on, renewals FROM loans ORDER BY id")
+            .fetch_all(&mut db)
+            .await
+            .unwrap();
+    assert_eq!(
+        loans[0],
+        (1, "2026-03-29".to_owned(), 1),
+        "Dune renewed once"
+    );
 }
