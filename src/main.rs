@@ -335,8 +335,8 @@ fn seconds(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{text}` is not a positive number of seconds"))
 }
 
-/// How `tools/list` answers.
-#[derive(Debug, Clone, Copy, clap::Args)]
+/// How `tools/list` answers, and which tools it lists.
+#[derive(Debug, Clone, clap::Args)]
 struct ListingOptions {
     /// Split `tools/list` into pages of this many tools (default: all in one result).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
@@ -344,6 +344,24 @@ struct ListingOptions {
     /// How many seconds clients may cache `tools/list` (`ttlMs`; default 0: re-fetch).
     #[arg(long, value_name = "SECONDS", default_value_t = 0)]
     list_ttl: u64,
+    /// Serve only the tools of this module (a spec folder, e.g. `orders`), over MCP and the
+    /// HTTP API (the built-in tools stay). Repeatable.
+    #[arg(long = "module", value_name = "MODULE")]
+    modules: Vec<String>,
+    /// Serve only the tools with this tag (and of `--module`, when given). Repeatable.
+    #[arg(long = "tag", value_name = "TAG")]
+    tags: Vec<String>,
+}
+
+impl ListingOptions {
+    /// The tools `--module` and `--tag` select.
+    fn selection(&self) -> toolspec::Selection {
+        let selection = self
+            .modules
+            .iter()
+            .fold(toolspec::Selection::all(), |s, m| s.in_module(m));
+        self.tags.iter().fold(selection, |s, t| s.tagged(t))
+    }
 }
 
 /// Logs to stderr (on stdio, stdout belongs to the MCP protocol): warnings, plus each tool

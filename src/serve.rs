@@ -25,7 +25,8 @@ pub(crate) fn server(
 ) -> McpServer {
     let server = McpServer::new(registry, caller)
         .with_server_info("toolspec-store", env!("CARGO_PKG_VERSION"))
-        .with_list_ttl(std::time::Duration::from_secs(listing.list_ttl));
+        .with_list_ttl(std::time::Duration::from_secs(listing.list_ttl))
+        .select(&listing.selection());
     match listing.page_size {
         Some(size) => server.with_page_size(size.into()),
         None => server,
@@ -159,6 +160,7 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         .on_missing_scope
         .unwrap_or(tools::PROJECT.auth.on_missing_scope);
     let api = HttpApi::new(std::sync::Arc::clone(&registry), anonymous.clone())
+        .select(&listing.selection())
         .authenticator(authenticator.clone())
         .on_missing_scope(missing_scope)
         .max_body_bytes(limits.max_body_bytes)

@@ -896,3 +896,60 @@ async fn a_continuation_body_is_checked_like_any_request() {
         (400, &json!("invalid_request_state"))
     );
 }
+
+#[tokio::test]
+async fn a_selection_serves_the_tools_of_a_module_with_a_tag_and_documents_only_them() {
+    let selection = toolspec::Selection::all()
+        .in_module("orders")
+        .tagged("read");
+    let api = Api::start_with(|api| api.select(&selection)).await;
+    let (_, listed, _) = api.get("ada-token", "/tools").await;
+    let mut names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "explain",
+            "orders_export",
+            "orders_get",
+            "orders_report",
+            "orders_search"
+        ],
+        "the orders tools tagged read, and the built-in explain"
+    );
+    // Left out: as unknown as a tool that is not there, whatever the caller's scopes.
+    let (status, body, _) = api
+        .post(Some("ada-token"), "/tools/orders_cancel", r#"{"order": 1}"#)
+        .await;
+    assert_eq!(
+        (status, &body["error"]),
+        (404, &json!("unknown_tool")),
+        "{body}"
+    );
+    let (status, _, _) = api
+        .post(Some("ada-token"), "/tools/customers_me", "{}")
+        .await;
+    assert_eq!(status, 404, "another module");
+    let (status, body, _) = api
+        .post(Some("ada-token"), "/tools/orders_get", r#"{"order_id": 1}"#)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (_, document, _) = api.get("ada-token", "/openapi.json").await;
+    let paths: Vec<&String> = document["paths"].as_object().unwrap().keys().collect();
+    assert!(paths.iter().any(|p| *p == "/tools/orders_get"), "{paths:?}");
+    assert!(
+        !paths
+            .iter()
+            .any(|p| p.starts_with("/tools/orders_cancel") || p.starts_with("/tools/customers_me")),
+        "{paths:?}"
+    );
+    assert!(
+        paths.iter().any(|p| *p == "/tasks/{id}"),
+        "other routes stay"
+    );
+}

@@ -207,3 +207,13 @@ async fn a_required_task_answers_a_ticket_that_task_status_reads() {
         .expect_err("unknown");
     assert_eq!(unknown.code(), Some("unknown_task"));
 }
+
+#[tokio::test]
+async fn a_selection_offers_the_tools_of_a_tag_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = registry(&dir).await;
+    let payments = toolspec::Selection::all().tagged("payments");
+    let tools = toolspec::rig::selected(&registry, &ada(), &payments, None);
+    let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
+    assert_eq!(names, ["explain", "orders_refund", "task_status"], "built-ins stay");
+}

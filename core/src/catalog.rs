@@ -80,6 +80,68 @@ impl<T> Member<T> {
     }
 }
 
+/// Which tools an adapter offers: every member (the default), or those of some modules, or
+/// with some tags. A tool is selected when it is in one of the modules (any when none is
+/// given) and has one of the tags (any when none is given); the built-in tools (`explain`,
+/// `task_status`) always are. A selection narrows what is offered and callable through one
+/// adapter; who may call what is the scopes'.
+///
+/// ```
+/// let orders = toolspec_core::Selection::all().in_module("orders").tagged("read");
+/// assert!(!orders.is_all());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    modules: Vec<String>,
+    tags: Vec<String>,
+}
+
+impl Selection {
+    /// Every member.
+    pub fn all() -> Self {
+        Self::default()
+    }
+
+    /// Also the tools of `module` (a spec folder: `orders` holds `orders::cancel` and
+    /// `orders::admin::purge`; `orders::admin` only the latter).
+    pub fn in_module(mut self, module: &str) -> Self {
+        self.modules.push(module.trim_matches(':').to_owned());
+        self
+    }
+
+    /// Also the tools tagged `tag` (their spec's `tags`).
+    pub fn tagged(mut self, tag: &str) -> Self {
+        self.tags.push(tag.to_owned());
+        self
+    }
+
+    /// Whether it selects every member.
+    pub fn is_all(&self) -> bool {
+        self.modules.is_empty() && self.tags.is_empty()
+    }
+
+    /// Whether `tool` is selected.
+    pub fn admits(&self, tool: &Descriptor) -> bool {
+        if tool.module.is_empty() {
+            return true; // a built-in tool
+        }
+        let in_module = self.modules.is_empty()
+            || self.modules.iter().any(|m| {
+                tool.module == **m
+                    || tool
+                        .module
+                        .strip_prefix(m.as_str())
+                        .is_some_and(|rest| rest.starts_with("::"))
+            });
+        let tagged = self.tags.is_empty()
+            || tool
+                .tags
+                .iter()
+                .any(|t| self.tags.iter().any(|s| *s == **t));
+        in_module && tagged
+    }
+}
+
 /// The members of one adapter, sorted by their names there.
 #[derive(Debug, Clone)]
 pub struct Catalog<T> {
@@ -158,6 +220,21 @@ impl<T> Catalog<T> {
     ) -> Option<(&'c Member<T>, RegisteredTool<'r>)> {
         let member = self.find(name, caller)?;
         Some((member, member.tool(registry)?))
+    }
+
+    /// Keeps only the members `selection` admits.
+    pub fn retain(&mut self, selection: &Selection) {
+        if selection.is_all() {
+            return;
+        }
+        self.members
+            .retain(|member| selection.admits(member.descriptor));
+        self.index = self
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, member)| (member.name, i))
+            .collect();
     }
 
     /// How many members there are.

@@ -127,6 +127,7 @@ pub use adapters::rig;
 pub use ambient::AmbientContext;
 pub use call::options::{CallOptions, UndeclaredKeys};
 pub use caller::{Caller, Scopes};
+pub use catalog::Selection;
 pub use checks::limits::Limits;
 pub use checks::report::{Errors, FieldError};
 pub use clock::Clock;

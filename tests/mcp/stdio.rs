@@ -267,6 +267,42 @@ async fn a_tool_outside_the_callers_scopes_is_neither_listed_nor_callable() {
 }
 
 #[tokio::test]
+async fn serve_module_and_tag_offer_only_the_tools_they_select() {
+    let scratch = Scratch::new();
+    let (client, _log) = stdio(
+        &scratch,
+        &[
+            "--as",
+            "customer_id=1",
+            "--module",
+            "orders",
+            "--tag",
+            "write",
+        ],
+    )
+    .await;
+    assert_eq!(
+        names(&client).await,
+        ["explain", "orders_cancel", "orders_place", "orders_refund"]
+    );
+    let left_out = protocol_error(
+        call(&client, "orders_get", json!({ "order_id": 1 }))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(left_out, (-32602, "Unknown tool: orders_get".to_owned()));
+    client.cancel().await.unwrap();
+
+    let (client, _log) = stdio(
+        &scratch,
+        &["--as", "customer_id=1", "--module", "customers"],
+    )
+    .await;
+    assert_eq!(names(&client).await, ["customers_me", "explain"]);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
 async fn progress_reports_reach_the_client_before_the_result() {
     let scratch = Scratch::new();
     let (client, _log) = stdio(&scratch, &["--as", "customer_id=1"]).await;

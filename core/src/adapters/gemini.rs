@@ -154,6 +154,13 @@ impl Dispatcher {
         self.core.registry()
     }
 
+    /// Offers and dispatches to the members `selection` admits only (the tools of some
+    /// modules or tags): the others are unknown tools here.
+    pub fn select(mut self, selection: &crate::catalog::Selection) -> Self {
+        Arc::make_mut(&mut self.core).select(selection);
+        self
+    }
+
     /// Every member as a function declaration (as [`tools`]).
     pub fn tools(&self) -> Vec<FunctionDeclaration> {
         self.core.members().declarations(None)

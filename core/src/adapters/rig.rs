@@ -31,7 +31,7 @@ use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput}
 
 use crate::call::options::CallOptions;
 use crate::caller::Caller;
-use crate::catalog::{Catalog, Member};
+use crate::catalog::{Catalog, Member, Selection};
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::ForModel;
 use crate::registry::{RegisteredTool, Registry};
@@ -50,7 +50,18 @@ pub const ADAPTER: &str = "rig";
 /// asks its user (`confirm`, `ask`) answers the model that it cannot be asked here: see
 /// [`tools_asking`].
 pub fn tools(registry: &Arc<Registry>, caller: &Arc<Caller>) -> Vec<DynamicTool> {
-    tools_with(registry, caller, None)
+    tools_with(registry, caller, None, &Selection::all())
+}
+
+/// [`tools`] or (with `approvals`) [`tools_asking`], of the members `selection` admits only:
+/// the tools of some modules or tags.
+pub fn selected(
+    registry: &Arc<Registry>,
+    caller: &Arc<Caller>,
+    selection: &Selection,
+    approvals: Option<&Approvals>,
+) -> Vec<DynamicTool> {
+    tools_with(registry, caller, approvals, selection)
 }
 
 /// [`tools`] for an app that asks its user: a call that needs the user's answers is kept in
@@ -62,15 +73,17 @@ pub fn tools_asking(
     caller: &Arc<Caller>,
     approvals: &Approvals,
 ) -> Vec<DynamicTool> {
-    tools_with(registry, caller, Some(approvals))
+    tools_with(registry, caller, Some(approvals), &Selection::all())
 }
 
 fn tools_with(
     registry: &Arc<Registry>,
     caller: &Arc<Caller>,
     approvals: Option<&Approvals>,
+    selection: &Selection,
 ) -> Vec<DynamicTool> {
-    let catalog = Catalog::of(registry, ADAPTER, declare);
+    let mut catalog = Catalog::of(registry, ADAPTER, declare);
+    catalog.retain(selection);
     catalog
         .visible(Some(caller))
         .map(|member| dynamic_tool(registry, member, caller, approvals.cloned()))

@@ -462,3 +462,35 @@ fn every_tool_follows_openai_rules() {
         ]
     );
 }
+
+#[tokio::test]
+async fn a_selection_declares_and_dispatches_the_tools_of_one_module_only() {
+    let (registry, recorder) = registry();
+    let math = Dispatcher::new(registry).select(&toolspec::Selection::all().in_module("math"));
+    let names: Vec<String> = math
+        .tools_for(&operator())
+        .iter()
+        .map(|t| {
+            serde_json::to_value(t).unwrap()["function"]["name"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        ["explain", "math_round"],
+        "math_mode is no openai member"
+    );
+    let call: ToolCall = serde_json::from_value(json!({
+        "id": "call_1", "type": "function",
+        "function": {"name": "status_ping", "arguments": "{}"}
+    }))
+    .unwrap();
+    let reply = math.call(&call, &operator()).await;
+    assert_eq!(
+        reply.content,
+        r#"{"error":"unknown_tool","message":"There is no tool named `status_ping`."}"#
+    );
+    assert!(recorder.calls().is_empty(), "nothing ran");
+}

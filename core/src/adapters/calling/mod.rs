@@ -44,7 +44,7 @@ pub use repair::{drop_null_optionals, restore_spelled_enums};
 
 use crate::call::options::CallOptions;
 use crate::caller::Caller;
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, Selection};
 use crate::descriptor::{Descriptor, Text, ToolKind};
 use crate::pipeline::ForModel;
 use crate::registry::Registry;
@@ -187,6 +187,11 @@ impl Members {
         Self { provider, catalog }
     }
 
+    /// Keeps the members `selection` admits.
+    fn retain(&mut self, selection: &Selection) {
+        self.catalog.retain(selection);
+    }
+
     /// The declarations `caller` may see (every one without a caller), sorted by name, each
     /// in the adapter's envelope `T`.
     pub fn declarations<T: for<'a> From<&'a Function>>(&self, caller: Option<&Caller>) -> Vec<T> {
@@ -226,6 +231,11 @@ impl Core {
 
     pub fn members(&self) -> &Members {
         &self.members
+    }
+
+    /// Offers and dispatches to the members `selection` admits only.
+    pub fn select(&mut self, selection: &Selection) {
+        self.members.retain(selection);
     }
 
     /// Calls the tool `caller` knows as `name` on this adapter with `arguments` (or answers

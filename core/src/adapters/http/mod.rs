@@ -36,6 +36,7 @@
 //! axum::serve(listener, api.router()).await?;
 //! ```
 
+use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -84,6 +85,9 @@ pub struct HttpApi {
     shared: Shared,
     /// Which `Host` and `Origin` every route accepts, when the API checks them itself.
     host_policy: Option<HostPolicy>,
+    /// Whether some tools are left out ([`select`](Self::select)): the OpenAPI document then
+    /// leaves out their paths too.
+    selected: bool,
 }
 
 struct Shared {
@@ -130,7 +134,17 @@ impl HttpApi {
                 on_missing_scope,
             },
             host_policy: None,
+            selected: false,
         }
+    }
+
+    /// Serves only the tools `selection` admits (those of some modules or tags,
+    /// [`toolspec::Selection`](crate::Selection)): the others are unknown tools (`404`), and
+    /// the OpenAPI document leaves out their paths.
+    pub fn select(mut self, selection: &crate::catalog::Selection) -> Self {
+        self.shared.catalog.retain(selection);
+        self.selected |= !selection.is_all();
+        self
     }
 
     /// Every request's caller comes from `authenticator` (`401` when it refuses one). When it
@@ -175,10 +189,18 @@ impl HttpApi {
 
     /// The routes, to serve alone or to merge into an app's own router.
     pub fn router(self) -> Router {
-        let openapi = self.shared.registry.project().openapi;
+        let openapi = self
+            .shared
+            .registry
+            .project()
+            .openapi
+            .map(|document| match self.selected {
+                true => Cow::Owned(served_paths(document, &self.shared.catalog)),
+                false => Cow::Borrowed(document),
+            });
         let router = match openapi {
             Some(document) => {
-                Router::new().route("/openapi.json", get(move || openapi_json(document)))
+                Router::new().route("/openapi.json", get(move || openapi_json(document.clone())))
             }
             None => Router::new(),
         };
@@ -210,9 +232,31 @@ impl HttpApi {
 
 /// `GET /openapi.json`: the document derived at build time (public: it is what a client reads
 /// before it has a token).
-async fn openapi_json(document: &'static str) -> Response {
+async fn openapi_json(document: Cow<'static, str>) -> Response {
     let content_type = HeaderValue::from_static("application/json");
-    ([(header::CONTENT_TYPE, content_type)], document).into_response()
+    (
+        [(header::CONTENT_TYPE, content_type)],
+        document.into_owned(),
+    )
+        .into_response()
+}
+
+/// The build's OpenAPI `document` without the paths of the tools `catalog` leaves out
+/// (`/tools/{name}` and the routes below it).
+fn served_paths(document: &str, catalog: &Catalog<()>) -> String {
+    let Ok(mut document) = serde_json::from_str::<Value>(document) else {
+        return document.to_owned();
+    };
+    if let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) {
+        paths.retain(|path, _| {
+            let Some(rest) = path.strip_prefix("/tools/") else {
+                return true;
+            };
+            let name = rest.split('/').next().unwrap_or_default();
+            catalog.get(name).is_some()
+        });
+    }
+    document.to_string()
 }
 
 /// Who is calling: the authenticator's caller, or the API's own.

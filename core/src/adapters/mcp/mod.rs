@@ -282,6 +282,18 @@ impl McpServer {
         self
     }
 
+    /// Lists and calls only the tools `selection` admits (those of some modules or tags,
+    /// [`toolspec::Selection`](crate::Selection)): the others are unknown tools to this server.
+    pub fn select(mut self, selection: &crate::catalog::Selection) -> Self {
+        let shared = Arc::make_mut(&mut self.shared);
+        shared.listing.retain(selection);
+        shared.personal_listing = shared
+            .listing
+            .visible(None)
+            .any(|member| !member.descriptor.scopes.is_empty());
+        self
+    }
+
     /// What a caller over HTTP without a tool's scopes meets.
     pub fn missing_scope(&self) -> MissingScope {
         self.shared.missing_scope
