@@ -215,5 +215,9 @@ async fn a_selection_offers_the_tools_of_a_tag_only() {
     let payments = toolspec::Selection::all().tagged("payments");
     let tools = toolspec::rig::selected(&registry, &ada(), &payments, None);
     let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
-    assert_eq!(names, ["explain", "orders_refund", "task_status"], "built-ins stay");
+    assert_eq!(
+        names,
+        ["explain", "orders_refund", "task_status"],
+        "built-ins stay"
+    );
 }

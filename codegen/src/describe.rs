@@ -156,6 +156,7 @@ impl Tool {
                     .map(|f| Field {
                         name: text(&f.name),
                         ambient: f.ambient,
+                        from: f.from.as_ref().map(|from| text(&from.value)),
                         sensitive: f.sensitive,
                         optional: !f.is_required(),
                     })

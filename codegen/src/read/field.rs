@@ -118,7 +118,15 @@ pub fn read_field(
     }
     let entries = r.map(def, &format!("the definition of `{}`", field.name))?;
     let keys = r.section::<FieldKey>(entries, &format!("field `{}`", field.name));
-    read_type(r, &mut field, def, place)?;
+    let typed = ["type", "any_of", "shape"]
+        .iter()
+        .any(|k| def.get(k).is_some());
+    let ambient = def.get("on").and_then(Node::as_str) == Some("ambient_context");
+    if !typed && ambient && place == Place::Expects {
+        declared_ambient_type(r, &mut field, def)?;
+    } else {
+        read_type(r, &mut field, def, place)?;
+    }
     // Before `default`, which an ambient field may not have.
     if let Some(node) = def.get("on") {
         read_on(r, node, place, &mut field);
@@ -126,8 +134,81 @@ pub fn read_field(
     for (key, key_node, node) in keys {
         read_attribute(r, key, key_node, node, place, &mut field);
     }
+    if let Some(from) = field.from.as_ref().filter(|_| !field.ambient) {
+        r.report(
+            r.error(
+                Kind::Conflict,
+                from.span,
+                format!("`from` on `{}`, which is not an ambient field", field.name),
+            )
+            .with_label("only with `on: ambient_context`")
+            .with_help(
+                "`from` names the key of the trusted context an `on: ambient_context` field \
+                 takes its value from; add `on: ambient_context`, or remove `from`",
+            ),
+        );
+    }
     check_bounds(r, def, &field);
     Some(field)
+}
+
+/// An ambient field written without a type: the project's declaration of its key (`from`,
+/// or its name) gives it, and a description when it has none.
+fn declared_ambient_type(r: &mut Reader<'_>, field: &mut Field, def: &Node) -> Option<()> {
+    let key = def
+        .get("from")
+        .and_then(Node::as_str)
+        .unwrap_or(&field.name)
+        .to_owned();
+    let Some(decl) = r.ambient.iter().find(|a| a.name.value == key) else {
+        let declared: Vec<&str> = r.ambient.iter().map(|a| a.name.value.as_str()).collect();
+        let close = suggest(&key, declared.iter().copied());
+        r.report(
+            r.error(
+                Kind::MissingKey,
+                field.span,
+                format!(
+                    "ambient field `{}` has no `type`, and the project declares no ambient `{key}`",
+                    field.name
+                ),
+            )
+            .with_label("missing `type`")
+            .with_help(match close {
+                Some(close) => format!("did you mean `from: {close}`? Or add `type:`"),
+                None => format!(
+                    "add `type:`, or declare `{key}` once for every tool under `ambient:` in \
+                     `toolspec.yaml`"
+                ),
+            }),
+        );
+        return None;
+    };
+    field.ty = crate::read::query::field_type(decl.ty);
+    if field.description.is_none() {
+        field.description.clone_from(&decl.description);
+    }
+    Some(())
+}
+
+/// `from:` — the ambient key an `on: ambient_context` field takes its value from.
+fn read_from(r: &mut Reader<'_>, node: &Node, field: &Field) -> Option<Spanned<String>> {
+    let key = r.spanned_string(node, "`from`")?;
+    if is_field_name(&key.value) {
+        return Some(key);
+    }
+    r.report(
+        r.error(
+            Kind::InvalidValue,
+            node.span,
+            format!(
+                "`from: {}` on `{}` is not a key name",
+                key.value, field.name
+            ),
+        )
+        .with_label("not an identifier")
+        .with_help("name a key of the trusted context: letters, digits and underscores"),
+    );
+    None
 }
 
 /// Reads the value of `key` into `field`, whose type is known.
@@ -150,6 +231,9 @@ fn read_attribute(
         | FieldKey::Items
         | FieldKey::Values
         | FieldKey::On => {}
+        FieldKey::From => {
+            field.from = read_from(r, node, field);
+        }
         FieldKey::Description => field.description = r.string(node, "`description`"),
         FieldKey::Examples => {
             if let Some(items) = r.seq(node, "`examples`") {

@@ -62,6 +62,7 @@ section! {
         MaxItems = "max_items",
         UniqueItems = "unique_items",
         On = "on",
+        From = "from",
         Sensitive = "sensitive",
         RustType = "rust_type",
         Shape = "shape",

@@ -93,7 +93,7 @@ pub fn read(
         if *path == CONFIG_FILE {
             continue;
         }
-        let mut r = Reader::new(file, diagnostics);
+        let mut r = Reader::new(file, diagnostics).with_ambient(&config.ambient);
         if node.get("types").is_some() {
             for named in read_types(&mut r, node) {
                 if let Some(first) = types.get(&named.field.name) {

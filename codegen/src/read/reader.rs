@@ -49,6 +49,9 @@ pub struct Reader<'a> {
     pub file: &'a str,
     /// Where diagnostics go.
     pub diagnostics: &'a mut Vec<Diagnostic>,
+    /// The project's ambient fields (`toolspec.yaml`'s `ambient:`), which give an ambient
+    /// field without a `type` its type.
+    pub ambient: &'a [crate::spec::AmbientDecl],
 }
 
 impl<'a> Reader<'a> {
@@ -89,7 +92,17 @@ impl<'a> Reader<'a> {
 
     /// Starts reading `file`.
     pub fn new(file: &'a str, diagnostics: &'a mut Vec<Diagnostic>) -> Self {
-        Self { file, diagnostics }
+        Self {
+            file,
+            diagnostics,
+            ambient: &[],
+        }
+    }
+
+    /// The same reader, knowing the project's ambient fields.
+    pub fn with_ambient(mut self, ambient: &'a [crate::spec::AmbientDecl]) -> Self {
+        self.ambient = ambient;
+        self
     }
 
     /// An error of `kind` at `span` in this file, to [`report`](Self::report).

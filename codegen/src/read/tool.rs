@@ -350,7 +350,7 @@ impl Draft {
 /// An `on: ambient_context` field whose name the project declares under `ambient:` must have
 /// the type declared there: both name one value of the trusted context.
 fn check_ambient_type(r: &mut Reader<'_>, field: &crate::spec::Field, config: &ProjectConfig) {
-    let Some(decl) = config.ambient(&field.name) else {
+    let Some(decl) = config.ambient(field.context_key()) else {
         return;
     };
     if field.ty == field_type(decl.ty) {
@@ -362,7 +362,7 @@ fn check_ambient_type(r: &mut Reader<'_>, field: &crate::spec::Field, config: &P
             field.type_span,
             format!(
                 "ambient field `{}` is {} here but {} in `toolspec.yaml`",
-                field.name,
+                field.context_key(),
                 article(&field.ty.describe()),
                 article(decl.ty.name())
             ),

@@ -217,6 +217,9 @@ pub struct Field {
     pub constraints: Constraints,
     /// `on: ambient_context`
     pub ambient: bool,
+    /// `from`: the ambient context's key an ambient field takes its value from, when it is
+    /// not the field's own name.
+    pub from: Option<Spanned<String>>,
     /// Redacted in audit records and logs.
     pub sensitive: bool,
     /// A Rust type path to use instead of the generated type.
@@ -246,11 +249,17 @@ impl Field {
             one_of: None,
             constraints: Constraints::default(),
             ambient: false,
+            from: None,
             sensitive: false,
             rust_type: None,
             reference: None,
             asked: false,
         }
+    }
+
+    /// The ambient context's key an ambient field's value comes from: `from`, or its name.
+    pub fn context_key(&self) -> &str {
+        self.from.as_ref().map_or(&self.name, |from| &from.value)
     }
 
     /// Whether a caller must supply the field.

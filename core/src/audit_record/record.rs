@@ -151,7 +151,7 @@ impl AuditRecord {
             .tool
             .ambient_fields()
             .filter_map(|field| {
-                let value = call.ambient.get(&field.name)?;
+                let value = call.ambient.get(field.context_key())?;
                 Some((field.name.to_string(), value.clone()))
             })
             .collect::<Map<String, Value>>()

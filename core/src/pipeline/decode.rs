@@ -79,9 +79,9 @@ pub(crate) fn resolve_ambient<A: DeserializeOwned>(
     let missing = std::cell::Cell::new(None);
     let declared = fields.iter().filter_map(|field| {
         let name: &'static str = &field.name;
-        let value = ambient.lookup(name);
+        let value = ambient.lookup(field.context_key());
         if value.is_none() && !field.optional && missing.get().is_none() {
-            missing.set(Some(name));
+            missing.set(Some(field.context_key()));
         }
         value.map(|value| (name, value))
     });
@@ -91,8 +91,8 @@ pub(crate) fn resolve_ambient<A: DeserializeOwned>(
         resolved.is_err().then(|| {
             fields
                 .iter()
-                .find(|f| !f.optional && ambient.lookup(&f.name).is_none())
-                .map(|f| -> &'static str { &f.name })
+                .find(|f| !f.optional && ambient.lookup(f.context_key()).is_none())
+                .map(|f| f.context_key())
         })?
     });
     if let Some(name) = missing {

@@ -28,15 +28,14 @@ impl Key {
         ambient: &AmbientContext,
         redaction: &Sensitivity,
     ) -> Self {
-        let ambient_field = |name: &str| tool.fields.iter().any(|f| f.name == name && f.ambient);
+        let ambient_field = |name: &str| tool.fields.iter().find(|f| f.name == name && f.ambient);
         let values: Map<String, Value> = fields
             .iter()
             .map(|name| {
                 let name = name.as_ref();
-                let value = if ambient_field(name) {
-                    ambient.get(name)
-                } else {
-                    args.get(name)
+                let value = match ambient_field(name) {
+                    Some(field) => ambient.get(field.context_key()),
+                    None => args.get(name),
                 };
                 (name.to_owned(), value.cloned().unwrap_or(Value::Null))
             })

@@ -104,7 +104,7 @@ impl profile::update::Handler for App {
     ) -> profile::update::Outcome {
         self.probe.profile_calls.fetch_add(1, Ordering::Relaxed);
         Ok(profile::update::Output {
-            user_id: cx.ambient().user_id.clone(),
+            user_id: cx.ambient().user.clone(),
             age: input.age,
             score: input.score,
             active: input.active,

@@ -46,10 +46,20 @@ pub struct Field {
     pub name: Text,
     /// Resolved from the trusted ambient context (`on: ambient_context`), never model input.
     pub ambient: bool,
+    /// The ambient context's key an ambient field takes its value from (`from:`), when it is
+    /// not the field's own name.
+    pub from: Option<Text>,
     /// Redacted in audit records and logs.
     pub sensitive: bool,
     /// May be omitted by the caller (optional, or has a default).
     pub optional: bool,
+}
+
+impl Field {
+    /// The ambient context's key the field's value comes from: `from`, or its name.
+    pub fn context_key(&self) -> &str {
+        self.from.as_deref().unwrap_or(&self.name)
+    }
 }
 
 /// A precondition checked before the handler runs.
@@ -259,12 +269,14 @@ const EXPLAIN_FIELDS: &[Field] = &[
     Field {
         name: Cow::Borrowed("tool"),
         ambient: false,
+        from: None,
         sensitive: false,
         optional: false,
     },
     Field {
         name: Cow::Borrowed("arguments"),
         ambient: false,
+        from: None,
         sensitive: false,
         optional: true,
     },
@@ -275,12 +287,14 @@ const TASK_STATUS_FIELDS: &[Field] = &[
     Field {
         name: Cow::Borrowed("task_id"),
         ambient: false,
+        from: None,
         sensitive: false,
         optional: false,
     },
     Field {
         name: Cow::Borrowed("wait_seconds"),
         ambient: false,
+        from: None,
         sensitive: false,
         optional: true,
     },

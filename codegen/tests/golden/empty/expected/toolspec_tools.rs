@@ -67,12 +67,14 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("tool"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: false,
             },
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("arguments"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: true,
             },

@@ -317,12 +317,14 @@ pub mod agent {
                         ::toolspec::__private::Field {
                             name: ::std::borrow::Cow::Borrowed("subject"),
                             ambient: false,
+                            from: ::core::option::Option::None,
                             sensitive: false,
                             optional: false,
                         },
                         ::toolspec::__private::Field {
                             name: ::std::borrow::Cow::Borrowed("customer_id"),
                             ambient: true,
+                            from: ::core::option::Option::None,
                             sensitive: false,
                             optional: false,
                         },
@@ -1426,12 +1428,14 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("tool"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: false,
             },
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("arguments"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: true,
             },
@@ -1540,12 +1544,14 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("task_id"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: false,
             },
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("wait_seconds"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: true,
             },

@@ -590,12 +590,14 @@ pub mod draw {
                 ::toolspec::__private::Field {
                     name: ::std::borrow::Cow::Borrowed("geometry"),
                     ambient: false,
+                    from: ::core::option::Option::None,
                     sensitive: false,
                     optional: false,
                 },
                 ::toolspec::__private::Field {
                     name: ::std::borrow::Cow::Borrowed("canvas"),
                     ambient: false,
+                    from: ::core::option::Option::None,
                     sensitive: false,
                     optional: true,
                 },
@@ -830,6 +832,7 @@ pub mod layout {
                 ::toolspec::__private::Field {
                     name: ::std::borrow::Cow::Borrowed("page"),
                     ambient: false,
+                    from: ::core::option::Option::None,
                     sensitive: false,
                     optional: false,
                 },
@@ -978,12 +981,14 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("tool"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: false,
             },
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("arguments"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: true,
             },

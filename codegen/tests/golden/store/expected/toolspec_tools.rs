@@ -163,6 +163,7 @@ pub mod customers {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
+            /// The signed-in customer.
             pub customer_id: i64,
         }
         /// The exposed output.
@@ -265,6 +266,7 @@ pub mod customers {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -445,6 +447,7 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
+            /// The signed-in customer.
             pub customer_id: i64,
         }
         /// The exposed output.
@@ -568,18 +571,21 @@ pub mod orders {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("order"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("reason"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -824,6 +830,7 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
+            /// The signed-in customer.
             pub customer_id: i64,
         }
         /// The exposed output.
@@ -923,18 +930,21 @@ pub mod orders {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("status"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("pace_ms"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -1072,6 +1082,7 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
+            /// The signed-in customer.
             pub customer_id: i64,
         }
         /// The exposed output.
@@ -1227,12 +1238,14 @@ pub mod orders {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("order_id"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -1402,6 +1415,7 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
+            /// The signed-in customer.
             pub customer_id: i64,
         }
         /// The exposed output.
@@ -1526,18 +1540,21 @@ pub mod orders {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("lines"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("note"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: true,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -1714,6 +1731,7 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
+            /// The signed-in customer.
             pub customer_id: i64,
         }
         /// The exposed output.
@@ -1824,18 +1842,21 @@ pub mod orders {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("order_id"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("amount"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -2028,6 +2049,7 @@ pub mod orders {
         )]
         #[serde(crate = "::toolspec::__private::serde")]
         pub struct Ambient {
+            /// The signed-in customer.
             pub customer_id: i64,
         }
         /// The exposed output.
@@ -2127,6 +2149,7 @@ pub mod orders {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -2460,54 +2483,63 @@ pub mod orders {
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("status"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("placed_after"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("placed_before"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("total_min"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("note_contains"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("sort"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("limit"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("offset"),
                         ambient: false,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: true,
                     },
                     ::toolspec::__private::Field {
                         name: ::std::borrow::Cow::Borrowed("customer_id"),
                         ambient: true,
+                        from: ::core::option::Option::None,
                         sensitive: false,
                         optional: false,
                     },
@@ -2816,12 +2848,14 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("tool"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: false,
             },
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("arguments"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: true,
             },
@@ -2945,12 +2979,14 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("task_id"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: false,
             },
             ::toolspec::__private::Field {
                 name: ::std::borrow::Cow::Borrowed("wait_seconds"),
                 ambient: false,
+                from: ::core::option::Option::None,
                 sensitive: false,
                 optional: true,
             },
