@@ -128,6 +128,9 @@ impl Tool {
                         .unwrap_or_default(),
                 ),
             }),
+            title: b.title.as_deref().map(text),
+            description: b.description.as_deref().map(text),
+            hints: b.hints.as_ref().map(|hints| texts(hints)),
         });
         Descriptor {
             name: text(&self.name),

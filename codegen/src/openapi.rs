@@ -105,14 +105,19 @@ impl Project {
 impl Tool {
     /// The tool's name on the `http` adapter, when it is a member.
     fn http_name(&self) -> Option<&str> {
-        let binding = self.bindings.iter().find(|b| b.adapter == adapters::HTTP)?;
-        Some(&binding.name)
+        self.http().map(|b| b.name.as_str())
     }
 
     /// What the `http` adapter accepts: a narrowing's input schema, or the canonical one;
     /// for a query tool, with the paging arguments as the runtime takes them (any `sort`,
     /// the default for one it does not know; any `limit` and `offset`, clamped into range;
     /// `null` for any of them, as if left out).
+    /// The tool's binding to the HTTP API, which may give it its own title, description and
+    /// hints there.
+    fn http(&self) -> Option<&crate::analyze::membership::Binding> {
+        self.bindings.iter().find(|b| b.adapter == adapters::HTTP)
+    }
+
     fn http_input(&self) -> Value {
         let view = self.views.get(adapters::HTTP).and_then(|schemas| {
             schemas
@@ -254,7 +259,11 @@ impl Operation<'_> {
     /// required arguments are all scalars.
     fn get(&self, components: &mut Components) -> Option<Value> {
         let spec = &self.tool.spec;
-        if !spec.hints.iter().any(|h| h.value == hints::READ_ONLY) {
+        let read_only = match self.tool.http().and_then(|b| b.hints.as_ref()) {
+            Some(hints) => hints.iter().any(|h| h == hints::READ_ONLY),
+            None => spec.hints.iter().any(|h| h.value == hints::READ_ONLY),
+        };
+        if !read_only {
             return None;
         }
         let input = self.tool.http_input();
@@ -349,12 +358,21 @@ impl Operation<'_> {
         let spec = &self.tool.spec;
         let mut operation = Map::new();
         operation.insert("operationId".into(), operation_id.into());
-        let summary = spec
-            .title
-            .clone()
+        let http = self.tool.http();
+        let summary = http
+            .and_then(|b| b.title.clone())
+            .or_else(|| spec.title.clone())
             .unwrap_or_else(|| spec.description.clone());
         operation.insert("summary".into(), summary.into());
-        operation.insert("description".into(), self.tool.description.clone().into());
+        let description = http
+            .and_then(|b| {
+                b.view
+                    .as_ref()
+                    .map(|v| &v.description)
+                    .or(b.description.as_ref())
+            })
+            .unwrap_or(&self.tool.description);
+        operation.insert("description".into(), description.clone().into());
         if !spec.tags.is_empty() {
             operation.insert("tags".into(), json!(spec.tags));
         }

@@ -10,10 +10,16 @@ use crate::spec::query::QuerySpec;
 /// preconditions and the error codes a call can fail with (guards first), for a query tool
 /// what [`query_description`] adds for every filter and sort.
 pub fn compose_description(spec: &ToolSpec) -> String {
+    compose_description_from(spec, &spec.description)
+}
+
+/// [`compose_description`] with `lead` in place of the spec's own description (an adapter's
+/// `description:`).
+pub fn compose_description_from(spec: &ToolSpec, lead: &str) -> String {
     if let Some(query) = &spec.query {
-        return query_description(&spec.description, query, |_| true, |_| true);
+        return query_description(lead, query, |_| true, |_| true);
     }
-    let mut text = spec.description.clone();
+    let mut text = lead.to_owned();
     if !spec.guards.is_empty() {
         let preconditions: Vec<String> = spec
             .guards

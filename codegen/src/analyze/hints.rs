@@ -5,11 +5,23 @@ use toolspec_vocab::hints;
 use crate::diagnostic::did_you_mean;
 use crate::diagnostic::kind::Kind;
 use crate::read::reader::Reader;
+use crate::source::Spanned;
 use crate::spec::{ProjectConfig, ToolSpec};
 
+/// The spec's hints, and each adapter's own (`tool: { mcp: { hints: […] } }`): the same
+/// rules for both.
 pub fn check_hints(r: &mut Reader<'_>, spec: &ToolSpec, config: &ProjectConfig) {
+    check_hint_list(r, &spec.hints, config);
+    for options in &spec.tool.options {
+        if let Some(hints) = &options.hints {
+            check_hint_list(r, hints, config);
+        }
+    }
+}
+
+fn check_hint_list(r: &mut Reader<'_>, list: &[Spanned<String>], config: &ProjectConfig) {
     let mut seen: Vec<&str> = Vec::new();
-    for hint in &spec.hints {
+    for hint in list {
         if !config.hints.contains(&hint.value) {
             let help = did_you_mean(&hint.value, config.hints.iter().map(String::as_str))
                 .map(|m| format!("did you mean `{m}`?"))

@@ -3,7 +3,7 @@
 use toolspec_vocab::membership::{self, Declaration, Grant};
 use toolspec_vocab::settings::SettingValue;
 
-use crate::analyze::description::query_description;
+use crate::analyze::description::{compose_description_from, query_description};
 use crate::spec::{AdapterOptions, GrantDecl, ProjectConfig, ToolSpec};
 
 /// A tool's membership in one adapter.
@@ -17,6 +17,14 @@ pub struct Binding {
     pub settings: Vec<(String, SettingValue)>,
     /// What a query tool shows this adapter's model, when its spec narrows it there.
     pub view: Option<View>,
+    /// The tool's title here, when the adapter's options give it one.
+    pub title: Option<String>,
+    /// The composed description this adapter's model reads, when the adapter's options give
+    /// it its own (a narrowed query tool's is its view's).
+    pub description: Option<String>,
+    /// The tool's hints here, when the adapter's options give them (a query tool's always
+    /// include `read_only`).
+    pub hints: Option<Vec<String>>,
 }
 
 /// A query tool as one adapter shows it, narrowed by `only_filters`, `except_filters` or
@@ -35,6 +43,7 @@ pub struct View {
 /// members).
 fn view(spec: &ToolSpec, options: Option<&AdapterOptions>) -> Option<View> {
     let query = spec.query.as_ref()?;
+    let lead = lead(spec, options);
     let narrowing = &options?.narrowing;
     if narrowing.is_empty() {
         return None;
@@ -54,8 +63,30 @@ fn view(spec: &ToolSpec, options: Option<&AdapterOptions>) -> Option<View> {
             .map(|s| s.value.clone())
             .filter(|s| sort(s))
             .collect(),
-        description: query_description(&spec.description, query, filter, sort),
+        description: query_description(&lead, query, filter, sort),
     })
+}
+
+/// The description's lead on the adapter `options` configure: the spec's, or the adapter's.
+fn lead(spec: &ToolSpec, options: Option<&AdapterOptions>) -> String {
+    match options.and_then(|o| o.description.as_ref()) {
+        Some(description) => description.apply(&spec.description),
+        None => spec.description.clone(),
+    }
+}
+
+/// The adapter's hints for the tool, when its options give them: a query tool only reads.
+fn hints(spec: &ToolSpec, options: Option<&AdapterOptions>) -> Option<Vec<String>> {
+    let mut hints: Vec<String> = options?
+        .hints
+        .as_ref()?
+        .iter()
+        .map(|h| h.value.clone())
+        .collect();
+    if spec.query.is_some() && !hints.iter().any(|h| h == toolspec_vocab::hints::READ_ONLY) {
+        hints.insert(0, toolspec_vocab::hints::READ_ONLY.to_owned());
+    }
+    Some(hints)
 }
 
 pub fn bindings(
@@ -119,6 +150,13 @@ pub fn bindings(
                     })
                     .unwrap_or_default(),
                 view: view(spec, options),
+                title: options
+                    .and_then(|o| o.title.as_ref())
+                    .map(|t| t.value.clone()),
+                description: options
+                    .filter(|o| o.description.is_some() && o.narrowing.is_empty())
+                    .map(|o| compose_description_from(spec, &lead(spec, Some(o)))),
+                hints: hints(spec, options),
             }
         })
         .collect()

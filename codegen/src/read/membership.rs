@@ -12,7 +12,7 @@ use crate::read::settings::{read_setting, unknown_setting};
 use crate::read::yaml::{Node, Value};
 use crate::source::Spanned;
 use crate::spec::query::Narrowing;
-use crate::spec::{AdapterOptions, GrantDecl, ProjectConfig, ToolDecl};
+use crate::spec::{AdapterOptions, DescriptionOverride, GrantDecl, ProjectConfig, ToolDecl};
 
 pub fn read_tool_decl(r: &mut Reader<'_>, node: &Node, config: &ProjectConfig) -> ToolDecl {
     let mut decl = ToolDecl {
@@ -118,6 +118,9 @@ fn read_adapter_options(
         settings: Vec::new(),
         narrowing: Narrowing::default(),
         statuses: Vec::new(),
+        title: None,
+        description: None,
+        hints: None,
     };
     if matches!(node.value, Value::Null | Value::Bool(true)) {
         return Some(options);
@@ -151,12 +154,27 @@ fn read_adapter_options(
         if read_narrowing(r, &setting.value, v, &mut options.narrowing) {
             continue;
         }
+        match setting.value.as_str() {
+            "title" => {
+                options.title = r.spanned_string(v, "`title`");
+                continue;
+            }
+            "description" => {
+                options.description = read_description(r, v, &options.adapter.value);
+                continue;
+            }
+            "hints" => {
+                options.hints = Some(r.string_list(v, "`hints`"));
+                continue;
+            }
+            _ => {}
+        }
         if setting.value == "status" && decl.name == adapters::HTTP {
             options.statuses = read_statuses(r, v);
             continue;
         }
         let Some(setting_decl) = decl.setting(&setting.value) else {
-            let mut also = vec!["name"];
+            let mut also = vec!["name", "title", "description", "hints"];
             also.extend(Narrowing::KEYS);
             if decl.name == adapters::HTTP {
                 also.push("status");
@@ -266,4 +284,46 @@ fn unknown_adapter(r: &mut Reader<'_>, node: &Node, name: &str, config: &Project
         .with_label("not a known adapter")
         .with_help(help),
     );
+}
+
+/// A per-adapter `description`: a text that replaces the spec's, or `{ append: text }`.
+fn read_description(r: &mut Reader<'_>, node: &Node, adapter: &str) -> Option<DescriptionOverride> {
+    if let Value::Str(text) = &node.value {
+        return non_empty(r, node, text, adapter).map(DescriptionOverride::Replace);
+    }
+    let what = format!("`tool.{adapter}.description`");
+    let entries = r.map(node, &what)?;
+    r.check_keys(entries, &["append"], &what);
+    let Some(append) = node.get("append") else {
+        r.report(
+            r.error(
+                Kind::MissingKey,
+                node.span,
+                format!("{what} has no `append`"),
+            )
+            .with_label("missing `append`")
+            .with_help(
+                "write the text that replaces the description, or `{ append: text }` to add to it",
+            ),
+        );
+        return None;
+    };
+    let text = r.string(append, "`append`")?;
+    non_empty(r, append, &text, adapter).map(DescriptionOverride::Append)
+}
+
+fn non_empty(r: &mut Reader<'_>, node: &Node, text: &str, adapter: &str) -> Option<String> {
+    if !text.trim().is_empty() {
+        return Some(text.to_owned());
+    }
+    r.report(
+        r.error(
+            Kind::InvalidValue,
+            node.span,
+            format!("the description on adapter `{adapter}` is empty"),
+        )
+        .with_label("empty")
+        .with_help("a model reads it to choose the tool: say what it does, or leave it out"),
+    );
+    None
 }

@@ -14,6 +14,8 @@ pub mod visit;
 pub use config::{AdapterConfig, AmbientDecl, AuthSpec, ClaimSpec, Fallbacks, ProjectConfig};
 pub use durable::{AuditConfig, AuditPolicy, Durability, LockSpec, OnceSpec};
 pub use field::{Constraints, Field, FieldType, Format, Variant};
-pub use tool::{AdapterOptions, ErrorDecl, GrantDecl, GuardDecl, ToolDecl, ToolSpec};
+pub use tool::{
+    AdapterOptions, DescriptionOverride, ErrorDecl, GrantDecl, GuardDecl, ToolDecl, ToolSpec,
+};
 pub use types::{NamedType, Types};
 pub use user_input::{AskSpec, ConfirmSpec};

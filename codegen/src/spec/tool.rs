@@ -71,6 +71,32 @@ pub struct AdapterOptions {
     /// The HTTP API's status for some of the tool's error codes (`http` only:
     /// `status: { already_shipped: 409 }`), in spec order.
     pub statuses: Vec<(Spanned<String>, Spanned<u64>)>,
+    /// `title`: the tool's title on this adapter.
+    pub title: Option<Spanned<String>>,
+    /// `description`: what this adapter's model reads instead of the spec's description, or
+    /// after it.
+    pub description: Option<DescriptionOverride>,
+    /// `hints`: the tool's hints on this adapter, instead of the spec's.
+    pub hints: Option<Vec<Spanned<String>>>,
+}
+
+/// A per-adapter `description`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DescriptionOverride {
+    /// `description: text`: instead of the spec's own.
+    Replace(String),
+    /// `description: { append: text }`: after the spec's own.
+    Append(String),
+}
+
+impl DescriptionOverride {
+    /// The description's lead on the adapter, given the spec's `own`.
+    pub fn apply(&self, own: &str) -> String {
+        match self {
+            Self::Replace(text) => text.trim_end().to_owned(),
+            Self::Append(text) => format!("{}\n{}", own.trim_end(), text.trim_end()),
+        }
+    }
 }
 
 /// A spec's `tool:` declaration (the default: no `tool:` key).

@@ -325,8 +325,27 @@ fn responses_tools_are_the_flat_form_of_the_same_tools() {
     }
     assert_eq!(
         openai::wrap_responses(&tools::status::ping::DESCRIPTOR).map(|t| to_json!(t)),
-        Some(r#"{"type":"function","name":"status_ping","description":"Check that the service answers.","parameters":{"type":"object","properties":{},"required":[],"additionalProperties":false},"strict":true}"#.to_owned())
+        Some(r#"{"type":"function","name":"status_ping","description":"Check that the service answers.\nCall it before reporting an outage.","parameters":{"type":"object","properties":{},"required":[],"additionalProperties":false},"strict":true}"#.to_owned()),
+        "OpenAI's model reads the sentence the spec appends for it"
     );
+}
+
+#[test]
+fn each_provider_reads_the_description_its_adapter_gives() {
+    use toolspec::{anthropic, gemini};
+    let ping = &tools::status::ping::DESCRIPTOR;
+    let described = |tool: Value| tool["description"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(
+        described(serde_json::to_value(anthropic::wrap(ping)).unwrap()),
+        "Answers whether the service is up."
+    );
+    assert_eq!(
+        described(serde_json::to_value(gemini::wrap(ping)).unwrap()),
+        "Check that the service answers.",
+        "an adapter without its own keeps the spec's"
+    );
+    assert_eq!(ping.title_for("mcp"), Some("Health check"));
+    assert!(ping.has_hint_for("mcp", "idempotent") && !ping.has_hint_for("openai", "idempotent"));
 }
 
 #[test]

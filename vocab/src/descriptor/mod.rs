@@ -99,6 +99,13 @@ pub struct AdapterBinding {
     pub settings: List<(Text, SettingValue)>,
     /// What a query tool shows this adapter's model, when the spec narrows it there.
     pub view: Option<QueryView>,
+    /// The tool's title on this adapter (`title:` in its options), when not the tool's own.
+    pub title: Option<Text>,
+    /// The composed description this adapter's model reads (`description:` in its options),
+    /// when not the tool's own (a narrowed query tool's is its view's).
+    pub description: Option<Text>,
+    /// The tool's hints on this adapter (`hints:` in its options), when not the tool's own.
+    pub hints: Option<List<Text>>,
 }
 
 impl AdapterBinding {
@@ -109,6 +116,9 @@ impl AdapterBinding {
             name: None,
             settings: Cow::Borrowed(&[]),
             view: None,
+            title: None,
+            description: None,
+            hints: None,
         }
     }
 }
@@ -405,8 +415,26 @@ impl Descriptor {
     /// [`description_for`](Self::description_for), as the descriptor holds it (a clone, free
     /// for the generated code's statics).
     pub fn description_text_for(&self, adapter: &str) -> Text {
-        self.view(adapter)
-            .map_or_else(|| self.description.clone(), |v| v.description.clone())
+        Cow::Owned(self.description_for(adapter).to_owned())
+    }
+
+    /// The tool's title on `adapter`: its options' `title`, or the tool's own.
+    pub fn title_for(&self, adapter: &str) -> Option<&str> {
+        self.binding(adapter)
+            .and_then(|b| b.title.as_deref())
+            .or(self.title.as_deref())
+    }
+
+    /// The tool's hints on `adapter`: its options' `hints`, or the tool's own.
+    pub fn hints_for(&self, adapter: &str) -> &[Text] {
+        self.binding(adapter)
+            .and_then(|b| b.hints.as_deref())
+            .unwrap_or(&self.hints)
+    }
+
+    /// Whether the tool has `hint` on `adapter` (see [`hints_for`](Self::hints_for)).
+    pub fn has_hint_for(&self, adapter: &str, hint: &str) -> bool {
+        self.hints_for(adapter).iter().any(|h| h == hint)
     }
 
     /// The input schema in `dialect` as JSON text, if the tool is a member of it (see
@@ -430,11 +458,16 @@ impl Descriptor {
         self.binding(adapter).and_then(|b| b.view.as_ref())
     }
 
-    /// The description `adapter`'s model reads: [`description`](Self::description), or the
-    /// narrowed one of a query tool the spec narrows there.
+    /// The description `adapter`'s model reads: the narrowed one of a query tool the spec
+    /// narrows there, the adapter's own (`description:` in its options), or
+    /// [`description`](Self::description).
     pub fn description_for(&self, adapter: &str) -> &str {
-        self.view(adapter)
-            .map_or(&self.description, |v| &v.description)
+        if let Some(view) = self.view(adapter) {
+            return &view.description;
+        }
+        self.binding(adapter)
+            .and_then(|b| b.description.as_deref())
+            .unwrap_or(&self.description)
     }
 
     /// The input schema `adapter` declares the tool with, in `dialect`: the tool's

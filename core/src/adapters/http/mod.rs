@@ -283,7 +283,7 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             let d = member.descriptor;
             json!({
                 "name": member.name,
-                "title": d.title,
+                "title": d.title_for(HTTP),
                 "description": d.description_for(HTTP),
                 "read_only": is_read_only(d),
                 "input_schema": raw(d.schema_for(HTTP, toolspec_vocab::Dialect::Mcp).unwrap_or(&d.input_schema)),
@@ -440,7 +440,7 @@ async fn other_method(
 }
 
 fn is_read_only(tool: &Descriptor) -> bool {
-    tool.has_hint(hints::READ_ONLY)
+    tool.has_hint_for(HTTP, hints::READ_ONLY)
 }
 
 /// `405`: a `read_only` tool takes `GET` and `POST`, any other `POST` only.

@@ -86,10 +86,10 @@ pub fn tools(registry: &Registry) -> Vec<Tool> {
 /// Whether `tool` may reach beyond the app's own data (MCP's `openWorldHint`): as its hints say,
 /// else an action may, while a query tool and the built-in tools read only the app's own data.
 fn open_world(tool: &Descriptor) -> bool {
-    if tool.has_hint(hints::OPEN_WORLD) {
+    if tool.has_hint_for(ADAPTER, hints::OPEN_WORLD) {
         return true;
     }
-    tool.kind == ToolKind::Action && !tool.has_hint(hints::CLOSED_WORLD)
+    tool.kind == ToolKind::Action && !tool.has_hint_for(ADAPTER, hints::CLOSED_WORLD)
 }
 
 /// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
@@ -100,11 +100,12 @@ pub fn wrap(tool: &Descriptor) -> Option<Tool> {
         tool.schema_for(ADAPTER, Dialect::Mcp)
             .unwrap_or(&tool.input_schema),
     );
-    let read_only = tool.has_hint("read_only");
+    let hint = |hint: &str| tool.has_hint_for(ADAPTER, hint);
+    let read_only = hint(hints::READ_ONLY);
     let mut annotations = ToolAnnotations::new()
         .read_only(read_only)
-        .destructive(!read_only && tool.has_hint("destructive"))
-        .idempotent(read_only || tool.has_hint("idempotent"))
+        .destructive(!read_only && hint(hints::DESTRUCTIVE))
+        .idempotent(read_only || hint(hints::IDEMPOTENT))
         .open_world(open_world(tool));
     let mut meta = JsonObject::new();
     if !tool.tags.is_empty() {
@@ -114,9 +115,9 @@ pub fn wrap(tool: &Descriptor) -> Option<Tool> {
         meta.insert(META_VERSION.into(), json!(version));
     }
     let mut wrapped = Tool::new(name, tool.description_text_for(ADAPTER), input_schema);
-    if let Some(title) = &tool.title {
-        wrapped.title = Some(title.to_string());
-        annotations.title = Some(title.to_string());
+    if let Some(title) = tool.title_for(ADAPTER) {
+        wrapped.title = Some(title.to_owned());
+        annotations.title = Some(title.to_owned());
     }
     // A tool that exposes nothing publishes no `outputSchema` (MCP makes it optional, and an
     // object without properties says nothing); its results still carry `structuredContent: {}`.
@@ -765,6 +766,32 @@ mod tests {
             ..tool(&[])
         };
         assert!(wrap(&outsider).is_none());
+    }
+
+    #[test]
+    fn the_mcp_options_title_description_and_hints_are_what_mcp_lists() {
+        let own = Descriptor {
+            adapters: Cow::Owned(vec![AdapterBinding {
+                adapter: "mcp".into(),
+                title: Some("Health check".into()),
+                description: Some("Answers whether the service is up.".into()),
+                hints: Some(vec!["read_only".into()].into()),
+                ..AdapterBinding::member("")
+            }]),
+            ..tool(&["destructive"])
+        };
+        let wrapped = serde_json::to_value(wrap(&own).unwrap()).unwrap();
+        assert_eq!(wrapped["title"], "Health check");
+        assert_eq!(wrapped["annotations"]["title"], "Health check");
+        assert_eq!(wrapped["description"], "Answers whether the service is up.");
+        assert_eq!(
+            (
+                &wrapped["annotations"]["readOnlyHint"],
+                &wrapped["annotations"]["destructiveHint"]
+            ),
+            (&json!(true), &json!(false)),
+            "the adapter's hints, not the tool's"
+        );
     }
 
     #[test]
