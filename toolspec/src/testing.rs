@@ -159,7 +159,7 @@ impl Calls<'_> {
     {
         let args = serde_json::to_value(input)
             .unwrap_or_else(|e| panic!("the input of `{}` does not serialize: {e}", T::NAME));
-        let called = self.call(T::NAME, args).await;
+        let called = self.call(&self.name_here(T::NAME), args).await;
         if let Some(asked) = &called.asked {
             panic!("`{}` asked its user: {:?}", T::NAME, asked.requests);
         }
@@ -179,7 +179,7 @@ impl Calls<'_> {
     pub async fn answer(&self, asked: &InputRequired, args: Value, responses: &Value) -> Called {
         let continuation = Continuation::from_json(Some(asked.request_state.clone()), responses)
             .unwrap_or_else(|e| panic!("not responses: {e}"));
-        self.continue_with(&asked.tool, args, Some(continuation))
+        self.continue_with(&self.name_here(&asked.tool), args, Some(continuation))
             .await
     }
 
@@ -243,6 +243,15 @@ impl Calls<'_> {
             result: asked.to_result(),
             asked: Some(asked),
         }
+    }
+
+    /// The name the tool `canonical` has where these calls go (through the adapter, if any).
+    fn name_here(&self, canonical: &str) -> String {
+        let on_adapter = self.adapter.as_deref().and_then(|adapter| {
+            let tool = self.registry.get(canonical)?;
+            tool.descriptor().name_for(adapter).map(str::to_owned)
+        });
+        on_adapter.unwrap_or_else(|| canonical.to_owned())
     }
 
     fn options(&self) -> CallOptions {

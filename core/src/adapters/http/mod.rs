@@ -36,12 +36,11 @@
 //! axum::serve(listener, api.router()).await?;
 //! ```
 
-use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::body::Body;
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
@@ -195,8 +194,8 @@ impl HttpApi {
             .project()
             .openapi
             .map(|document| match self.selected {
-                true => Cow::Owned(served_paths(document, &self.shared.catalog)),
-                false => Cow::Borrowed(document),
+                true => Bytes::from(served_paths(document, &self.shared.catalog)),
+                false => Bytes::from_static(document.as_bytes()),
             });
         let router = match openapi {
             Some(document) => {
@@ -232,13 +231,9 @@ impl HttpApi {
 
 /// `GET /openapi.json`: the document derived at build time (public: it is what a client reads
 /// before it has a token).
-async fn openapi_json(document: Cow<'static, str>) -> Response {
+async fn openapi_json(document: Bytes) -> Response {
     let content_type = HeaderValue::from_static("application/json");
-    (
-        [(header::CONTENT_TYPE, content_type)],
-        document.into_owned(),
-    )
-        .into_response()
+    ([(header::CONTENT_TYPE, content_type)], document).into_response()
 }
 
 /// The build's OpenAPI `document` without the paths of the tools `catalog` leaves out
