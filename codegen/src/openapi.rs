@@ -112,8 +112,7 @@ impl Tool {
     /// for a query tool, with the paging arguments as the runtime takes them (any `sort`,
     /// the default for one it does not know; any `limit` and `offset`, clamped into range;
     /// `null` for any of them, as if left out).
-    /// The tool's binding to the HTTP API, which may give it its own title, description and
-    /// hints there.
+    /// The tool's binding to the HTTP API (its own title, description and hints there).
     fn http(&self) -> Option<&crate::analyze::membership::Binding> {
         self.bindings.iter().find(|b| b.adapter == adapters::HTTP)
     }
@@ -260,7 +259,7 @@ impl Operation<'_> {
     fn get(&self, components: &mut Components) -> Option<Value> {
         let spec = &self.tool.spec;
         let read_only = match self.tool.http().and_then(|b| b.hints.as_ref()) {
-            Some(hints) => hints.iter().any(|h| h == hints::READ_ONLY),
+            Some(own) => own.iter().any(|h| h == hints::READ_ONLY),
             None => spec.hints.iter().any(|h| h.value == hints::READ_ONLY),
         };
         if !read_only {
