@@ -134,4 +134,14 @@ impl<'a, A> Context<'a, A> {
     pub fn progress(&self, fraction: f64, message: impl Into<String>) {
         self.progress.report(fraction, message);
     }
+
+    /// Where progress reports go, for a handler that keeps them past this borrow.
+    pub(crate) fn progress_sink(&self) -> Progress {
+        self.progress.clone()
+    }
+
+    /// The registry's clock.
+    pub(crate) fn clock(&self) -> Clock {
+        self.clock.clone()
+    }
 }

@@ -18,10 +18,9 @@ use crate::guard::GuardStop;
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// Implemented by each tool's generated marker type (`tools::orders::cancel::Tool`).
+/// The types of one tool's calls: implemented by each tool's generated marker type
+/// (`tools::orders::cancel::Tool`), and by the JSON contract of a tool defined at run time.
 pub trait Contract: Send + Sync + 'static {
-    /// The canonical tool name.
-    const NAME: &'static str;
     /// Model-facing input, defaults applied.
     type Input: DeserializeOwned + Send + Sync + 'static;
     /// Fields resolved from the trusted ambient context.
@@ -35,6 +34,13 @@ pub trait Contract: Send + Sync + 'static {
     type Guard: Copy + Send + Sync + 'static;
     /// Every guard, in the order of the descriptor's `guards`, which name and describe them.
     const GUARDS: &'static [Self::Guard];
+}
+
+/// A contract that is one tool of the crate, known at build time: its name and descriptor
+/// (the generated marker types implement it).
+pub trait Described: Contract {
+    /// The canonical tool name.
+    const NAME: &'static str;
     /// Everything known about the tool at build time.
     fn descriptor() -> &'static Descriptor;
 }

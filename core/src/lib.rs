@@ -51,13 +51,15 @@
 //!   the seam each tool fills;
 //! - `registry`: the tools with their handlers, looked up by name and by adapter;
 //! - `pipeline`: the stages of every call, in one order, and explaining a call as the same
-//!   stages in a mode; the built-in explain tool; the registry's call methods;
+//!   stages in a mode; the built-in explain tool; the registry's call methods; tools defined
+//!   at run time (`inline`: a handler over JSON);
 //! - `worker`: the registry's task methods and the worker that runs stored tasks;
 //! - `catalog`: one adapter's members, each with its declaration and its registered tool;
 //! - `adapters`: MCP, the HTTP API, function calling (OpenAI, Anthropic, Gemini) and rig, each
 //!   behind its feature and re-exported here; nothing else depends on them;
-//! - [`audit`]: the audit trail's public face (its records and the trail), and [`tasks`]:
-//!   durable tasks' (what a task is, reading and cancelling one), assembled here.
+//! - [`audit`]: the audit trail's public face (its records and the trail), [`inline`]: tools
+//!   defined at run time, and [`tasks`]: durable tasks' (what a task is, reading and
+//!   cancelling one), assembled here.
 //!
 //! Generated code names the runtime through `__private` only (hidden, no stability promise).
 
@@ -132,7 +134,7 @@ pub use checks::limits::Limits;
 pub use checks::report::{Errors, FieldError};
 pub use clock::Clock;
 pub use context::{Context, Progress, ProgressUpdate};
-pub use contract::{BoxFuture, Contract, DeclaredError, Operation, Outcome};
+pub use contract::{BoxFuture, Contract, DeclaredError, Described, Operation, Outcome};
 pub use descriptor::Descriptor;
 pub use explain::explanation::{Explanation, GuardCheck};
 pub use explain::status::{LockStatus, OnceStatus};
@@ -163,6 +165,13 @@ pub mod audit {
         AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
     };
     pub use crate::trail::{AuditStats, AuditTrail};
+}
+
+/// Tools defined at run time ([`Registry::with_tool`]): a descriptor the compiler built from a
+/// spec the app holds (`toolspec::inline` builds it), handled by an [`InlineHandler`](inline::InlineHandler)
+/// over JSON, through the same pipeline and adapters as a generated tool.
+pub mod inline {
+    pub use crate::pipeline::inline::{InlineContext, InlineError, InlineHandler};
 }
 
 /// Long-running tools as durable tasks: a call of a tool that declares `task:` is stored in
@@ -236,7 +245,9 @@ pub mod __private {
     }
 
     pub use crate::context::Context;
-    pub use crate::contract::{BoxFuture, Contract, DeclaredError, NoGuard, Operation, Outcome};
+    pub use crate::contract::{
+        BoxFuture, Contract, DeclaredError, Described, NoGuard, Operation, Outcome,
+    };
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
     pub use crate::descriptor::{AskForm, Confirm, RateLimit, TaskDecl, TaskSupport};
     pub use crate::descriptor::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};

@@ -170,24 +170,10 @@ impl RegistryBuilder {
         let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
         for entry in &self.entries {
             let d = entry.descriptor;
-            let keys = std::iter::once(("", &*d.name)).chain(
-                d.adapters
-                    .iter()
-                    .map(|b| (&*b.adapter, b.name.as_deref().unwrap_or(&d.name))),
-            );
-            for (adapter, name) in keys {
-                if !adapter.is_empty() && self.project.adapter(adapter).is_none() {
-                    return Err(RegistryError::UnknownAdapter {
-                        tool: d.name.to_string(),
-                        adapter: adapter.into(),
-                    });
-                }
+            for (adapter, name) in names(d) {
+                check_adapter(self.project, d, adapter)?;
                 if let Some(first) = seen.insert((adapter, name), &d.spec) {
-                    return Err(RegistryError::DuplicateName {
-                        adapter: adapter.into(),
-                        name: name.into(),
-                        specs: [first.into(), d.spec.to_string()],
-                    });
+                    return Err(duplicate(adapter, name, first, d));
                 }
             }
         }
@@ -196,26 +182,7 @@ impl RegistryBuilder {
 
     /// Builds without the checks `build` makes: for generated code, whose compiler made them.
     pub(crate) fn build_trusted(mut self) -> Registry {
-        self.entries.sort_by_key(|t| &*t.descriptor.name);
-        let mut by_name = HashMap::with_capacity(self.entries.len());
-        let mut by_adapter = HashMap::new();
-        for (i, entry) in self.entries.iter().enumerate() {
-            let d = entry.descriptor;
-            by_name.insert(&*d.name, i);
-            // As `RegisteredTool::name_for` reads them: an adapter's first binding counts.
-            let firsts = d.adapters.iter().filter(|binding| {
-                d.binding(&binding.adapter)
-                    .is_some_and(|first| std::ptr::eq(first, *binding))
-            });
-            for binding in firsts {
-                by_adapter
-                    .entry((
-                        &*binding.adapter,
-                        binding.name.as_deref().unwrap_or(&d.name),
-                    ))
-                    .or_insert(i);
-            }
-        }
+        let (by_name, by_adapter) = index(&mut self.entries);
         let undeclared = if self.project.drop_undeclared_keys {
             UndeclaredKeys::Drop
         } else {
@@ -258,6 +225,64 @@ impl RegistryBuilder {
     }
 }
 
+/// A descriptor's names: its canonical one (adapter `""`), then its name on each adapter.
+fn names(d: &'static Descriptor) -> impl Iterator<Item = (&'static str, &'static str)> {
+    let on_adapters =
+        (d.adapters.iter()).map(|b| (&*b.adapter, b.name.as_deref().unwrap_or(&d.name)));
+    std::iter::once(("", &*d.name)).chain(on_adapters)
+}
+
+/// Refuses `adapter` (`""`: none) when the project does not declare it.
+fn check_adapter(project: &Project, d: &Descriptor, adapter: &str) -> Result<(), RegistryError> {
+    if adapter.is_empty() || project.adapter(adapter).is_some() {
+        return Ok(());
+    }
+    Err(RegistryError::UnknownAdapter {
+        tool: d.name.to_string(),
+        adapter: adapter.into(),
+    })
+}
+
+/// `d` would take `name` on `adapter` from the tool of spec `first`.
+fn duplicate(adapter: &str, name: &str, first: &str, d: &Descriptor) -> RegistryError {
+    RegistryError::DuplicateName {
+        adapter: adapter.into(),
+        name: name.into(),
+        specs: [first.into(), d.spec.to_string()],
+    }
+}
+
+/// Sorts `entries` by canonical name and indexes them by it and by each adapter's name.
+#[allow(clippy::type_complexity)]
+fn index(
+    entries: &mut [Entry],
+) -> (
+    HashMap<&'static str, usize>,
+    HashMap<(&'static str, &'static str), usize>,
+) {
+    entries.sort_by_key(|t| &*t.descriptor.name);
+    let mut by_name = HashMap::with_capacity(entries.len());
+    let mut by_adapter = HashMap::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let d = entry.descriptor;
+        by_name.insert(&*d.name, i);
+        // As `RegisteredTool::name_for` reads them: an adapter's first binding counts.
+        let firsts = d.adapters.iter().filter(|binding| {
+            d.binding(&binding.adapter)
+                .is_some_and(|first| std::ptr::eq(first, *binding))
+        });
+        for binding in firsts {
+            by_adapter
+                .entry((
+                    &*binding.adapter,
+                    binding.name.as_deref().unwrap_or(&d.name),
+                ))
+                .or_insert(i);
+        }
+    }
+    (by_name, by_adapter)
+}
+
 /// The tools of one crate with their handlers.
 pub struct Registry {
     project: &'static Project,
@@ -288,6 +313,44 @@ impl Registry {
             limits: Limits::DEFAULT,
             storage: None,
         }
+    }
+
+    /// Adds a tool held as `imp` under `descriptor` to the built registry, with the checks
+    /// [`RegistryBuilder::build`] makes: a name another tool has (canonical, or on an
+    /// adapter) and an adapter the project does not declare are refused.
+    pub(crate) fn insert(
+        mut self,
+        descriptor: &'static Descriptor,
+        imp: Imp,
+    ) -> Result<Self, RegistryError> {
+        for (adapter, name) in names(descriptor) {
+            check_adapter(self.project, descriptor, adapter)?;
+            let taken = match adapter {
+                "" => self.by_name.get(name),
+                _ => self.by_adapter.get(&(adapter, name)),
+            };
+            if let Some(&i) = taken {
+                return Err(duplicate(
+                    adapter,
+                    name,
+                    &self.entries[i].descriptor.spec,
+                    descriptor,
+                ));
+            }
+        }
+        let limiter = descriptor.rate_limit.map(Limiter::new);
+        self.entries.push(Entry {
+            descriptor,
+            imp,
+            limiter,
+        });
+        (self.by_name, self.by_adapter) = index(&mut self.entries);
+        let storage = self.rules.storage.as_ref();
+        if let (None, true, Some(storage)) = (&self.audit, descriptor.audit.enabled, storage) {
+            self.audit = Some(AuditTrail::shared(Arc::clone(storage), &self.project.audit));
+        }
+        self.task_tools |= storage.is_some() && descriptor.task.is_some();
+        Ok(self)
     }
 
     /// Adds a hook run around every call.

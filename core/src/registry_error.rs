@@ -30,6 +30,13 @@ pub enum RegistryError {
         /// The tools that ask their user.
         tools: Vec<String>,
     },
+    /// A tool defined at run time cannot be served so ([`Registry::with_tool`](crate::Registry::with_tool)).
+    NotInline {
+        /// The tool.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
 }
 
 impl fmt::Display for RegistryError {
@@ -69,6 +76,9 @@ impl fmt::Display for RegistryError {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
+            Self::NotInline { tool, reason } => {
+                write!(f, "tool `{tool}` cannot be defined at run time: {reason}")
+            }
         }
     }
 }

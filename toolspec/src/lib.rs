@@ -26,6 +26,7 @@
 //!
 //! - `auth` (the authenticators: the core's, and `JwtAuthenticator`), assembled from the crates
 //!   above;
+//! - `inline` (feature `inline`): specs compiled at run time, for tools defined in Rust;
 //! - `testing` (feature `testing`): helpers for an app's tests, over the registry's public API;
 //! - `__private`, the one door of generated code.
 //!
@@ -55,6 +56,9 @@ pub mod auth {
     #[cfg(feature = "jwt")]
     pub use toolspec_jwt::{JwtAuthenticator, JwtBuilder, JwtError, LEEWAY};
 }
+
+#[cfg(feature = "inline")]
+pub mod inline;
 
 #[cfg(feature = "testing")]
 pub mod testing;

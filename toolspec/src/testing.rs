@@ -21,7 +21,7 @@ use toolspec_core::tasks::{Accept, Submitted};
 use toolspec_core::types::DateTime;
 use toolspec_core::user_input::{Continuation, InputRequired};
 use toolspec_core::{
-    CallOptions, Caller, Clock, Contract, Explanation, Registry, ToolError, ToolResult,
+    CallOptions, Caller, Clock, Described, Explanation, Registry, ToolError, ToolResult,
 };
 
 /// A registry under test, with the caller calls are made as unless told otherwise.
@@ -152,7 +152,7 @@ impl Calls<'_> {
     ///
     /// As [`call`](Self::call); when the input does not serialize, or the tool asked its user
     /// something.
-    pub async fn call_typed<T: Contract>(&self, input: &T::Input) -> Result<T::Output, ToolError>
+    pub async fn call_typed<T: Described>(&self, input: &T::Input) -> Result<T::Output, ToolError>
     where
         T::Input: Serialize,
         T::Output: DeserializeOwned,

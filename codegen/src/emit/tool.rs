@@ -109,13 +109,16 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
             pub struct Tool;
 
             impl ::toolspec::__private::Contract for Tool {
-                const NAME: &'static str = #name;
                 type Input = Input;
                 type Ambient = Ambient;
                 type Output = Output;
                 type Error = Error;
                 type Guard = #guard_type;
                 const GUARDS: &'static [#guard_type] = &[ #( #guard_type::#guard_variants, )* ];
+            }
+
+            impl ::toolspec::__private::Described for Tool {
+                const NAME: &'static str = #name;
                 fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                     &DESCRIPTOR
                 }

@@ -41,6 +41,7 @@ mod decode;
 mod explain_tool;
 mod handler;
 mod hooks;
+pub(crate) mod inline;
 mod output;
 mod rate;
 mod redaction;

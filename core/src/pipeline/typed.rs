@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::ambient::AmbientContext;
 use crate::call::{Answer, Call, Stages};
-use crate::contract::{BoxFuture, Contract, Operation};
+use crate::contract::{BoxFuture, Contract, Described, Operation};
 use crate::descriptor::Descriptor;
 use crate::failure::ToolResult;
 use crate::pipeline::compiled::Compiled;
@@ -21,15 +21,23 @@ use crate::sensitive::Sensitivity;
 
 impl RegistryBuilder {
     /// Adds one tool bound to its handler.
-    pub fn tool<O: Operation>(self, operation: O) -> Self {
-        let descriptor = <O::Contract as Contract>::descriptor();
-        self.add(descriptor, Imp::Tool(Box::new(Typed::new(operation))))
+    pub fn tool<O: Operation>(self, operation: O) -> Self
+    where
+        O::Contract: Described,
+    {
+        let descriptor = <O::Contract as Described>::descriptor();
+        self.add(
+            descriptor,
+            Imp::Tool(Box::new(Typed::new(operation, descriptor))),
+        )
     }
 }
 
 /// A typed tool behind the type-erased registry entry.
 pub(crate) struct Typed<O> {
     op: O,
+    /// The tool's descriptor (its contract's, or one built at run time).
+    tool: &'static Descriptor,
     compiled: OnceLock<Result<Compiled, String>>,
     /// Set once the handler or a guard failed because a database could not be reached: from
     /// then on, calls are refused at once while the registry's database is known to be down.
@@ -37,26 +45,23 @@ pub(crate) struct Typed<O> {
 }
 
 impl<O: Operation> Typed<O> {
-    pub(crate) fn new(op: O) -> Self {
+    pub(crate) fn new(op: O, tool: &'static Descriptor) -> Self {
         Self {
             op,
+            tool,
             compiled: OnceLock::new(),
             learned: AtomicBool::new(false),
         }
     }
 
-    fn tool() -> &'static Descriptor {
-        <O::Contract as Contract>::descriptor()
-    }
-
     fn compiled(&self) -> Result<&Compiled, ToolResult> {
-        match self.compiled.get_or_init(|| Compiled::new(Self::tool())) {
+        match self.compiled.get_or_init(|| Compiled::new(self.tool)) {
             Ok(compiled) => Ok(compiled),
             Err(e) => Err(ToolResult::internal(
-                Self::tool(),
+                self.tool,
                 format!(
                     "the embedded schemas of `{}` do not compile: {e}",
-                    Self::tool().name
+                    self.tool.name
                 ),
             )),
         }
@@ -76,14 +81,14 @@ impl<O: Operation> Stages for Typed<O> {
     fn redact_input(&self, value: &mut Value) {
         match self.compiled() {
             Ok(compiled) => compiled.sensitive_input.redact(value),
-            Err(_) => Sensitivity::compile(Self::tool().sensitive_input.as_deref()).redact(value),
+            Err(_) => Sensitivity::compile(self.tool.sensitive_input.as_deref()).redact(value),
         }
     }
 
     fn redact_output(&self, value: &mut Value) {
         match self.compiled() {
             Ok(compiled) => compiled.sensitive_output.redact(value),
-            Err(_) => Sensitivity::compile(Self::tool().sensitive_output.as_deref()).redact(value),
+            Err(_) => Sensitivity::compile(self.tool.sensitive_output.as_deref()).redact(value),
         }
     }
 
@@ -93,12 +98,8 @@ impl<O: Operation> Stages for Typed<O> {
         let compiled = self
             .compiled()
             .map_err(|r| r.exception.unwrap_or_default())?;
-        resolve_ambient::<<O::Contract as Contract>::Ambient>(
-            Self::tool(),
-            &compiled.ambient,
-            ambient,
-        )
-        .map(|_| ())
+        resolve_ambient::<<O::Contract as Contract>::Ambient>(self.tool, &compiled.ambient, ambient)
+            .map(|_| ())
     }
 }
 
@@ -185,13 +186,16 @@ mod tests {
     struct Write;
 
     impl Contract for Write {
-        const NAME: &'static str = "write";
         type Input = Map<String, Value>;
         type Ambient = Map<String, Value>;
         type Output = Value;
         type Error = NoCode;
         type Guard = NoGuard;
         const GUARDS: &'static [NoGuard] = &[];
+    }
+
+    impl Described for Write {
+        const NAME: &'static str = "write";
 
         fn descriptor() -> &'static Descriptor {
             &WRITE

@@ -10,7 +10,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::context::Context;
-use crate::contract::{BoxFuture, Contract, NoGuard, Operation, Outcome};
+use crate::contract::{BoxFuture, Contract, Described, NoGuard, Operation, Outcome};
 use crate::failure::Failure;
 use crate::guard::GuardStop;
 use crate::storage::Storage;
@@ -33,7 +33,7 @@ impl<C> QueryOperation<C> {
 
 impl<C> Operation for QueryOperation<C>
 where
-    C: Contract<Guard = NoGuard>,
+    C: Described + Contract<Guard = NoGuard>,
     C::Input: Serialize,
     C::Ambient: Serialize,
     C::Output: DeserializeOwned,
@@ -60,7 +60,7 @@ where
 
 impl<C> QueryOperation<C>
 where
-    C: Contract<Guard = NoGuard>,
+    C: Described + Contract<Guard = NoGuard>,
     C::Input: Serialize,
     C::Ambient: Serialize,
     C::Output: DeserializeOwned,

@@ -1,7 +1,7 @@
 //! The generated types behave as their specs say.
 
 use serde_json::json;
-use toolspec::{AmbientContext, Contract, Failure};
+use toolspec::{AmbientContext, Described, Failure};
 
 use crate::fields::kitchen::sink;
 use crate::{empty, fields, membership, store};

@@ -80,13 +80,15 @@ pub mod ping {
     )]
     pub struct Tool;
     impl ::toolspec::__private::Contract for Tool {
-        const NAME: &'static str = "ping";
         type Input = Input;
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
         type Guard = ::toolspec::__private::NoGuard;
         const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+    }
+    impl ::toolspec::__private::Described for Tool {
+        const NAME: &'static str = "ping";
         fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
@@ -302,7 +304,6 @@ pub mod kitchen {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "kitchen_sink";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
@@ -314,6 +315,9 @@ pub mod kitchen {
                 Guard::PipeClear,
                 Guard::BucketFound,
             ];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "kitchen_sink";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }

@@ -12,13 +12,15 @@ pub mod agent {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "lookup";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "lookup";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -220,13 +222,15 @@ pub mod agent {
             )]
             pub struct Tool;
             impl ::toolspec::__private::Contract for Tool {
-                const NAME: &'static str = "support_ticket";
                 type Input = Input;
                 type Ambient = Ambient;
                 type Output = Output;
                 type Error = Error;
                 type Guard = ::toolspec::__private::NoGuard;
                 const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+            }
+            impl ::toolspec::__private::Described for Tool {
+                const NAME: &'static str = "support_ticket";
                 fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                     &DESCRIPTOR
                 }
@@ -437,13 +441,15 @@ pub mod internal {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "internal_all";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "internal_all";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -666,13 +672,15 @@ pub mod internal {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "internal_everywhere";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "internal_everywhere";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -886,13 +894,15 @@ pub mod internal {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "internal_hidden";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "internal_hidden";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -1028,13 +1038,15 @@ pub mod internal {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "internal_report";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "internal_report";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }

@@ -463,13 +463,15 @@ pub mod draw {
     )]
     pub struct Tool;
     impl ::toolspec::__private::Contract for Tool {
-        const NAME: &'static str = "draw";
         type Input = Input;
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
         type Guard = ::toolspec::__private::NoGuard;
         const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+    }
+    impl ::toolspec::__private::Described for Tool {
+        const NAME: &'static str = "draw";
         fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }
@@ -714,13 +716,15 @@ pub mod layout {
     )]
     pub struct Tool;
     impl ::toolspec::__private::Contract for Tool {
-        const NAME: &'static str = "layout";
         type Input = Input;
         type Ambient = Ambient;
         type Output = Output;
         type Error = Error;
         type Guard = ::toolspec::__private::NoGuard;
         const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+    }
+    impl ::toolspec::__private::Described for Tool {
+        const NAME: &'static str = "layout";
         fn descriptor() -> &'static ::toolspec::__private::Descriptor {
             &DESCRIPTOR
         }

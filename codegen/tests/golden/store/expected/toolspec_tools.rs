@@ -132,13 +132,15 @@ pub mod customers {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "customers_me";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "customers_me";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -394,13 +396,15 @@ pub mod orders {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "orders_cancel";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = Guard;
             const GUARDS: &'static [Guard] = &[Guard::NotCancelled];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "orders_cancel";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -805,13 +809,15 @@ pub mod orders {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "orders_export";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "orders_export";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -1103,13 +1109,15 @@ pub mod orders {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "orders_get";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = Guard;
             const GUARDS: &'static [Guard] = &[Guard::OwnOrder];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "orders_get";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -1437,13 +1445,15 @@ pub mod orders {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "orders_place";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = Guard;
             const GUARDS: &'static [Guard] = &[Guard::CustomerActive];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "orders_place";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -1785,13 +1795,15 @@ pub mod orders {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "orders_refund";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "orders_refund";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -2123,13 +2135,15 @@ pub mod orders {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "orders_report";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "orders_report";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }
@@ -2377,13 +2391,15 @@ pub mod orders {
         )]
         pub struct Tool;
         impl ::toolspec::__private::Contract for Tool {
-            const NAME: &'static str = "orders_search";
             type Input = Input;
             type Ambient = Ambient;
             type Output = Output;
             type Error = Error;
             type Guard = ::toolspec::__private::NoGuard;
             const GUARDS: &'static [::toolspec::__private::NoGuard] = &[];
+        }
+        impl ::toolspec::__private::Described for Tool {
+            const NAME: &'static str = "orders_search";
             fn descriptor() -> &'static ::toolspec::__private::Descriptor {
                 &DESCRIPTOR
             }

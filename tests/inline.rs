@@ -1,0 +1,235 @@
+//! A tool defined in Rust at run time, added to the store's registry: compiled from a spec
+//! value with the store's `toolspec.yaml`, checked like a spec file (the same diagnostics),
+//! served through the same pipeline — validation, the ambient context, declared errors, the
+//! audit trail — over MCP (a real rmcp client), the HTTP API (real requests) and OpenAI;
+//! a name another tool has is refused.
+
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use serde_json::{Value, json};
+use toolspec::inline::{InlineContext, Spec};
+use toolspec::openai::{Dispatcher, ToolCall};
+use toolspec::testing::Harness;
+use toolspec::{AmbientContext, Caller, Registry, RegistryError};
+
+const PROJECT: &str = include_str!("../specs/toolspec.yaml");
+const TYPES: &str = include_str!("../specs/types.yaml");
+
+/// `orders_note`: the note on one of the caller's orders, from a map the handler holds.
+fn note_spec() -> Spec {
+    Spec::json(
+        "orders/note.yaml",
+        json!({
+            "description": "Read the note on one of your orders.",
+            "expects": {
+                "order_id": { "type": "integer", "minimum": 1 },
+                "customer_id": { "on": "ambient_context" }
+            },
+            "exposes": { "note": { "type": "string" } },
+            "errors": { "codes": { "no_note": "The order has no note." } },
+            "hints": ["read_only"]
+        }),
+    )
+    .shared("toolspec.yaml", PROJECT)
+    .shared("types.yaml", TYPES)
+}
+
+async fn store_registry(dir: &tempfile::TempDir) -> Registry {
+    let location = toolspec_store::Location::File(dir.path().join("store.db"));
+    let store = toolspec_store::Store::open(&location).await.unwrap();
+    toolspec_store::registry(store)
+}
+
+/// The store's registry with `orders_note`.
+async fn with_note(dir: &tempfile::TempDir) -> Registry {
+    let note = note_spec().describe().expect("the spec compiles");
+    store_registry(dir)
+        .await
+        .with_tool(
+            note,
+            |input: serde_json::Map<String, Value>, cx: InlineContext| async move {
+                let mine = cx.ambient()["customer_id"] == 1;
+                match (mine, input["order_id"].as_i64()) {
+                    (true, Some(1)) => Ok(json!({ "note": "Leave it at the door." })),
+                    _ => Err(cx.fail("no_note")),
+                }
+            },
+        )
+        .expect("the tool is added")
+}
+
+fn ada() -> Caller {
+    Caller::new("ada").with_ambient(AmbientContext::from([("customer_id", 1)]))
+}
+
+#[tokio::test]
+async fn an_inline_tool_runs_through_the_pipeline_with_its_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let harness = Harness::new(with_note(&dir).await).with_caller(ada());
+    let note = harness
+        .call("orders_note", json!({"order_id": 1}))
+        .await
+        .ok();
+    assert_eq!(note, json!({"note": "Leave it at the door."}));
+    let refused = harness
+        .call("orders_note", json!({"order_id": 0}))
+        .await
+        .error("invalid_arguments");
+    assert!(refused.message.contains("/order_id"), "{}", refused.message);
+    let none = harness
+        .call("orders_note", json!({"order_id": 2}))
+        .await
+        .error("no_note");
+    assert_eq!(none.message, "The order has no note.");
+    // The ambient field is no argument: a model cannot send it.
+    harness
+        .call("orders_note", json!({"order_id": 1, "customer_id": 2}))
+        .await
+        .error("invalid_arguments");
+    // The store's project audits every call: the inline tool's too.
+    let recorded: Vec<String> = harness
+        .audit()
+        .await
+        .iter()
+        .map(|r| r.tool.clone())
+        .collect();
+    assert_eq!(recorded.iter().filter(|t| *t == "orders_note").count(), 4);
+    let descriptor = harness.registry().get("orders_note").unwrap().descriptor();
+    assert_eq!(
+        descriptor.description,
+        "Read the note on one of your orders.\nErrors: no_note."
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inline_tool_is_served_over_mcp_http_and_openai_like_a_generated_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Arc::new(with_note(&dir).await);
+
+    // MCP, to a real client over an in-memory pipe.
+    let server = toolspec::mcp::McpServer::new(Arc::clone(&registry), ada());
+    let (ours, theirs) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        let running = server.serve(ours).await.expect("the server starts");
+        let _ = running.waiting().await;
+    });
+    let client = ().serve(theirs).await.expect("an MCP session");
+    let tools = client.list_tools(None).await.unwrap().tools;
+    let listed = tools
+        .iter()
+        .find(|t| t.name == "orders_note")
+        .expect("listed");
+    assert_eq!(
+        serde_json::to_value(&listed.input_schema).unwrap()["required"],
+        json!(["order_id"])
+    );
+    assert_eq!(
+        listed.annotations.as_ref().and_then(|a| a.read_only_hint),
+        Some(true)
+    );
+    let params = CallToolRequestParams::new("orders_note")
+        .with_arguments(json!({"order_id": 1}).as_object().unwrap().clone());
+    let called = client.call_tool(params).await.unwrap();
+    assert_eq!(
+        called.structured_content,
+        Some(json!({"note": "Leave it at the door."}))
+    );
+    client.cancel().await.unwrap();
+
+    // The HTTP API, over real requests.
+    let api = toolspec::http::HttpApi::new(Arc::clone(&registry), ada()).router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, api).await });
+    let http = reqwest::Client::new();
+    let posted = http
+        .post(format!("{base}/tools/orders_note"))
+        .body(r#"{"order_id": 2}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(posted.status().as_u16(), 409);
+    let body: Value = posted.json().await.unwrap();
+    assert_eq!(body["error"], "no_note");
+    let got = http
+        .get(format!("{base}/tools/orders_note?order_id=1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(got.status().as_u16(), 200, "a read_only tool answers GET");
+
+    // OpenAI function calling, in its dialect.
+    let openai = Dispatcher::new(Arc::clone(&registry));
+    let declared = serde_json::to_value(openai.tools()).unwrap();
+    let note = declared
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "orders_note")
+        .expect("declared to OpenAI");
+    assert_eq!(
+        note["function"]["parameters"]["additionalProperties"],
+        false
+    );
+    let call: ToolCall = serde_json::from_value(json!({
+        "id": "call_1", "type": "function",
+        "function": {"name": "orders_note", "arguments": "{\"order_id\": 1}"}
+    }))
+    .unwrap();
+    let reply = openai.call(&call, &ada()).await;
+    assert_eq!(reply.content, r#"{"note":"Leave it at the door."}"#);
+}
+
+#[tokio::test]
+async fn a_name_another_tool_has_and_a_wrong_spec_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let handler = |_: serde_json::Map<String, Value>, _: InlineContext| async { Ok(json!({})) };
+    let taken = Spec::json("orders/get.yaml", json!({"description": "Another get."}))
+        .shared("toolspec.yaml", PROJECT)
+        .describe()
+        .unwrap();
+    let refused = store_registry(&dir).await.with_tool(taken, handler).err();
+    assert!(
+        matches!(&refused, Some(RegistryError::DuplicateName { adapter, name, .. }) if adapter.is_empty() && name == "orders_get"),
+        "{refused:?}"
+    );
+    // Another canonical name, but OpenAI's name of an existing tool.
+    let renamed = Spec::json(
+        "weather/now.yaml",
+        json!({"description": "The weather.", "tool": {"openai": {"name": "orders_get"}}}),
+    )
+    .shared("toolspec.yaml", PROJECT)
+    .describe()
+    .unwrap();
+    let refused = store_registry(&dir).await.with_tool(renamed, handler).err();
+    assert!(
+        matches!(&refused, Some(RegistryError::DuplicateName { adapter, name, .. }) if adapter == "openai" && name == "orders_get"),
+        "{refused:?}"
+    );
+    // A wrong spec: the diagnostics a build would print, pointing into it.
+    let wrong = Spec::yaml(
+        "weather/now.yaml",
+        "description: The weather.\nexpects:\n  city: { type: strng }\n",
+    )
+    .describe()
+    .unwrap_err();
+    assert!(
+        wrong.rendered().contains("unknown type `strng`")
+            && wrong.rendered().contains("inline/weather/now.yaml:3:"),
+        "{wrong}"
+    );
+    // What only generated code serves.
+    let guarded = Spec::json(
+        "weather/now.yaml",
+        json!({"description": "The weather.", "guards": {"open": "The service must be open."}}),
+    )
+    .describe()
+    .unwrap();
+    let refused = store_registry(&dir).await.with_tool(guarded, handler).err();
+    assert!(
+        refused.is_some_and(|e| e.to_string().contains("has no guards")),
+        "a guard needs a method"
+    );
+}
