@@ -16,6 +16,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
 const BEGIN: &str = "<!-- adopter-crate:begin -->";
 const END: &str = "<!-- adopter-crate:end -->";
 
@@ -137,12 +139,7 @@ async fn the_readme_crate_builds_and_serves_its_tools_over_mcp() {
     let binary = tokio::task::spawn_blocking(|| build(0, "notes-server"))
         .await
         .unwrap();
-    let command = tokio::process::Command::new(&binary);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the README's server starts");
-    let client = ().serve(transport).await.expect("an MCP session");
+    let (client, names) = connect(tokio::process::Command::new(&binary)).await;
     // The server introduces itself as the crate its tools were compiled into.
     let info = client.peer_info().expect("the server's initialize result");
     let server = info.server_info.as_ref().expect("serverInfo");
@@ -150,18 +147,8 @@ async fn the_readme_crate_builds_and_serves_its_tools_over_mcp() {
         (server.name.as_str(), server.version.as_str()),
         ("notes-server", "0.1.0")
     );
-    let tools = client.list_tools(None).await.unwrap().tools;
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
     assert_eq!(names, ["explain", "notes_add", "notes_list"]);
-    let call = |name: &'static str, arguments: Value| {
-        let client = &client;
-        async move {
-            let params = CallToolRequestParams::new(name)
-                .with_arguments(arguments.as_object().unwrap().clone());
-            let result = client.call_tool(params).await.unwrap();
-            serde_json::to_value(result.structured_content).unwrap()
-        }
-    };
+    let call = |name, arguments| call(&client, name, arguments);
     assert_eq!(
         call("notes_add", json!({"text": "buy milk"})).await,
         json!({"note": {"id": 1, "text": "buy milk"}})
@@ -182,26 +169,9 @@ async fn the_readme_crate_with_a_database_queries_renews_once_and_records() {
     let file = scratch.path().join("loans.db");
     let mut command = tokio::process::Command::new(&binary);
     command.arg(&file);
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the README's server starts");
-    let client = ().serve(transport).await.expect("an MCP session");
-    let tools = client.list_tools(None).await.unwrap().tools;
-    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    let (client, names) = connect(command).await;
     assert_eq!(names, ["explain", "loans_renew", "loans_search"]);
-    let call = |name: &'static str, arguments: Value| {
-        let client = &client;
-        async move {
-            let params = CallToolRequestParams::new(name)
-                .with_arguments(arguments.as_object().unwrap().clone());
-            let result = client.call_tool(params).await.unwrap();
-            match result.is_error {
-                Some(true) => serde_json::to_value(&result.meta).unwrap()["toolspec/error"].clone(),
-                _ => serde_json::to_value(result.structured_content).unwrap(),
-            }
-        }
-    };
+    let call = |name, arguments| call(&client, name, arguments);
     let due = |page: Value| -> Vec<(String, String)> {
         let records = page["records"].as_array().cloned().unwrap_or_default();
         records
@@ -261,4 +231,27 @@ async fn the_readme_crate_with_a_database_queries_renews_once_and_records() {
         (1, "2026-03-29".to_owned(), 1),
         "Dune renewed once"
     );
+}
+
+/// An MCP client of the server `command` starts, and the names of the tools it lists.
+async fn connect(command: tokio::process::Command) -> (Client, Vec<String>) {
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the README's server starts");
+    let client = ().serve(transport).await.expect("an MCP session");
+    let tools = client.list_tools(None).await.unwrap().tools;
+    let names = tools.iter().map(|t| t.name.to_string()).collect();
+    (client, names)
+}
+
+/// What a call of `name` answers: its structured content, or the error of a failed one.
+async fn call(client: &Client, name: &'static str, arguments: Value) -> Value {
+    let params =
+        CallToolRequestParams::new(name).with_arguments(arguments.as_object().unwrap().clone());
+    let result = client.call_tool(params).await.unwrap();
+    match result.is_error {
+        Some(true) => serde_json::to_value(&result.meta).unwrap()["toolspec/error"].clone(),
+        _ => serde_json::to_value(result.structured_content).unwrap(),
+    }
 }

@@ -31,6 +31,22 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    #[command(flatten)]
+    Specs(SpecsCommand),
+    /// Make a crate that builds and serves: a specs folder with one tool, the build script, a
+    /// handler, an MCP server over stdio, and a test.
+    New {
+        /// The crate's name, also its folder's (made in the current folder).
+        name: String,
+        /// Depend on this toolspec checkout rather than on the repository.
+        #[arg(long, value_name = "DIR")]
+        toolspec_path: Option<PathBuf>,
+    },
+}
+
+/// The commands that read a specs folder.
+#[derive(Subcommand)]
+enum SpecsCommand {
     /// Check every spec; print diagnostics; exit 1 on errors.
     Check {
         /// The specs directory.
@@ -92,29 +108,27 @@ enum Command {
         #[arg(long, default_value = "crate::tools")]
         tools: String,
     },
-    /// Make a crate that builds and serves: a specs folder with one tool, the build script, a
-    /// handler, an MCP server over stdio, and a test.
-    New {
-        /// The crate's name, also its folder's (made in the current folder).
-        name: String,
-        /// Depend on this toolspec checkout rather than on the repository.
-        #[arg(long, value_name = "DIR")]
-        toolspec_path: Option<PathBuf>,
-    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let dir = match &cli.command {
+    match cli.command {
         Command::New {
             name,
             toolspec_path,
-        } => return create(name, toolspec_path.as_deref()),
-        Command::Check { dir }
-        | Command::List { dir, .. }
-        | Command::Schema { dir, .. }
-        | Command::Emit { dir }
-        | Command::Stubs { dir, .. } => dir,
+        } => create(&name, toolspec_path.as_deref()),
+        Command::Specs(command) => specs(command, cli.verbose),
+    }
+}
+
+/// A command over the specs folder it names: the project read and checked, then the command.
+fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
+    let dir = match &command {
+        SpecsCommand::Check { dir }
+        | SpecsCommand::List { dir, .. }
+        | SpecsCommand::Schema { dir, .. }
+        | SpecsCommand::Emit { dir }
+        | SpecsCommand::Stubs { dir, .. } => dir,
     };
     let project = match toolspec_codegen::load(dir) {
         Ok(project) => project,
@@ -124,7 +138,7 @@ fn main() -> ExitCode {
         }
     };
     if !project.diagnostics().is_empty() {
-        if cli.verbose {
+        if verbose {
             eprint!("{}", project.render_diagnostics());
         } else {
             eprint!("{}", project.render_diagnostics_summary());
@@ -133,8 +147,8 @@ fn main() -> ExitCode {
     if project.has_errors() {
         return ExitCode::FAILURE;
     }
-    match cli.command {
-        Command::Check { .. } => {
+    match command {
+        SpecsCommand::Check { .. } => {
             let n = project.tools().len();
             eprintln!(
                 "ok: {n} tool{} in {}",
@@ -143,15 +157,15 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }
-        Command::List { adapter, .. } => list(&project, adapter.as_deref()),
-        Command::Schema {
+        SpecsCommand::List { adapter, .. } => list(&project, adapter.as_deref()),
+        SpecsCommand::Schema {
             tool,
             dialect,
             preview,
             ..
         } => match (dialect.as_deref().map(|d| (d, Dialect::parse(d))), preview) {
             (Some((_, Some(dialect))), true) if dialect.is_strict() => {
-                strict_preview(&project, dialect, tool.as_deref(), cli.verbose)
+                strict_preview(&project, dialect, tool.as_deref(), verbose)
             }
             (Some((name, _)), true) => {
                 eprintln!(
@@ -164,8 +178,8 @@ fn main() -> ExitCode {
             (Some((_, Some(dialect))), false) => native(&project, dialect, tool.as_deref()),
             _ => schema(&project, tool.as_deref()),
         },
-        Command::Emit { .. } => print_text(&toolspec_codegen::generate(&project)),
-        Command::Stubs {
+        SpecsCommand::Emit { .. } => print_text(&toolspec_codegen::generate(&project)),
+        SpecsCommand::Stubs {
             tool, app, tools, ..
         } => {
             let stubs = toolspec_codegen::Stubs { app, tools, tool };
@@ -177,7 +191,6 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Command::New { .. } => unreachable!("made before the specs are read"),
     }
 }
 
