@@ -164,7 +164,7 @@ pub mod audit {
     pub use crate::audit_record::{
         AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
     };
-    pub use crate::trail::{AuditStats, AuditTrail};
+    pub use crate::trail::{AuditStats, AuditTrail, MAX_BATCH};
 }
 
 /// Tools defined at run time ([`Registry::with_tool`]): a descriptor the compiler built from a

@@ -24,11 +24,11 @@
 //! and the queue is empty; it also deletes records older than the retention, hourly (or at a
 //! tenth of a shorter retention).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{Notify, mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::audit_record::{AuditPage, AuditQuery, AuditRecord};
@@ -40,6 +40,12 @@ pub const MAX_BATCH: usize = 256;
 
 /// How many records may wait for the writer before calls wait for room.
 pub const QUEUE: usize = 8192;
+
+/// How long the writer lets `async` records gather before it writes a batch that is not full:
+/// calls made one after another then share one insert, and queue their records without waking
+/// the writer each time. A call that waits for its record (`sync`, `required`), and a flush,
+/// cut it short.
+pub const LINGER: Duration = Duration::from_millis(2);
 
 /// How often records older than the retention are deleted: hourly, or a tenth of a shorter
 /// retention (at least every second).
@@ -61,7 +67,11 @@ struct Shared {
     sender: mpsc::Sender<Message>,
     /// Taken by the writer when it starts.
     receiver: Mutex<Option<mpsc::Receiver<Message>>>,
+    /// Whether the writer started (so that a call does not lock `receiver` to learn it).
+    started: AtomicBool,
     counters: Arc<Counters>,
+    /// Told when something queued is waited for: the writer stops lingering.
+    urgent: Arc<Notify>,
 }
 
 #[derive(Debug, Default)]
@@ -139,7 +149,9 @@ impl AuditTrail {
                 retention: config.retention,
                 sender,
                 receiver: Mutex::new(Some(receiver)),
+                started: AtomicBool::new(false),
                 counters: Arc::default(),
+                urgent: Arc::default(),
             }),
         }
     }
@@ -167,6 +179,7 @@ impl AuditTrail {
         }
         let (tx, rx) = oneshot::channel();
         if self.shared.sender.send(Message::Flush(tx)).await.is_ok() {
+            self.shared.urgent.notify_one();
             let _ = rx.await;
         }
     }
@@ -178,7 +191,7 @@ impl AuditTrail {
         if let Some(why) = self.shared.storage.known_down() {
             return Err(why);
         }
-        self.shared.write(record.clone(), true).await?;
+        self.shared.write(Box::new(record.clone()), true).await?;
         Ok(OpenRecord {
             trail: self.clone(),
             id: record.id,
@@ -193,7 +206,7 @@ impl AuditTrail {
     /// opened one then stays `started`), never turned into the call's answer.
     pub(crate) async fn finish(
         &self,
-        record: AuditRecord,
+        record: Box<AuditRecord>,
         policy: AuditPolicy,
         open: Option<OpenRecord>,
     ) {
@@ -235,7 +248,7 @@ impl Shared {
     }
 
     /// Queues `record`; when `wait`, until its batch is committed (or failed).
-    async fn write(&self, record: AuditRecord, wait: bool) -> Result<(), String> {
+    async fn write(&self, record: Box<AuditRecord>, wait: bool) -> Result<(), String> {
         let (done, committed) = match wait {
             true => {
                 let (tx, rx) = oneshot::channel();
@@ -244,12 +257,12 @@ impl Shared {
             false => (None, None),
         };
         self.start_writer();
-        let message = Message::Write {
-            record: Box::new(record),
-            done,
-        };
+        let message = Message::Write { record, done };
         if self.sender.send(message).await.is_err() {
             return Err("the audit writer stopped".to_owned());
+        }
+        if wait {
+            self.urgent.notify_one();
         }
         match committed {
             Some(rx) => rx
@@ -260,14 +273,19 @@ impl Shared {
     }
 
     fn start_writer(&self) {
+        if self.started.load(Ordering::Acquire) {
+            return;
+        }
         let receiver = self.receiver.lock().ok().and_then(|mut r| r.take());
         if let Some(receiver) = receiver {
             let writer = Writer {
                 storage: Arc::clone(&self.storage),
                 retention: self.retention,
                 counters: Arc::clone(&self.counters),
+                urgent: Arc::clone(&self.urgent),
             };
             tokio::spawn(writer.run(receiver));
+            self.started.store(true, Ordering::Release);
         }
     }
 }
@@ -282,6 +300,11 @@ struct Batch {
 }
 
 impl Batch {
+    /// Whether someone waits for this batch (a `sync` or `required` call, a flush).
+    fn awaited(&self) -> bool {
+        !self.waiters.is_empty() || !self.flushes.is_empty()
+    }
+
     fn take(&mut self, message: Message) {
         match message {
             Message::Write { record, done } => {
@@ -299,6 +322,7 @@ struct Writer {
     storage: Arc<dyn Storage>,
     retention: Option<Duration>,
     counters: Arc<Counters>,
+    urgent: Arc<Notify>,
 }
 
 impl Writer {
@@ -327,14 +351,17 @@ impl Writer {
     }
 
     /// Writes `first` and whatever else is queued (up to a batch), then answers the waiters.
+    /// A batch of `async` records that is not full waits up to [`LINGER`] for more.
     async fn batch(&self, first: Message, receiver: &mut mpsc::Receiver<Message>) {
         let mut batch = Batch::default();
         batch.take(first);
-        while batch.records.len() < MAX_BATCH {
-            match receiver.try_recv() {
-                Ok(message) => batch.take(message),
-                Err(_) => break,
+        drain(&mut batch, receiver);
+        if batch.records.len() < MAX_BATCH && !batch.awaited() {
+            tokio::select! {
+                () = tokio::time::sleep(LINGER) => {}
+                () = self.urgent.notified() => {}
             }
+            drain(&mut batch, receiver);
         }
         if !batch.records.is_empty() {
             let written = self.write(&batch.records).await;
@@ -415,6 +442,16 @@ impl Writer {
             Ok(0) => {}
             Ok(deleted) => tracing::info!(deleted, "deleted audit records past the retention"),
             Err(e) => tracing::warn!(error = %e.chain(), "deleting old audit records failed"),
+        }
+    }
+}
+
+/// Moves what is queued into `batch`, up to a batch's records.
+fn drain(batch: &mut Batch, receiver: &mut mpsc::Receiver<Message>) {
+    while batch.records.len() < MAX_BATCH {
+        match receiver.try_recv() {
+            Ok(message) => batch.take(message),
+            Err(_) => break,
         }
     }
 }

@@ -19,7 +19,8 @@ use crate::trail::{AuditTrail, OpenRecord};
 /// A call's record while the call runs.
 pub(crate) struct Recording<'r> {
     trail: &'r AuditTrail,
-    record: AuditRecord,
+    /// Boxed as the writer's queue takes it: the call's futures move a pointer, not a record.
+    record: Box<AuditRecord>,
     open: Option<OpenRecord>,
     started: Instant,
 }
@@ -57,7 +58,7 @@ pub(crate) async fn start<'r>(
         .trace_id
         .clone()
         .unwrap_or_else(|| id.simple().to_string());
-    let record = AuditRecord::started(&Call {
+    let record = Box::new(AuditRecord::started(&Call {
         id,
         tool: descriptor,
         started_at: Utc::now(),
@@ -71,7 +72,7 @@ pub(crate) async fn start<'r>(
             tool,
             adapter: options.adapter.as_deref(),
         },
-    });
+    }));
     let open = match open && descriptor.audit.required {
         true => match trail.open(&record).await {
             Ok(open) => Some(open),

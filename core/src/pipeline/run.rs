@@ -95,12 +95,12 @@ async fn recorded(
     let submitted = match refusal {
         Some(error) => Submitted::Done(refused_by_caller(error)),
         None => {
-            let trace_id = recording.trace_id().to_owned();
+            let trace_id = recording.trace_id();
             // A task stored by this call keeps its trace id: its run's record shares it.
             let mut options = options;
-            options.trace_id.get_or_insert_with(|| trace_id.clone());
+            options.trace_id.get_or_insert_with(|| trace_id.to_owned());
             let traced = Traced {
-                trace_id: Some(&trace_id),
+                trace_id: Some(trace_id),
                 record: Some(recording.id()),
             };
             spanned(tool, args, ambient, options, traced, dispatch).await

@@ -3,15 +3,17 @@
 //! the retention deleted, a page of records read back.
 
 use chrono::{DateTime, Utc};
-use sea_query::{Alias, Expr, ExprTrait, OnConflict, Order, Query, SimpleExpr};
+use sea_query::{Alias, Expr, ExprTrait, Order, Query};
 #[cfg(feature = "sqlite")]
 use serde_json::Value;
 use uuid::Uuid;
 
 use crate::database::liveness;
+#[cfg(feature = "sqlite")]
+use crate::database::time_text;
 use crate::database::{Database, Pool, now_ms};
 use toolspec_core::audit::{AuditOutcome, AuditPage, AuditQuery};
-use toolspec_core::audit::{AuditRecord, AuditState};
+use toolspec_core::audit::{AuditRecord, AuditState, MAX_BATCH};
 use toolspec_core::storage::StorageError;
 
 const TABLE: &str = "toolspec_audit";
@@ -59,55 +61,139 @@ fn col(name: &str) -> Expr {
     Expr::col(Alias::new(name))
 }
 
+/// The insert of `rows` records, finishing an opened record in place when its id is there
+/// already; `numbered`: PostgreSQL's `$1`… placeholders, else SQLite's `?` (SQLite reads `$1`
+/// too, but as a named parameter that sqlx looks up by name, once per value).
+fn insert_sql(rows: usize, numbered: bool) -> String {
+    use std::fmt::Write as _;
+    let mut sql = format!("INSERT INTO {TABLE} ({}) VALUES ", COLUMNS.join(", "));
+    for row in 0..rows {
+        sql.push_str(if row == 0 { "(" } else { ", (" });
+        for column in 0..COLUMNS.len() {
+            let separator = if column == 0 { "" } else { ", " };
+            match numbered {
+                true => {
+                    let _ = write!(sql, "{separator}${}", row * COLUMNS.len() + column + 1);
+                }
+                false => {
+                    let _ = write!(sql, "{separator}?");
+                }
+            }
+        }
+        sql.push(')');
+    }
+    sql.push_str(" ON CONFLICT (id) DO UPDATE SET ");
+    for (i, column) in OUTCOME_COLUMNS.iter().enumerate() {
+        let separator = if i == 0 { "" } else { ", " };
+        let _ = write!(sql, "{separator}{column} = excluded.{column}");
+    }
+    sql
+}
+
+/// Binds one record's values, in [`COLUMNS`]' order, as SQLite keeps them: text for UUIDs,
+/// times and JSON.
+#[cfg(feature = "sqlite")]
+fn bind_sqlite<'q>(
+    query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
+    r: &'q AuditRecord,
+    instance: Option<&'q str>,
+) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
+    let json = |value: &Value| value.to_string();
+    query
+        .bind(r.id.hyphenated().to_string())
+        .bind(time_text(r.started_at))
+        .bind(i64::try_from(r.duration_us).unwrap_or(i64::MAX))
+        .bind(r.tool.as_str())
+        .bind(r.adapter.as_deref())
+        .bind(r.caller.as_deref())
+        .bind(json(&r.ambient))
+        .bind(json(&r.arguments))
+        .bind(r.outcome.as_deref())
+        .bind(r.message.as_deref())
+        .bind(r.exception.as_deref())
+        .bind(r.result.as_ref().map(json))
+        .bind(r.trace_id.as_str())
+        .bind(r.state.as_str())
+        .bind(r.answers.as_ref().map(json))
+        .bind(r.replay_of.map(|id| id.hyphenated().to_string()))
+        .bind(instance)
+}
+
+/// Binds one record's values, in [`COLUMNS`]' order, as PostgreSQL keeps them: `uuid`,
+/// `timestamptz`, `jsonb` (serialized straight into the message).
+#[cfg(feature = "postgres")]
+fn bind_postgres<'q>(
+    query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
+    r: &'q AuditRecord,
+    instance: Option<&'q str>,
+) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    use sqlx::types::Json;
+    query
+        .bind(r.id)
+        .bind(r.started_at)
+        .bind(i64::try_from(r.duration_us).unwrap_or(i64::MAX))
+        .bind(r.tool.as_str())
+        .bind(r.adapter.as_deref())
+        .bind(r.caller.as_deref())
+        .bind(Json(&r.ambient))
+        .bind(Json(&r.arguments))
+        .bind(r.outcome.as_deref())
+        .bind(r.message.as_deref())
+        .bind(r.exception.as_deref())
+        .bind(r.result.as_ref().map(Json))
+        .bind(r.trace_id.as_str())
+        .bind(r.state.as_str())
+        .bind(r.answers.as_ref().map(Json))
+        .bind(r.replay_of)
+        .bind(instance)
+}
+
 impl Database {
     /// Writes `records` in one statement: a new record is inserted, a finished one replaces
     /// the outcome of its opened record. `instance` (this process's) is written into opened
     /// records.
+    ///
+    /// The statement is plain SQL for the batch's size ([`insert_sql`]) with each value bound
+    /// as the backend keeps it: no builder's intermediate values, one copy of each value.
     pub(crate) async fn write_audit(
         &self,
         records: &[AuditRecord],
         instance: Option<&str>,
     ) -> Result<(), StorageError> {
-        let codec = self.codec();
-        let mut insert = Query::insert();
-        insert
-            .into_table(Alias::new(TABLE))
-            .columns(COLUMNS.map(Alias::new))
-            .on_conflict(
-                OnConflict::column(Alias::new("id"))
-                    .update_columns(OUTCOME_COLUMNS.map(Alias::new))
-                    .to_owned(),
-            );
-        for r in records {
-            let opened = (r.state == AuditState::Started)
-                .then_some(instance)
-                .flatten();
-            let row: [SimpleExpr; 17] = [
-                codec.uuid(r.id).into(),
-                codec.time(r.started_at).into(),
-                i64::try_from(r.duration_us).unwrap_or(i64::MAX).into(),
-                r.tool.as_str().into(),
-                r.adapter.clone().into(),
-                r.caller.clone().into(),
-                codec.json(&r.ambient).into(),
-                codec.json(&r.arguments).into(),
-                r.outcome.clone().into(),
-                r.message.clone().into(),
-                r.exception.clone().into(),
-                codec.json_or_null(r.result.as_ref()).into(),
-                r.trace_id.as_str().into(),
-                r.state.as_str().into(),
-                codec.json_or_null(r.answers.as_ref()).into(),
-                codec.uuid_or_null(r.replay_of).into(),
-                opened.map(str::to_owned).into(),
-            ];
-            insert
-                .values(row)
-                .map_err(|e| StorageError::invalid(format!("building an audit insert: {e}")))?;
+        if records.is_empty() {
+            return Ok(());
         }
-        self.execute(&insert, "writing audit records")
-            .await
-            .map(drop)
+        use sqlx::AssertSqlSafe;
+        // Batches of the sizes that come back (one record, a full batch) keep their prepared
+        // statement; the others are prepared once each, so as not to crowd the app's
+        // statement cache with one statement per size.
+        let persistent = records.len() == 1 || records.len() == MAX_BATCH;
+        let opened = |r: &AuditRecord| {
+            (r.state == AuditState::Started)
+                .then_some(instance)
+                .flatten()
+        };
+        let done = match self.pool() {
+            #[cfg(feature = "sqlite")]
+            Pool::Sqlite(pool) => {
+                let sql = insert_sql(records.len(), false);
+                let mut query = sqlx::query(AssertSqlSafe(sql)).persistent(persistent);
+                for r in records {
+                    query = bind_sqlite(query, r, opened(r));
+                }
+                query.execute(pool).await.map(drop)
+            }
+            #[cfg(feature = "postgres")]
+            Pool::Postgres(pool) => {
+                let sql = insert_sql(records.len(), true);
+                let mut query = sqlx::query(AssertSqlSafe(sql)).persistent(persistent);
+                for r in records {
+                    query = bind_postgres(query, r, opened(r));
+                }
+                query.execute(pool).await.map(drop)
+            }
+        };
+        done.map_err(|e| self.failed("writing audit records", e))
     }
 
     /// Marks the opened record `id` `interrupted` (its call was dropped after `duration_us`).
@@ -324,4 +410,29 @@ fn postgres_record(row: &sqlx::postgres::PgRow) -> Result<AuditRecord, StorageEr
         answers: row.try_get("answers").map_err(e)?,
         replay_of: row.try_get("replay_of").map_err(e)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_insert_binds_every_column_of_every_row_and_finishes_opened_records() {
+        let numbered = insert_sql(2, true);
+        let columns = COLUMNS.len();
+        assert!(numbered.starts_with("INSERT INTO toolspec_audit (id, started_at, "));
+        assert!(numbered.contains(&format!("${})", columns)));
+        assert!(numbered.contains(&format!(", (${}, ", columns + 1)));
+        assert!(numbered.contains(&format!("${})", 2 * columns)));
+        assert!(!numbered.contains(&format!("${}", 2 * columns + 1)));
+        assert!(numbered.ends_with(
+            "ON CONFLICT (id) DO UPDATE SET duration_us = excluded.duration_us, \
+             outcome = excluded.outcome, message = excluded.message, \
+             exception = excluded.exception, result = excluded.result, state = excluded.state, \
+             replay_of = excluded.replay_of, instance = excluded.instance"
+        ));
+        let anonymous = insert_sql(3, false);
+        assert_eq!(anonymous.matches('?').count(), 3 * columns);
+        assert!(!anonymous.contains('$'));
+    }
 }

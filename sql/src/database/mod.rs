@@ -7,7 +7,9 @@
 //!
 //! Values in toolspec's tables are written the way each backend keeps them best: on PostgreSQL
 //! `uuid`, `timestamptz` and `jsonb`; on SQLite text (times as RFC 3339 UTC with microseconds,
-//! so that text order is time order). [`Codec`] is the one place that knows.
+//! so that text order is time order). [`Codec`] is the one place that knows for the
+//! statements sea-query builds; the audit trail's insert, written for speed, binds its values
+//! the same way (`audit::sql`).
 //!
 //! Beside the handle: what a failed statement means for a call (`error`: the database could
 //! not be reached, or the statement failed), the breaker that answers at once while the
@@ -19,7 +21,6 @@
 use std::sync::{Arc, Weak};
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
 pub(crate) mod breaker;
 pub(crate) mod error;
@@ -340,45 +341,6 @@ impl Codec {
         }
     }
 
-    /// A JSON document.
-    pub(crate) fn json(self, value: &Value) -> sea_query::Value {
-        match self {
-            Self::Sqlite => value.to_string().into(),
-            #[cfg(feature = "postgres")]
-            Self::Postgres => value.clone().into(),
-            #[cfg(not(feature = "postgres"))]
-            Self::Postgres => value.to_string().into(),
-        }
-    }
-
-    /// A JSON document that may be absent.
-    pub(crate) fn json_or_null(self, value: Option<&Value>) -> sea_query::Value {
-        match value {
-            Some(value) => self.json(value),
-            None => match self {
-                Self::Sqlite => sea_query::Value::String(None),
-                #[cfg(feature = "postgres")]
-                Self::Postgres => sea_query::Value::Json(None),
-                #[cfg(not(feature = "postgres"))]
-                Self::Postgres => sea_query::Value::String(None),
-            },
-        }
-    }
-
-    /// A UUID that may be absent.
-    pub(crate) fn uuid_or_null(self, id: Option<uuid::Uuid>) -> sea_query::Value {
-        match id {
-            Some(id) => self.uuid(id),
-            None => match self {
-                Self::Sqlite => sea_query::Value::String(None),
-                #[cfg(feature = "postgres")]
-                Self::Postgres => sea_query::Value::Uuid(None),
-                #[cfg(not(feature = "postgres"))]
-                Self::Postgres => sea_query::Value::String(None),
-            },
-        }
-    }
-
     /// A UUID.
     pub(crate) fn uuid(self, id: uuid::Uuid) -> sea_query::Value {
         match self {
@@ -393,7 +355,7 @@ impl Codec {
 
 /// `at` as SQLite keeps it: RFC 3339 in UTC with six fraction digits.
 pub(crate) fn time_text(at: DateTime<Utc>) -> String {
-    at.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+    at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }
 
 impl Database {

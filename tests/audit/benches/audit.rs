@@ -1,13 +1,17 @@
 //! What the audit trail costs: a call of a tool recorded after the answer (`vault_note`) against
 //! the same call unrecorded (`vault_quiet`), and a call whose record is committed before it
-//! runs and finished before it answers (`vault_must`, `required`), on a SQLite file; and how many records per second
-//! the writer stores into SQLite and (with `TOOLSPEC_TEST_POSTGRES_URL`) PostgreSQL, with calls
-//! coming from four tasks as fast as the invoker answers them.
+//! runs and finished before it answers (`vault_must`, `required`), on a SQLite file; how many
+//! records per second the database's sink stores (batches of the writer's size, built
+//! beforehand); and how many records per second the whole trail stores into SQLite and (with
+//! `TOOLSPEC_TEST_POSTGRES_URL`) PostgreSQL, with calls coming from four tasks as fast as the
+//! invoker answers them.
 
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
+use toolspec::audit::{AuditRecord, AuditState};
+use toolspec::storage::AuditSink;
 use toolspec::{AmbientContext, Database, Registry};
 use toolspec_test_audit::{Vault, tools};
 
@@ -20,6 +24,10 @@ fn runtime() -> tokio::runtime::Runtime {
 }
 
 fn sqlite(runtime: &tokio::runtime::Runtime, dir: &tempfile::TempDir) -> Registry {
+    tools::registry(Vault, sqlite_database(runtime, dir))
+}
+
+fn sqlite_database(runtime: &tokio::runtime::Runtime, dir: &tempfile::TempDir) -> Database {
     let options = sqlx::sqlite::SqliteConnectOptions::new()
         .filename(dir.path().join("audit.db"))
         .create_if_missing(true)
@@ -27,7 +35,7 @@ fn sqlite(runtime: &tokio::runtime::Runtime, dir: &tempfile::TempDir) -> Registr
     let pool = runtime
         .block_on(sqlx::SqlitePool::connect_with(options))
         .expect("a SQLite file");
-    tools::registry(Vault, Database::sqlite(pool))
+    Database::sqlite(pool)
 }
 
 fn overhead(c: &mut Criterion) {
@@ -50,8 +58,102 @@ fn overhead(c: &mut Criterion) {
                 .iter(|| tool.invoke(args.clone(), &ambient));
         });
     }
+    // The caller's path of an `async` record: bursts of calls that fit in the writer's queue,
+    // each burst written out before the next (untimed), so that what is timed is what a call
+    // does for its record and not the writer's pace, which the next groups measure.
+    let tool = registry.get("vault_note").expect("registered");
+    group.bench_function("audit async, caller's path", |b| {
+        b.to_async(&runtime).iter_custom(|iterations| {
+            let (tool, ambient, args, registry) = (&tool, &ambient, &args, &registry);
+            async move {
+                let mut total = Duration::ZERO;
+                let mut left = iterations;
+                while left > 0 {
+                    let burst = left.min(BURST);
+                    let started = Instant::now();
+                    for _ in 0..burst {
+                        std::hint::black_box(tool.invoke(args.clone(), ambient).await);
+                    }
+                    total += started.elapsed();
+                    registry.flush_audit().await;
+                    left -= burst;
+                }
+                total
+            }
+        });
+    });
     group.finish();
     runtime.block_on(registry.flush_audit());
+}
+
+/// The calls of one burst: well within the writer's queue, so that none waits for room.
+const BURST: u64 = 1_000;
+
+/// `count` finished records of calls of `vault_note`, as the pipeline makes them.
+fn records(count: usize) -> Vec<AuditRecord> {
+    (0..count)
+        .map(|i| AuditRecord {
+            id: uuid::Uuid::now_v7(),
+            started_at: chrono::Utc::now(),
+            duration_us: 12,
+            tool: "vault_note".into(),
+            adapter: Some("mcp".into()),
+            caller: Some("bench".into()),
+            ambient: json!({}),
+            arguments: json!({"text": format!("line {i}"), "secret": "[redacted]"}),
+            state: AuditState::Finished,
+            outcome: Some("ok".into()),
+            message: None,
+            exception: None,
+            result: Some(json!({"text": format!("line {i}")})),
+            trace_id: uuid::Uuid::now_v7().simple().to_string(),
+            answers: None,
+            replay_of: None,
+        })
+        .collect()
+}
+
+/// Records per second the database stores, in batches as large as the writer's.
+fn sink(c: &mut Criterion) {
+    let batch = toolspec::audit::MAX_BATCH;
+    let runtime = runtime();
+    let mut group = c.benchmark_group("audit sink");
+    group.throughput(Throughput::Elements(batch as u64));
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let mut databases = vec![("sqlite", sqlite_database(&runtime, &dir))];
+    let scratch = postgres_url().map(|url| {
+        let scratch = runtime.block_on(toolspec_test_postgres::Scratch::create(&url));
+        let pool = runtime
+            .block_on(sqlx::PgPool::connect(scratch.url()))
+            .expect("PostgreSQL");
+        databases.push(("postgres", Database::postgres(pool)));
+        scratch
+    });
+    for (name, database) in &databases {
+        runtime
+            .block_on(database.prepare())
+            .expect("toolspec's tables");
+        group.bench_function(*name, |b| {
+            b.to_async(&runtime).iter_batched(
+                || records(batch),
+                |records| async move {
+                    database.write_audit(&records).await.expect("written");
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    group.finish();
+    drop(databases);
+    if let Some(scratch) = scratch {
+        runtime.block_on(scratch.drop());
+    }
+}
+
+fn postgres_url() -> Option<String> {
+    std::env::var("TOOLSPEC_TEST_POSTGRES_URL")
+        .ok()
+        .filter(|url| !url.is_empty())
 }
 
 /// Calls `vault_note` `count` times from four tasks at once, then waits until every record is
@@ -95,9 +197,7 @@ fn writer(c: &mut Criterion) {
             }
         });
     });
-    if let Ok(url) = std::env::var("TOOLSPEC_TEST_POSTGRES_URL")
-        && !url.is_empty()
-    {
+    if let Some(url) = postgres_url() {
         let database = runtime.block_on(toolspec_test_postgres::Scratch::create(&url));
         let pool = runtime
             .block_on(sqlx::PgPool::connect(database.url()))
@@ -122,5 +222,5 @@ fn writer(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, overhead, writer);
+criterion_group!(benches, overhead, sink, writer);
 criterion_main!(benches);
