@@ -162,7 +162,7 @@ pub use toolspec_vocab::{Dialect, codes, settings};
 /// dead processes left open; [`AuditQuery`](audit::AuditQuery) reads the stored records.
 pub mod audit {
     pub use crate::audit_record::{
-        AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
+        AuditEntry, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
     };
     pub use crate::trail::{AuditStats, AuditTrail, MAX_BATCH};
 }

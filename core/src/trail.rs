@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Notify, mpsc, oneshot};
 use uuid::Uuid;
 
-use crate::audit_record::{AuditPage, AuditQuery, AuditRecord};
+use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
 use crate::descriptor::{AuditConfig, AuditPolicy, Durability};
 use crate::storage::{LAPSE, Storage, StorageError};
 
@@ -94,7 +94,7 @@ pub struct AuditStats {
 #[derive(Debug)]
 enum Message {
     Write {
-        record: Box<AuditRecord>,
+        record: Box<AuditEntry>,
         /// Told when the record's batch is committed (or failed), for calls that wait.
         done: Option<oneshot::Sender<Result<(), String>>>,
     },
@@ -187,7 +187,7 @@ impl AuditTrail {
     /// Opens the record of a `required` call before it runs: committed when this returns
     /// `Ok`. An error (the database known to be down, the record not written) says why the
     /// call must not run; nothing of it is recorded.
-    pub(crate) async fn open(&self, record: &AuditRecord) -> Result<OpenRecord, String> {
+    pub(crate) async fn open(&self, record: &AuditEntry) -> Result<OpenRecord, String> {
         if let Some(why) = self.shared.storage.known_down() {
             return Err(why);
         }
@@ -206,7 +206,7 @@ impl AuditTrail {
     /// opened one then stays `started`), never turned into the call's answer.
     pub(crate) async fn finish(
         &self,
-        record: Box<AuditRecord>,
+        record: Box<AuditEntry>,
         policy: AuditPolicy,
         open: Option<OpenRecord>,
     ) {
@@ -248,7 +248,7 @@ impl Shared {
     }
 
     /// Queues `record`; when `wait`, until its batch is committed (or failed).
-    async fn write(&self, record: Box<AuditRecord>, wait: bool) -> Result<(), String> {
+    async fn write(&self, record: Box<AuditEntry>, wait: bool) -> Result<(), String> {
         let (done, committed) = match wait {
             true => {
                 let (tx, rx) = oneshot::channel();
@@ -293,7 +293,7 @@ impl Shared {
 /// The messages one insert answers.
 #[derive(Default)]
 struct Batch {
-    records: Vec<AuditRecord>,
+    records: Vec<AuditEntry>,
     waiters: Vec<oneshot::Sender<Result<(), String>>>,
     interrupted: Vec<(Uuid, u64)>,
     flushes: Vec<oneshot::Sender<()>>,
@@ -390,7 +390,7 @@ impl Writer {
     }
 
     /// Inserts `records`, once more after a pause if the first try fails.
-    async fn write(&self, records: &[AuditRecord]) -> Result<(), String> {
+    async fn write(&self, records: &[AuditEntry]) -> Result<(), String> {
         match self.try_write(records).await {
             Ok(()) => Ok(()),
             Err(first) => {
@@ -401,7 +401,7 @@ impl Writer {
         }
     }
 
-    async fn try_write(&self, records: &[AuditRecord]) -> Result<(), String> {
+    async fn try_write(&self, records: &[AuditEntry]) -> Result<(), String> {
         let written = match self.storage.prepare().await {
             Ok(()) => self.storage.write_audit(records).await,
             Err(e) => Err(e),

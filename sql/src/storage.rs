@@ -7,7 +7,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use toolspec_core::ProgressUpdate;
-use toolspec_core::audit::{AuditPage, AuditQuery, AuditRecord, AuditState};
+use toolspec_core::audit::{AuditEntry, AuditPage, AuditQuery, AuditState};
 use toolspec_core::descriptor::{QueryDecl, RefDecl};
 use toolspec_core::storage::{
     Admission, AuditSink, Availability, Claimed, ClaimedTask, Enqueued, HeldLock, Key, NewTask,
@@ -126,7 +126,7 @@ impl QueryExecutor for Database {
 impl AuditSink for Database {
     fn write_audit<'a>(
         &'a self,
-        records: &'a [AuditRecord],
+        records: &'a [AuditEntry],
     ) -> BoxFuture<'a, Result<(), StorageError>> {
         Box::pin(async move {
             // Opened records name this process, so that others can tell when it died.

@@ -13,5 +13,5 @@ mod query;
 mod record;
 
 pub use query::{AuditOutcome, AuditPage, AuditQuery};
-pub use record::{AuditRecord, AuditState, ParseAuditError};
+pub use record::{AuditEntry, AuditRecord, AuditState, ParseAuditError};
 pub(crate) use record::{Call, Redact};

@@ -5,6 +5,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
@@ -57,6 +58,55 @@ pub struct AuditRecord {
     /// not recorded. The outcome and result are the earlier call's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_of: Option<Uuid>,
+}
+
+/// A record as the trail writes it: an [`AuditRecord`] whose JSON values — the ambient values,
+/// the arguments, the result, the answers — are redacted and serialized already, so that what
+/// a call hands to the writer is a few strings and the values' trees are freed where they were
+/// built. What an [`AuditSink`](crate::storage::AuditSink) stores; read back, it is an
+/// [`AuditRecord`].
+#[derive(Debug, Clone)]
+pub struct AuditEntry {
+    /// The record's id (UUID v7: ordered by time).
+    pub id: Uuid,
+    /// When the call started.
+    pub started_at: DateTime<Utc>,
+    /// How long it took, in microseconds.
+    pub duration_us: u64,
+    /// The tool's canonical name.
+    pub tool: String,
+    /// The adapter it came through, if the caller said.
+    pub adapter: Option<String>,
+    /// Who called, if the adapter knows.
+    pub caller: Option<String>,
+    /// The tool's ambient fields (a JSON object; sensitive ones redacted).
+    pub ambient: Box<RawValue>,
+    /// The arguments as received, without a model-sent `ambient_context` (sensitive ones
+    /// redacted).
+    pub arguments: Box<RawValue>,
+    /// Where the call is: `started` (opened before it ran), `finished` or `interrupted`.
+    pub state: AuditState,
+    /// `ok`, or the error code it failed with; none while `started`.
+    pub outcome: Option<String>,
+    /// The user-facing message of a failure.
+    pub message: Option<String>,
+    /// The developer-facing exception, if any.
+    pub exception: Option<String>,
+    /// The exposed result of a successful call (sensitive parts redacted).
+    pub result: Option<Box<RawValue>>,
+    /// The call's trace id.
+    pub trace_id: String,
+    /// What the user answered, when the call continued a round trip.
+    pub answers: Option<Box<RawValue>>,
+    /// For a repeated `once` call answered with the recorded result: the record of the call
+    /// that ran.
+    pub replay_of: Option<Uuid>,
+}
+
+/// `value` as JSON text.
+fn raw(value: &Value) -> Box<RawValue> {
+    // A `Value` always serializes (its keys are strings).
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
 
 /// How the called tool hides its sensitive values, in place.
@@ -125,7 +175,7 @@ pub(crate) struct Call<'a> {
     pub(crate) started_at: DateTime<Utc>,
     pub(crate) adapter: Option<&'a str>,
     pub(crate) caller: Option<&'a str>,
-    pub(crate) trace_id: &'a str,
+    pub(crate) trace_id: String,
     pub(crate) arguments: &'a Value,
     /// What the user answered, when the call continues a round trip.
     pub(crate) answers: Option<Value>,
@@ -134,10 +184,10 @@ pub(crate) struct Call<'a> {
     pub(crate) redact: &'a dyn Redact,
 }
 
-impl AuditRecord {
+impl AuditEntry {
     /// The record of `call` as it starts (no outcome yet), its sensitive values redacted by
     /// the called tool.
-    pub(crate) fn started(call: &Call<'_>) -> Self {
+    pub(crate) fn started(call: Call<'_>) -> Self {
         let mut arguments = match call.arguments {
             Value::Object(map) => {
                 let mut map = map.clone();
@@ -164,15 +214,15 @@ impl AuditRecord {
             tool: call.tool.name.to_string(),
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
-            ambient,
-            arguments,
+            ambient: raw(&ambient),
+            arguments: raw(&arguments),
             state: AuditState::Started,
             outcome: None,
             message: None,
             exception: None,
             result: None,
-            trace_id: call.trace_id.to_owned(),
-            answers: call.answers.clone(),
+            trace_id: call.trace_id,
+            answers: call.answers.as_ref().map(raw),
             replay_of: None,
         }
     }
@@ -184,7 +234,7 @@ impl AuditRecord {
             Ok(value) => {
                 let mut value = value.clone();
                 redact.output(&mut value);
-                ("ok".to_owned(), None, Some(value))
+                ("ok".to_owned(), None, Some(raw(&value)))
             }
             Err(error) => (error.code.clone(), Some(error.message.clone()), None),
         };

@@ -10,7 +10,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
-use crate::audit_record::{AuditRecord, Call, Redact};
+use crate::audit_record::{AuditEntry, Call, Redact};
 use crate::call::options::CallOptions;
 use crate::failure::{RETRY_UNAVAILABLE, ToolResult};
 use crate::registry::RegisteredTool;
@@ -20,7 +20,7 @@ use crate::trail::{AuditTrail, OpenRecord};
 pub(crate) struct Recording<'r> {
     trail: &'r AuditTrail,
     /// Boxed as the writer's queue takes it: the call's futures move a pointer, not a record.
-    record: Box<AuditRecord>,
+    record: Box<AuditEntry>,
     open: Option<OpenRecord>,
     started: Instant,
 }
@@ -58,13 +58,13 @@ pub(crate) async fn start<'r>(
         .trace_id
         .clone()
         .unwrap_or_else(|| id.simple().to_string());
-    let record = Box::new(AuditRecord::started(&Call {
+    let record = Box::new(AuditEntry::started(Call {
         id,
         tool: descriptor,
         started_at: Utc::now(),
         adapter: options.adapter.as_deref(),
         caller: options.caller.as_deref(),
-        trace_id: &trace_id,
+        trace_id,
         arguments: args,
         answers: options.continuation.as_ref().map(answers),
         ambient,

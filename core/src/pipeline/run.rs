@@ -98,7 +98,9 @@ async fn recorded(
             let trace_id = recording.trace_id();
             // A task stored by this call keeps its trace id: its run's record shares it.
             let mut options = options;
-            options.trace_id.get_or_insert_with(|| trace_id.to_owned());
+            if tool.descriptor().task.is_some() {
+                options.trace_id.get_or_insert_with(|| trace_id.to_owned());
+            }
             let traced = Traced {
                 trace_id: Some(trace_id),
                 record: Some(recording.id()),

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
-use crate::audit_record::{AuditPage, AuditQuery, AuditRecord};
+use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
 use crate::context::ProgressUpdate;
 use crate::contract::BoxFuture;
 use crate::descriptor::Descriptor;
@@ -132,7 +132,7 @@ impl QueryExecutor for NoDatabase {
 impl AuditSink for NoDatabase {
     fn write_audit<'a>(
         &'a self,
-        _records: &'a [AuditRecord],
+        _records: &'a [AuditEntry],
     ) -> BoxFuture<'a, Result<(), StorageError>> {
         match *self {}
     }

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
-use crate::audit_record::{AuditPage, AuditQuery, AuditRecord};
+use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
 use crate::contract::BoxFuture;
 use crate::descriptor::Descriptor;
 use crate::descriptor::{QueryDecl, RefDecl};
@@ -198,7 +198,7 @@ pub trait AuditSink {
     /// was opened before, finished in place.
     fn write_audit<'a>(
         &'a self,
-        records: &'a [AuditRecord],
+        records: &'a [AuditEntry],
     ) -> BoxFuture<'a, Result<(), StorageError>>;
 
     /// Marks the opened record `id` `interrupted` (its call was dropped after `duration_us`).

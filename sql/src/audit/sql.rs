@@ -6,14 +6,16 @@ use chrono::{DateTime, Utc};
 use sea_query::{Alias, Expr, ExprTrait, Order, Query};
 #[cfg(feature = "sqlite")]
 use serde_json::Value;
+#[cfg(feature = "sqlite")]
+use serde_json::value::RawValue;
 use uuid::Uuid;
 
 use crate::database::liveness;
 #[cfg(feature = "sqlite")]
 use crate::database::time_text;
 use crate::database::{Database, Pool, now_ms};
+use toolspec_core::audit::{AuditEntry, AuditRecord, AuditState, MAX_BATCH};
 use toolspec_core::audit::{AuditOutcome, AuditPage, AuditQuery};
-use toolspec_core::audit::{AuditRecord, AuditState, MAX_BATCH};
 use toolspec_core::storage::StorageError;
 
 const TABLE: &str = "toolspec_audit";
@@ -95,10 +97,10 @@ fn insert_sql(rows: usize, numbered: bool) -> String {
 #[cfg(feature = "sqlite")]
 fn bind_sqlite<'q>(
     query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    r: &'q AuditRecord,
+    r: &'q AuditEntry,
     instance: Option<&'q str>,
 ) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
-    let json = |value: &Value| value.to_string();
+    let json = |value: &'q RawValue| value.get();
     query
         .bind(r.id.hyphenated().to_string())
         .bind(time_text(r.started_at))
@@ -111,10 +113,10 @@ fn bind_sqlite<'q>(
         .bind(r.outcome.as_deref())
         .bind(r.message.as_deref())
         .bind(r.exception.as_deref())
-        .bind(r.result.as_ref().map(json))
+        .bind(r.result.as_deref().map(json))
         .bind(r.trace_id.as_str())
         .bind(r.state.as_str())
-        .bind(r.answers.as_ref().map(json))
+        .bind(r.answers.as_deref().map(json))
         .bind(r.replay_of.map(|id| id.hyphenated().to_string()))
         .bind(instance)
 }
@@ -124,7 +126,7 @@ fn bind_sqlite<'q>(
 #[cfg(feature = "postgres")]
 fn bind_postgres<'q>(
     query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
-    r: &'q AuditRecord,
+    r: &'q AuditEntry,
     instance: Option<&'q str>,
 ) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
     use sqlx::types::Json;
@@ -135,15 +137,15 @@ fn bind_postgres<'q>(
         .bind(r.tool.as_str())
         .bind(r.adapter.as_deref())
         .bind(r.caller.as_deref())
-        .bind(Json(&r.ambient))
-        .bind(Json(&r.arguments))
+        .bind(Json(&*r.ambient))
+        .bind(Json(&*r.arguments))
         .bind(r.outcome.as_deref())
         .bind(r.message.as_deref())
         .bind(r.exception.as_deref())
-        .bind(r.result.as_ref().map(Json))
+        .bind(r.result.as_deref().map(Json))
         .bind(r.trace_id.as_str())
         .bind(r.state.as_str())
-        .bind(r.answers.as_ref().map(Json))
+        .bind(r.answers.as_deref().map(Json))
         .bind(r.replay_of)
         .bind(instance)
 }
@@ -157,7 +159,7 @@ impl Database {
     /// as the backend keeps it: no builder's intermediate values, one copy of each value.
     pub(crate) async fn write_audit(
         &self,
-        records: &[AuditRecord],
+        records: &[AuditEntry],
         instance: Option<&str>,
     ) -> Result<(), StorageError> {
         if records.is_empty() {
@@ -168,7 +170,7 @@ impl Database {
         // statement; the others are prepared once each, so as not to crowd the app's
         // statement cache with one statement per size.
         let persistent = records.len() == 1 || records.len() == MAX_BATCH;
-        let opened = |r: &AuditRecord| {
+        let opened = |r: &AuditEntry| {
             (r.state == AuditState::Started)
                 .then_some(instance)
                 .flatten()

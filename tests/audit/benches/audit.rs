@@ -10,7 +10,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
-use toolspec::audit::{AuditRecord, AuditState};
+use serde_json::value::{RawValue, to_raw_value};
+use toolspec::audit::{AuditEntry, AuditState};
 use toolspec::storage::AuditSink;
 use toolspec::{AmbientContext, Database, Registry};
 use toolspec_test_audit::{Vault, tools};
@@ -90,22 +91,23 @@ fn overhead(c: &mut Criterion) {
 const BURST: u64 = 1_000;
 
 /// `count` finished records of calls of `vault_note`, as the pipeline makes them.
-fn records(count: usize) -> Vec<AuditRecord> {
+fn records(count: usize) -> Vec<AuditEntry> {
+    let raw = |value: serde_json::Value| -> Box<RawValue> { to_raw_value(&value).expect("JSON") };
     (0..count)
-        .map(|i| AuditRecord {
+        .map(|i| AuditEntry {
             id: uuid::Uuid::now_v7(),
             started_at: chrono::Utc::now(),
             duration_us: 12,
             tool: "vault_note".into(),
             adapter: Some("mcp".into()),
             caller: Some("bench".into()),
-            ambient: json!({}),
-            arguments: json!({"text": format!("line {i}"), "secret": "[redacted]"}),
+            ambient: raw(json!({})),
+            arguments: raw(json!({"text": format!("line {i}"), "secret": "[redacted]"})),
             state: AuditState::Finished,
             outcome: Some("ok".into()),
             message: None,
             exception: None,
-            result: Some(json!({"text": format!("line {i}")})),
+            result: Some(raw(json!({"text": format!("line {i}")}))),
             trace_id: uuid::Uuid::now_v7().simple().to_string(),
             answers: None,
             replay_of: None,
