@@ -22,7 +22,7 @@ use crate::registry::{RegisteredTool, Registry};
 /// What a lookup needs to know besides the tool's name and the caller.
 #[derive(Clone, Copy)]
 pub(crate) struct Access<'a> {
-    pub(crate) catalog: &'a Catalog<()>,
+    pub(crate) catalog: &'a Catalog<super::Entry>,
     pub(crate) registry: &'a Registry,
     pub(crate) policy: MissingScope,
     pub(crate) resource: Option<&'a ProtectedResource>,
@@ -37,7 +37,7 @@ impl<'a> Access<'a> {
         &self,
         name: &str,
         caller: &Caller,
-    ) -> Result<(&'a Member<()>, RegisteredTool<'a>), Response> {
+    ) -> Result<(&'a Member<super::Entry>, RegisteredTool<'a>), Response> {
         if let Some(found) = self.catalog.dispatch(self.registry, name, caller) {
             return Ok(found);
         }

@@ -91,7 +91,7 @@ pub struct HttpApi {
 
 struct Shared {
     registry: Arc<Registry>,
-    catalog: Catalog<()>,
+    catalog: Catalog<Entry>,
     /// The caller of every request when no authenticator is set.
     caller: Caller,
     authenticator: Option<Arc<dyn Authenticator>>,
@@ -120,7 +120,7 @@ impl HttpApi {
     /// [`authenticator`](Self::authenticator) is set.
     pub fn new(registry: impl Into<Arc<Registry>>, caller: Caller) -> Self {
         let registry = registry.into();
-        let catalog = Catalog::of(&registry, HTTP, |_| Some(()));
+        let catalog = Catalog::of(&registry, HTTP, |tool| Some(entry(tool.descriptor())));
         let on_missing_scope = registry.project().auth.on_missing_scope;
         Self {
             shared: Shared {
@@ -238,7 +238,7 @@ async fn openapi_json(document: Bytes) -> Response {
 
 /// The build's OpenAPI `document` without the paths of the tools `catalog` leaves out
 /// (`/tools/{name}` and the routes below it).
-fn served_paths(document: &str, catalog: &Catalog<()>) -> String {
+fn served_paths(document: &str, catalog: &Catalog<Entry>) -> String {
     let Ok(mut document) = serde_json::from_str::<Value>(document) else {
         return document.to_owned();
     };
@@ -271,26 +271,41 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
     };
     // Under a challenge, every tool is listed: a call tells what it needs.
     let challenge = shared.on_missing_scope == MissingScope::Challenge;
-    let tools: Vec<Value> = shared
+    let mut body = String::from(r#"{"tools":["#);
+    for (i, member) in shared
         .catalog
         .visible((!challenge).then_some(&caller))
-        .map(|member| {
-            let d = member.descriptor;
-            json!({
-                "name": member.name,
-                "title": d.title_for(HTTP),
-                "description": d.description_for(HTTP),
-                "read_only": is_read_only(d),
-                "input_schema": raw(d.schema_for(HTTP, toolspec_vocab::Dialect::Mcp).unwrap_or(&d.input_schema)),
-                "output_schema": raw(&d.output_schema),
-            })
-        })
-        .collect();
-    (StatusCode::OK, axum::Json(json!({ "tools": tools }))).into_response()
+        .enumerate()
+    {
+        if i > 0 {
+            body.push(',');
+        }
+        body.push_str(&member.declaration);
+    }
+    body.push_str("]}");
+    let json = HeaderValue::from_static("application/json");
+    (StatusCode::OK, [(header::CONTENT_TYPE, json)], body).into_response()
 }
 
-fn raw(schema: &str) -> Value {
-    serde_json::from_str(schema).unwrap_or(Value::Null)
+/// A tool's entry in `GET /tools` as JSON text, serialized once when the API is built: a
+/// listing copies the entries the caller may see.
+type Entry = Box<str>;
+
+/// `tool`'s entry in `GET /tools`.
+fn entry(tool: &Descriptor) -> Entry {
+    let schema = |text: &str| serde_json::from_str(text).unwrap_or(Value::Null);
+    let input = tool
+        .schema_for(HTTP, toolspec_vocab::Dialect::Mcp)
+        .unwrap_or(&tool.input_schema);
+    let entry = json!({
+        "name": tool.name_for(HTTP),
+        "title": tool.title_for(HTTP),
+        "description": tool.description_for(HTTP),
+        "read_only": is_read_only(tool),
+        "input_schema": schema(input),
+        "output_schema": schema(&tool.output_schema),
+    });
+    entry.to_string().into_boxed_str()
 }
 
 async fn call_posted(
