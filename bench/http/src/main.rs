@@ -5,9 +5,14 @@
 //! a keep-alive client drives them in alternating rounds, and each server's CPU time comes from
 //! `/proc` (the on-CPU nanoseconds of all its threads).
 //!
+//! Then `GET /tools` and `GET /openapi.json` of APIs of 10 to 5,000 tools (copies of the tool
+//! defined at run time under their own names), answered in this process by the API's router:
+//! the time to answer, which is server CPU.
+//!
 //! ```text
 //! cargo run --release -p toolspec-bench-http               # default sizes
 //! cargo run --release -p toolspec-bench-http -- --calls 2000
+//! cargo run --release -p toolspec-bench-http -- --calls 0  # the listings only
 //! ```
 
 use std::net::SocketAddr;
@@ -38,6 +43,9 @@ struct Cli {
     /// Calls kept in flight at once in the concurrent part of each round.
     #[arg(long, default_value_t = 16)]
     in_flight: usize,
+    /// How many tools the listed APIs have (one listing measured for each).
+    #[arg(long, value_delimiter = ',', default_value = "10,100,1000,5000")]
+    list_tools: Vec<usize>,
     #[command(subcommand)]
     serve: Option<Serve>,
 }
@@ -418,5 +426,76 @@ async fn main() -> anyhow::Result<()> {
     if let Some(Serve::Serve { server, addr }) = cli.serve {
         return serve(server, addr).await;
     }
-    run(&cli).await
+    if cli.calls > 0 {
+        run(&cli).await?;
+    }
+    for &count in &cli.list_tools {
+        run_list(count).await?;
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Listings of many tools, in this process.
+
+/// An API of `count` tools: copies of `catalog_quote` under their own names, defined at run
+/// time (`Registry::with_tool`), which answer nothing (only their listing is measured).
+fn many_tools(count: usize) -> anyhow::Result<toolspec::Registry> {
+    use toolspec::descriptor::AdapterBinding;
+    let mut registry = tools::registry(Catalog);
+    for i in 0..count {
+        let name: std::borrow::Cow<'static, str> = format!("catalog_quote_{i:04}").into();
+        let adapters = vec![AdapterBinding::member("http")];
+        // A registry holds `'static` descriptors, as generated code has them.
+        let descriptor: &'static toolspec::Descriptor = Box::leak(Box::new(toolspec::Descriptor {
+            name,
+            adapters: adapters.into(),
+            ..quote::DESCRIPTOR.clone()
+        }));
+        registry = registry.with_tool(descriptor, |_, _| async { Ok(Value::Null) })?;
+    }
+    Ok(registry)
+}
+
+/// Median and p99 of 200 answers to `GET path`, in milliseconds, and the body's size.
+async fn timed_get(router: &axum::Router, path: &str) -> anyhow::Result<(f64, f64, usize)> {
+    use tower::ServiceExt as _;
+    let mut times = Vec::new();
+    let mut bytes = 0;
+    for _ in 0..200 {
+        let request = axum::http::Request::get(path)
+            .header("host", "localhost")
+            .body(axum::body::Body::empty())?;
+        let started = Instant::now();
+        let response = router.clone().oneshot(request).await?;
+        anyhow::ensure!(
+            response.status().is_success(),
+            "{path}: {}",
+            response.status()
+        );
+        let body = axum::body::to_bytes(response.into_body(), usize::MAX).await?;
+        times.push(started.elapsed().as_secs_f64() * 1e3);
+        bytes = body.len();
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[times.len() / 2], times[times.len() * 99 / 100], bytes))
+}
+
+async fn run_list(count: usize) -> anyhow::Result<()> {
+    let built = Instant::now();
+    let router = HttpApi::new(many_tools(count)?, Caller::new("bench")).router();
+    let built = built.elapsed();
+    println!(
+        "HTTP API of {} tools (built in {:.1} ms):",
+        count + 1,
+        built.as_secs_f64() * 1e3
+    );
+    for path in ["/tools", "/openapi.json"] {
+        let (median, p99, bytes) = timed_get(&router, path).await?;
+        println!(
+            "  GET {path}: {} KB, median {median:.3} ms, p99 {p99:.3} ms",
+            bytes / 1024
+        );
+    }
+    Ok(())
 }
