@@ -59,9 +59,9 @@ struct Cli {
     /// Calls kept in flight at once in the throughput run.
     #[arg(long, default_value_t = 16)]
     in_flight: usize,
-    /// Tools in the `tools/list` measurement.
-    #[arg(long, default_value_t = 1000)]
-    list_tools: usize,
+    /// Tools in the `tools/list` measurements (one for each).
+    #[arg(long, value_delimiter = ',', default_value = "10,100,1000,5000")]
+    list_tools: Vec<usize>,
     /// Tools per page in the paged `tools/list` measurement.
     #[arg(long, default_value_t = 100)]
     page_size: usize,
@@ -609,10 +609,24 @@ fn timed(mut work: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<(f64
     Ok((times[times.len() / 2], times[times.len() * 99 / 100], bytes))
 }
 
+/// This process's resident memory, in KB.
+fn resident_kb() -> usize {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
+    let pages: usize = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    pages * 4
+}
+
 fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
+    let tools = many_tools(count);
+    let before = resident_kb();
     let started = Instant::now();
-    let listing = Listing::from_descriptors(many_tools(count));
+    let listing = Listing::from_descriptors(tools);
     let built = started.elapsed();
+    let grown = resident_kb().saturating_sub(before);
     let everyone = Caller::new("bench");
     let scoped = Caller::new("bench").with_scopes(["catalog:read"]);
     // What `tools/list` does per request: the caller's page of the listing, as the JSON-RPC
@@ -627,8 +641,10 @@ fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
     let paged = timed(|| serialized(count / 2, Some(page_size)))?;
     let filtered = timed(|| Ok(std::hint::black_box(listing.tools_for(&scoped)).len()))?;
     println!(
-        "tools/list of {count} tools (server side; the listing is built once, in {:.1} ms):",
-        built.as_secs_f64() * 1e3
+        "tools/list of {count} tools (server side; the listing is built once, in {:.1} ms, \
+         resident memory +{:.1} MB):",
+        built.as_secs_f64() * 1e3,
+        grown as f64 / 1024.0
     );
     println!(
         "  whole list, filter + clone + serialize {} KB: median {:.2} ms, p99 {:.2} ms",
@@ -655,6 +671,11 @@ async fn main() -> anyhow::Result<()> {
     if let Some(Serve::Serve { server, http }) = cli.serve {
         return serve(server, http).await;
     }
-    run_calls(&cli).await?;
-    run_list(cli.list_tools, cli.page_size)
+    if cli.calls > 0 {
+        run_calls(&cli).await?;
+    }
+    for &count in &cli.list_tools {
+        run_list(count, cli.page_size)?;
+    }
+    Ok(())
 }
