@@ -1,8 +1,10 @@
 //! `tools/call` over MCP through toolspec's adapter, against the same tool written with rmcp's
 //! own `#[tool]` macros, in one run: each server is this binary in a child process, driven by
 //! rmcp's client over stdio, streamable HTTP with a session (2025-11-25) and stateless
-//! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call.
-//! Then `tools/list` of 1,000 tools, server side, whole and paged.
+//! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call
+//! and peak memory. Then 50 sessions at once over streamable HTTP against each server (the
+//! shape of public MCP load tests: requests/s, mean and p99 latency, memory). Then
+//! `tools/list` of 10 to 5,000 tools, server side, whole and paged.
 //!
 //! ```text
 //! cargo run --release -p toolspec-bench-mcp               # everything, default sizes
@@ -38,7 +40,7 @@ use rmcp::{
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use toolspec::descriptor::AdapterBinding;
-use toolspec::mcp::http::HttpTransport;
+use toolspec::mcp::http::{HttpTransport, SessionLimits};
 use toolspec::mcp::{Listing, McpServer};
 use toolspec::settings::PresentAs;
 use toolspec::{Caller, CancellationToken, Descriptor};
@@ -62,6 +64,12 @@ struct Cli {
     /// Tools in the `tools/list` measurements (one for each).
     #[arg(long, value_delimiter = ',', default_value = "10,100,1000,5000")]
     list_tools: Vec<usize>,
+    /// Sessions at once in the many-clients run (0: none).
+    #[arg(long, default_value_t = 50)]
+    clients: usize,
+    /// Calls each session makes in the many-clients run.
+    #[arg(long, default_value_t = 200)]
+    client_calls: usize,
     /// Tools per page in the paged `tools/list` measurement.
     #[arg(long, default_value_t = 100)]
     page_size: usize,
@@ -270,7 +278,13 @@ async fn serve(server: Server, http: Option<SocketAddr>) -> anyhow::Result<()> {
             eprintln!("listening on http://{}/mcp", listener.local_addr()?);
             match server {
                 Server::Toolspec => {
+                    // The many-clients run opens 50 sessions from one (unauthenticated) caller.
+                    let limits = SessionLimits {
+                        max_sessions_per_caller: 64,
+                        ..SessionLimits::DEFAULT
+                    };
                     HttpTransport::new(toolspec_server())
+                        .session_limits(limits)
                         .serve(listener, CancellationToken::new())
                         .await?
                 }
@@ -339,6 +353,22 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
             pid,
         });
     }
+    let (child, url) = spawn_http(server).await?;
+    let client = http_client(&url, transport).await?;
+    Ok(Connection {
+        pid: child.id(),
+        client,
+        _child: Some(child),
+    })
+}
+
+/// `server` over HTTP in a child process, and its URL.
+async fn spawn_http(server: Server) -> anyhow::Result<(tokio::process::Child, String)> {
+    let exe = std::env::current_exe()?;
+    let server_arg = match server {
+        Server::Toolspec => "toolspec",
+        Server::Macros => "macros",
+    };
     let mut child = tokio::process::Command::new(exe)
         .args(["serve", server_arg, "--http", "127.0.0.1:0"])
         .stdin(Stdio::null())
@@ -356,10 +386,15 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
             break url.trim().to_owned();
         }
     };
+    Ok((child, url))
+}
+
+/// A client of the server at `url`, over `transport` (one of the HTTP ones).
+async fn http_client(url: &str, transport: Transport) -> anyhow::Result<Client> {
     let http = StreamableHttpClientTransport::from_config(
-        StreamableHttpClientTransportConfig::with_uri(url.as_str()),
+        StreamableHttpClientTransportConfig::with_uri(url),
     );
-    let client = match transport {
+    Ok(match transport {
         Transport::HttpStateless => {
             let mut info = ClientConfig::default();
             info.protocol_version = ProtocolVersion::V_2026_07_28;
@@ -372,12 +407,94 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
             .await?
         }
         _ => ClientConfig::default().serve(http).await?,
-    };
-    Ok(Connection {
-        pid: child.id(),
-        client,
-        _child: Some(child),
     })
+}
+
+/// The peak resident memory of process `pid` so far (`VmHWM`), in MB.
+fn peak_mb(pid: Option<u32>) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Many clients at once, in the shape of public MCP load tests: `clients` sessions over
+// streamable HTTP, each making its calls one after another.
+
+/// Requests per second, mean and p99 latency, server CPU per call and peak memory of `server`
+/// under `clients` sessions making `calls` calls each.
+async fn load(server: Server, clients: usize, calls: usize) -> anyhow::Result<String> {
+    let (child, url) = spawn_http(server).await?;
+    let pid = child.id();
+    let mut sessions = Vec::new();
+    for _ in 0..clients {
+        let client = http_client(&url, Transport::HttpSession).await?;
+        for _ in 0..20 {
+            call_once(&client).await?;
+        }
+        sessions.push(client);
+    }
+    let cpu_before = cpu_time(pid);
+    let started = Instant::now();
+    let timed = sessions.iter().map(|client| async move {
+        let mut latencies = Vec::with_capacity(calls);
+        for _ in 0..calls {
+            let call = Instant::now();
+            call_once(client).await?;
+            latencies.push(call.elapsed());
+        }
+        anyhow::Ok(latencies)
+    });
+    let results = futures_util::future::join_all(timed).await;
+    let elapsed = started.elapsed();
+    let cpu = cpu_time(pid)
+        .zip(cpu_before)
+        .map(|(a, b)| a.saturating_sub(b));
+    let mut latencies = Vec::new();
+    for result in results {
+        latencies.extend(result?);
+    }
+    latencies.sort_unstable();
+    let total = latencies.len();
+    let mean = latencies.iter().sum::<Duration>().as_secs_f64() / total as f64;
+    let p99 = latencies[(total * 99 / 100).min(total - 1)].as_secs_f64();
+    let row = format!(
+        "{:<12} {:>10.0} {:>10.2} {:>10.2} {:>14} {:>10}",
+        server.name(),
+        total as f64 / elapsed.as_secs_f64(),
+        mean * 1e3,
+        p99 * 1e3,
+        cpu.map_or("n/a".into(), |cpu| format!(
+            "{:.0}",
+            cpu.as_secs_f64() * 1e6 / total as f64
+        )),
+        peak_mb(pid).map_or("n/a".into(), |mb| format!("{mb:.1}")),
+    );
+    for client in sessions {
+        let _ = client.cancel().await;
+    }
+    drop(child);
+    Ok(row)
+}
+
+async fn run_load(cli: &Cli) -> anyhow::Result<()> {
+    println!(
+        "{} sessions over streamable HTTP (2025-11-25) at once, {} sequential tools/call each; \
+         two runs per server, alternated\n",
+        cli.clients, cli.client_calls
+    );
+    println!(
+        "{:<12} {:>10} {:>10} {:>10} {:>14} {:>10}",
+        "server", "requests/s", "mean ms", "p99 ms", "CPU µs/call", "peak MB"
+    );
+    for _ in 0..2 {
+        for server in [Server::Toolspec, Server::Macros] {
+            println!("{}", load(server, cli.clients, cli.client_calls).await?);
+        }
+    }
+    println!();
+    Ok(())
 }
 
 fn quote_call() -> CallToolRequestParams {
@@ -486,14 +603,15 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
         cli.in_flight
     );
     println!(
-        "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14} {:>18}",
+        "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14} {:>18} {:>8}",
         "transport",
         "server",
         "p50 µs",
         "p99 µs",
         "seq calls/s",
         format!("{}-way calls/s", cli.in_flight),
-        "server CPU µs/call"
+        "server CPU µs/call",
+        "peak MB"
     );
     for transport in [
         Transport::Stdio,
@@ -538,16 +656,21 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
                 .zip(before)
                 .map(|(after, before)| after.saturating_sub(before));
         }
-        for (server, tally) in [Server::Toolspec, Server::Macros].iter().zip(&mut tallies) {
+        for ((server, tally), connection) in [Server::Toolspec, Server::Macros]
+            .iter()
+            .zip(&mut tallies)
+            .zip(&connections)
+        {
             println!(
-                "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0} {:>18}",
+                "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0} {:>18} {:>8}",
                 transport.name(),
                 server.name(),
                 tally.p(50).as_secs_f64() * 1e6,
                 tally.p(99).as_secs_f64() * 1e6,
                 tally.sequential_per_s(),
                 tally.concurrent_per_s(),
-                tally.cpu_per_call()
+                tally.cpu_per_call(),
+                peak_mb(connection.pid).map_or("n/a".into(), |mb| format!("{mb:.1}"))
             );
         }
         println!(
@@ -673,6 +796,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if cli.calls > 0 {
         run_calls(&cli).await?;
+    }
+    if cli.clients > 0 {
+        run_load(&cli).await?;
     }
     for &count in &cli.list_tools {
         run_list(count, cli.page_size)?;
