@@ -33,7 +33,11 @@ pub(crate) fn screen(
             return Err(Errors::one("/", message));
         }
     };
-    map.remove("ambient_context");
+    // Looked for before it is removed: most calls send none, and a scan of a call's few keys
+    // costs less than hashing one (the order of the others is kept).
+    if map.keys().any(|key| key == "ambient_context") {
+        map.shift_remove("ambient_context");
+    }
     // Reported with the schema's errors, below.
     let paging = match &tool.query {
         Some(decl) => paging::normalize(&mut map, decl, view),
