@@ -21,14 +21,14 @@ use crate::registry::{RegisteredTool, Registry};
 
 /// What a lookup needs to know besides the tool's name and the caller.
 #[derive(Clone, Copy)]
-pub(crate) struct Access<'a> {
-    pub(crate) catalog: &'a Catalog<super::Entry>,
+pub(crate) struct Access<'a, T> {
+    pub(crate) catalog: &'a Catalog<T>,
     pub(crate) registry: &'a Registry,
     pub(crate) policy: MissingScope,
     pub(crate) resource: Option<&'a ProtectedResource>,
 }
 
-impl<'a> Access<'a> {
+impl<'a, T> Access<'a, T> {
     /// The member `caller` reaches as `name`, with the registered tool a call of it goes to;
     /// else the answer: `404` for a tool that does not exist (or that the caller may not see,
     /// when the policy hides), `403` for one whose scopes the caller lacks when it challenges.
@@ -37,7 +37,7 @@ impl<'a> Access<'a> {
         &self,
         name: &str,
         caller: &Caller,
-    ) -> Result<(&'a Member<super::Entry>, RegisteredTool<'a>), Response> {
+    ) -> Result<(&'a Member<T>, RegisteredTool<'a>), Response> {
         if let Some(found) = self.catalog.dispatch(self.registry, name, caller) {
             return Ok(found);
         }

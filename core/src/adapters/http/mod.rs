@@ -102,7 +102,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn access(&self) -> Access<'_> {
+    fn access(&self) -> Access<'_, Entry> {
         Access {
             catalog: &self.catalog,
             registry: &self.registry,
