@@ -35,7 +35,7 @@ exposes:
 errors:
   headline: Could not change record
   codes:
-    locked: The record is locked.
+    frozen: The record is frozen.
     not_found: {{ message: No such record., standalone: true }}
 guards:
   not_closed: Record must be open.
