@@ -24,6 +24,7 @@
 //! engine, and checking costs time linear in the size of the specs.
 
 mod analyze;
+mod cache;
 mod config;
 mod derive;
 mod describe;
@@ -46,6 +47,7 @@ use std::path::Path;
 
 pub use crate::analyze::membership::Binding;
 pub use crate::analyze::membership::View;
+pub use crate::cache::Reuse;
 pub use crate::config::{Compiled, Config, DEFAULT_FILE_NAME, VERBOSE_ENV};
 pub use crate::diagnostic::{
     Diagnostic, Kind, MAX_SHOWN, Related, Severity, render_all, render_summary,

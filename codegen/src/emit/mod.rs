@@ -10,6 +10,8 @@ pub mod stubs;
 mod tool;
 mod types;
 
+use std::borrow::Cow;
+
 use proc_macro2::TokenStream;
 
 use crate::emit::named_types::named_types;
@@ -26,7 +28,17 @@ use crate::rust_name::ident;
 /// the project's items are formatted on the compiler's worker threads, whose stack does
 /// not depend on the caller's.
 pub fn generate(project: &Project) -> String {
-    let tools = format_tools(project);
+    generate_reusing(project, &[]).0
+}
+
+/// [`generate`], taking the formatted module of tool `i` from `known[i]` when it is there
+/// (`None`, or `known` shorter than the tools: emitted and formatted here); the Rust source
+/// and every tool's formatted module, in `project.tools` order.
+pub fn generate_reusing<'k>(
+    project: &Project,
+    known: &[Option<&'k str>],
+) -> (String, Vec<Cow<'k, str>>) {
+    let tools = format_tools(project, known);
     let source = if project.display_root.is_empty() {
         String::new()
     } else {
@@ -41,7 +53,7 @@ pub fn generate(project: &Project) -> String {
     out.push_str(&types);
     write_tree(&mut out, project, &tools, &[], 0);
     out.push_str(&tail);
-    out
+    (out, tools)
 }
 
 /// Formats items with prettyplease.
@@ -53,18 +65,31 @@ fn format_tokens(tokens: TokenStream) -> String {
     }
 }
 
-/// Every tool's module, formatted, in `project.tools` order.
-fn format_tools(project: &Project) -> Vec<String> {
-    let tools = &project.tools;
-    let format = |tool: &Tool| format_tokens(tool_module(tool, tool.module.len(), &project.shapes));
-    crate::parallel::map(tools, format)
+/// Every tool's module, formatted, in `project.tools` order: `known[i]` as it is, the others
+/// emitted and formatted.
+fn format_tools<'k>(project: &Project, known: &[Option<&'k str>]) -> Vec<Cow<'k, str>> {
+    let tools: Vec<(&Tool, Option<&'k str>)> = project
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, tool)| (tool, known.get(i).copied().flatten()))
+        .collect();
+    let format = |(tool, known): &(&Tool, Option<&'k str>)| match known {
+        Some(text) => Cow::Borrowed(*text),
+        None => Cow::Owned(format_tokens(tool_module(
+            tool,
+            tool.module.len(),
+            &project.shapes,
+        ))),
+    };
+    crate::parallel::map(&tools, format)
 }
 
 /// Writes the tool modules below `prefix`, nested in `pub mod` blocks for their folders.
 fn write_tree(
     out: &mut String,
     project: &Project,
-    formatted: &[String],
+    formatted: &[Cow<'_, str>],
     prefix: &[String],
     depth: usize,
 ) {
