@@ -167,6 +167,21 @@ fn rebuild(c: &mut Criterion) {
 
     let mut group = c.benchmark_group("1000 specs, compiled again");
     group.sample_size(10);
+    // For comparison: the same compile into an empty folder (every stage, the cache written).
+    group.bench_function("first compile (empty output folder)", |b| {
+        b.iter_batched(
+            || tempfile::tempdir().expect("a temp dir"),
+            |empty| {
+                let config = toolspec_codegen::Config::new()
+                    .out_dir(empty.path())
+                    .display_root("specs")
+                    .emit_rerun_if_changed(false);
+                config.compile(specs.path()).expect("compiles");
+                empty
+            },
+            criterion::BatchSize::PerIteration,
+        )
+    });
     group.bench_function("nothing changed", |b| {
         b.iter(|| {
             let compiled = config.compile(specs.path()).expect("compiles");
