@@ -174,27 +174,31 @@ impl Config {
             self.print_warnings(&warnings);
         }
         let output = output.ok_or(Error::NoOutDir)?;
+        let tools = project.tools.len();
         let (code, reuse) = match &cache {
             Some(cache) => cache.generate(&project),
             None => {
                 let code = crate::emit::generate(&project);
-                let formatted = project.tools.len();
                 (
                     code,
                     Reuse::Modules {
                         reused: 0,
-                        formatted,
+                        formatted: tools,
                     },
                 )
             }
         };
-        write_if_changed(&output, &code)?;
+        // The project (all the stages' data) is freed on another thread while the file is
+        // written.
+        let ((), written) =
+            crate::parallel::join(move || drop(project), || write_if_changed(&output, &code));
+        written?;
         if let Some(cache) = &cache {
-            cache.record(project.tools.len(), &warnings);
+            cache.record(tools, &warnings);
         }
         Ok(Compiled {
             output,
-            tools: project.tools.len(),
+            tools,
             warnings,
             reuse,
         })

@@ -117,19 +117,31 @@ impl Cache {
 
     /// The Rust source for `project` (what [`crate::emit::generate`] gives), each tool's module
     /// taken from the cache when it has it; the cache's modules are then those of this compile.
+    ///
+    /// The keys are computed and the modules found or formatted while the project's items are
+    /// formatted, and the cache is written while the file is put together.
     pub fn generate(&self, project: &Project) -> (String, Reuse) {
-        let keys = module_keys(project, self.compiler);
         let pack = Pack::read(&self.pack_path());
-        let known: Vec<Option<&str>> = keys.iter().map(|key| pack.get(key)).collect();
-        let reused = known.iter().flatten().count();
-        let (code, modules) = crate::emit::generate_reusing(project, &known);
-        if !pack.holds_exactly(&keys) {
-            let texts: Vec<&str> = modules.iter().map(Cow::as_ref).collect();
-            // A cache that cannot be written is no reason to fail the build: it is read back
-            // whole or not at all.
-            let _ = std::fs::create_dir_all(&self.dir)
-                .and_then(|()| pack::write(&self.pack_path(), &keys, &texts));
-        }
+        let modules = || {
+            let keys = module_keys(project, self.compiler);
+            let known: Vec<Option<&str>> = keys.iter().map(|key| pack.get(key)).collect();
+            let reused = known.iter().flatten().count();
+            (keys, reused, crate::emit::format_tools(project, &known))
+        };
+        let (sections, (keys, reused, modules)) =
+            crate::parallel::join(|| crate::emit::sections(project), modules);
+        let write_pack = || {
+            if !pack.holds_exactly(&keys) {
+                let texts: Vec<&str> = modules.iter().map(Cow::as_ref).collect();
+                // A cache that cannot be written is no reason to fail the build: it is read
+                // back whole or not at all.
+                let _ = std::fs::create_dir_all(&self.dir)
+                    .and_then(|()| pack::write(&self.pack_path(), &keys, &texts));
+            }
+        };
+        let ((), code) = crate::parallel::join(write_pack, || {
+            crate::emit::assemble(project, sections, &modules)
+        });
         let formatted = keys.len() - reused;
         (code, Reuse::Modules { reused, formatted })
     }
