@@ -91,7 +91,7 @@ fn assert_as_cold(specs: &Path, out: &Path, compiled: &Compiled) {
     );
     assert_eq!(compiled.tools, fresh.tools);
     assert_eq!(compiled.warnings, fresh.warnings);
-    let pack = |dir: &Path| read(&dir.join("toolspec_tools.rs.cache/modules.bin"));
+    let pack = |dir: &Path| read(&dir.join(".toolspec_tools.rs.cache/modules.bin"));
     assert!(
         pack(out) == pack(fresh_out.path()),
         "the cache holds this compile's modules and no other"
@@ -123,7 +123,7 @@ fn an_unchanged_project_is_not_compiled_again() {
     assert_eq!(second.output, first.output);
     assert_eq!(second.tools, first.tools);
     assert_eq!(second.warnings, first.warnings, "the same warnings");
-    let mut cached: Vec<String> = std::fs::read_dir(out.path().join("toolspec_tools.rs.cache"))
+    let mut cached: Vec<String> = std::fs::read_dir(out.path().join(".toolspec_tools.rs.cache"))
         .expect("the cache's folder")
         .map(|e| {
             e.expect("an entry")
@@ -287,11 +287,24 @@ fn a_file_changed_or_removed_since_is_generated_again() {
         code
     );
     // A cache that is not whole is no cache.
-    let pack = out.path().join("toolspec_tools.rs.cache/modules.bin");
+    let pack = out.path().join(".toolspec_tools.rs.cache/modules.bin");
     let bytes = std::fs::read(&pack).expect("a pack");
     std::fs::write(&pack, &bytes[..bytes.len() / 2]).expect("cut");
     std::fs::write(specs.path().join("orders/get.yaml"), "description: Get.\n").expect("written");
     let fourth = compile(specs.path(), out.path());
     assert!(matches!(fourth.reuse, Reuse::Modules { .. }));
     assert_as_cold(specs.path(), out.path(), &fourth);
+}
+
+#[test]
+fn a_file_written_into_the_specs_folder_is_not_read_back() {
+    let specs = project();
+    let first = compile(specs.path(), specs.path());
+    assert!(first.output.starts_with(specs.path()));
+    let second = compile(specs.path(), specs.path());
+    assert_eq!(
+        second.reuse,
+        Reuse::Unchanged,
+        "the cache's folder is hidden"
+    );
 }

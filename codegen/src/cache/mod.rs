@@ -1,5 +1,7 @@
-//! The compiler's cache, in a folder beside the generated file (`toolspec_tools.rs.cache/` in
-//! `OUT_DIR`), which makes compiling a project again cheap when little or nothing changed.
+//! The compiler's cache, in a hidden folder beside the generated file
+//! (`.toolspec_tools.rs.cache/` in `OUT_DIR`; hidden, so that the compiler never reads it as
+//! part of a specs folder), which makes compiling a project again cheap when little or nothing
+//! changed.
 //!
 //! - **Nothing changed.** A digest of everything a compile reads — each file of the specs
 //!   folder (its path and bytes: specs, `toolspec.yaml`, `types:` files, shape files), the
@@ -75,7 +77,8 @@ impl Cache {
     /// compiler cannot be identified (then nothing is cached).
     pub fn new(output: &Path, options: &str, sources: &[Source], dirs: &[String]) -> Option<Cache> {
         let compiler = digest::compiler()?;
-        let mut name = output.file_name()?.to_owned();
+        let mut name = std::ffi::OsString::from(".");
+        name.push(output.file_name()?);
         name.push(".cache");
         let mut inputs = Hasher::new("toolspec-codegen inputs");
         inputs.str(compiler);
