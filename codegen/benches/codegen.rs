@@ -1,7 +1,8 @@
 //! Codegen over 1,000 generated specs: parse + validate + derive schemas + emit Rust, against
 //! parsing the same YAML alone (saphyr-parser's event stream, and our spanned tree built from
-//! it); and
-//! checking hostile specs, whose cost must stay linear in their size.
+//! it); the same specs compiled again from a folder with the cache of an earlier compile
+//! (nothing changed, one spec changed); and checking hostile specs, whose cost must stay linear
+//! in their size.
 //!
 //! `cargo bench -p toolspec-codegen --features unstable-internals --bench codegen`
 
@@ -35,7 +36,7 @@ exposes:
 errors:
   headline: Could not change record
   codes:
-    locked: The record is locked.
+    frozen: The record is frozen.
     not_found: {{ message: No such record., standalone: true }}
 guards:
   not_closed: Record must be open.
@@ -139,5 +140,84 @@ fn hostile(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, hostile);
+/// Writes the specs into `dir` as a specs folder.
+fn write_specs(dir: &std::path::Path, sources: &[Source]) {
+    for source in sources {
+        let path = dir.join(&source.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).expect("a folder");
+        }
+        std::fs::write(path, &source.text).expect("written");
+    }
+}
+
+/// Compiling a specs folder again through `Config::compile` (what a build script runs), with
+/// the cache beside the generated file: nothing changed, and one spec of 1,000 changed.
+fn rebuild(c: &mut Criterion) {
+    let (sources, _) = sources(1000);
+    let specs = tempfile::tempdir().expect("a temp dir");
+    let out = tempfile::tempdir().expect("a temp dir");
+    write_specs(specs.path(), &sources);
+    let config = toolspec_codegen::Config::new()
+        .out_dir(out.path())
+        .display_root("specs")
+        .emit_rerun_if_changed(false);
+    let first = config.compile(specs.path()).expect("compiles");
+    assert_eq!(first.tools, 1000);
+
+    let mut group = c.benchmark_group("1000 specs, compiled again");
+    group.sample_size(10);
+    // For comparison: the same compile into an empty folder (every stage, the cache written).
+    group.bench_function("first compile (empty output folder)", |b| {
+        b.iter_batched(
+            || tempfile::tempdir().expect("a temp dir"),
+            |empty| {
+                let config = toolspec_codegen::Config::new()
+                    .out_dir(empty.path())
+                    .display_root("specs")
+                    .emit_rerun_if_changed(false);
+                config.compile(specs.path()).expect("compiles");
+                empty
+            },
+            criterion::BatchSize::PerIteration,
+        )
+    });
+    group.bench_function("nothing changed", |b| {
+        b.iter(|| {
+            let compiled = config.compile(specs.path()).expect("compiles");
+            assert_eq!(compiled.reuse, toolspec_codegen::Reuse::Unchanged);
+        })
+    });
+    // Each run finds one spec changed since the run before: its description goes back and
+    // forth between two texts.
+    let changed = &sources[500];
+    let path = specs.path().join(&changed.path);
+    let texts = [
+        changed
+            .text
+            .replacen("description: ", "description: Changed, ", 1),
+        changed.text.clone(),
+    ];
+    let mut turn = 0;
+    group.bench_function("one spec changed", |b| {
+        b.iter_batched(
+            || {
+                std::fs::write(&path, &texts[turn % 2]).expect("written");
+                turn += 1;
+            },
+            |()| {
+                let compiled = config.compile(specs.path()).expect("compiles");
+                let reuse = toolspec_codegen::Reuse::Modules {
+                    reused: 999,
+                    formatted: 1,
+                };
+                assert_eq!(compiled.reuse, reuse);
+            },
+            criterion::BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, rebuild, hostile);
 criterion_main!(benches);

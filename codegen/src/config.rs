@@ -3,29 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::cache::{Cache, Reuse};
 use crate::diagnostic::{Diagnostic, Severity, fallback_summary, print_cargo_lines, render_all};
 use crate::error::Error;
 use crate::project::{self, Project};
-use crate::read::folder;
+use crate::read::folder::{self, Scanned};
 
 /// The file name `toolspec::include_tools!()` includes from `OUT_DIR`.
 pub const DEFAULT_FILE_NAME: &str = "toolspec_tools.rs";
-
-/// Reads `dir` (see [`folder`] for what is read, and how) and checks it: the project, and every
-/// path read (for `cargo::rerun-if-changed`).
-fn read(
-    dir: &Path,
-    display_root: &str,
-    max_file_size: u64,
-) -> Result<(Project, Vec<PathBuf>), Error> {
-    let scanned = folder::scan(dir, display_root, max_file_size).map_err(|source| Error::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
-    let mut project = project::build(&scanned.sources, &scanned.dirs, display_root);
-    project.diagnostics.extend(scanned.diagnostics);
-    Ok((project, scanned.watched))
-}
 
 fn display_path(path: &Path) -> String {
     path.to_string_lossy()
@@ -101,30 +86,77 @@ impl Config {
     }
 
     fn read(&self, dir: &Path) -> Result<(Project, Vec<PathBuf>), Error> {
-        let display = self
-            .display_root
+        let display = self.display(dir);
+        let scanned = self.scan(dir, &display)?;
+        let mut project = project::build(&scanned.sources, &scanned.dirs, &display);
+        project.diagnostics.extend(scanned.diagnostics);
+        Ok((project, scanned.watched))
+    }
+
+    /// How `dir` is shown in diagnostics.
+    fn display(&self, dir: &Path) -> String {
+        self.display_root
             .clone()
-            .unwrap_or_else(|| display_path(dir));
+            .unwrap_or_else(|| display_path(dir))
+    }
+
+    /// Reads `dir` (see [`folder`] for what is read, and how).
+    fn scan(&self, dir: &Path, display: &str) -> Result<Scanned, Error> {
         let max = self.max_file_size.unwrap_or(folder::DEFAULT_MAX_FILE_SIZE);
-        read(dir, &display, max)
+        folder::scan(dir, display, max).map_err(|source| Error::Io {
+            path: dir.to_path_buf(),
+            source,
+        })
     }
 
     /// Reads, checks and generates. The file is written only when its content changed.
+    ///
+    /// A cache beside the file (see [`Reuse`]) makes compiling again cheap: when nothing the
+    /// compile reads changed since the last successful one into the same folder, and the file
+    /// is as that one left it, no stage runs and the file is left untouched; otherwise only the
+    /// tool modules whose tool changed are emitted again.
     pub fn compile(&self, specs_dir: impl AsRef<Path>) -> Result<Compiled, Error> {
         let dir = specs_dir.as_ref();
         let in_build_script =
             std::env::var_os("OUT_DIR").is_some() && std::env::var_os("CARGO").is_some();
         let rerun = self.rerun_if_changed.unwrap_or(in_build_script);
+        let mut lines = String::new();
         if rerun {
-            println!("cargo::rerun-if-changed={}", dir.display());
-            println!("cargo::rerun-if-env-changed={VERBOSE_ENV}");
+            lines.push_str(&format!("cargo::rerun-if-changed={}\n", dir.display()));
+            lines.push_str(&format!("cargo::rerun-if-env-changed={VERBOSE_ENV}\n"));
+            print_lines(&mut lines);
         }
-        let (project, watched) = self.read(dir)?;
+        let display = self.display(dir);
+        let scanned = self.scan(dir, &display)?;
         if rerun {
-            for path in watched {
-                println!("cargo::rerun-if-changed={}", path.display());
+            for path in &scanned.watched {
+                lines.push_str(&format!("cargo::rerun-if-changed={}\n", path.display()));
             }
+            print_lines(&mut lines);
         }
+        let output = self
+            .output_dir()
+            .map(|out_dir| out_dir.join(self.output_name()));
+        let options = format!("{self:?} shown as {display:?}");
+        let cache = output
+            .as_deref()
+            .filter(|_| scanned.diagnostics.is_empty())
+            .and_then(|output| Cache::new(output, &options, &scanned.sources, &scanned.dirs));
+        if let (Some(output), Some(unchanged)) =
+            (&output, cache.as_ref().and_then(Cache::unchanged))
+        {
+            if in_build_script {
+                self.print_warnings(&unchanged.warnings);
+            }
+            return Ok(Compiled {
+                output: output.clone(),
+                tools: unchanged.tools,
+                warnings: unchanged.warnings,
+                reuse: Reuse::Unchanged,
+            });
+        }
+        let mut project = project::build(&scanned.sources, &scanned.dirs, &display);
+        project.diagnostics.extend(scanned.diagnostics);
         let warnings: Vec<Diagnostic> = project
             .diagnostics
             .iter()
@@ -139,34 +171,73 @@ impl Config {
             });
         }
         if in_build_script {
-            // Fallbacks in one line unless asked for each (`TOOLSPEC_VERBOSE=1`).
-            let verbose = self
-                .verbose
-                .unwrap_or_else(|| std::env::var_os(VERBOSE_ENV).is_some());
-            let shown: Vec<&Diagnostic> = warnings
-                .iter()
-                .filter(|d| verbose || !d.is_fallback())
-                .collect();
-            print_cargo_lines("warning", &shown);
-            if !verbose && let Some(line) = fallback_summary(&warnings) {
-                println!("cargo::warning={line} (or set {VERBOSE_ENV}=1 for the build)");
-            }
+            self.print_warnings(&warnings);
         }
-        let out_dir = match &self.out_dir {
-            Some(dir) => dir.clone(),
-            None => std::env::var_os("OUT_DIR")
-                .map(PathBuf::from)
-                .ok_or(Error::NoOutDir)?,
+        let output = output.ok_or(Error::NoOutDir)?;
+        let tools = project.tools.len();
+        let (code, reuse) = match &cache {
+            Some(cache) => cache.generate(&project),
+            None => {
+                let code = crate::emit::generate(&project);
+                (
+                    code,
+                    Reuse::Modules {
+                        reused: 0,
+                        formatted: tools,
+                    },
+                )
+            }
         };
-        let output = out_dir.join(self.file_name.as_deref().unwrap_or(DEFAULT_FILE_NAME));
-        let code = crate::emit::generate(&project);
-        write_if_changed(&output, &code)?;
+        // The project (all the stages' data) is freed on another thread while the file is
+        // written.
+        let ((), written) =
+            crate::parallel::join(move || drop(project), || write_if_changed(&output, &code));
+        written?;
+        if let Some(cache) = &cache {
+            cache.record(tools, &warnings);
+        }
         Ok(Compiled {
             output,
-            tools: project.tools.len(),
+            tools,
             warnings,
+            reuse,
         })
     }
+
+    /// Prints the warnings for cargo: fallbacks in one line unless asked for each
+    /// (`TOOLSPEC_VERBOSE=1`).
+    fn print_warnings(&self, warnings: &[Diagnostic]) {
+        let verbose = self
+            .verbose
+            .unwrap_or_else(|| std::env::var_os(VERBOSE_ENV).is_some());
+        let shown: Vec<&Diagnostic> = warnings
+            .iter()
+            .filter(|d| verbose || !d.is_fallback())
+            .collect();
+        print_cargo_lines("warning", &shown);
+        if !verbose && let Some(line) = fallback_summary(warnings) {
+            println!("cargo::warning={line} (or set {VERBOSE_ENV}=1 for the build)");
+        }
+    }
+
+    /// The folder the file goes to: the one set, else `OUT_DIR`.
+    fn output_dir(&self) -> Option<PathBuf> {
+        match &self.out_dir {
+            Some(dir) => Some(dir.clone()),
+            None => std::env::var_os("OUT_DIR").map(PathBuf::from),
+        }
+    }
+
+    fn output_name(&self) -> &str {
+        self.file_name.as_deref().unwrap_or(DEFAULT_FILE_NAME)
+    }
+}
+
+/// Prints `lines` (each ending in a newline) in one go, and empties them: a thousand spec
+/// files are a thousand lines, which `println!` would write one system call each.
+fn print_lines(lines: &mut String) {
+    print!("{lines}");
+    lines.clear();
 }
 
 /// Writes `content` unless the file already holds exactly that (no mtime churn).
@@ -196,4 +267,6 @@ pub struct Compiled {
     pub tools: usize,
     /// Warnings (printed as `cargo::warning` in build scripts).
     pub warnings: Vec<Diagnostic>,
+    /// What the compile took from the cache of earlier ones.
+    pub reuse: Reuse,
 }

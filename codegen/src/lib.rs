@@ -11,6 +11,10 @@
 //! toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
 //! ```
 //!
+//! A compile keeps a cache beside the generated file, so that building again is cheap: when
+//! nothing it reads changed, no stage runs and the file is left untouched; when some specs
+//! changed, only their tools' modules are emitted again (see [`Reuse`]).
+//!
 //! Inside, the compiler is a pipeline of stages, each a private module that only looks back at
 //! the ones before it: `read` (the folder, YAML with spans, the spec model), `shapes` (JSON
 //! Schema `shape`s through typify), `analyze` (names, modules, membership and the other checks
@@ -24,6 +28,7 @@
 //! engine, and checking costs time linear in the size of the specs.
 
 mod analyze;
+mod cache;
 mod config;
 mod derive;
 mod describe;
@@ -46,6 +51,7 @@ use std::path::Path;
 
 pub use crate::analyze::membership::Binding;
 pub use crate::analyze::membership::View;
+pub use crate::cache::Reuse;
 pub use crate::config::{Compiled, Config, DEFAULT_FILE_NAME, VERBOSE_ENV};
 pub use crate::diagnostic::{
     Diagnostic, Kind, MAX_SHOWN, Related, Severity, render_all, render_summary,

@@ -42,3 +42,30 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
             .collect()
     })
 }
+
+/// `a()` and `b()` at once: `a` on a thread of its own (with a stack of [`STACK_SIZE`]), `b`
+/// on this one; `a` runs here after `b` when no thread is to be had.
+pub fn join<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
+    let a = std::sync::Mutex::new(Some(a));
+    // Whichever thread takes `a` first runs it.
+    let run = || {
+        let a = a.lock().ok()?.take()?;
+        Some(a())
+    };
+    std::thread::scope(|scope| {
+        let spawned = std::thread::Builder::new()
+            .stack_size(STACK_SIZE)
+            .spawn_scoped(scope, run);
+        let b = b();
+        let ran = match spawned {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => None,
+        };
+        let Some(a) = ran.or_else(run) else {
+            unreachable!("`a` is taken by one thread, which returns its value or panics")
+        };
+        (a, b)
+    })
+}

@@ -72,4 +72,69 @@ impl Kind {
             Self::Unused => "unused",
         }
     }
+
+    /// Every kind, in declaration order.
+    pub(crate) const ALL: [Kind; 19] = [
+        Self::Syntax,
+        Self::Unreadable,
+        Self::UnknownKey,
+        Self::MissingKey,
+        Self::InvalidValue,
+        Self::UnknownName,
+        Self::Conflict,
+        Self::NameClash,
+        Self::Reserved,
+        Self::Pattern,
+        Self::Default,
+        Self::Shape,
+        Self::Recursive,
+        Self::TooDeep,
+        Self::Template,
+        Self::ToolRoot,
+        Self::Unsupported,
+        Self::Dialect,
+        Self::Unused,
+    ];
+
+    /// The kind whose [`code`](Self::code) is `code`.
+    pub(crate) fn from_code(code: &str) -> Option<Kind> {
+        Self::ALL.into_iter().find(|k| k.code() == code)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Kind;
+
+    #[test]
+    fn every_kind_is_listed_and_found_by_its_code() {
+        // Fails to compile when a kind is added without a code; the count below then reminds
+        // `ALL` of it.
+        let listed = |kind: Kind| match kind {
+            Kind::Syntax
+            | Kind::Unreadable
+            | Kind::UnknownKey
+            | Kind::MissingKey
+            | Kind::InvalidValue
+            | Kind::UnknownName
+            | Kind::Conflict
+            | Kind::NameClash
+            | Kind::Reserved
+            | Kind::Pattern
+            | Kind::Default
+            | Kind::Shape
+            | Kind::Recursive
+            | Kind::TooDeep
+            | Kind::Template
+            | Kind::ToolRoot
+            | Kind::Unsupported
+            | Kind::Dialect
+            | Kind::Unused => true,
+        };
+        assert!(Kind::ALL.into_iter().all(listed));
+        for kind in Kind::ALL {
+            assert_eq!(Kind::from_code(kind.code()), Some(kind));
+        }
+        assert_eq!(Kind::from_code("no-such-kind"), None);
+    }
 }

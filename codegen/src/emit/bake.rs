@@ -9,11 +9,16 @@ use quote::quote;
 
 /// `value` as a Rust expression in the generated code's style.
 pub fn bake(value: &impl Bake) -> TokenStream {
-    tidy(value.bake(&CrateEnv::default()))
+    tidy(baked(value))
+}
+
+/// `value` as databake writes it, before [`tidy`].
+pub fn baked(value: &impl Bake) -> TokenStream {
+    value.bake(&CrateEnv::default())
 }
 
 /// Rewrites databake's paths and literals (see the module's doc), at every depth.
-fn tidy(tokens: TokenStream) -> TokenStream {
+pub fn tidy(tokens: TokenStream) -> TokenStream {
     let tokens: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = TokenStream::new();
     let mut i = 0;
@@ -49,11 +54,11 @@ fn tidy(tokens: TokenStream) -> TokenStream {
 }
 
 /// A string literal holding quotes as a raw string; any other literal as it is.
-fn literal_in_style(literal: &proc_macro2::Literal) -> TokenTree {
+pub fn literal_in_style(literal: &Literal) -> TokenTree {
     let text = literal.to_string();
     if text.starts_with('"')
         && text.contains("\\\"")
-        && let Ok(parsed) = syn::parse_str::<syn::LitStr>(&text)
+        && let syn::Lit::Str(parsed) = syn::Lit::new(literal.clone())
     {
         return TokenTree::Literal(raw_string(&parsed.value()));
     }

@@ -9,7 +9,7 @@ use toolspec_vocab::descriptor::Descriptor;
 use toolspec_vocab::query::ColumnType;
 use toolspec_vocab::settings::SettingValue;
 
-use crate::emit::bake::bake;
+use crate::emit::bake::{baked, tidy};
 use crate::spec::{AuditPolicy, Durability};
 
 pub fn opt_str(value: Option<&str>) -> TokenStream {
@@ -30,13 +30,21 @@ pub fn setting_value(value: &SettingValue) -> TokenStream {
     }
 }
 
-/// The `DESCRIPTOR` static of a tool: the descriptor written into Rust by walking the value.
-pub fn descriptor(d: &Descriptor) -> TokenStream {
-    let value = bake(d);
+/// The `DESCRIPTOR` static of a tool whose value is `value` (see [`descriptor_value`]).
+pub fn descriptor(value: TokenStream) -> TokenStream {
     quote! {
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = #value;
     }
+}
+
+/// A tool's descriptor written into Rust by walking the value: as syn's expression tree read
+/// straight from databake's tokens, or, for a form `expr` does not read, as tokens in the
+/// generated code's style (which syn then parses).
+pub fn descriptor_value(d: &Descriptor) -> Result<syn::Expr, TokenStream> {
+    // Baked again for the other way rather than cloned: tokens shared with a clone are
+    // copied as they are read.
+    crate::emit::expr::read(baked(d)).ok_or_else(|| tidy(baked(d)))
 }
 
 /// `Duration::from_millis(…)`.

@@ -78,7 +78,7 @@ fn builtin(kind: ToolKind) -> (proc_macro2::Ident, &'static str, TokenStream) {
     }
 }
 
-fn project_static(project: &Project, builtins: &[Descriptor]) -> TokenStream {
+fn project_static(project: &Project, builtins: &[Descriptor], openapi: &str) -> TokenStream {
     let config = &project.config;
     // A project that keeps the built-in adapters as shipped points at the runtime's table
     // instead of spelling it out again.
@@ -116,7 +116,7 @@ fn project_static(project: &Project, builtins: &[Descriptor]) -> TokenStream {
     };
     let tasks = tasks_config(&config.tasks);
     let auth = auth_config(project);
-    let openapi = raw_string(&project.openapi().to_string());
+    let openapi = raw_string(openapi);
     let drop_undeclared = config.drop_undeclared_keys;
     let builtins = builtins.iter().map(|descriptor| {
         let (name, doc, _) = builtin(descriptor.kind);
@@ -257,10 +257,11 @@ fn registry(project: &Project, builtins: &[Descriptor]) -> TokenStream {
 }
 
 /// The project's configuration and its `registry()`.
-pub fn project_items(project: &Project) -> TokenStream {
+/// `openapi` is the project's OpenAPI document as JSON text.
+pub fn project_items(project: &Project, openapi: &str) -> TokenStream {
     // Derived once: the task status tool's dialects are compiled with its descriptor.
     let builtins = project.builtin_descriptors();
-    let mut items = project_static(project, &builtins);
+    let mut items = project_static(project, &builtins, openapi);
     items.extend(registry(project, &builtins));
     items
 }

@@ -31,7 +31,14 @@ pub const RESERVED: &[&str] = &[
     "DESCRIPTOR",
 ];
 
-pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
+/// The module of `tool`, `depth` modules below the generated file's root, whose `DESCRIPTOR`
+/// is `descriptor_value` (an expression).
+pub fn tool_module(
+    tool: &Tool,
+    depth: usize,
+    shapes: &Shapes,
+    descriptor_value: TokenStream,
+) -> TokenStream {
     let spec = &tool.spec;
     let module = ident(tool.module.last().map(String::as_str).unwrap_or("tool"));
     let types_path = {
@@ -100,7 +107,7 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     } else {
         handler_trait(tool)
     };
-    let descriptor = descriptor(&tool.descriptor());
+    let descriptor = descriptor(descriptor_value);
     quote! {
         #module_doc
         pub mod #module {

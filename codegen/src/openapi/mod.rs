@@ -14,12 +14,15 @@
 //! schemas state only a spec's own bounds, and this says the rest in OpenAPI's words, for
 //! client generators and test tools alike.
 
+mod components;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::{adapters, codes, hints, http, query};
 
+use crate::openapi::components::Components;
 use crate::project::{Project, Tool};
 use crate::schema_tree::for_each_child;
 
@@ -51,10 +54,10 @@ impl Project {
                 item.insert("get".into(), get);
             }
             paths.insert(format!("/tools/{name}"), item.into());
-            let explain = json!({ "post": operation.explain() });
+            let explain = object("post", operation.explain());
             paths.insert(format!("/tools/{name}/explain"), explain);
             if asks(&tool.spec) {
-                let resume = json!({ "post": operation.resume(&mut components) });
+                let resume = object("post", operation.resume(&mut components));
                 paths.insert(format!("/tools/{name}/continue"), resume);
             }
         }
@@ -80,7 +83,7 @@ impl Project {
         } else {
             scopes.into_iter().collect::<Vec<_>>().join(", ")
         };
-        json!({
+        let mut document = json!({
             "openapi": "3.1.0",
             "info": {
                 "title": "Tools",
@@ -90,15 +93,19 @@ impl Project {
                     adapters::HTTP,
                 ),
             },
-            "paths": paths,
+            "paths": null,
             "components": {
-                "schemas": schemas,
+                "schemas": null,
                 "securitySchemes": {
                     "bearer": { "type": "http", "scheme": "bearer" }
                 }
             },
             "security": [{ "bearer": [] }],
-        })
+        });
+        // Moved in: `json!` would copy the whole document.
+        document["paths"] = paths.into();
+        document["components"]["schemas"] = schemas.into();
+        document
     }
 }
 
@@ -193,11 +200,8 @@ impl Operation<'_> {
         let mut operation = self.common(self.name.to_owned());
         operation.insert(
             "requestBody".into(),
-            json!({
-                // An empty body is `{}`.
-                "required": required,
-                "content": { "application/json": { "schema": input } }
-            }),
+            // An empty body is `{}`.
+            json_content("required", required.into(), input),
         );
         if let Some(prefer) = self.prefer() {
             operation.insert("parameters".into(), json!([prefer]));
@@ -220,10 +224,10 @@ impl Operation<'_> {
             },
             "required": ["action"]
         });
-        let body = json!({
+        let mut body = json!({
             "type": "object",
             "properties": {
-                "arguments": input,
+                "arguments": null,
                 "request_state": {
                     "type": "string",
                     "description": "The `request_state` the call answered (`input_required`'s details)."
@@ -237,6 +241,7 @@ impl Operation<'_> {
             "required": ["arguments"],
             "additionalProperties": false
         });
+        body["properties"]["arguments"] = input;
         let mut operation = self.common(format!("{}_continue", self.name));
         operation.insert(
             "summary".into(),
@@ -247,7 +252,7 @@ impl Operation<'_> {
         );
         operation.insert(
             "requestBody".into(),
-            json!({ "required": true, "content": { "application/json": { "schema": body } } }),
+            json_content("required", true.into(), body),
         );
         let responses = self.responses(components, true, true);
         operation.insert("responses".into(), responses.into());
@@ -320,7 +325,7 @@ impl Operation<'_> {
         if self.tool.spec.rate_limit.is_some() {
             responses.insert(http::RATE_LIMITED.to_string(), rate_limited());
         }
-        json!({
+        let mut operation = json!({
             "operationId": format!("{}_explain", self.name),
             "summary": format!("Explain a call of `{}` without running it", self.name),
             "tags": self.tool.spec.tags,
@@ -329,8 +334,10 @@ impl Operation<'_> {
                 "required": false,
                 "content": { "application/json": { "schema": { "type": "object" } } }
             },
-            "responses": responses,
-        })
+            "responses": null,
+        });
+        operation["responses"] = responses.into();
+        operation
     }
 
     /// The `Prefer` header a tool that may run as a task reads.
@@ -399,13 +406,8 @@ impl Operation<'_> {
         let output = components.take(&output);
         // A tool whose task is `required` always answers with a task.
         if !spec.task.is_some_and(|t| t.is_required()) {
-            responses.insert(
-                "200".into(),
-                json!({
-                    "description": "The tool's exposed values.",
-                    "content": { "application/json": { "schema": output } }
-                }),
-            );
+            let ok = json_content("description", "The tool's exposed values.".into(), output);
+            responses.insert("200".into(), ok);
         }
         if let Some(task) = &spec.task {
             let when = match task.is_required() {
@@ -679,10 +681,22 @@ fn describe(status: u16) -> &'static str {
 /// A failure response whose `error` is one of `codes` (any code when empty).
 fn failure(description: &str, codes: &[&str]) -> Value {
     let codes = (!codes.is_empty()).then_some(codes);
-    json!({
-        "description": description,
-        "content": { "application/json": { "schema": error_schema(codes) } }
-    })
+    json_content("description", description.into(), error_schema(codes))
+}
+
+/// `{ key: value, "content": { "application/json": { "schema": schema } } }`, the schema
+/// moved in: `json!` copies what it is given.
+fn json_content(key: &str, value: Value, schema: Value) -> Value {
+    let json = object("application/json", object("schema", schema));
+    Value::Object(Map::from_iter([
+        (key.into(), value),
+        ("content".into(), json),
+    ]))
+}
+
+/// `{ key: value }`.
+fn object(key: &str, value: Value) -> Value {
+    Value::Object(Map::from_iter([(key.into(), value)]))
 }
 
 /// The one error shape.
@@ -731,70 +745,6 @@ fn is_scalar(schema: &Value) -> bool {
         Value::String(t) => scalar(t) && t != "null",
         Value::Array(types) => types.iter().all(|t| t.as_str().is_some_and(scalar)),
         _ => false,
-    }
-}
-
-/// The named types of the tools' schemas, moved to `components/schemas`.
-#[derive(Default)]
-struct Components {
-    schemas: Map<String, Value>,
-}
-
-impl Components {
-    /// `schema` with its `$defs` moved into the components and its references pointed there;
-    /// a definition that clashes with another of the same name is kept under a longer name.
-    fn take(&mut self, schema: &Value) -> Value {
-        let mut schema = schema.clone();
-        let mut renamed: BTreeMap<String, String> = BTreeMap::new();
-        if let Some(Value::Object(defs)) = schema.as_object_mut().and_then(|s| s.remove("$defs")) {
-            for (name, def) in &defs {
-                let mut target = name.clone();
-                let mut n = 2;
-                while self
-                    .schemas
-                    .get(&target)
-                    .is_some_and(|d| !same_def(d, def, &defs))
-                {
-                    target = format!("{name}{n}");
-                    n += 1;
-                }
-                renamed.insert(name.clone(), target);
-            }
-            for (name, mut def) in defs {
-                point_refs(&mut def, &renamed);
-                let target = &renamed[&name];
-                self.schemas.entry(target.clone()).or_insert(def);
-            }
-        }
-        point_refs(&mut schema, &renamed);
-        schema
-    }
-}
-
-/// Whether a stored component is the definition `def` (references not yet rewritten).
-fn same_def(stored: &Value, def: &Value, defs: &Map<String, Value>) -> bool {
-    let identity: BTreeMap<String, String> = defs.keys().map(|k| (k.clone(), k.clone())).collect();
-    let mut def = def.clone();
-    point_refs(&mut def, &identity);
-    *stored == def
-}
-
-/// Points every `#/$defs/X` reference at `#/components/schemas/<renamed X>`.
-fn point_refs(value: &mut Value, renamed: &BTreeMap<String, String>) {
-    match value {
-        Value::Object(map) => {
-            if let Some(Value::String(reference)) = map.get_mut("$ref")
-                && let Some(name) = reference.strip_prefix("#/$defs/")
-            {
-                let target = renamed.get(name).map_or(name, String::as_str);
-                *reference = format!("#/components/schemas/{target}");
-            }
-            for child in map.values_mut() {
-                point_refs(child, renamed);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| point_refs(v, renamed)),
-        _ => {}
     }
 }
 
