@@ -16,8 +16,9 @@
 //! every ten seconds, as often as a dead process can be found); one whose call is dropped
 //! midway (its client went away) is marked `interrupted` at once.
 //!
-//! The writer takes whatever is queued, up to [`MAX_BATCH`] records, writes them in one
-//! statement (finishing opened records in place), and tries a failed batch once more before
+//! The writer takes whatever is queued, up to [`MAX_BATCH`] records (waiting up to [`LINGER`]
+//! for more when nobody waits for the batch), writes them in one statement (finishing opened
+//! records in place), and tries a failed batch once more before
 //! counting its records as failed and logging it. Nothing waits on a full queue but the calls
 //! that fill it, so records are never dropped for lack of room. The writer starts with the first
 //! record (inside the caller's tokio runtime) and stops when every handle of the trail is gone
