@@ -233,3 +233,41 @@ async fn a_name_another_tool_has_and_a_wrong_spec_are_refused() {
         "a guard needs a method"
     );
 }
+
+#[tokio::test]
+async fn tools_added_one_by_one_are_each_found_by_every_name_they_have() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut registry = store_registry(&dir).await;
+    // Names that fall before, between and after the store's own tools.
+    for name in ["zeta/last", "aaa/first", "orders/middle", "misc/other"] {
+        let openai = format!("ai_{}", name.replace('/', "_"));
+        let spec = Spec::json(
+            &format!("{name}.yaml"),
+            json!({"description": "A tool.", "tool": {"openai": {"name": openai}}}),
+        )
+        .shared("toolspec.yaml", PROJECT)
+        .describe()
+        .unwrap();
+        registry = registry
+            .with_tool(spec, |_, _| async { Ok(json!({})) })
+            .expect("the tool is added");
+    }
+    let tools: Vec<_> = registry.tools().collect();
+    assert!(tools.len() > 4);
+    for tool in tools {
+        let name = &*tool.descriptor().name;
+        let found = registry.get(name).map(|t| &*t.descriptor().name);
+        assert_eq!(found, Some(name));
+        let on_openai = tool.descriptor().name_for("openai");
+        if let Some(on_openai) = on_openai {
+            let found = registry
+                .find("openai", on_openai)
+                .map(|t| &*t.descriptor().name);
+            assert_eq!(found, Some(name), "{on_openai} on openai");
+        }
+    }
+    let found = registry
+        .find("openai", "ai_aaa_first")
+        .map(|t| &*t.descriptor().name);
+    assert_eq!(found, Some("aaa_first"));
+}

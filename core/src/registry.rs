@@ -266,21 +266,28 @@ fn index(
     for (i, entry) in entries.iter().enumerate() {
         let d = entry.descriptor;
         by_name.insert(&*d.name, i);
-        // As `RegisteredTool::name_for` reads them: an adapter's first binding counts.
-        let firsts = d.adapters.iter().filter(|binding| {
-            d.binding(&binding.adapter)
-                .is_some_and(|first| std::ptr::eq(first, *binding))
-        });
-        for binding in firsts {
-            by_adapter
-                .entry((
-                    &*binding.adapter,
-                    binding.name.as_deref().unwrap_or(&d.name),
-                ))
-                .or_insert(i);
+        for key in adapter_names(d) {
+            by_adapter.entry(key).or_insert(i);
         }
     }
     (by_name, by_adapter)
+}
+
+/// `d`'s (adapter, name there) pairs, as `RegisteredTool::name_for` reads them: an adapter's
+/// first binding counts.
+fn adapter_names(d: &'static Descriptor) -> impl Iterator<Item = (&'static str, &'static str)> {
+    d.adapters
+        .iter()
+        .filter(move |binding| {
+            d.binding(&binding.adapter)
+                .is_some_and(|first| std::ptr::eq(first, *binding))
+        })
+        .map(move |binding| {
+            (
+                &*binding.adapter,
+                binding.name.as_deref().unwrap_or(&d.name),
+            )
+        })
 }
 
 /// The tools of one crate with their handlers.
@@ -339,12 +346,30 @@ impl Registry {
             }
         }
         let limiter = descriptor.rate_limit.map(Limiter::new);
-        self.entries.push(Entry {
-            descriptor,
-            imp,
-            limiter,
-        });
-        (self.by_name, self.by_adapter) = index(&mut self.entries);
+        // In its place by name, as `index` keeps them; the tools after it move one place up
+        // (adding a tool costs one pass over the indexes, not a sort and two new ones).
+        let at = self
+            .entries
+            .partition_point(|entry| *entry.descriptor.name < *descriptor.name);
+        let positions = self
+            .by_name
+            .values_mut()
+            .chain(self.by_adapter.values_mut());
+        for position in positions.filter(|position| **position >= at) {
+            *position += 1;
+        }
+        self.entries.insert(
+            at,
+            Entry {
+                descriptor,
+                imp,
+                limiter,
+            },
+        );
+        self.by_name.insert(&descriptor.name, at);
+        for key in adapter_names(descriptor) {
+            self.by_adapter.entry(key).or_insert(at);
+        }
         let storage = self.rules.storage.as_ref();
         if let (None, true, Some(storage)) = (&self.audit, descriptor.audit.enabled, storage) {
             self.audit = Some(AuditTrail::shared(Arc::clone(storage), &self.project.audit));
