@@ -68,7 +68,7 @@ struct Shared {
     sender: mpsc::Sender<Message>,
     /// Taken by the writer when it starts.
     receiver: Mutex<Option<mpsc::Receiver<Message>>>,
-    /// Whether the writer started (so that a call does not lock `receiver` to learn it).
+    /// Whether the writer was started (a call does not lock `receiver` to learn it).
     started: AtomicBool,
     counters: Arc<Counters>,
     /// Told when something queued is waited for: the writer stops lingering.
@@ -242,10 +242,7 @@ impl AuditTrail {
 impl Shared {
     /// Whether no writer ever started (nothing was recorded yet).
     fn writer_idle(&self) -> bool {
-        self.receiver
-            .lock()
-            .map(|receiver| receiver.is_some())
-            .unwrap_or(false)
+        !self.started.load(Ordering::Acquire)
     }
 
     /// Queues `record`; when `wait`, until its batch is committed (or failed).
@@ -274,7 +271,8 @@ impl Shared {
     }
 
     fn start_writer(&self) {
-        if self.started.load(Ordering::Acquire) {
+        // Marked first: a flush that sees it queues behind the records the writer will take.
+        if self.started.swap(true, Ordering::AcqRel) {
             return;
         }
         let receiver = self.receiver.lock().ok().and_then(|mut r| r.take());
@@ -286,7 +284,6 @@ impl Shared {
                 urgent: Arc::clone(&self.urgent),
             };
             tokio::spawn(writer.run(receiver));
-            self.started.store(true, Ordering::Release);
         }
     }
 }

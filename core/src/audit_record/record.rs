@@ -13,9 +13,10 @@ use crate::ambient::AmbientContext;
 use crate::descriptor::Descriptor;
 use crate::failure::ToolResult;
 
-/// One call, as the audit trail keeps it.
+/// One call, as the audit trail keeps it; `J`, its JSON values: parsed when read back, JSON
+/// text as the writer takes them ([`AuditEntry`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AuditRecord {
+pub struct AuditRecord<J = Value> {
     /// The record's id (UUID v7: ordered by time).
     pub id: Uuid,
     /// When the call started.
@@ -29,10 +30,10 @@ pub struct AuditRecord {
     /// Who called, if the adapter knows.
     pub caller: Option<String>,
     /// The tool's ambient fields, from the trusted context (sensitive ones redacted).
-    pub ambient: Value,
+    pub ambient: J,
     /// The arguments as received, without a model-sent `ambient_context` (sensitive ones
     /// redacted).
-    pub arguments: Value,
+    pub arguments: J,
     /// Whether the call has ended: only a `required` tool's record is stored before its call
     /// runs, and can be read while it is `started` (or `interrupted`).
     pub state: AuditState,
@@ -44,7 +45,7 @@ pub struct AuditRecord {
     /// The developer-facing exception, for operators only.
     pub exception: Option<String>,
     /// The exposed result on success (sensitive values redacted).
-    pub result: Option<Value>,
+    pub result: Option<J>,
     /// The trace id of the call's span (the caller's, or the record id's).
     pub trace_id: String,
     /// What the user answered, when the call continued a round trip (its tool's `confirm` or
@@ -52,7 +53,7 @@ pub struct AuditRecord {
     /// With the outcome, it tells a confirmed call (`ok` after an accepted `confirm`) from one
     /// the user declined (`declined`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub answers: Option<Value>,
+    pub answers: Option<J>,
     /// Set when `once` answered the call with the recorded result of an earlier call with the
     /// same key (nothing ran): the id of that call's record, or the nil id when that call was
     /// not recorded. The outcome and result are the earlier call's.
@@ -60,48 +61,11 @@ pub struct AuditRecord {
     pub replay_of: Option<Uuid>,
 }
 
-/// A record as the trail writes it: an [`AuditRecord`] whose JSON values — the ambient values,
-/// the arguments, the result, the answers — are redacted and serialized already, so that what
-/// a call hands to the writer is a few strings and the values' trees are freed where they were
-/// built. What an [`AuditSink`](crate::storage::AuditSink) stores; read back, it is an
-/// [`AuditRecord`].
-#[derive(Debug, Clone)]
-pub struct AuditEntry {
-    /// The record's id (UUID v7: ordered by time).
-    pub id: Uuid,
-    /// When the call started.
-    pub started_at: DateTime<Utc>,
-    /// How long it took, in microseconds.
-    pub duration_us: u64,
-    /// The tool's canonical name.
-    pub tool: String,
-    /// The adapter it came through, if the caller said.
-    pub adapter: Option<String>,
-    /// Who called, if the adapter knows.
-    pub caller: Option<String>,
-    /// The tool's ambient fields (a JSON object; sensitive ones redacted).
-    pub ambient: Box<RawValue>,
-    /// The arguments as received, without a model-sent `ambient_context` (sensitive ones
-    /// redacted).
-    pub arguments: Box<RawValue>,
-    /// Where the call is: `started` (opened before it ran), `finished` or `interrupted`.
-    pub state: AuditState,
-    /// `ok`, or the error code it failed with; none while `started`.
-    pub outcome: Option<String>,
-    /// The user-facing message of a failure.
-    pub message: Option<String>,
-    /// The developer-facing exception, if any.
-    pub exception: Option<String>,
-    /// The exposed result of a successful call (sensitive parts redacted).
-    pub result: Option<Box<RawValue>>,
-    /// The call's trace id.
-    pub trace_id: String,
-    /// What the user answered, when the call continued a round trip.
-    pub answers: Option<Box<RawValue>>,
-    /// For a repeated `once` call answered with the recorded result: the record of the call
-    /// that ran.
-    pub replay_of: Option<Uuid>,
-}
+/// A record as the trail writes it: its JSON values — the ambient values, the arguments, the
+/// result, the answers — redacted and serialized already, so that what a call hands to the
+/// writer is a few strings and the values' trees are freed where they were built. What an
+/// [`AuditSink`](crate::storage::AuditSink) stores; read back, it is an [`AuditRecord`].
+pub type AuditEntry = AuditRecord<Box<RawValue>>;
 
 /// `value` as JSON text.
 fn raw(value: &Value) -> Box<RawValue> {
