@@ -13,7 +13,7 @@ use crate::ambient::AmbientContext;
 use crate::descriptor::Descriptor;
 
 /// The scopes a caller holds.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub enum Scopes {
     /// Every tool, whatever scopes it requires: a local, trusted caller (stdio, the CLI, an
     /// in-process call).

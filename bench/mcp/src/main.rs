@@ -4,7 +4,8 @@
 //! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call
 //! and peak memory. Then 50 sessions at once over streamable HTTP against each server (the
 //! shape of public MCP load tests: requests/s, mean and p99 latency, memory). Then
-//! `tools/list` of 10 to 5,000 tools, server side, whole and paged.
+//! `tools/list` of 10 to 5,000 tools (`listing`): in this process, whole and paged, and
+//! served by a child process over each transport.
 //!
 //! ```text
 //! cargo run --release -p toolspec-bench-mcp               # everything, default sizes
@@ -26,8 +27,7 @@ use futures_util::StreamExt;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolRequestParams, ClientConfig, ListToolsResult, ProtocolVersion, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, ClientConfig, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RunningService;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -39,13 +39,13 @@ use rmcp::{
 };
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use toolspec::descriptor::AdapterBinding;
+use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{HttpTransport, SessionLimits};
-use toolspec::mcp::{Listing, McpServer};
-use toolspec::settings::PresentAs;
-use toolspec::{Caller, CancellationToken, Descriptor};
+use toolspec::{Caller, CancellationToken};
 
 toolspec::include_tools!();
+
+mod listing;
 
 use tools::catalog::{order, quote};
 
@@ -85,6 +85,10 @@ enum Serve {
         /// Streamable HTTP on this address instead of stdio.
         #[arg(long)]
         http: Option<SocketAddr>,
+        /// toolspec only: also this many copies of `catalog_quote` under their own names
+        /// (a large catalog, for its listing).
+        #[arg(long, default_value_t = 0)]
+        tools: usize,
     },
 }
 
@@ -249,22 +253,27 @@ impl ServerHandler for MacroServer {
     }
 }
 
-fn toolspec_server() -> McpServer {
+/// The spec'd tools, and `copies` more of `catalog_quote` defined at run time.
+fn toolspec_server(copies: usize) -> anyhow::Result<McpServer> {
     // `catalog_order` takes its customer from the caller's ambient context, which a server with
     // one fixed caller (stdio) must give before it starts.
     let ambient = serde_json::Map::from_iter([("customer_id".to_owned(), 1.into())]);
-    McpServer::new(
-        tools::registry(Catalog),
+    let mut registry = tools::registry(Catalog);
+    for (descriptor, _) in listing::many_tools(copies, &[&quote::DESCRIPTOR]) {
+        registry = registry.with_tool(descriptor, |_, _| async { Ok(Value::Null) })?;
+    }
+    Ok(McpServer::new(
+        registry,
         Caller::new("bench").with_ambient(ambient.into()),
-    )
+    ))
 }
 
 // ---------------------------------------------------------------------------------------------
 // Serving (child process).
 
-async fn serve(server: Server, http: Option<SocketAddr>) -> anyhow::Result<()> {
+async fn serve(server: Server, http: Option<SocketAddr>, copies: usize) -> anyhow::Result<()> {
     match (server, http) {
-        (Server::Toolspec, None) => Ok(toolspec_server().serve_stdio().await?),
+        (Server::Toolspec, None) => Ok(toolspec_server(copies)?.serve_stdio().await?),
         (Server::Macros, None) => {
             MacroServer::new()
                 .serve(rmcp::transport::stdio())
@@ -283,7 +292,7 @@ async fn serve(server: Server, http: Option<SocketAddr>) -> anyhow::Result<()> {
                         max_sessions_per_caller: 64,
                         ..SessionLimits::DEFAULT
                     };
-                    HttpTransport::new(toolspec_server())
+                    HttpTransport::new(toolspec_server(copies)?)
                         .session_limits(limits)
                         .serve(listener, CancellationToken::new())
                         .await?
@@ -333,7 +342,13 @@ fn cpu_time(pid: Option<u32>) -> Option<Duration> {
     Some(Duration::from_millis(ticks * 10))
 }
 
-async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connection> {
+/// `server` (with `copies` more tools, toolspec only) in a child process, and a client of it
+/// over `transport`.
+async fn connect(
+    server: Server,
+    transport: Transport,
+    copies: usize,
+) -> anyhow::Result<Connection> {
     let exe = std::env::current_exe()?;
     let server_arg = match server {
         Server::Toolspec => "toolspec",
@@ -341,7 +356,7 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
     };
     if transport == Transport::Stdio {
         let mut command = tokio::process::Command::new(exe);
-        command.args(["serve", server_arg]);
+        command.args(["serve", server_arg, "--tools", &copies.to_string()]);
         let (process, _) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
             .spawn()?;
@@ -353,7 +368,7 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
             pid,
         });
     }
-    let (child, url) = spawn_http(server).await?;
+    let (child, url) = spawn_http(server, copies).await?;
     let client = http_client(&url, transport).await?;
     Ok(Connection {
         pid: child.id(),
@@ -363,7 +378,10 @@ async fn connect(server: Server, transport: Transport) -> anyhow::Result<Connect
 }
 
 /// `server` over HTTP in a child process, and its URL.
-async fn spawn_http(server: Server) -> anyhow::Result<(tokio::process::Child, String)> {
+async fn spawn_http(
+    server: Server,
+    copies: usize,
+) -> anyhow::Result<(tokio::process::Child, String)> {
     let exe = std::env::current_exe()?;
     let server_arg = match server {
         Server::Toolspec => "toolspec",
@@ -371,6 +389,7 @@ async fn spawn_http(server: Server) -> anyhow::Result<(tokio::process::Child, St
     };
     let mut child = tokio::process::Command::new(exe)
         .args(["serve", server_arg, "--http", "127.0.0.1:0"])
+        .args(["--tools", &copies.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -425,7 +444,7 @@ fn peak_mb(pid: Option<u32>) -> Option<f64> {
 /// Requests per second, mean and p99 latency, server CPU per call and peak memory of `server`
 /// under `clients` sessions making `calls` calls each.
 async fn load(server: Server, clients: usize, calls: usize) -> anyhow::Result<String> {
-    let (child, url) = spawn_http(server).await?;
+    let (child, url) = spawn_http(server, 0).await?;
     let pid = child.id();
     let mut sessions = Vec::new();
     for _ in 0..clients {
@@ -620,7 +639,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
     ] {
         let mut connections = Vec::new();
         for server in [Server::Toolspec, Server::Macros] {
-            let connection = connect(server, transport)
+            let connection = connect(server, transport, 0)
                 .await
                 .with_context(|| format!("{} over {}", server.name(), transport.name()))?;
             for _ in 0..200 {
@@ -688,111 +707,16 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-// ---------------------------------------------------------------------------------------------
-// tools/list of many tools, server side: the listing filtered for the caller and serialized
-// to the bytes rmcp writes.
-
-/// `count` tools: copies of the two spec'd tools under their own names.
-fn many_tools(count: usize) -> Vec<(&'static Descriptor, PresentAs)> {
-    (0..count)
-        .map(|i| {
-            let template = if i % 2 == 0 {
-                &quote::DESCRIPTOR
-            } else {
-                &order::DESCRIPTOR
-            };
-            let name: std::borrow::Cow<'static, str> =
-                std::borrow::Cow::Owned(format!("{}_{i:04}", template.name));
-            let adapters = vec![AdapterBinding {
-                adapter: "mcp".into(),
-                name: Some(name.clone()),
-                ..AdapterBinding::member("")
-            }];
-            // The listing holds `'static` descriptors, as a registry's are.
-            let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor {
-                name,
-                adapters: adapters.into(),
-                ..template.clone()
-            }));
-            (descriptor, PresentAs::Structured)
-        })
-        .collect()
-}
-
-/// Median and p99 of 200 runs of `work`, and the size of what it serialized.
-fn timed(mut work: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<(f64, f64, usize)> {
-    let mut times = Vec::new();
-    let mut bytes = 0;
-    for _ in 0..200 {
-        let started = Instant::now();
-        bytes = work()?;
-        times.push(started.elapsed().as_secs_f64() * 1e3);
-    }
-    times.sort_by(f64::total_cmp);
-    Ok((times[times.len() / 2], times[times.len() * 99 / 100], bytes))
-}
-
-/// This process's resident memory, in KB.
-fn resident_kb() -> usize {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: usize = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4
-}
-
-fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
-    let tools = many_tools(count);
-    let before = resident_kb();
-    let started = Instant::now();
-    let listing = Listing::from_descriptors(tools);
-    let built = started.elapsed();
-    let grown = resident_kb().saturating_sub(before);
-    let everyone = Caller::new("bench");
-    let scoped = Caller::new("bench").with_scopes(["catalog:read"]);
-    // What `tools/list` does per request: the caller's page of the listing, as the JSON-RPC
-    // result rmcp writes.
-    let serialized = |offset: usize, size: Option<usize>| -> anyhow::Result<usize> {
-        let (tools, next) = listing.page(&everyone, offset, size);
-        let mut result = ListToolsResult::with_all_items(tools);
-        result.next_cursor = next.map(|n| n.to_string());
-        Ok(serde_json::to_vec(&result)?.len())
-    };
-    let whole = timed(|| serialized(0, None))?;
-    let paged = timed(|| serialized(count / 2, Some(page_size)))?;
-    let filtered = timed(|| Ok(std::hint::black_box(listing.tools_for(&scoped)).len()))?;
-    println!(
-        "tools/list of {count} tools (server side; the listing is built once, in {:.1} ms, \
-         resident memory +{:.1} MB):",
-        built.as_secs_f64() * 1e3,
-        grown as f64 / 1024.0
-    );
-    println!(
-        "  whole list, filter + clone + serialize {} KB: median {:.2} ms, p99 {:.2} ms",
-        whole.2 / 1024,
-        whole.0,
-        whole.1
-    );
-    println!(
-        "  one page of {page_size} (--page-size), {} KB: median {:.3} ms, p99 {:.3} ms",
-        paged.2 / 1024,
-        paged.0,
-        paged.1
-    );
-    println!(
-        "  filter + clone alone (no serialization): median {:.3} ms, p99 {:.3} ms",
-        filtered.0, filtered.1
-    );
-    Ok(())
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
-    if let Some(Serve::Serve { server, http }) = cli.serve {
-        return serve(server, http).await;
+    if let Some(Serve::Serve {
+        server,
+        http,
+        tools,
+    }) = cli.serve
+    {
+        return serve(server, http, tools).await;
     }
     if cli.calls > 0 {
         run_calls(&cli).await?;
@@ -801,7 +725,10 @@ async fn main() -> anyhow::Result<()> {
         run_load(&cli).await?;
     }
     for &count in &cli.list_tools {
-        run_list(count, cli.page_size)?;
+        listing::run_list(count, cli.page_size)?;
+    }
+    if !cli.list_tools.is_empty() {
+        listing::run_served_lists(&cli.list_tools).await?;
     }
     Ok(())
 }

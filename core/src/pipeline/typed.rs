@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::ambient::AmbientContext;
 use crate::call::{Answer, Call, Stages};
 use crate::contract::{BoxFuture, Contract, Described, Operation};
-use crate::descriptor::Descriptor;
+use crate::descriptor::{Descriptor, Field};
 use crate::failure::ToolResult;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::resolve_ambient;
@@ -93,12 +93,11 @@ impl<O: Operation> Stages for Typed<O> {
     }
 
     /// Why `ambient` does not give this tool its ambient fields (missing, or not of their
-    /// type), if it does not: for a server to check a fixed caller before it serves.
+    /// type), if it does not: for a server to check a fixed caller before it serves. It reads
+    /// the descriptor alone: the schemas are compiled by the tool's first call, not here.
     fn check_ambient(&self, ambient: &AmbientContext) -> Result<(), String> {
-        let compiled = self
-            .compiled()
-            .map_err(|r| r.exception.unwrap_or_default())?;
-        resolve_ambient::<<O::Contract as Contract>::Ambient>(self.tool, &compiled.ambient, ambient)
+        let fields: Vec<&'static Field> = self.tool.ambient_fields().collect();
+        resolve_ambient::<<O::Contract as Contract>::Ambient>(self.tool, &fields, ambient)
             .map(|_| ())
     }
 }

@@ -4,9 +4,11 @@
 //! - [`tools`] projects the registry's members to rmcp [`Tool`]s and [`wrap`] projects one
 //!   descriptor: MCP name, title, description (with preconditions and errors), the canonical
 //!   input schema (ambient fields absent), the output schema, all four annotations set from the
-//!   spec's hints, tags and version in `_meta`.
-//! - [`McpServer`] implements rmcp's `ServerHandler`: `tools/list` from a listing computed
-//!   once (sorted by name, filtered by the caller's scopes), `tools/call` through the pipeline
+//!   spec's hints, tags and version in `_meta`. The [`Listing`] keeps each as the JSON text
+//!   it serializes to (`listing`).
+//! - [`McpServer`] implements rmcp's `ServerHandler`: `tools/list` from that listing (sorted
+//!   by name, filtered by the caller's scopes; over stdio and stateless HTTP the transport
+//!   writes each caller's page as bytes joined once), `tools/call` through the pipeline
 //!   with the caller's trusted ambient context, progress and cancellation.
 //! - Tools that declare `task:` are served through the tasks extension (`tasks`): a client
 //!   that declares it gets a task handle, then `tasks/get` and `tasks/cancel`.
@@ -20,12 +22,13 @@
 //! ([`McpServer::with_missing_scope`]): over HTTP the tool is then listed, and the transport
 //! answers a call of it `403` naming the scopes to ask for (stdio keeps hiding).
 //!
-//! This module holds the listing and the `ServerHandler`; `stdio` and `http` are the
+//! This module holds the `ServerHandler`; `listing` the tools it lists, `stdio` and `http` the
 //! transports, `wire` screens their messages. It never validates arguments or renders errors
 //! itself (the pipeline does), and decides nothing about who is calling (the transports do).
 
 pub mod http;
 mod input;
+mod listing;
 mod reply;
 pub mod stdio;
 mod tasks;
@@ -37,32 +40,26 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams,
-    GetTaskResult, Implementation, JsonObject, ListToolsResult, MetaObject, PaginatedRequestParams,
+    GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool, ToolAnnotations, UpdateTaskParams,
+    Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::options::CallOptions;
 use crate::caller::Caller;
-use crate::catalog::{Catalog, Member};
 use crate::context::{Progress, ProgressUpdate};
-use crate::descriptor::{Descriptor, ToolKind};
 use crate::registry::Registry;
 use crate::task::{Accept, Submitted};
 use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::settings::PresentAs;
-use toolspec_vocab::{Dialect, hints};
 
 #[doc(no_inline)]
 pub use rmcp;
-
-/// The adapter's name in specs (`tool: {mcp: …}`) and in the registry.
-pub const ADAPTER: &str = "mcp";
 
 /// The protocol versions served: the newest (stateless over HTTP) and the two before it.
 pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
@@ -71,120 +68,9 @@ pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
 ];
 
-/// `_meta` key carrying a tool's tags.
-pub const META_TAGS: &str = "toolspec/tags";
-/// `_meta` key carrying a tool's spec version.
-pub const META_VERSION: &str = "toolspec/version";
+pub use listing::{ADAPTER, Listed, Listing, META_TAGS, META_VERSION, tools, wrap};
+use listing::{PreparedPages, ToolsSlot};
 pub use reply::META_ERROR;
-
-/// Every tool of `registry` that is a member of the MCP adapter, as rmcp tools sorted by
-/// their MCP names.
-pub fn tools(registry: &Registry) -> Vec<Tool> {
-    Listing::mcp(registry).tools_for(&Caller::default())
-}
-
-/// Whether `tool` may reach beyond the app's own data (MCP's `openWorldHint`): as its hints say,
-/// else an action may, while a query tool and the built-in tools read only the app's own data.
-fn open_world(tool: &Descriptor) -> bool {
-    if tool.has_hint_for(ADAPTER, hints::OPEN_WORLD) {
-        return true;
-    }
-    tool.kind == ToolKind::Action && !tool.has_hint_for(ADAPTER, hints::CLOSED_WORLD)
-}
-
-/// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
-/// adapter.
-pub fn wrap(tool: &Descriptor) -> Option<Tool> {
-    let name = tool.name_text_for(ADAPTER)?;
-    let input_schema = object(
-        tool.schema_for(ADAPTER, Dialect::Mcp)
-            .unwrap_or(&tool.input_schema),
-    );
-    let hint = |hint: &str| tool.has_hint_for(ADAPTER, hint);
-    let read_only = hint(hints::READ_ONLY);
-    let mut annotations = ToolAnnotations::new()
-        .read_only(read_only)
-        .destructive(!read_only && hint(hints::DESTRUCTIVE))
-        .idempotent(read_only || hint(hints::IDEMPOTENT))
-        .open_world(open_world(tool));
-    let mut meta = JsonObject::new();
-    if !tool.tags.is_empty() {
-        meta.insert(META_TAGS.into(), json!(tool.tags));
-    }
-    if let Some(version) = tool.version {
-        meta.insert(META_VERSION.into(), json!(version));
-    }
-    let mut wrapped = Tool::new(name, tool.description_text_for(ADAPTER), input_schema);
-    if let Some(title) = tool.title_for(ADAPTER) {
-        wrapped.title = Some(title.to_owned());
-        annotations.title = Some(title.to_owned());
-    }
-    // A tool that exposes nothing publishes no `outputSchema` (MCP makes it optional, and an
-    // object without properties says nothing); its results still carry `structuredContent: {}`.
-    wrapped.output_schema = (!tool.exposes_nothing()).then(|| object(&tool.output_schema));
-    wrapped.annotations = Some(annotations);
-    wrapped.meta = (!meta.is_empty()).then(|| MetaObject(meta));
-    Some(wrapped)
-}
-
-/// A schema embedded at build time, as the JSON object rmcp carries (an empty object if the
-/// build embedded something else, which the codegen never does).
-fn object(schema: &str) -> Arc<JsonObject> {
-    match serde_json::from_str(schema) {
-        Ok(Value::Object(map)) => Arc::new(map),
-        _ => Arc::new(JsonObject::new()),
-    }
-}
-
-/// The MCP tools of a registry, projected once: sorted by MCP name, each with its descriptor
-/// and `present_as`, found by MCP name. [`McpServer`] serves from it.
-pub type Listing = Catalog<Tool>;
-
-impl Listing {
-    /// Every MCP member of `registry`.
-    pub fn mcp(registry: &Registry) -> Self {
-        Catalog::of(registry, ADAPTER, |registered| {
-            wrap(registered.descriptor())
-        })
-    }
-
-    /// These descriptors (those that are MCP members), each presented as given.
-    pub fn from_descriptors(
-        descriptors: impl IntoIterator<Item = (&'static Descriptor, PresentAs)>,
-    ) -> Self {
-        Catalog::new(
-            descriptors
-                .into_iter()
-                .filter_map(|(descriptor, present_as)| {
-                    let name = descriptor.name_for(ADAPTER)?;
-                    Some(Member::new(name, descriptor, present_as, wrap(descriptor)?))
-                }),
-        )
-    }
-
-    /// Every tool `caller` may see, sorted by MCP name.
-    pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
-        self.page(caller, 0, None).0
-    }
-
-    /// The tools `caller` may see from position `offset` on, at most `size` of them (all
-    /// without a size), and the offset of the next page if any remain.
-    pub fn page(
-        &self,
-        caller: &Caller,
-        offset: usize,
-        size: Option<usize>,
-    ) -> (Vec<Tool>, Option<usize>) {
-        let mut visible = self.visible(Some(caller)).skip(offset);
-        let tools: Vec<Tool> = visible
-            .by_ref()
-            .take(size.unwrap_or(usize::MAX))
-            .map(|member| member.declaration.clone())
-            .collect();
-        let next = visible.next().is_some().then(|| offset + tools.len());
-        (tools, next)
-    }
-}
 
 /// An MCP server over a registry: cheap to clone (the streamable HTTP transport makes one
 /// per request).
@@ -199,6 +85,8 @@ pub struct McpServer {
 struct Shared {
     registry: Arc<Registry>,
     listing: Listing,
+    /// The listing's pages as transports write them, joined once per caller's scopes.
+    pages: Arc<PreparedPages>,
     info: ServerConfig,
     /// How long clients may treat a `tools/list` result as fresh.
     list_ttl: Duration,
@@ -238,6 +126,7 @@ impl McpServer {
             shared: Arc::new(Shared {
                 registry,
                 listing,
+                pages: Arc::default(),
                 info,
                 list_ttl: Duration::ZERO,
                 personal_listing,
@@ -268,7 +157,9 @@ impl McpServer {
     /// Without it every tool comes in one result, which is what most clients expect; large
     /// catalogs page to keep each response small.
     pub fn with_page_size(mut self, size: usize) -> Self {
-        Arc::make_mut(&mut self.shared).page_size = Some(size.max(1));
+        let shared = Arc::make_mut(&mut self.shared);
+        shared.page_size = Some(size.max(1));
+        shared.pages = Arc::default();
         self
     }
 
@@ -288,6 +179,7 @@ impl McpServer {
     pub fn select(mut self, selection: &crate::catalog::Selection) -> Self {
         let shared = Arc::make_mut(&mut self.shared);
         shared.listing.retain(selection);
+        shared.pages = Arc::default();
         shared.personal_listing = shared
             .listing
             .visible(None)
@@ -489,6 +381,17 @@ fn parse_cursor(cursor: &str, page_size: Option<usize>) -> Result<usize, ErrorDa
         .ok_or_else(|| ErrorData::invalid_params(format!("Invalid cursor: {cursor}"), None))
 }
 
+/// The slot a transport gave a `tools/list` request for its tools, if any: in the message's
+/// extensions (stdio), or in the HTTP request's.
+fn tools_slot(context: &RequestContext<RoleServer>) -> Option<&ToolsSlot> {
+    context.extensions.get::<ToolsSlot>().or_else(|| {
+        context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<ToolsSlot>())
+    })
+}
+
 /// The MCP answer to a tool that does not exist, or that this caller may not see.
 fn unknown_tool(name: &str) -> ErrorData {
     ErrorData::invalid_params(format!("Unknown tool: {name}"), None)
@@ -525,8 +428,20 @@ impl ServerHandler for McpServer {
         } else {
             self.caller_of(&context)
         };
-        let (tools, next) = shared.listing.page(caller, offset, shared.page_size);
-        let mut result = ListToolsResult::with_all_items(tools);
+        // A transport that writes the result itself takes the tools as bytes, prepared once.
+        let (mut result, next) = match tools_slot(&context) {
+            Some(slot) => {
+                let page = shared
+                    .pages
+                    .page(&shared.listing, caller, offset, shared.page_size);
+                slot.fill(page.tools);
+                (ListToolsResult::with_all_items(Vec::new()), page.next)
+            }
+            None => {
+                let (tools, next) = shared.listing.page(caller, offset, shared.page_size);
+                (ListToolsResult::with_all_items(tools), next)
+            }
+        };
         result.next_cursor = next.map(|offset| offset.to_string());
         result.ttl_ms = Some(u64::try_from(shared.list_ttl.as_millis()).unwrap_or(u64::MAX));
         result.cache_scope = Some(if shared.personal_listing && !challenged {
@@ -587,7 +502,7 @@ impl ServerHandler for McpServer {
         self.shared
             .listing
             .find(name, &self.caller)
-            .map(|member| member.declaration.clone())
+            .map(|member| member.declaration.tool().clone())
     }
 }
 
@@ -675,198 +590,5 @@ async fn forward(
         if let Err(e) = peer.notify_progress(param).await {
             tracing::debug!(error = %e, "a progress notification was not delivered");
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use std::borrow::Cow;
-
-    use serde_json::json;
-
-    use super::*;
-    use crate::descriptor::AdapterBinding;
-
-    fn mcp() -> Cow<'static, [AdapterBinding]> {
-        Cow::Owned(vec![AdapterBinding {
-            adapter: "mcp".into(),
-            name: Some("mcp_name".into()),
-            ..AdapterBinding::member("")
-        }])
-    }
-
-    fn tool(hints: &[&'static str]) -> Descriptor {
-        Descriptor {
-            name: "canonical".into(),
-            kind: ToolKind::Action,
-            hints: hints.iter().map(|&h| Cow::Borrowed(h)).collect(),
-            tags: vec!["a".into(), "b".into()].into(),
-            version: Some(3),
-            ..Descriptor::explain(
-                "canonical".into(),
-                mcp(),
-                crate::descriptor::AuditPolicy::OFF,
-            )
-        }
-    }
-
-    fn annotations(hints: &[&'static str]) -> Value {
-        let wrapped = wrap(&tool(hints)).expect("a member");
-        serde_json::to_value(wrapped.annotations).unwrap()
-    }
-
-    #[test]
-    fn every_annotation_is_explicit_and_follows_the_hints() {
-        let hints = |read_only, destructive, idempotent, open_world| {
-            json!({
-                "title": "Explain a call",
-                "readOnlyHint": read_only,
-                "destructiveHint": destructive,
-                "idempotentHint": idempotent,
-                "openWorldHint": open_world
-            })
-        };
-        assert_eq!(annotations(&[]), hints(false, false, false, true));
-        // A query tool and a built-in tool read the app's own data: closed-world unless told.
-        for kind in [ToolKind::Query, ToolKind::Explain] {
-            let closed = Descriptor { kind, ..tool(&[]) };
-            let wrapped = serde_json::to_value(wrap(&closed).unwrap().annotations).unwrap();
-            assert_eq!(wrapped, hints(false, false, false, false), "{kind:?}");
-            let open = Descriptor {
-                kind,
-                ..tool(&["open_world"])
-            };
-            let wrapped = serde_json::to_value(wrap(&open).unwrap().annotations).unwrap();
-            assert_eq!(wrapped["openWorldHint"], true, "{kind:?}");
-        }
-        assert_eq!(annotations(&["read_only"]), hints(true, false, true, true));
-        assert_eq!(
-            annotations(&["destructive", "closed_world"]),
-            hints(false, true, false, false)
-        );
-        assert_eq!(
-            annotations(&["idempotent", "open_world"]),
-            hints(false, false, true, true)
-        );
-    }
-
-    #[test]
-    fn a_wrapped_tool_has_its_mcp_name_schemas_and_meta() {
-        let wrapped = serde_json::to_value(wrap(&tool(&[])).unwrap()).unwrap();
-        assert_eq!(wrapped["name"], "mcp_name");
-        assert_eq!(wrapped["title"], "Explain a call");
-        assert_eq!(wrapped["inputSchema"]["required"], json!(["tool"]));
-        assert_eq!(wrapped["outputSchema"]["type"], "object");
-        assert_eq!(
-            wrapped["_meta"],
-            json!({ "toolspec/tags": ["a", "b"], "toolspec/version": 3 })
-        );
-        let outsider = Descriptor {
-            adapters: Cow::Borrowed(&[]),
-            ..tool(&[])
-        };
-        assert!(wrap(&outsider).is_none());
-    }
-
-    #[test]
-    fn the_mcp_options_title_description_and_hints_are_what_mcp_lists() {
-        let own = Descriptor {
-            adapters: Cow::Owned(vec![AdapterBinding {
-                adapter: "mcp".into(),
-                title: Some("Health check".into()),
-                description: Some("Answers whether the service is up.".into()),
-                hints: Some(vec!["read_only".into()].into()),
-                ..AdapterBinding::member("")
-            }]),
-            ..tool(&["destructive"])
-        };
-        let wrapped = serde_json::to_value(wrap(&own).unwrap()).unwrap();
-        assert_eq!(wrapped["title"], "Health check");
-        assert_eq!(wrapped["annotations"]["title"], "Health check");
-        assert_eq!(wrapped["description"], "Answers whether the service is up.");
-        assert_eq!(
-            (
-                &wrapped["annotations"]["readOnlyHint"],
-                &wrapped["annotations"]["destructiveHint"]
-            ),
-            (&json!(true), &json!(false)),
-            "the adapter's hints, not the tool's"
-        );
-    }
-
-    #[test]
-    fn a_tool_that_exposes_nothing_publishes_no_output_schema() {
-        let silent = Descriptor {
-            output_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#
-                .into(),
-            ..tool(&[])
-        };
-        assert!(silent.exposes_nothing());
-        let wrapped = serde_json::to_value(wrap(&silent).unwrap()).unwrap();
-        assert!(wrapped.get("outputSchema").is_none(), "{wrapped:#}");
-        assert!(!tool(&[]).exposes_nothing());
-    }
-
-    #[test]
-    fn the_listing_filters_by_scope_and_finds_by_mcp_name() {
-        let open: &'static Descriptor = Box::leak(Box::new(tool(&[])));
-        let guarded: &'static Descriptor = Box::leak(Box::new(Descriptor {
-            name: "guarded".into(),
-            scopes: vec!["orders:write".into()].into(),
-            adapters: vec![AdapterBinding {
-                adapter: "mcp".into(),
-                name: Some("a_guarded".into()),
-                ..AdapterBinding::member("")
-            }]
-            .into(),
-            ..open.clone()
-        }));
-        let listing = Listing::from_descriptors([
-            (open, PresentAs::Structured),
-            (guarded, PresentAs::Message),
-        ]);
-        let names = |caller: &Caller| -> Vec<String> {
-            listing
-                .tools_for(caller)
-                .into_iter()
-                .map(|t| t.name.into_owned())
-                .collect()
-        };
-        assert_eq!(names(&Caller::default()), ["a_guarded", "mcp_name"]);
-        assert_eq!(
-            names(&Caller::new("reader").with_scopes(["orders:read"])),
-            ["mcp_name"]
-        );
-        assert_eq!(
-            listing
-                .get("a_guarded")
-                .map(|member| member.declaration.name.as_ref()),
-            Some("a_guarded")
-        );
-        assert!(
-            listing.get("guarded").is_none(),
-            "found by its MCP name only"
-        );
-
-        let page = |caller: &Caller, offset, size| {
-            let (tools, next) = listing.page(caller, offset, size);
-            let names: Vec<String> = tools.into_iter().map(|t| t.name.into_owned()).collect();
-            (names, next)
-        };
-        let everyone = Caller::default();
-        let reader = Caller::new("reader").with_scopes(["orders:read"]);
-        assert_eq!(
-            page(&everyone, 0, Some(1)),
-            (vec!["a_guarded".into()], Some(1))
-        );
-        assert_eq!(page(&everyone, 1, Some(1)), (vec!["mcp_name".into()], None));
-        assert_eq!(
-            page(&everyone, 0, Some(5)).1,
-            None,
-            "no page after the last"
-        );
-        assert_eq!(page(&reader, 0, Some(1)), (vec!["mcp_name".into()], None));
-        assert_eq!(page(&everyone, 7, Some(1)), (vec![], None));
-        assert_eq!(page(&everyone, 0, None).0.len(), 2);
     }
 }

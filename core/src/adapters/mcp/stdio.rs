@@ -8,16 +8,27 @@
 //! read and written on the runtime's event loop; otherwise (a terminal, a file) through
 //! tokio's stdio, which hands every read and write to a blocking thread.
 //!
+//! A `tools/list` request is given a [`ToolsSlot`]: the server hands its tools over as the
+//! bytes prepared when the listing was built, and the writer puts them into the response
+//! rmcp serialized around an empty list.
+//!
 //! A transport only: the server it feeds (`McpServer`) lists and calls; nothing here knows a
 //! tool.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
 use rmcp::RoleServer;
-use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, RequestId,
+    ServerJsonRpcMessage,
+};
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
+use super::listing::{Reply, ToolsSlot};
 use super::wire::{self, INVALID_REQUEST, Rejection};
 use crate::checks::limits::Limits;
 
@@ -30,7 +41,54 @@ const QUEUE: usize = 64;
 /// The transport rmcp serves: messages from the reader task, lines to the writer task.
 pub(crate) struct LineTransport {
     incoming: mpsc::Receiver<ClientJsonRpcMessage>,
-    outgoing: mpsc::Sender<Vec<u8>>,
+    outgoing: mpsc::Sender<Reply>,
+    listings: Listings,
+}
+
+/// The `tools/list` requests read and not yet answered, with the slots of their tools.
+#[derive(Clone, Default)]
+struct Listings(Arc<Mutex<HashMap<RequestId, ToolsSlot>>>);
+
+impl Listings {
+    /// Gives a `tools/list` request a slot for its tools; forgets one the client cancelled.
+    fn note(&self, message: &mut ClientJsonRpcMessage) {
+        match message {
+            ClientJsonRpcMessage::Request(request)
+                if matches!(request.request, ClientRequest::ListToolsRequest(_)) =>
+            {
+                let slot = ToolsSlot::default();
+                request.request.extensions_mut().insert(slot.clone());
+                self.lock().insert(request.id.clone(), slot);
+            }
+            ClientJsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.lock().remove(id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The slot of the request `message` answers, if it was a `tools/list`.
+    fn answered(&self, message: &ServerJsonRpcMessage) -> Option<ToolsSlot> {
+        let id = match message {
+            ServerJsonRpcMessage::Response(response) => &response.id,
+            ServerJsonRpcMessage::Error(error) => error.id.as_ref()?,
+            _ => return None,
+        };
+        let mut listings = self.lock();
+        if listings.is_empty() {
+            return None;
+        }
+        listings.remove(id)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, ToolsSlot>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
 }
 
 impl Transport<RoleServer> for LineTransport {
@@ -41,8 +99,13 @@ impl Transport<RoleServer> for LineTransport {
         message: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let outgoing = self.outgoing.clone();
+        let slot = self.listings.answered(&message);
         async move {
             let line = serde_json::to_vec(&message)?;
+            let line = match slot {
+                Some(slot) => slot.splice(line),
+                None => Reply::plain(line),
+            };
             outgoing
                 .send(line)
                 .await
@@ -73,16 +136,29 @@ where
 {
     let (to_rmcp, incoming) = mpsc::channel(QUEUE);
     let (outgoing, lines) = mpsc::channel(QUEUE);
-    tokio::spawn(read(input, to_rmcp, outgoing.clone(), limits));
+    let listings = Listings::default();
+    tokio::spawn(read(
+        input,
+        to_rmcp,
+        outgoing.clone(),
+        listings.clone(),
+        limits,
+    ));
     let writer = tokio::spawn(write(output, lines));
-    (LineTransport { incoming, outgoing }, writer)
+    let transport = LineTransport {
+        incoming,
+        outgoing,
+        listings,
+    };
+    (transport, writer)
 }
 
 /// Reads lines until the input ends, handing good messages to rmcp and answering bad ones.
 async fn read<R: AsyncRead + Unpin>(
     input: R,
     to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
-    answers: mpsc::Sender<Vec<u8>>,
+    answers: mpsc::Sender<Reply>,
+    listings: Listings,
     limits: Limits,
 ) {
     let mut input = BufReader::new(input);
@@ -110,7 +186,8 @@ async fn read<R: AsyncRead + Unpin>(
                     continue;
                 }
                 match wire::screen(text, &limits).and_then(|()| parse(text)) {
-                    Ok(message) => {
+                    Ok(mut message) => {
+                        listings.note(&mut message);
                         if to_rmcp.send(message).await.is_err() {
                             return;
                         }
@@ -123,7 +200,7 @@ async fn read<R: AsyncRead + Unpin>(
         if let Some(rejection) = rejection {
             tracing::debug!(code = rejection.code, "refused an incoming message");
             if !rejection.is_silent() {
-                let answer = rejection.response().to_string().into_bytes();
+                let answer = Reply::plain(rejection.response().to_string().into_bytes());
                 if answers.send(answer).await.is_err() {
                     return;
                 }
@@ -203,11 +280,17 @@ async fn read_line<R: AsyncRead + Unpin>(
     }
 }
 
-/// Writes every line it is given, each followed by a newline, until every sender is gone.
-async fn write<W: AsyncWrite + Unpin>(mut output: W, mut lines: mpsc::Receiver<Vec<u8>>) {
-    while let Some(mut line) = lines.recv().await {
-        line.push(b'\n');
-        let written = output.write_all(&line).await;
+/// Writes every reply it is given, each followed by a newline, until every sender is gone.
+async fn write<W: AsyncWrite + Unpin>(mut output: W, mut replies: mpsc::Receiver<Reply>) {
+    while let Some(reply) = replies.recv().await {
+        let line = reply.line();
+        let mut written = Ok(());
+        for chunk in line.chunks() {
+            written = output.write_all(chunk).await;
+            if written.is_err() {
+                break;
+            }
+        }
         if let Err(e) = written.and(output.flush().await) {
             tracing::debug!(error = %e, "writing the output failed");
             return;
@@ -232,9 +315,34 @@ pub(crate) fn pipes() -> Option<(
     if !(is_pipe(&input) && is_pipe(&output)) {
         return None;
     }
+    widen(&output);
     let input = tokio::net::unix::pipe::Receiver::from_file(input).ok()?;
     let output = tokio::net::unix::pipe::Sender::from_file(output).ok()?;
     Some((input, output))
+}
+
+/// How large the output pipe's buffer is asked to be: Linux's default limit for an
+/// unprivileged process (`/proc/sys/fs/pipe-max-size`), a large `tools/list` in a few writes
+/// rather than one wake-up per 64 KiB.
+#[cfg(target_os = "linux")]
+const PIPE_BYTES: libc::c_int = 1 << 20;
+
+/// Asks for a larger buffer on the output pipe (Linux); where that is refused, the pipe
+/// keeps the one it has.
+#[cfg(unix)]
+fn widen(pipe: &std::fs::File) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        // SAFETY: `F_SETPIPE_SZ` takes an int and changes only the pipe's capacity; the
+        // descriptor is open for the duration of the call.
+        let widened = unsafe { libc::fcntl(pipe.as_raw_fd(), libc::F_SETPIPE_SZ, PIPE_BYTES) };
+        if widened < 0 {
+            tracing::debug!(error = %std::io::Error::last_os_error(), "the output pipe kept its size");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = pipe;
 }
 
 #[cfg(test)]

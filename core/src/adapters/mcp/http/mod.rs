@@ -47,6 +47,7 @@ use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 use crate::adapters::gate::failure::shaped;
 
 use super::McpServer;
+use super::listing::ToolsSlot;
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -195,6 +196,7 @@ impl HttpTransport {
         let screening = Screening {
             limits: *self.server.registry().limits(),
             max_body_bytes: self.config.max_request_body_bytes,
+            json_response: self.config.json_response,
             challenge: challenge::ScopeChallenge::new(&self.server, resource.clone()).map(Arc::new),
         };
         let factory = self.server;
@@ -267,6 +269,8 @@ fn with_metadata(router: axum::Router, resource: Option<&ProtectedResource>) -> 
 struct Screening {
     limits: crate::checks::limits::Limits,
     max_body_bytes: usize,
+    /// Whether a stateless request's result is answered as plain JSON (rmcp's setting).
+    json_response: bool,
     /// Set when the server challenges callers without a tool's scopes.
     challenge: Option<Arc<challenge::ScopeChallenge>>,
 }
@@ -274,12 +278,14 @@ struct Screening {
 /// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
 /// not arrive in time gets `408`) and screens the message ([`super::wire`]) before rmcp parses
 /// it; a refused one is answered with its JSON-RPC error (`400` for text that is not JSON).
+/// A stateless `tools/list` answered as plain JSON is given a [`ToolsSlot`]: its tools are
+/// put into the response as the bytes the listing prepared.
 async fn screen(State(screening): State<Screening>, request: Request, next: Next) -> Response {
     use http_body_util::BodyExt;
     if request.method() != axum::http::Method::POST {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
+    let (mut parts, body) = request.into_parts();
     let limited = http_body_util::Limited::new(body, screening.max_body_bytes);
     let bytes = match limited.collect().await {
         Ok(collected) => collected.to_bytes(),
@@ -318,8 +324,79 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
     {
         return forbidden;
     }
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+    let slot = (screening.json_response && lists_tools_statelessly(&parts, &bytes)).then(|| {
+        let slot = ToolsSlot::default();
+        parts.extensions.insert(slot.clone());
+        slot
+    });
+    let response = next
+        .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+        .await;
+    match slot {
+        Some(slot) if slot.is_filled() => with_tools(response, &slot).await,
+        _ => response,
+    }
+}
+
+/// Whether the request is a `tools/list` outside a session (so answered by itself, as JSON).
+fn lists_tools_statelessly(parts: &axum::http::request::Parts, body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: std::borrow::Cow<'a, str>,
+    }
+    !parts.headers.contains_key(sessions::SESSION_HEADER)
+        && memchr::memmem::find(body, b"tools/list").is_some()
+        && serde_json::from_slice::<Method>(body).is_ok_and(|m| m.method == "tools/list")
+}
+
+/// `response`, rmcp's JSON answer to a `tools/list`, with the tools from `slot` put in.
+async fn with_tools(response: Response, slot: &ToolsSlot) -> Response {
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
+    if !is_json {
+        // rmcp answers a stateless request's result as JSON when told to: not reached.
+        tracing::error!("a stateless tools/list was not answered as JSON; its tools are missing");
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(bytes) => Vec::from(bytes),
+        Err(e) => {
+            tracing::debug!(error = %e, "a tools/list response did not arrive");
+            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+        }
+    };
+    let chunks = slot.splice(bytes).into_chunks();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::new(Chunks(chunks.into())))
+}
+
+/// A body of a few buffers, sent as they are, of a known length.
+struct Chunks(std::collections::VecDeque<bytes::Bytes>);
+
+impl http_body::Body for Chunks {
+    type Data = bytes::Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
+        let chunk = self.get_mut().0.pop_front();
+        std::task::Poll::Ready(chunk.map(|chunk| Ok(http_body::Frame::data(chunk))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.0.iter().map(|chunk| chunk.len() as u64).sum())
+    }
 }
 
 /// Who authenticates requests, and the resource its challenges name.

@@ -31,7 +31,7 @@ use rmcp::transport::streamable_http_server::session::{
 use crate::caller::Caller;
 
 /// The header that names a session.
-const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Bounds on the sessions of older clients (protocols before 2026-07-28).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,649 @@
+//! The MCP listing: each member tool projected once to what `tools/list` shows ([`wrap`]),
+//! kept as the JSON text it serializes to, the rmcp [`Tool`] read back from that text only
+//! when something asks for one (a session's `tools/list`, rmcp's check of a call's
+//! `Mcp-Param-*` headers); and [`ToolsSlot`], through which a transport that writes
+//! `tools/list` results itself (stdio, stateless HTTP) is handed the tools as bytes joined
+//! from those texts, rmcp then serializing the rest of the result around an empty list.
+//!
+//! It declares and pages; who may see a tool is the catalog's rule, who is asking the
+//! transport's.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+
+use bytes::Bytes;
+
+use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+
+use crate::caller::{Caller, Scopes};
+use crate::catalog::{Catalog, Member};
+use crate::descriptor::{Descriptor, ToolKind};
+use crate::registry::Registry;
+use toolspec_vocab::descriptor::Text;
+use toolspec_vocab::settings::PresentAs;
+use toolspec_vocab::{Dialect, hints};
+
+/// The adapter's name in specs (`tool: {mcp: …}`) and in the registry.
+pub const ADAPTER: &str = "mcp";
+
+/// `_meta` key carrying a tool's tags.
+pub const META_TAGS: &str = "toolspec/tags";
+/// `_meta` key carrying a tool's spec version.
+pub const META_VERSION: &str = "toolspec/version";
+
+/// Every tool of `registry` that is a member of the MCP adapter, as rmcp tools sorted by
+/// their MCP names.
+pub fn tools(registry: &Registry) -> Vec<Tool> {
+    Listing::mcp(registry).tools_for(&Caller::default())
+}
+
+/// Whether `tool` may reach beyond the app's own data (MCP's `openWorldHint`): as its hints say,
+/// else an action may, while a query tool and the built-in tools read only the app's own data.
+fn open_world(tool: &Descriptor) -> bool {
+    if tool.has_hint_for(ADAPTER, hints::OPEN_WORLD) {
+        return true;
+    }
+    tool.kind == ToolKind::Action && !tool.has_hint_for(ADAPTER, hints::CLOSED_WORLD)
+}
+
+/// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
+/// adapter.
+pub fn wrap(tool: &Descriptor) -> Option<Tool> {
+    Some(declare(tool, tool.name_text_for(ADAPTER)?))
+}
+
+/// One descriptor as an rmcp tool named `name`.
+fn declare(tool: &Descriptor, name: Text) -> Tool {
+    let input_schema = object(
+        tool.schema_for(ADAPTER, Dialect::Mcp)
+            .unwrap_or(&tool.input_schema),
+    );
+    let hint = |hint: &str| tool.has_hint_for(ADAPTER, hint);
+    let read_only = hint(hints::READ_ONLY);
+    let mut annotations = ToolAnnotations::new()
+        .read_only(read_only)
+        .destructive(!read_only && hint(hints::DESTRUCTIVE))
+        .idempotent(read_only || hint(hints::IDEMPOTENT))
+        .open_world(open_world(tool));
+    let mut meta = JsonObject::new();
+    if !tool.tags.is_empty() {
+        meta.insert(META_TAGS.into(), json!(tool.tags));
+    }
+    if let Some(version) = tool.version {
+        meta.insert(META_VERSION.into(), json!(version));
+    }
+    let mut wrapped = Tool::new(name, tool.description_text_for(ADAPTER), input_schema);
+    if let Some(title) = tool.title_for(ADAPTER) {
+        wrapped.title = Some(title.to_owned());
+        annotations.title = Some(title.to_owned());
+    }
+    // A tool that exposes nothing publishes no `outputSchema` (MCP makes it optional, and an
+    // object without properties says nothing); its results still carry `structuredContent: {}`.
+    wrapped.output_schema = (!tool.exposes_nothing()).then(|| object(&tool.output_schema));
+    wrapped.annotations = Some(annotations);
+    wrapped.meta = (!meta.is_empty()).then(|| MetaObject(meta));
+    wrapped
+}
+
+/// A schema embedded at build time, as the JSON object rmcp carries (an empty object if the
+/// build embedded something else, which the codegen never does).
+fn object(schema: &str) -> Arc<JsonObject> {
+    match serde_json::from_str(schema) {
+        Ok(Value::Object(map)) => Arc::new(map),
+        _ => Arc::new(JsonObject::new()),
+    }
+}
+
+/// The MCP tools of a registry, projected once: sorted by MCP name, each with its descriptor
+/// and `present_as`, found by MCP name. [`McpServer`] serves from it.
+pub type Listing = Catalog<Listed>;
+
+impl Listing {
+    /// Every MCP member of `registry`.
+    pub fn mcp(registry: &Registry) -> Self {
+        Catalog::of(registry, ADAPTER, |registered| {
+            Listed::new(registered.descriptor())
+        })
+    }
+
+    /// These descriptors (those that are MCP members), each presented as given.
+    pub fn from_descriptors(
+        descriptors: impl IntoIterator<Item = (&'static Descriptor, PresentAs)>,
+    ) -> Self {
+        Catalog::new(
+            descriptors
+                .into_iter()
+                .filter_map(|(descriptor, present_as)| {
+                    let name = descriptor.name_for(ADAPTER)?;
+                    let listed = Listed::new(descriptor)?;
+                    Some(Member::new(name, descriptor, present_as, listed))
+                }),
+        )
+    }
+
+    /// Every tool `caller` may see, sorted by MCP name.
+    pub fn tools_for(&self, caller: &Caller) -> Vec<Tool> {
+        self.page(caller, 0, None).0
+    }
+
+    /// The tools `caller` may see from position `offset` on, at most `size` of them (all
+    /// without a size), and the offset of the next page if any remain.
+    pub fn page(
+        &self,
+        caller: &Caller,
+        offset: usize,
+        size: Option<usize>,
+    ) -> (Vec<Tool>, Option<usize>) {
+        let mut tools = Vec::new();
+        let next = self.each_on_page(caller, offset, size, |listed| {
+            tools.push(listed.tool().clone());
+        });
+        (tools, next)
+    }
+
+    /// The same page as [`page`](Self::page), as the JSON array `tools/list` carries: the
+    /// tools' prepared texts joined, nothing serialized.
+    pub fn page_json(
+        &self,
+        caller: &Caller,
+        offset: usize,
+        size: Option<usize>,
+    ) -> (Vec<u8>, Option<usize>) {
+        let mut json = vec![b'['];
+        let next = self.each_on_page(caller, offset, size, |listed| {
+            if json.len() > 1 {
+                json.push(b',');
+            }
+            json.extend_from_slice(listed.json().as_bytes());
+        });
+        json.push(b']');
+        (json, next)
+    }
+
+    /// Gives `each` the tools of a page; returns the offset of the next page, if any.
+    fn each_on_page(
+        &self,
+        caller: &Caller,
+        offset: usize,
+        size: Option<usize>,
+        mut each: impl FnMut(&Listed),
+    ) -> Option<usize> {
+        let mut visible = self.visible(Some(caller)).skip(offset);
+        let mut taken = 0;
+        for member in visible.by_ref().take(size.unwrap_or(usize::MAX)) {
+            each(&member.declaration);
+            taken += 1;
+        }
+        visible.next().is_some().then(|| offset + taken)
+    }
+}
+
+/// A tool as `tools/list` shows it: its JSON text, serialized once, and the rmcp [`Tool`]
+/// built again from its descriptor the first time something asks for it (most tools never
+/// are: a listing of a thousand tools holds about a kilobyte of text per tool, where rmcp's
+/// trees of JSON maps take ten times that).
+#[derive(Debug, Clone)]
+pub struct Listed {
+    json: Box<str>,
+    descriptor: &'static Descriptor,
+    /// Its MCP name.
+    name: Text,
+    tool: OnceLock<Tool>,
+}
+
+impl Listed {
+    /// `descriptor` as MCP lists it, or `None` when the tool is not a member of the MCP
+    /// adapter.
+    pub fn new(descriptor: &'static Descriptor) -> Option<Self> {
+        let name = descriptor.name_text_for(ADAPTER)?;
+        let tool = declare(descriptor, name.clone());
+        // An rmcp `Tool` is strings and JSON maps: serializing it cannot fail.
+        let json = serde_json::to_string(&tool).ok()?;
+        Some(Self {
+            json: json.into_boxed_str(),
+            descriptor,
+            name,
+            tool: OnceLock::new(),
+        })
+    }
+
+    /// The tool as JSON text, as `tools/list` carries it.
+    pub fn json(&self) -> &str {
+        &self.json
+    }
+
+    /// The tool as rmcp's type, built the first time it is asked for.
+    pub fn tool(&self) -> &Tool {
+        self.tool
+            .get_or_init(|| declare(self.descriptor, self.name.clone()))
+    }
+}
+
+/// Pages of tools already joined, by the scopes of the callers they were joined for and by
+/// offset: a listing never changes while the server runs, so each caller's `tools/list` is
+/// copied from the prepared texts once and then served as it is. The cache holds at most
+/// [`CACHED_BYTES`] (always the page just joined); past that it starts again.
+#[derive(Debug, Default)]
+pub(crate) struct PreparedPages(Mutex<Pages>);
+
+type Pages = HashMap<Scopes, HashMap<usize, PreparedPage>>;
+
+/// How many bytes of joined pages [`PreparedPages`] keeps.
+pub(crate) const CACHED_BYTES: usize = 8 << 20;
+
+/// A page of tools as a transport writes it: their JSON array, and the offset of the next
+/// page if any remain.
+#[derive(Debug, Clone)]
+pub(crate) struct PreparedPage {
+    pub(crate) tools: Bytes,
+    pub(crate) next: Option<usize>,
+}
+
+impl PreparedPages {
+    /// The page of `listing` that `caller` sees from `offset` on, at most `size` tools.
+    pub(crate) fn page(
+        &self,
+        listing: &Listing,
+        caller: &Caller,
+        offset: usize,
+        size: Option<usize>,
+    ) -> PreparedPage {
+        let scopes = &caller.scopes;
+        if let Some(page) = self.lock().get(scopes).and_then(|pages| pages.get(&offset)) {
+            return page.clone();
+        }
+        let (tools, next) = listing.page_json(caller, offset, size);
+        let page = PreparedPage {
+            tools: Bytes::from(tools),
+            next,
+        };
+        let mut pages = self.lock();
+        let held: usize = pages
+            .values()
+            .flat_map(HashMap::values)
+            .map(|page| page.tools.len())
+            .sum();
+        if held + page.tools.len() > CACHED_BYTES {
+            pages.clear();
+        }
+        pages
+            .entry(scopes.clone())
+            .or_default()
+            .insert(offset, page.clone());
+        page
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Pages> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Where a transport that writes `tools/list` results itself wants the page's tools: the
+/// server puts their JSON array here and answers rmcp with an empty list, which the
+/// transport then [splices](Self::splice) into the bytes rmcp serialized. A transport puts
+/// one in a request's extensions (stdio: the message's; HTTP: the request's parts) only
+/// where it writes the response itself.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ToolsSlot(Arc<Mutex<Option<Bytes>>>);
+
+/// How a serialized `tools/list` response with no tools ends: `tools` is the last field of
+/// the result, the result the last of the response.
+const EMPTY_TOOLS_END: &[u8] = b"\"tools\":[]}}";
+
+impl ToolsSlot {
+    /// Hands over the page's tools as a JSON array.
+    pub(crate) fn fill(&self, tools: Bytes) {
+        *self.lock() = Some(tools);
+    }
+
+    /// Whether the server put tools here.
+    pub(crate) fn is_filled(&self) -> bool {
+        self.lock().is_some()
+    }
+
+    /// `response`, a serialized JSON-RPC response, with the tools to put in its empty list
+    /// when the server filled the slot (a response it did not fill, an error, is left as it
+    /// is).
+    pub(crate) fn splice(&self, response: Vec<u8>) -> Reply {
+        let Some(tools) = self.lock().take() else {
+            return Reply::plain(response);
+        };
+        if !response.ends_with(EMPTY_TOOLS_END) {
+            // Only a change in how rmcp lays a result out gets here: the tests over stdio and
+            // HTTP would see the empty list.
+            tracing::error!("a tools/list response did not end with its empty tools; sent as is");
+            return Reply::plain(response);
+        }
+        let mut head = response;
+        head.truncate(head.len() - b"[]}}".len());
+        Reply {
+            head,
+            tools: Some(tools),
+            tail: b"}}",
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Option<Bytes>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A serialized response as a transport writes it: rmcp's bytes, and for a `tools/list`
+/// answered from prepared bytes, the tools that go inside them, written as they are rather
+/// than copied into one buffer.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    /// The response, or for a spliced one, the response up to its tools.
+    head: Vec<u8>,
+    tools: Option<Bytes>,
+    /// What follows the tools.
+    tail: &'static [u8],
+}
+
+impl Reply {
+    /// A response written as it is.
+    pub(crate) fn plain(response: Vec<u8>) -> Self {
+        Self {
+            head: response,
+            tools: None,
+            tail: b"",
+        }
+    }
+
+    /// The response followed by a newline (a line of newline-delimited JSON).
+    pub(crate) fn line(mut self) -> Self {
+        match self.tools {
+            None => self.head.push(b'\n'),
+            Some(_) => self.tail = b"}}\n",
+        }
+        self
+    }
+
+    /// The response's bytes in order.
+    pub(crate) fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+        let tools = self.tools.as_deref().unwrap_or_default();
+        [self.head.as_slice(), tools, self.tail]
+            .into_iter()
+            .filter(|chunk| !chunk.is_empty())
+    }
+
+    /// The response's bytes in order, as buffers.
+    pub(crate) fn into_chunks(self) -> Vec<Bytes> {
+        let mut chunks = vec![Bytes::from(self.head)];
+        chunks.extend(self.tools);
+        if !self.tail.is_empty() {
+            chunks.push(Bytes::from_static(self.tail));
+        }
+        chunks
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::descriptor::AdapterBinding;
+
+    fn mcp() -> Cow<'static, [AdapterBinding]> {
+        Cow::Owned(vec![AdapterBinding {
+            adapter: "mcp".into(),
+            name: Some("mcp_name".into()),
+            ..AdapterBinding::member("")
+        }])
+    }
+
+    fn tool(hints: &[&'static str]) -> Descriptor {
+        Descriptor {
+            name: "canonical".into(),
+            kind: ToolKind::Action,
+            hints: hints.iter().map(|&h| Cow::Borrowed(h)).collect(),
+            tags: vec!["a".into(), "b".into()].into(),
+            version: Some(3),
+            ..Descriptor::explain(
+                "canonical".into(),
+                mcp(),
+                crate::descriptor::AuditPolicy::OFF,
+            )
+        }
+    }
+
+    fn annotations(hints: &[&'static str]) -> Value {
+        let wrapped = wrap(&tool(hints)).expect("a member");
+        serde_json::to_value(wrapped.annotations).unwrap()
+    }
+
+    #[test]
+    fn every_annotation_is_explicit_and_follows_the_hints() {
+        let hints = |read_only, destructive, idempotent, open_world| {
+            json!({
+                "title": "Explain a call",
+                "readOnlyHint": read_only,
+                "destructiveHint": destructive,
+                "idempotentHint": idempotent,
+                "openWorldHint": open_world
+            })
+        };
+        assert_eq!(annotations(&[]), hints(false, false, false, true));
+        // A query tool and a built-in tool read the app's own data: closed-world unless told.
+        for kind in [ToolKind::Query, ToolKind::Explain] {
+            let closed = Descriptor { kind, ..tool(&[]) };
+            let wrapped = serde_json::to_value(wrap(&closed).unwrap().annotations).unwrap();
+            assert_eq!(wrapped, hints(false, false, false, false), "{kind:?}");
+            let open = Descriptor {
+                kind,
+                ..tool(&["open_world"])
+            };
+            let wrapped = serde_json::to_value(wrap(&open).unwrap().annotations).unwrap();
+            assert_eq!(wrapped["openWorldHint"], true, "{kind:?}");
+        }
+        assert_eq!(annotations(&["read_only"]), hints(true, false, true, true));
+        assert_eq!(
+            annotations(&["destructive", "closed_world"]),
+            hints(false, true, false, false)
+        );
+        assert_eq!(
+            annotations(&["idempotent", "open_world"]),
+            hints(false, false, true, true)
+        );
+    }
+
+    #[test]
+    fn a_wrapped_tool_has_its_mcp_name_schemas_and_meta() {
+        let wrapped = serde_json::to_value(wrap(&tool(&[])).unwrap()).unwrap();
+        assert_eq!(wrapped["name"], "mcp_name");
+        assert_eq!(wrapped["title"], "Explain a call");
+        assert_eq!(wrapped["inputSchema"]["required"], json!(["tool"]));
+        assert_eq!(wrapped["outputSchema"]["type"], "object");
+        assert_eq!(
+            wrapped["_meta"],
+            json!({ "toolspec/tags": ["a", "b"], "toolspec/version": 3 })
+        );
+        let outsider = Descriptor {
+            adapters: Cow::Borrowed(&[]),
+            ..tool(&[])
+        };
+        assert!(wrap(&outsider).is_none());
+    }
+
+    #[test]
+    fn the_mcp_options_title_description_and_hints_are_what_mcp_lists() {
+        let own = Descriptor {
+            adapters: Cow::Owned(vec![AdapterBinding {
+                adapter: "mcp".into(),
+                title: Some("Health check".into()),
+                description: Some("Answers whether the service is up.".into()),
+                hints: Some(vec!["read_only".into()].into()),
+                ..AdapterBinding::member("")
+            }]),
+            ..tool(&["destructive"])
+        };
+        let wrapped = serde_json::to_value(wrap(&own).unwrap()).unwrap();
+        assert_eq!(wrapped["title"], "Health check");
+        assert_eq!(wrapped["annotations"]["title"], "Health check");
+        assert_eq!(wrapped["description"], "Answers whether the service is up.");
+        assert_eq!(
+            (
+                &wrapped["annotations"]["readOnlyHint"],
+                &wrapped["annotations"]["destructiveHint"]
+            ),
+            (&json!(true), &json!(false)),
+            "the adapter's hints, not the tool's"
+        );
+    }
+
+    #[test]
+    fn a_tool_that_exposes_nothing_publishes_no_output_schema() {
+        let silent = Descriptor {
+            output_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#
+                .into(),
+            ..tool(&[])
+        };
+        assert!(silent.exposes_nothing());
+        let wrapped = serde_json::to_value(wrap(&silent).unwrap()).unwrap();
+        assert!(wrapped.get("outputSchema").is_none(), "{wrapped:#}");
+        assert!(!tool(&[]).exposes_nothing());
+    }
+
+    #[test]
+    fn the_listing_filters_by_scope_and_finds_by_mcp_name() {
+        let open: &'static Descriptor = Box::leak(Box::new(tool(&[])));
+        let guarded: &'static Descriptor = Box::leak(Box::new(Descriptor {
+            name: "guarded".into(),
+            scopes: vec!["orders:write".into()].into(),
+            adapters: vec![AdapterBinding {
+                adapter: "mcp".into(),
+                name: Some("a_guarded".into()),
+                ..AdapterBinding::member("")
+            }]
+            .into(),
+            ..open.clone()
+        }));
+        let listing = Listing::from_descriptors([
+            (open, PresentAs::Structured),
+            (guarded, PresentAs::Message),
+        ]);
+        let names = |caller: &Caller| -> Vec<String> {
+            listing
+                .tools_for(caller)
+                .into_iter()
+                .map(|t| t.name.into_owned())
+                .collect()
+        };
+        assert_eq!(names(&Caller::default()), ["a_guarded", "mcp_name"]);
+        assert_eq!(
+            names(&Caller::new("reader").with_scopes(["orders:read"])),
+            ["mcp_name"]
+        );
+        assert_eq!(
+            listing
+                .get("a_guarded")
+                .map(|member| member.declaration.tool().name.as_ref()),
+            Some("a_guarded")
+        );
+        assert!(
+            listing.get("guarded").is_none(),
+            "found by its MCP name only"
+        );
+
+        let page = |caller: &Caller, offset, size| {
+            let (tools, next) = listing.page(caller, offset, size);
+            let names: Vec<String> = tools.into_iter().map(|t| t.name.into_owned()).collect();
+            (names, next)
+        };
+        let everyone = Caller::default();
+        let reader = Caller::new("reader").with_scopes(["orders:read"]);
+        assert_eq!(
+            page(&everyone, 0, Some(1)),
+            (vec!["a_guarded".into()], Some(1))
+        );
+        assert_eq!(page(&everyone, 1, Some(1)), (vec!["mcp_name".into()], None));
+        assert_eq!(
+            page(&everyone, 0, Some(5)).1,
+            None,
+            "no page after the last"
+        );
+        assert_eq!(page(&reader, 0, Some(1)), (vec!["mcp_name".into()], None));
+        assert_eq!(page(&everyone, 7, Some(1)), (vec![], None));
+        assert_eq!(page(&everyone, 0, None).0.len(), 2);
+    }
+
+    /// The bytes a transport writes for a page, spliced from the prepared texts, are the bytes
+    /// rmcp writes for the same page of `Tool`s.
+    #[test]
+    fn a_spliced_page_is_byte_for_byte_what_rmcp_writes() {
+        use rmcp::model::{
+            JsonRpcResponse, JsonRpcVersion2_0, ListToolsResult, NumberOrString, ServerResult,
+        };
+        let descriptors: Vec<(&'static Descriptor, PresentAs)> = (0..5)
+            .map(|i| {
+                let hints: &[&'static str] = if i % 2 == 0 { &["destructive"] } else { &[] };
+                let binding = AdapterBinding {
+                    adapter: "mcp".into(),
+                    name: Some(format!("tool_{i}").into()),
+                    ..AdapterBinding::member("")
+                };
+                let descriptor = Descriptor {
+                    name: format!("tool_{i}").into(),
+                    scopes: if i == 3 {
+                        vec!["admin".into()].into()
+                    } else {
+                        Default::default()
+                    },
+                    adapters: vec![binding].into(),
+                    ..tool(hints)
+                };
+                (&*Box::leak(Box::new(descriptor)), PresentAs::Structured)
+            })
+            .collect();
+        let listing = Listing::from_descriptors(descriptors);
+        let response = |result: ListToolsResult| {
+            serde_json::to_vec(&JsonRpcResponse {
+                jsonrpc: JsonRpcVersion2_0,
+                id: NumberOrString::Number(7),
+                result: ServerResult::ListToolsResult(result),
+            })
+            .unwrap()
+        };
+        let reader = Caller::new("reader");
+        for (caller, offset, size) in [
+            (&Caller::default(), 0, None),
+            (&reader, 0, None),
+            (&reader, 1, Some(2)),
+            (&reader, 9, Some(2)),
+        ] {
+            let (tools, next) = listing.page(caller, offset, size);
+            let mut result = ListToolsResult::with_all_items(tools);
+            result.next_cursor = next.map(|n| n.to_string());
+            let expected = response(result);
+
+            let (json, next) = listing.page_json(caller, offset, size);
+            let mut result = ListToolsResult::with_all_items(Vec::new());
+            result.next_cursor = next.map(|n| n.to_string());
+            let slot = ToolsSlot::default();
+            slot.fill(Bytes::from(json));
+            assert!(slot.is_filled());
+            let spliced = slot
+                .splice(response(result))
+                .chunks()
+                .collect::<Vec<_>>()
+                .concat();
+            assert_eq!(
+                String::from_utf8(spliced).unwrap(),
+                String::from_utf8(expected).unwrap(),
+                "offset {offset}, size {size:?}"
+            );
+            assert!(!slot.is_filled(), "a slot is spliced once");
+        }
+        let untouched = response(ListToolsResult::with_all_items(Vec::new()));
+        let reply = ToolsSlot::default().splice(untouched.clone());
+        assert_eq!(
+            reply.into_chunks(),
+            [untouched],
+            "an empty slot leaves the response as it is"
+        );
+    }
+}
