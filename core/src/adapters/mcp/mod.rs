@@ -254,7 +254,7 @@ impl McpServer {
         }
         registry.start_tasks();
         let limits = *registry.limits();
-        let (transport, writer) = stdio::transport(input, output, limits);
+        let transport = stdio::transport(input, output, limits);
         let running = self
             .serve(transport)
             .await
@@ -270,8 +270,8 @@ impl McpServer {
             .map(|_| ())
             .map_err(ServeError::Task);
         watch.abort();
-        // Every answer is written, and recorded, before the server is done.
-        let _ = writer.await;
+        // Every answer is written (rmcp drains them before it closes the transport); every
+        // call is recorded before the server is done.
         registry.flush_audit().await;
         served
     }

@@ -8,6 +8,9 @@
 //! read and written on the runtime's event loop; otherwise (a terminal, a file) through
 //! tokio's stdio, which hands every read and write to a blocking thread.
 //!
+//! The transport has no task of its own: a line is read and screened when rmcp asks for the
+//! next message, and an answer written by the task rmcp sends it from.
+//!
 //! A `tools/list` request is given a [`ToolsSlot`]: the server hands its tools over as the
 //! bytes prepared when the listing was built, and the writer puts them into the response
 //! rmcp serialized around an empty list.
@@ -26,7 +29,6 @@ use rmcp::model::{
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
 
 use super::listing::{Reply, ToolsSlot};
 use super::wire::{self, INVALID_REQUEST, Rejection};
@@ -35,13 +37,15 @@ use crate::checks::limits::Limits;
 /// The longest line read: as large as an HTTP request body may be by default (4 MiB).
 pub const MAX_LINE_BYTES: usize = 4 << 20;
 
-/// How many messages may wait between the reader and rmcp, or between rmcp and the writer.
-const QUEUE: usize = 64;
-
-/// The transport rmcp serves: messages from the reader task, lines to the writer task.
-pub(crate) struct LineTransport {
-    incoming: mpsc::Receiver<ClientJsonRpcMessage>,
-    outgoing: mpsc::Sender<Reply>,
+/// The transport rmcp serves: it reads and screens the next line when rmcp asks for a message,
+/// and writes each answer itself, one line at a time, in the task rmcp sends it from (no task
+/// of its own in between: a call crosses fewer threads).
+pub(crate) struct LineTransport<R, W> {
+    input: LineReader<R>,
+    output: Arc<tokio::sync::Mutex<W>>,
+    /// The answers to refused lines being written.
+    refusals: tokio::task::JoinSet<()>,
+    limits: Limits,
     listings: Listings,
 }
 
@@ -91,122 +95,111 @@ impl Listings {
     }
 }
 
-impl Transport<RoleServer> for LineTransport {
+impl<R, W> Transport<RoleServer> for LineTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
     type Error = std::io::Error;
 
     fn send(
         &mut self,
         message: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        let outgoing = self.outgoing.clone();
+        let output = Arc::clone(&self.output);
         let slot = self.listings.answered(&message);
         async move {
             let line = serde_json::to_vec(&message)?;
-            let line = match slot {
+            let reply = match slot {
                 Some(slot) => slot.splice(line),
                 None => Reply::plain(line),
             };
-            outgoing
-                .send(line)
-                .await
-                .map_err(|_| std::io::Error::from(std::io::ErrorKind::BrokenPipe))
+            write_line(&output, reply).await
         }
     }
 
-    fn receive(&mut self) -> impl Future<Output = Option<ClientJsonRpcMessage>> + Send {
-        self.incoming.recv()
+    /// The next message that passes screening; a line that does not is answered (in a task of
+    /// its own, so that a receive rmcp drops never leaves half an answer written) and the next
+    /// one read. Dropped at any point, it loses nothing: what it has read of a line is kept.
+    async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
+        loop {
+            let read = match self.input.next_line(MAX_LINE_BYTES).await {
+                Ok(read) => read,
+                Err(e) => {
+                    tracing::debug!(error = %e, "reading the input failed");
+                    return None;
+                }
+            };
+            let rejection = match read {
+                Line::End => return None,
+                Line::TooLong(length) => Rejection::new(
+                    INVALID_REQUEST,
+                    format!(
+                        "Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes ({length} bytes)"
+                    ),
+                    None,
+                ),
+                Line::Read => {
+                    let text = trim(&self.input.line);
+                    if text.is_empty() {
+                        continue;
+                    }
+                    match wire::screen(text, &self.limits).and_then(|()| parse(text)) {
+                        Ok(mut message) => {
+                            self.listings.note(&mut message);
+                            return Some(message);
+                        }
+                        Err(rejection) => rejection,
+                    }
+                }
+            };
+            tracing::debug!(code = rejection.code, "refused an incoming message");
+            if !rejection.is_silent() {
+                let answer = Reply::plain(rejection.response().to_string().into_bytes());
+                let output = Arc::clone(&self.output);
+                while self.refusals.try_join_next().is_some() {}
+                self.refusals.spawn(async move {
+                    if let Err(e) = write_line(&output, answer).await {
+                        tracing::debug!(error = %e, "writing the output failed");
+                    }
+                });
+            }
+        }
     }
 
+    /// Flushes and closes the output once every answer is written.
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.incoming.close();
-        Ok(())
+        while self.refusals.join_next().await.is_some() {}
+        self.output.lock().await.shutdown().await
     }
 }
 
-/// Starts the reader and writer tasks on `input` and `output`; returns the transport and the
-/// writer task (done once every line is written).
-pub(crate) fn transport<R, W>(
-    input: R,
-    output: W,
-    limits: Limits,
-) -> (LineTransport, tokio::task::JoinHandle<()>)
+/// The transport on `input` and `output`.
+pub(crate) fn transport<R, W>(input: R, output: W, limits: Limits) -> LineTransport<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let (to_rmcp, incoming) = mpsc::channel(QUEUE);
-    let (outgoing, lines) = mpsc::channel(QUEUE);
-    let listings = Listings::default();
-    tokio::spawn(read(
-        input,
-        to_rmcp,
-        outgoing.clone(),
-        listings.clone(),
+    LineTransport {
+        input: LineReader::new(input),
+        output: Arc::new(tokio::sync::Mutex::new(output)),
+        refusals: tokio::task::JoinSet::new(),
         limits,
-    ));
-    let writer = tokio::spawn(write(output, lines));
-    let transport = LineTransport {
-        incoming,
-        outgoing,
-        listings,
-    };
-    (transport, writer)
+        listings: Listings::default(),
+    }
 }
 
-/// Reads lines until the input ends, handing good messages to rmcp and answering bad ones.
-async fn read<R: AsyncRead + Unpin>(
-    input: R,
-    to_rmcp: mpsc::Sender<ClientJsonRpcMessage>,
-    answers: mpsc::Sender<Reply>,
-    listings: Listings,
-    limits: Limits,
-) {
-    let mut input = BufReader::new(input);
-    let mut line = Vec::new();
-    loop {
-        let read = match read_line(&mut input, &mut line, MAX_LINE_BYTES).await {
-            Ok(read) => read,
-            Err(e) => {
-                tracing::debug!(error = %e, "reading the input failed");
-                return;
-            }
-        };
-        let rejection = match read {
-            Line::End => return,
-            Line::TooLong(length) => Some(Rejection::new(
-                INVALID_REQUEST,
-                format!(
-                    "Invalid Request: the message is longer than {MAX_LINE_BYTES} bytes ({length} bytes)"
-                ),
-                None,
-            )),
-            Line::Read => {
-                let text = trim(&line);
-                if text.is_empty() {
-                    continue;
-                }
-                match wire::screen(text, &limits).and_then(|()| parse(text)) {
-                    Ok(mut message) => {
-                        listings.note(&mut message);
-                        if to_rmcp.send(message).await.is_err() {
-                            return;
-                        }
-                        None
-                    }
-                    Err(rejection) => Some(rejection),
-                }
-            }
-        };
-        if let Some(rejection) = rejection {
-            tracing::debug!(code = rejection.code, "refused an incoming message");
-            if !rejection.is_silent() {
-                let answer = Reply::plain(rejection.response().to_string().into_bytes());
-                if answers.send(answer).await.is_err() {
-                    return;
-                }
-            }
-        }
+/// Writes `reply` and a newline, whole, then flushes: lines never interleave.
+async fn write_line<W: AsyncWrite + Unpin>(
+    output: &tokio::sync::Mutex<W>,
+    reply: Reply,
+) -> std::io::Result<()> {
+    let line = reply.line();
+    let mut output = output.lock().await;
+    for chunk in line.chunks() {
+        output.write_all(chunk).await?;
     }
+    output.flush().await
 }
 
 /// A screened line as rmcp's message, or the error a message that does not fit gets.
@@ -241,62 +234,67 @@ enum Line {
     End,
 }
 
-/// Reads one line into `line` without ever holding more than `max` bytes of it.
-async fn read_line<R: AsyncRead + Unpin>(
-    input: &mut BufReader<R>,
-    line: &mut Vec<u8>,
-    max: usize,
-) -> std::io::Result<Line> {
-    line.clear();
-    let mut skipped = 0usize;
-    loop {
-        let available = input.fill_buf().await?;
-        if available.is_empty() {
-            return Ok(match (skipped, line.is_empty()) {
-                (0, true) => Line::End,
-                (0, false) => Line::Read,
-                (n, _) => Line::TooLong(n),
-            });
-        }
-        let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
-            Some(i) => (&available[..=i], true),
-            None => (available, false),
-        };
-        let taken = chunk.len();
-        if skipped > 0 || line.len() + taken > max {
-            skipped += line.len() + taken;
-            line.clear();
-        } else {
-            line.extend_from_slice(chunk);
-        }
-        input.consume(taken);
-        if done {
-            return Ok(if skipped > 0 {
-                Line::TooLong(skipped)
-            } else {
-                Line::Read
-            });
-        }
-    }
+/// Lines read from a byte stream, one at a time, within a limit: what it has read of a line
+/// is kept in it, so a read dropped halfway loses nothing.
+struct LineReader<R> {
+    input: BufReader<R>,
+    /// The line being read, or the last one read.
+    line: Vec<u8>,
+    /// How long the line being skipped (too long) is so far.
+    skipped: usize,
+    /// Whether `line` holds a whole line already returned.
+    returned: bool,
 }
 
-/// Writes every reply it is given, each followed by a newline, until every sender is gone.
-async fn write<W: AsyncWrite + Unpin>(mut output: W, mut replies: mpsc::Receiver<Reply>) {
-    while let Some(reply) = replies.recv().await {
-        let line = reply.line();
-        let mut written = Ok(());
-        for chunk in line.chunks() {
-            written = output.write_all(chunk).await;
-            if written.is_err() {
-                break;
-            }
-        }
-        if let Err(e) = written.and(output.flush().await) {
-            tracing::debug!(error = %e, "writing the output failed");
-            return;
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    fn new(input: R) -> Self {
+        Self {
+            input: BufReader::new(input),
+            line: Vec::new(),
+            skipped: 0,
+            returned: false,
         }
     }
-    let _ = output.shutdown().await;
+
+    /// Reads the next line into `line` without ever holding more than `max` bytes of it.
+    async fn next_line(&mut self, max: usize) -> std::io::Result<Line> {
+        if std::mem::take(&mut self.returned) {
+            self.line.clear();
+            self.skipped = 0;
+        }
+        loop {
+            // The only wait: until then every byte consumed is already in `line` or counted.
+            let available = self.input.fill_buf().await?;
+            if available.is_empty() {
+                self.returned = true;
+                return Ok(match (self.skipped, self.line.is_empty()) {
+                    (0, true) => Line::End,
+                    (0, false) => Line::Read,
+                    (n, _) => Line::TooLong(n),
+                });
+            }
+            let (chunk, done) = match available.iter().position(|b| *b == b'\n') {
+                Some(i) => (&available[..=i], true),
+                None => (available, false),
+            };
+            let taken = chunk.len();
+            if self.skipped > 0 || self.line.len() + taken > max {
+                self.skipped += self.line.len() + taken;
+                self.line.clear();
+            } else {
+                self.line.extend_from_slice(chunk);
+            }
+            self.input.consume(taken);
+            if done {
+                self.returned = true;
+                return Ok(if self.skipped > 0 {
+                    Line::TooLong(self.skipped)
+                } else {
+                    Line::Read
+                });
+            }
+        }
+    }
 }
 
 /// Stdin and stdout as non-blocking pipes on the event loop, when both are pipes (checked
@@ -350,13 +348,15 @@ mod tests {
     use super::*;
 
     async fn lines(input: &[u8], max: usize) -> Vec<String> {
-        let mut reader = BufReader::with_capacity(4, input);
-        let mut line = Vec::new();
+        let mut reader = LineReader {
+            input: BufReader::with_capacity(4, input),
+            ..LineReader::new(input)
+        };
         let mut out = Vec::new();
         loop {
-            match read_line(&mut reader, &mut line, max).await.unwrap() {
+            match reader.next_line(max).await.unwrap() {
                 Line::End => return out,
-                Line::Read => out.push(String::from_utf8_lossy(trim(&line)).into_owned()),
+                Line::Read => out.push(String::from_utf8_lossy(trim(&reader.line)).into_owned()),
                 Line::TooLong(n) => out.push(format!("too long: {n}")),
             }
         }
@@ -374,5 +374,34 @@ mod tests {
             ["tail without newline"]
         );
         assert_eq!(lines(b"0123456789", 4).await, ["too long: 10"]);
+    }
+
+    #[tokio::test]
+    async fn a_read_dropped_halfway_loses_nothing_of_its_line() {
+        let (mut client, server) = tokio::io::duplex(64);
+        let mut reader = LineReader::new(server);
+        client.write_all(b"{\"half\":").await.unwrap();
+        let waited = tokio::time::timeout(
+            std::time::Duration::from_millis(20),
+            reader.next_line(MAX_LINE_BYTES),
+        )
+        .await;
+        assert!(waited.is_err(), "no whole line yet");
+        client.write_all(b"true}\nnext\n").await.unwrap();
+        assert!(matches!(
+            reader.next_line(MAX_LINE_BYTES).await.unwrap(),
+            Line::Read
+        ));
+        assert_eq!(trim(&reader.line), b"{\"half\":true}");
+        assert!(matches!(
+            reader.next_line(MAX_LINE_BYTES).await.unwrap(),
+            Line::Read
+        ));
+        assert_eq!(trim(&reader.line), b"next");
+        drop(client);
+        assert!(matches!(
+            reader.next_line(MAX_LINE_BYTES).await.unwrap(),
+            Line::End
+        ));
     }
 }
