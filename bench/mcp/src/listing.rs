@@ -11,7 +11,7 @@ use toolspec::settings::PresentAs;
 use toolspec::{Caller, Descriptor};
 
 use super::tools::catalog::{order, quote};
-use super::{Server, Transport, connect};
+use super::{Server, Transport, connect, cpu_time};
 
 /// `count` tools: copies of `templates` in turn, under their own names.
 pub(crate) fn many_tools(
@@ -128,19 +128,6 @@ pub(crate) fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The on-CPU time of every thread of process `pid` so far (`/proc/PID/task/*/schedstat`,
-/// nanoseconds; Linux).
-fn cpu_ns(pid: u32) -> u64 {
-    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
-        return 0;
-    };
-    tasks
-        .flatten()
-        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
-        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
-        .sum()
-}
-
 /// The resident memory of process `pid` now (`VmRSS`), in MB.
 fn resident_mb(pid: u32) -> f64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
@@ -179,11 +166,14 @@ pub(crate) async fn run_served_lists(counts: &[usize]) -> anyhow::Result<()> {
             let tools = connection.client.list_all_tools().await?;
             let size = serde_json::to_vec(&tools)?.len();
             let lists = (200_000 / tools.len().max(1)).clamp(20, 2_000);
-            let before = cpu_ns(pid);
+            let before = cpu_time(Some(pid)).unwrap_or_default();
             for _ in 0..lists {
                 connection.client.list_all_tools().await?;
             }
-            let per_list = (cpu_ns(pid) - before) as f64 / lists as f64 / 1e6;
+            let spent = cpu_time(Some(pid))
+                .unwrap_or_default()
+                .saturating_sub(before);
+            let per_list = spent.as_secs_f64() * 1e3 / lists as f64;
             println!(
                 "| {} | {} | {idle:.1} MB | {:.1} MB | {per_list:.3} ms | {} KB |",
                 tools.len(),

@@ -61,7 +61,7 @@ struct Cli {
     /// Calls kept in flight at once in the throughput run.
     #[arg(long, default_value_t = 16)]
     in_flight: usize,
-    /// Tools in the `tools/list` measurements (one for each).
+    /// Tools in the `tools/list` measurements (one for each; `0`: none).
     #[arg(long, value_delimiter = ',', default_value = "10,100,1000,5000")]
     list_tools: Vec<usize>,
     /// Sessions at once in the many-clients run (0: none).
@@ -332,14 +332,16 @@ struct Connection {
     pid: Option<u32>,
 }
 
-/// The CPU time (user + system) process `pid` has used so far, from `/proc` (Linux; clock
-/// ticks taken as the usual 100 per second). `None` elsewhere.
+/// The on-CPU time of every thread of process `pid` so far, from the scheduler's statistics
+/// (`/proc/PID/task/*/schedstat`, in nanoseconds; Linux). `None` elsewhere.
 fn cpu_time(pid: Option<u32>) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid?)).ok()?;
-    // Fields after the parenthesized command name: state is field 3, utime 14, stime 15.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(Duration::from_millis(ticks * 10))
+    let tasks = std::fs::read_dir(format!("/proc/{}/task", pid?)).ok()?;
+    let nanos = tasks
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("schedstat")).ok())
+        .filter_map(|stat| stat.split_whitespace().next()?.parse::<u64>().ok())
+        .sum();
+    Some(Duration::from_nanos(nanos))
 }
 
 /// `server` (with `copies` more tools, toolspec only) in a child process, and a client of it
@@ -724,11 +726,12 @@ async fn main() -> anyhow::Result<()> {
     if cli.clients > 0 {
         run_load(&cli).await?;
     }
-    for &count in &cli.list_tools {
+    let counts: Vec<usize> = cli.list_tools.iter().copied().filter(|&n| n > 0).collect();
+    for &count in &counts {
         listing::run_list(count, cli.page_size)?;
     }
-    if !cli.list_tools.is_empty() {
-        listing::run_served_lists(&cli.list_tools).await?;
+    if !counts.is_empty() {
+        listing::run_served_lists(&counts).await?;
     }
     Ok(())
 }
