@@ -301,7 +301,7 @@ pub(crate) fn stored_result(result: &ToolResult) -> Value {
     serde_json::to_value(stored).unwrap_or(Value::Null)
 }
 
-/// The result a storage kept ([`stored_result`]'s form).
+/// The result a storage kept (the form `stored_result` gives it).
 pub fn result_from_stored(stored: &Value) -> Option<ToolResult> {
     let Stored {
         value,

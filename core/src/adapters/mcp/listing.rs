@@ -96,7 +96,7 @@ fn object(schema: &str) -> Arc<JsonObject> {
 }
 
 /// The MCP tools of a registry, projected once: sorted by MCP name, each with its descriptor
-/// and `present_as`, found by MCP name. [`McpServer`] serves from it.
+/// and `present_as`, found by MCP name. `McpServer` serves from it.
 pub type Listing = Catalog<Listed>;
 
 impl Listing {

@@ -11,7 +11,7 @@
 //! The transport has no task of its own: a line is read and screened when rmcp asks for the
 //! next message, and an answer written by the task rmcp sends it from.
 //!
-//! A `tools/list` request is given a [`ToolsSlot`]: the server hands its tools over as the
+//! A `tools/list` request is given a `ToolsSlot`: the server hands its tools over as the
 //! bytes prepared when the listing was built, and the writer puts them into the response
 //! rmcp serialized around an empty list.
 //!
