@@ -11,7 +11,7 @@ use toolspec::settings::PresentAs;
 use toolspec::{Caller, Descriptor};
 
 use super::tools::catalog::{order, quote};
-use super::{Server, Transport, connect, cpu_time};
+use super::{Server, Transport, connect, cpu_time, memory_mb};
 
 /// `count` tools: copies of `templates` in turn, under their own names.
 pub(crate) fn many_tools(
@@ -52,24 +52,18 @@ fn timed(mut work: impl FnMut() -> anyhow::Result<usize>) -> anyhow::Result<(f64
     Ok((times[times.len() / 2], times[times.len() * 99 / 100], bytes))
 }
 
-/// This process's resident memory, in KB.
-fn resident_kb() -> usize {
-    let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: usize = statm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(0);
-    pages * 4
+/// This process's resident memory now, in MB.
+fn resident_mb() -> f64 {
+    memory_mb(Some(std::process::id()), "VmRSS").unwrap_or(0.0)
 }
 
 pub(crate) fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
     let tools = many_tools(count, &[&quote::DESCRIPTOR, &order::DESCRIPTOR]);
-    let before = resident_kb();
+    let before = resident_mb();
     let started = Instant::now();
     let listing = Listing::from_descriptors(tools);
     let built = started.elapsed();
-    let grown = resident_kb().saturating_sub(before);
+    let grown = (resident_mb() - before).max(0.0);
     let everyone = Caller::new("bench");
     let scoped = Caller::new("bench").with_scopes(["catalog:read"]);
     // What `tools/list` does the first time a caller with these scopes asks over stdio or
@@ -89,17 +83,17 @@ pub(crate) fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
     let whole = timed(|| prepared(0, None))?;
     let paged = timed(|| prepared(count / 2, Some(page_size)))?;
     let filtered = timed(|| Ok(listing.page_json(&scoped, 0, None).0.len()))?;
-    let before_trees = resident_kb();
+    let before_trees = resident_mb();
     let first = Instant::now();
     serialized(0, None)?;
     let first = first.elapsed();
-    let trees = resident_kb().saturating_sub(before_trees);
+    let trees = (resident_mb() - before_trees).max(0.0);
     let sessions = timed(|| serialized(0, None))?;
     println!(
         "tools/list of {count} tools (server side; the listing is built once, in {:.1} ms, \
          resident memory +{:.1} MB):",
         built.as_secs_f64() * 1e3,
-        grown as f64 / 1024.0
+        grown
     );
     println!(
         "  whole list joined from the prepared texts, {} KB: median {:.3} ms, p99 {:.3} ms",
@@ -121,22 +115,11 @@ pub(crate) fn run_list(count: usize, page_size: usize) -> anyhow::Result<()> {
         "  whole list with a session (rmcp Tools, built on the first list in {:.1} ms, +{:.1} MB): \
          median {:.2} ms, p99 {:.2} ms",
         first.as_secs_f64() * 1e3,
-        trees as f64 / 1024.0,
+        trees,
         sessions.0,
         sessions.1
     );
     Ok(())
-}
-
-/// The resident memory of process `pid` now (`VmRSS`), in MB.
-fn resident_mb(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kb: f64 = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .unwrap_or(0.0);
-    kb / 1024.0
 }
 
 /// toolspec's server with 3 tools and with `counts` more, in a child process, listed by an
@@ -162,7 +145,7 @@ pub(crate) async fn run_served_lists(counts: &[usize]) -> anyhow::Result<()> {
                 .pid
                 .ok_or_else(|| anyhow::anyhow!("no server process"))?;
             tokio::time::sleep(Duration::from_millis(200)).await;
-            let idle = resident_mb(pid);
+            let idle = memory_mb(Some(pid), "VmRSS").unwrap_or(0.0);
             let tools = connection.client.list_all_tools().await?;
             let size = serde_json::to_vec(&tools)?.len();
             let lists = (200_000 / tools.len().max(1)).clamp(20, 2_000);
@@ -178,7 +161,7 @@ pub(crate) async fn run_served_lists(counts: &[usize]) -> anyhow::Result<()> {
                 "| {} | {} | {idle:.1} MB | {:.1} MB | {per_list:.3} ms | {} KB |",
                 tools.len(),
                 transport.name(),
-                resident_mb(pid),
+                memory_mb(Some(pid), "VmRSS").unwrap_or(0.0),
                 size / 1024
             );
             connection.client.cancel().await?;

@@ -431,10 +431,14 @@ async fn http_client(url: &str, transport: Transport) -> anyhow::Result<Client> 
     })
 }
 
-/// The peak resident memory of process `pid` so far (`VmHWM`), in MB.
-fn peak_mb(pid: Option<u32>) -> Option<f64> {
+/// A memory figure of process `pid` from `/proc/PID/status` (`VmHWM`: the peak resident
+/// memory so far; `VmRSS`: now), in MB.
+fn memory_mb(pid: Option<u32>, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let line = status.lines().find(|l| {
+        l.strip_prefix(field)
+            .is_some_and(|rest| rest.starts_with(':'))
+    })?;
     let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
 }
@@ -490,7 +494,7 @@ async fn load(server: Server, clients: usize, calls: usize) -> anyhow::Result<St
             "{:.0}",
             cpu.as_secs_f64() * 1e6 / total as f64
         )),
-        peak_mb(pid).map_or("n/a".into(), |mb| format!("{mb:.1}")),
+        memory_mb(pid, "VmHWM").map_or("n/a".into(), |mb| format!("{mb:.1}")),
     );
     for client in sessions {
         let _ = client.cancel().await;
@@ -691,7 +695,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
                 tally.sequential_per_s(),
                 tally.concurrent_per_s(),
                 tally.cpu_per_call(),
-                peak_mb(connection.pid).map_or("n/a".into(), |mb| format!("{mb:.1}"))
+                memory_mb(connection.pid, "VmHWM").map_or("n/a".into(), |mb| format!("{mb:.1}"))
             );
         }
         println!(
