@@ -549,16 +549,25 @@ fn list_operation() -> Value {
         "operationId": "list_tools",
         "summary": "The tools this caller may call",
         "responses": {
-            "200": {
-                "description": "Each tool with its name, description, hints and input schema.",
-                "content": { "application/json": { "schema": {
-                    "type": "object",
-                    "properties": { "tools": { "type": "array", "items": { "type": "object" } } },
-                    "required": ["tools"]
-                } } }
-            },
+            "200": listed(
+                "Each tool with its name, description, hints and input schema.",
+                "tools",
+                json!({ "type": "object" }),
+            ),
             "401": failure(describe(http::UNAUTHORIZED), &[]),
         }
+    })
+}
+
+/// A `200` answer holding one list, `{key: [items…]}`.
+fn listed(description: &str, key: &str, items: Value) -> Value {
+    json!({
+        "description": description,
+        "content": { "application/json": { "schema": {
+            "type": "object",
+            "properties": { key: { "type": "array", "items": items } },
+            "required": [key]
+        } } }
     })
 }
 
@@ -568,14 +577,11 @@ fn tasks_operation() -> Value {
         "operationId": "list_tasks",
         "summary": "The caller's unfinished tasks, newest first",
         "responses": {
-            "200": {
-                "description": "Each unfinished task of the caller.",
-                "content": { "application/json": { "schema": {
-                    "type": "object",
-                    "properties": { "tasks": { "type": "array", "items": { "$ref": "#/components/schemas/Task" } } },
-                    "required": ["tasks"]
-                } } }
-            },
+            "200": listed(
+                "Each unfinished task of the caller.",
+                "tasks",
+                json!({ "$ref": "#/components/schemas/Task" }),
+            ),
             "401": failure(describe(http::UNAUTHORIZED), &[]),
             "503": failure(describe(http::UNAVAILABLE), &[codes::UNAVAILABLE]),
         }
