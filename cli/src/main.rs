@@ -1,8 +1,10 @@
-//! `toolspec`: make a crate, check spec folders, list their tools, print their canonical
-//! schemas, print each provider's native tool definitions exactly as the runtime's adapters
-//! declare them, print the Rust file a build generates and the handlers to write.
+//! `toolspec`: make a crate, check spec folders (and their drift from a contract lock), list
+//! their tools, print their canonical schemas, print each provider's native tool definitions
+//! exactly as the runtime's adapters declare them, print the Rust file a build generates and
+//! the handlers to write.
 
 mod declare;
+mod lock;
 mod new;
 
 use std::io::Write;
@@ -52,6 +54,21 @@ enum SpecsCommand {
         /// The specs directory.
         #[arg(default_value = "specs")]
         dir: PathBuf,
+        /// Also compare the tools with the lock (`DIR/toolspec.lock`) and classify every
+        /// difference: exit 1 when one is breaking or needs review.
+        #[arg(long)]
+        locked: bool,
+    },
+    /// Write the contract lock, `DIR/toolspec.lock`: per tool and adapter what it publishes
+    /// (names, schemas per dialect, hints, scopes, errors, task and confirm settings).
+    Lock {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+        /// Rewrite a lock the specs differ from (refused while a breaking change is in a tool
+        /// whose `version` was not raised).
+        #[arg(long)]
+        update: bool,
     },
     /// List tools with their names on each adapter.
     List {
@@ -124,7 +141,8 @@ fn main() -> ExitCode {
 /// A command over the specs folder it names: the project read and checked, then the command.
 fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
     let dir = match &command {
-        SpecsCommand::Check { dir }
+        SpecsCommand::Check { dir, .. }
+        | SpecsCommand::Lock { dir, .. }
         | SpecsCommand::List { dir, .. }
         | SpecsCommand::Schema { dir, .. }
         | SpecsCommand::Emit { dir }
@@ -148,6 +166,8 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
         return ExitCode::FAILURE;
     }
     match command {
+        SpecsCommand::Check { locked: true, .. } => lock::check(dir, &project),
+        SpecsCommand::Lock { update, .. } => lock::write(dir, &project, update),
         SpecsCommand::Check { .. } => {
             let n = project.tools().len();
             eprintln!(

@@ -35,6 +35,7 @@ mod describe;
 mod diagnostic;
 mod emit;
 mod error;
+pub mod lock;
 mod openapi;
 mod parallel;
 mod pattern;
