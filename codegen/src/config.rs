@@ -115,6 +115,10 @@ impl Config {
     /// compile reads changed since the last successful one into the same folder, and the file
     /// is as that one left it, no stage runs and the file is left untouched; otherwise only the
     /// tool modules whose tool changed are emitted again.
+    ///
+    /// A project whose `toolspec.yaml` says `contract_lock: required` fails to compile when its
+    /// tools differ from `toolspec.lock` by a change that is breaking or needs review (see
+    /// [`lock`](crate::lock)).
     pub fn compile(&self, specs_dir: impl AsRef<Path>) -> Result<Compiled, Error> {
         let dir = specs_dir.as_ref();
         let in_build_script =
@@ -127,7 +131,14 @@ impl Config {
             print_lines(&mut lines);
         }
         let display = self.display(dir);
-        let scanned = self.scan(dir, &display)?;
+        let mut scanned = self.scan(dir, &display)?;
+        // The contract lock, which the build checks when the project requires it: what the
+        // compile reads, so it is watched and in the cache's digest.
+        let lock_path = dir.join(crate::lock::LOCK_FILE_NAME);
+        let lock = std::fs::read_to_string(&lock_path).ok();
+        if lock.is_some() {
+            scanned.watched.push(lock_path);
+        }
         if rerun {
             for path in &scanned.watched {
                 lines.push_str(&format!("cargo::rerun-if-changed={}\n", path.display()));
@@ -137,7 +148,7 @@ impl Config {
         let output = self
             .output_dir()
             .map(|out_dir| out_dir.join(self.output_name()));
-        let options = format!("{self:?} shown as {display:?}");
+        let options = format!("{self:?} shown as {display:?}, locked as {lock:?}");
         let cache = output
             .as_deref()
             .filter(|_| scanned.diagnostics.is_empty())
@@ -157,6 +168,10 @@ impl Config {
         }
         let mut project = project::build(&scanned.sources, &scanned.dirs, &display);
         project.diagnostics.extend(scanned.diagnostics);
+        if !project.has_errors() {
+            let drift = crate::lock::enforce(&project, lock.as_deref());
+            project.diagnostics.extend(drift);
+        }
         let warnings: Vec<Diagnostic> = project
             .diagnostics
             .iter()

@@ -45,6 +45,9 @@ pub enum Kind {
     /// Something a spec writes that nothing uses (a `message` that none of the tool's adapters
     /// shows): a warning.
     Unused,
+    /// A change of a tool's contract that the contract lock does not hold, in a project whose
+    /// build requires it (`contract_lock: required`).
+    Drift,
 }
 
 impl Kind {
@@ -70,11 +73,12 @@ impl Kind {
             Self::Unsupported => "unsupported",
             Self::Dialect => "dialect",
             Self::Unused => "unused",
+            Self::Drift => "drift",
         }
     }
 
     /// Every kind, in declaration order.
-    pub(crate) const ALL: [Kind; 19] = [
+    pub(crate) const ALL: [Kind; 20] = [
         Self::Syntax,
         Self::Unreadable,
         Self::UnknownKey,
@@ -94,6 +98,7 @@ impl Kind {
         Self::Unsupported,
         Self::Dialect,
         Self::Unused,
+        Self::Drift,
     ];
 
     /// The kind whose [`code`](Self::code) is `code`.
@@ -129,7 +134,8 @@ mod tests {
             | Kind::ToolRoot
             | Kind::Unsupported
             | Kind::Dialect
-            | Kind::Unused => true,
+            | Kind::Unused
+            | Kind::Drift => true,
         };
         assert!(Kind::ALL.into_iter().all(listed));
         for kind in Kind::ALL {

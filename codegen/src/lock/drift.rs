@@ -23,6 +23,7 @@ use toolspec_vocab::hints::{DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD, READ_ONLY};
 use crate::lock::schema::{self, Change, Side};
 use crate::lock::{Lock, LockedAdapter, LockedTool};
 use crate::project::{Project, Tool};
+use crate::source::{Pos, Span};
 use crate::spec::field::{Field, FieldType};
 
 /// How a difference affects the tool's clients.
@@ -57,6 +58,8 @@ pub struct Finding {
     pub file: String,
     pub line: u32,
     pub col: u32,
+    /// What it points at in the spec, when it points at something there.
+    pub span: Option<Span>,
     /// What changed, in words.
     pub what: String,
     /// The lock's value, in JSON, when there was one.
@@ -167,6 +170,7 @@ pub fn drift(lock: &Lock, lock_text: &str, lock_file: &str, project: &Project) -
             file: lock_file.to_owned(),
             line,
             col: 1,
+            span: None,
             what: format!("was removed (its spec was `{}`)", old.spec),
             locked: None,
             raised: None,
@@ -491,21 +495,23 @@ impl<'a> Place<'a> {
 
     /// A finding at the spec's top-level `key` (the file's start without one).
     fn push(&mut self, class: Class, key: Option<&str>, what: String, locked: Option<Json>) {
-        let at = key.and_then(|k| self.key(k)).unwrap_or((1, 1));
+        let at = key.and_then(|k| self.key(k));
         self.add(class, at, what, locked.as_ref());
     }
 
-    /// A finding at `at`, unless it was said already.
-    fn add(&mut self, class: Class, (line, col): (u32, u32), what: String, locked: Option<&Json>) {
+    /// A finding at `at` (the file's start without it), unless it was said already.
+    fn add(&mut self, class: Class, at: Option<Span>, what: String, locked: Option<&Json>) {
         if !self.said.insert((class, what.clone())) {
             return;
         }
+        let (line, col) = at.map_or((1, 1), |span| (span.start.line, span.start.col));
         self.found.push(Finding {
             class,
             tool: self.tool.name().to_owned(),
             file: self.tool.spec.file.clone(),
             line,
             col,
+            span: at,
             what,
             locked: locked.map(|v| shorten(&v.to_string())),
             raised: None,
@@ -518,9 +524,7 @@ impl<'a> Place<'a> {
             Side::Input => ("expects", &self.tool.spec.expects),
             Side::Output => ("exposes", &self.tool.spec.exposes),
         };
-        let at = field(fields, &change.path)
-            .or_else(|| self.key(key))
-            .unwrap_or((1, 1));
+        let at = field(fields, &change.path).or_else(|| self.key(key));
         let place = match (change.path.is_empty(), side) {
             (true, Side::Input) => "its input".to_owned(),
             (true, Side::Output) => "its output".to_owned(),
@@ -531,12 +535,25 @@ impl<'a> Place<'a> {
         self.add(change.class, at, what, change.locked.as_ref());
     }
 
-    /// The line and column of the spec's top-level `key:`.
-    fn key(&self, key: &str) -> Option<(u32, u32)> {
+    /// Where the spec's top-level `key` is written.
+    fn key(&self, key: &str) -> Option<Span> {
         let text = self.project.sources().get(&self.tool.spec.file)?;
-        let prefix = format!("{key}:");
-        let index = text.lines().position(|l| l.starts_with(&prefix))?;
-        Some((index as u32 + 1, 1))
+        let mut offset = 0;
+        for (index, line) in text.split_inclusive('\n').enumerate() {
+            if line.strip_prefix(key).is_some_and(|l| l.starts_with(':')) {
+                let at = |col: usize| Pos {
+                    line: index as u32 + 1,
+                    col: col as u32 + 1,
+                    offset: offset + col,
+                };
+                return Some(Span {
+                    start: at(0),
+                    end: at(key.len()),
+                });
+            }
+            offset += line.len();
+        }
+        None
     }
 
     /// The findings; a breaking one with the versions, when the spec raised its own.
@@ -550,11 +567,11 @@ impl<'a> Place<'a> {
     }
 }
 
-/// The position of the field at `path` below `fields`, or of the deepest one on the way.
-fn field(fields: &[Field], path: &[String]) -> Option<(u32, u32)> {
+/// Where the field at `path` below `fields` is written, or the deepest one on the way.
+fn field(fields: &[Field], path: &[String]) -> Option<Span> {
     let (first, rest) = path.split_first()?;
     let found = fields.iter().find(|f| &f.name == first)?;
-    let here = (found.span.start.line, found.span.start.col);
+    let here = found.span;
     let deeper = match (&found.ty, rest.split_first()) {
         (FieldType::Object(inner), Some(_)) => field(inner, rest),
         (FieldType::Array(item) | FieldType::Map(item), Some((step, after)))

@@ -26,7 +26,10 @@ use toolspec_vocab::Dialect;
 use toolspec_vocab::descriptor::{Descriptor, ToolKind};
 
 use crate::derive::dialect::members::binding_dialect;
+use crate::diagnostic::Diagnostic;
+use crate::diagnostic::kind::Kind;
 use crate::project::{Project, Tool};
+use crate::read::syntax::CONFIG_FILE;
 
 pub use drift::{Class, Drift, Finding, drift};
 
@@ -251,6 +254,59 @@ impl LockedTool {
         let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
         format!("sha256:{hex}")
     }
+}
+
+/// What the build of a project whose config says `contract_lock: required` reports about
+/// its lock (`text`, when the file is there): an error when it is missing or does not read,
+/// and one at the spec's line for each change that is breaking or needs review (compatible
+/// changes pass: `toolspec check --locked` lists them).
+pub(crate) fn enforce(project: &Project, text: Option<&str>) -> Vec<Diagnostic> {
+    let Some(required) = project.config.contract_lock else {
+        return Vec::new();
+    };
+    let root = project.display_root();
+    let (config, shown) = (
+        format!("{root}/{CONFIG_FILE}"),
+        format!("{root}/{LOCK_FILE_NAME}"),
+    );
+    let refused = |message: String| {
+        Diagnostic::error(Kind::Drift, &config, Some(required), message)
+            .with_label("the build requires the lock")
+            .with_help(format!(
+                "`toolspec lock {root}` writes it from the specs, to review and commit"
+            ))
+    };
+    let Some(text) = text else {
+        return vec![refused(format!("there is no contract lock at {shown}"))];
+    };
+    let lock = match Lock::parse(text) {
+        Ok(lock) => lock,
+        Err(e) => return vec![refused(format!("{shown} is not a contract lock: {e}"))],
+    };
+    let drift = drift(&lock, text, &shown, project);
+    drift
+        .findings
+        .iter()
+        .filter(|f| f.class != Class::Compatible)
+        .map(|f| {
+            let mut d = Diagnostic::error(Kind::Drift, &f.file, f.span, format!("`{}` {}", f.tool, f.what))
+                .with_label(match f.class {
+                    Class::Breaking => "a breaking change",
+                    _ => "a change to review",
+                });
+            if let Some(locked) = &f.locked {
+                d = d.with_note(format!("locked: {locked}"));
+            }
+            if let Some((old, new)) = f.raised {
+                d = d.with_note(format!("the tool's version was raised from {old} to {new}"));
+            }
+            let help = match (f.class, f.raised) {
+                (Class::Breaking, None) => "undo it, or raise the tool's `version` and record it with `toolspec lock --update`",
+                _ => "review it, then record it with `toolspec lock --update`",
+            };
+            d.with_help(help)
+        })
+        .collect()
 }
 
 /// A value that is there, `null` included (serde reads a `null` option as none).

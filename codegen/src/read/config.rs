@@ -30,6 +30,7 @@ section! {
         Ambient = "ambient",
         Auth = "auth",
         Fallbacks = "fallbacks",
+        ContractLock = "contract_lock",
         Adapters = "adapters",
     }
 }
@@ -68,6 +69,7 @@ pub fn default_config() -> ProjectConfig {
         drop_undeclared_keys: false,
         auth: AuthSpec::default(),
         fallbacks: Fallbacks::default(),
+        contract_lock: None,
     }
 }
 
@@ -132,6 +134,16 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             ConfigKey::Fallbacks => {
                 if let Some(n) = only_key(r, node, "fallbacks", "accept") {
                     config.fallbacks = read_accepted_fallbacks(r, n);
+                }
+            }
+            ConfigKey::ContractLock => {
+                let choices = [("off", false), ("required", true)];
+                let help = "`required`: the build fails on a change of a tool's contract that \
+                            `toolspec.lock` does not hold (`toolspec lock` writes it)";
+                let what = "`contract_lock`";
+                let value = "`contract_lock` value";
+                if let Some(required) = r.choice(node, what, value, &choices, help) {
+                    config.contract_lock = required.then_some(node.span);
                 }
             }
             ConfigKey::Adapters => read_adapters(r, node, directories, &mut config),

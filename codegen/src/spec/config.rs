@@ -67,6 +67,9 @@ pub struct ProjectConfig {
     pub auth: AuthSpec,
     /// `fallbacks.accept`: the dialects whose fallbacks are accepted (not warned about).
     pub fallbacks: Fallbacks,
+    /// `contract_lock: required`, where it is written: the build fails on a change of a tool's
+    /// contract that `toolspec.lock` does not hold.
+    pub contract_lock: Option<crate::source::Span>,
 }
 
 /// Which dialects' fallbacks the project accepts: `fallbacks: { accept: all }` or
