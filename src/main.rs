@@ -351,6 +351,10 @@ struct ListingOptions {
     /// Serve only the tools with this tag (and of `--module`, when given). Repeatable.
     #[arg(long = "tag", value_name = "TAG")]
     tags: Vec<String>,
+    /// A read-only deployment: serve only the tools that read (hinted `read_only`, query
+    /// tools), their handlers on connections that may only read (calls are still recorded).
+    #[arg(long)]
+    read_only: bool,
 }
 
 impl ListingOptions {
@@ -474,8 +478,16 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             limits,
             request_state_keys,
         } => {
-            let store = open(&cli.database).await?;
+            let mut store = open(&cli.database).await?;
+            if listing.read_only {
+                let reading = store.read_only(&cli.database.db, cli.database.db_timeout);
+                store = reading.await.context("could not open the store to read only")?;
+            }
             let registry = toolspec_store::registry(store.clone()).with_limits(limits.limits());
+            let registry = match listing.read_only {
+                true => registry.read_only(),
+                false => registry,
+            };
             let registry = match (limits.no_rate_limit, limits.shared_rate_limits) {
                 (true, _) => registry.with_rate_limit(None),
                 (false, true) => registry.with_shared_rate_limits(),

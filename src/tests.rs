@@ -56,6 +56,7 @@ on_both_databases!(
     a_repeated_refund_runs_once_and_answers_alike,
     explain_reports_once_and_lock_without_taking_them,
     every_call_is_recorded_with_sensitive_values_redacted,
+    a_handler_on_read_only_connections_that_writes_fails_and_writes_nothing,
 );
 
 /// New orders are placed at this time in tests.
@@ -66,6 +67,7 @@ const NOW: &str = "2026-03-01T12:00:00+01:00";
 struct Fixture {
     harness: Harness,
     store: Store,
+    location: Location,
     backing: Backing,
 }
 
@@ -94,6 +96,7 @@ impl Fixture {
         Self {
             harness: Harness::new(crate::registry(store.clone())).at(NOW),
             store,
+            location: location.clone(),
             backing,
         }
     }
@@ -980,4 +983,46 @@ async fn the_harness_calls_with_typed_input_and_reads_what_the_trail_recorded() 
         ],
         "newest first"
     );
+}
+
+/// The store of a read-only deployment: its handlers' connections may only read. A handler
+/// that writes anyway (here a writing tool left in the registry, to reach one) fails loudly,
+/// nothing is written, and the call is still recorded.
+async fn a_handler_on_read_only_connections_that_writes_fails_and_writes_nothing(f: &Fixture) {
+    let timeout = std::time::Duration::from_secs(5);
+    let reading = (f.store.read_only(&f.location, timeout).await).expect("opens to read only");
+    let harness = Harness::new(crate::registry(reading.clone())).at(NOW);
+    let customer = Caller::new("customer 1")
+        .with_ambient(AmbientContext::from([("customer_id", 1)]));
+    let calls = harness.as_caller(&customer).confirming();
+    let before = f.store.order_ids(1, None).await.expect("orders");
+
+    let args = json!({"lines": [{"sku": "MUG-001", "quantity": 1}]});
+    let placed = calls.call("orders_place", args).await;
+    let result = placed.result();
+    assert_eq!(placed.to_model_json()["error"], "internal_error", "{:?}", result.value());
+    let why = result.exception.clone().expect("the developer sees why");
+    assert!(
+        why.contains("read-only") || why.contains("readonly") || why.contains("read only"),
+        "the database's refusal: {why}"
+    );
+    let cancelled = calls.call("orders_cancel", json!({"order": 1})).await;
+    assert_eq!(cancelled.to_model_json()["error"], "internal_error");
+
+    // Nothing written: the same orders, order 1 still pending.
+    assert_eq!(f.store.order_ids(1, None).await.expect("orders"), before);
+    // Reads work, and the calls were recorded through the connections that may write.
+    let order = calls.call("orders_get", json!({"order_id": 1})).await.ok();
+    assert_eq!(order["order"]["status"], "pending");
+    let trail = harness.registry().audit().expect("the store records calls");
+    trail.flush().await;
+    let page = toolspec::audit::AuditQuery::default()
+        .read(trail.database())
+        .await
+        .expect("the trail reads");
+    let tools: Vec<&str> = page.records.iter().map(|r| r.tool.as_str()).collect();
+    // The cancellation twice: asked to confirm, then confirmed.
+    let called = ["orders_get", "orders_cancel", "orders_cancel", "orders_place"];
+    assert_eq!(tools, called);
+    reading.close().await;
 }

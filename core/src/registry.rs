@@ -221,6 +221,7 @@ impl RegistryBuilder {
                 clock: crate::clock::Clock::system(),
             },
             worker: std::sync::atomic::AtomicBool::new(false),
+            read_only: false,
         }
     }
 }
@@ -308,6 +309,8 @@ pub struct Registry {
     task_status: Option<&'static Descriptor>,
     /// Whether this process's task worker was started (`Registry::start_tasks`).
     worker: std::sync::atomic::AtomicBool,
+    /// Whether it holds only tools that read ([`Registry::read_only`]).
+    read_only: bool,
 }
 
 impl Registry {
@@ -344,6 +347,11 @@ impl Registry {
                     descriptor,
                 ));
             }
+        }
+        if self.read_only && !descriptor.is_read_only() {
+            return Err(RegistryError::NotReadOnly {
+                tool: descriptor.name.to_string(),
+            });
         }
         let limiter = descriptor.rate_limit.map(Limiter::new);
         // In its place by name, as `index` keeps them; the tools after it move one place up
@@ -477,6 +485,28 @@ impl Registry {
     /// The limits every call's arguments and errors are held to.
     pub fn limits(&self) -> &Limits {
         &self.rules.limits
+    }
+
+    /// This registry for a read-only deployment: only the tools that read
+    /// ([`Descriptor::is_read_only`]: query tools, the built-in ones, and tools hinted
+    /// `read_only` on every adapter) are kept, so that every adapter built from it lists,
+    /// explains and calls only those, and the HTTP API's OpenAPI document leaves out the
+    /// others; a tool added later that may write is refused. What the kept tools do with a
+    /// database is the database's to refuse: give their handlers read-only connections
+    /// (`toolspec::sql::read_only`).
+    pub fn read_only(mut self) -> Self {
+        self.entries.retain(|entry| entry.descriptor.is_read_only());
+        (self.by_name, self.by_adapter) = index(&mut self.entries);
+        let kept = |d: &Descriptor| self.entries.iter().any(|e| std::ptr::eq(e.descriptor, d));
+        self.task_status = self.task_status.filter(|d| kept(d));
+        self.task_tools &= self.entries.iter().any(|e| e.descriptor.task.is_some());
+        self.read_only = true;
+        self
+    }
+
+    /// Whether it serves a read-only deployment ([`read_only`](Self::read_only)).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     /// The project configuration the tools were compiled with.

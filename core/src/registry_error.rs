@@ -30,6 +30,12 @@ pub enum RegistryError {
         /// The tools that ask their user.
         tools: Vec<String>,
     },
+    /// A tool that may write was added to a read-only registry
+    /// ([`Registry::read_only`](crate::Registry::read_only)).
+    NotReadOnly {
+        /// The tool.
+        tool: String,
+    },
     /// A tool defined at run time cannot be served so ([`Registry::with_tool`](crate::Registry::with_tool)).
     NotInline {
         /// The tool.
@@ -75,6 +81,11 @@ impl fmt::Display for RegistryError {
                     .map(|t| format!("`{t}`"))
                     .collect::<Vec<_>>()
                     .join(", ")
+            ),
+            Self::NotReadOnly { tool } => write!(
+                f,
+                "tool `{tool}` may write (it is not hinted `read_only` on every adapter), and \
+                 the registry serves a read-only deployment"
             ),
             Self::NotInline { tool, reason } => {
                 write!(f, "tool `{tool}` cannot be defined at run time: {reason}")

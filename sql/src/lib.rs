@@ -20,7 +20,8 @@
 //! - `audit`: the audit table's statements;
 //! - `tasks`: the task queue's statements, and the events that wake workers (`events`: in
 //!   the process, and on PostgreSQL `LISTEN`/`NOTIFY` between processes);
-//! - `storage`: the core's traits, implemented by the [`Database`].
+//! - `storage`: the core's traits, implemented by the [`Database`];
+//! - `read_only`: connection options for handlers that may only read (a read-only deployment).
 
 #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
 compile_error!("toolspec-sql needs a backend: enable its `sqlite` or `postgres` feature");
@@ -29,6 +30,7 @@ mod audit;
 mod database;
 mod durable;
 mod query;
+pub mod read_only;
 mod storage;
 mod tasks;
 

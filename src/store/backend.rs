@@ -177,6 +177,44 @@ impl Pool {
         Ok(pool)
     }
 
+    /// Connections to `location` that may only read (`toolspec::read_only`): every statement
+    /// that writes is refused by the database. The store must exist (nothing is created or
+    /// migrated); an in-memory database has no second connection to open.
+    pub(super) async fn open_read_only(
+        location: &Location,
+        acquire_timeout: Duration,
+    ) -> Result<Self, StoreError> {
+        let reading = || format!("opening {location} to read only");
+        match location {
+            Location::Memory => Err(StoreError::Invalid(
+                "a read-only deployment needs a database file or PostgreSQL: an in-memory \
+                 database cannot be opened again, read-only"
+                    .into(),
+            )),
+            Location::File(path) => {
+                let options = SqliteConnectOptions::new()
+                    .filename(path)
+                    .busy_timeout(Duration::from_secs(5));
+                let pool = SqlitePoolOptions::new()
+                    .max_connections(4)
+                    .acquire_timeout(acquire_timeout)
+                    .connect_with(toolspec::read_only::sqlite(options))
+                    .await;
+                Ok(Self::Sqlite(pool.doing(reading)?))
+            }
+            Location::Postgres(url) => {
+                let options = PgConnectOptions::from_str(url)
+                    .doing(|| format!("reading the PostgreSQL URL {location}"))?;
+                let pool = PgPoolOptions::new()
+                    .max_connections(8)
+                    .acquire_timeout(acquire_timeout)
+                    .connect_with(toolspec::read_only::postgres(options))
+                    .await;
+                Ok(Self::Postgres(pool.doing(reading)?))
+            }
+        }
+    }
+
     /// Applies the migrations this database has not had yet (sqlx's migrator: applied ones are
     /// recorded, and on PostgreSQL several processes starting at once take turns).
     pub(super) async fn migrate(&self) -> Result<(), StoreError> {

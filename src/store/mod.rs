@@ -157,7 +157,11 @@ pub enum RefundOutcome {
 /// The example store's database.
 #[derive(Debug, Clone)]
 pub struct Store {
+    /// What the store's own statements (its handlers') run on.
     pool: Pool,
+    /// In a read-only deployment, the connections that may write, for the registry's records
+    /// (audit, `once`, tasks): `pool` then only reads.
+    records: Option<Pool>,
 }
 
 impl Store {
@@ -177,14 +181,30 @@ impl Store {
     ) -> Result<Self, StoreError> {
         let store = Self {
             pool: Pool::open(location, db_timeout).await?,
+            records: None,
         };
         store.seed_if_empty().await?;
         Ok(store)
     }
 
-    /// The database the query tools and `ref` fields read.
+    /// The database the query tools and `ref` fields read, and the registry records in.
     pub fn database(&self) -> toolspec::Database {
-        self.pool.database()
+        self.records.as_ref().unwrap_or(&self.pool).database()
+    }
+
+    /// This store for a read-only deployment (`serve --read-only`): its own statements run on
+    /// connections to `location` (where this store is) that may only read, so that a handler
+    /// that writes fails with the database's refusal and writes nothing; the registry keeps
+    /// recording calls through this store's connections.
+    pub async fn read_only(
+        &self,
+        location: &Location,
+        db_timeout: Duration,
+    ) -> Result<Self, StoreError> {
+        Ok(Self {
+            pool: Pool::open_read_only(location, db_timeout).await?,
+            records: Some(self.records.clone().unwrap_or_else(|| self.pool.clone())),
+        })
     }
 
     /// Drops every table, then recreates and seeds them.
@@ -422,6 +442,9 @@ impl Store {
     /// Closes every connection (waits for those in use).
     pub async fn close(&self) {
         self.pool.close().await;
+        if let Some(records) = &self.records {
+            records.close().await;
+        }
     }
 }
 

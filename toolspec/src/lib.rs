@@ -43,6 +43,10 @@ pub use toolspec_sql::Database;
 /// this one, and no other version of sqlx is needed.
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use toolspec_sql::sqlx;
+/// Connection options that may only read, for the handlers of a read-only deployment
+/// ([`Registry::read_only`]).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use toolspec_sql::read_only;
 
 /// Who an HTTP request comes from, for every adapter served over HTTP (MCP's streamable HTTP,
 /// the HTTP API): an `Authenticator` turns a request into a trusted [`Caller`]

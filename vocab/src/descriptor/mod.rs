@@ -432,6 +432,23 @@ impl Descriptor {
             .unwrap_or(&self.hints)
     }
 
+    /// Whether calling the tool only reads, on every adapter: a query tool or a built-in one,
+    /// or a tool hinted `read_only` whose hints on each adapter say so too. A read-only
+    /// deployment serves these alone.
+    pub fn is_read_only(&self) -> bool {
+        let read_only = |hints: &[Text]| hints.iter().any(|h| h == crate::hints::READ_ONLY);
+        match self.kind {
+            ToolKind::Query | ToolKind::Explain | ToolKind::TaskStatus => true,
+            ToolKind::Action => {
+                read_only(&self.hints)
+                    && self
+                        .adapters
+                        .iter()
+                        .all(|b| b.hints.as_deref().is_none_or(read_only))
+            }
+        }
+    }
+
     /// Whether the tool has `hint` on `adapter` (see [`hints_for`](Self::hints_for)).
     pub fn has_hint_for(&self, adapter: &str, hint: &str) -> bool {
         self.hints_for(adapter).iter().any(|h| h == hint)

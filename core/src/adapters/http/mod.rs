@@ -193,7 +193,7 @@ impl HttpApi {
             .registry
             .project()
             .openapi
-            .map(|document| match self.selected {
+            .map(|document| match self.selected || self.shared.registry.is_read_only() {
                 true => Bytes::from(served_paths(document, &self.shared.catalog)),
                 false => Bytes::from_static(document.as_bytes()),
             });
