@@ -992,15 +992,20 @@ async fn a_handler_on_read_only_connections_that_writes_fails_and_writes_nothing
     let timeout = std::time::Duration::from_secs(5);
     let reading = (f.store.read_only(&f.location, timeout).await).expect("opens to read only");
     let harness = Harness::new(crate::registry(reading.clone())).at(NOW);
-    let customer = Caller::new("customer 1")
-        .with_ambient(AmbientContext::from([("customer_id", 1)]));
+    let customer =
+        Caller::new("customer 1").with_ambient(AmbientContext::from([("customer_id", 1)]));
     let calls = harness.as_caller(&customer).confirming();
     let before = f.store.order_ids(1, None).await.expect("orders");
 
     let args = json!({"lines": [{"sku": "MUG-001", "quantity": 1}]});
     let placed = calls.call("orders_place", args).await;
     let result = placed.result();
-    assert_eq!(placed.to_model_json()["error"], "internal_error", "{:?}", result.value());
+    assert_eq!(
+        placed.to_model_json()["error"],
+        "internal_error",
+        "{:?}",
+        result.value()
+    );
     let why = result.exception.clone().expect("the developer sees why");
     assert!(
         why.contains("read-only") || why.contains("readonly") || why.contains("read only"),
@@ -1022,7 +1027,12 @@ async fn a_handler_on_read_only_connections_that_writes_fails_and_writes_nothing
         .expect("the trail reads");
     let tools: Vec<&str> = page.records.iter().map(|r| r.tool.as_str()).collect();
     // The cancellation twice: asked to confirm, then confirmed.
-    let called = ["orders_get", "orders_cancel", "orders_cancel", "orders_place"];
+    let called = [
+        "orders_get",
+        "orders_cancel",
+        "orders_cancel",
+        "orders_place",
+    ];
     assert_eq!(tools, called);
     reading.close().await;
 }

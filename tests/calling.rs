@@ -640,3 +640,65 @@ async fn a_call_that_asks_its_user_goes_to_the_app_and_on_with_its_answer_never_
         ]
     );
 }
+
+/// A read-only deployment through function calling: each adapter declares only the tools
+/// that read, and a call of a writing tool is a call of an unknown one.
+#[tokio::test]
+async fn a_read_only_registry_declares_and_calls_only_the_tools_that_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let store =
+        toolspec_store::Store::open(&toolspec_store::Location::File(dir.path().join("store.db")))
+            .await
+            .unwrap();
+    let registry = Arc::new(toolspec_store::registry(store).read_only());
+    let names = |tools: Vec<Value>, at: &[&str]| -> Vec<String> {
+        let mut names: Vec<String> = tools
+            .iter()
+            .map(|t| {
+                at.iter()
+                    .fold(t, |v, k| &v[*k])
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let reading = [
+        "customers_me",
+        "explain",
+        "orders_export",
+        "orders_get",
+        "orders_report",
+        "orders_search",
+        "task_status",
+    ];
+    assert_eq!(
+        names(json(openai::tools(&registry)), &["function", "name"]),
+        reading
+    );
+    assert_eq!(names(json(anthropic::tools(&registry)), &["name"]), reading);
+    assert_eq!(names(json(gemini::tools(&registry)), &["name"]), reading);
+
+    let dispatcher = openai::Dispatcher::new(registry);
+    let call = openai::ToolCall {
+        id: "call_1".into(),
+        kind: "function".into(),
+        function: openai::FunctionCall {
+            name: "orders_cancel".into(),
+            arguments: json!({"order": 1}).to_string(),
+        },
+    };
+    let answer = dispatcher.call(&call, &customer(1)).await;
+    let error: Value = serde_json::from_str(&answer.content).unwrap();
+    assert_eq!(error["error"], "unknown_tool", "{error}");
+}
+
+/// Declarations as JSON.
+fn json<T: serde::Serialize>(tools: Vec<T>) -> Vec<Value> {
+    tools
+        .into_iter()
+        .map(|t| serde_json::to_value(t).unwrap())
+        .collect()
+}

@@ -11,6 +11,7 @@ mod http;
 mod query;
 #[path = "../support/raw_http.rs"]
 mod raw_http;
+mod read_only;
 mod stdio;
 mod support;
 mod tasks;

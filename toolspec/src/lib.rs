@@ -39,14 +39,14 @@ pub use toolspec_core::*;
 pub use toolspec_core::storage::NoDatabase as Database;
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use toolspec_sql::Database;
-/// The sqlx [`Database`] is built on (features `sqlite`, `postgres`): build the app's pool with
-/// this one, and no other version of sqlx is needed.
-#[cfg(any(feature = "sqlite", feature = "postgres"))]
-pub use toolspec_sql::sqlx;
 /// Connection options that may only read, for the handlers of a read-only deployment
 /// ([`Registry::read_only`]).
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use toolspec_sql::read_only;
+/// The sqlx [`Database`] is built on (features `sqlite`, `postgres`): build the app's pool with
+/// this one, and no other version of sqlx is needed.
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use toolspec_sql::sqlx;
 
 /// Who an HTTP request comes from, for every adapter served over HTTP (MCP's streamable HTTP,
 /// the HTTP API): an `Authenticator` turns a request into a trusted [`Caller`]

@@ -188,15 +188,12 @@ impl HttpApi {
 
     /// The routes, to serve alone or to merge into an app's own router.
     pub fn router(self) -> Router {
-        let openapi = self
-            .shared
-            .registry
-            .project()
-            .openapi
-            .map(|document| match self.selected || self.shared.registry.is_read_only() {
+        let openapi = self.shared.registry.project().openapi.map(|document| {
+            match self.selected || self.shared.registry.is_read_only() {
                 true => Bytes::from(served_paths(document, &self.shared.catalog)),
                 false => Bytes::from_static(document.as_bytes()),
-            });
+            }
+        });
         let router = match openapi {
             Some(document) => {
                 Router::new().route("/openapi.json", get(move || openapi_json(document.clone())))
