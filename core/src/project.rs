@@ -37,6 +37,9 @@ pub struct Project {
     /// Whether argument keys no schema declares are dropped instead of refused
     /// (`invoker: { undeclared_keys: drop }`).
     pub drop_undeclared_keys: bool,
+    /// Whether a registry serves only the tools that read (`deployment: { read_only: true }`;
+    /// see [`Registry::read_only`](crate::Registry::read_only)).
+    pub read_only: bool,
     /// Authorization: the token issuer and audience, claims → ambient fields, what a caller
     /// without a tool's scopes meets, and every scope the tools require.
     pub auth: AuthConfig,
@@ -68,6 +71,7 @@ impl Project {
         audit: AuditConfig::OFF,
         tasks: TasksConfig::DEFAULT,
         drop_undeclared_keys: false,
+        read_only: false,
         auth: AuthConfig::DEFAULT,
         openapi: None,
         package: None,

@@ -202,7 +202,7 @@ impl RegistryBuilder {
         let task_status = (self.entries.iter())
             .map(|e| e.descriptor)
             .find(|d| d.kind == ToolKind::TaskStatus);
-        Registry {
+        let registry = Registry {
             task_tools,
             task_status,
             project: self.project,
@@ -222,6 +222,10 @@ impl RegistryBuilder {
             },
             worker: std::sync::atomic::AtomicBool::new(false),
             read_only: false,
+        };
+        match self.project.read_only {
+            true => registry.read_only(),
+            false => registry,
         }
     }
 }

@@ -118,6 +118,7 @@ fn project_static(project: &Project, builtins: &[Descriptor], openapi: &str) -> 
     let auth = auth_config(project);
     let openapi = raw_string(openapi);
     let drop_undeclared = config.drop_undeclared_keys;
+    let read_only = config.read_only;
     let builtins = builtins.iter().map(|descriptor| {
         let (name, doc, _) = builtin(descriptor.kind);
         let descriptor = bake(descriptor);
@@ -141,6 +142,7 @@ fn project_static(project: &Project, builtins: &[Descriptor], openapi: &str) -> 
             audit: #audit,
             tasks: #tasks,
             drop_undeclared_keys: #drop_undeclared,
+            read_only: #read_only,
             auth: #auth,
             openapi: ::core::option::Option::Some(OPENAPI),
             // The crate that includes this file.

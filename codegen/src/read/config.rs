@@ -31,6 +31,7 @@ section! {
         Auth = "auth",
         Fallbacks = "fallbacks",
         ContractLock = "contract_lock",
+        Deployment = "deployment",
         Adapters = "adapters",
     }
 }
@@ -70,6 +71,7 @@ pub fn default_config() -> ProjectConfig {
         auth: AuthSpec::default(),
         fallbacks: Fallbacks::default(),
         contract_lock: None,
+        read_only: false,
     }
 }
 
@@ -144,6 +146,13 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
                 let value = "`contract_lock` value";
                 if let Some(required) = r.choice(node, what, value, &choices, help) {
                     config.contract_lock = required.then_some(node.span);
+                }
+            }
+            ConfigKey::Deployment => {
+                if let Some(n) = only_key(r, node, "deployment", "read_only")
+                    && let Some(read_only) = r.bool(n, "`deployment.read_only`")
+                {
+                    config.read_only = read_only;
                 }
             }
             ConfigKey::Adapters => read_adapters(r, node, directories, &mut config),

@@ -70,6 +70,8 @@ pub struct ProjectConfig {
     /// `contract_lock: required`, where it is written: the build fails on a change of a tool's
     /// contract that `toolspec.lock` does not hold.
     pub contract_lock: Option<crate::source::Span>,
+    /// `deployment: { read_only: true }`: the registry serves only the tools that read.
+    pub read_only: bool,
 }
 
 /// Which dialects' fallbacks the project accepts: `fallbacks: { accept: all }` or

@@ -222,6 +222,30 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_read_only_registry_keeps_no_tool_that_may_write() {
+        static READ_ONLY: Project = Project {
+            read_only: true,
+            ..Project::DEFAULT
+        };
+        let registry = Registry::builder(&READ_ONLY).tool(Write).build().unwrap();
+        assert!(registry.is_read_only());
+        assert!(
+            registry.get("write").is_none(),
+            "`write` is not hinted read_only"
+        );
+        assert_eq!(registry.tools().len(), 0);
+
+        let registry = Registry::builder(&Project::DEFAULT)
+            .tool(Write)
+            .build()
+            .unwrap();
+        assert!(registry.get("write").is_some());
+        let registry = registry.read_only();
+        assert!(registry.get("write").is_none());
+        assert!(registry.find("mcp", "write").is_none());
+    }
+
     #[tokio::test]
     async fn an_internal_failure_keeps_its_whole_chain_for_the_developer() {
         let registry = Registry::builder(&Project::DEFAULT)

@@ -1019,6 +1019,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
     audit: ::toolspec::__private::AuditConfig::OFF,
     tasks: ::toolspec::__private::TasksConfig::DEFAULT,
     drop_undeclared_keys: false,
+    read_only: false,
     auth: ::toolspec::__private::AuthConfig {
         issuer: ::core::option::Option::None,
         audience: ::core::option::Option::None,

@@ -965,6 +965,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
     audit: ::toolspec::__private::AuditConfig::OFF,
     tasks: ::toolspec::__private::TasksConfig::DEFAULT,
     drop_undeclared_keys: false,
+    read_only: false,
     auth: ::toolspec::__private::AuthConfig::DEFAULT,
     openapi: ::core::option::Option::Some(OPENAPI),
     package: ::core::option::Option::Some(::toolspec::__private::Package {

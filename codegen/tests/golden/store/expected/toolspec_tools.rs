@@ -2937,6 +2937,7 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
     },
     tasks: ::toolspec::__private::TasksConfig::DEFAULT,
     drop_undeclared_keys: false,
+    read_only: false,
     auth: ::toolspec::__private::AuthConfig {
         issuer: ::core::option::Option::None,
         audience: ::core::option::Option::None,
