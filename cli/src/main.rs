@@ -109,6 +109,23 @@ enum SpecsCommand {
         #[arg(default_value = "specs")]
         dir: PathBuf,
     },
+    /// Write the tool catalog: `OUT/index.html` (a page people read: each tool with its
+    /// inputs, outputs, errors, guards, scopes, hints, adapters and example calls) and
+    /// `OUT/tools.md` (the same in Markdown, for a repository).
+    Docs {
+        /// The specs directory.
+        #[arg(default_value = "specs")]
+        dir: PathBuf,
+        /// The folder to write into (made when missing).
+        #[arg(long, value_name = "OUT")]
+        out: PathBuf,
+        /// The page's title.
+        #[arg(long, default_value = "Tool catalog")]
+        title: String,
+        /// Where the HTTP API is served, for the curl examples.
+        #[arg(long, value_name = "URL", default_value = "http://localhost:8787")]
+        base_url: String,
+    },
     /// Print the `impl Handler` of each action, every method with its signature and a
     /// `todo!()` to replace (query tools run without a handler).
     Stubs {
@@ -146,6 +163,7 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
         | SpecsCommand::List { dir, .. }
         | SpecsCommand::Schema { dir, .. }
         | SpecsCommand::Emit { dir }
+        | SpecsCommand::Docs { dir, .. }
         | SpecsCommand::Stubs { dir, .. } => dir,
     };
     let project = match toolspec_codegen::load(dir) {
@@ -199,6 +217,12 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
             _ => schema(&project, tool.as_deref()),
         },
         SpecsCommand::Emit { .. } => print_text(&toolspec_codegen::generate(&project)),
+        SpecsCommand::Docs {
+            out,
+            title,
+            base_url,
+            ..
+        } => docs(&project, &out, &title, &base_url),
         SpecsCommand::Stubs {
             tool, app, tools, ..
         } => {
@@ -417,6 +441,36 @@ fn strict_preview(
         "cannot_be_strict": cannot,
         "tools": then.native(dialect),
     }))
+}
+
+/// `toolspec docs`: the catalog of the project's tools and its built-in ones, as a server
+/// lists them, written as `index.html` and `tools.md`.
+fn docs(project: &Project, out: &std::path::Path, title: &str, base_url: &str) -> ExitCode {
+    let mut descriptors: Vec<toolspec::Descriptor> =
+        project.tools().iter().map(|t| t.descriptor()).collect();
+    descriptors.extend(project.builtin_descriptors());
+    let docs = toolspec::docs::ToolDocs::new(title, &descriptors).base_url(base_url);
+    let written = std::fs::create_dir_all(out)
+        .and_then(|()| std::fs::write(out.join("index.html"), docs.html()))
+        .and_then(|()| std::fs::write(out.join("tools.md"), docs.markdown()));
+    match written {
+        Ok(()) => {
+            let n = docs.len();
+            let s = if n == 1 { "" } else { "s" };
+            eprintln!(
+                "wrote {n} tool{s} to {}: index.html, tools.md",
+                out.display()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the catalog into {}: {e}",
+                out.display()
+            );
+            ExitCode::from(2)
+        }
+    }
 }
 
 fn print_json(out: &Value) -> ExitCode {

@@ -82,6 +82,7 @@ mod clock;
 mod context;
 mod contract;
 pub mod descriptor;
+pub mod docs;
 mod durable;
 pub mod explain;
 mod failure;

@@ -11,7 +11,8 @@
 //!   request prefers `respond-async` (or, whatever it prefers, when its task is `required`);
 //!   `GET /tasks/{id}`, `DELETE /tasks/{id}` and `GET /tasks` read, cancel and list the
 //!   caller's tasks (`tasks`);
-//! - `GET /openapi.json` is the OpenAPI 3.1 document of all of it, derived at build time.
+//! - `GET /openapi.json` is the OpenAPI 3.1 document of all of it, derived at build time;
+//! - `GET /docs` is the tool catalog page of the caller's tools (`toolspec::docs`).
 //!
 //! Every failure has one shape, `{error, message, details?}`, and a status by its kind
 //! ([`status_of`]): invalid arguments `422`, an unknown tool or one the caller's scopes do not
@@ -208,6 +209,7 @@ impl HttpApi {
             .map(|resource| resource.router());
         let router = router
             .route("/tools", get(list))
+            .route("/docs", get(docs))
             .route(
                 "/tools/{name}",
                 post(call_posted).get(call_queried).fallback(other_method),
@@ -282,6 +284,32 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
     body.push_str("]}");
     let json = HeaderValue::from_static("application/json");
     (StatusCode::OK, [(header::CONTENT_TYPE, json)], body).into_response()
+}
+
+/// `GET /docs`: the tool catalog page of the tools the caller may call (every listed tool
+/// under a challenge, as `GET /tools`), its curl examples pointed at the host it was asked of.
+async fn docs(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
+    let caller = match caller(&shared, &parts).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused,
+    };
+    let challenge = shared.on_missing_scope == MissingScope::Challenge;
+    let visible = shared.catalog.visible((!challenge).then_some(&caller));
+    let title = match shared.registry.project().package {
+        Some(package) => format!("The tools of {}", package.name),
+        None => "Tool catalog".to_owned(),
+    };
+    let page = crate::docs::ToolDocs::new(&title, visible.map(|m| m.descriptor));
+    let host = parts
+        .headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok());
+    let page = match host {
+        Some(host) => page.base_url(&format!("http://{host}")),
+        None => page,
+    };
+    let html = HeaderValue::from_static("text/html; charset=utf-8");
+    (StatusCode::OK, [(header::CONTENT_TYPE, html)], page.html()).into_response()
 }
 
 /// A tool's entry in `GET /tools` as JSON text, serialized once when the API is built: a

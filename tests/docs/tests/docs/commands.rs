@@ -22,7 +22,7 @@ const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 const STORE_RUNS: &[&str] = &["tools", "call", "explain", "init", "audit"];
 
 /// Programs the docs may use besides cargo and the repository's own scripts.
-const EXTERNAL: &[&str] = &["curl", "python3", "npx", "npm"];
+const EXTERNAL: &[&str] = &["curl", "python3", "npx", "npm", "apt-get"];
 
 /// What `cargo` itself takes in the docs: options with a value, then options without.
 const CARGO_VALUED: &[&str] = &[

@@ -1,0 +1,231 @@
+//! The tool catalog: a page people read, built from the tools' descriptors — each tool with
+//! its title and description, its inputs and outputs as tables (types and constraints in
+//! words), its error codes, guards, scopes, hints, task and confirmation settings, the
+//! adapters it is on with its name there, and an example call per adapter (MCP JSON-RPC, the
+//! HTTP API with curl, an OpenAI tool call). Rendered with minijinja as HTML (no script,
+//! landmarks and table headers for screen readers, readable at phone width; every text
+//! escaped) or as Markdown for a repository.
+//!
+//! The HTTP API serves it at `GET /docs` (the caller's tools only, as `GET /tools` lists
+//! them); `toolspec docs` writes it as files.
+
+mod fields;
+
+use std::time::Duration;
+
+use minijinja::Environment;
+use serde::Serialize;
+use serde_json::{Value, json};
+use toolspec_vocab::adapters::{HTTP, MCP, OPENAI};
+
+use crate::descriptor::{Descriptor, ToolKind};
+use fields::{FieldRow, example, rows};
+
+/// The catalog of some tools, ready to render.
+#[derive(Debug, Clone, Serialize)]
+pub struct ToolDocs {
+    title: String,
+    base_url: String,
+    tools: Vec<ToolView>,
+}
+
+/// One tool as the catalog shows it.
+#[derive(Debug, Clone, Serialize)]
+struct ToolView {
+    name: String,
+    anchor: String,
+    title: Option<String>,
+    summary: String,
+    kind: &'static str,
+    inputs: Vec<FieldRow>,
+    outputs: Vec<FieldRow>,
+    errors: Vec<(String, String)>,
+    guards: Vec<(String, String)>,
+    scopes: Vec<String>,
+    hints: Vec<String>,
+    task: Option<String>,
+    confirm: Option<String>,
+    adapters: Vec<(String, String)>,
+    examples: Vec<Example>,
+}
+
+/// An example call on one adapter.
+#[derive(Debug, Clone, Serialize)]
+struct Example {
+    label: &'static str,
+    language: &'static str,
+    code: String,
+}
+
+impl ToolDocs {
+    /// The catalog of `tools` (sorted by name), titled `title`. The example calls of the
+    /// HTTP API go to `http://localhost:8787` until [`base_url`](Self::base_url) says where.
+    pub fn new<'a>(title: &str, tools: impl IntoIterator<Item = &'a Descriptor>) -> Self {
+        let mut tools: Vec<&Descriptor> = tools.into_iter().collect();
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        let mut docs = ToolDocs {
+            title: title.to_owned(),
+            base_url: "http://localhost:8787".to_owned(),
+            tools: Vec::new(),
+        };
+        docs.tools = tools.into_iter().map(|t| docs.view(t)).collect();
+        docs
+    }
+
+    /// Where the HTTP API is served, for its example calls (`https://tools.example.com`).
+    pub fn base_url(mut self, url: &str) -> Self {
+        self.base_url = url.trim_end_matches('/').to_owned();
+        let base = self.base_url.clone();
+        for tool in &mut self.tools {
+            for example in &mut tool.examples {
+                if example.language == "sh" {
+                    example.code = example.code.replace("http://localhost:8787", &base);
+                }
+            }
+        }
+        self
+    }
+
+    /// The number of tools it shows.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether it shows no tool.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// The page as HTML.
+    pub fn html(&self) -> String {
+        self.render("catalog.html", include_str!("catalog.html"))
+    }
+
+    /// The catalog as Markdown.
+    pub fn markdown(&self) -> String {
+        self.render("catalog.md", include_str!("catalog.md"))
+    }
+
+    fn render(&self, name: &'static str, template: &'static str) -> String {
+        let mut env = Environment::new();
+        // `.html` templates escape every value; Markdown table cells keep to one line.
+        env.add_filter("cell", |text: String| {
+            text.replace('|', "\\|").replace(['\n', '\r'], " ")
+        });
+        let rendered = env
+            .add_template(name, template)
+            .and_then(|()| env.get_template(name))
+            .and_then(|t| t.render(minijinja::value::Serde(&Context { docs: self })));
+        // The templates are the crate's own, checked by its tests: a failure is a bug.
+        rendered.unwrap_or_else(|e| format!("the catalog does not render: {e}"))
+    }
+
+    fn view(&self, tool: &Descriptor) -> ToolView {
+        let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+        let input = parse(&tool.input_schema);
+        let arguments = example(&input, &input, 0);
+        let mut adapters: Vec<(String, String)> = tool
+            .adapters
+            .iter()
+            .filter_map(|b| Some((b.adapter.to_string(), tool.name_for(&b.adapter)?.to_owned())))
+            .collect();
+        adapters.dedup();
+        let mut examples = Vec::new();
+        if let Some(name) = tool.name_for(MCP) {
+            let call = json!({
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": { "name": name, "arguments": arguments },
+            });
+            examples.push(Example {
+                label: "MCP (JSON-RPC)",
+                language: "json",
+                code: pretty(&call),
+            });
+        }
+        if let Some(name) = tool.name_for(HTTP) {
+            let body = arguments.to_string().replace('\'', "'\\''");
+            examples.push(Example {
+                label: "HTTP API (curl)",
+                language: "sh",
+                code: format!(
+                    "curl -X POST {}/tools/{name} \\\n  -H \"authorization: Bearer $TOKEN\" \\\n  -H 'content-type: application/json' \\\n  -d '{body}'",
+                    self.base_url
+                ),
+            });
+        }
+        if let Some(name) = tool.name_for(OPENAI) {
+            let call = json!({
+                "type": "function",
+                "id": "call_1",
+                "function": { "name": name, "arguments": arguments.to_string() },
+            });
+            examples.push(Example {
+                label: "OpenAI tool call",
+                language: "json",
+                code: pretty(&call),
+            });
+        }
+        ToolView {
+            name: tool.name.to_string(),
+            anchor: format!("tool-{}", tool.name),
+            title: tool.title.as_deref().map(str::to_owned),
+            summary: tool.summary.to_string(),
+            kind: match tool.kind {
+                ToolKind::Query => "query",
+                ToolKind::Action => "action",
+                ToolKind::Explain | ToolKind::TaskStatus => "built-in",
+            },
+            inputs: rows(&input),
+            outputs: rows(&parse(&tool.output_schema)),
+            errors: (tool.errors.iter())
+                .map(|e| (e.code.to_string(), e.message.to_string()))
+                .collect(),
+            guards: (tool.guards.iter())
+                .map(|g| (g.name.to_string(), g.description.to_string()))
+                .collect(),
+            scopes: tool.scopes.iter().map(ToString::to_string).collect(),
+            hints: tool.hints.iter().map(ToString::to_string).collect(),
+            task: tool.task.map(|task| {
+                format!(
+                    "runs as a durable task ({}): kept {}, each run up to {}",
+                    task.support.as_str(),
+                    human(task.retention()),
+                    human(task.timeout())
+                )
+            }),
+            confirm: tool.confirm.as_ref().map(|c| match &c.when {
+                Some(when) => format!("asks its user to confirm when {when}: “{}”", c.message),
+                None => format!("asks its user to confirm each call: “{}”", c.message),
+            }),
+            adapters,
+            examples,
+        }
+    }
+}
+
+/// What the templates see.
+#[derive(Serialize)]
+struct Context<'a> {
+    docs: &'a ToolDocs,
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// `24h`, `90s`, `10m`.
+fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0 => format!("{}ms", d.as_millis()),
+        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s % 3600 == 0 => format!("{}h", s / 3600),
+        s if s % 60 == 0 => format!("{}m", s / 60),
+        s => format!("{s}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
