@@ -3,26 +3,15 @@
 //! folder writes, re-emitting only the modules of the tools that changed; a failing compile
 //! reports its errors as without a cache, and records nothing.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
+use support::copy_dir;
 use toolspec_codegen::{Compiled, Config, Error, Reuse};
 
 fn manifest_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Copies the folder `from` into `to`.
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("a folder");
-    for entry in std::fs::read_dir(from).expect("a readable folder") {
-        let entry = entry.expect("an entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copied");
-        }
-    }
 }
 
 /// A specs folder: the example store's, and a tool whose `message` no adapter shows (a

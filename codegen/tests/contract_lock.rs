@@ -3,8 +3,11 @@
 //! sees a change of the lock alone (the lock is in the cache's digest), and names a missing
 //! lock or a wrong setting.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 
+use support::copy_dir;
 use toolspec_codegen::lock::LOCK_FILE_NAME;
 use toolspec_codegen::{Config, Error};
 
@@ -19,19 +22,6 @@ fn project() -> tempfile::TempDir {
     let text = std::fs::read_to_string(&config).expect("the config");
     std::fs::write(&config, format!("{text}contract_lock: required\n")).expect("written");
     dir
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("a folder");
-    for entry in std::fs::read_dir(from).expect("a readable folder") {
-        let entry = entry.expect("an entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copied");
-        }
-    }
 }
 
 /// The rendered errors of a compile, or `None` when it succeeds.

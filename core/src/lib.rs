@@ -55,6 +55,7 @@
 //!   at run time (`inline`: a handler over JSON);
 //! - `worker`: the registry's task methods and the worker that runs stored tasks;
 //! - `catalog`: one adapter's members, each with its declaration and its registered tool;
+//!   [`docs`]: the tool catalog page people read (HTML or Markdown), of some descriptors;
 //! - `adapters`: MCP, the HTTP API, function calling (OpenAI, Anthropic, Gemini) and rig, each
 //!   behind its feature and re-exported here; nothing else depends on them;
 //! - [`audit`]: the audit trail's public face (its records and the trail), [`inline`]: tools

@@ -20,32 +20,12 @@ use std::fmt;
 use serde_json::Value as Json;
 use toolspec_vocab::hints::{DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD, READ_ONLY};
 
+use crate::lock::class::Class;
+use crate::lock::model::{Lock, LockedAdapter, LockedTool};
 use crate::lock::schema::{self, Change, Side};
-use crate::lock::{Lock, LockedAdapter, LockedTool};
 use crate::project::{Project, Tool};
 use crate::source::{Pos, Span};
 use crate::spec::field::{Field, FieldType};
-
-/// How a difference affects the tool's clients.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Class {
-    /// A client written against the lock may fail.
-    Breaking,
-    /// Clients keep working, but someone must approve it (new surface, weaker guarantees).
-    NeedsReview,
-    /// Nothing a client relies on changed.
-    Compatible,
-}
-
-impl fmt::Display for Class {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Self::Breaking => "breaking",
-            Self::NeedsReview => "needs review",
-            Self::Compatible => "compatible",
-        })
-    }
-}
 
 /// One difference between the specs and the lock.
 #[derive(Debug, Clone, PartialEq)]

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value as Json;
 
-use crate::lock::drift::Class;
+use crate::lock::class::Class;
 
 /// Which side of the tool a schema describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +83,15 @@ impl<'a> Walk<'a> {
         match self.side {
             Side::Input => narrowed,
             Side::Output => !narrowed,
+        }
+    }
+
+    /// A change that narrows (or widens) what a value may be: breaking where a client may
+    /// break on it, else `otherwise`.
+    fn class(&self, narrowed: bool, otherwise: Class) -> Class {
+        match self.breaks(narrowed) {
+            true => Class::Breaking,
+            false => otherwise,
         }
     }
 
@@ -168,11 +177,7 @@ impl<'a> Walk<'a> {
                 let added: Vec<&Json> = b.iter().filter(|v| !a.contains(v)).collect();
                 let locked = old.get("enum").or(old.get("const"));
                 if !gone.is_empty() {
-                    let class = if self.breaks(true) {
-                        Class::Breaking
-                    } else {
-                        Class::Compatible
-                    };
+                    let class = self.class(true, Class::Compatible);
                     let verb = if self.side == Side::Input {
                         "no longer accepts"
                     } else {
@@ -189,11 +194,7 @@ impl<'a> Walk<'a> {
                 }
             }
             (None, Some(b)) => {
-                let class = if self.breaks(true) {
-                    Class::Breaking
-                } else {
-                    Class::Compatible
-                };
+                let class = self.class(true, Class::Compatible);
                 self.push(
                     class,
                     path,
@@ -202,10 +203,9 @@ impl<'a> Walk<'a> {
                 );
             }
             (Some(_), None) => {
-                let class = if self.breaks(false) {
-                    Class::NeedsReview
-                } else {
-                    Class::Compatible
+                let class = match self.breaks(false) {
+                    true => Class::NeedsReview,
+                    false => Class::Compatible,
                 };
                 let locked = old.get("enum").or(old.get("const"));
                 self.push(
@@ -334,11 +334,7 @@ impl<'a> Walk<'a> {
             } else {
                 "takes other keys"
             };
-            let class = if self.breaks(narrowed) {
-                Class::Breaking
-            } else {
-                Class::Compatible
-            };
+            let class = self.class(narrowed, Class::Compatible);
             self.push(
                 class,
                 path,

@@ -65,3 +65,18 @@ fn write_if_changed(path: &std::path::Path, content: &str) {
     }
     std::fs::write(path, content).expect("written");
 }
+
+/// Copies the folder `from` into `to`.
+#[allow(dead_code)]
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("a folder");
+    for entry in std::fs::read_dir(from).expect("a readable folder") {
+        let entry = entry.expect("an entry");
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copied");
+        }
+    }
+}

@@ -580,13 +580,14 @@ impl Checker {
             }
             return Ok(None);
         }
+        // In a folder of its own: the CLI's with a copy of the store's specs (`lock` and
+        // `docs` write files), the store's with its own database.
         let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let cwd = if cli {
-            self.root.as_path()
-        } else {
-            scratch.path()
-        };
-        let (code, stdout, stderr) = execute(binary, &args, cwd)?;
+        if cli {
+            copy_folder(&self.root.join("specs"), &scratch.path().join("specs"))
+                .map_err(|e| format!("copying the specs: {e}"))?;
+        }
+        let (code, stdout, stderr) = execute(binary, &args, scratch.path())?;
         // `call` and `explain` answer 1 for a tool that fails or could not run; 2 is a usage
         // error, as for every other command.
         let tolerated = matches!(subcommand, Some("call" | "explain")) && code == Some(1);
@@ -595,6 +596,21 @@ impl Checker {
         }
         Ok(Some(stdout))
     }
+}
+
+/// Copies the folder `from` (files and folders) to `to`.
+fn copy_folder(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_folder(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
 }
 
 fn is_assignment(word: &str) -> bool {
