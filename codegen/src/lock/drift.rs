@@ -157,7 +157,9 @@ pub fn drift(lock: &Lock, lock_text: &str, lock_file: &str, project: &Project) -
         });
     }
     for (name, new) in &now.tools {
-        let tool = tools[name.as_str()];
+        let Some(&tool) = tools.get(name.as_str()) else {
+            continue;
+        };
         let mut place = Place::new(project, tool);
         let old_name = renamed.get(name.as_str()).copied().unwrap_or(name);
         let Some(old) = lock.tools.get(old_name) else {
@@ -184,8 +186,9 @@ pub fn drift(lock: &Lock, lock_text: &str, lock_file: &str, project: &Project) -
         if old.fingerprint != new.fingerprint || old.fingerprint != old.digest() {
             compare(old, new, &mut place);
         }
-        let (locked, now) = (old.version.unwrap_or(0), new.version.unwrap_or(0));
-        out.extend(place.finish((now > locked).then_some((locked, now))));
+        // A spec without `version` is version 0.
+        let (was, is) = (old.version.unwrap_or(0), new.version.unwrap_or(0));
+        out.extend(place.finish((is > was).then_some((was, is))));
     }
     Drift { findings: out }
 }

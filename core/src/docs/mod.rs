@@ -22,10 +22,17 @@ use crate::descriptor::{Descriptor, ToolKind};
 use fields::{FieldRow, example, rows};
 
 /// The catalog of some tools, ready to render.
-#[derive(Debug, Clone, Serialize)]
-pub struct ToolDocs {
+#[derive(Debug, Clone)]
+pub struct ToolDocs<'a> {
     title: String,
     base_url: String,
+    tools: Vec<&'a Descriptor>,
+}
+
+/// What the templates see.
+#[derive(Serialize)]
+struct Page<'a> {
+    title: &'a str,
     tools: Vec<ToolView>,
 }
 
@@ -57,32 +64,23 @@ struct Example {
     code: String,
 }
 
-impl ToolDocs {
-    /// The catalog of `tools` (sorted by name), titled `title`. The example calls of the
-    /// HTTP API go to `http://localhost:8787` until [`base_url`](Self::base_url) says where.
-    pub fn new<'a>(title: &str, tools: impl IntoIterator<Item = &'a Descriptor>) -> Self {
+impl<'a> ToolDocs<'a> {
+    /// The catalog of `tools` (shown sorted by name), titled `title`. The example calls of
+    /// the HTTP API go to `http://localhost:8787` until [`base_url`](Self::base_url) says
+    /// where.
+    pub fn new(title: &str, tools: impl IntoIterator<Item = &'a Descriptor>) -> Self {
         let mut tools: Vec<&Descriptor> = tools.into_iter().collect();
         tools.sort_by(|a, b| a.name.cmp(&b.name));
-        let mut docs = ToolDocs {
+        ToolDocs {
             title: title.to_owned(),
             base_url: "http://localhost:8787".to_owned(),
-            tools: Vec::new(),
-        };
-        docs.tools = tools.into_iter().map(|t| docs.view(t)).collect();
-        docs
+            tools,
+        }
     }
 
     /// Where the HTTP API is served, for its example calls (`https://tools.example.com`).
     pub fn base_url(mut self, url: &str) -> Self {
         self.base_url = url.trim_end_matches('/').to_owned();
-        let base = self.base_url.clone();
-        for tool in &mut self.tools {
-            for example in &mut tool.examples {
-                if example.language == "sh" {
-                    example.code = example.code.replace("http://localhost:8787", &base);
-                }
-            }
-        }
         self
     }
 
@@ -112,10 +110,14 @@ impl ToolDocs {
         env.add_filter("cell", |text: String| {
             text.replace('|', "\\|").replace(['\n', '\r'], " ")
         });
+        let page = Page {
+            title: &self.title,
+            tools: self.tools.iter().map(|tool| self.view(tool)).collect(),
+        };
         let rendered = env
             .add_template(name, template)
             .and_then(|()| env.get_template(name))
-            .and_then(|t| t.render(minijinja::value::Serde(&Context { docs: self })));
+            .and_then(|t| t.render(minijinja::value::Serde(&Context { docs: &page })));
         // The templates are the crate's own, checked by its tests: a failure is a bug.
         rendered.unwrap_or_else(|e| format!("the catalog does not render: {e}"))
     }
@@ -205,10 +207,10 @@ impl ToolDocs {
     }
 }
 
-/// What the templates see.
+/// The templates' one variable.
 #[derive(Serialize)]
 struct Context<'a> {
-    docs: &'a ToolDocs,
+    docs: &'a Page<'a>,
 }
 
 fn pretty(value: &Value) -> String {
