@@ -225,8 +225,9 @@ async fn a_selection_offers_the_tools_of_a_tag_only() {
 #[tokio::test]
 async fn a_read_only_registry_offers_and_runs_only_the_tools_that_read() {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&Location::File(dir.path().join("store.db")));
-    let registry = Arc::new(toolspec_store::registry(store.await.unwrap()).read_only());
+    let location = Location::File(dir.path().join("store.db"));
+    let store = Store::open(&location).await.unwrap();
+    let registry = Arc::new(toolspec_store::registry(store).read_only());
     let tools = toolspec::rig::tools(&registry, &ada());
     let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
     assert_eq!(
