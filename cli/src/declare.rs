@@ -50,11 +50,7 @@ impl Declared {
                 let binding = d.binding(adapter)?;
                 let name = d.name_for(adapter)?;
                 let wanted = Dialect::for_member(adapter, &Settings::new(decl, &binding.settings));
-                let dialect = if d.dialect(wanted).is_some() {
-                    wanted
-                } else {
-                    wanted.relaxed()
-                };
+                let (dialect, _) = d.declared_for(adapter, wanted);
                 Some((name, d, dialect))
             })
             .collect();

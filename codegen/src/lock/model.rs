@@ -6,8 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
 use sha2::{Digest as _, Sha256};
-use toolspec_vocab::Dialect;
-use toolspec_vocab::descriptor::{Descriptor, ToolKind};
+use toolspec_vocab::descriptor::ToolKind;
 
 use crate::derive::dialect::members::binding_dialect;
 use crate::project::{Project, Tool};
@@ -161,12 +160,9 @@ impl LockedTool {
             .iter()
             .map(|binding| {
                 let adapter = binding.adapter.as_str();
-                let dialect =
-                    published_dialect(&descriptor, binding_dialect(binding, &project.config));
-                let published = descriptor
-                    .schema_for(adapter, dialect)
-                    .map(parse)
-                    .filter(|schema| *schema != input);
+                let wanted = binding_dialect(binding, &project.config);
+                let (dialect, schema) = descriptor.declared_for(adapter, wanted);
+                let published = Some(parse(schema)).filter(|schema| *schema != input);
                 let locked = LockedAdapter {
                     name: binding.name.clone(),
                     dialect: dialect.name().to_owned(),
@@ -238,15 +234,6 @@ impl LockedTool {
 /// A value that is there, `null` included (serde reads a `null` option as none).
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Json>, D::Error> {
     Json::deserialize(d).map(Some)
-}
-
-/// The dialect an adapter declares a tool in: the one its settings call for, or that one's
-/// non-strict form when the tool has no strict schema (as the runtime's adapters fall back).
-fn published_dialect(descriptor: &Descriptor, wanted: Dialect) -> Dialect {
-    match descriptor.dialect(wanted) {
-        Some(_) => wanted,
-        None => wanted.relaxed(),
-    }
 }
 
 fn sorted_texts<S: AsRef<str>>(texts: &[S]) -> Vec<String> {

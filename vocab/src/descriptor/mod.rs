@@ -501,6 +501,17 @@ impl Descriptor {
         }
     }
 
+    /// The dialect and input schema `adapter` declares the tool with when its settings call
+    /// for `wanted`: that dialect's schema ([`schema_for`](Self::schema_for)), or its
+    /// non-strict form's when the tool has none in it (the explain tool is never strict), else
+    /// the canonical one.
+    pub fn declared_for(&self, adapter: &str, wanted: Dialect) -> (Dialect, &str) {
+        [wanted, wanted.relaxed()]
+            .into_iter()
+            .find_map(|d| self.schema_for(adapter, d).map(|schema| (d, schema)))
+            .unwrap_or((Dialect::Mcp, &self.input_schema))
+    }
+
     /// Whether a call of the tool may ask its user something (`confirm`, `ask`).
     pub fn asks_user(&self) -> bool {
         self.confirm.is_some() || !self.ask.is_empty()

@@ -126,10 +126,7 @@ impl Provider {
                 Dialect::for_member(self.adapter, &Settings::new(decl, &strict[..]))
             }
         };
-        let (dialect, schema) = [wanted, wanted.relaxed()]
-            .into_iter()
-            .find_map(|d| tool.schema_for(self.adapter, d).map(|schema| (d, schema)))
-            .unwrap_or((Dialect::Mcp, &tool.input_schema));
+        let (dialect, schema) = tool.declared_for(self.adapter, wanted);
         let parameters = match serde_json::from_str::<Value>(schema) {
             Ok(Value::Null) => None,
             Ok(parameters) => Some(parameters),
