@@ -14,6 +14,18 @@ async fn registry(dir: &tempfile::TempDir) -> Arc<Registry> {
     Arc::new(toolspec_store::registry(store))
 }
 
+/// The store's tools that only read: what a reader of orders, or a read-only deployment, is
+/// offered.
+const READERS: [&str; 7] = [
+    "customers_me",
+    "explain",
+    "orders_export",
+    "orders_get",
+    "orders_report",
+    "orders_search",
+    "task_status",
+];
+
 fn ada() -> Arc<Caller> {
     Arc::new(Caller::new("ada").with_ambient(AmbientContext::from([("customer_id", 1)])))
 }
@@ -117,18 +129,7 @@ async fn a_caller_sees_only_the_tools_its_scopes_allow() {
     );
     let tools = toolspec::rig::tools(&registry, &reader);
     let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "customers_me",
-            "explain",
-            "orders_export",
-            "orders_get",
-            "orders_report",
-            "orders_search",
-            "task_status"
-        ]
-    );
+    assert_eq!(names, READERS);
     // A tool wrapped for this caller anyway still refuses, as if it did not exist.
     let cancel = toolspec::rig::wrap(&registry, "orders_cancel", &reader).unwrap();
     let refused = cancel
@@ -230,17 +231,6 @@ async fn a_read_only_registry_offers_and_runs_only_the_tools_that_read() {
     let registry = Arc::new(toolspec_store::registry(store).read_only());
     let tools = toolspec::rig::tools(&registry, &ada());
     let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "customers_me",
-            "explain",
-            "orders_export",
-            "orders_get",
-            "orders_report",
-            "orders_search",
-            "task_status"
-        ]
-    );
+    assert_eq!(names, READERS);
     assert!(toolspec::rig::wrap(&registry, "orders_cancel", &ada()).is_none());
 }
