@@ -68,6 +68,7 @@ use crate::task::{Accept, Submitted};
 use crate::user_input::Continuation;
 
 mod access;
+mod catalog_page;
 mod input;
 mod tasks;
 
@@ -100,6 +101,8 @@ struct Shared {
     request_timeout: Duration,
     /// What a caller without a tool's scopes meets.
     on_missing_scope: MissingScope,
+    /// The catalog pages `GET /docs` rendered.
+    pages: catalog_page::CatalogPages,
 }
 
 impl Shared {
@@ -132,6 +135,7 @@ impl HttpApi {
                 max_body_bytes: MAX_BODY_BYTES,
                 request_timeout: REQUEST_TIMEOUT,
                 on_missing_scope,
+                pages: Default::default(),
             },
             host_policy: None,
             selected: false,
@@ -287,29 +291,33 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
 }
 
 /// `GET /docs`: the tool catalog page of the tools the caller may call (every listed tool
-/// under a challenge, as `GET /tools`), its curl examples pointed at the host it was asked of.
+/// under a challenge, as `GET /tools`), its curl examples pointed at the host it was asked of;
+/// rendered once per set of scopes and host.
 async fn docs(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
     let caller = match caller(&shared, &parts).await {
         Ok(caller) => caller,
         Err(refused) => return refused,
     };
     let challenge = shared.on_missing_scope == MissingScope::Challenge;
-    let visible = shared.catalog.visible((!challenge).then_some(&caller));
-    let title = match shared.registry.project().package {
-        Some(package) => format!("The tools of {}", package.name),
-        None => "Tool catalog".to_owned(),
-    };
-    let page = crate::docs::ToolDocs::new(&title, visible.map(|m| m.descriptor));
-    let host = parts
-        .headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok());
-    let page = match host {
-        Some(host) => page.base_url(&format!("http://{host}")),
-        None => page,
-    };
+    let host = (parts.headers.get(header::HOST)).and_then(|h| h.to_str().ok());
+    let key = (
+        (!challenge).then(|| caller.scopes.clone()),
+        host.map(str::to_owned),
+    );
+    let page = shared.pages.page(key, || {
+        let visible = shared.catalog.visible((!challenge).then_some(&caller));
+        let title = match shared.registry.project().package {
+            Some(package) => format!("The tools of {}", package.name),
+            None => "Tool catalog".to_owned(),
+        };
+        let page = crate::docs::ToolDocs::new(&title, visible.map(|m| m.descriptor));
+        match host {
+            Some(host) => page.base_url(&format!("http://{host}")).html(),
+            None => page.html(),
+        }
+    });
     let html = HeaderValue::from_static("text/html; charset=utf-8");
-    (StatusCode::OK, [(header::CONTENT_TYPE, html)], page.html()).into_response()
+    (StatusCode::OK, [(header::CONTENT_TYPE, html)], page).into_response()
 }
 
 /// A tool's entry in `GET /tools` as JSON text, serialized once when the API is built: a
