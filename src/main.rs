@@ -480,10 +480,8 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             let mut store = open(&cli.database).await?;
             if listing.read_only {
-                let reading = store.read_only(&cli.database.db, cli.database.db_timeout);
-                store = reading
-                    .await
-                    .context("could not open the store to read only")?;
+                let reading = store.read_only().await;
+                store = reading.context("could not open the store to read only")?;
             }
             let registry = toolspec_store::registry(store.clone()).with_limits(limits.limits());
             let registry = match listing.read_only {

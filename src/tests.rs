@@ -67,7 +67,6 @@ const NOW: &str = "2026-03-01T12:00:00+01:00";
 struct Fixture {
     harness: Harness,
     store: Store,
-    location: Location,
     backing: Backing,
 }
 
@@ -96,7 +95,6 @@ impl Fixture {
         Self {
             harness: Harness::new(crate::registry(store.clone())).at(NOW),
             store,
-            location: location.clone(),
             backing,
         }
     }
@@ -989,8 +987,7 @@ async fn the_harness_calls_with_typed_input_and_reads_what_the_trail_recorded() 
 /// that writes anyway (here a writing tool left in the registry, to reach one) fails loudly,
 /// nothing is written, and the call is still recorded.
 async fn a_handler_on_read_only_connections_that_writes_fails_and_writes_nothing(f: &Fixture) {
-    let timeout = std::time::Duration::from_secs(5);
-    let reading = (f.store.read_only(&f.location, timeout).await).expect("opens to read only");
+    let reading = f.store.read_only().await.expect("opens to read only");
     let harness = Harness::new(crate::registry(reading.clone())).at(NOW);
     let customer =
         Caller::new("customer 1").with_ambient(AmbientContext::from([("customer_id", 1)]));

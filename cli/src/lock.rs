@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use toolspec_codegen::Project;
-use toolspec_codegen::lock::{Drift, LOCK_FILE_NAME, Lock, drift};
+use toolspec_codegen::lock::{Drift, LOCK_FILE_NAME, Lock, drift_from};
 
 /// The lock beside the specs: its path as shown, and its text if there is one.
 struct OnDisk {
@@ -29,10 +29,11 @@ impl OnDisk {
         }
     }
 
-    /// The drift of `project` from this lock; an error when it does not read.
-    fn drift(&self, text: &str, project: &Project) -> Result<Drift, String> {
+    /// The drift of `project`, whose lock is `now`, from this lock; an error when it does
+    /// not read.
+    fn drift(&self, text: &str, project: &Project, now: &Lock) -> Result<Drift, String> {
         let lock = Lock::parse(text).map_err(|e| format!("{} is not a lock: {e}", self.shown))?;
-        Ok(drift(&lock, text, &self.shown, project))
+        Ok(drift_from(&lock, text, &self.shown, project, now))
     }
 }
 
@@ -51,7 +52,7 @@ pub fn check(dir: &Path, project: &Project) -> ExitCode {
         );
         return ExitCode::FAILURE;
     };
-    let drift = match disk.drift(text, project) {
+    let drift = match disk.drift(text, project, &Lock::of(project)) {
         Ok(drift) => drift,
         Err(e) => {
             eprintln!("error: {e}");
@@ -90,9 +91,10 @@ pub fn write(dir: &Path, project: &Project, update: bool) -> ExitCode {
         Ok(disk) => disk,
         Err(code) => return code,
     };
-    let lock = Lock::of(project).to_text();
+    let now = Lock::of(project);
+    let lock = now.to_text();
     if let Some(text) = &disk.text {
-        match disk.drift(text, project) {
+        match disk.drift(text, project, &now) {
             Ok(drift) if drift.is_empty() && *text == lock => {
                 eprintln!("ok: {} is up to date", disk.shown);
                 return ExitCode::SUCCESS;

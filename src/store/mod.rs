@@ -162,6 +162,9 @@ pub struct Store {
     /// In a read-only deployment, the connections that may write, for the registry's records
     /// (audit, `once`, tasks): `pool` then only reads.
     records: Option<Pool>,
+    /// Where it is, and how long a statement waits for a connection.
+    location: Location,
+    db_timeout: Duration,
 }
 
 impl Store {
@@ -182,6 +185,8 @@ impl Store {
         let store = Self {
             pool: Pool::open(location, db_timeout).await?,
             records: None,
+            location: location.clone(),
+            db_timeout,
         };
         store.seed_if_empty().await?;
         Ok(store)
@@ -193,17 +198,15 @@ impl Store {
     }
 
     /// This store for a read-only deployment (`serve --read-only`): its own statements run on
-    /// connections to `location` (where this store is) that may only read, so that a handler
-    /// that writes fails with the database's refusal and writes nothing; the registry keeps
-    /// recording calls through this store's connections.
-    pub async fn read_only(
-        &self,
-        location: &Location,
-        db_timeout: Duration,
-    ) -> Result<Self, StoreError> {
+    /// new connections to the same database that may only read, so that a handler that writes
+    /// fails with the database's refusal and writes nothing; the registry keeps recording calls
+    /// through this store's connections.
+    pub async fn read_only(&self) -> Result<Self, StoreError> {
         Ok(Self {
-            pool: Pool::open_read_only(location, db_timeout).await?,
+            pool: Pool::open_read_only(&self.location, self.db_timeout).await?,
             records: Some(self.records.clone().unwrap_or_else(|| self.pool.clone())),
+            location: self.location.clone(),
+            db_timeout: self.db_timeout,
         })
     }
 

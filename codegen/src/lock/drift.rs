@@ -116,7 +116,18 @@ impl Drift {
 /// The drift of `project` from `lock`, whose file is shown as `lock_file` (and whose text is
 /// `lock_text`, to place a removed tool on its line).
 pub fn drift(lock: &Lock, lock_text: &str, lock_file: &str, project: &Project) -> Drift {
-    let now = Lock::of(project);
+    drift_from(lock, lock_text, lock_file, project, &Lock::of(project))
+}
+
+/// [`drift`], given `now`, the lock of `project` as it is (built once by a caller that also
+/// writes it).
+pub fn drift_from(
+    lock: &Lock,
+    lock_text: &str,
+    lock_file: &str,
+    project: &Project,
+    now: &Lock,
+) -> Drift {
     let tools: BTreeMap<&str, &Tool> = project.tools().iter().map(|t| (t.name(), t)).collect();
     let mut out = Vec::new();
     // A tool gone from the lock's names whose spec file now holds a tool of another name was

@@ -25,7 +25,7 @@ use crate::project::Project;
 use crate::read::syntax::CONFIG_FILE;
 
 pub use class::Class;
-pub use drift::{Drift, Finding, drift};
+pub use drift::{Drift, Finding, drift, drift_from};
 pub use model::{
     LOCK_FILE_NAME, LOCK_FORMAT, Lock, LockedAdapter, LockedConfirm, LockedTask, LockedTool,
 };
