@@ -252,6 +252,7 @@ impl Tool {
             }),
             task: spec.task,
             rate_limit: spec.rate_limit,
+            result_cap: spec.result_cap,
             confirm: spec.confirm.as_ref().map(|c| Confirm {
                 message: text(&c.message.value),
                 when: c.when.as_ref().map(|w| text(&w.value)),

@@ -15,6 +15,6 @@ pub use toolspec_vocab::descriptor::query::{
 };
 pub use toolspec_vocab::descriptor::{
     AdapterBinding, AskForm, Confirm, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl,
-    RateLimit, TaskDecl, TaskSupport, Text, ToolKind,
+    RateLimit, ResultCap, TaskDecl, TaskSupport, Text, ToolKind,
 };
 pub use toolspec_vocab::query::{ColumnType, FilterOp};

@@ -14,6 +14,7 @@ use toolspec_vocab::codes;
 use uuid::Uuid;
 
 use crate::descriptor::{Descriptor, ToolKind};
+use crate::truncation::Truncation;
 
 /// When a call answered `unavailable` may be tried again: a database that is down is probed
 /// every second, so by then a recovery has been noticed.
@@ -243,6 +244,19 @@ impl ToolError {
     }
 
     /// `internal_error`: the tool's headline only; the cause is for the developer.
+    /// `result_too_large`: the answer does not fit the tool's `cap` and cannot be cut to.
+    pub(crate) fn result_too_large(cap: toolspec_vocab::result_cap::ResultCap) -> Self {
+        let limit = crate::truncation::Limit::from(cap);
+        Self {
+            code: codes::RESULT_TOO_LARGE.into(),
+            message: format!(
+                "The answer is larger than this tool's cap ({cap}) and cannot be cut to fit: \
+                 ask for less."
+            ),
+            details: Some(json!({ "limit": limit })),
+        }
+    }
+
     pub(crate) fn internal(headline: Option<&str>) -> Self {
         Self {
             code: codes::INTERNAL_ERROR.into(),
@@ -267,6 +281,8 @@ pub struct ToolResult {
     /// the id of that call's audit record (the nil id when it was not recorded). The call's
     /// own audit record keeps it as `replay_of`.
     pub replay_of: Option<Uuid>,
+    /// Set when the exposed values were cut to fit the tool's result cap: what was cut.
+    pub truncated: Option<Truncation>,
 }
 
 impl ToolResult {
@@ -323,13 +339,15 @@ impl ToolResult {
             outcome: Err(error),
             exception,
             replay_of: None,
+            truncated: None,
         }
     }
 
-    /// What a model sees: the exposed values, or `{error, message, details}`.
+    /// What a model sees: the exposed values (with the notice of a cut under
+    /// [`ANSWER_KEY`](crate::truncation::ANSWER_KEY)), or `{error, message, details}`.
     pub fn to_model_json(&self) -> Value {
         match &self.outcome {
-            Ok(value) => value.clone(),
+            Ok(value) => crate::truncation::beside(value.clone(), self.truncated.as_ref()),
             Err(error) => serde_json::to_value(error).unwrap_or(Value::Null),
         }
     }

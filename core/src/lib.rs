@@ -102,6 +102,7 @@ pub mod sensitive;
 pub mod storage;
 mod task;
 mod trail;
+pub mod truncation;
 pub mod user_input;
 mod worker;
 
@@ -142,6 +143,7 @@ pub use hooks::{CallInfo, Hook};
 pub use project::Project;
 pub use registry::{RegisteredTool, Registry, RegistryBuilder};
 pub use registry_error::{CallerMismatch, RegistryError, UnknownTool};
+pub use truncation::Truncation;
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::auth::MissingScope;
 pub use toolspec_vocab::{Dialect, codes, settings};
@@ -182,7 +184,7 @@ pub mod inline {
 pub mod tasks {
     pub use crate::task::{
         Accept, MalformedTaskId, POLL_INTERVAL, Submitted, Task, TaskId, TaskStatus,
-        result_from_stored, timestamp,
+        result_from_stored, stored_result, timestamp,
     };
     pub use crate::worker::{MAX_LISTED, TaskError};
 }
@@ -247,7 +249,7 @@ pub mod __private {
         BoxFuture, Contract, DeclaredError, Described, NoGuard, Operation, Outcome,
     };
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
-    pub use crate::descriptor::{AskForm, Confirm, RateLimit, TaskDecl, TaskSupport};
+    pub use crate::descriptor::{AskForm, Confirm, RateLimit, ResultCap, TaskDecl, TaskSupport};
     pub use crate::descriptor::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
     pub use crate::descriptor::{
         ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,

@@ -54,6 +54,9 @@ pub const DECLINED: &str = "declined";
 pub const INVALID_REQUEST_STATE: &str = "invalid_request_state";
 /// The request state sent back has expired: nothing was done; call the tool again.
 pub const REQUEST_STATE_EXPIRED: &str = "request_state_expired";
+/// The answer is larger than the tool's `result_cap` and cannot be cut to fit (one value
+/// larger than the cap, or a cut the output schema refuses): ask for less.
+pub const RESULT_TOO_LARGE: &str = "result_too_large";
 /// The key of an error's details that says, in whole seconds, when a retry may succeed
 /// (`in_progress`, `unavailable`); the HTTP API also sends it as `Retry-After`.
 pub const RETRY_AFTER: &str = "retry_after";
@@ -81,4 +84,5 @@ pub const BUILTIN: &[&str] = &[
     DECLINED,
     INVALID_REQUEST_STATE,
     REQUEST_STATE_EXPIRED,
+    RESULT_TOO_LARGE,
 ];

@@ -61,7 +61,7 @@ pub fn builtin_status(code: &str) -> Option<u16> {
         codes::IN_PROGRESS => IN_PROGRESS,
         codes::UNAVAILABLE => UNAVAILABLE,
         codes::CANCELLED => CANCELLED,
-        codes::INTERNAL_ERROR | codes::QUERY_FAILED => INTERNAL,
+        codes::INTERNAL_ERROR | codes::QUERY_FAILED | codes::RESULT_TOO_LARGE => INTERNAL,
         codes::TASK_REQUIRED => TASK_REQUIRED,
         codes::TOO_MANY_TASKS => TOO_MANY_TASKS,
         codes::RATE_LIMITED => RATE_LIMITED,

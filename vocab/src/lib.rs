@@ -17,6 +17,7 @@
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization;
 //! - [`tasks`]: long-running tools as durable tasks, a tool's `task:` and the project's `tasks:`;
 //! - [`rate`]: a tool's budget of calls per caller;
+//! - [`result_cap`]: how large a tool's answer may get;
 //! - [`user_input`]: what a tool asks its user (`confirm`, `ask`).
 //!
 //! This crate has no dependencies, so a build script gets these rules without the runtime.
@@ -36,6 +37,7 @@ pub mod naming;
 pub mod pointer;
 pub mod query;
 pub mod rate;
+pub mod result_cap;
 pub mod settings;
 pub mod tasks;
 pub mod user_input;

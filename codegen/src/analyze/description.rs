@@ -1,5 +1,6 @@
 //! The description models read: the spec's own, then an action's preconditions, what it asks
-//! its user, and its error codes, or a query tool's filters, sorts and page size.
+//! its user, and its error codes, or a query tool's filters, sorts and page size; last, a cap
+//! on its answers other than the default one.
 
 use toolspec_vocab::query::FilterOp;
 
@@ -16,9 +17,27 @@ pub fn compose_description(spec: &ToolSpec) -> String {
 /// [`compose_description`] with `lead` in place of the spec's own description (an adapter's
 /// `description:`).
 pub fn compose_description_from(spec: &ToolSpec, lead: &str) -> String {
-    if let Some(query) = &spec.query {
-        return query_description(lead, query, |_| true, |_| true);
+    let text = match &spec.query {
+        Some(query) => query_description(lead, query, |_| true, |_| true),
+        None => action_description(spec, lead),
+    };
+    with_cap(spec, text)
+}
+
+/// `text` followed by what the tool's result cap does, when it is not the default one (a
+/// safety net far above what a model reads is not worth its words).
+pub fn with_cap(spec: &ToolSpec, mut text: String) -> String {
+    use toolspec_vocab::result_cap::{ResultCap, description_sentence};
+    if let Some(cap) = spec.result_cap.filter(|cap| *cap != ResultCap::DEFAULT) {
+        text.push('\n');
+        text.push_str(&description_sentence(&cap));
     }
+    text
+}
+
+/// An action's description: `lead`, its preconditions, what it asks, how it is confirmed, its
+/// errors.
+fn action_description(spec: &ToolSpec, lead: &str) -> String {
     let mut text = lead.to_owned();
     if !spec.guards.is_empty() {
         let preconditions: Vec<String> = spec

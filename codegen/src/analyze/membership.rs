@@ -3,7 +3,7 @@
 use toolspec_vocab::membership::{self, Declaration, Grant};
 use toolspec_vocab::settings::SettingValue;
 
-use crate::analyze::description::{compose_description_from, query_description};
+use crate::analyze::description::{compose_description_from, query_description, with_cap};
 use crate::spec::{AdapterOptions, GrantDecl, ProjectConfig, ToolSpec};
 
 /// A tool's membership in one adapter.
@@ -63,7 +63,7 @@ fn view(spec: &ToolSpec, options: Option<&AdapterOptions>) -> Option<View> {
             .map(|s| s.value.clone())
             .filter(|s| sort(s))
             .collect(),
-        description: query_description(&lead, query, filter, sort),
+        description: with_cap(spec, query_description(&lead, query, filter, sort)),
     })
 }
 

@@ -11,6 +11,7 @@ use crate::read::auth::read_auth;
 use crate::read::column::read_column_type;
 use crate::read::durable::read_project_audit;
 use crate::read::rate::read_rate_limit;
+use crate::read::result_cap::read_result_cap;
 use crate::read::reader::{Reader, is_snake_identifier, section};
 use crate::read::task::read_project_tasks;
 use crate::read::yaml::{Node, Value};
@@ -25,6 +26,7 @@ section! {
         Audit = "audit",
         Tasks = "tasks",
         RateLimit = "rate_limit",
+        ResultCap = "result_cap",
         Explain = "explain",
         Invoker = "invoker",
         Ambient = "ambient",
@@ -61,6 +63,7 @@ pub fn default_config() -> ProjectConfig {
         audit: AuditConfig::OFF,
         tasks: toolspec_vocab::tasks::TasksConfig::DEFAULT,
         rate_limit: Some(toolspec_vocab::rate::RateLimit::DEFAULT),
+        result_cap: Some(toolspec_vocab::result_cap::ResultCap::DEFAULT),
         audit_durability: None,
         audit_required_at: None,
         explain_enabled: true,
@@ -113,6 +116,11 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             ConfigKey::RateLimit => {
                 if let Some(limit) = read_rate_limit(r, node, "rate_limit") {
                     config.rate_limit = limit;
+                }
+            }
+            ConfigKey::ResultCap => {
+                if let Some(cap) = read_result_cap(r, node, "result_cap") {
+                    config.result_cap = cap.over(config.result_cap);
                 }
             }
             ConfigKey::Explain => read_explain(r, node, &mut config),

@@ -240,7 +240,7 @@ impl Walk {
             Err(Unread::TooLarge) => {
                 let message = format!(
                     "`{rel}` is larger than {}, the most a spec file may hold",
-                    size(self.max_file_size)
+                    toolspec_vocab::result_cap::Size(self.max_file_size)
                 );
                 let help =
                     "split it into several files, or raise the limit with `Config::max_file_size`";
@@ -289,14 +289,6 @@ fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, Unread> {
     Ok(bytes)
 }
 
-/// A size for messages: `1 MiB`, `512 KiB`, `100 bytes`.
-fn size(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
-        b if b >= 1 << 10 && b % (1 << 10) == 0 => format!("{} KiB", b >> 10),
-        b => format!("{b} bytes"),
-    }
-}
 
 /// The position just after `valid`, the UTF-8 text before a bad byte.
 fn position(valid: &[u8]) -> Span {

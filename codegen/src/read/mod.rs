@@ -15,6 +15,7 @@ pub mod lower;
 pub mod membership;
 pub mod query;
 pub mod rate;
+pub mod result_cap;
 pub mod reader;
 pub mod settings;
 pub mod syntax;

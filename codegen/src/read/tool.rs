@@ -17,6 +17,7 @@ use crate::read::query::{
     read_source,
 };
 use crate::read::rate::read_rate_limit;
+use crate::read::result_cap::{CapWritten, read_result_cap};
 use crate::read::reader::{
     Reader, Section, Spellings, article, check_identifier, section, suggest,
 };
@@ -49,6 +50,7 @@ section! {
         Lock = "lock",
         Task = "task",
         RateLimit = "rate_limit",
+        ResultCap = "result_cap",
         Confirm = "confirm",
         Ask = "ask",
         Audit = "audit",
@@ -188,6 +190,8 @@ struct Draft {
     task: Option<TaskWritten>,
     /// `rate_limit`, as written (`Some(None)`: `off`); the project's when not written.
     rate_limit: Option<Option<toolspec_vocab::rate::RateLimit>>,
+    /// `result_cap`, as written; the project's when not written.
+    result_cap: Option<CapWritten>,
 }
 
 impl Draft {
@@ -214,6 +218,7 @@ impl Draft {
                 lock: None,
                 task: None,
                 rate_limit: None,
+                result_cap: None,
                 confirm: None,
                 ask: Vec::new(),
                 tags: Vec::new(),
@@ -226,6 +231,7 @@ impl Draft {
             audit: AuditWritten::default(),
             task: None,
             rate_limit: None,
+            result_cap: None,
         }
     }
 
@@ -280,6 +286,7 @@ impl Draft {
             ToolKey::Lock => spec.lock = read_lock(r, key_node, node),
             ToolKey::Task => self.task = read_task(r, key_node, node),
             ToolKey::RateLimit => self.rate_limit = read_rate_limit(r, node, "rate_limit"),
+            ToolKey::ResultCap => self.result_cap = read_result_cap(r, node, "result_cap"),
             ToolKey::Confirm => spec.confirm = read_confirm(r, node),
             ToolKey::Ask => spec.ask = read_ask(r, node),
             ToolKey::Audit => self.audit = read_tool_audit(r, node),
@@ -302,6 +309,10 @@ impl Draft {
         spec.audit = resolve_audit(r, &self.audit, config);
         spec.task = self.task.as_ref().map(|t| resolve_task(r, t, config));
         spec.rate_limit = self.rate_limit.unwrap_or(config.rate_limit);
+        spec.result_cap = match self.result_cap {
+            Some(written) => written.over(config.result_cap),
+            None => config.result_cap,
+        };
         match self.query {
             Some(draft) => {
                 let at = first_key_span(root);

@@ -48,6 +48,8 @@ pub struct ProjectConfig {
     pub tasks: toolspec_vocab::tasks::TasksConfig,
     /// `rate_limit`: every tool's budget per caller unless it sets its own (`None`: off).
     pub rate_limit: Option<toolspec_vocab::rate::RateLimit>,
+    /// `result_cap`, over the default: every tool's cap unless it sets its own (`None`: off).
+    pub result_cap: Option<toolspec_vocab::result_cap::ResultCap>,
     /// `audit.durability` as written: what a tool's `required: false` falls back to.
     pub audit_durability: Option<Durability>,
     /// Where `audit.required: true` is written (file and span), for a tool's

@@ -159,6 +159,8 @@ pub struct ToolSpec {
     pub task: Option<toolspec_vocab::tasks::TaskDecl>,
     /// `rate_limit`, over the project's: the budget per caller (`None`: off).
     pub rate_limit: Option<toolspec_vocab::rate::RateLimit>,
+    /// `result_cap`, over the project's: how large an answer may get (`None`: off).
+    pub result_cap: Option<toolspec_vocab::result_cap::ResultCap>,
     /// `confirm` (actions): the user approves each call before it acts.
     pub confirm: Option<ConfirmSpec>,
     /// `ask` (actions): the forms for fields a model leaves out, in spec order.

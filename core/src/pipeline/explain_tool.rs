@@ -57,6 +57,7 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
                 message,
                 exception: None,
                 replay_of: None,
+                truncated: None,
             }
         }
         Err(result) => result,

@@ -104,6 +104,7 @@ fn answer(task: &Task) -> ToolResult {
         message,
         exception: None,
         replay_of: None,
+        truncated: None,
     }
 }
 

@@ -25,6 +25,7 @@ use serde_json::{Map, Value, json};
 
 use crate::context::ProgressUpdate;
 use crate::failure::{ToolError, ToolResult};
+use crate::truncation::Truncation;
 
 /// How often a client is asked to look at a task that has not ended (MCP `pollIntervalMs`).
 pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
@@ -223,6 +224,7 @@ impl Task {
             ),
             exception: None,
             replay_of: None,
+            truncated: None,
         }
     }
 }
@@ -276,8 +278,8 @@ impl Submitted {
     }
 }
 
-/// A result as a task keeps it: the model-facing outcome and message, never the developer's
-/// exception (`{value, message}` or `{error, message}`).
+/// A result as a task keeps it: the model-facing outcome and message, and the notice of a
+/// cut, never the developer's exception (`{value, message, truncated?}` or `{error, message}`).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -285,10 +287,13 @@ struct Stored {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     error: Option<ToolError>,
     message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    truncated: Option<Truncation>,
 }
 
-/// `result` as a task keeps it.
-pub(crate) fn stored_result(result: &ToolResult) -> Value {
+/// `result` as a storage keeps it (a task's result, a `once` key's), never with its
+/// exception; [`result_from_stored`] reads it back.
+pub fn stored_result(result: &ToolResult) -> Value {
     let (value, error) = match &result.outcome {
         Ok(value) => (Some(value.clone()), None),
         Err(error) => (None, Some(error.clone())),
@@ -297,6 +302,7 @@ pub(crate) fn stored_result(result: &ToolResult) -> Value {
         value,
         error,
         message: result.message.clone(),
+        truncated: result.truncated.clone(),
     };
     serde_json::to_value(stored).unwrap_or(Value::Null)
 }
@@ -307,6 +313,7 @@ pub fn result_from_stored(stored: &Value) -> Option<ToolResult> {
         value,
         error,
         message,
+        truncated,
     } = Stored::deserialize(stored).ok()?;
     let outcome = match (value, error) {
         (Some(value), None) => Ok(value),
@@ -318,6 +325,7 @@ pub fn result_from_stored(stored: &Value) -> Option<ToolResult> {
         message,
         exception: None,
         replay_of: None,
+        truncated,
     })
 }
 
@@ -348,6 +356,19 @@ mod tests {
             message: "Exported 3 rows.".into(),
             exception: None,
             replay_of: None,
+            truncated: Some(Truncation {
+                limit: crate::truncation::Limit {
+                    bytes: None,
+                    items: Some(3),
+                },
+                cut: vec![crate::truncation::Cut {
+                    at: "/rows".into(),
+                    kept: 3,
+                    total: 9,
+                    by: crate::truncation::CutBy::Items,
+                }],
+                more: 0,
+            }),
         };
         assert_eq!(result_from_stored(&stored_result(&ok)), Some(ok));
         let failed = ToolResult::failed(

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, SecondsFormat};
-use serde_json::{Value, json};
+use serde_json::Value;
 use uuid::Uuid;
 
 use crate::database::liveness;
@@ -21,7 +21,8 @@ use toolspec_core::OnceStatus;
 use toolspec_core::storage::Key;
 use toolspec_core::storage::StorageError;
 use toolspec_core::storage::{Claimed, OnceClaim, WAIT_FOR_RUNNING};
-use toolspec_core::{ToolError, ToolResult};
+use toolspec_core::ToolResult;
+use toolspec_core::tasks::{result_from_stored, stored_result};
 
 /// A claimed key: this call runs.
 pub(crate) struct Claim {
@@ -214,32 +215,19 @@ async fn read(
     .map_err(|e| database.failed("reading a `once` key", e))
 }
 
-/// The recorded result of a `done` row, naming the record of the call that made it (the nil
-/// id when that call was not recorded).
+/// The recorded result of a `done` row (kept as tasks keep theirs: `stored_result`'s form),
+/// naming the record of the call that made it (the nil id when that call was not recorded).
 fn replay(row: &Row) -> Result<ToolResult, StorageError> {
     let text = row.result.as_deref().unwrap_or("null");
     let stored: Value = serde_json::from_str(text).map_err(|e| {
         StorageError::invalid(format!("a recorded `once` result does not parse: {e}"))
     })?;
-    let message = stored["message"].as_str().unwrap_or_default().to_owned();
-    let outcome = match stored.get("error") {
-        Some(error) => Err(ToolError {
-            code: error["code"]
-                .as_str()
-                .unwrap_or(toolspec_core::codes::INTERNAL_ERROR)
-                .to_owned(),
-            message: error["message"].as_str().unwrap_or_default().to_owned(),
-            details: error.get("details").filter(|d| !d.is_null()).cloned(),
-        }),
-        None => Ok(stored.get("value").cloned().unwrap_or(Value::Null)),
-    };
+    let mut result = result_from_stored(&stored).ok_or_else(|| {
+        StorageError::invalid("a recorded `once` result is neither a value nor an error")
+    })?;
     let record = stored["record"].as_str().and_then(|id| id.parse().ok());
-    Ok(ToolResult {
-        outcome,
-        message,
-        exception: None,
-        replay_of: Some(record.unwrap_or(Uuid::nil())),
-    })
+    result.replay_of = Some(record.unwrap_or(Uuid::nil()));
+    Ok(result)
 }
 
 impl Claim {
@@ -276,18 +264,13 @@ impl Claim {
     async fn record(&self, result: &ToolResult) -> Result<(), StorageError> {
         let now = now_ms();
         let ttl = self.tool.once.as_ref().map_or(0, |once| millis(once.ttl()));
-        let (outcome, mut stored) = match &result.outcome {
-            Ok(value) => (
-                "ok".to_owned(),
-                json!({"value": value, "message": result.message}),
-            ),
-            Err(error) => (
-                error.code.clone(),
-                json!({"error": {"code": error.code, "message": error.message, "details": error.details}, "message": result.message}),
-            ),
+        let outcome = match &result.outcome {
+            Ok(_) => "ok",
+            Err(error) => error.code.as_str(),
         };
+        let mut stored = stored_result(result);
         if let (Some(record), Value::Object(stored)) = (self.record, &mut stored) {
-            stored.insert("record".into(), json!(record));
+            stored.insert("record".into(), Value::String(record.to_string()));
         }
         let stored = stored.to_string();
         on_pool!(self.database, |pool| {

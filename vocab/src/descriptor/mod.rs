@@ -14,6 +14,7 @@ use std::time::Duration;
 use crate::audit::AuditPolicy;
 use crate::dialect::Dialect;
 pub use crate::rate::RateLimit;
+pub use crate::result_cap::ResultCap;
 use crate::settings::SettingValue;
 pub use crate::tasks::{TaskDecl, TaskSupport};
 use query::{QueryDecl, QueryView, RefDecl};
@@ -267,6 +268,8 @@ pub struct Descriptor {
     pub task: Option<TaskDecl>,
     /// `rate_limit`: the budget of calls per caller (`None`: no limit).
     pub rate_limit: Option<RateLimit>,
+    /// `result_cap`: how large an answer may get before it is cut (`None`: no cap).
+    pub result_cap: Option<ResultCap>,
     /// `confirm`: the user is asked to confirm a call before it acts.
     pub confirm: Option<Confirm>,
     /// `ask`: the forms the user is asked to fill in for the fields a model left out, in spec
@@ -351,6 +354,7 @@ impl Descriptor {
             lock: None,
             task: None,
             rate_limit: None,
+            result_cap: None,
             confirm: None,
             ask: Cow::Borrowed(&[]),
         }

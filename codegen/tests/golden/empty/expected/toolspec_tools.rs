@@ -167,6 +167,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };

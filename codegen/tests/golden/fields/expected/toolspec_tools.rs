@@ -287,6 +287,10 @@ pub mod ping {
             burst: 50u32,
             in_flight: 32u32,
         }),
+        result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+            bytes: ::core::option::Option::Some(1048576u64),
+            items: ::core::option::Option::None,
+        }),
         confirm: ::core::option::Option::None,
         ask: ::std::borrow::Cow::Borrowed(&[]),
     };
@@ -1003,6 +1007,10 @@ pub mod kitchen {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
@@ -1181,6 +1189,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };

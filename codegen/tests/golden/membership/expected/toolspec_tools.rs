@@ -206,6 +206,10 @@ pub mod agent {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
@@ -422,6 +426,10 @@ pub mod agent {
                     period_ms: 10000u64,
                     burst: 50u32,
                     in_flight: 32u32,
+                }),
+                result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                    bytes: ::core::option::Option::Some(1048576u64),
+                    items: ::core::option::Option::None,
                 }),
                 confirm: ::core::option::Option::None,
                 ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -657,6 +665,10 @@ pub mod internal {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
@@ -879,6 +891,10 @@ pub mod internal {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
@@ -1022,6 +1038,10 @@ pub mod internal {
                 period_ms: 10000u64,
                 burst: 50u32,
                 in_flight: 32u32,
+            }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -1192,6 +1212,10 @@ pub mod internal {
                 period_ms: 10000u64,
                 burst: 50u32,
                 in_flight: 32u32,
+            }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -1609,6 +1633,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };
@@ -1692,6 +1717,7 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };

@@ -701,6 +701,10 @@ pub mod draw {
             burst: 50u32,
             in_flight: 32u32,
         }),
+        result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+            bytes: ::core::option::Option::Some(1048576u64),
+            items: ::core::option::Option::None,
+        }),
         confirm: ::core::option::Option::None,
         ask: ::std::borrow::Cow::Borrowed(&[]),
     };
@@ -950,6 +954,10 @@ pub mod layout {
             burst: 50u32,
             in_flight: 32u32,
         }),
+        result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+            bytes: ::core::option::Option::Some(1048576u64),
+            items: ::core::option::Option::None,
+        }),
         confirm: ::core::option::Option::None,
         ask: ::std::borrow::Cow::Borrowed(&[]),
     };
@@ -1121,6 +1129,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };

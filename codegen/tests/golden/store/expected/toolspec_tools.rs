@@ -379,6 +379,10 @@ pub mod customers {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
@@ -789,6 +793,10 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::Some(::toolspec::__private::Confirm {
                 message: ::std::borrow::Cow::Borrowed(
                     "Cancel order {{ order.id }} (now {{ order.status }})? A cancelled order cannot be reopened.",
@@ -1093,6 +1101,10 @@ pub mod orders {
                 period_ms: 10000u64,
                 burst: 50u32,
                 in_flight: 32u32,
+            }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -1429,6 +1441,10 @@ pub mod orders {
                 period_ms: 10000u64,
                 burst: 50u32,
                 in_flight: 32u32,
+            }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -1780,6 +1796,10 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
@@ -2115,6 +2135,10 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::Some(::toolspec::__private::Confirm {
                 message: ::std::borrow::Cow::Borrowed(
                     "Refund {% if amount %}{{ amount }} minor units of{% else %}the whole of{% endif %} order {{ order_id }}?",
@@ -2375,6 +2399,10 @@ pub mod orders {
                 period_ms: 60000u64,
                 burst: 5u32,
                 in_flight: 2u32,
+            }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -2912,6 +2940,10 @@ pub mod orders {
                 burst: 50u32,
                 in_flight: 32u32,
             }),
+            result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+                bytes: ::core::option::Option::Some(1048576u64),
+                items: ::core::option::Option::None,
+            }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
         };
@@ -3105,6 +3137,7 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };
@@ -3236,6 +3269,7 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
     lock: ::core::option::Option::None,
     task: ::core::option::Option::None,
     rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };

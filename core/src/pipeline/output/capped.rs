@@ -1,0 +1,617 @@
+//! A handler's output serialized into JSON within its tool's [`ResultCap`]: a
+//! `serde::Serializer` that builds the `Value` as `serde_json::to_value` would, but keeps at
+//! most `items` items of each list and stops keeping a list's items once the answer's bytes
+//! would pass `bytes`, counting (never serializing) the items it leaves out. A 50 MB output
+//! therefore never becomes a 50 MB `Value`: what is built stays near the cap.
+//!
+//! Bytes are counted as compact JSON while the value is built, exactly (a unit test holds it
+//! to `serde_json::to_string`). Only list items can be left out: a string, a map's entry or a
+//! struct's field is kept whole or the answer does not fit. When what follows the lists
+//! (closing fields, other values) does not fit beside them, the lists are given less room and
+//! the output is serialized again, a few times at most.
+
+use std::fmt;
+use std::io;
+
+use serde::ser::{self, Serialize};
+use serde_json::{Map, Value};
+use toolspec_vocab::pointer;
+use toolspec_vocab::result_cap::ResultCap;
+
+use crate::truncation::{Cut, CutBy, MAX_LISTED, Truncation};
+
+/// How many times an output is serialized, giving its lists less room each time, before it
+/// is found too large.
+const ATTEMPTS: usize = 4;
+
+/// An output within its cap: the value, and what was cut when something was.
+#[derive(Debug)]
+pub(crate) struct Capped {
+    pub value: Value,
+    pub truncation: Option<Truncation>,
+}
+
+/// An output that cannot be answered within its cap.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Refused {
+    /// No cut fits: the answer would take at least `bytes` bytes of JSON.
+    TooLarge { bytes: u64 },
+    /// The output does not serialize (a map key that is not a string, a `Serialize` error).
+    Invalid(String),
+}
+
+/// `output` as JSON within `cap`.
+pub(crate) fn to_value<T: Serialize + ?Sized>(output: &T, cap: ResultCap) -> Result<Capped, Refused> {
+    let ceiling = cap.bytes.unwrap_or(u64::MAX);
+    let mut lists = ceiling;
+    for _ in 0..ATTEMPTS {
+        let mut state = State::new(cap.items, ceiling, lists);
+        let value = match output.serialize(Ser { state: &mut state }) {
+            Ok(value) => value,
+            Err(Error::Custom(e)) => return Err(Refused::Invalid(e)),
+            // Only a list's item is refused for its size, and lists keep what they refuse.
+            Err(Error::Over) => return Err(Refused::TooLarge { bytes: state.used }),
+        };
+        if !state.over {
+            return Ok(Capped {
+                value,
+                truncation: state.notice(cap),
+            });
+        }
+        // What follows the lists passed the ceiling: the lists leave it room, or nothing can.
+        let overshoot = state.used - ceiling;
+        if state.list_peak <= overshoot {
+            return Err(Refused::TooLarge { bytes: state.used });
+        }
+        lists = state.list_peak - overshoot;
+    }
+    Err(Refused::TooLarge { bytes: ceiling })
+}
+
+/// What the serializer keeps as it goes.
+struct State {
+    /// The most items kept of a list.
+    items: Option<u32>,
+    /// The most bytes of the whole answer.
+    ceiling: u64,
+    /// The most bytes the answer may take when a list's item ends (the ceiling, or less to
+    /// leave room for what follows the lists).
+    lists: u64,
+    /// The bytes of compact JSON of what is kept so far, closing brackets included.
+    used: u64,
+    /// How many list items the serializer is inside (an item can be left out).
+    within_items: u32,
+    /// Whether the answer passed the ceiling outside any list item: nothing more is kept, but
+    /// bytes are still counted, to know by how much.
+    over: bool,
+    /// The most bytes used when a list item was kept.
+    list_peak: u64,
+    /// The JSON pointer of the value being serialized.
+    path: String,
+    /// The lists cut, the first [`MAX_LISTED`].
+    cuts: Vec<Cut>,
+    /// The lists cut beyond those.
+    more: u64,
+}
+
+impl State {
+    fn new(items: Option<u32>, ceiling: u64, lists: u64) -> Self {
+        Self {
+            items,
+            ceiling,
+            lists,
+            used: 0,
+            within_items: 0,
+            over: false,
+            list_peak: 0,
+            path: String::new(),
+            cuts: Vec::new(),
+            more: 0,
+        }
+    }
+
+    /// Counts `bytes` more: past the room inside a list item, that item is refused.
+    fn add(&mut self, bytes: u64) -> Result<(), Error> {
+        self.used = self.used.saturating_add(bytes);
+        if self.within_items > 0 {
+            if self.used > self.lists {
+                return Err(Error::Over);
+            }
+        } else if self.used > self.ceiling {
+            self.over = true;
+        }
+        Ok(())
+    }
+
+    /// The room a value may take where the serializer is.
+    fn room(&self) -> u64 {
+        if self.within_items > 0 {
+            self.lists
+        } else {
+            self.ceiling
+        }
+    }
+
+    /// Keeps `value` unless nothing more is kept.
+    fn keep(&self, value: Value) -> Value {
+        if self.over { Value::Null } else { value }
+    }
+
+    fn cut(&mut self, kept: u64, total: u64, by: CutBy) {
+        if self.cuts.len() < MAX_LISTED {
+            let at = self.path.clone();
+            self.cuts.push(Cut {
+                at,
+                kept,
+                total,
+                by,
+            });
+        } else {
+            self.more += 1;
+        }
+    }
+
+    fn notice(self, cap: ResultCap) -> Option<Truncation> {
+        (!self.cuts.is_empty()).then(|| Truncation {
+            limit: cap.into(),
+            cut: self.cuts,
+            more: self.more,
+        })
+    }
+
+    /// Serializes `value` at `token` below the current path.
+    fn at<T: Serialize + ?Sized>(&mut self, token: &str, value: &T) -> Result<Value, Error> {
+        let len = self.path.len();
+        self.path.push('/');
+        self.path.push_str(&pointer::escape(token));
+        let value = value.serialize(Ser { state: self });
+        self.path.truncate(len);
+        value
+    }
+}
+
+/// Why serializing stopped.
+#[derive(Debug)]
+enum Error {
+    /// A list item does not fit in the room left.
+    Over,
+    /// The output itself cannot be serialized.
+    Custom(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Over => f.write_str("the item does not fit in the result cap"),
+            Self::Custom(e) => f.write_str(e),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl ser::Error for Error {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        Self::Custom(msg.to_string())
+    }
+}
+
+/// Counts the bytes written to it.
+struct Count(u64);
+
+impl io::Write for Count {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The bytes of `value`'s compact JSON.
+fn json_len<T: Serialize + ?Sized>(value: &T) -> u64 {
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, value) {
+        Ok(()) => count.0,
+        Err(_) => u64::MAX,
+    }
+}
+
+/// The serializer, over the state it shares with the lists and maps it opens.
+struct Ser<'s> {
+    state: &'s mut State,
+}
+
+impl Ser<'_> {
+    /// A scalar: built as serde_json builds it, then counted.
+    fn scalar(self, value: Result<Value, serde_json::Error>) -> Result<Value, Error> {
+        let value = value.map_err(|e| Error::Custom(e.to_string()))?;
+        self.state.add(json_len(&value))?;
+        Ok(self.state.keep(value))
+    }
+}
+
+macro_rules! scalars {
+    ($($method:ident: $ty:ty),* $(,)?) => {
+        $(fn $method(self, v: $ty) -> Result<Value, Error> {
+            self.scalar(serde_json::to_value(v))
+        })*
+    };
+}
+
+impl<'s> ser::Serializer for Ser<'s> {
+    type Ok = Value;
+    type Error = Error;
+    type SerializeSeq = List<'s>;
+    type SerializeTuple = Fixed<'s>;
+    type SerializeTupleStruct = Fixed<'s>;
+    type SerializeTupleVariant = Fixed<'s>;
+    type SerializeMap = Object<'s>;
+    type SerializeStruct = Object<'s>;
+    type SerializeStructVariant = Object<'s>;
+
+    scalars! {
+        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
+        serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
+        serialize_u32: u32, serialize_u64: u64, serialize_u128: u128, serialize_f32: f32,
+        serialize_f64: f64, serialize_char: char, serialize_bytes: &[u8],
+    }
+
+    fn serialize_str(self, v: &str) -> Result<Value, Error> {
+        // A string that cannot fit is counted by its length and never copied.
+        let at_least = v.len() as u64 + 2;
+        if self.state.used.saturating_add(at_least) > self.state.room() {
+            self.state.add(at_least)?;
+            return Ok(Value::Null);
+        }
+        self.state.add(json_len(v))?;
+        Ok(self.state.keep(Value::String(v.to_owned())))
+    }
+
+    fn serialize_none(self) -> Result<Value, Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<Value, Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<Value, Error> {
+        self.state.add(4)?;
+        Ok(Value::Null)
+    }
+
+    fn serialize_unit_struct(self, _name: &'static str) -> Result<Value, Error> {
+        self.serialize_unit()
+    }
+
+    fn serialize_unit_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+    ) -> Result<Value, Error> {
+        self.serialize_str(variant)
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        value: &T,
+    ) -> Result<Value, Error> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<Value, Error> {
+        // `{"variant":…}`
+        self.state.add(json_len(variant) + 3)?;
+        let inner = self.state.at(variant, value)?;
+        let mut map = Map::new();
+        map.insert(variant.to_owned(), inner);
+        Ok(self.state.keep(Value::Object(map)))
+    }
+
+    fn serialize_seq(self, _len: Option<usize>) -> Result<List<'s>, Error> {
+        self.state.add(2)?;
+        Ok(List {
+            state: self.state,
+            items: Vec::new(),
+            kept: 0,
+            left_out: 0,
+            full: None,
+        })
+    }
+
+    fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s>, Error> {
+        Fixed::open(self.state, None)
+    }
+
+    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s>, Error> {
+        Fixed::open(self.state, None)
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Fixed<'s>, Error> {
+        Fixed::open(self.state, Some(variant))
+    }
+
+    fn serialize_map(self, _len: Option<usize>) -> Result<Object<'s>, Error> {
+        Object::open(self.state, None)
+    }
+
+    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Object<'s>, Error> {
+        Object::open(self.state, None)
+    }
+
+    fn serialize_struct_variant(
+        self,
+        _name: &'static str,
+        _index: u32,
+        variant: &'static str,
+        _len: usize,
+    ) -> Result<Object<'s>, Error> {
+        Object::open(self.state, Some(variant))
+    }
+}
+
+/// A list: items are kept while they fit, then counted.
+struct List<'s> {
+    state: &'s mut State,
+    items: Vec<Value>,
+    kept: u64,
+    left_out: u64,
+    /// What stopped the list keeping items.
+    full: Option<CutBy>,
+}
+
+impl ser::SerializeSeq for List<'_> {
+    type Ok = Value;
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let state = &mut *self.state;
+        if self.full.is_none() && state.items.is_some_and(|most| self.kept >= u64::from(most)) {
+            self.full = Some(CutBy::Items);
+        }
+        if self.full.is_some() {
+            self.left_out += 1;
+            return Ok(());
+        }
+        let before = (state.used, state.cuts.len(), state.more);
+        state.within_items += 1;
+        let comma = u64::from(self.kept > 0);
+        let item = match state.add(comma) {
+            Ok(()) => state.at(&self.kept.to_string(), value),
+            Err(e) => Err(e),
+        };
+        state.within_items -= 1;
+        match item {
+            Ok(item) => {
+                if !state.over {
+                    self.items.push(item);
+                }
+                self.kept += 1;
+                state.list_peak = state.list_peak.max(state.used);
+                Ok(())
+            }
+            Err(Error::Over) => {
+                // Left out whole, with whatever it cut inside.
+                (state.used, state.more) = (before.0, before.2);
+                state.cuts.truncate(before.1);
+                self.full = Some(CutBy::Bytes);
+                self.left_out += 1;
+                Ok(())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn end(self) -> Result<Value, Error> {
+        if let Some(by) = self.full.filter(|_| self.left_out > 0) {
+            self.state.cut(self.kept, self.kept + self.left_out, by);
+        }
+        Ok(self.state.keep(Value::Array(self.items)))
+    }
+}
+
+/// A tuple (or a byte string's numbers): its length is part of its type, so it is kept whole.
+struct Fixed<'s> {
+    state: &'s mut State,
+    variant: Option<&'static str>,
+    items: Vec<Value>,
+}
+
+impl<'s> Fixed<'s> {
+    fn open(state: &'s mut State, variant: Option<&'static str>) -> Result<Self, Error> {
+        // `[]`, or `{"variant":[]}`
+        let wrapper = variant.map_or(0, |v| json_len(v) + 3);
+        state.add(2 + wrapper)?;
+        Ok(Self {
+            state,
+            variant,
+            items: Vec::new(),
+        })
+    }
+
+    fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.state.add(u64::from(!self.items.is_empty()))?;
+        let index = self.items.len().to_string();
+        let item = self.state.at(&index, value)?;
+        self.items.push(item);
+        Ok(())
+    }
+
+    fn close(self) -> Result<Value, Error> {
+        let array = Value::Array(self.items);
+        let value = match self.variant {
+            Some(variant) => Value::Object(Map::from_iter([(variant.to_owned(), array)])),
+            None => array,
+        };
+        Ok(self.state.keep(value))
+    }
+}
+
+impl ser::SerializeTuple for Fixed<'_> {
+    type Ok = Value;
+    type Error = Error;
+
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.push(value)
+    }
+
+    fn end(self) -> Result<Value, Error> {
+        self.close()
+    }
+}
+
+impl ser::SerializeTupleStruct for Fixed<'_> {
+    type Ok = Value;
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.push(value)
+    }
+
+    fn end(self) -> Result<Value, Error> {
+        self.close()
+    }
+}
+
+impl ser::SerializeTupleVariant for Fixed<'_> {
+    type Ok = Value;
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        self.push(value)
+    }
+
+    fn end(self) -> Result<Value, Error> {
+        self.close()
+    }
+}
+
+/// A map or a struct: every entry is kept.
+struct Object<'s> {
+    state: &'s mut State,
+    variant: Option<&'static str>,
+    map: Map<String, Value>,
+    /// The key of the entry whose value comes next.
+    key: Option<String>,
+    entries: u64,
+}
+
+impl<'s> Object<'s> {
+    fn open(state: &'s mut State, variant: Option<&'static str>) -> Result<Self, Error> {
+        // `{}`, or `{"variant":{}}`
+        let wrapper = variant.map_or(0, |v| json_len(v) + 3);
+        state.add(2 + wrapper)?;
+        Ok(Self {
+            state,
+            variant,
+            map: Map::new(),
+            key: None,
+            entries: 0,
+        })
+    }
+
+    fn entry<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+        // `,"key":`
+        let comma = u64::from(self.entries > 0);
+        self.state.add(comma + json_len(key) + 1)?;
+        self.entries += 1;
+        let value = self.state.at(key, value)?;
+        if !self.state.over {
+            self.map.insert(key.to_owned(), value);
+        }
+        Ok(())
+    }
+
+    fn close(self) -> Result<Value, Error> {
+        let object = Value::Object(self.map);
+        let value = match self.variant {
+            Some(variant) => Value::Object(Map::from_iter([(variant.to_owned(), object)])),
+            None => object,
+        };
+        Ok(self.state.keep(value))
+    }
+}
+
+/// A map key as JSON writes it: a string, or a number or boolean as its text.
+fn key_text<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
+    match serde_json::to_value(key) {
+        Ok(Value::String(text)) => Ok(text),
+        Ok(Value::Number(n)) => Ok(n.to_string()),
+        Ok(Value::Bool(b)) => Ok(b.to_string()),
+        Ok(_) => Err(Error::Custom("a map key must be a string".into())),
+        Err(e) => Err(Error::Custom(e.to_string())),
+    }
+}
+
+impl ser::SerializeMap for Object<'_> {
+    type Ok = Value;
+    type Error = Error;
+
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Error> {
+        self.key = Some(key_text(key)?);
+        Ok(())
+    }
+
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+        let key = self.key.take().unwrap_or_default();
+        self.entry(&key, value)
+    }
+
+    fn end(self) -> Result<Value, Error> {
+        self.close()
+    }
+}
+
+impl ser::SerializeStruct for Object<'_> {
+    type Ok = Value;
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.entry(key, value)
+    }
+
+    fn end(self) -> Result<Value, Error> {
+        self.close()
+    }
+}
+
+impl ser::SerializeStructVariant for Object<'_> {
+    type Ok = Value;
+    type Error = Error;
+
+    fn serialize_field<T: Serialize + ?Sized>(
+        &mut self,
+        key: &'static str,
+        value: &T,
+    ) -> Result<(), Error> {
+        self.entry(key, value)
+    }
+
+    fn end(self) -> Result<Value, Error> {
+        self.close()
+    }
+}
+
+#[cfg(test)]
+mod tests;
