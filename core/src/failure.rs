@@ -343,6 +343,24 @@ impl ToolResult {
         }
     }
 
+    /// What a model reads of a successful call (`None` for a failed one), presented as the
+    /// tool's `present_as` says: the exposed values, with the notice of a cut under
+    /// [`ANSWER_KEY`](crate::truncation::ANSWER_KEY); or the rendered message, followed by the
+    /// notice's sentence.
+    pub fn presented(&self, present_as: toolspec_vocab::settings::PresentAs) -> Option<Value> {
+        use toolspec_vocab::settings::PresentAs;
+        let value = self.outcome.as_ref().ok()?;
+        Some(match present_as {
+            PresentAs::Structured => {
+                crate::truncation::beside(value.clone(), self.truncated.as_ref())
+            }
+            PresentAs::Message => match &self.truncated {
+                Some(notice) => Value::String(format!("{}\n{}", self.message, notice.sentence())),
+                None => Value::String(self.message.clone()),
+            },
+        })
+    }
+
     /// What a model sees: the exposed values (with the notice of a cut under
     /// [`ANSWER_KEY`](crate::truncation::ANSWER_KEY)), or `{error, message, details}`.
     pub fn to_model_json(&self) -> Value {

@@ -143,10 +143,10 @@ pub use hooks::{CallInfo, Hook};
 pub use project::Project;
 pub use registry::{RegisteredTool, Registry, RegistryBuilder};
 pub use registry_error::{CallerMismatch, RegistryError, UnknownTool};
-pub use truncation::Truncation;
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::auth::MissingScope;
 pub use toolspec_vocab::{Dialect, codes, settings};
+pub use truncation::Truncation;
 
 /// The audit trail: one record per call of a tool whose `audit` policy is on, whatever the
 /// adapter (MCP, function calling, rig, a direct `invoke`), written into the registry's

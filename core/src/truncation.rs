@@ -84,7 +84,10 @@ pub enum CutBy {
 
 /// `value` (the exposed values, an object) with `notice`, when there is one, under
 /// [`ANSWER_KEY`]: what a model reads of a result over function calling.
-pub(crate) fn beside(mut value: serde_json::Value, notice: Option<&Truncation>) -> serde_json::Value {
+pub(crate) fn beside(
+    mut value: serde_json::Value,
+    notice: Option<&Truncation>,
+) -> serde_json::Value {
     if let (Some(notice), serde_json::Value::Object(map)) = (notice, &mut value) {
         let notice = serde_json::to_value(notice).unwrap_or_default();
         map.insert(ANSWER_KEY.into(), notice);

@@ -5,6 +5,20 @@
 
 use std::fmt;
 
+/// The JSON Schema of a truncation notice, as a literal (`concat!` takes it into other
+/// schemas).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! truncation_schema {
+    () => {
+        r#"{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}"#
+    };
+}
+
+/// The JSON Schema of a truncation notice: what the MCP adapter puts in a result's `_meta`,
+/// the HTTP API in a response header, and function calling beside the answer.
+pub const TRUNCATION_SCHEMA: &str = truncation_schema!();
+
 /// One tool's cap on the size of its answers. An answer past it is cut: lists lose their last
 /// items until the rest fits, and the answer carries a notice of what was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

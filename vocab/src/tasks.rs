@@ -93,7 +93,11 @@ impl Default for TasksConfig {
 
 /// The JSON Schema of a task as its caller sees it: the HTTP API's `Task`, and what the task
 /// status tool answers.
-pub const TASK_SCHEMA: &str = r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#;
+pub const TASK_SCHEMA: &str = concat!(
+    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"truncated":"#,
+    crate::truncation_schema!(),
+    r#"},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#
+);
 
 /// The built-in task status tool: how a caller without a task surface of its own (a model over
 /// function calling, a rig agent) reads one of its tasks — its status and progress, then its

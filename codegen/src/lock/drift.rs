@@ -21,7 +21,7 @@ use serde_json::Value as Json;
 use toolspec_vocab::hints::{DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD, READ_ONLY};
 
 use crate::lock::class::Class;
-use crate::lock::model::{Lock, LockedAdapter, LockedTool};
+use crate::lock::model::{Lock, LockedAdapter, LockedCap, LockedTool};
 use crate::lock::schema::{self, Change, Side};
 use crate::project::{Project, Tool};
 use crate::source::{Pos, Span};
@@ -306,6 +306,7 @@ fn compare(old: &LockedTool, new: &LockedTool, place: &mut Place<'_>) {
         ),
         _ => {}
     }
+    result_cap(old.result_cap, new.result_cap, place);
     if old.ask != new.ask {
         let locked = serde_json::to_value(&old.ask).unwrap_or_default();
         place.push(
@@ -323,6 +324,42 @@ fn compare(old: &LockedTool, new: &LockedTool, place: &mut Place<'_>) {
         }
     }
     adapters(old, new, &input, place);
+}
+
+/// A cap that cuts answers sooner than the lock's needs review (a client may miss items it
+/// read before); one that cuts them later, or not at all, is compatible.
+fn result_cap(old: Option<LockedCap>, new: Option<LockedCap>, place: &mut Place<'_>) {
+    if old == new {
+        return;
+    }
+    // Each bound, with no bound as the largest.
+    let bound = |cap: Option<LockedCap>| {
+        let cap = cap.unwrap_or(LockedCap {
+            bytes: None,
+            items: None,
+        });
+        (
+            cap.bytes.unwrap_or(u64::MAX),
+            cap.items.map_or(u64::MAX, u64::from),
+        )
+    };
+    let ((old_bytes, old_items), (new_bytes, new_items)) = (bound(old), bound(new));
+    let tighter = new_bytes < old_bytes || new_items < old_items;
+    let (class, what) = match tighter {
+        true => (Class::NeedsReview, "cuts its answers sooner"),
+        false => (Class::Compatible, "cuts its answers later"),
+    };
+    let said = |cap: Option<LockedCap>| match cap {
+        Some(cap) => toolspec_vocab::result_cap::ResultCap {
+            bytes: cap.bytes,
+            items: cap.items,
+        }
+        .to_string(),
+        None => "no cap".to_owned(),
+    };
+    let what = format!("{what}: {}", said(new));
+    let locked = serde_json::to_value(old).unwrap_or_default();
+    place.push(class, Some("result_cap"), what, Some(locked));
 }
 
 /// The tool on each adapter: gone, new, renamed, redeclared, its hints and published schema.

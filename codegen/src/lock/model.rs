@@ -63,6 +63,9 @@ pub struct LockedTool {
     /// The forms `ask:` shows for fields a model leaves out: form → fields.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ask: BTreeMap<String, Vec<String>>,
+    /// How large an answer may get before it is cut, when there is a cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_cap: Option<LockedCap>,
     /// The canonical input schema (MCP's `inputSchema`).
     pub input: Json,
     /// The canonical output schema.
@@ -92,6 +95,18 @@ pub struct LockedConfirm {
     /// When the user is asked, if not always.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub when: Option<String>,
+}
+
+/// A tool's result cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LockedCap {
+    /// The most bytes of JSON, when bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    /// The most items of a list, when bounded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<u32>,
 }
 
 /// A tool on one adapter.
@@ -212,6 +227,10 @@ impl LockedTool {
                     (f.name.to_string(), fields)
                 })
                 .collect(),
+            result_cap: descriptor.result_cap.map(|cap| LockedCap {
+                bytes: cap.bytes,
+                items: cap.items,
+            }),
             input,
             output: parse(&descriptor.output_schema),
             adapters,

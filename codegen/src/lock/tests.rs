@@ -331,6 +331,27 @@ fn cases() -> Vec<Case> {
             says: "`orders_get` was removed",
         },
         case(
+            "result cap tightened",
+            "scopes:",
+            "result_cap: { items: 50 }\nscopes:",
+            &[C, R],
+            "cuts its answers sooner: 1 MiB of JSON, 50 items per list",
+        ),
+        case(
+            "result cap loosened",
+            "scopes:",
+            "result_cap: { bytes: 4194304 }\nscopes:",
+            &[C, C],
+            "cuts its answers later: 4 MiB of JSON",
+        ),
+        case(
+            "result cap off",
+            "scopes:",
+            "result_cap: off\nscopes:",
+            &[C],
+            "cuts its answers later: no cap",
+        ),
+        case(
             "timeout (not part of the contract)",
             "scopes:",
             "timeout: 5s\nscopes:",

@@ -78,6 +78,13 @@ impl Project {
         if tasks {
             schemas.insert("Task".into(), task_schema());
         }
+        if members.iter().any(|(_, t)| t.spec.result_cap.is_some()) {
+            let notice = toolspec_vocab::result_cap::TRUNCATION_SCHEMA;
+            schemas.insert(
+                "Truncation".into(),
+                serde_json::from_str(notice).unwrap_or_default(),
+            );
+        }
         let scopes = if scopes.is_empty() {
             "none".to_owned()
         } else {
@@ -406,7 +413,10 @@ impl Operation<'_> {
         let output = components.take(&output);
         // A tool whose task is `required` always answers with a task.
         if !spec.task.is_some_and(|t| t.is_required()) {
-            let ok = json_content("description", "The tool's exposed values.".into(), output);
+            let mut ok = json_content("description", "The tool's exposed values.".into(), output);
+            if let Some(cap) = spec.result_cap {
+                ok["headers"] = truncated_header(cap);
+            }
             responses.insert("200".into(), ok);
         }
         if let Some(task) = &spec.task {
@@ -459,6 +469,9 @@ impl Operation<'_> {
         if spec.rate_limit.is_some() {
             add(codes::RATE_LIMITED);
         }
+        if spec.result_cap.is_some() {
+            add(codes::RESULT_TOO_LARGE);
+        }
         if spec.expects.iter().any(|f| f.reference.is_some()) {
             add(codes::NOT_FOUND);
         }
@@ -504,6 +517,10 @@ impl Operation<'_> {
                     "The request state is not one this server issued for this caller, tool and \
                      arguments, was altered, or was used already (`invalid_request_state`: \
                      nothing was done; call the tool again)."
+                }
+                http::INTERNAL if codes.contains(&codes::RESULT_TOO_LARGE) => {
+                    "The tool failed unexpectedly, or its answer does not fit its result cap even \
+                     cut (`result_too_large`: ask for less)."
                 }
                 _ => describe(status),
             };
@@ -646,6 +663,19 @@ fn rate_limited() -> Value {
     let mut response = failure(RATE_LIMITED, &[codes::RATE_LIMITED]);
     response["headers"] = retry_after();
     response
+}
+
+/// The header of an answer cut to fit the tool's `cap`.
+fn truncated_header(cap: toolspec_vocab::result_cap::ResultCap) -> Value {
+    json!({
+        "Toolspec-Truncated": {
+            "description": format!(
+                "Sent when the answer was cut to fit this tool's result cap ({cap}): lists keep \
+                 their first items, and this says which lists lost how many (JSON, in ASCII)."
+            ),
+            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Truncation" } } }
+        }
+    })
 }
 
 /// What a task looks like to its caller.

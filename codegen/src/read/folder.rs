@@ -289,7 +289,6 @@ fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, Unread> {
     Ok(bytes)
 }
 
-
 /// The position just after `valid`, the UTF-8 text before a bad byte.
 fn position(valid: &[u8]) -> Span {
     let text = std::str::from_utf8(valid).unwrap_or_default();

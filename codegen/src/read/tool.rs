@@ -17,10 +17,10 @@ use crate::read::query::{
     read_source,
 };
 use crate::read::rate::read_rate_limit;
-use crate::read::result_cap::{CapWritten, read_result_cap};
 use crate::read::reader::{
     Reader, Section, Spellings, article, check_identifier, section, suggest,
 };
+use crate::read::result_cap::{CapWritten, read_result_cap};
 use crate::read::task::{TaskWritten, read_task, resolve_task};
 use crate::read::user_input::{check_ask_fields, read_ask, read_confirm};
 use crate::read::yaml::{Node, Value};

@@ -256,9 +256,9 @@ fn waiting(input: &InputRequired) -> Value {
 fn render(result: ToolResult, present_as: PresentAs) -> Result<ToolOutput, ToolExecutionError> {
     let model_json = result.to_model_json();
     match result.outcome {
-        Ok(value) => Ok(match present_as {
-            PresentAs::Structured => ToolOutput::json(value),
-            PresentAs::Message => ToolOutput::text(result.message),
+        Ok(_) => Ok(match result.presented(present_as) {
+            Some(Value::String(text)) => ToolOutput::text(text),
+            presented => ToolOutput::json(presented.unwrap_or_default()),
         }),
         Err(error) => {
             let kind = match error.code.as_str() {

@@ -1,8 +1,8 @@
 //! The tool catalog: a page people read, built from the tools' descriptors — each tool with
 //! its title and description, its inputs and outputs as tables (types and constraints in
-//! words), its error codes, guards, scopes, hints, task and confirmation settings, the
-//! adapters it is on with its name there, and an example call per adapter (MCP JSON-RPC, the
-//! HTTP API with curl, an OpenAI tool call). Rendered with minijinja as HTML (no script,
+//! words), its error codes, guards, scopes, hints, task and confirmation settings, its result
+//! cap, the adapters it is on with its name there, and an example call per adapter (MCP
+//! JSON-RPC, the HTTP API with curl, an OpenAI tool call). Rendered with minijinja as HTML (no script,
 //! landmarks and table headers for screen readers, readable at phone width; every text
 //! escaped) or as Markdown for a repository.
 //!
@@ -52,6 +52,7 @@ struct ToolView {
     hints: Vec<String>,
     task: Option<String>,
     confirm: Option<String>,
+    result_cap: Option<String>,
     adapters: Vec<(String, String)>,
     examples: Vec<Example>,
 }
@@ -196,6 +197,9 @@ impl<'a> ToolDocs<'a> {
                     human(task.retention()),
                     human(task.timeout())
                 )
+            }),
+            result_cap: tool.result_cap.map(|cap| {
+                format!("answers past {cap} are cut to fit, with a notice of what was cut")
             }),
             confirm: tool.confirm.as_ref().map(|c| match &c.when {
                 Some(when) => format!("asks its user to confirm when {when}: “{}”", c.message),

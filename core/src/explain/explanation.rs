@@ -5,6 +5,7 @@
 use crate::checks::report::{Errors, FieldError};
 use crate::explain::status::{LockStatus, OnceStatus};
 use crate::failure::ToolError;
+use crate::truncation::Limit;
 
 /// A guard's result in an explanation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -52,6 +53,10 @@ pub struct Explanation {
     /// and the confirmation's condition holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confirm: Option<String>,
+    /// The tool's result cap: past it, an answer is cut (with a notice) or refused
+    /// (`result_too_large`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_cap: Option<Limit>,
 }
 
 /// A form an explained call would ask its user to fill in.
@@ -78,6 +83,7 @@ impl Explanation {
             lock: None,
             ask: Vec::new(),
             confirm: None,
+            result_cap: None,
         }
     }
 }

@@ -294,7 +294,9 @@ impl Registry {
             Err(result) => {
                 let message = result.error().map(|e| e.message.clone());
                 let errors = Errors::one("/", message.unwrap_or_default());
-                Ok(Explanation::refused(tool.name(), errors))
+                let mut explanation = Explanation::refused(tool.name(), errors);
+                explanation.result_cap = tool.descriptor().result_cap.map(Into::into);
+                Ok(explanation)
             }
         }
     }

@@ -591,5 +591,6 @@ fn explanation(tool: &Descriptor) -> Explanation {
         lock: None,
         ask: Vec::new(),
         confirm: None,
+        result_cap: tool.result_cap.map(Into::into),
     }
 }

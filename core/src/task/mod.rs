@@ -190,6 +190,9 @@ impl Task {
                 Ok(value) => task.insert("result".into(), value.clone()),
                 Err(error) => task.insert("error".into(), json!(error)),
             };
+            if let Some(notice) = &result.truncated {
+                task.insert("truncated".into(), json!(notice));
+            }
         }
         Value::Object(task)
     }

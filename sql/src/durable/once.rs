@@ -18,10 +18,10 @@ use crate::durable::lease::lease;
 use toolspec_core::BoxFuture;
 use toolspec_core::Descriptor;
 use toolspec_core::OnceStatus;
+use toolspec_core::ToolResult;
 use toolspec_core::storage::Key;
 use toolspec_core::storage::StorageError;
 use toolspec_core::storage::{Claimed, OnceClaim, WAIT_FOR_RUNNING};
-use toolspec_core::ToolResult;
 use toolspec_core::tasks::{result_from_stored, stored_result};
 
 /// A claimed key: this call runs.

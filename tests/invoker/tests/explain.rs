@@ -4,11 +4,18 @@
 use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
+use toolspec::truncation::Limit;
 use toolspec::{
     AmbientContext, CallOptions, CancellationToken, Explanation, FieldError, GuardCheck, ToolError,
     UnknownTool,
 };
 use toolspec_test_invoker::App;
+
+/// The cap every tool has when neither its project nor its spec says another: 1 MiB of JSON.
+const DEFAULT_CAP: Option<Limit> = Some(Limit {
+    bytes: Some(1 << 20),
+    items: None,
+});
 
 /// How a guard of `orders_cancel` fared in an explanation.
 #[derive(Clone, Copy)]
@@ -87,6 +94,7 @@ async fn a_callable_call_is_explained_without_running_the_handler() {
             lock: None,
             ask: Vec::new(),
             confirm: None,
+            result_cap: DEFAULT_CAP,
         }
     );
     assert_eq!(app.probe.cancel_calls.load(Ordering::SeqCst), 0);
@@ -136,6 +144,7 @@ async fn every_argument_error_is_explained_and_no_guard_runs() {
             lock: None,
             ask: Vec::new(),
             confirm: None,
+            result_cap: DEFAULT_CAP,
         }
     );
     let explanation = explain(&app, "orders_cancel", json!({ "order": 7 })).await;
@@ -173,6 +182,7 @@ async fn a_missing_ambient_field_makes_a_call_not_callable() {
             lock: None,
             ask: Vec::new(),
             confirm: None,
+            result_cap: DEFAULT_CAP,
         }
     );
     assert_eq!(app.probe.profile_calls.load(Ordering::SeqCst), 0);
@@ -448,6 +458,7 @@ async fn explained_guards_run_under_the_timeout_and_the_cancellation() {
             lock: None,
             ask: Vec::new(),
             confirm: None,
+            result_cap: DEFAULT_CAP,
         }
     );
     assert!(app.probe.guard_dropped_cancelled.load(Ordering::SeqCst));

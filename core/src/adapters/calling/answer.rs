@@ -24,15 +24,12 @@ pub struct Answer {
 impl Answer {
     /// A call's result as the model sees it, presented as the tool's setting says.
     pub fn from_result(result: &ToolResult, present_as: PresentAs) -> Self {
-        match &result.outcome {
-            Ok(value) => Self {
-                content: match present_as {
-                    PresentAs::Structured => value.clone(),
-                    PresentAs::Message => Value::String(result.message.clone()),
-                },
+        match (&result.outcome, result.presented(present_as)) {
+            (Err(error), _) => Self::failure(error),
+            (Ok(_), content) => Self {
+                content: content.unwrap_or_default(),
                 is_error: false,
             },
-            Err(error) => Self::failure(error),
         }
     }
 

@@ -587,7 +587,16 @@ async fn call(
 /// A result as the API answers it.
 fn answer(tool: &Descriptor, result: &ToolResult) -> Response {
     match &result.outcome {
-        Ok(value) => (StatusCode::OK, axum::Json(value)).into_response(),
+        Ok(value) => {
+            let mut response = (StatusCode::OK, axum::Json(value)).into_response();
+            let notice = result.truncated.as_ref();
+            if let Some(header) = notice.and_then(|n| HeaderValue::from_str(&n.header_value()).ok())
+            {
+                let name = header::HeaderName::from_static(crate::truncation::HEADER);
+                response.headers_mut().insert(name, header);
+            }
+            response
+        }
         Err(error) => {
             let status = status_of(tool, error);
             let mut body = json!({"error": error.code, "message": error.message});

@@ -5,14 +5,16 @@ use serde_json::json;
 use toolspec_vocab::settings::PresentAs;
 
 use crate::failure::ToolResult;
+use crate::truncation;
 
 /// `_meta` key of a failed call's result carrying the error as every adapter reports it:
 /// `{"error": code, "message": …, "details": …}` (never the developer-facing exception).
 pub const META_ERROR: &str = "toolspec/error";
 
 /// A call's result as MCP answers it: the text (the message, or the structured content as
-/// JSON) with the structured content; an error as the model's text with the error itself in
-/// `_meta`.
+/// JSON) with the structured content — and, for an answer cut to fit its cap, the notice's
+/// sentence as a second text block and the notice itself in `_meta`
+/// ([`truncation::META_KEY`]); an error as the model's text with the error itself in `_meta`.
 pub(super) fn reply(result: ToolResult, present_as: PresentAs) -> CallToolResult {
     match result.outcome {
         Ok(value) => {
@@ -20,8 +22,17 @@ pub(super) fn reply(result: ToolResult, present_as: PresentAs) -> CallToolResult
                 PresentAs::Message => result.message,
                 PresentAs::Structured => value.to_string(),
             };
-            let mut reply = CallToolResult::success(vec![ContentBlock::text(text)]);
+            let mut content = vec![ContentBlock::text(text)];
+            if let Some(notice) = &result.truncated {
+                content.push(ContentBlock::text(notice.sentence()));
+            }
+            let mut reply = CallToolResult::success(content);
             reply.structured_content = Some(value);
+            if let Some(notice) = result.truncated {
+                let mut meta = JsonObject::new();
+                meta.insert(truncation::META_KEY.into(), json!(notice));
+                reply.meta = Some(MetaObject(meta));
+            }
             reply
         }
         Err(error) => {

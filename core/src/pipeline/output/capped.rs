@@ -41,7 +41,10 @@ pub(crate) enum Refused {
 }
 
 /// `output` as JSON within `cap`.
-pub(crate) fn to_value<T: Serialize + ?Sized>(output: &T, cap: ResultCap) -> Result<Capped, Refused> {
+pub(crate) fn to_value<T: Serialize + ?Sized>(
+    output: &T,
+    cap: ResultCap,
+) -> Result<Capped, Refused> {
     let ceiling = cap.bytes.unwrap_or(u64::MAX);
     let mut lists = ceiling;
     for _ in 0..ATTEMPTS {

@@ -9,9 +9,9 @@ use crate::checks::limits::Limits;
 use crate::checks::validate;
 use crate::descriptor::Descriptor;
 use crate::failure::{ToolError, ToolResult};
+use crate::pipeline::compiled::Compiled;
 use crate::pipeline::output::capped::Refused;
 use toolspec_vocab::result_cap::ResultCap;
-use crate::pipeline::compiled::Compiled;
 
 /// The result of a call whose handler answered `output`.
 pub(crate) fn succeed<T: serde::Serialize>(

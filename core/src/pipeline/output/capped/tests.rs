@@ -196,8 +196,9 @@ fn what_cannot_be_cut_is_too_large() {
 
 #[test]
 fn a_notice_names_sixteen_lists_and_counts_the_rest() {
-    let output: BTreeMap<String, Vec<u8>> =
-        (0..40).map(|i| (format!("k{i:02}"), vec![1, 2, 3])).collect();
+    let output: BTreeMap<String, Vec<u8>> = (0..40)
+        .map(|i| (format!("k{i:02}"), vec![1, 2, 3]))
+        .collect();
     let notice = to_value(&output, cap(None, Some(2)))
         .unwrap()
         .truncation
@@ -215,4 +216,3 @@ fn keys_that_are_not_strings_do_not_serialize() {
         Err(Refused::Invalid(_))
     ));
 }
-
