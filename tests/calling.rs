@@ -8,6 +8,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use toolspec::{AmbientContext, Caller, anthropic, gemini, openai};
 
+#[path = "support/orders.rs"]
+mod orders;
+
 async fn registry(dir: &tempfile::TempDir) -> Arc<toolspec::Registry> {
     let store =
         toolspec_store::Store::open(&toolspec_store::Location::File(dir.path().join("store.db")))
@@ -701,4 +704,36 @@ fn json<T: serde::Serialize>(tools: Vec<T>) -> Vec<Value> {
         .into_iter()
         .map(|t| serde_json::to_value(t).unwrap())
         .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_past_its_result_cap_is_cut_with_a_notice_on_every_provider() {
+    // 4 seeded orders and 150 more: `orders_export` keeps 100 (its `result_cap`).
+    let dir = tempfile::tempdir().unwrap();
+    orders::add_orders(&dir.path().join("store.db"), 1, 150).await;
+    let registry = registry(&dir).await;
+    let tool = registry.get("orders_export").unwrap().descriptor();
+    let schema: Value = serde_json::from_str(&tool.output_schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    for adapter in ["openai", "anthropic", "gemini"] {
+        let mut export = ask(&registry, adapter, "orders_export", json!({}), &customer(1)).await;
+        let notice = export
+            .as_object_mut()
+            .and_then(|o| o.remove("_truncated"))
+            .unwrap_or_else(|| panic!("{adapter}: no notice"));
+        assert_eq!(
+            notice,
+            json!({
+                "limit": {"items": 100, "bytes": 262144},
+                "cut": [{"at": "/orders", "kept": 100, "total": 154, "by": "items"}],
+            }),
+            "{adapter}"
+        );
+        assert_eq!(export["orders"].as_array().unwrap().len(), 100, "{adapter}");
+        assert_eq!(
+            export["count"], 154,
+            "{adapter}: the count is the whole export's"
+        );
+        assert!(validator.is_valid(&export), "{adapter}: {export}");
+    }
 }

@@ -2,6 +2,8 @@
 //! and the one error shape, `GET` for read-only tools, explain, the listing, bearer tokens,
 //! the body limit.
 
+#[path = "support/orders.rs"]
+mod orders;
 #[path = "support/raw_http.rs"]
 mod raw_http;
 
@@ -952,4 +954,48 @@ async fn a_selection_serves_the_tools_of_a_module_with_a_tag_and_documents_only_
         paths.iter().any(|p| *p == "/tasks/{id}"),
         "other routes stay"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_past_its_result_cap_is_cut_with_the_notice_in_a_header_and_a_task() {
+    let api = Api::start().await;
+    orders::add_orders(&api._dir.path().join("store.db"), 1, 150).await;
+    let (status, export, headers) = api
+        .post(Some("ada-token"), "/tools/orders_export", "{}")
+        .await;
+    assert_eq!(status, 200, "{export}");
+    assert_eq!(export["orders"].as_array().unwrap().len(), 100);
+    assert_eq!(export["count"], 154);
+    assert!(
+        export.get("_truncated").is_none(),
+        "the body is the exposed values"
+    );
+    let header = headers["toolspec-truncated"].to_str().unwrap();
+    let notice: Value = serde_json::from_str(header).unwrap();
+    let cut = json!([{"at": "/orders", "kept": 100, "total": 154, "by": "items"}]);
+    assert_eq!(notice["cut"], cut);
+    assert_eq!(notice["limit"], json!({"items": 100, "bytes": 262144}));
+
+    // Run as a task, the result keeps its notice.
+    let prefer = Some(("prefer", "respond-async, wait=0"));
+    let post = reqwest::Method::POST;
+    let path = "/tools/orders_export";
+    let (status, task, headers) = api.send(post, "ada-token", path, prefer, "{}").await;
+    assert_eq!(status, 202, "{task}");
+    let location = headers["location"].to_str().unwrap().to_owned();
+    let ended = api.until_ended("ada-token", &location).await;
+    assert_eq!(ended["result"], export, "{ended}");
+    assert_eq!(ended["truncated"], notice, "{ended}");
+
+    // The document says it.
+    let (_, document, _) = api.get("ada-token", "/openapi.json").await;
+    let ok = &document["paths"]["/tools/orders_export"]["post"]["responses"]["200"];
+    let said = ok["headers"]["Toolspec-Truncated"]["description"]
+        .as_str()
+        .unwrap();
+    assert!(
+        said.contains("256 KiB of JSON, 100 items per list"),
+        "{said}"
+    );
+    assert!(document["components"]["schemas"]["Truncation"].is_object());
 }

@@ -7,6 +7,9 @@ use toolspec::rig::rig_core::tool::{DynamicTool, ToolErrorKind};
 use toolspec::{AmbientContext, Caller, Registry};
 use toolspec_store::{Location, Store, tools};
 
+#[path = "support/orders.rs"]
+mod orders;
+
 async fn registry(dir: &tempfile::TempDir) -> Arc<Registry> {
     let store = Store::open(&Location::File(dir.path().join("store.db")))
         .await
@@ -233,4 +236,22 @@ async fn a_read_only_registry_offers_and_runs_only_the_tools_that_read() {
     let names: Vec<&str> = tools.iter().map(|t| t.name().as_str()).collect();
     assert_eq!(names, READERS);
     assert!(toolspec::rig::wrap(&registry, "orders_cancel", &ada()).is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_export_past_its_result_cap_is_cut_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    orders::add_orders(&dir.path().join("store.db"), 1, 150).await;
+    let registry = registry(&dir).await;
+    let tools = toolspec::rig::tools(&registry, &ada());
+    let output = find(&tools, "orders_export")
+        .execute(json!({}))
+        .await
+        .expect("success");
+    let value = output.as_json().expect("JSON output");
+    assert_eq!(value["orders"].as_array().unwrap().len(), 100);
+    assert_eq!(
+        value["_truncated"]["cut"],
+        json!([{"at": "/orders", "kept": 100, "total": 154, "by": "items"}])
+    );
 }

@@ -8,10 +8,13 @@ mod fake_model;
 mod gate;
 mod hardening;
 mod http;
+#[path = "../support/orders.rs"]
+mod orders;
 mod query;
 #[path = "../support/raw_http.rs"]
 mod raw_http;
 mod read_only;
+mod result_cap;
 mod stdio;
 mod support;
 mod tasks;

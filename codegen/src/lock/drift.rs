@@ -358,8 +358,8 @@ fn result_cap(old: Option<LockedCap>, new: Option<LockedCap>, place: &mut Place<
         None => "no cap".to_owned(),
     };
     let what = format!("{what}: {}", said(new));
-    let locked = serde_json::to_value(old).unwrap_or_default();
-    place.push(class, Some("result_cap"), what, Some(locked));
+    let locked = old.map(|cap| serde_json::to_value(cap).unwrap_or_default());
+    place.push(class, Some("result_cap"), what, locked);
 }
 
 /// The tool on each adapter: gone, new, renamed, redeclared, its hints and published schema.

@@ -673,7 +673,11 @@ fn truncated_header(cap: toolspec_vocab::result_cap::ResultCap) -> Value {
                 "Sent when the answer was cut to fit this tool's result cap ({cap}): lists keep \
                  their first items, and this says which lists lost how many (JSON, in ASCII)."
             ),
-            "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Truncation" } } }
+            "schema": {
+                "type": "string",
+                "contentMediaType": "application/json",
+                "contentSchema": { "$ref": "#/components/schemas/Truncation" }
+            }
         }
     })
 }
