@@ -426,3 +426,48 @@ impl hostile::place::Handler for App {
         })
     }
 }
+
+/// What `hostile_dump` answers for `rows` rows of `row_bytes` bytes (or one string of
+/// `rows × row_bytes` bytes): allocated exactly, so a test can count what it holds.
+pub fn dump(rows: usize, row_bytes: usize, as_one_string: bool) -> hostile::dump::Output {
+    let note = "That is all.".to_owned();
+    if as_one_string {
+        let mut blob = String::with_capacity(rows * row_bytes);
+        blob.extend(std::iter::repeat_n('x', rows * row_bytes));
+        return hostile::dump::Output {
+            rows: Vec::new(),
+            blob: Some(blob),
+            note,
+        };
+    }
+    let mut all = Vec::with_capacity(rows);
+    all.extend((0..rows).map(|_| "r".repeat(row_bytes)));
+    hostile::dump::Output {
+        rows: all,
+        blob: None,
+        note,
+    }
+}
+
+impl hostile::dump::Handler for App {
+    async fn call(
+        &self,
+        input: hostile::dump::Input,
+        _cx: hostile::dump::Context<'_>,
+    ) -> hostile::dump::Outcome {
+        let (rows, bytes) = (input.rows as usize, input.row_bytes as usize);
+        Ok(dump(rows, bytes, input.as_one_string))
+    }
+}
+
+impl hostile::pairs::Handler for App {
+    async fn call(
+        &self,
+        input: hostile::pairs::Input,
+        _cx: hostile::pairs::Context<'_>,
+    ) -> hostile::pairs::Outcome {
+        Ok(hostile::pairs::Output {
+            pairs: (0..input.count).collect(),
+        })
+    }
+}
