@@ -32,7 +32,8 @@
 //! - vocabulary and data: `ambient`, `canonical` (JSON with sorted keys), [`descriptor`] (the vocabulary's one descriptor model,
 //!   and everything a tool declares: bindings, error codes, guards, queries and `ref` fields,
 //!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `clock` (what handlers
-//!   read as now), `context`, `failure`,
+//!   read as now), `context`, [`truncation`] (what an answer cut to fit its result cap says),
+//!   `failure`,
 //!   [`user_input`] (what a call asks its user, and the answers), `task` (what a task is: its
 //!   id, status and result), `guard` (what guards answer), `contract`,
 //!   `hooks`, `registry_error`, `macros` (the macros generated code calls);
