@@ -860,6 +860,7 @@ async fn explain_reports_once_and_lock_without_taking_them(f: &Fixture) {
             "once": {"key": {"customer_id": 1, "order_id": 3, "amount": 1000}, "status": "new"},
             "lock": {"key": {"order_id": 3}, "held": false, "wait_ms": 5000},
             "confirm": "Refund 1000 minor units of order 3?",
+            "result_cap": {"bytes": 1048576},
         })
     );
     f.ok("orders_refund", args.clone(), 1).await;

@@ -281,8 +281,9 @@ pub struct ToolResult {
     /// the id of that call's audit record (the nil id when it was not recorded). The call's
     /// own audit record keeps it as `replay_of`.
     pub replay_of: Option<Uuid>,
-    /// Set when the exposed values were cut to fit the tool's result cap: what was cut.
-    pub truncated: Option<Truncation>,
+    /// Set when the exposed values were cut to fit the tool's result cap: what was cut (boxed:
+    /// rare, and a result is moved often).
+    pub truncated: Option<Box<Truncation>>,
 }
 
 impl ToolResult {
@@ -352,7 +353,7 @@ impl ToolResult {
         let value = self.outcome.as_ref().ok()?;
         Some(match present_as {
             PresentAs::Structured => {
-                crate::truncation::beside(value.clone(), self.truncated.as_ref())
+                crate::truncation::beside(value.clone(), self.truncated.as_deref())
             }
             PresentAs::Message => match &self.truncated {
                 Some(notice) => Value::String(format!("{}\n{}", self.message, notice.sentence())),
@@ -365,7 +366,7 @@ impl ToolResult {
     /// [`ANSWER_KEY`](crate::truncation::ANSWER_KEY)), or `{error, message, details}`.
     pub fn to_model_json(&self) -> Value {
         match &self.outcome {
-            Ok(value) => crate::truncation::beside(value.clone(), self.truncated.as_ref()),
+            Ok(value) => crate::truncation::beside(value.clone(), self.truncated.as_deref()),
             Err(error) => serde_json::to_value(error).unwrap_or(Value::Null),
         }
     }

@@ -24,10 +24,10 @@ use crate::storage::{Storage, unreachable_in};
 pub(crate) enum Handled<T> {
     /// The handler's output, to be checked.
     Output(T),
-    /// A failure: the call's answer, and whether the handler gave it (`once` keeps only a
-    /// handler's answer).
+    /// A failure: the call's answer (boxed: the output is the common case), and whether the
+    /// handler gave it (`once` keeps only a handler's answer).
     Failed {
-        result: ToolResult,
+        result: Box<ToolResult>,
         by_handler: bool,
     },
 }
@@ -79,20 +79,20 @@ pub(crate) fn run<'a, O: Operation>(
             Ok(Err(Halt::Guard(stop))) => {
                 let result = guard_stopped(stop, &failing);
                 return Handled::Failed {
-                    result,
+                    result: Box::new(result),
                     by_handler: false,
                 };
             }
             Ok(Err(Halt::Panicked(message))) => {
                 let result = ToolResult::internal(tool, format!("the handler panicked: {message}"));
                 return Handled::Failed {
-                    result,
+                    result: Box::new(result),
                     by_handler: false,
                 };
             }
             Err(stop) => {
                 return Handled::Failed {
-                    result: stop.result(tool),
+                    result: Box::new(stop.result(tool)),
                     by_handler: false,
                 };
             }
@@ -109,7 +109,7 @@ pub(crate) fn run<'a, O: Operation>(
             Err(Failure::Internal(e)) => ToolResult::internal(tool, error_chain(&*e)),
         };
         Handled::Failed {
-            result,
+            result: Box::new(result),
             by_handler: true,
         }
     }

@@ -536,7 +536,7 @@ fn admitted<'a, O: Operation>(
                 let result = output::succeed(tool, compiled, &output, &rules.limits);
                 (Answer::Called(result), true)
             }
-            Handled::Failed { result, by_handler } => (Answer::Called(result), by_handler),
+            Handled::Failed { result, by_handler } => (Answer::Called(*result), by_handler),
         }
     }
 }

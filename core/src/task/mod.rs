@@ -291,7 +291,7 @@ struct Stored {
     error: Option<ToolError>,
     message: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    truncated: Option<Truncation>,
+    truncated: Option<Box<Truncation>>,
 }
 
 /// `result` as a storage keeps it (a task's result, a `once` key's), never with its
@@ -359,7 +359,7 @@ mod tests {
             message: "Exported 3 rows.".into(),
             exception: None,
             replay_of: None,
-            truncated: Some(Truncation {
+            truncated: Some(Box::new(Truncation {
                 limit: crate::truncation::Limit {
                     bytes: None,
                     items: Some(3),
@@ -371,7 +371,7 @@ mod tests {
                     by: crate::truncation::CutBy::Items,
                 }],
                 more: 0,
-            }),
+            })),
         };
         assert_eq!(result_from_stored(&stored_result(&ok)), Some(ok));
         let failed = ToolResult::failed(

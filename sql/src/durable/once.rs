@@ -281,7 +281,7 @@ impl Claim {
             )
             .bind(now)
             .bind(now + ttl)
-            .bind(&outcome)
+            .bind(outcome)
             .bind(&stored)
             .bind(&*self.tool.name)
             .bind(&self.key_hash)

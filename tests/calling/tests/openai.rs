@@ -203,7 +203,7 @@ async fn explain_drops_the_strict_nulls_of_the_explained_call() {
     let (replies, calls) = chat(fixture!("chat_explain.json"), &customer()).await;
     assert_eq!(
         replies,
-        r#"[{"role":"tool","tool_call_id":"call_Y5tR8eW2qA6sD9fG3hJ1kL7z","content":"{\"tool\":\"orders_cancel\",\"callable\":false,\"errors\":[],\"guards\":[{\"name\":\"not_locked\",\"description\":\"The order must not be locked.\",\"passed\":false,\"error\":{\"error\":\"not_locked\",\"message\":\"Could not cancel the order: The order must not be locked.\"}}]}"}]"#
+        r#"[{"role":"tool","tool_call_id":"call_Y5tR8eW2qA6sD9fG3hJ1kL7z","content":"{\"tool\":\"orders_cancel\",\"callable\":false,\"errors\":[],\"guards\":[{\"name\":\"not_locked\",\"description\":\"The order must not be locked.\",\"passed\":false,\"error\":{\"error\":\"not_locked\",\"message\":\"Could not cancel the order: The order must not be locked.\"}}],\"result_cap\":{\"bytes\":1048576}}"}]"#
     );
     assert_eq!(
         calls,

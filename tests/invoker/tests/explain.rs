@@ -233,7 +233,8 @@ async fn the_explain_tool_explains_other_tools() {
                     "name": "in_business_hours", "description": "Cancellations happen in business hours.", "passed": false,
                     "error": { "error": "in_business_hours", "message": "Could not cancel the order: Cancellations happen in business hours." }
                 }
-            ]
+            ],
+            "result_cap": { "bytes": 1048576 }
         })
     );
 
@@ -317,7 +318,8 @@ async fn the_explain_tool_finds_tools_by_their_adapter_name() {
             "tool": "admin_purge",
             "callable": false,
             "errors": [{ "field": "/scope", "message": "\"everything\" is not one of \"all\" or \"mine\"" }],
-            "guards": []
+            "guards": [],
+            "result_cap": { "bytes": 1048576 }
         })
     );
 }
@@ -523,7 +525,8 @@ async fn each_guard_is_reported_with_the_error_the_call_would_answer() {
                     "error": { "error": "not_found", "message": "No such note." }
                 },
                 passed
-            ]
+            ],
+            "result_cap": { "bytes": 1048576 }
         })
     );
     // Details included; every guard is checked even after one fails.

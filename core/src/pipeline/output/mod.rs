@@ -26,7 +26,7 @@ pub(crate) fn succeed<T: serde::Serialize>(
             Err(e) => return does_not_serialize(tool, &e.to_string()),
         },
         Some(cap) => match capped::to_value(output, cap) {
-            Ok(capped) => (capped.value, capped.truncation),
+            Ok(capped) => (capped.value, capped.truncation.map(Box::new)),
             Err(Refused::Invalid(e)) => return does_not_serialize(tool, &e),
             Err(Refused::TooLarge { bytes }) => {
                 let why = format!("its JSON takes at least {bytes} bytes and no cut fits");
