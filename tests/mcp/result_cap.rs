@@ -8,6 +8,10 @@ use serde_json::{Value, json};
 use crate::orders::add_orders;
 use crate::support::*;
 
+/// What a model reads of the cut.
+const SENTENCE: &str = "The answer was cut to fit its cap (256 KiB of JSON, 100 items per list): \
+                        /orders keeps 100 of 154 items.";
+
 /// Checks the store's export of customer 1 (4 seeded orders and 150 more) on `client`.
 async fn cut_with_a_notice(client: &Client) {
     let export: CallToolResult = result(client, "orders_export", json!({})).await;
@@ -39,11 +43,7 @@ async fn cut_with_a_notice(client: &Client) {
         json!([{"at": "/orders", "kept": 100, "total": 154, "by": "items"}])
     );
     let said = export.content[1].as_text().expect("a second text block");
-    assert_eq!(
-        said.text,
-        "The answer was cut to fit its cap (256 KiB of JSON, 100 items per list): /orders \
-         keeps 100 of 154 items."
-    );
+    assert_eq!(said.text, SENTENCE);
 }
 
 #[tokio::test]
@@ -62,5 +62,19 @@ async fn over_streamable_http_a_cut_answer_carries_its_notice() {
     for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
         let client = server.client("ada-token", version).await;
         cut_with_a_notice(&client).await;
+    }
+    // The audit trail keeps the cut result, and the notice's sentence as its message.
+    let status = server.stop_with("-TERM").await;
+    assert!(status.success(), "a graceful shutdown: {status}");
+    let recorded = records(&scratch.db().display().to_string(), "orders_export").await;
+    assert_eq!(recorded.len(), 2);
+    for record in recorded {
+        assert_eq!(record.outcome.as_deref(), Some("ok"));
+        assert_eq!(record.message.as_deref(), Some(SENTENCE));
+        let kept = record.result.as_ref().unwrap()["orders"]
+            .as_array()
+            .unwrap()
+            .len();
+        assert_eq!(kept, 100);
     }
 }

@@ -40,7 +40,8 @@ pub struct AuditRecord<J = Value> {
     /// `ok`, or the error code; `None` until the call ends (a `started` or `interrupted`
     /// record).
     pub outcome: Option<String>,
-    /// The user-facing error message (none on success).
+    /// The user-facing error message; on success, none, or the sentence of the notice of an
+    /// answer cut to fit its result cap.
     pub message: Option<String>,
     /// The developer-facing exception, for operators only.
     pub exception: Option<String>,
@@ -198,7 +199,8 @@ impl AuditEntry {
             Ok(value) => {
                 let mut value = value.clone();
                 redact.output(&mut value);
-                ("ok".to_owned(), None, Some(raw(&value)))
+                let notice = result.truncated.as_ref().map(|n| n.sentence());
+                ("ok".to_owned(), notice, Some(raw(&value)))
             }
             Err(error) => (error.code.clone(), Some(error.message.clone()), None),
         };
