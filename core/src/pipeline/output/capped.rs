@@ -24,6 +24,10 @@ use crate::truncation::{Cut, CutBy, MAX_LISTED, Truncation};
 /// is found too large.
 const ATTEMPTS: usize = 4;
 
+/// The most items a list or map reserves room for before it has them (a `Serialize`
+/// implementation's length is a hint, not a promise).
+const MAX_RESERVED: usize = 1024;
+
 /// An output within its cap: the value, and what was cut when something was.
 #[derive(Debug)]
 pub(crate) struct Capped {
@@ -51,7 +55,7 @@ pub(crate) fn to_value<T: Serialize + ?Sized>(
         let mut state = State::new(cap.items, ceiling, lists);
         let value = match output.serialize(Ser { state: &mut state }) {
             Ok(value) => value,
-            Err(Error::Custom(e)) => return Err(Refused::Invalid(e)),
+            Err(Error::Custom(e)) => return Err(Refused::Invalid(e.into())),
             // Only a list's item is refused for its size, and lists keep what they refuse.
             Err(Error::Over) => return Err(Refused::TooLarge { bytes: state.used }),
         };
@@ -89,10 +93,9 @@ struct State {
     over: bool,
     /// The most bytes used when a list item was kept.
     list_peak: u64,
-    /// The JSON pointer of the value being serialized.
-    path: String,
-    /// The lists cut, the first [`MAX_LISTED`].
-    cuts: Vec<Cut>,
+    /// The lists cut, the first [`MAX_LISTED`]; each learns where it is from the containers it
+    /// is in as they end (nothing is tracked while nothing is cut).
+    cuts: Vec<Placed>,
     /// The lists cut beyond those.
     more: u64,
 }
@@ -107,7 +110,6 @@ impl State {
             within_items: 0,
             over: false,
             list_peak: 0,
-            path: String::new(),
             cuts: Vec::new(),
             more: 0,
         }
@@ -142,35 +144,67 @@ impl State {
 
     fn cut(&mut self, kept: u64, total: u64, by: CutBy) {
         if self.cuts.len() < MAX_LISTED {
-            let at = self.path.clone();
-            self.cuts.push(Cut {
-                at,
+            let placed = Placed {
+                upward: Vec::new(),
                 kept,
                 total,
                 by,
-            });
+            };
+            self.cuts.push(placed);
         } else {
             self.more += 1;
+        }
+    }
+
+    /// The lists cut since the `from`th are below `token`.
+    fn below(&mut self, from: usize, token: impl Fn() -> Token) {
+        for cut in &mut self.cuts[from..] {
+            cut.upward.push(token());
         }
     }
 
     fn notice(self, cap: ResultCap) -> Option<Truncation> {
         (!self.cuts.is_empty()).then(|| Truncation {
             limit: cap.into(),
-            cut: self.cuts,
+            cut: self.cuts.into_iter().map(Placed::into_cut).collect(),
             more: self.more,
         })
     }
+}
 
-    /// Serializes `value` at `token` below the current path.
-    fn at<T: Serialize + ?Sized>(&mut self, token: &str, value: &T) -> Result<Value, Error> {
-        let len = self.path.len();
-        self.path.push('/');
-        self.path.push_str(&pointer::escape(token));
-        let value = value.serialize(Ser { state: self });
-        self.path.truncate(len);
-        value
+/// A list cut, with the tokens of its place from the list up.
+struct Placed {
+    upward: Vec<Token>,
+    kept: u64,
+    total: u64,
+    by: CutBy,
+}
+
+impl Placed {
+    fn into_cut(self) -> Cut {
+        let mut at = String::new();
+        for token in self.upward.iter().rev() {
+            at.push('/');
+            match token {
+                Token::Field(name) => at.push_str(&pointer::escape(name)),
+                Token::Key(key) => at.push_str(&pointer::escape(key)),
+                Token::Index(index) => at.push_str(&index.to_string()),
+            }
+        }
+        Cut {
+            at,
+            kept: self.kept,
+            total: self.total,
+            by: self.by,
+        }
     }
+}
+
+/// A token of a JSON pointer: a struct's field, a map's key, a list's index.
+enum Token {
+    Field(&'static str),
+    Key(String),
+    Index(u64),
 }
 
 /// Why serializing stopped.
@@ -178,8 +212,8 @@ impl State {
 enum Error {
     /// A list item does not fit in the room left.
     Over,
-    /// The output itself cannot be serialized.
-    Custom(String),
+    /// The output itself cannot be serialized (boxed: results stay small).
+    Custom(Box<str>),
 }
 
 impl fmt::Display for Error {
@@ -195,7 +229,7 @@ impl std::error::Error for Error {}
 
 impl ser::Error for Error {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        Self::Custom(msg.to_string())
+        Self::Custom(msg.to_string().into())
     }
 }
 
@@ -211,6 +245,29 @@ impl io::Write for Count {
     fn flush(&mut self) -> io::Result<()> {
         Ok(())
     }
+}
+
+/// The bytes of `text` as a JSON string, quotes included, escaped as serde_json escapes it
+/// (`\"`, `\\`, `\b \f \n \r \t`, other control characters as `\u00XX`).
+fn str_len(text: &str) -> u64 {
+    let escapes: u64 = (text.bytes())
+        .map(|b| match b {
+            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
+            0x00..=0x1f => 5,
+            _ => 0,
+        })
+        .sum();
+    text.len() as u64 + 2 + escapes
+}
+
+/// The bytes of an integer's JSON: its digits, and its sign.
+fn int_len(negative: bool, mut magnitude: u64) -> u64 {
+    let mut digits = 1;
+    while magnitude >= 10 {
+        magnitude /= 10;
+        digits += 1;
+    }
+    digits + u64::from(negative)
 }
 
 /// The bytes of `value`'s compact JSON.
@@ -230,7 +287,7 @@ struct Ser<'s> {
 impl Ser<'_> {
     /// A scalar: built as serde_json builds it, then counted.
     fn scalar(self, value: Result<Value, serde_json::Error>) -> Result<Value, Error> {
-        let value = value.map_err(|e| Error::Custom(e.to_string()))?;
+        let value = value.map_err(|e| Error::Custom(e.to_string().into()))?;
         self.state.add(json_len(&value))?;
         Ok(self.state.keep(value))
     }
@@ -240,6 +297,20 @@ macro_rules! scalars {
     ($($method:ident: $ty:ty),* $(,)?) => {
         $(fn $method(self, v: $ty) -> Result<Value, Error> {
             self.scalar(serde_json::to_value(v))
+        })*
+    };
+}
+
+/// Integers: counted by their digits, built as serde_json builds them (out of its range, an
+/// error).
+macro_rules! integers {
+    ($($method:ident: $ty:ty),* $(,)?) => {
+        $(fn $method(self, v: $ty) -> Result<Value, Error> {
+            let value = serde_json::to_value(v).map_err(|e| Error::Custom(e.to_string().into()))?;
+            // Within 64 bits, so its magnitude is a `u64`.
+            let wide = v as i128;
+            self.state.add(int_len(wide < 0, wide.unsigned_abs() as u64))?;
+            Ok(self.state.keep(value))
         })*
     };
 }
@@ -255,11 +326,19 @@ impl<'s> ser::Serializer for Ser<'s> {
     type SerializeStruct = Object<'s>;
     type SerializeStructVariant = Object<'s>;
 
+    integers! {
+        serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+        serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64,
+    }
+
     scalars! {
-        serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
-        serialize_i64: i64, serialize_i128: i128, serialize_u8: u8, serialize_u16: u16,
-        serialize_u32: u32, serialize_u64: u64, serialize_u128: u128, serialize_f32: f32,
-        serialize_f64: f64, serialize_char: char, serialize_bytes: &[u8],
+        serialize_i128: i128, serialize_u128: u128, serialize_f32: f32, serialize_f64: f64,
+        serialize_char: char, serialize_bytes: &[u8],
+    }
+
+    fn serialize_bool(self, v: bool) -> Result<Value, Error> {
+        self.state.add(if v { 4 } else { 5 })?;
+        Ok(Value::Bool(v))
     }
 
     fn serialize_str(self, v: &str) -> Result<Value, Error> {
@@ -269,7 +348,7 @@ impl<'s> ser::Serializer for Ser<'s> {
             self.state.add(at_least)?;
             return Ok(Value::Null);
         }
-        self.state.add(json_len(v))?;
+        self.state.add(str_len(v))?;
         Ok(self.state.keep(Value::String(v.to_owned())))
     }
 
@@ -315,30 +394,35 @@ impl<'s> ser::Serializer for Ser<'s> {
         value: &T,
     ) -> Result<Value, Error> {
         // `{"variant":…}`
-        self.state.add(json_len(variant) + 3)?;
-        let inner = self.state.at(variant, value)?;
+        self.state.add(str_len(variant) + 3)?;
+        let from = self.state.cuts.len();
+        let inner = value.serialize(Ser { state: self.state })?;
+        self.state.below(from, || Token::Field(variant));
         let mut map = Map::new();
         map.insert(variant.to_owned(), inner);
         Ok(self.state.keep(Value::Object(map)))
     }
 
-    fn serialize_seq(self, _len: Option<usize>) -> Result<List<'s>, Error> {
+    fn serialize_seq(self, len: Option<usize>) -> Result<List<'s>, Error> {
         self.state.add(2)?;
+        // Room for what the list may keep, and no more: a hostile length is not trusted.
+        let most = self.state.items.map_or(usize::MAX, |most| most as usize);
+        let room = len.unwrap_or(0).min(most).min(MAX_RESERVED);
         Ok(List {
             state: self.state,
-            items: Vec::new(),
+            items: Vec::with_capacity(room),
             kept: 0,
             left_out: 0,
             full: None,
         })
     }
 
-    fn serialize_tuple(self, _len: usize) -> Result<Fixed<'s>, Error> {
-        Fixed::open(self.state, None)
+    fn serialize_tuple(self, len: usize) -> Result<Fixed<'s>, Error> {
+        Fixed::open(self.state, None, len)
     }
 
-    fn serialize_tuple_struct(self, _name: &'static str, _len: usize) -> Result<Fixed<'s>, Error> {
-        Fixed::open(self.state, None)
+    fn serialize_tuple_struct(self, _name: &'static str, len: usize) -> Result<Fixed<'s>, Error> {
+        Fixed::open(self.state, None, len)
     }
 
     fn serialize_tuple_variant(
@@ -346,17 +430,17 @@ impl<'s> ser::Serializer for Ser<'s> {
         _name: &'static str,
         _index: u32,
         variant: &'static str,
-        _len: usize,
+        len: usize,
     ) -> Result<Fixed<'s>, Error> {
-        Fixed::open(self.state, Some(variant))
+        Fixed::open(self.state, Some(variant), len)
     }
 
-    fn serialize_map(self, _len: Option<usize>) -> Result<Object<'s>, Error> {
-        Object::open(self.state, None)
+    fn serialize_map(self, len: Option<usize>) -> Result<Object<'s>, Error> {
+        Object::open(self.state, None, len.unwrap_or(0))
     }
 
-    fn serialize_struct(self, _name: &'static str, _len: usize) -> Result<Object<'s>, Error> {
-        Object::open(self.state, None)
+    fn serialize_struct(self, _name: &'static str, len: usize) -> Result<Object<'s>, Error> {
+        Object::open(self.state, None, len)
     }
 
     fn serialize_struct_variant(
@@ -364,9 +448,9 @@ impl<'s> ser::Serializer for Ser<'s> {
         _name: &'static str,
         _index: u32,
         variant: &'static str,
-        _len: usize,
+        len: usize,
     ) -> Result<Object<'s>, Error> {
-        Object::open(self.state, Some(variant))
+        Object::open(self.state, Some(variant), len)
     }
 }
 
@@ -397,12 +481,15 @@ impl ser::SerializeSeq for List<'_> {
         state.within_items += 1;
         let comma = u64::from(self.kept > 0);
         let item = match state.add(comma) {
-            Ok(()) => state.at(&self.kept.to_string(), value),
+            Ok(()) => value.serialize(Ser { state }),
             Err(e) => Err(e),
         };
         state.within_items -= 1;
         match item {
             Ok(item) => {
+                let index = self.kept;
+                self.state.below(before.1, || Token::Index(index));
+                let state = &mut *self.state;
                 if !state.over {
                     self.items.push(item);
                 }
@@ -438,21 +525,26 @@ struct Fixed<'s> {
 }
 
 impl<'s> Fixed<'s> {
-    fn open(state: &'s mut State, variant: Option<&'static str>) -> Result<Self, Error> {
+    fn open(
+        state: &'s mut State,
+        variant: Option<&'static str>,
+        len: usize,
+    ) -> Result<Self, Error> {
         // `[]`, or `{"variant":[]}`
-        let wrapper = variant.map_or(0, |v| json_len(v) + 3);
+        let wrapper = variant.map_or(0, |v| str_len(v) + 3);
         state.add(2 + wrapper)?;
         Ok(Self {
             state,
             variant,
-            items: Vec::new(),
+            items: Vec::with_capacity(len.min(MAX_RESERVED)),
         })
     }
 
     fn push<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         self.state.add(u64::from(!self.items.is_empty()))?;
-        let index = self.items.len().to_string();
-        let item = self.state.at(&index, value)?;
+        let (from, index) = (self.state.cuts.len(), self.items.len() as u64);
+        let item = value.serialize(Ser { state: self.state })?;
+        self.state.below(from, || Token::Index(index));
         self.items.push(item);
         Ok(())
     }
@@ -517,25 +609,37 @@ struct Object<'s> {
 }
 
 impl<'s> Object<'s> {
-    fn open(state: &'s mut State, variant: Option<&'static str>) -> Result<Self, Error> {
+    fn open(
+        state: &'s mut State,
+        variant: Option<&'static str>,
+        len: usize,
+    ) -> Result<Self, Error> {
         // `{}`, or `{"variant":{}}`
-        let wrapper = variant.map_or(0, |v| json_len(v) + 3);
+        let wrapper = variant.map_or(0, |v| str_len(v) + 3);
         state.add(2 + wrapper)?;
         Ok(Self {
             state,
             variant,
-            map: Map::new(),
+            map: Map::with_capacity(len.min(MAX_RESERVED)),
             key: None,
             entries: 0,
         })
     }
 
-    fn entry<T: Serialize + ?Sized>(&mut self, key: &str, value: &T) -> Result<(), Error> {
+    /// The entry `key`: `value`; `token` makes the key a token of a cut list's place.
+    fn entry<T: Serialize + ?Sized>(
+        &mut self,
+        key: &str,
+        token: impl Fn() -> Token,
+        value: &T,
+    ) -> Result<(), Error> {
         // `,"key":`
         let comma = u64::from(self.entries > 0);
-        self.state.add(comma + json_len(key) + 1)?;
+        self.state.add(comma + str_len(key) + 1)?;
         self.entries += 1;
-        let value = self.state.at(key, value)?;
+        let from = self.state.cuts.len();
+        let value = value.serialize(Ser { state: self.state })?;
+        self.state.below(from, token);
         if !self.state.over {
             self.map.insert(key.to_owned(), value);
         }
@@ -559,7 +663,7 @@ fn key_text<T: Serialize + ?Sized>(key: &T) -> Result<String, Error> {
         Ok(Value::Number(n)) => Ok(n.to_string()),
         Ok(Value::Bool(b)) => Ok(b.to_string()),
         Ok(_) => Err(Error::Custom("a map key must be a string".into())),
-        Err(e) => Err(Error::Custom(e.to_string())),
+        Err(e) => Err(Error::Custom(e.to_string().into())),
     }
 }
 
@@ -574,7 +678,7 @@ impl ser::SerializeMap for Object<'_> {
 
     fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
         let key = self.key.take().unwrap_or_default();
-        self.entry(&key, value)
+        self.entry(&key, || Token::Key(key.clone()), value)
     }
 
     fn end(self) -> Result<Value, Error> {
@@ -591,7 +695,7 @@ impl ser::SerializeStruct for Object<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.entry(key, value)
+        self.entry(key, || Token::Field(key), value)
     }
 
     fn end(self) -> Result<Value, Error> {
@@ -608,7 +712,7 @@ impl ser::SerializeStructVariant for Object<'_> {
         key: &'static str,
         value: &T,
     ) -> Result<(), Error> {
-        self.entry(key, value)
+        self.entry(key, || Token::Field(key), value)
     }
 
     fn end(self) -> Result<Value, Error> {

@@ -216,3 +216,15 @@ fn keys_that_are_not_strings_do_not_serialize() {
         Err(Refused::Invalid(_))
     ));
 }
+
+#[test]
+fn strings_and_integers_are_counted_as_serde_json_writes_them() {
+    let every_ascii: String = (0u8..128).map(char::from).collect();
+    for text in [every_ascii.as_str(), "", "é ✓ 😀", "\u{2028}\u{7f}"] {
+        assert_eq!(str_len(text), json_len(text), "{text:?}");
+    }
+    for n in [0i64, 9, 10, -1, -10, 99_999, i64::MIN, i64::MAX] {
+        assert_eq!(int_len(n < 0, n.unsigned_abs()), json_len(&n), "{n}");
+    }
+    assert_eq!(int_len(false, u64::MAX), json_len(&u64::MAX));
+}
