@@ -13,6 +13,7 @@
 //! - [`http`]: the HTTP API's status for each kind of failure;
 //! - [`explain`]: the schema of what the built-in `explain` tool answers;
 //! - [`pointer`]: JSON pointer tokens;
+//! - [`duration`]: durations in the words specs write them in;
 //! - [`query`]: query tools' column types, filter operators and sorts;
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization;
 //! - [`tasks`]: long-running tools as durable tasks, a tool's `task:` and the project's `tasks:`;
@@ -29,6 +30,7 @@ pub mod auth;
 pub mod codes;
 pub mod descriptor;
 pub mod dialect;
+pub mod duration;
 pub mod explain;
 pub mod hints;
 pub mod http;

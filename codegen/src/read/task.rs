@@ -123,8 +123,8 @@ pub fn resolve_task(r: &mut Reader<'_>, written: &TaskWritten, config: &ProjectC
                 at,
                 format!(
                     "a task's `retention` ({}) must be longer than its `timeout` ({})",
-                    show(retention),
-                    show(timeout)
+                    toolspec_vocab::duration::words(retention),
+                    toolspec_vocab::duration::words(timeout)
                 ),
             )
             .with_label("the task could be deleted while it runs")
@@ -225,21 +225,4 @@ fn count(r: &mut Reader<'_>, node: &Node, what: &str, max: u64) -> Option<u64> {
 /// `duration` in whole milliseconds.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// `duration` as a spec would write it.
-fn show(duration: Duration) -> String {
-    let ms = millis(duration);
-    let units = [
-        (86_400_000, "d"),
-        (3_600_000, "h"),
-        (60_000, "m"),
-        (1_000, "s"),
-    ];
-    for (size, unit) in units {
-        if ms.is_multiple_of(size) {
-            return format!("{}{unit}", ms / size);
-        }
-    }
-    format!("{ms}ms")
 }

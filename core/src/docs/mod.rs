@@ -11,7 +11,7 @@
 
 mod fields;
 
-use std::time::Duration;
+use toolspec_vocab::duration::words;
 
 use minijinja::Environment;
 use serde::Serialize;
@@ -194,8 +194,8 @@ impl<'a> ToolDocs<'a> {
                 format!(
                     "runs as a durable task ({}): kept {}, each run up to {}",
                     task.support.as_str(),
-                    human(task.retention()),
-                    human(task.timeout())
+                    words(task.retention()),
+                    words(task.timeout())
                 )
             }),
             result_cap: tool.result_cap.map(|cap| {
@@ -219,18 +219,6 @@ struct Context<'a> {
 
 fn pretty(value: &Value) -> String {
     serde_json::to_string_pretty(value).unwrap_or_default()
-}
-
-/// `24h`, `90s`, `10m`.
-fn human(d: Duration) -> String {
-    let s = d.as_secs();
-    match s {
-        0 => format!("{}ms", d.as_millis()),
-        s if s % 86_400 == 0 => format!("{}d", s / 86_400),
-        s if s % 3600 == 0 => format!("{}h", s / 3600),
-        s if s % 60 == 0 => format!("{}m", s / 60),
-        s => format!("{s}s"),
-    }
 }
 
 #[cfg(test)]

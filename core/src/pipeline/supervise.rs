@@ -28,7 +28,10 @@ impl Stop {
                 Some("cancelled by the client".into()),
             ),
             Self::TimedOut(timeout) => {
-                let reason = format!("The call did not finish within {}.", human(timeout));
+                let reason = format!(
+                    "The call did not finish within {}.",
+                    toolspec_vocab::duration::words(timeout)
+                );
                 let error = ToolError::timeout(tool.error_headline.as_deref(), &reason);
                 ToolResult::failed(error, Some(format!("timed out after {timeout:?}")))
             }
@@ -80,18 +83,4 @@ pub(crate) async fn supervise<F: Future>(
     }
     let _ = work.as_mut().now_or_never();
     Err(stop)
-}
-
-/// "30s", "1.5s", "2m" for messages.
-fn human(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(60_000) && ms >= 60_000 {
-        format!("{}m", ms / 60_000)
-    } else if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else if ms >= 1000 {
-        format!("{:.1}s", d.as_secs_f64())
-    } else {
-        format!("{ms}ms")
-    }
 }
