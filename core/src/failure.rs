@@ -243,7 +243,6 @@ impl ToolError {
         }
     }
 
-    /// `internal_error`: the tool's headline only; the cause is for the developer.
     /// `result_too_large`: the answer does not fit the tool's `cap` and cannot be cut to.
     pub(crate) fn result_too_large(cap: toolspec_vocab::result_cap::ResultCap) -> Self {
         let limit = crate::truncation::Limit::from(cap);
@@ -257,6 +256,7 @@ impl ToolError {
         }
     }
 
+    /// `internal_error`: the tool's headline only; the cause is for the developer.
     pub(crate) fn internal(headline: Option<&str>) -> Self {
         Self {
             code: codes::INTERNAL_ERROR.into(),
