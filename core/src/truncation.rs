@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use toolspec_vocab::result_cap::ResultCap;
 
-/// The `_meta` key of an MCP result, and the key beside a function call's answer, that carry
-/// the notice; the HTTP API sends it as the [`HEADER`].
+/// The `_meta` key of an MCP result that carries the notice (function calling puts it under
+/// [`ANSWER_KEY`], the HTTP API in the [`HEADER`]).
 pub const META_KEY: &str = "toolspec/truncated";
 /// The key of a function call's answer (beside the exposed values, which never start with
 /// `_`) that carries the notice.
@@ -23,7 +23,8 @@ pub const MAX_LISTED: usize = 16;
 pub struct Truncation {
     /// The cap applied.
     pub limit: Limit,
-    /// The lists cut, in the order they appear in the answer (at most [`MAX_LISTED`]).
+    /// The lists cut, in the order they ended (a list inside another before it; at most
+    /// [`MAX_LISTED`]).
     pub cut: Vec<Cut>,
     /// How many lists were cut beyond those `cut` names.
     #[serde(default, skip_serializing_if = "is_zero")]
