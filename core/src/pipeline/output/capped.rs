@@ -559,44 +559,29 @@ impl<'s> Fixed<'s> {
     }
 }
 
-impl ser::SerializeTuple for Fixed<'_> {
-    type Ok = Value;
-    type Error = Error;
+/// The serde traits of a tuple's kinds, each pushing its items and closing alike.
+macro_rules! fixed {
+    ($($kind:ident::$method:ident),*) => {
+        $(impl ser::$kind for Fixed<'_> {
+            type Ok = Value;
+            type Error = Error;
 
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
+                self.push(value)
+            }
 
-    fn end(self) -> Result<Value, Error> {
-        self.close()
-    }
+            fn end(self) -> Result<Value, Error> {
+                self.close()
+            }
+        })*
+    };
 }
 
-impl ser::SerializeTupleStruct for Fixed<'_> {
-    type Ok = Value;
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-
-    fn end(self) -> Result<Value, Error> {
-        self.close()
-    }
-}
-
-impl ser::SerializeTupleVariant for Fixed<'_> {
-    type Ok = Value;
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Error> {
-        self.push(value)
-    }
-
-    fn end(self) -> Result<Value, Error> {
-        self.close()
-    }
-}
+fixed!(
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 /// A map or a struct: every entry is kept.
 struct Object<'s> {
@@ -686,39 +671,29 @@ impl ser::SerializeMap for Object<'_> {
     }
 }
 
-impl ser::SerializeStruct for Object<'_> {
-    type Ok = Value;
-    type Error = Error;
+/// The serde traits of a struct's kinds, each an entry per field.
+macro_rules! structs {
+    ($($kind:ident),*) => {
+        $(impl ser::$kind for Object<'_> {
+            type Ok = Value;
+            type Error = Error;
 
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.entry(key, || Token::Field(key), value)
-    }
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Error> {
+                self.entry(key, || Token::Field(key), value)
+            }
 
-    fn end(self) -> Result<Value, Error> {
-        self.close()
-    }
+            fn end(self) -> Result<Value, Error> {
+                self.close()
+            }
+        })*
+    };
 }
 
-impl ser::SerializeStructVariant for Object<'_> {
-    type Ok = Value;
-    type Error = Error;
-
-    fn serialize_field<T: Serialize + ?Sized>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Error> {
-        self.entry(key, || Token::Field(key), value)
-    }
-
-    fn end(self) -> Result<Value, Error> {
-        self.close()
-    }
-}
+structs!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests;
