@@ -14,6 +14,7 @@
 //! The map is compiled by one walk of it (`crate::schema::walk`, 128 levels at most, each `$defs`
 //! entry once); the pipeline, its reports and the developer's own logs ask the compiled map.
 
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Map, Value};
 
 use crate::schema::keys::Keys;
@@ -173,47 +174,169 @@ impl Sensitivity {
 
     /// `value` with every sensitive part replaced by [`REDACTED`], in place.
     pub fn redact(&self, value: &mut Value) {
-        if let Some(root) = &self.root {
-            self.redact_at(value, root, 0);
+        self.redact_with(value, &self.root_plan());
+    }
+
+    /// `value` as [`redact`](Self::redact) would leave it, without copying it: serialized,
+    /// it writes each sensitive part as [`REDACTED`] and everything else as it is.
+    pub fn redacted<'a>(&'a self, value: &'a Value) -> Redacted<'a> {
+        Redacted {
+            map: self,
+            value,
+            plan: self.root_plan(),
         }
     }
 
-    fn redact_at(&self, value: &mut Value, node: &Node, depth: usize) {
-        if depth > MAX_DEPTH {
-            return;
-        }
-        let parts = match self.resolve(node) {
-            Node::Clear | Node::Ref(_) => return,
-            Node::Sensitive => {
+    fn redact_with(&self, value: &mut Value, plan: &Plan<'_>) {
+        let (parts, depth) = match plan {
+            Plan::Clear => return,
+            Plan::Sensitive => {
                 *value = Value::String(REDACTED.into());
                 return;
             }
-            Node::Parts(parts) => parts,
+            Plan::Parts(parts, depth) => (parts, *depth),
         };
-        for branch in &parts.any_of {
-            self.redact_at(value, branch, depth + 1);
-        }
         match value {
             Value::Object(map) => {
                 for (key, child) in map.iter_mut() {
-                    match parts.properties.find(key, 0) {
-                        Some(i) => self.redact_at(child, &parts.plans[i], depth + 1),
-                        None => {
-                            if let Some(values) = &parts.values {
-                                self.redact_at(child, values, depth + 1);
-                            }
-                        }
-                    }
+                    self.redact_with(child, &self.field(parts, key, depth));
                 }
             }
             Value::Array(items) => {
-                if let Some(plan) = &parts.items {
-                    for item in items {
-                        self.redact_at(item, plan, depth + 1);
-                    }
+                let plan = self.item(parts, depth);
+                for item in items {
+                    self.redact_with(item, &plan);
                 }
             }
             _ => {}
+        }
+    }
+
+    /// What applies to the whole value.
+    fn root_plan(&self) -> Plan<'_> {
+        self.plan(self.root.as_ref(), 0)
+    }
+
+    /// What applies to a value reached through `nodes` at `depth`: `$ref`s followed, a
+    /// union's variants gathered beside their union (a variant sensitive whole makes the value
+    /// so).
+    fn plan<'s>(&'s self, nodes: impl IntoIterator<Item = &'s Node>, depth: usize) -> Plan<'s> {
+        let mut parts = Vec::new();
+        for node in nodes {
+            if self.gather(node, depth, &mut parts) {
+                return Plan::Sensitive;
+            }
+        }
+        match parts.is_empty() {
+            true => Plan::Clear,
+            false => Plan::Parts(parts, depth),
+        }
+    }
+
+    /// Pushes the parts of `node` (and its variants') onto `parts`; whether it is sensitive.
+    fn gather<'s>(&'s self, node: &'s Node, depth: usize, parts: &mut Vec<&'s Parts>) -> bool {
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        match self.resolve(node) {
+            Node::Clear | Node::Ref(_) => false,
+            Node::Sensitive => true,
+            Node::Parts(own) => {
+                parts.push(own);
+                own.any_of
+                    .iter()
+                    .any(|branch| self.gather(branch, depth + 1, parts))
+            }
+        }
+    }
+
+    /// What applies to the field `key` of an object whose value `parts` describe.
+    fn field<'s>(&'s self, parts: &[&'s Parts], key: &str, depth: usize) -> Plan<'s> {
+        let below = parts
+            .iter()
+            .filter_map(|p| match p.properties.find(key, 0) {
+                Some(i) => Some(&p.plans[i]),
+                None => p.values.as_ref(),
+            });
+        self.plan(below, depth + 1)
+    }
+
+    /// What applies to each item of an array whose value `parts` describe.
+    fn item<'s>(&'s self, parts: &[&'s Parts], depth: usize) -> Plan<'s> {
+        self.plan(parts.iter().filter_map(|p| p.items.as_ref()), depth + 1)
+    }
+}
+
+/// What applies to one value: nothing below it, the whole of it, or some parts below (of one
+/// node, or of several where a union's variants meet), at its depth.
+enum Plan<'s> {
+    Clear,
+    Sensitive,
+    Parts(Vec<&'s Parts>, usize),
+}
+
+/// A value with its sensitive parts hidden, for serializing ([`Sensitivity::redacted`]).
+pub struct Redacted<'a> {
+    map: &'a Sensitivity,
+    value: &'a Value,
+    plan: Plan<'a>,
+}
+
+impl Serialize for Redacted<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Shown {
+            map: self.map,
+            value: self.value,
+            plan: &self.plan,
+        }
+        .serialize(serializer)
+    }
+}
+
+/// A part of a [`Redacted`] value, with what applies to it.
+struct Shown<'a, 'p> {
+    map: &'a Sensitivity,
+    value: &'a Value,
+    plan: &'p Plan<'a>,
+}
+
+impl Serialize for Shown<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (parts, depth) = match self.plan {
+            Plan::Clear => return self.value.serialize(serializer),
+            Plan::Sensitive => return serializer.serialize_str(REDACTED),
+            Plan::Parts(parts, depth) => (parts, *depth),
+        };
+        let map = self.map;
+        match self.value {
+            Value::Object(fields) => {
+                let mut out = serializer.serialize_map(Some(fields.len()))?;
+                for (key, value) in fields {
+                    let plan = map.field(parts, key, depth);
+                    out.serialize_entry(
+                        key,
+                        &Shown {
+                            map,
+                            value,
+                            plan: &plan,
+                        },
+                    )?;
+                }
+                out.end()
+            }
+            Value::Array(items) => {
+                let plan = map.item(parts, depth);
+                let mut out = serializer.serialize_seq(Some(items.len()))?;
+                for value in items {
+                    out.serialize_element(&Shown {
+                        map,
+                        value,
+                        plan: &plan,
+                    })?;
+                }
+                out.end()
+            }
+            other => other.serialize(serializer),
         }
     }
 }
@@ -363,6 +486,33 @@ mod tests {
                 "other": "kept"
             })
         );
+    }
+
+    #[test]
+    fn a_redacted_view_serializes_as_the_redacted_copy() {
+        let map = map();
+        let values = [
+            json!({
+                "note": { "a": 1 },
+                "lines": [ { "gift": "x", "sku": "A" }, { "sku": "B" }, 3 ],
+                "cards": { "visa": { "number": "4111", "expiry": "12/30" }, "odd": [1] },
+                "contact": { "email": "a@b.c" },
+                "tree": { "secret": 1, "children": [ { "secret": 2, "children": [ { "name": "x" } ] } ] },
+                "other": "kept"
+            }),
+            json!({ "lines": { "0": { "gift": "not an array" } }, "tree": [ { "secret": 1 } ] }),
+            json!([ { "note": 1 } ]),
+            json!("just text"),
+        ];
+        for value in values {
+            let mut copy = value.clone();
+            map.redact(&mut copy);
+            let shown = serde_json::to_string(&map.redacted(&value)).expect("JSON");
+            assert_eq!(shown, copy.to_string(), "{value}");
+            let clear = Sensitivity::default();
+            let shown = serde_json::to_string(&clear.redacted(&value)).expect("JSON");
+            assert_eq!(shown, value.to_string());
+        }
     }
 
     #[test]

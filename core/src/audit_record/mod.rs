@@ -14,4 +14,4 @@ mod record;
 
 pub use query::{AuditOutcome, AuditPage, AuditQuery};
 pub use record::{AuditEntry, AuditRecord, AuditState, ParseAuditError};
-pub(crate) use record::{Call, Redact};
+pub(crate) use record::{Call, Redact, json_text};

@@ -68,18 +68,19 @@ pub struct AuditRecord<J = Value> {
 /// [`AuditSink`](crate::storage::AuditSink) stores; read back, it is an [`AuditRecord`].
 pub type AuditEntry = AuditRecord<Box<RawValue>>;
 
-/// `value` as JSON text.
-fn raw(value: &Value) -> Box<RawValue> {
-    // A `Value` always serializes (its keys are strings).
+/// `value` (a `Value`, or a view of one) as JSON text.
+pub(crate) fn json_text(value: &impl Serialize) -> Box<RawValue> {
+    // A `Value` always serializes (its keys are strings), and so do the views of one.
     serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
 
-/// How the called tool hides its sensitive values, in place.
+/// How the called tool hides its sensitive values: what a record keeps of a value, as JSON
+/// text.
 pub(crate) trait Redact: Sync {
-    /// Redacts a call's input: its arguments, or its ambient values.
-    fn input(&self, value: &mut Value);
-    /// Redacts the exposed result.
-    fn output(&self, value: &mut Value);
+    /// A call's input, its arguments or its ambient values, redacted.
+    fn input(&self, value: &Value) -> Box<RawValue>;
+    /// The exposed result, redacted.
+    fn output(&self, value: &Value) -> Box<RawValue>;
 }
 
 /// Where a recorded call stands.
@@ -153,25 +154,27 @@ impl AuditEntry {
     /// The record of `call` as it starts (no outcome yet), its sensitive values redacted by
     /// the called tool.
     pub(crate) fn started(call: Call<'_>) -> Self {
-        let mut arguments = match call.arguments {
-            Value::Object(map) => {
+        let arguments = match call.arguments {
+            // Copied only when a model sent an `ambient_context`, which is not an argument.
+            Value::Object(map) if map.contains_key("ambient_context") => {
                 let mut map = map.clone();
                 map.remove("ambient_context");
-                Value::Object(map)
+                call.redact.input(&Value::Object(map))
             }
-            other => other.clone(),
+            other => call.redact.input(other),
         };
-        call.redact.input(&mut arguments);
-        let mut ambient: Value = call
+        let ambient: Map<String, Value> = call
             .tool
             .ambient_fields()
             .filter_map(|field| {
                 let value = call.ambient.get(field.context_key())?;
                 Some((field.name.to_string(), value.clone()))
             })
-            .collect::<Map<String, Value>>()
-            .into();
-        call.redact.input(&mut ambient);
+            .collect();
+        let ambient = match ambient.is_empty() {
+            true => json_text(&ambient),
+            false => call.redact.input(&Value::Object(ambient)),
+        };
         Self {
             id: call.id,
             started_at: call.started_at,
@@ -179,15 +182,15 @@ impl AuditEntry {
             tool: call.tool.name.to_string(),
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
-            ambient: raw(&ambient),
-            arguments: raw(&arguments),
+            ambient,
+            arguments,
             state: AuditState::Started,
             outcome: None,
             message: None,
             exception: None,
             result: None,
             trace_id: call.trace_id,
-            answers: call.answers.as_ref().map(raw),
+            answers: call.answers.as_ref().map(json_text),
             replay_of: None,
         }
     }
@@ -197,10 +200,8 @@ impl AuditEntry {
     pub(crate) fn finish(&mut self, result: &ToolResult, duration_us: u64, redact: &dyn Redact) {
         let (outcome, message, value) = match &result.outcome {
             Ok(value) => {
-                let mut value = value.clone();
-                redact.output(&mut value);
                 let notice = result.truncated.as_ref().map(|n| n.sentence());
-                ("ok".to_owned(), notice, Some(raw(&value)))
+                ("ok".to_owned(), notice, Some(redact.output(value)))
             }
             Err(error) => (error.code.clone(), Some(error.message.clone()), None),
         };

@@ -5,6 +5,8 @@
 
 pub(crate) mod options;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::ambient::AmbientContext;
@@ -13,6 +15,7 @@ use crate::contract::BoxFuture;
 use crate::descriptor::Descriptor;
 use crate::explain::explanation::Explanation;
 use crate::failure::ToolResult;
+use crate::sensitive::Sensitivity;
 use crate::task::{Accept, Submitted, Task};
 use crate::user_input::InputRequired;
 
@@ -115,12 +118,11 @@ pub(crate) trait Stages: Send + Sync {
     /// Runs the tool's stages of `call` over the arguments as sent.
     fn run<'a>(&'a self, call: Call<'a>, args: Value) -> BoxFuture<'a, Answer>;
 
-    /// Redacts, in place, the sensitive values of a call's input (its arguments, or its
-    /// ambient values).
-    fn redact_input(&self, value: &mut Value);
+    /// Where a call's input (its arguments, or its ambient values) is sensitive.
+    fn sensitive_input(&self) -> Cow<'_, Sensitivity>;
 
-    /// Redacts, in place, the sensitive values of the tool's exposed result.
-    fn redact_output(&self, value: &mut Value);
+    /// Where the tool's exposed result is sensitive.
+    fn sensitive_output(&self) -> Cow<'_, Sensitivity>;
 
     /// Why `ambient` does not give the tool its ambient fields, if it does not.
     fn check_ambient(&self, _ambient: &AmbientContext) -> Result<(), String> {

@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use chrono::Utc;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
@@ -134,12 +135,12 @@ struct Redaction<'r> {
 }
 
 impl Redact for Redaction<'_> {
-    fn input(&self, value: &mut Value) {
-        crate::pipeline::redaction::input(self.tool, self.adapter, value);
+    fn input(&self, value: &Value) -> Box<RawValue> {
+        crate::pipeline::redaction::input(self.tool, self.adapter, value)
     }
 
-    fn output(&self, value: &mut Value) {
-        crate::pipeline::redaction::output(self.tool, value);
+    fn output(&self, value: &Value) -> Box<RawValue> {
+        crate::pipeline::redaction::output(self.tool, value)
     }
 }
 

@@ -110,7 +110,7 @@ pub(crate) fn redact_input(registry: &Registry, adapter: Option<&str>, value: &m
         return;
     };
     match target.map(|t| t.imp()) {
-        Some(Imp::Tool(stages)) => stages.redact_input(arguments),
+        Some(Imp::Tool(stages)) => stages.sensitive_input().redact(arguments),
         // The task status tool's arguments hold nothing sensitive.
         Some(Imp::TaskStatus) => {}
         _ => *arguments = Value::String(REDACTED.to_owned()),

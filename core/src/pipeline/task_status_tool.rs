@@ -145,7 +145,7 @@ pub(crate) fn redact_output(registry: &Registry, value: &mut Value) {
         return;
     };
     match imp {
-        Some(Imp::Tool(stages)) => stages.redact_output(result),
+        Some(Imp::Tool(stages)) => stages.sensitive_output().redact(result),
         _ => *result = Value::String(crate::sensitive::REDACTED.to_owned()),
     }
 }

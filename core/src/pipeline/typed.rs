@@ -3,6 +3,7 @@
 //! handler is known to need the database. Its [`Stages`] are the pipeline's
 //! ([`tool_stages`]); the builder's [`tool`](RegistryBuilder::tool) adds one.
 
+use std::borrow::Cow;
 use std::sync::OnceLock;
 use std::sync::atomic::AtomicBool;
 
@@ -78,17 +79,17 @@ impl<O: Operation> Stages for Typed<O> {
         Box::pin(tool_stages(own, call, args))
     }
 
-    fn redact_input(&self, value: &mut Value) {
+    fn sensitive_input(&self) -> Cow<'_, Sensitivity> {
         match self.compiled() {
-            Ok(compiled) => compiled.sensitive_input.redact(value),
-            Err(_) => Sensitivity::compile(self.tool.sensitive_input.as_deref()).redact(value),
+            Ok(compiled) => Cow::Borrowed(&compiled.sensitive_input),
+            Err(_) => Cow::Owned(Sensitivity::compile(self.tool.sensitive_input.as_deref())),
         }
     }
 
-    fn redact_output(&self, value: &mut Value) {
+    fn sensitive_output(&self) -> Cow<'_, Sensitivity> {
         match self.compiled() {
-            Ok(compiled) => compiled.sensitive_output.redact(value),
-            Err(_) => Sensitivity::compile(self.tool.sensitive_output.as_deref()).redact(value),
+            Ok(compiled) => Cow::Borrowed(&compiled.sensitive_output),
+            Err(_) => Cow::Owned(Sensitivity::compile(self.tool.sensitive_output.as_deref())),
         }
     }
 
