@@ -201,18 +201,19 @@ impl AuditTrail {
         })
     }
 
-    /// Writes the finished `record` by its tool's `policy`: queued (`async`), or committed
-    /// before this returns (`sync`, `required`); `open` is its record opened before the call
-    /// ran, if it was. The call already ran: a record that cannot be written is logged (an
-    /// opened one then stays `started`), never turned into the call's answer.
+    /// Writes the finished `record` of a call of `tool` by the tool's `policy`: queued
+    /// (`async`), or committed before this returns (`sync`, `required`); `open` is its record
+    /// opened before the call ran, if it was. The call already ran: a record that cannot be
+    /// written is logged (an opened one then stays `started`), never turned into the call's
+    /// answer.
     pub(crate) async fn finish(
         &self,
+        tool: &str,
         record: Box<AuditEntry>,
         policy: AuditPolicy,
         open: Option<OpenRecord>,
     ) {
         let wait = policy.required || policy.durability == Durability::Sync;
-        let tool = record.tool.clone();
         let written = self.shared.write(record, wait).await;
         if let Some(mut open) = open {
             open.finished = true;

@@ -124,7 +124,10 @@ impl Recording<'_> {
         } = self;
         let duration_us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         record.finish(result, duration_us, &Redaction { tool, adapter });
-        trail.finish(record, tool.descriptor().audit, open).await;
+        let descriptor = tool.descriptor();
+        trail
+            .finish(&descriptor.name, record, descriptor.audit, open)
+            .await;
     }
 }
 

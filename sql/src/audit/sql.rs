@@ -63,12 +63,25 @@ fn col(name: &str) -> Expr {
     Expr::col(Alias::new(name))
 }
 
-/// The insert of `rows` records, finishing an opened record in place when its id is there
-/// already; `numbered`: PostgreSQL's `$1`… placeholders, else SQLite's `?` (SQLite reads `$1`
-/// too, but as a named parameter that sqlx looks up by name, once per value).
+/// The sizes a batch is inserted in. Each is one statement, built and prepared once per
+/// connection and kept; a batch is padded up to the next size with empty rows (every value
+/// NULL), which the insert skips. Steps of about 1.5: at most a third of a statement's rows
+/// are padding.
+const SIZES: [usize; 16] = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256];
+const _: () = assert!(SIZES[SIZES.len() - 1] == MAX_BATCH);
+
+/// The smallest of [`SIZES`] that holds `rows` records, by index.
+fn size_for(rows: usize) -> usize {
+    SIZES.partition_point(|&size| size < rows)
+}
+
+/// The insert of `rows` rows, empty rows skipped, finishing an opened record in place when its
+/// id is there already; `numbered`: PostgreSQL's `$1`… placeholders, else SQLite's `?` (SQLite
+/// reads `$1` too, but as a named parameter that sqlx looks up by name, once per value).
 fn insert_sql(rows: usize, numbered: bool) -> String {
     use std::fmt::Write as _;
-    let mut sql = format!("INSERT INTO {TABLE} ({}) VALUES ", COLUMNS.join(", "));
+    let columns = COLUMNS.join(", ");
+    let mut sql = format!("INSERT INTO {TABLE} ({columns}) SELECT * FROM (VALUES ");
     for row in 0..rows {
         sql.push_str(if row == 0 { "(" } else { ", (" });
         for column in 0..COLUMNS.len() {
@@ -84,7 +97,8 @@ fn insert_sql(rows: usize, numbered: bool) -> String {
         }
         sql.push(')');
     }
-    sql.push_str(" ON CONFLICT (id) DO UPDATE SET ");
+    // The first column is the id, NULL only in an empty row.
+    sql.push_str(") AS batch WHERE batch.column1 IS NOT NULL ON CONFLICT (id) DO UPDATE SET ");
     for (i, column) in OUTCOME_COLUMNS.iter().enumerate() {
         let separator = if i == 0 { "" } else { ", " };
         let _ = write!(sql, "{separator}{column} = excluded.{column}");
@@ -92,62 +106,91 @@ fn insert_sql(rows: usize, numbered: bool) -> String {
     sql
 }
 
-/// Binds one record's values, in [`COLUMNS`]' order, as SQLite keeps them: text for UUIDs,
-/// times and JSON.
+/// The insert of each of [`SIZES`], built on first use.
+struct Inserts {
+    numbered: bool,
+    built: [std::sync::OnceLock<String>; SIZES.len()],
+}
+
+impl Inserts {
+    const fn new(numbered: bool) -> Self {
+        Self {
+            numbered,
+            built: [const { std::sync::OnceLock::new() }; SIZES.len()],
+        }
+    }
+
+    /// The insert of `SIZES[size]` rows.
+    fn get(&self, size: usize) -> &str {
+        self.built[size].get_or_init(|| insert_sql(SIZES[size], self.numbered))
+    }
+}
+
+/// Binds one row's values, in [`COLUMNS`]' order, as SQLite keeps them: text for UUIDs, times
+/// and JSON (`None`: an empty row). sqlx owns what it binds: each text is copied once, into
+/// the `Arc<str>` it binds without copying again.
 #[cfg(feature = "sqlite")]
 fn bind_sqlite<'q>(
     query: sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>,
-    r: &'q AuditEntry,
-    instance: Option<&'q str>,
+    r: Option<&AuditEntry>,
+    instance: Option<&str>,
 ) -> sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments> {
-    let json = |value: &'q RawValue| value.get();
+    use std::sync::Arc;
+    let text = |text: &str| Arc::<str>::from(text);
+    let json = |value: &RawValue| text(value.get());
+    let Some(r) = r else {
+        return (0..COLUMNS.len()).fold(query, |query, _| query.bind(None::<i64>));
+    };
     query
-        .bind(r.id.hyphenated().to_string())
+        .bind(text(
+            &r.id.hyphenated().encode_lower(&mut Uuid::encode_buffer())[..],
+        ))
         .bind(time_text(r.started_at))
         .bind(i64::try_from(r.duration_us).unwrap_or(i64::MAX))
-        .bind(r.tool.as_str())
-        .bind(r.adapter.as_deref())
-        .bind(r.caller.as_deref())
+        .bind(text(&r.tool))
+        .bind(r.adapter.as_deref().map(text))
+        .bind(r.caller.as_deref().map(text))
         .bind(json(&r.ambient))
         .bind(json(&r.arguments))
-        .bind(r.outcome.as_deref())
-        .bind(r.message.as_deref())
-        .bind(r.exception.as_deref())
+        .bind(r.outcome.as_deref().map(text))
+        .bind(r.message.as_deref().map(text))
+        .bind(r.exception.as_deref().map(text))
         .bind(r.result.as_deref().map(json))
-        .bind(r.trace_id.as_str())
-        .bind(r.state.as_str())
+        .bind(text(&r.trace_id))
+        .bind(text(r.state.as_str()))
         .bind(r.answers.as_deref().map(json))
         .bind(r.replay_of.map(|id| id.hyphenated().to_string()))
-        .bind(instance)
+        .bind(instance.map(text))
 }
 
-/// Binds one record's values, in [`COLUMNS`]' order, as PostgreSQL keeps them: `uuid`,
-/// `timestamptz`, `jsonb` (serialized straight into the message).
+/// Binds one row's values, in [`COLUMNS`]' order, as PostgreSQL keeps them: `uuid`,
+/// `timestamptz`, `jsonb` (serialized straight into the message); `None`: an empty row, of
+/// the same types.
 #[cfg(feature = "postgres")]
 fn bind_postgres<'q>(
     query: sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>,
-    r: &'q AuditEntry,
+    r: Option<&'q AuditEntry>,
     instance: Option<&'q str>,
 ) -> sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
     use sqlx::types::Json;
     query
-        .bind(r.id)
-        .bind(r.started_at)
-        .bind(i64::try_from(r.duration_us).unwrap_or(i64::MAX))
-        .bind(r.tool.as_str())
-        .bind(r.adapter.as_deref())
-        .bind(r.caller.as_deref())
-        .bind(Json(&*r.ambient))
-        .bind(Json(&*r.arguments))
-        .bind(r.outcome.as_deref())
-        .bind(r.message.as_deref())
-        .bind(r.exception.as_deref())
-        .bind(r.result.as_deref().map(Json))
-        .bind(r.trace_id.as_str())
-        .bind(r.state.as_str())
-        .bind(r.answers.as_deref().map(Json))
-        .bind(r.replay_of)
-        .bind(instance)
+        .bind(r.map(|r| r.id))
+        .bind(r.map(|r| r.started_at))
+        .bind(r.map(|r| i64::try_from(r.duration_us).unwrap_or(i64::MAX)))
+        .bind(r.map(|r| r.tool.as_str()))
+        .bind(r.and_then(|r| r.adapter.as_deref()))
+        .bind(r.and_then(|r| r.caller.as_deref()))
+        .bind(r.map(|r| Json(&*r.ambient)))
+        .bind(r.map(|r| Json(&*r.arguments)))
+        .bind(r.and_then(|r| r.outcome.as_deref()))
+        .bind(r.and_then(|r| r.message.as_deref()))
+        .bind(r.and_then(|r| r.exception.as_deref()))
+        .bind(r.and_then(|r| r.result.as_deref().map(Json)))
+        .bind(r.map(|r| r.trace_id.as_str()))
+        .bind(r.map(|r| r.state.as_str()))
+        .bind(r.and_then(|r| r.answers.as_deref().map(Json)))
+        .bind(r.and_then(|r| r.replay_of))
+        .bind(r.and(instance))
 }
 
 impl Database {
@@ -155,8 +198,9 @@ impl Database {
     /// the outcome of its opened record. `instance` (this process's) is written into opened
     /// records.
     ///
-    /// The statement is plain SQL for the batch's size ([`insert_sql`]) with each value bound
-    /// as the backend keeps it: no builder's intermediate values, one copy of each value.
+    /// The statement is the insert of the smallest of [`SIZES`] that holds the batch, padded
+    /// with empty rows ([`insert_sql`]), with each value bound as the backend keeps it: a
+    /// handful of statements, each prepared once per connection.
     pub(crate) async fn write_audit(
         &self,
         records: &[AuditEntry],
@@ -166,30 +210,28 @@ impl Database {
             return Ok(());
         }
         use sqlx::AssertSqlSafe;
-        // Batches of the sizes that come back (one record, a full batch) keep their prepared
-        // statement; the others are prepared once each, so as not to crowd the app's
-        // statement cache with one statement per size.
-        let persistent = records.len() == 1 || records.len() == MAX_BATCH;
-        let opened = |r: &AuditEntry| {
-            (r.state == AuditState::Started)
-                .then_some(instance)
-                .flatten()
+        let size = size_for(records.len());
+        let rows = || {
+            let padding = std::iter::repeat_n(None, SIZES[size] - records.len());
+            records.iter().map(Some).chain(padding)
         };
+        let opened =
+            |r: Option<&AuditEntry>| r.filter(|r| r.state == AuditState::Started).and(instance);
         let done = match self.pool() {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
-                let sql = insert_sql(records.len(), false);
-                let mut query = sqlx::query(AssertSqlSafe(sql)).persistent(persistent);
-                for r in records {
+                static INSERTS: Inserts = Inserts::new(false);
+                let mut query = sqlx::query(AssertSqlSafe(INSERTS.get(size)));
+                for r in rows() {
                     query = bind_sqlite(query, r, opened(r));
                 }
                 query.execute(pool).await.map(drop)
             }
             #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => {
-                let sql = insert_sql(records.len(), true);
-                let mut query = sqlx::query(AssertSqlSafe(sql)).persistent(persistent);
-                for r in records {
+                static INSERTS: Inserts = Inserts::new(true);
+                let mut query = sqlx::query(AssertSqlSafe(INSERTS.get(size)));
+                for r in rows() {
                     query = bind_postgres(query, r, opened(r));
                 }
                 query.execute(pool).await.map(drop)
@@ -422,13 +464,18 @@ mod tests {
     fn an_insert_binds_every_column_of_every_row_and_finishes_opened_records() {
         let numbered = insert_sql(2, true);
         let columns = COLUMNS.len();
-        assert!(numbered.starts_with("INSERT INTO toolspec_audit (id, started_at, "));
+        assert!(numbered.starts_with(
+            "INSERT INTO toolspec_audit (id, started_at, duration_us, tool, adapter, caller, \
+             ambient, arguments, outcome, message, exception, result, trace_id, state, answers, \
+             replay_of, instance) SELECT * FROM (VALUES ($1, $2, "
+        ));
         assert!(numbered.contains(&format!("${})", columns)));
         assert!(numbered.contains(&format!(", (${}, ", columns + 1)));
         assert!(numbered.contains(&format!("${})", 2 * columns)));
         assert!(!numbered.contains(&format!("${}", 2 * columns + 1)));
         assert!(numbered.ends_with(
-            "ON CONFLICT (id) DO UPDATE SET duration_us = excluded.duration_us, \
+            ") AS batch WHERE batch.column1 IS NOT NULL \
+             ON CONFLICT (id) DO UPDATE SET duration_us = excluded.duration_us, \
              outcome = excluded.outcome, message = excluded.message, \
              exception = excluded.exception, result = excluded.result, state = excluded.state, \
              replay_of = excluded.replay_of, instance = excluded.instance"
@@ -436,5 +483,20 @@ mod tests {
         let anonymous = insert_sql(3, false);
         assert_eq!(anonymous.matches('?').count(), 3 * columns);
         assert!(!anonymous.contains('$'));
+    }
+
+    #[test]
+    fn a_batch_takes_the_smallest_size_that_holds_it() {
+        assert_eq!(SIZES[size_for(1)], 1);
+        assert_eq!(SIZES[size_for(5)], 6);
+        assert_eq!(SIZES[size_for(129)], 192);
+        assert_eq!(SIZES[size_for(MAX_BATCH)], MAX_BATCH);
+        for rows in 1..=MAX_BATCH {
+            let size = SIZES[size_for(rows)];
+            assert!(
+                size >= rows && (size - rows) * 3 <= size,
+                "{rows} rows in {size}"
+            );
+        }
     }
 }
