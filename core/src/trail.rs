@@ -383,6 +383,9 @@ impl Writer {
                 tracing::warn!(%id, error = %e.chain(), "a dropped call's record could not be marked `interrupted`; it is when its process is found dead");
             }
         }
+        // Freed before a flush is answered: what follows a flush (a shutdown, the next burst of
+        // calls) does not share the allocator with the frees of what it waited for.
+        drop(batch.records);
         for flush in batch.flushes {
             let _ = flush.send(());
         }

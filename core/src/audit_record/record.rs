@@ -3,6 +3,8 @@
 //! the input's sensitivity, the exposed result through the output's, as the called tool redacts
 //! them ([`Redact`]): a generated tool by its own spec, the explain tool by the tool it explains.
 
+use std::sync::LazyLock;
+
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -73,6 +75,9 @@ pub(crate) fn json_text(value: &impl Serialize) -> Box<RawValue> {
     // A `Value` always serializes (its keys are strings), and so do the views of one.
     serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned())
 }
+
+/// `{}`, the ambient values of most calls.
+static EMPTY_OBJECT: LazyLock<Box<RawValue>> = LazyLock::new(|| json_text(&Map::new()));
 
 /// How the called tool hides its sensitive values: what a record keeps of a value, as JSON
 /// text.
@@ -155,8 +160,9 @@ impl AuditEntry {
     /// the called tool.
     pub(crate) fn started(call: Call<'_>) -> Self {
         let arguments = match call.arguments {
-            // Copied only when a model sent an `ambient_context`, which is not an argument.
-            Value::Object(map) if map.contains_key("ambient_context") => {
+            // Copied only when a model sent an `ambient_context`, which is not an argument (a
+            // scan rather than a lookup: the arguments are serialized whole next anyway).
+            Value::Object(map) if map.keys().any(|key| key == "ambient_context") => {
                 let mut map = map.clone();
                 map.remove("ambient_context");
                 call.redact.input(&Value::Object(map))
@@ -172,7 +178,7 @@ impl AuditEntry {
             })
             .collect();
         let ambient = match ambient.is_empty() {
-            true => json_text(&ambient),
+            true => EMPTY_OBJECT.clone(),
             false => call.redact.input(&Value::Object(ambient)),
         };
         Self {

@@ -55,10 +55,11 @@ pub(crate) async fn start<'r>(
     };
     let started = Instant::now();
     let id = Uuid::now_v7();
-    let trace_id = options
-        .trace_id
-        .clone()
-        .unwrap_or_else(|| id.simple().to_string());
+    let trace_id = options.trace_id.clone().unwrap_or_else(|| {
+        id.simple()
+            .encode_lower(&mut Uuid::encode_buffer())
+            .to_owned()
+    });
     let record = Box::new(AuditEntry::started(Call {
         id,
         tool: descriptor,
