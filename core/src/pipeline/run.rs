@@ -58,72 +58,63 @@ pub(crate) fn call<'a>(
     dispatch: Dispatch,
 ) -> impl Future<Output = Submitted> + Send + 'a {
     async move {
-        if !audit::records(tool) {
-            return match refusal {
-                Some(error) => Submitted::Done(refused_by_caller(error)),
-                None => {
-                    let trace_id = options.trace_id.clone();
-                    let traced = Traced {
-                        trace_id: trace_id.as_deref(),
-                        record: None,
-                    };
-                    spanned(tool, args, ambient, options, traced, dispatch).await
+        // One future for recorded calls and the others (no box, no second copy of the stages'
+        // future): the record's start and finish are awaited apart from the stages, so they
+        // share its room.
+        let recording = match audit::records(tool) {
+            false => None,
+            true => match audit::start(tool, &args, ambient, &options, refusal.is_none()).await {
+                Ok(recording) => Some(recording),
+                Err(result) => return Submitted::Done(result),
+            },
+        };
+        let adapter = recording.as_ref().and_then(|_| options.adapter.clone());
+        let submitted = match refusal {
+            Some(error) => Submitted::Done(refused_by_caller(error)),
+            None => {
+                let mut options = options;
+                let callers_trace_id;
+                let traced = match &recording {
+                    Some(recording) => {
+                        // A task stored by this call keeps its trace id: its run's record
+                        // shares it.
+                        if tool.descriptor().task.is_some() {
+                            let trace_id = recording.trace_id();
+                            options.trace_id.get_or_insert_with(|| trace_id.to_owned());
+                        }
+                        Traced {
+                            trace_id: Some(recording.trace_id()),
+                            record: Some(recording.id()),
+                        }
+                    }
+                    None => {
+                        callers_trace_id = options.trace_id.clone();
+                        Traced {
+                            trace_id: callers_trace_id.as_deref(),
+                            record: None,
+                        }
+                    }
+                };
+                spanned(tool, args, ambient, options, traced, dispatch).await
+            }
+        };
+        if let Some(recording) = recording {
+            let ticket;
+            let result = match &submitted {
+                Submitted::Done(result) => result,
+                Submitted::Task(task) => {
+                    ticket = task.ticket();
+                    &ticket
+                }
+                Submitted::Input(input) => {
+                    ticket = input.to_result();
+                    &ticket
                 }
             };
+            recording.finish(tool, adapter.as_deref(), result).await;
         }
-        // Not boxed: a recorded call would allocate (and its caller free) a block of several
-        // kilobytes each time, from the allocator's slow path; an unrecorded call's future
-        // grows by the record's share instead, which costs it nothing measurable.
-        recorded(tool, args, ambient, options, refusal, dispatch).await
+        submitted
     }
-}
-
-/// [`call`] of a tool whose calls are recorded (a call stored as a task is recorded with the
-/// task as its result; the task's run has a record of its own).
-async fn recorded(
-    tool: RegisteredTool<'_>,
-    args: Value,
-    ambient: &AmbientContext,
-    options: CallOptions,
-    refusal: Option<ToolError>,
-    dispatch: Dispatch,
-) -> Submitted {
-    let open = refusal.is_none();
-    let recording = match audit::start(tool, &args, ambient, &options, open).await {
-        Ok(recording) => recording,
-        Err(result) => return Submitted::Done(result),
-    };
-    let adapter = options.adapter.clone();
-    let submitted = match refusal {
-        Some(error) => Submitted::Done(refused_by_caller(error)),
-        None => {
-            let trace_id = recording.trace_id();
-            // A task stored by this call keeps its trace id: its run's record shares it.
-            let mut options = options;
-            if tool.descriptor().task.is_some() {
-                options.trace_id.get_or_insert_with(|| trace_id.to_owned());
-            }
-            let traced = Traced {
-                trace_id: Some(trace_id),
-                record: Some(recording.id()),
-            };
-            spanned(tool, args, ambient, options, traced, dispatch).await
-        }
-    };
-    let ticket;
-    let result = match &submitted {
-        Submitted::Done(result) => result,
-        Submitted::Task(task) => {
-            ticket = task.ticket();
-            &ticket
-        }
-        Submitted::Input(input) => {
-            ticket = input.to_result();
-            &ticket
-        }
-    };
-    recording.finish(tool, adapter.as_deref(), result).await;
-    submitted
 }
 
 /// A call its caller refused.
