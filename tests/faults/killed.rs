@@ -182,8 +182,10 @@ async fn load_until_killed(target: &Target, next: &Arc<AtomicI64>, pause: Durati
                 let called =
                     tokio::time::timeout(Duration::from_secs(2), refund_call(&client, order));
                 match called.await {
-                    Ok(Some(ok)) => {
-                        assert!(ok, "refund of order {order} failed");
+                    Ok(Some(refunded)) => {
+                        if let Err(answer) = refunded {
+                            panic!("refund of order {order} failed: {answer}");
+                        }
                         answered += 1;
                     }
                     Ok(None) | Err(_) => return answered,
@@ -221,11 +223,15 @@ async fn load_until_killed(target: &Target, next: &Arc<AtomicI64>, pause: Durati
 }
 
 /// One refund of 1 of `order`: `Some(succeeded)`, or `None` when the server did not answer.
-async fn refund_call(client: &crate::support::Client, order: i64) -> Option<bool> {
+/// A refund of `order` (`None`: no answer came); `Err` the answer of a failed one.
+async fn refund_call(client: &crate::support::Client, order: i64) -> Option<Result<(), String>> {
     let params = crate::support::params(
         "orders_refund",
         serde_json::json!({"order_id": order, "amount": 1}),
     );
     let answer = client.call_tool(params).await.ok()?;
-    Some(answer.is_error == Some(false))
+    match answer.is_error {
+        Some(false) => Some(Ok(())),
+        _ => Some(Err(serde_json::to_string(&answer).unwrap_or_default())),
+    }
 }
