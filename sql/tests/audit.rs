@@ -7,7 +7,7 @@ use chrono::{DateTime, SubsecRound, Utc};
 use serde_json::json;
 use serde_json::value::{RawValue, to_raw_value};
 use toolspec_core::audit::{AuditEntry, AuditQuery, AuditState, MAX_BATCH};
-use toolspec_core::storage::{AuditSink, Storage};
+use toolspec_core::storage::AuditSink;
 use toolspec_sql::Database;
 use uuid::Uuid;
 
@@ -28,13 +28,13 @@ fn entry(tool: &str, i: usize, state: AuditState, at: DateTime<Utc>) -> AuditEnt
         duration_us: i as u64,
         tool: tool.into(),
         adapter: Some("mcp".into()),
-        caller: (i % 2 == 0).then(|| format!("caller-{i}")),
+        caller: i.is_multiple_of(2).then(|| format!("caller-{i}")),
         ambient: raw(json!({})),
         arguments: raw(json!({"n": i, "text": "it's \"quoted\" — ünïcode"})),
         state,
         outcome: finished.then(|| "ok".into()),
         message: None,
-        exception: (i % 3 == 0).then(|| "an exception".into()),
+        exception: i.is_multiple_of(3).then(|| "an exception".into()),
         result: finished.then(|| raw(json!({"n": i}))),
         trace_id: format!("trace-{i}"),
         answers: None,
