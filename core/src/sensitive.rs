@@ -2,7 +2,8 @@
 //! ([`Descriptor::sensitive_input`](crate::Descriptor::sensitive_input) and
 //! [`sensitive_output`](crate::Descriptor::sensitive_output)), compiled once, and the two
 //! questions asked of it: is the value at this JSON pointer sensitive, and what is this value
-//! with every sensitive part replaced by [`REDACTED`].
+//! with every sensitive part replaced by [`REDACTED`] (in place, or as a view that serializes
+//! so without copying the value: what an audit record keeps).
 //!
 //! The map is shaped like the schema, holding only the paths that lead to a sensitive field:
 //! `true` marks a sensitive value (everything below it included); `properties`, `items` and

@@ -98,6 +98,8 @@ pub(crate) fn call<'a>(
                 spanned(tool, args, ambient, options, traced, dispatch).await
             }
         };
+        // A call stored as a task is recorded with the task as its result; the task's run has a
+        // record of its own.
         if let Some(recording) = recording {
             let ticket;
             let result = match &submitted {
