@@ -11,7 +11,7 @@ use toolspec::settings::PresentAs;
 use toolspec::{Caller, Descriptor};
 
 use super::tools::catalog::{order, quote};
-use super::{Server, Transport, connect, cpu_time, memory_mb};
+use super::{Runtime, Server, Transport, connect, cpu_time, memory_mb};
 
 /// `count` tools: copies of `templates` in turn, under their own names.
 pub(crate) fn many_tools(
@@ -140,7 +140,8 @@ pub(crate) async fn run_served_lists(counts: &[usize]) -> anyhow::Result<()> {
             Transport::HttpSession,
             Transport::HttpStateless,
         ] {
-            let connection = connect(Server::Toolspec, transport, copies).await?;
+            let connection =
+                connect(Server::Toolspec, transport, copies, Runtime::MultiThread).await?;
             let pid = connection
                 .pid
                 .ok_or_else(|| anyhow::anyhow!("no server process"))?;

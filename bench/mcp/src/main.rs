@@ -10,6 +10,7 @@
 //! ```text
 //! cargo run --release -p toolspec-bench-mcp               # everything, default sizes
 //! cargo run --release -p toolspec-bench-mcp -- --calls 500 # quicker
+//! cargo run --release -p toolspec-bench-mcp -- --stdio-runtime current-thread
 //! ```
 //!
 //! The tool (`catalog_quote`: sku, quantity, currency → total) does no I/O, so the figures are
@@ -73,6 +74,9 @@ struct Cli {
     /// Tools per page in the paged `tools/list` measurement.
     #[arg(long, default_value_t = 100)]
     page_size: usize,
+    /// The tokio runtime both servers run on over stdio.
+    #[arg(long, value_enum, default_value_t = Runtime::MultiThread)]
+    stdio_runtime: Runtime,
     #[command(subcommand)]
     serve: Option<Serve>,
 }
@@ -89,7 +93,34 @@ enum Serve {
         /// (a large catalog, for its listing).
         #[arg(long, default_value_t = 0)]
         tools: usize,
+        /// The tokio runtime it serves on.
+        #[arg(long, value_enum, default_value_t = Runtime::MultiThread)]
+        runtime: Runtime,
     },
+}
+
+/// A tokio runtime's flavour: `#[tokio::main]`'s default, or one thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Runtime {
+    MultiThread,
+    CurrentThread,
+}
+
+impl Runtime {
+    fn build(self) -> std::io::Result<tokio::runtime::Runtime> {
+        let mut builder = match self {
+            Self::MultiThread => tokio::runtime::Builder::new_multi_thread(),
+            Self::CurrentThread => tokio::runtime::Builder::new_current_thread(),
+        };
+        builder.enable_all().build()
+    }
+
+    fn arg(self) -> &'static str {
+        match self {
+            Self::MultiThread => "multi-thread",
+            Self::CurrentThread => "current-thread",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -350,6 +381,7 @@ async fn connect(
     server: Server,
     transport: Transport,
     copies: usize,
+    stdio_runtime: Runtime,
 ) -> anyhow::Result<Connection> {
     let exe = std::env::current_exe()?;
     let server_arg = match server {
@@ -359,6 +391,7 @@ async fn connect(
     if transport == Transport::Stdio {
         let mut command = tokio::process::Command::new(exe);
         command.args(["serve", server_arg, "--tools", &copies.to_string()]);
+        command.args(["--runtime", stdio_runtime.arg()]);
         let (process, _) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
             .spawn()?;
@@ -645,7 +678,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
     ] {
         let mut connections = Vec::new();
         for server in [Server::Toolspec, Server::Macros] {
-            let connection = connect(server, transport, 0)
+            let connection = connect(server, transport, 0, cli.stdio_runtime)
                 .await
                 .with_context(|| format!("{} over {}", server.name(), transport.name()))?;
             for _ in 0..200 {
@@ -713,17 +746,22 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     if let Some(Serve::Serve {
         server,
         http,
         tools,
+        runtime,
     }) = cli.serve
     {
-        return serve(server, http, tools).await;
+        return runtime.build()?.block_on(serve(server, http, tools));
     }
+    Runtime::MultiThread.build()?.block_on(drive(cli))
+}
+
+/// The driver: starts the servers, measures, prints.
+async fn drive(cli: Cli) -> anyhow::Result<()> {
     if cli.calls > 0 {
         run_calls(&cli).await?;
     }
