@@ -86,6 +86,8 @@ fn overhead(c: &mut Criterion) {
     });
     group.finish();
     runtime.block_on(registry.flush_audit());
+    let stats = registry.audit().expect("an audit trail").stats();
+    assert_eq!(stats.failed, 0, "every record written");
 }
 
 /// The calls of one burst: well within the writer's queue, so that none waits for room, and
@@ -178,7 +180,11 @@ async fn record(registry: &Registry, count: u64) -> Duration {
     });
     futures_util::future::join_all(tasks).await;
     registry.flush_audit().await;
-    started.elapsed()
+    let elapsed = started.elapsed();
+    // A failed `async` write is only logged: a writer failing every batch would look fast.
+    let stats = registry.audit().expect("an audit trail").stats();
+    assert_eq!(stats.failed, 0, "every record written");
+    elapsed
 }
 
 fn writer(c: &mut Criterion) {
