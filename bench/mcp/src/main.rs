@@ -3,7 +3,8 @@
 //! rmcp's client over stdio, streamable HTTP with a session (2025-11-25) and stateless
 //! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call
 //! and peak memory. Then 50 sessions at once over streamable HTTP against each server (the
-//! shape of public MCP load tests: requests/s, mean and p99 latency, memory). Then
+//! shape of public MCP load tests: requests/s, mean and p99 latency, memory). Over stdio a
+//! third server is measured beside them, the floor (`floor`: a blocking serde-only loop). Then
 //! `tools/list` of 10 to 5,000 tools (`listing`): in this process, whole and paged, and
 //! served by a child process over each transport.
 //!
@@ -46,6 +47,7 @@ use toolspec::{Caller, CancellationToken};
 
 toolspec::include_tools!();
 
+mod floor;
 mod listing;
 
 use tools::catalog::{order, quote};
@@ -77,6 +79,14 @@ struct Cli {
     /// The tokio runtime both servers run on over stdio.
     #[arg(long, value_enum, default_value_t = Runtime::MultiThread)]
     stdio_runtime: Runtime,
+    /// The transports the calls are measured over.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "stdio,http-session,http-stateless"
+    )]
+    transports: Vec<Transport>,
     #[command(subcommand)]
     serve: Option<Serve>,
 }
@@ -127,6 +137,8 @@ impl Runtime {
 enum Server {
     Toolspec,
     Macros,
+    /// stdio only: a blocking serde-only loop (`floor`).
+    Floor,
 }
 
 impl Server {
@@ -134,11 +146,20 @@ impl Server {
         match self {
             Self::Toolspec => "toolspec",
             Self::Macros => "rmcp macros",
+            Self::Floor => "floor",
+        }
+    }
+
+    fn arg(self) -> &'static str {
+        match self {
+            Self::Toolspec => "toolspec",
+            Self::Macros => "macros",
+            Self::Floor => "floor",
         }
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Transport {
     Stdio,
     HttpSession,
@@ -151,6 +172,14 @@ impl Transport {
             Self::Stdio => "stdio",
             Self::HttpSession => "HTTP 2025-11-25",
             Self::HttpStateless => "HTTP 2026-07-28",
+        }
+    }
+
+    /// The servers measured over it: the floor only over stdio.
+    fn servers(self) -> &'static [Server] {
+        match self {
+            Self::Stdio => &[Server::Toolspec, Server::Macros, Server::Floor],
+            _ => &[Server::Toolspec, Server::Macros],
         }
     }
 }
@@ -206,6 +235,7 @@ impl order::Handler for Catalog {
     }
 }
 
+/// What one unit costs, in minor units, in every server.
 const UNIT_PRICE: i64 = 1250;
 
 /// The same tool with rmcp's macros, written the way its documentation shows.
@@ -304,6 +334,7 @@ fn toolspec_server(copies: usize) -> anyhow::Result<McpServer> {
 
 async fn serve(server: Server, http: Option<SocketAddr>, copies: usize) -> anyhow::Result<()> {
     match (server, http) {
+        (Server::Floor, _) => anyhow::bail!("the floor is served over stdio, without a runtime"),
         (Server::Toolspec, None) => Ok(toolspec_server(copies)?.serve_stdio().await?),
         (Server::Macros, None) => {
             MacroServer::new()
@@ -344,6 +375,7 @@ async fn serve(server: Server, http: Option<SocketAddr>, copies: usize) -> anyho
                     });
                     axum::serve(listener, router).await?
                 }
+                Server::Floor => unreachable!("refused above"),
             }
             Ok(())
         }
@@ -384,13 +416,9 @@ async fn connect(
     stdio_runtime: Runtime,
 ) -> anyhow::Result<Connection> {
     let exe = std::env::current_exe()?;
-    let server_arg = match server {
-        Server::Toolspec => "toolspec",
-        Server::Macros => "macros",
-    };
     if transport == Transport::Stdio {
         let mut command = tokio::process::Command::new(exe);
-        command.args(["serve", server_arg, "--tools", &copies.to_string()]);
+        command.args(["serve", server.arg(), "--tools", &copies.to_string()]);
         command.args(["--runtime", stdio_runtime.arg()]);
         let (process, _) = TokioChildProcess::builder(command)
             .stderr(Stdio::inherit())
@@ -418,12 +446,8 @@ async fn spawn_http(
     copies: usize,
 ) -> anyhow::Result<(tokio::process::Child, String)> {
     let exe = std::env::current_exe()?;
-    let server_arg = match server {
-        Server::Toolspec => "toolspec",
-        Server::Macros => "macros",
-    };
     let mut child = tokio::process::Command::new(exe)
-        .args(["serve", server_arg, "--http", "127.0.0.1:0"])
+        .args(["serve", server.arg(), "--http", "127.0.0.1:0"])
         .args(["--tools", &copies.to_string()])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -604,12 +628,10 @@ impl Tally {
         self.concurrent_calls as f64 / self.concurrent.as_secs_f64()
     }
 
-    /// The server's CPU time per measured call, in µs, as text.
-    fn cpu_per_call(&self) -> String {
-        self.cpu.map_or("n/a".into(), |cpu| {
-            let calls = self.sequential_calls + self.concurrent_calls;
-            format!("{:.0}", cpu.as_secs_f64() * 1e6 / calls as f64)
-        })
+    /// The server's CPU time per measured call, in µs, if known.
+    fn cpu_per_call(&self) -> Option<f64> {
+        let calls = self.sequential_calls + self.concurrent_calls;
+        self.cpu.map(|cpu| cpu.as_secs_f64() * 1e6 / calls as f64)
     }
 }
 
@@ -671,13 +693,10 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
         "server CPU µs/call",
         "peak MB"
     );
-    for transport in [
-        Transport::Stdio,
-        Transport::HttpSession,
-        Transport::HttpStateless,
-    ] {
+    for &transport in &cli.transports {
+        let servers = transport.servers();
         let mut connections = Vec::new();
-        for server in [Server::Toolspec, Server::Macros] {
+        for &server in servers {
             let connection = connect(server, transport, 0, cli.stdio_runtime)
                 .await
                 .with_context(|| format!("{} over {}", server.name(), transport.name()))?;
@@ -686,17 +705,17 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
             }
             connections.push(connection);
         }
-        let mut tallies = [Tally::default(), Tally::default()];
+        let mut tallies: Vec<Tally> = servers.iter().map(|_| Tally::default()).collect();
         let cpu_before = connections
             .iter()
             .map(|c| cpu_time(c.pid))
             .collect::<Vec<_>>();
         let (mut sequential_ratios, mut concurrent_ratios) = (Vec::new(), Vec::new());
         for r in 0..cli.rounds {
-            // Alternate who goes first, so that drift in the machine's load hits both alike.
-            let order = if r % 2 == 0 { [0, 1] } else { [1, 0] };
-            let mut rates = [(0.0, 0.0); 2];
-            for i in order {
+            // Rotate who goes first, so that drift in the machine's load hits all alike.
+            let mut rates = vec![(0.0, 0.0); servers.len()];
+            for k in 0..servers.len() {
+                let i = (r + k) % servers.len();
                 rates[i] = round(
                     &connections[i].client,
                     per_round,
@@ -714,11 +733,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
                 .zip(before)
                 .map(|(after, before)| after.saturating_sub(before));
         }
-        for ((server, tally), connection) in [Server::Toolspec, Server::Macros]
-            .iter()
-            .zip(&mut tallies)
-            .zip(&connections)
-        {
+        for ((server, tally), connection) in servers.iter().zip(&mut tallies).zip(&connections) {
             println!(
                 "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0} {:>18} {:>8}",
                 transport.name(),
@@ -727,18 +742,35 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
                 tally.p(99).as_secs_f64() * 1e6,
                 tally.sequential_per_s(),
                 tally.concurrent_per_s(),
-                tally.cpu_per_call(),
+                tally
+                    .cpu_per_call()
+                    .map_or("n/a".into(), |cpu| format!("{cpu:.1}")),
                 memory_mb(connection.pid, "VmHWM").map_or("n/a".into(), |mb| format!("{mb:.1}"))
             );
         }
         println!(
-            "{:<16} {:<12} ratio toolspec/macros (throughput, median of rounds): sequential {:.2}, {}-way {:.2}\n",
+            "{:<16} {:<12} ratio toolspec/macros (throughput, median of rounds): sequential {:.2}, {}-way {:.2}",
             transport.name(),
             "",
             median(sequential_ratios),
             cli.in_flight,
             median(concurrent_ratios)
         );
+        if let (Some(toolspec), Some(floor)) = (
+            tallies[0].cpu_per_call(),
+            servers
+                .iter()
+                .position(|&s| s == Server::Floor)
+                .and_then(|i| tallies[i].cpu_per_call()),
+        ) {
+            println!(
+                "{:<16} {:<12} server CPU per call, toolspec/floor: {:.2}",
+                transport.name(),
+                "",
+                toolspec / floor
+            );
+        }
+        println!();
         for connection in connections {
             let _ = connection.client.cancel().await;
         }
@@ -755,6 +787,9 @@ fn main() -> anyhow::Result<()> {
         runtime,
     }) = cli.serve
     {
+        if server == Server::Floor && http.is_none() {
+            return floor::serve();
+        }
         return runtime.build()?.block_on(serve(server, http, tools));
     }
     Runtime::MultiThread.build()?.block_on(drive(cli))
