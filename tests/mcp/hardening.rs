@@ -564,57 +564,6 @@ async fn hostile_arguments_over_http_get_small_quick_answers() {
     );
 }
 
-/// The store on stdio, driven line by line.
-struct RawStdio {
-    child: tokio::process::Child,
-    input: tokio::process::ChildStdin,
-    output: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
-}
-
-impl RawStdio {
-    async fn start(scratch: &Scratch) -> Self {
-        let mut child = tokio::process::Command::new(binary())
-            .arg("--db")
-            .arg(scratch.db())
-            .args(["serve", "--as", "customer_id=1"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start the store binary");
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap()).lines();
-        let mut raw = Self {
-            child,
-            input,
-            output,
-        };
-        raw.send(&initialize_body(0).to_string()).await;
-        let answer = raw.answer().await;
-        assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
-        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
-            .await;
-        raw
-    }
-
-    async fn send(&mut self, line: &str) {
-        self.input.write_all(line.as_bytes()).await.unwrap();
-        self.input.write_all(b"\n").await.unwrap();
-        self.input.flush().await.unwrap();
-    }
-
-    /// The next line the server writes, as JSON.
-    async fn answer(&mut self) -> Value {
-        let line = tokio::time::timeout(PATIENCE, self.output.next_line())
-            .await
-            .expect("an answer in time")
-            .unwrap()
-            .expect("a line");
-        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
-    }
-}
-
 #[tokio::test]
 async fn broken_lines_on_stdio_are_answered_and_the_session_goes_on() {
     let scratch = Scratch::new();

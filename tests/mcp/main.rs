@@ -1,8 +1,10 @@
 //! End to end: the example store's binary serving its tools over MCP (stdio and streamable
-//! HTTP), driven by rmcp's own client, on a real SQLite file per test.
+//! HTTP), driven by rmcp's own client or line by line, on a real SQLite file per test (and
+//! the store's registry served in the test's own process where a test adds a tool).
 
 mod audit;
 mod confirm;
+mod direct;
 #[path = "../support/fake_model.rs"]
 mod fake_model;
 mod gate;

@@ -15,7 +15,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ClientServiceExt, RoleClient, ServiceError, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::Notify;
 
 /// How long a test waits for anything the server should do promptly.
@@ -662,5 +662,69 @@ pub async fn until_ended(client: &Client, id: &str) -> rmcp::model::GetTaskResul
             "task {id} never ended: {task:?}"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The store on stdio, driven line by line.
+pub struct RawStdio {
+    pub child: tokio::process::Child,
+    input: tokio::process::ChildStdin,
+    output: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+}
+
+impl RawStdio {
+    /// The store serving `customer_id=1`, initialized with protocol 2025-11-25.
+    pub async fn start(scratch: &Scratch) -> Self {
+        let mut child = tokio::process::Command::new(binary())
+            .arg("--db")
+            .arg(scratch.db())
+            .args(["serve", "--as", "customer_id=1"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the store binary");
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut raw = Self {
+            child,
+            input,
+            output,
+        };
+        let initialize = json!({
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": { "name": "raw", "version": "0" }
+            }
+        });
+        raw.send(&initialize.to_string()).await;
+        let answer = raw.answer().await;
+        assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+        raw.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+        raw
+    }
+
+    pub async fn send(&mut self, line: &str) {
+        let input = &mut self.input;
+        input.write_all(line.as_bytes()).await.unwrap();
+        input.write_all(b"\n").await.unwrap();
+        input.flush().await.unwrap();
+    }
+
+    /// The next line the server writes, as JSON.
+    pub async fn answer(&mut self) -> Value {
+        let line = self.line().await.expect("a line");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    /// The next line the server writes, as it wrote it; `None` once it closed its output.
+    pub async fn line(&mut self) -> Option<String> {
+        tokio::time::timeout(PATIENCE, self.output.next_line())
+            .await
+            .expect("a line in time")
+            .unwrap()
     }
 }

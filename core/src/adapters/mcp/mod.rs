@@ -26,6 +26,7 @@
 //! transports, `wire` screens their messages. It never validates arguments or renders errors
 //! itself (the pipeline does), and decides nothing about who is calling (the transports do).
 
+mod direct;
 pub mod http;
 mod input;
 mod listing;
@@ -40,9 +41,9 @@ use std::time::Duration;
 
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CancelTaskParams, GetTaskParams,
-    GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams,
+    GetTaskResult, Implementation, ListToolsResult, PaginatedRequestParams, ProgressNotification,
     ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool, UpdateTaskParams,
+    ServerJsonRpcMessage, ServerNotification, Tool, UpdateTaskParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
@@ -254,7 +255,8 @@ impl McpServer {
         }
         registry.start_tasks();
         let limits = *registry.limits();
-        let transport = stdio::transport(input, output, limits);
+        let direct: Arc<dyn direct::Direct> = Arc::new(self.clone());
+        let transport = stdio::transport(input, output, limits, Some(direct));
         let running = self
             .serve(transport)
             .await
@@ -310,7 +312,7 @@ impl McpServer {
         let reporter = context
             .meta
             .get_progress_token()
-            .map(|token| ProgressForwarder::start(context.peer.clone(), token));
+            .map(|token| ProgressForwarder::start(Notifier::Peer(context.peer.clone()), token));
         let asking = input::asking(&context);
         let mut rounds = 0;
         let submitted = loop {
@@ -340,26 +342,92 @@ impl McpServer {
         if let Some(reporter) = reporter {
             reporter.finish().await;
         }
-        Ok(match submitted {
-            Submitted::Done(result) => {
-                if let Some(refused) = input::refused_state(&result) {
-                    return Err(refused);
-                }
-                CallToolResponse::Complete(reply::reply(result, listed.present_as))
-            }
-            Submitted::Task(task) => CallToolResponse::Task(tasks::created(&task)),
-            Submitted::Input(input) if asking == input::Asking::Result => {
-                CallToolResponse::InputRequired(input::result(&input)?)
-            }
-            Submitted::Input(_) if asking == input::Asking::Missing => {
-                return Err(input::elicitation_required());
-            }
-            Submitted::Input(input) => CallToolResponse::Complete(reply::reply(
-                input::unanswerable(&input),
-                listed.present_as,
-            )),
-        })
+        answer(submitted, asking, listed.present_as)
     }
+
+    /// A plain call ([`direct`]): the server's own caller, no progress, no task, nothing to
+    /// ask; the same pipeline and the same answer as [`call`](Self::call).
+    async fn call_plain(
+        self,
+        request: CallToolRequestParams,
+        cancellation: CancellationToken,
+        progress: Option<direct::Progress>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let caller = &*self.caller;
+        let (listed, registered) = self
+            .shared
+            .listing
+            .dispatch(&self.shared.registry, &request.name, caller)
+            .ok_or_else(|| unknown_tool(&request.name))?;
+        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let reporter = progress.map(|progress| {
+            ProgressForwarder::start(Notifier::Direct(progress.write), progress.token)
+        });
+        let options = CallOptions {
+            cancellation,
+            progress: reporter
+                .as_ref()
+                .map(ProgressForwarder::progress)
+                .unwrap_or_default(),
+            ..CallOptions::for_caller(ADAPTER, caller)
+        };
+        let submitted = registered
+            .submit_with(arguments, &caller.ambient, options, Accept::ResultsOnly)
+            .await;
+        if let Some(reporter) = reporter {
+            reporter.finish().await;
+        }
+        answer(submitted, input::Asking::Never, listed.present_as)
+    }
+}
+
+impl direct::Direct for McpServer {
+    /// Tools that run as tasks or ask their user need rmcp's peer.
+    fn direct(&self, name: &str) -> bool {
+        self.shared
+            .listing
+            .find(name, &self.caller)
+            .is_none_or(|member| {
+                let tool = member.descriptor;
+                tool.task.is_none() && tool.confirm.is_none() && tool.ask.is_empty()
+            })
+    }
+
+    fn call(
+        &self,
+        call: CallToolRequestParams,
+        cancellation: CancellationToken,
+        progress: Option<direct::Progress>,
+    ) -> direct::Answer {
+        Box::pin(self.clone().call_plain(call, cancellation, progress))
+    }
+}
+
+/// What a call submitted through the pipeline answers over MCP, to a client that can be asked
+/// as `asking` says.
+fn answer(
+    submitted: Submitted,
+    asking: input::Asking,
+    present_as: PresentAs,
+) -> Result<CallToolResponse, ErrorData> {
+    Ok(match submitted {
+        Submitted::Done(result) => {
+            if let Some(refused) = input::refused_state(&result) {
+                return Err(refused);
+            }
+            CallToolResponse::Complete(reply::reply(result, present_as))
+        }
+        Submitted::Task(task) => CallToolResponse::Task(tasks::created(&task)),
+        Submitted::Input(input) if asking == input::Asking::Result => {
+            CallToolResponse::InputRequired(input::result(&input)?)
+        }
+        Submitted::Input(_) if asking == input::Asking::Missing => {
+            return Err(input::elicitation_required());
+        }
+        Submitted::Input(input) => {
+            CallToolResponse::Complete(reply::reply(input::unanswerable(&input), present_as))
+        }
+    })
 }
 
 impl std::fmt::Debug for McpServer {
@@ -525,9 +593,37 @@ pub enum ServeError {
 /// all of them before the call's response. Clients send a progress token with every request,
 /// while few handlers report progress: the forwarding task starts with the first report.
 struct ProgressForwarder {
-    peer: Peer<RoleServer>,
+    notifier: Notifier,
     token: ProgressToken,
     state: Arc<std::sync::Mutex<Forwarding>>,
+}
+
+/// How progress reaches the client: through rmcp's peer, or written by a transport that
+/// answers the call itself ([`direct`]).
+#[derive(Clone)]
+enum Notifier {
+    Peer(Peer<RoleServer>),
+    Direct(direct::Write),
+}
+
+impl Notifier {
+    async fn notify(&self, param: ProgressNotificationParam) {
+        match self {
+            Self::Peer(peer) => {
+                if let Err(e) = peer.notify_progress(param).await {
+                    tracing::debug!(error = %e, "a progress notification was not delivered");
+                }
+            }
+            // The message rmcp's peer would have sent.
+            Self::Direct(write) => {
+                let notification = ProgressNotification::new(param);
+                write(ServerJsonRpcMessage::notification(
+                    ServerNotification::ProgressNotification(notification),
+                ))
+                .await;
+            }
+        }
+    }
 }
 
 enum Forwarding {
@@ -541,21 +637,25 @@ enum Forwarding {
 }
 
 impl ProgressForwarder {
-    fn start(peer: Peer<RoleServer>, token: ProgressToken) -> Self {
+    fn start(notifier: Notifier, token: ProgressToken) -> Self {
         Self {
-            peer,
+            notifier,
             token,
             state: Arc::new(std::sync::Mutex::new(Forwarding::Idle)),
         }
     }
 
     fn progress(&self) -> Progress {
-        let (peer, token, state) = (self.peer.clone(), self.token.clone(), self.state.clone());
+        let (notifier, token, state) = (
+            self.notifier.clone(),
+            self.token.clone(),
+            self.state.clone(),
+        );
         Progress::new(move |update| {
             let mut state = state.lock().unwrap_or_else(|e| e.into_inner());
             if let Forwarding::Idle = *state {
                 let (sender, updates) = mpsc::unbounded_channel();
-                let task = tokio::spawn(forward(peer.clone(), token.clone(), updates));
+                let task = tokio::spawn(forward(notifier.clone(), token.clone(), updates));
                 *state = Forwarding::Running { sender, task };
             }
             if let Forwarding::Running { sender, .. } = &*state {
@@ -579,7 +679,7 @@ impl ProgressForwarder {
 }
 
 async fn forward(
-    peer: Peer<RoleServer>,
+    notifier: Notifier,
     token: ProgressToken,
     mut updates: mpsc::UnboundedReceiver<ProgressUpdate>,
 ) {
@@ -587,8 +687,6 @@ async fn forward(
         let param = ProgressNotificationParam::new(token.clone(), update.fraction)
             .with_total(1.0)
             .with_message(update.message);
-        if let Err(e) = peer.notify_progress(param).await {
-            tracing::debug!(error = %e, "a progress notification was not delivered");
-        }
+        notifier.notify(param).await;
     }
 }

@@ -9,7 +9,8 @@
 //! tokio's stdio, which hands every read and write to a blocking thread.
 //!
 //! The transport has no task of its own: a line is read and screened when rmcp asks for the
-//! next message, and an answer written by the task rmcp sends it from.
+//! next message, and an answer written by the task rmcp sends it from. A plain `tools/call`
+//! (`direct`) is answered by the server where it was read, without rmcp's tasks.
 //!
 //! A `tools/list` request is given a `ToolsSlot`: the server hands its tools over as the
 //! bytes prepared when the listing was built, and the writer puts them into the response
@@ -23,13 +24,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, RequestId,
-    ServerJsonRpcMessage,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, ProtocolVersion,
+    RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
+use super::direct::{Direct, Plain, Running, Write};
 use super::listing::{Reply, ToolsSlot};
 use super::wire::{self, INVALID_REQUEST, Rejection};
 use crate::checks::limits::Limits;
@@ -47,6 +49,14 @@ pub(crate) struct LineTransport<R, W> {
     refusals: tokio::task::JoinSet<()>,
     limits: Limits,
     listings: Listings,
+    /// The server answering plain calls itself, once the session is initialized.
+    direct: Option<Arc<dyn Direct>>,
+    /// The protocol version the session's `initialize` negotiated, once answered.
+    negotiated: Option<ProtocolVersion>,
+    /// The calls `direct` answers that have not finished.
+    running: Running,
+    /// How they write their messages.
+    write: Write,
 }
 
 /// The `tools/list` requests read and not yet answered, with the slots of their tools.
@@ -108,6 +118,11 @@ where
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let output = Arc::clone(&self.output);
         let slot = self.listings.answered(&message);
+        if let ServerJsonRpcMessage::Response(response) = &message
+            && let ServerResult::InitializeResult(initialized) = &response.result
+        {
+            self.negotiated = Some(initialized.protocol_version.clone());
+        }
         async move {
             let line = serde_json::to_vec(&message)?;
             let reply = match slot {
@@ -144,12 +159,27 @@ where
                     if text.is_empty() {
                         continue;
                     }
-                    match wire::screen(text, &self.limits).and_then(|()| parse(text)) {
-                        Ok(mut message) => {
-                            self.listings.note(&mut message);
-                            return Some(message);
+                    if let Err(rejection) = wire::screen(text, &self.limits) {
+                        rejection
+                    } else if let Some(direct) = self.direct.as_deref()
+                        && let Some(version) = &self.negotiated
+                        && let Some(mut plain) = Plain::read(text)
+                        && direct.direct(&plain.name)
+                        && let Some(call) = plain.params()
+                    {
+                        self.running
+                            .run(direct, plain, call, version, &self.write)
+                            .await;
+                        continue;
+                    } else {
+                        match parse(text) {
+                            Ok(mut message) => {
+                                self.listings.note(&mut message);
+                                self.running.note(&message);
+                                return Some(message);
+                            }
+                            Err(rejection) => rejection,
                         }
-                        Err(rejection) => rejection,
                     }
                 }
             };
@@ -169,23 +199,47 @@ where
 
     /// Flushes and closes the output once every answer is written.
     async fn close(&mut self) -> Result<(), Self::Error> {
+        self.running.close().await;
         while self.refusals.join_next().await.is_some() {}
         self.output.lock().await.shutdown().await
     }
 }
 
-/// The transport on `input` and `output`.
-pub(crate) fn transport<R, W>(input: R, output: W, limits: Limits) -> LineTransport<R, W>
+/// The transport on `input` and `output`; `direct` answers plain calls itself.
+pub(crate) fn transport<R, W>(
+    input: R,
+    output: W,
+    limits: Limits,
+    direct: Option<Arc<dyn Direct>>,
+) -> LineTransport<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    let output = Arc::new(tokio::sync::Mutex::new(output));
+    let writer = Arc::clone(&output);
+    let write: Write = Arc::new(move |message| {
+        let output = Arc::clone(&writer);
+        Box::pin(async move {
+            let written = match serde_json::to_vec(&message) {
+                Ok(line) => write_line(&output, Reply::plain(line)).await,
+                Err(e) => Err(e.into()),
+            };
+            if let Err(e) = written {
+                tracing::debug!(error = %e, "writing the output failed");
+            }
+        })
+    });
     LineTransport {
         input: LineReader::new(input),
-        output: Arc::new(tokio::sync::Mutex::new(output)),
+        output,
         refusals: tokio::task::JoinSet::new(),
         limits,
         listings: Listings::default(),
+        direct,
+        negotiated: None,
+        running: Running::default(),
+        write,
     }
 }
 

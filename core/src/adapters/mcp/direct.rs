@@ -1,0 +1,337 @@
+//! `tools/call` answered beside rmcp's service loop, for the calls that need nothing of it.
+//!
+//! rmcp serves every request by spawning a task for its handler, handing the answer back to its
+//! loop through a channel and spawning another task to write it: three hand-overs between
+//! threads for a call that takes two microseconds. A transport reads a `tools/call` that is
+//! [plain](Plain) — in a session opened with `initialize`, with nothing in `_meta` but a
+//! progress token (no per-request protocol metadata) and without a continuation — and asks the
+//! server ([`Direct`]) whether its tool needs rmcp's peer (a task, a confirmation, a form).
+//! When it does not, the server's own call runs through the same pipeline, and its answer and
+//! progress notifications are the messages rmcp would have written for it, serialized the same
+//! way.
+//!
+//! [`Running`] runs such calls: each is polled once where it was read, and a call that finishes
+//! there (every check done, no I/O to wait for) is answered without a task; one that waits is
+//! spawned, and can be cancelled by the client's `notifications/cancelled` — whose cancelled
+//! request then goes unanswered, as rmcp does.
+//!
+//! Everything else — a message that is not plain, a tool that needs the peer, any text this
+//! reading cannot make sense of — goes to rmcp as before, which judges it as it always has.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ClientJsonRpcMessage, ClientNotification, ErrorCode,
+    ErrorData, JsonObject, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    ServerResult,
+};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio_util::sync::CancellationToken;
+
+/// The answer to a call run directly.
+pub(crate) type Answer = Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send>>;
+
+/// Writes one message to the client, whole, after those written before it (the transport's
+/// output; failures are the transport's to log).
+pub(crate) type Write =
+    Arc<dyn Fn(ServerJsonRpcMessage) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
+/// Where a call's progress goes: the client's token, and the output to write it to.
+pub(crate) struct Progress {
+    pub(crate) token: ProgressToken,
+    pub(crate) write: Write,
+}
+
+/// What answers plain `tools/call` requests itself: the server.
+pub(crate) trait Direct: Send + Sync + 'static {
+    /// Whether a call of the tool named `name` needs nothing of rmcp's peer (an unknown tool
+    /// does not: its answer is an error either way).
+    fn direct(&self, name: &str) -> bool;
+
+    /// The answer to `call`, cancelled with `cancellation`, reporting to `progress`.
+    fn call(
+        &self,
+        call: CallToolRequestParams,
+        cancellation: CancellationToken,
+        progress: Option<Progress>,
+    ) -> Answer;
+}
+
+/// A `tools/call` request that needs nothing of the session: `{"jsonrpc": "2.0", "id", "method":
+/// "tools/call", "params": {"_meta": {"progressToken"}, "name", "arguments"}}` and no other
+/// key. `None` for anything else, which rmcp then reads and judges.
+pub(crate) struct Plain {
+    pub(crate) id: RequestId,
+    pub(crate) name: String,
+    arguments: Option<Box<RawValue>>,
+    pub(crate) progress_token: Option<ProgressToken>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope<'a> {
+    jsonrpc: &'a str,
+    id: RequestId,
+    method: &'a str,
+    #[serde(borrow)]
+    params: &'a RawValue,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    #[serde(rename = "_meta", default)]
+    meta: Option<Meta>,
+    name: String,
+    #[serde(default)]
+    arguments: Option<Box<RawValue>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct Meta {
+    progress_token: Option<ProgressToken>,
+}
+
+impl Plain {
+    /// The plain `tools/call` in `text`, if it is one.
+    pub(crate) fn read(text: &[u8]) -> Option<Self> {
+        let envelope: Envelope<'_> = serde_json::from_slice(text).ok()?;
+        if envelope.jsonrpc != "2.0" || envelope.method != "tools/call" {
+            return None;
+        }
+        let params: Params = serde_json::from_str(envelope.params.get()).ok()?;
+        Some(Self {
+            id: envelope.id,
+            name: params.name,
+            arguments: params.arguments,
+            progress_token: params.meta.and_then(|meta| meta.progress_token),
+        })
+    }
+
+    /// The request's parameters as rmcp would have read them (`_meta` aside); `None` when its
+    /// arguments are not an object or null (rmcp then judges the text).
+    pub(crate) fn params(&mut self) -> Option<CallToolRequestParams> {
+        let arguments = match self.arguments.take() {
+            None => None,
+            Some(raw) => serde_json::from_str::<Option<JsonObject>>(raw.get()).ok()?,
+        };
+        let mut params = CallToolRequestParams::new(std::mem::take(&mut self.name));
+        params.arguments = arguments;
+        Some(params)
+    }
+}
+
+/// How long closing waits for the calls still running to answer before it cancels them: as
+/// long as rmcp waits for its own when its input ends.
+const DRAIN: Duration = Duration::from_secs(5);
+
+/// The calls answered directly that are still running (or still writing their answer).
+#[derive(Default)]
+pub(crate) struct Running {
+    tasks: tokio::task::JoinSet<()>,
+    /// The cancellation of each call that waits, by request id; taken by the call when it
+    /// answers, or by the client's cancellation.
+    waiting: Waiting,
+}
+
+#[derive(Clone, Default)]
+struct Waiting(Arc<Mutex<HashMap<RequestId, CancellationToken>>>);
+
+impl Waiting {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Running {
+    /// Runs the call `plain` of `server`, in a session that negotiated `version`, and writes
+    /// its progress and answer with `write`: polled here once, and spawned only if it has to
+    /// wait.
+    pub(crate) async fn run<D: Direct + ?Sized>(
+        &mut self,
+        server: &D,
+        plain: Plain,
+        call: CallToolRequestParams,
+        version: &ProtocolVersion,
+        write: &Write,
+    ) {
+        let current = is_current(version);
+        while self.tasks.try_join_next().is_some() {}
+        let id = plain.id;
+        let cancellation = CancellationToken::new();
+        let progress = plain.progress_token.map(|token| Progress {
+            token,
+            write: Arc::clone(write),
+        });
+        let mut answer = server.call(call, cancellation.clone(), progress);
+        let polled = std::future::poll_fn(|cx| {
+            // A panic of the pipeline itself (handlers and guards catch their own) fails this
+            // call, not the session that read it.
+            Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
+                answer.as_mut().poll(cx)
+            })))
+        })
+        .await;
+        match polled {
+            Ok(Poll::Ready(answered)) => {
+                let mut written = Box::pin(write(message(id, answered, current)));
+                if std::future::poll_fn(|cx| Poll::Ready(written.as_mut().poll(cx)))
+                    .await
+                    .is_pending()
+                {
+                    self.tasks.spawn(written);
+                }
+            }
+            Ok(Poll::Pending) => {
+                self.waiting.lock().insert(id.clone(), cancellation);
+                let waiting = self.waiting.clone();
+                let write = Arc::clone(write);
+                self.tasks.spawn(async move {
+                    let answered = answer.await;
+                    // A call the client cancelled is not answered.
+                    if waiting.lock().remove(&id).is_some() {
+                        write(message(id, answered, current)).await;
+                    }
+                });
+            }
+            Err(_) => {
+                tracing::error!(%id, "a directly answered call panicked");
+                let failed = Err(ErrorData::internal_error("the call failed", None));
+                self.tasks.spawn(write(message(id, failed, current)));
+            }
+        }
+    }
+
+    /// Cancels the call a `notifications/cancelled` in `message` names, if it is one of these.
+    pub(crate) fn note(&self, message: &ClientJsonRpcMessage) {
+        if let ClientJsonRpcMessage::Notification(notification) = message
+            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
+            && let Some(id) = &cancelled.params.request_id
+            && let Some(cancellation) = self.waiting.lock().remove(id)
+        {
+            cancellation.cancel();
+        }
+    }
+
+    /// Waits for every call to answer, for [`DRAIN`] at most; then cancels those still running.
+    pub(crate) async fn close(&mut self) {
+        let drained = tokio::time::timeout(DRAIN, async {
+            while self.tasks.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!("timed out waiting for directly answered calls");
+            for (_, cancellation) in self.waiting.lock().drain() {
+                cancellation.cancel();
+            }
+            self.tasks.abort_all();
+            while self.tasks.join_next().await.is_some() {}
+        }
+    }
+}
+
+/// Whether `version` is 2026-07-28 or later (ISO dates compare as text).
+fn is_current(version: &ProtocolVersion) -> bool {
+    version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
+}
+
+/// The message rmcp makes of a call's answer — its request handler shapes the result for the
+/// session's protocol (the `resultType` and non-object output of 2026-07-28, or their absence
+/// before it), its service loop wraps it — in a session on a `current` protocol or not.
+fn message(
+    id: RequestId,
+    answered: Result<CallToolResponse, ErrorData>,
+    current: bool,
+) -> ServerJsonRpcMessage {
+    match answered {
+        Ok(response) => {
+            let mut result = ServerResult::from(response);
+            if current {
+                result.fill_missing_cache_hints();
+            } else {
+                result.strip_result_type_for_legacy_peer();
+                result.strip_non_object_output_for_legacy_peer();
+            }
+            ServerJsonRpcMessage::response(result, id)
+        }
+        Err(mut error) => {
+            if current && error.code == ErrorCode::RESOURCE_NOT_FOUND {
+                error.code = ErrorCode::INVALID_PARAMS;
+            }
+            ServerJsonRpcMessage::error(error, Some(id))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Option<(Plain, Option<CallToolRequestParams>)> {
+        let mut plain = Plain::read(text.as_bytes())?;
+        let params = plain.params();
+        Some((plain, params))
+    }
+
+    #[test]
+    fn a_call_with_a_name_arguments_and_a_progress_token_only_is_plain() {
+        let (plain, params) = read(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"t","arguments":{"a":1}}}"#,
+        )
+        .expect("plain");
+        assert_eq!(plain.id, RequestId::Number(7));
+        assert_eq!(
+            plain.progress_token,
+            Some(ProgressToken(RequestId::String("p".into())))
+        );
+        let params = params.expect("its parameters");
+        assert_eq!(params.name, "t");
+        assert_eq!(
+            params.arguments,
+            serde_json::json!({"a": 1}).as_object().cloned()
+        );
+        for text in [
+            r#"{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":null}}"#,
+            r#"{"params":{"arguments":{},"name":"t"},"method":"tools/call","id":1,"jsonrpc":"2.0"}"#,
+        ] {
+            let (_, params) = read(text).unwrap_or_else(|| panic!("plain: {text}"));
+            assert!(params.is_some_and(|p| p.name == "t"), "{text}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_rmcp() {
+        for text in [
+            // Not a call, or not JSON-RPC 2.0, or a notification.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"t"}}"#,
+            // More in `_meta` than a progress token: per-request protocol metadata, a task.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":true},"name":"t"}}"#,
+            // A continuation, an unknown key, a key twice, a name that is not text.
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"s"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","task":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"t"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"extra":1}"#,
+        ] {
+            assert!(Plain::read(text.as_bytes()).is_none(), "{text}");
+        }
+        // Arguments that are not an object: rmcp reads the text (the screening refused it
+        // first on every transport).
+        let (_, params) =
+            read(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#)
+                .expect("read");
+        assert!(params.is_none());
+    }
+}

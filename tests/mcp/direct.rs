@@ -1,0 +1,260 @@
+//! Plain `tools/call` requests over stdio, which the server answers beside rmcp's service loop:
+//! byte for byte what rmcp answers, progress before the answer, and a call the client
+//! cancels left unanswered, as rmcp leaves it.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use toolspec::inline::{InlineContext, Spec};
+use toolspec::mcp::McpServer;
+use toolspec::{AmbientContext, Caller};
+
+use crate::support::*;
+
+/// A request line: `tools/call` of `name` with `arguments` (left out when `None`) and `meta`.
+fn call(id: Value, name: &str, arguments: Option<Value>, meta: Option<Value>) -> String {
+    let mut params = json!({ "name": name });
+    if let Some(arguments) = arguments {
+        params["arguments"] = arguments;
+    }
+    if let Some(meta) = meta {
+        params["_meta"] = meta;
+    }
+    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params }).to_string()
+}
+
+#[tokio::test]
+async fn a_plain_call_is_answered_byte_for_byte_as_rmcp_answers_it() {
+    let scratch = Scratch::new();
+    let mut stdio = RawStdio::start(&scratch).await;
+    // Each case twice: plain (no `_meta`, or a progress token only: odd cases, whose progress
+    // is compared too), then with a key in `_meta` only rmcp reads, which sends it through
+    // rmcp's service loop.
+    let cases = [
+        ("orders_get", Some(json!({ "order_id": 1 }))),
+        ("orders_get", Some(json!({ "order_id": 999 }))),
+        ("orders_get", Some(json!({ "order_id": "one" }))),
+        (
+            "orders_get",
+            Some(json!({ "order_id": 1, "customer_id": 2 })),
+        ),
+        ("orders_get", Some(Value::Null)),
+        ("orders_get", None),
+        (
+            "explain",
+            Some(json!({ "tool": "orders_get", "arguments": { "order_id": 1 } })),
+        ),
+        (
+            "orders_place",
+            Some(json!({ "lines": [{ "sku": "MUG-001", "quantity": 1 }] })),
+        ),
+        ("no_such_tool", Some(json!({}))),
+    ];
+    for (n, (name, arguments)) in cases.into_iter().enumerate() {
+        let plain_meta = (n % 2 == 1).then(|| json!({ "progressToken": n }));
+        let rmcp_meta = json!({ "progressToken": n, "io.example/trace": "t" });
+        let (plain_id, rmcp_id) = (json!(100 + n), json!(format!("r{n}")));
+        let with_progress = plain_meta.is_some();
+        stdio
+            .send(&call(plain_id.clone(), name, arguments.clone(), plain_meta))
+            .await;
+        let (plain, plain_progress) = answer_and_progress(&mut stdio).await;
+        stdio
+            .send(&call(rmcp_id.clone(), name, arguments, Some(rmcp_meta)))
+            .await;
+        let (through_rmcp, rmcp_progress) = answer_and_progress(&mut stdio).await;
+        assert!(plain.contains(&format!("\"id\":{plain_id}")), "{plain}");
+        assert_eq!(
+            normalize(&plain, &plain_id),
+            normalize(&through_rmcp, &rmcp_id),
+            "case {n}: {name}"
+        );
+        if with_progress {
+            assert_eq!(plain_progress, rmcp_progress, "case {n}: {name}");
+        }
+    }
+}
+
+/// The next answer, as written, and the progress notifications written before it.
+async fn answer_and_progress(stdio: &mut RawStdio) -> (String, Vec<String>) {
+    let mut progress = Vec::new();
+    loop {
+        let line = stdio.line().await.expect("an answer");
+        if line.contains(r#""method":"notifications/progress""#) {
+            progress.push(line);
+        } else {
+            return (line, progress);
+        }
+    }
+}
+
+/// An answer with its request's id, and what differs between two orders placed one after the
+/// other (their number and time), masked.
+fn normalize(line: &str, id: &Value) -> String {
+    let mut line = line.replacen(&format!("\"id\":{id}"), "\"id\":ID", 1);
+    for order in 1..20 {
+        line = line
+            .replace(
+                &format!(r#"{{"id":{order},"status""#),
+                r#"{"id":N,"status""#,
+            )
+            .replace(&format!("Order {order} placed"), "Order N placed");
+    }
+    match line.split_once(r#""placed_at":""#) {
+        Some((before, after)) if after.len() > 20 => {
+            format!("{before}\"placed_at\":\"TIME{}", &after[20..])
+        }
+        _ => line,
+    }
+}
+
+/// `slow_count`: counts to `to`, one step every `pace_ms`, reporting each step, until cancelled.
+fn slow_count() -> Spec {
+    Spec::json(
+        "slow/count.yaml",
+        json!({
+            "description": "Count slowly.",
+            "expects": {
+                "to": { "type": "integer", "minimum": 1 },
+                "pace_ms": { "type": "integer", "minimum": 1 }
+            },
+            "exposes": { "counted": { "type": "integer" } },
+            "hints": ["read_only"]
+        }),
+    )
+    .shared("toolspec.yaml", include_str!("../../specs/toolspec.yaml"))
+    .shared("types.yaml", include_str!("../../specs/types.yaml"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_comes_before_the_answer_and_a_cancelled_call_goes_unanswered() {
+    let (cancelled_tx, mut cancelled_rx) = tokio::sync::mpsc::unbounded_channel();
+    let dir = tempfile::tempdir().unwrap();
+    let location = toolspec_store::Location::File(dir.path().join("store.db"));
+    let store = toolspec_store::Store::open(&location).await.unwrap();
+    let registry = toolspec_store::registry(store)
+        .with_tool(
+            slow_count().describe().expect("the spec compiles"),
+            move |input: serde_json::Map<String, Value>, cx: InlineContext| {
+                let cancelled = cancelled_tx.clone();
+                async move {
+                    let to = input["to"].as_i64().unwrap_or(0);
+                    let pace = Duration::from_millis(input["pace_ms"].as_u64().unwrap_or(1));
+                    for counted in 1..=to {
+                        tokio::select! {
+                            () = tokio::time::sleep(pace) => {}
+                            () = cx.cancellation().cancelled() => {
+                                let _ = cancelled.send(counted - 1);
+                                return Ok(json!({ "counted": counted - 1 }));
+                            }
+                        }
+                        cx.progress(counted as f64 / to as f64, format!("{counted}"));
+                    }
+                    Ok(json!({ "counted": to }))
+                }
+            },
+        )
+        .expect("the tool is added");
+    let server = McpServer::new(
+        registry,
+        Caller::new("ada").with_ambient(AmbientContext::from([("customer_id", 1)])),
+    );
+    let (client_input, server_input) = tokio::io::duplex(64 * 1024);
+    let (server_output, client_output) = tokio::io::duplex(64 * 1024);
+    let served = tokio::spawn(server.serve_on(server_input, server_output));
+    let mut input = client_input;
+    let mut output = BufReader::new(client_output).lines();
+    let mut send = async |line: String| {
+        input.write_all(line.as_bytes()).await.unwrap();
+        input.write_all(b"\n").await.unwrap();
+    };
+    let mut next = async || -> Option<Value> {
+        let line = tokio::time::timeout(PATIENCE, output.next_line())
+            .await
+            .expect("a line in time")
+            .unwrap()?;
+        Some(serde_json::from_str(&line).unwrap())
+    };
+
+    send(
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": { "name": "raw", "version": "0" } } })
+        .to_string(),
+    )
+    .await;
+    assert!(next().await.unwrap()["result"]["serverInfo"].is_object());
+    send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }).to_string()).await;
+
+    // Progress, in order, then the answer.
+    let arguments = json!({ "to": 3, "pace_ms": 1 });
+    send(call(
+        json!(1),
+        "slow_count",
+        Some(arguments),
+        Some(json!({ "progressToken": "p" })),
+    ))
+    .await;
+    let mut seen = Vec::new();
+    let answer = loop {
+        let message = next().await.expect("a message");
+        if message["method"] == "notifications/progress" {
+            assert_eq!(message["params"]["progressToken"], "p");
+            seen.push(message["params"]["message"].clone());
+        } else {
+            break message;
+        }
+    };
+    assert_eq!(seen, ["1", "2", "3"]);
+    assert_eq!(answer["id"], 1);
+    assert_eq!(
+        answer["result"]["structuredContent"],
+        json!({ "counted": 3 })
+    );
+
+    // Cancelled after its first step: the handler stops, and the call is never answered.
+    let arguments = json!({ "to": 1000, "pace_ms": 20 });
+    send(call(
+        json!(2),
+        "slow_count",
+        Some(arguments),
+        Some(json!({ "progressToken": 2 })),
+    ))
+    .await;
+    let first = next().await.expect("a progress notification");
+    assert_eq!(first["params"]["progressToken"], 2, "{first}");
+    send(
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": { "requestId": 2, "reason": "changed my mind" } })
+        .to_string(),
+    )
+    .await;
+    let counted = tokio::time::timeout(PATIENCE, cancelled_rx.recv())
+        .await
+        .expect("the handler saw the cancellation")
+        .unwrap();
+    assert!(counted < 1000, "{counted}");
+    // A later call is answered; once the input ends, the server has written all it will.
+    send(call(
+        json!(3),
+        "slow_count",
+        Some(json!({ "to": 1, "pace_ms": 1 })),
+        None,
+    ))
+    .await;
+    drop(input);
+    let mut rest = Vec::new();
+    while let Some(message) = next().await {
+        rest.push(message);
+    }
+    assert!(
+        rest.iter().all(|message| message["id"] != 2),
+        "the cancelled call was answered: {rest:?}"
+    );
+    assert!(
+        rest.iter().any(|message| message["id"] == 3),
+        "the later call was not answered: {rest:?}"
+    );
+    served.await.unwrap().expect("the server stops cleanly");
+}
