@@ -31,7 +31,6 @@ use rmcp::model::{
     ServerResult,
 };
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use tokio_util::sync::CancellationToken;
 
 /// The answer to a call run directly.
@@ -65,12 +64,13 @@ pub(crate) trait Direct: Send + Sync + 'static {
 
 /// A `tools/call` request that needs nothing of the session: `{"jsonrpc": "2.0", "id", "method":
 /// "tools/call", "params": {"_meta": {"progressToken"}, "name", "arguments"}}` and no other
-/// key. `None` for anything else, which rmcp then reads and judges.
+/// key, its arguments an object or null. `None` for anything else, which rmcp then reads and
+/// judges.
 pub(crate) struct Plain {
     pub(crate) id: RequestId,
-    pub(crate) name: String,
-    arguments: Option<Box<RawValue>>,
     pub(crate) progress_token: Option<ProgressToken>,
+    /// Its parameters as rmcp reads them (`_meta` aside).
+    pub(crate) params: CallToolRequestParams,
 }
 
 #[derive(Deserialize)]
@@ -79,8 +79,7 @@ struct Envelope<'a> {
     jsonrpc: &'a str,
     id: RequestId,
     method: &'a str,
-    #[serde(borrow)]
-    params: &'a RawValue,
+    params: Params,
 }
 
 #[derive(Deserialize)]
@@ -90,7 +89,7 @@ struct Params {
     meta: Option<Meta>,
     name: String,
     #[serde(default)]
-    arguments: Option<Box<RawValue>>,
+    arguments: Option<JsonObject>,
 }
 
 #[derive(Deserialize)]
@@ -100,31 +99,24 @@ struct Meta {
 }
 
 impl Plain {
-    /// The plain `tools/call` in `text`, if it is one.
+    /// The plain `tools/call` in `text` (screened already), if it is one.
     pub(crate) fn read(text: &[u8]) -> Option<Self> {
         let envelope: Envelope<'_> = serde_json::from_slice(text).ok()?;
         if envelope.jsonrpc != "2.0" || envelope.method != "tools/call" {
             return None;
         }
-        let params: Params = serde_json::from_str(envelope.params.get()).ok()?;
+        let Params {
+            meta,
+            name,
+            arguments,
+        } = envelope.params;
+        let mut params = CallToolRequestParams::new(name);
+        params.arguments = arguments;
         Some(Self {
             id: envelope.id,
-            name: params.name,
-            arguments: params.arguments,
-            progress_token: params.meta.and_then(|meta| meta.progress_token),
+            progress_token: meta.and_then(|meta| meta.progress_token),
+            params,
         })
-    }
-
-    /// The request's parameters as rmcp would have read them (`_meta` aside); `None` when its
-    /// arguments are not an object or null (rmcp then judges the text).
-    pub(crate) fn params(&mut self) -> Option<CallToolRequestParams> {
-        let arguments = match self.arguments.take() {
-            None => None,
-            Some(raw) => serde_json::from_str::<Option<JsonObject>>(raw.get()).ok()?,
-        };
-        let mut params = CallToolRequestParams::new(std::mem::take(&mut self.name));
-        params.arguments = arguments;
-        Some(params)
     }
 }
 
@@ -158,7 +150,6 @@ impl Running {
         &mut self,
         server: &D,
         plain: Plain,
-        call: CallToolRequestParams,
         version: &ProtocolVersion,
         write: &Write,
     ) {
@@ -170,7 +161,7 @@ impl Running {
             token,
             write: Arc::clone(write),
         });
-        let mut answer = server.call(call, cancellation.clone(), progress);
+        let mut answer = server.call(plain.params, cancellation.clone(), progress);
         let polled = std::future::poll_fn(|cx| {
             // A panic of the pipeline itself (handlers and guards catch their own) fails this
             // call, not the session that read it.
@@ -274,15 +265,13 @@ fn message(
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Option<(Plain, Option<CallToolRequestParams>)> {
-        let mut plain = Plain::read(text.as_bytes())?;
-        let params = plain.params();
-        Some((plain, params))
+    fn read(text: &str) -> Option<Plain> {
+        Plain::read(text.as_bytes())
     }
 
     #[test]
     fn a_call_with_a_name_arguments_and_a_progress_token_only_is_plain() {
-        let (plain, params) = read(
+        let plain = read(
             r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"t","arguments":{"a":1}}}"#,
         )
         .expect("plain");
@@ -291,7 +280,7 @@ mod tests {
             plain.progress_token,
             Some(ProgressToken(RequestId::String("p".into())))
         );
-        let params = params.expect("its parameters");
+        let params = plain.params;
         assert_eq!(params.name, "t");
         assert_eq!(
             params.arguments,
@@ -302,8 +291,8 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":null}}"#,
             r#"{"params":{"arguments":{},"name":"t"},"method":"tools/call","id":1,"jsonrpc":"2.0"}"#,
         ] {
-            let (_, params) = read(text).unwrap_or_else(|| panic!("plain: {text}"));
-            assert!(params.is_some_and(|p| p.name == "t"), "{text}");
+            let plain = read(text).unwrap_or_else(|| panic!("plain: {text}"));
+            assert_eq!(plain.params.name, "t", "{text}");
         }
     }
 
@@ -324,14 +313,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/call","params":{"name":"t"}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"extra":1}"#,
+            // Arguments that are not an object (the screening refuses them first).
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#,
         ] {
-            assert!(Plain::read(text.as_bytes()).is_none(), "{text}");
+            assert!(read(text).is_none(), "{text}");
         }
-        // Arguments that are not an object: rmcp reads the text (the screening refused it
-        // first on every transport).
-        let (_, params) =
-            read(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":[1]}}"#)
-                .expect("read");
-        assert!(params.is_none());
     }
 }

@@ -11,6 +11,11 @@ use crate::truncation;
 /// `{"error": code, "message": …, "details": …}` (never the developer-facing exception).
 pub const META_ERROR: &str = "toolspec/error";
 
+/// `value` as compact JSON text (a `Value` always serializes: its keys are text).
+fn json_text(value: &serde_json::Value) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
 /// A call's result as MCP answers it: the text (the message, or the structured content as
 /// JSON) with the structured content — and, for an answer cut to fit its cap, the notice's
 /// sentence as a second text block and the notice itself in `_meta`
@@ -20,7 +25,8 @@ pub(super) fn reply(result: ToolResult, present_as: PresentAs) -> CallToolResult
         Ok(value) => {
             let text = match present_as {
                 PresentAs::Message => result.message,
-                PresentAs::Structured => value.to_string(),
+                // serde_json's serializer, not `Display` (the same text, without the formatter).
+                PresentAs::Structured => json_text(&value),
             };
             let mut content = vec![ContentBlock::text(text)];
             if let Some(notice) = &result.truncated {

@@ -124,7 +124,7 @@ where
             self.negotiated = Some(initialized.protocol_version.clone());
         }
         async move {
-            let line = serde_json::to_vec(&message)?;
+            let line = line_of(&message)?;
             let reply = match slot {
                 Some(slot) => slot.splice(line),
                 None => Reply::plain(line),
@@ -163,13 +163,10 @@ where
                         rejection
                     } else if let Some(direct) = self.direct.as_deref()
                         && let Some(version) = &self.negotiated
-                        && let Some(mut plain) = Plain::read(text)
-                        && direct.direct(&plain.name)
-                        && let Some(call) = plain.params()
+                        && let Some(plain) = Plain::read(text)
+                        && direct.direct(&plain.params.name)
                     {
-                        self.running
-                            .run(direct, plain, call, version, &self.write)
-                            .await;
+                        self.running.run(direct, plain, version, &self.write).await;
                         continue;
                     } else {
                         match parse(text) {
@@ -221,7 +218,7 @@ where
     let write: Write = Arc::new(move |message| {
         let output = Arc::clone(&writer);
         Box::pin(async move {
-            let written = match serde_json::to_vec(&message) {
+            let written = match line_of(&message) {
                 Ok(line) => write_line(&output, Reply::plain(line)).await,
                 Err(e) => Err(e.into()),
             };
@@ -241,6 +238,14 @@ where
         running: Running::default(),
         write,
     }
+}
+
+/// `message` serialized, with room for the newline that ends its line.
+fn line_of(message: &ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
+    let mut line = Vec::with_capacity(512);
+    serde_json::to_writer(&mut line, message)?;
+    line.reserve_exact(1);
+    Ok(line)
 }
 
 /// Writes `reply` and a newline, whole, then flushes: lines never interleave.

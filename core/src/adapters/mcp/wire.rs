@@ -106,9 +106,7 @@ pub(crate) fn screen(text: &[u8], limits: &Limits) -> Result<(), Rejection> {
         }
     };
     let arguments = found.arguments.unwrap_or(Kind::Absent);
-    if found.method.as_deref() == Some("tools/call")
-        && !matches!(arguments, Kind::Absent | Kind::Null | Kind::Object)
-    {
+    if found.calls_a_tool && !matches!(arguments, Kind::Absent | Kind::Null | Kind::Object) {
         let message = format!(
             "Invalid params: `arguments` must be an object, not {}",
             arguments.describe()
@@ -192,9 +190,9 @@ struct Found {
     kind: Option<Kind>,
     /// The value, when its role keeps it (an id, a method).
     scalar: Option<Value>,
-    /// The message's `id` and `method`.
+    /// The message's `id`, and whether its `method` is `tools/call`.
     id: Option<Value>,
-    method: Option<String>,
+    calls_a_tool: bool,
     /// What `params.arguments` is.
     arguments: Option<Kind>,
 }
@@ -251,20 +249,21 @@ impl<'de> Visitor<'de> for Walk<'_> {
             kind: Some(Kind::Object),
             ..Found::default()
         };
-        while let Some(key) = map.next_key::<KeyName>()? {
-            let role = match (self.role, key.0.as_deref()) {
-                (Role::Message, Some("id" | "method")) => Role::Scalar,
-                (Role::Message, Some("params")) => Role::Params,
+        while let Some(key) = map.next_key::<Key>()? {
+            let role = match (self.role, key) {
+                (Role::Message, Key::Id | Key::Method) => Role::Scalar,
+                (Role::Message, Key::Params) => Role::Params,
                 _ => Role::Any,
             };
             let child = map.next_value_seed(self.child(role))?;
-            match (self.role, key.0.as_deref()) {
-                (Role::Message, Some("id")) => found.id = child.scalar.filter(|id| !id.is_null()),
-                (Role::Message, Some("method")) => {
-                    found.method = child.scalar.and_then(|m| m.as_str().map(str::to_owned));
+            match (self.role, key) {
+                (Role::Message, Key::Id) => found.id = child.scalar.filter(|id| !id.is_null()),
+                (Role::Message, Key::Method) => {
+                    found.calls_a_tool =
+                        child.scalar.as_ref().and_then(Value::as_str) == Some("tools/call");
                 }
-                (Role::Message, Some("params")) => found.arguments = child.arguments,
-                (Role::Params, Some("arguments")) => found.arguments = child.kind,
+                (Role::Message, Key::Params) => found.arguments = child.arguments,
+                (Role::Params, Key::Arguments) => found.arguments = child.kind,
                 _ => {}
             }
         }
@@ -309,23 +308,35 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 }
 
-/// An object key, kept only when it is one the walk looks at.
-struct KeyName(Option<String>);
+/// An object key: one of those the walk looks at, or another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Id,
+    Method,
+    Params,
+    Arguments,
+    Other,
+}
 
-impl<'de> serde::Deserialize<'de> for KeyName {
+impl<'de> serde::Deserialize<'de> for Key {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Key;
-        impl Visitor<'_> for Key {
-            type Value = KeyName;
+        struct Name;
+        impl Visitor<'_> for Name {
+            type Value = Key;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a key")
             }
-            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<KeyName, E> {
-                let kept = matches!(key, "id" | "method" | "params" | "arguments");
-                Ok(KeyName(kept.then(|| key.to_owned())))
+            fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key, E> {
+                Ok(match key {
+                    "id" => Key::Id,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "arguments" => Key::Arguments,
+                    _ => Key::Other,
+                })
             }
         }
-        deserializer.deserialize_str(Key)
+        deserializer.deserialize_str(Name)
     }
 }
 
