@@ -110,12 +110,8 @@ async fn sqlite_every_batch_size_is_written_whole() {
 #[cfg(feature = "postgres")]
 #[tokio::test]
 async fn postgres_every_batch_size_is_written_whole() {
-    let Some(server) = toolspec_test_postgres::server_url() else {
-        return;
-    };
-    let scratch = toolspec_test_postgres::Scratch::create(&server).await;
-    let pool = sqlx::PgPool::connect(scratch.url()).await.unwrap();
-    every_batch_size_is_written_whole(Database::postgres(pool.clone())).await;
-    pool.close().await;
-    scratch.drop().await;
+    toolspec_test_postgres::with_scratch_pool(async |pool| {
+        every_batch_size_is_written_whole(Database::postgres(pool)).await;
+    })
+    .await;
 }

@@ -184,12 +184,8 @@ async fn sqlite_the_queue_keeps_its_promises() {
 #[cfg(feature = "postgres")]
 #[tokio::test]
 async fn postgres_the_queue_keeps_its_promises() {
-    let Some(server) = toolspec_test_postgres::server_url() else {
-        return;
-    };
-    let scratch = toolspec_test_postgres::Scratch::create(&server).await;
-    let pool = sqlx::PgPool::connect(scratch.url()).await.unwrap();
-    the_queue_keeps_its_promises(Database::postgres(pool.clone())).await;
-    pool.close().await;
-    scratch.drop().await;
+    toolspec_test_postgres::with_scratch_pool(async |pool| {
+        the_queue_keeps_its_promises(Database::postgres(pool)).await;
+    })
+    .await;
 }

@@ -82,6 +82,21 @@ impl Scratch {
     }
 }
 
+/// Runs `test` on a pool of a new [`Scratch`] database of the server (see [`server_url`]), then
+/// closes the pool and drops the database; without a server (outside CI) it does nothing.
+pub async fn with_scratch_pool(test: impl AsyncFnOnce(sqlx::PgPool)) {
+    let Some(server) = server_url() else {
+        return;
+    };
+    let scratch = Scratch::create(&server).await;
+    let pool = sqlx::PgPool::connect(scratch.url())
+        .await
+        .unwrap_or_else(|e| panic!("could not connect to {}: {e}", scratch.name));
+    test(pool.clone()).await;
+    pool.close().await;
+    scratch.drop().await;
+}
+
 async fn connect(server: &str) -> PgConnection {
     PgConnection::connect(server).await.unwrap_or_else(|e| {
         panic!("PostgreSQL at TOOLSPEC_TEST_POSTGRES_URL is not reachable: {e}")
