@@ -23,7 +23,8 @@
 //! answers a call of it `403` naming the scopes to ask for (stdio keeps hiding).
 //!
 //! This module holds the `ServerHandler`; `listing` the tools it lists, `stdio` and `http` the
-//! transports, `wire` screens their messages. It never validates arguments or renders errors
+//! transports, `wire` screens their messages, `direct` answers a plain `tools/call` beside
+//! rmcp's service loop (stdio). It never validates arguments or renders errors
 //! itself (the pipeline does), and decides nothing about who is calling (the transports do).
 
 mod direct;
