@@ -70,17 +70,19 @@ pub(crate) struct Call<'a> {
     pub(crate) record: Option<uuid::Uuid>,
 }
 
-/// What a tool's stages answer.
+/// What a tool's stages answer. All but a result are boxed: the futures of every call hold an
+/// answer, and a future of more than 1 KiB is an allocation glibc serves only after merging
+/// every small block freed so far (`malloc_consolidate`).
 #[derive(Debug)]
 pub(crate) enum Answer {
     /// A call's result ([`Mode::Invoke`]).
     Called(ToolResult),
     /// An explanation, or why none could be made ([`Mode::Explain`]).
-    Explained(Result<Explanation, ToolResult>),
+    Explained(Result<Box<Explanation>, ToolResult>),
     /// The call was stored as a task ([`Dispatch::Direct`] with a caller that accepts one).
-    Enqueued(Task),
+    Enqueued(Box<Task>),
     /// The call needs its user's answers first (`ask`, `confirm`): nothing was done.
-    Asked(InputRequired),
+    Asked(Box<InputRequired>),
 }
 
 impl Answer {
@@ -92,8 +94,8 @@ impl Answer {
                 tool,
                 "a call was answered with an explanation".into(),
             )),
-            Self::Enqueued(task) => Submitted::Task(task),
-            Self::Asked(input) => Submitted::Input(input),
+            Self::Enqueued(task) => Submitted::Task(*task),
+            Self::Asked(input) => Submitted::Input(*input),
         }
     }
 
@@ -104,7 +106,7 @@ impl Answer {
     )]
     pub(crate) fn into_explanation(self) -> Result<Explanation, ToolResult> {
         match self {
-            Self::Explained(explained) => explained,
+            Self::Explained(explained) => explained.map(|explanation| *explanation),
             Self::Called(result) => Err(result),
             Self::Enqueued(task) => Err(task.ticket()),
             Self::Asked(input) => Err(input.to_result()),

@@ -27,7 +27,7 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
         args
     };
     if call.mode == Mode::Explain {
-        return Answer::Explained(Ok(itself(registry, &args)));
+        return Answer::Explained(Ok(Box::new(itself(registry, &args))));
     }
     let errors = argument_errors(&args, registry.limits());
     if !errors.is_empty() {

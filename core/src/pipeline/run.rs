@@ -236,7 +236,9 @@ fn own_stages<'a>(
 /// whether its handler is known to need the database.
 pub(crate) struct Own<'a, O> {
     pub(crate) op: &'a O,
-    pub(crate) compiled: Result<&'a Compiled, ToolResult>,
+    /// Its compiled checks, or why they could not be compiled (boxed: every call's future
+    /// holds this).
+    pub(crate) compiled: Result<&'a Compiled, Box<ToolResult>>,
     pub(crate) learned: &'a AtomicBool,
 }
 
@@ -260,23 +262,19 @@ pub(crate) fn tool_stages<'a, O: Operation>(
     args: Value,
 ) -> impl Future<Output = Answer> + Send + 'a {
     async move {
-        let Call {
-            tool,
-            ambient,
-            options,
-            rules,
-            mode,
-            dispatch,
-            record,
-        } = call;
+        // The call's fields are read where they are (its options are moved last): bound to
+        // locals of their own, they would be stored twice in this future.
+        let (tool, ambient, rules) = (call.tool, call.ambient, call.rules);
+        let (mode, dispatch, record) = (call.mode, call.dispatch, call.record);
         let compiled = match own.compiled {
             Ok(compiled) => compiled,
-            Err(result) => return answer(mode, result),
+            Err(result) => return answer(mode, *result),
         };
-        let value = match screen::screen(tool, compiled, args, options.adapter.as_deref(), rules) {
-            Ok(value) => value,
-            Err(errors) => return refusal(mode, tool, errors),
-        };
+        let value =
+            match screen::screen(tool, compiled, args, call.options.adapter.as_deref(), rules) {
+                Ok(value) => value,
+                Err(errors) => return refusal(mode, tool, errors),
+            };
         let storage = rules.storage.as_deref();
         let learned = own.learned.load(Ordering::Relaxed);
         if let Some(refused) = availability::refusal(tool, learned, storage) {
@@ -287,7 +285,13 @@ pub(crate) fn tool_stages<'a, O: Operation>(
         let value = match (mode, dispatch) {
             (Mode::Invoke, Dispatch::Direct(_)) if tool.asks_user() => {
                 let asking = Box::pin(asking(
-                    &own, tool, compiled, value, ambient, &options, rules,
+                    &own,
+                    tool,
+                    compiled,
+                    value,
+                    ambient,
+                    &call.options,
+                    rules,
                 ));
                 match asking.await {
                     Ok(value) => value,
@@ -310,9 +314,9 @@ pub(crate) fn tool_stages<'a, O: Operation>(
                 Decision::Inline => {}
                 Decision::Refuse => return Answer::Called(task::required(tool)),
                 Decision::Enqueue => {
-                    let handed = task::hand_off(tool, decl, value, ambient, &options, rules);
+                    let handed = task::hand_off(tool, decl, value, ambient, &call.options, rules);
                     return match Box::pin(handed).await {
-                        Ok(task) => Answer::Enqueued(task),
+                        Ok(task) => Answer::Enqueued(Box::new(task)),
                         Err(result) => Answer::Called(result),
                     };
                 }
@@ -344,24 +348,26 @@ pub(crate) fn tool_stages<'a, O: Operation>(
             }
         };
         let limit = dispatch.limit(tool);
-        let (answer, by_handler) = admitted(
+        // Boxed apart, like the handler's future within it: no future of a call is more than
+        // 1 KiB (see `Answer`).
+        let (answer, by_handler) = Box::pin(admitted(
             own,
             tool,
             compiled,
             value,
             ambient,
-            options,
+            call.options,
             rules,
             explanation,
             limit,
-        )
+        ))
         .await;
         if let Some(ticket) = ticket {
             let kept = match &answer {
                 Answer::Called(result) if by_handler => Some(result),
                 _ => None,
             };
-            ticket.finish(kept).await;
+            Box::pin(ticket.finish(kept)).await;
         }
         answer
     }
@@ -426,7 +432,7 @@ fn asking<'a, O: Operation>(
             }
         };
         let asked = user_input::ask(tool, round, requests, options, rules);
-        Err(Answer::Asked(asked))
+        Err(Answer::Asked(Box::new(asked)))
     }
 }
 
@@ -449,7 +455,7 @@ fn admitted<'a, O: Operation>(
     ambient: &'a AmbientContext,
     options: CallOptions,
     rules: &'a crate::call::options::Rules,
-    explanation: Option<Explanation>,
+    explanation: Option<Box<Explanation>>,
     limit: Option<std::time::Duration>,
 ) -> impl Future<Output = (Answer, bool)> + Send + 'a {
     async move {
@@ -526,7 +532,10 @@ fn admitted<'a, O: Operation>(
             storage,
             clock: &rules.clock,
         };
-        match handler::run(own.op, input, &resolved, options, limit, failing).await {
+        let handled = Box::pin(handler::run(
+            own.op, input, &resolved, options, limit, failing,
+        ));
+        match handled.await {
             Handled::Output(output) => {
                 let result = output::succeed(tool, compiled, &output, &rules.limits);
                 (Answer::Called(result), true)
@@ -545,7 +554,7 @@ fn answer(mode: Mode, result: ToolResult) -> Answer {
 }
 
 /// `result` as the answer: an explanation's error when there is one.
-fn answer_or_explained(explanation: Option<Explanation>, result: ToolResult) -> Answer {
+fn answer_or_explained(explanation: Option<Box<Explanation>>, result: ToolResult) -> Answer {
     match explanation {
         Some(_) => Answer::Explained(Err(result)),
         None => Answer::Called(result),
@@ -566,8 +575,8 @@ fn refusal(mode: Mode, tool: &'static Descriptor, errors: Errors) -> Answer {
 }
 
 /// An explanation of a call of `tool` with no error yet and none of its guards checked.
-fn explanation(tool: &Descriptor) -> Explanation {
-    Explanation {
+fn explanation(tool: &Descriptor) -> Box<Explanation> {
+    Box::new(Explanation {
         tool: tool.name.to_string(),
         callable: false,
         errors: Vec::new(),
@@ -587,5 +596,5 @@ fn explanation(tool: &Descriptor) -> Explanation {
         ask: Vec::new(),
         confirm: None,
         result_cap: tool.result_cap.map(Into::into),
-    }
+    })
 }

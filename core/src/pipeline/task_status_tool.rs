@@ -39,7 +39,7 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
     };
     if call.mode == Mode::Explain {
         let explanation = ARGUMENTS.explain(&call.tool.name, &args, registry.limits());
-        return Answer::Explained(Ok(explanation));
+        return Answer::Explained(Ok(Box::new(explanation)));
     }
     let errors = ARGUMENTS.errors(&args, registry.limits());
     if !errors.is_empty() {

@@ -73,7 +73,7 @@ impl<O: Operation> Stages for Typed<O> {
     fn run<'a>(&'a self, call: Call<'a>, args: Value) -> BoxFuture<'a, Answer> {
         let own = Own {
             op: &self.op,
-            compiled: self.compiled(),
+            compiled: self.compiled().map_err(Box::new),
             learned: &self.learned,
         };
         Box::pin(tool_stages(own, call, args))
