@@ -295,13 +295,62 @@ impl McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let caller = self.caller_of(&context);
+        let reporter = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressForwarder::start(Notifier::Peer(context.peer.clone()), token));
+        let session = Session {
+            caller: self.caller_of(&context),
+            cancellation: context.ct.clone(),
+            reporter,
+            accept: tasks::accepts(&context),
+            asking: input::asking(&context),
+            peer: Some(&context.peer),
+        };
+        self.submit(request, session).await
+    }
+
+    /// A plain call ([`direct`]): the server's own caller, no task, nothing to ask; the same
+    /// pipeline and the same answer as [`call`](Self::call).
+    async fn call_plain(
+        self,
+        request: CallToolRequestParams,
+        cancellation: CancellationToken,
+        progress: Option<direct::Progress>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let reporter = progress.map(|progress| {
+            ProgressForwarder::start(Notifier::Direct(progress.write), progress.token)
+        });
+        let session = Session {
+            caller: &self.caller,
+            cancellation,
+            reporter,
+            accept: Accept::ResultsOnly,
+            asking: input::Asking::Never,
+            peer: None,
+        };
+        self.submit(request, session).await
+    }
+
+    /// `request` submitted through the pipeline as `session` allows, and its answer.
+    async fn submit(
+        &self,
+        request: CallToolRequestParams,
+        session: Session<'_>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let Session {
+            caller,
+            cancellation,
+            reporter,
+            accept,
+            asking,
+            peer,
+        } = session;
         let (listed, registered) = self
             .shared
             .listing
             .dispatch(&self.shared.registry, &request.name, caller)
             .ok_or_else(|| unknown_tool(&request.name))?;
-        let accept = tasks::accepts(&context);
         if let Some(task) = &registered.descriptor().task {
             if task.is_required() && accept != Accept::Tasks {
                 return Err(tasks::extension_required());
@@ -309,16 +358,13 @@ impl McpServer {
             self.shared.registry.start_tasks();
         }
         let mut continuation = input::continuation(&request)?;
-        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let reporter = context
-            .meta
-            .get_progress_token()
-            .map(|token| ProgressForwarder::start(Notifier::Peer(context.peer.clone()), token));
-        let asking = input::asking(&context);
+        let mut arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // Only a client asked during the call may need the arguments for another round.
+        let elicits = peer.filter(|_| asking == input::Asking::Elicitation);
         let mut rounds = 0;
         let submitted = loop {
             let options = CallOptions {
-                cancellation: context.ct.clone(),
+                cancellation: cancellation.clone(),
                 progress: reporter
                     .as_ref()
                     .map(ProgressForwarder::progress)
@@ -326,18 +372,20 @@ impl McpServer {
                 continuation: continuation.take(),
                 ..CallOptions::for_caller(ADAPTER, caller)
             };
+            let sent = match elicits {
+                Some(_) => arguments.clone(),
+                None => std::mem::take(&mut arguments),
+            };
             let submitted = registered
-                .submit_with(arguments.clone(), &caller.ambient, options, accept)
+                .submit_with(sent, &caller.ambient, options, accept)
                 .await;
             // An earlier protocol's client is asked during the call, round after round.
-            match submitted {
-                Submitted::Input(input)
-                    if asking == input::Asking::Elicitation && rounds < input::MAX_ROUNDS =>
-                {
+            match (submitted, elicits) {
+                (Submitted::Input(input), Some(peer)) if rounds < input::MAX_ROUNDS => {
                     rounds += 1;
-                    continuation = Some(input::elicit(&context.peer, &input).await);
+                    continuation = Some(input::elicit(peer, &input).await);
                 }
-                submitted => break submitted,
+                (submitted, _) => break submitted,
             }
         };
         if let Some(reporter) = reporter {
@@ -345,41 +393,18 @@ impl McpServer {
         }
         answer(submitted, asking, listed.present_as)
     }
+}
 
-    /// A plain call ([`direct`]): the server's own caller, no progress, no task, nothing to
-    /// ask; the same pipeline and the same answer as [`call`](Self::call).
-    async fn call_plain(
-        self,
-        request: CallToolRequestParams,
-        cancellation: CancellationToken,
-        progress: Option<direct::Progress>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let caller = &*self.caller;
-        let (listed, registered) = self
-            .shared
-            .listing
-            .dispatch(&self.shared.registry, &request.name, caller)
-            .ok_or_else(|| unknown_tool(&request.name))?;
-        let arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let reporter = progress.map(|progress| {
-            ProgressForwarder::start(Notifier::Direct(progress.write), progress.token)
-        });
-        let options = CallOptions {
-            cancellation,
-            progress: reporter
-                .as_ref()
-                .map(ProgressForwarder::progress)
-                .unwrap_or_default(),
-            ..CallOptions::for_caller(ADAPTER, caller)
-        };
-        let submitted = registered
-            .submit_with(arguments, &caller.ambient, options, Accept::ResultsOnly)
-            .await;
-        if let Some(reporter) = reporter {
-            reporter.finish().await;
-        }
-        answer(submitted, input::Asking::Never, listed.present_as)
-    }
+/// What a `tools/call` may have of the session it came in: who calls, its cancellation and
+/// progress, whether its client takes a task handle and how it can be asked, and rmcp's peer
+/// (none for a call a transport answers itself).
+struct Session<'a> {
+    caller: &'a Caller,
+    cancellation: CancellationToken,
+    reporter: Option<ProgressForwarder>,
+    accept: Accept,
+    asking: input::Asking,
+    peer: Option<&'a Peer<RoleServer>>,
 }
 
 impl direct::Direct for McpServer {
