@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// When a call's audit record is written, relative to the answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub enum Durability {
     /// Queued, written in a batch after the answer leaves (the default).
     Async,
@@ -27,7 +27,7 @@ impl Durability {
 /// How one tool's calls are recorded: the project's `audit:` with the tool's own `audit:`
 /// over it, resolved at build time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct AuditPolicy {
     /// Whether calls of this tool are recorded.
     pub enabled: bool,

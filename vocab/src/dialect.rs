@@ -14,7 +14,7 @@ use crate::settings::{STRICT, Settings};
 ///
 /// Declared in the order of their names, so sorting dialects sorts their names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub enum Dialect {
     /// Anthropic Messages `input_schema`, non-strict: the canonical schema.
     Anthropic,

@@ -8,7 +8,7 @@ use std::fmt;
 
 /// The type of a column a query tool reads: a record field, a filter or a scope binding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub enum ColumnType {
     /// Text.
     String,
@@ -70,7 +70,7 @@ impl fmt::Display for ColumnType {
 
 /// How a filter compares its column with the model's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub enum FilterOp {
     /// `column = value`
     Eq,

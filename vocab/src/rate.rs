@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// One tool's budget per caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct RateLimit {
     /// How many calls the budget refills per [`period`](Self::period).
     pub calls: u32,

@@ -22,7 +22,7 @@ pub const TRUNCATION_SCHEMA: &str = truncation_schema!();
 /// One tool's cap on the size of its answers. An answer past it is cut: lists lose their last
 /// items until the rest fits, and the answer carries a notice of what was cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct ResultCap {
     /// The most bytes of compact JSON the answer's value may take (`None`: no bound).
     pub bytes: Option<u64>,

@@ -16,7 +16,7 @@ pub const STRICT: &str = "strict";
 
 /// A setting's value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub enum SettingValue {
     /// A string (also used for one-of choices such as `present_as: message`).
     Str(Cow<'static, str>),

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// Whether a tool may or must run as a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub enum TaskSupport {
     /// Runs inline unless the caller can take a task handle and the adapter asks for one.
     Optional,
@@ -28,7 +28,7 @@ impl TaskSupport {
 
 /// A tool's `task:`, resolved at build time over the project's `tasks:` defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct TaskDecl {
     /// Whether the tool may or must run as a task.
     pub support: TaskSupport,

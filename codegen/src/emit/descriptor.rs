@@ -1,5 +1,5 @@
-//! A tool's `DESCRIPTOR` static, baked from its descriptor (see `bake`), and the literals the
-//! project's statics are written with.
+//! A tool's `DESCRIPTOR` static, written from its descriptor (see `literal`), and the
+//! literals the project's statics are written with.
 
 use std::time::Duration;
 
@@ -9,7 +9,7 @@ use toolspec_vocab::descriptor::Descriptor;
 use toolspec_vocab::query::ColumnType;
 use toolspec_vocab::settings::SettingValue;
 
-use crate::emit::bake::{baked, tidy};
+use crate::emit::literal;
 use crate::spec::{AuditPolicy, Durability};
 
 pub fn opt_str(value: Option<&str>) -> TokenStream {
@@ -30,21 +30,18 @@ pub fn setting_value(value: &SettingValue) -> TokenStream {
     }
 }
 
-/// The `DESCRIPTOR` static of a tool whose value is `value` (see [`descriptor_value`]).
-pub fn descriptor(value: TokenStream) -> TokenStream {
-    quote! {
-        /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = #value;
+/// A descriptor's static item as formatted source, its lines indented by `indent` levels:
+/// `doc` (without its `///`), then `pub static NAME: Descriptor = …;`.
+pub fn descriptor_item(doc: &str, name: &str, descriptor: &Descriptor, indent: usize) -> String {
+    let pad = "    ".repeat(indent);
+    let mut out =
+        format!("{pad}///{doc}\n{pad}pub static {name}: ::toolspec::__private::Descriptor = ");
+    if let Err(e) = literal::write(&mut out, descriptor, indent) {
+        // Unreachable for the descriptor model; let the compiler say what broke.
+        out.push_str(&format!("::core::compile_error!({:?})", e.to_string()));
     }
-}
-
-/// A tool's descriptor written into Rust by walking the value: as syn's expression tree read
-/// straight from databake's tokens, or, for a form `expr` does not read, as tokens in the
-/// generated code's style (which syn then parses).
-pub fn descriptor_value(d: &Descriptor) -> Result<syn::Expr, TokenStream> {
-    // Baked again for the other way rather than cloned: tokens shared with a clone are
-    // copied as they are read.
-    crate::emit::expr::read(baked(d)).ok_or_else(|| tidy(baked(d)))
+    out.push_str(";\n");
+    out
 }
 
 /// `Duration::from_millis(…)`.

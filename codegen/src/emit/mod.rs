@@ -1,10 +1,11 @@
 //! Rust emission: one file with a module per tool (types, `Handler` trait, descriptor), the
 //! named types, the project configuration and a `registry()` that refuses to compile until
-//! every tool has a handler. Built with `quote`, printed with `prettyplease`.
+//! every tool has a handler. Built with `quote` and printed with `prettyplease`, but for the
+//! data — the descriptors and the OpenAPI document, most of the file — which is written as
+//! formatted text straight from the value (`literal`).
 
-mod bake;
 mod descriptor;
-mod expr;
+mod literal;
 mod named_types;
 mod project;
 pub mod stubs;
@@ -15,9 +16,9 @@ use std::borrow::Cow;
 
 use proc_macro2::TokenStream;
 
-use crate::emit::descriptor::descriptor_value;
+use crate::emit::descriptor::descriptor_item;
 use crate::emit::named_types::named_types;
-use crate::emit::project::project_items;
+use crate::emit::project::{project_items, project_text};
 use crate::emit::tool::tool_module;
 use crate::project::{Project, Tool};
 use crate::rust_name::ident;
@@ -50,9 +51,14 @@ pub fn sections(project: &Project) -> Sections {
     // The document (a tree of many small values) is freed on another thread meanwhile.
     let ((), sections) = crate::parallel::join(
         move || drop(document),
-        || Sections {
-            types: format_tokens(named_types(project)),
-            tail: format_tokens(project_items(project, &openapi)),
+        || {
+            // Derived once: the task status tool's dialects are compiled with its descriptor.
+            let builtins = project.builtin_descriptors();
+            let items = format_tokens(project_items(project, &builtins));
+            Sections {
+                types: format_tokens(named_types(project)),
+                tail: items + &project_text(&builtins, &openapi),
+            }
         },
     );
     sections
@@ -104,43 +110,20 @@ pub fn format_tools<'k>(project: &Project, known: &[Option<&'k str>]) -> Vec<Cow
     crate::parallel::map(&tools, format)
 }
 
-/// A tool's module, formatted. Its descriptor, most of it, is put into the parsed module as
-/// an expression tree when one can be read straight from its tokens (see `expr`); the
-/// output is the same either way.
+/// A tool's module, formatted: its items by prettyplease, then its descriptor, written as
+/// text, before the module's closing brace.
 fn format_tool(project: &Project, tool: &Tool) -> String {
-    let depth = tool.module.len();
-    let value = match descriptor_value(&tool.descriptor()) {
-        Ok(value) => value,
-        Err(tokens) => return format_tokens(tool_module(tool, depth, &project.shapes, tokens)),
-    };
-    let placeholder = quote::quote! { DESCRIPTOR_VALUE };
-    let tokens = tool_module(tool, depth, &project.shapes, placeholder);
-    let Ok(mut file) = syn::parse2::<syn::File>(tokens) else {
-        // Let the parse of the whole module say where it breaks.
-        let value = quote::ToTokens::into_token_stream(value);
-        return format_tokens(tool_module(tool, depth, &project.shapes, value));
-    };
-    let mut value = Some(value);
-    if let [syn::Item::Mod(module)] = file.items.as_mut_slice()
-        && let Some((_, items)) = &mut module.content
-    {
-        for item in items {
-            if let syn::Item::Static(item) = item
-                && item.ident == "DESCRIPTOR"
-                && let Some(value) = value.take()
-            {
-                *item.expr = value;
-            }
-        }
-    }
-    match value {
-        None => prettyplease::unparse(&file),
-        // Not found where `tool_module` puts it: the module as tokens, as ever.
-        Some(value) => {
-            let value = quote::ToTokens::into_token_stream(value);
-            format_tokens(tool_module(tool, depth, &project.shapes, value))
-        }
-    }
+    let mut module = format_tokens(tool_module(tool, tool.module.len(), &project.shapes));
+    let descriptor = descriptor_item(
+        " Everything known about the tool at build time.",
+        "DESCRIPTOR",
+        &tool.descriptor(),
+        1,
+    );
+    // prettyplease ends the module with its closing brace on a line of its own.
+    let end = module.strip_suffix("}\n").map_or(module.len(), str::len);
+    module.insert_str(end, &descriptor);
+    module
 }
 
 /// Writes the tool modules below `prefix`, nested in `pub mod` blocks for their folders.

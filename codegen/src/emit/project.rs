@@ -1,5 +1,5 @@
-//! The project's items: `PROJECT`, `EXPLAIN` and `TASK_STATUS` (the built-in tools'
-//! descriptors, baked like a tool's), `TOOLS` and `registry()`.
+//! The project's items: `PROJECT`, `TOOLS` and `registry()`; and, written as text like a tool's
+//! descriptor, `EXPLAIN` and `TASK_STATUS` (the built-in tools' descriptors) and `OPENAPI`.
 
 use std::collections::BTreeSet;
 
@@ -10,8 +10,10 @@ use toolspec_vocab::descriptor::{Descriptor, ToolKind};
 use toolspec_vocab::naming::NameRule;
 use toolspec_vocab::settings::{AdapterDecl, SettingDecl, SettingKind};
 
-use crate::emit::bake::{bake, raw_string};
-use crate::emit::descriptor::{audit_policy, column_type, millis, opt_str, setting_value};
+use crate::emit::descriptor::{
+    audit_policy, column_type, descriptor_item, millis, opt_str, setting_value,
+};
+use crate::emit::literal;
 use crate::project::{Project, Tool};
 use crate::rust_name::ident;
 use crate::spec::{AuditConfig, AuthSpec};
@@ -78,7 +80,7 @@ fn builtin(kind: ToolKind) -> (proc_macro2::Ident, &'static str, TokenStream) {
     }
 }
 
-fn project_static(project: &Project, builtins: &[Descriptor], openapi: &str) -> TokenStream {
+fn project_static(project: &Project) -> TokenStream {
     let config = &project.config;
     // A project that keeps the built-in adapters as shipped points at the runtime's table
     // instead of spelling it out again.
@@ -116,17 +118,8 @@ fn project_static(project: &Project, builtins: &[Descriptor], openapi: &str) -> 
     };
     let tasks = tasks_config(&config.tasks);
     let auth = auth_config(project);
-    let openapi = raw_string(openapi);
     let drop_undeclared = config.drop_undeclared_keys;
     let read_only = config.read_only;
-    let builtins = builtins.iter().map(|descriptor| {
-        let (name, doc, _) = builtin(descriptor.kind);
-        let descriptor = bake(descriptor);
-        quote! {
-            #[doc = #doc]
-            pub static #name: ::toolspec::__private::Descriptor = #descriptor;
-        }
-    });
     let mut tools: Vec<&Tool> = project.tools.iter().collect();
     tools.sort_by(|a, b| a.name.cmp(&b.name));
     let paths = tools.iter().map(|t| {
@@ -151,11 +144,6 @@ fn project_static(project: &Project, builtins: &[Descriptor], openapi: &str) -> 
                 version: ::core::env!("CARGO_PKG_VERSION"),
             }),
         };
-
-        /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
-        pub const OPENAPI: &str = #openapi;
-
-        #(#builtins)*
 
         /// Every tool's descriptor, sorted by name.
         pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[ #(#paths,)* ];
@@ -258,14 +246,27 @@ fn registry(project: &Project, builtins: &[Descriptor]) -> TokenStream {
     }
 }
 
-/// The project's configuration and its `registry()`.
-/// `openapi` is the project's OpenAPI document as JSON text.
-pub fn project_items(project: &Project, openapi: &str) -> TokenStream {
-    // Derived once: the task status tool's dialects are compiled with its descriptor.
-    let builtins = project.builtin_descriptors();
-    let mut items = project_static(project, &builtins, openapi);
-    items.extend(registry(project, &builtins));
+/// The project's configuration and its `registry()`, which adds the built-in tools
+/// (`builtins`, [`Project::builtin_descriptors`]).
+pub fn project_items(project: &Project, builtins: &[Descriptor]) -> TokenStream {
+    let mut items = project_static(project);
+    items.extend(registry(project, builtins));
     items
+}
+
+/// The built-in tools' descriptors and `OPENAPI` (the project's OpenAPI document, `openapi`,
+/// as JSON text), written as formatted source.
+pub fn project_text(builtins: &[Descriptor], openapi: &str) -> String {
+    let mut out = String::with_capacity(openapi.len() + 4096);
+    for descriptor in builtins {
+        let (name, doc, _) = builtin(descriptor.kind);
+        out.push_str(&descriptor_item(doc, &name.to_string(), descriptor, 0));
+    }
+    out.push_str("/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).\n");
+    out.push_str("pub const OPENAPI: &str = ");
+    out.push_str(&literal::string(openapi));
+    out.push_str(";\n");
+    out
 }
 
 /// The project's `tasks:` as a `TasksConfig` expression.

@@ -3,7 +3,6 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::emit::descriptor::descriptor;
 use crate::emit::named_types::supers;
 use crate::emit::types::{TypeGen, doc};
 use crate::project::Tool;
@@ -31,14 +30,9 @@ pub const RESERVED: &[&str] = &[
     "DESCRIPTOR",
 ];
 
-/// The module of `tool`, `depth` modules below the generated file's root, whose `DESCRIPTOR`
-/// is `descriptor_value` (an expression).
-pub fn tool_module(
-    tool: &Tool,
-    depth: usize,
-    shapes: &Shapes,
-    descriptor_value: TokenStream,
-) -> TokenStream {
+/// The module of `tool`, `depth` modules below the generated file's root, but for its
+/// `DESCRIPTOR` (written as text after it is formatted: see `descriptor::descriptor_item`).
+pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     let spec = &tool.spec;
     let module = ident(tool.module.last().map(String::as_str).unwrap_or("tool"));
     let types_path = {
@@ -107,7 +101,6 @@ pub fn tool_module(
     } else {
         handler_trait(tool)
     };
-    let descriptor = descriptor(descriptor_value);
     quote! {
         #module_doc
         pub mod #module {
@@ -145,7 +138,6 @@ pub fn tool_module(
 
             #handler
 
-            #descriptor
         }
     }
 }

@@ -2,7 +2,7 @@
 //! that builds it (owned), the generated code that embeds it (`'static`, borrowed) and the
 //! runtime and CLI that read it. Every text and list is a `Cow<'static, _>`, so one type serves
 //! both; with the `bake` feature the compiler writes a descriptor into Rust by walking the value
-//! (databake's derive), so a new field needs no emitter of its own.
+//! (serde's derive), so a new field needs no emitter of its own.
 //!
 //! Data and lookups on it: nothing here parses a schema, calls a tool or knows a registry.
 
@@ -27,7 +27,7 @@ pub type List<T> = Cow<'static, [T]>;
 
 /// The kind of a tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub enum ToolKind {
     /// Runs a handler (`expects` → `exposes`).
     Action,
@@ -41,7 +41,7 @@ pub enum ToolKind {
 
 /// One input field (`expects`), as the runtime needs to know it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct Field {
     /// The field's key in the arguments (or in the ambient context).
     pub name: Text,
@@ -65,7 +65,7 @@ impl Field {
 
 /// A precondition checked before the handler runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct Guard {
     /// Identifier; also the error code when the guard fails.
     pub name: Text,
@@ -75,7 +75,7 @@ pub struct Guard {
 
 /// A declared error code.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct ErrorCode {
     /// Identifier shown to the model.
     pub code: Text,
@@ -89,7 +89,7 @@ pub struct ErrorCode {
 
 /// A tool's membership in one adapter, with its name and setting overrides there.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct AdapterBinding {
     /// The adapter (`mcp`, `openai`, a custom adapter…).
     pub adapter: Text,
@@ -127,7 +127,7 @@ impl AdapterBinding {
 /// An action's `once` (an idempotency key): a second call with the same key within the ttl
 /// answers with the first call's result without running again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct OnceDecl {
     /// The `expects` fields whose values make the key (ambient and `ref` fields included), in
     /// spec order.
@@ -146,7 +146,7 @@ impl OnceDecl {
 /// An action's `lock` (an advisory lock): calls with the same key run one at a time, across
 /// every process on the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct LockDecl {
     /// The `expects` fields whose values make the key, in spec order.
     pub key: List<Text>,
@@ -166,7 +166,7 @@ impl LockDecl {
 /// arguments are checked and its guards pass, so that nobody is asked about a call that would
 /// fail), when [`when`](Self::when) holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct Confirm {
     /// What the user is asked: a minijinja template over the call's arguments (with the
     /// records its `ref` fields loaded).
@@ -180,7 +180,7 @@ pub struct Confirm {
 /// is asked to fill them in (an elicitation form), and the answers are checked like any
 /// argument.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct AskForm {
     /// The form's name: the key of its request in a round trip.
     pub name: Text,
@@ -195,7 +195,7 @@ pub struct AskForm {
 
 /// Everything the build knows about one tool.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct Descriptor {
     /// The canonical, provider-safe name (`[a-z0-9_]`, 1–64 characters).
     pub name: Text,

@@ -10,7 +10,7 @@ use crate::query::{ColumnType, FilterOp};
 
 /// One field of the record: a column that leaves the database.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct RecordColumn {
     /// The field's name in the result.
     pub name: Cow<'static, str>,
@@ -24,7 +24,7 @@ pub struct RecordColumn {
 
 /// A column bound to a value of the trusted ambient context.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct ScopeColumn {
     /// The column.
     pub column: Cow<'static, str>,
@@ -36,7 +36,7 @@ pub struct ScopeColumn {
 
 /// A filter the model may use.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct FilterColumn {
     /// The argument's name.
     pub name: Cow<'static, str>,
@@ -50,7 +50,7 @@ pub struct FilterColumn {
 
 /// Records per page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct PageLimit {
     /// When the model asks for no limit.
     pub default: u32,
@@ -60,7 +60,7 @@ pub struct PageLimit {
 
 /// Everything a query tool declares beside what every tool has.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct QueryDecl {
     /// The table or view (`orders`, `sales.orders`).
     pub source: Cow<'static, str>,
@@ -89,7 +89,7 @@ impl QueryDecl {
 /// the handler, the record it names is loaded within the scope, and a missing or out-of-scope
 /// record fails the call as `not_found`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct RefDecl {
     /// The input field.
     pub field: Cow<'static, str>,
@@ -108,7 +108,7 @@ pub struct RefDecl {
 /// A query tool as one adapter shows it, narrowed by the spec's `only_filters`,
 /// `except_filters` or `only_sorts` for that adapter.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(feature = "bake", derive(databake::Bake), databake(path = toolspec::__private))]
+#[cfg_attr(feature = "bake", derive(serde::Serialize))]
 pub struct QueryView {
     /// The filters the adapter's model may use.
     pub filters: Cow<'static, [Cow<'static, str>]>,

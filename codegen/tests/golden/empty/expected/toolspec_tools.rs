@@ -19,8 +19,19 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         version: ::core::env!("CARGO_PKG_VERSION"),
     }),
 };
-/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
-pub const OPENAPI: &str = r#"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"#;
+/// Every tool's descriptor, sorted by name.
+pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[];
+/// Binds every tool to `handler`. Does not compile until `H` implements every tool's
+/// `Handler`; the error names each tool that is missing.
+pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
+where
+    H: ::core::marker::Send + ::core::marker::Sync + 'static,
+{
+    let _ = handler;
+    ::toolspec::__private::generated_registry(
+        ::toolspec::__private::Registry::builder(&PROJECT).explain(&EXPLAIN),
+    )
+}
 /// The built-in explain tool: checks a call of another tool without running it.
 pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
     name: ::std::borrow::Cow::Borrowed("explain"),
@@ -28,59 +39,32 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     module: ::std::borrow::Cow::Borrowed(""),
     kind: ::toolspec::__private::ToolKind::Explain,
     title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
-    summary: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
-    description: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
+    summary: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
+    description: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
     version: ::core::option::Option::None,
-    input_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-    ),
-    output_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#,
-    ),
-    dialects: ::std::borrow::Cow::Borrowed(
-        &[
-            (
-                ::toolspec::__private::Dialect::Anthropic,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::Gemini,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAi,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-        ],
-    ),
-    fields: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("tool"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: false,
-            },
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("arguments"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: true,
-            },
-        ],
-    ),
+    input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#),
+    output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#),
+    dialects: ::std::borrow::Cow::Borrowed(&[
+        (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+        (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#)),
+        (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+    ]),
+    fields: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("tool"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: false,
+        },
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("arguments"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: true,
+        },
+    ]),
     sensitive_input: ::core::option::Option::None,
     sensitive_output: ::core::option::Option::None,
     own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
@@ -88,74 +72,70 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     guards: ::std::borrow::Cow::Borrowed(&[]),
     error_headline: ::core::option::Option::None,
     errors: ::std::borrow::Cow::Borrowed(&[]),
-    hints: ::std::borrow::Cow::Borrowed(
-        &[
-            ::std::borrow::Cow::Borrowed("read_only"),
-            ::std::borrow::Cow::Borrowed("idempotent"),
-        ],
-    ),
+    hints: ::std::borrow::Cow::Borrowed(&[
+        ::std::borrow::Cow::Borrowed("read_only"),
+        ::std::borrow::Cow::Borrowed("idempotent"),
+    ]),
     message: ::core::option::Option::None,
     timeout_ms: ::core::option::Option::None,
     tags: ::std::borrow::Cow::Borrowed(&[]),
     scopes: ::std::borrow::Cow::Borrowed(&[]),
-    adapters: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("http"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("openai"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("rig"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-        ],
-    ),
+    adapters: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("gemini"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("http"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("mcp"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("openai"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("rig"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+    ]),
     query: ::core::option::Option::None,
     refs: ::std::borrow::Cow::Borrowed(&[]),
     audit: ::toolspec::__private::AuditPolicy {
@@ -171,16 +151,5 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
 };
-/// Every tool's descriptor, sorted by name.
-pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[];
-/// Binds every tool to `handler`. Does not compile until `H` implements every tool's
-/// `Handler`; the error names each tool that is missing.
-pub fn registry<H>(handler: H) -> ::toolspec::__private::Registry
-where
-    H: ::core::marker::Send + ::core::marker::Sync + 'static,
-{
-    let _ = handler;
-    ::toolspec::__private::generated_registry(
-        ::toolspec::__private::Registry::builder(&PROJECT).explain(&EXPLAIN),
-    )
-}
+/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
+pub const OPENAPI: &str = r#"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"#;

@@ -97,33 +97,15 @@ pub mod agent {
             module: ::std::borrow::Cow::Borrowed("agent::lookup"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
-            summary: ::std::borrow::Cow::Borrowed(
-                "Look something up, with per-adapter names.",
-            ),
-            description: ::std::borrow::Cow::Borrowed(
-                "Look something up, with per-adapter names.",
-            ),
+            summary: ::std::borrow::Cow::Borrowed("Look something up, with per-adapter names."),
+            description: ::std::borrow::Cow::Borrowed("Look something up, with per-adapter names."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed("null"),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed("null")),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{},"additionalProperties":false}"#)),
+            ]),
             fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
@@ -137,59 +119,39 @@ pub mod agent {
             timeout_ms: ::core::option::Option::None,
             tags: ::std::borrow::Cow::Borrowed(&[]),
             scopes: ::std::borrow::Cow::Borrowed(&[]),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::Some(
-                            ::std::borrow::Cow::Borrowed("kb_lookup"),
-                        ),
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::Some(
-                            ::std::borrow::Cow::Borrowed("kb.lookup"),
-                        ),
-                        settings: ::std::borrow::Cow::Borrowed(
-                            &[
-                                (
-                                    ::std::borrow::Cow::Borrowed("present_as"),
-                                    ::toolspec::__private::SettingValue::Str(
-                                        ::std::borrow::Cow::Borrowed("structured"),
-                                    ),
-                                ),
-                            ],
-                        ),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::Some(
-                            ::std::borrow::Cow::Borrowed("kb-lookup"),
-                        ),
-                        settings: ::std::borrow::Cow::Borrowed(
-                            &[
-                                (
-                                    ::std::borrow::Cow::Borrowed("strict"),
-                                    ::toolspec::__private::SettingValue::Bool(false),
-                                ),
-                            ],
-                        ),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("kb_lookup")),
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("kb.lookup")),
+                    settings: ::std::borrow::Cow::Borrowed(&[
+                        (::std::borrow::Cow::Borrowed("present_as"), ::toolspec::__private::SettingValue::Str(::std::borrow::Cow::Borrowed("structured"))),
+                    ]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("kb-lookup")),
+                    settings: ::std::borrow::Cow::Borrowed(&[
+                        (::std::borrow::Cow::Borrowed("strict"), ::toolspec::__private::SettingValue::Bool(false)),
+                    ]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -315,38 +277,28 @@ pub mod agent {
                 module: ::std::borrow::Cow::Borrowed("agent::support::ticket"),
                 kind: ::toolspec::__private::ToolKind::Action,
                 title: ::core::option::Option::None,
-                summary: ::std::borrow::Cow::Borrowed(
-                    "Open a support ticket (member of mcp by directory).",
-                ),
-                description: ::std::borrow::Cow::Borrowed(
-                    "Open a support ticket (member of mcp by directory).",
-                ),
+                summary: ::std::borrow::Cow::Borrowed("Open a support ticket (member of mcp by directory)."),
+                description: ::std::borrow::Cow::Borrowed("Open a support ticket (member of mcp by directory)."),
                 version: ::core::option::Option::None,
-                input_schema: ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#,
-                ),
-                output_schema: ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","additionalProperties":false}"#,
-                ),
+                input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"subject":{"type":"string"}},"required":["subject"],"additionalProperties":false}"#),
+                output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
                 dialects: ::std::borrow::Cow::Borrowed(&[]),
-                fields: ::std::borrow::Cow::Borrowed(
-                    &[
-                        ::toolspec::__private::Field {
-                            name: ::std::borrow::Cow::Borrowed("subject"),
-                            ambient: false,
-                            from: ::core::option::Option::None,
-                            sensitive: false,
-                            optional: false,
-                        },
-                        ::toolspec::__private::Field {
-                            name: ::std::borrow::Cow::Borrowed("customer_id"),
-                            ambient: true,
-                            from: ::core::option::Option::None,
-                            sensitive: false,
-                            optional: false,
-                        },
-                    ],
-                ),
+                fields: ::std::borrow::Cow::Borrowed(&[
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("subject"),
+                        ambient: false,
+                        from: ::core::option::Option::None,
+                        sensitive: false,
+                        optional: false,
+                    },
+                    ::toolspec::__private::Field {
+                        name: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: true,
+                        from: ::core::option::Option::None,
+                        sensitive: false,
+                        optional: false,
+                    },
+                ]),
                 sensitive_input: ::core::option::Option::None,
                 sensitive_output: ::core::option::Option::None,
                 own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
@@ -359,41 +311,29 @@ pub mod agent {
                 timeout_ms: ::core::option::Option::None,
                 tags: ::std::borrow::Cow::Borrowed(&[]),
                 scopes: ::std::borrow::Cow::Borrowed(&[]),
-                adapters: ::std::borrow::Cow::Borrowed(
-                    &[
-                        ::toolspec::__private::AdapterBinding {
-                            adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                            name: ::core::option::Option::None,
-                            settings: ::std::borrow::Cow::Borrowed(&[]),
-                            view: ::core::option::Option::None,
-                            title: ::core::option::Option::None,
-                            description: ::core::option::Option::None,
-                            hints: ::core::option::Option::None,
-                        },
-                        ::toolspec::__private::AdapterBinding {
-                            adapter: ::std::borrow::Cow::Borrowed("slack"),
-                            name: ::core::option::Option::None,
-                            settings: ::std::borrow::Cow::Borrowed(
-                                &[
-                                    (
-                                        ::std::borrow::Cow::Borrowed("channel"),
-                                        ::toolspec::__private::SettingValue::Str(
-                                            ::std::borrow::Cow::Borrowed("support"),
-                                        ),
-                                    ),
-                                    (
-                                        ::std::borrow::Cow::Borrowed("priority"),
-                                        ::toolspec::__private::SettingValue::Int(2i64),
-                                    ),
-                                ],
-                            ),
-                            view: ::core::option::Option::None,
-                            title: ::core::option::Option::None,
-                            description: ::core::option::Option::None,
-                            hints: ::core::option::Option::None,
-                        },
-                    ],
-                ),
+                adapters: ::std::borrow::Cow::Borrowed(&[
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[]),
+                        view: ::core::option::Option::None,
+                        title: ::core::option::Option::None,
+                        description: ::core::option::Option::None,
+                        hints: ::core::option::Option::None,
+                    },
+                    ::toolspec::__private::AdapterBinding {
+                        adapter: ::std::borrow::Cow::Borrowed("slack"),
+                        name: ::core::option::Option::None,
+                        settings: ::std::borrow::Cow::Borrowed(&[
+                            (::std::borrow::Cow::Borrowed("channel"), ::toolspec::__private::SettingValue::Str(::std::borrow::Cow::Borrowed("support"))),
+                            (::std::borrow::Cow::Borrowed("priority"), ::toolspec::__private::SettingValue::Int(2i64)),
+                        ]),
+                        view: ::core::option::Option::None,
+                        title: ::core::option::Option::None,
+                        description: ::core::option::Option::None,
+                        hints: ::core::option::Option::None,
+                    },
+                ]),
                 query: ::core::option::Option::None,
                 refs: ::std::borrow::Cow::Borrowed(&[]),
                 audit: ::toolspec::__private::AuditPolicy {
@@ -402,18 +342,14 @@ pub mod agent {
                     required: true,
                 },
                 once: ::core::option::Option::Some(::toolspec::__private::OnceDecl {
-                    key: ::std::borrow::Cow::Borrowed(
-                        &[
-                            ::std::borrow::Cow::Borrowed("customer_id"),
-                            ::std::borrow::Cow::Borrowed("subject"),
-                        ],
-                    ),
+                    key: ::std::borrow::Cow::Borrowed(&[
+                        ::std::borrow::Cow::Borrowed("customer_id"),
+                        ::std::borrow::Cow::Borrowed("subject"),
+                    ]),
                     ttl_ms: 600000u64,
                 }),
                 lock: ::core::option::Option::Some(::toolspec::__private::LockDecl {
-                    key: ::std::borrow::Cow::Borrowed(
-                        &[::std::borrow::Cow::Borrowed("customer_id")],
-                    ),
+                    key: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("customer_id")]),
                     wait_ms: 0u64,
                 }),
                 task: ::core::option::Option::Some(::toolspec::__private::TaskDecl {
@@ -537,38 +473,14 @@ pub mod internal {
             summary: ::std::borrow::Cow::Borrowed("Every adapter."),
             description: ::std::borrow::Cow::Borrowed("Every adapter."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed("null"),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAiStrict,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed("null")),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{},"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::OpenAiStrict, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#)),
+            ]),
             fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
@@ -582,73 +494,71 @@ pub mod internal {
             timeout_ms: ::core::option::Option::None,
             tags: ::std::borrow::Cow::Borrowed(&[]),
             scopes: ::std::borrow::Cow::Borrowed(&[]),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("slack"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("slack"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -772,38 +682,14 @@ pub mod internal {
             summary: ::std::borrow::Cow::Borrowed("Everywhere but http."),
             description: ::std::borrow::Cow::Borrowed("Everywhere but http."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed("null"),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAiStrict,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed("null")),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{},"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::OpenAiStrict, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{},"required":[],"additionalProperties":false}"#)),
+            ]),
             fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
@@ -817,64 +703,62 @@ pub mod internal {
             timeout_ms: ::core::option::Option::None,
             tags: ::std::borrow::Cow::Borrowed(&[]),
             scopes: ::std::borrow::Cow::Borrowed(&[]),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("slack"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("slack"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -995,19 +879,11 @@ pub mod internal {
             module: ::std::borrow::Cow::Borrowed("internal::hidden"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::None,
-            summary: ::std::borrow::Cow::Borrowed(
-                "A helper that is not a tool on any adapter.",
-            ),
-            description: ::std::borrow::Cow::Borrowed(
-                "A helper that is not a tool on any adapter.",
-            ),
+            summary: ::std::borrow::Cow::Borrowed("A helper that is not a tool on any adapter."),
+            description: ::std::borrow::Cow::Borrowed("A helper that is not a tool on any adapter."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
             dialects: ::std::borrow::Cow::Borrowed(&[]),
             fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
@@ -1146,22 +1022,11 @@ pub mod internal {
             summary: ::std::borrow::Cow::Borrowed("Only for http and anthropic."),
             description: ::std::borrow::Cow::Borrowed("Only for http and anthropic."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#)),
+            ]),
             fields: ::std::borrow::Cow::Borrowed(&[]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
@@ -1175,28 +1040,26 @@ pub mod internal {
             timeout_ms: ::core::option::Option::None,
             tags: ::std::borrow::Cow::Borrowed(&[]),
             scopes: ::std::borrow::Cow::Borrowed(&[]),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -1476,251 +1339,6 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         version: ::core::env!("CARGO_PKG_VERSION"),
     }),
 };
-/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
-pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools/internal_all":{"post":{"operationId":"internal_all","summary":"Every adapter.","description":"Every adapter.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_all/explain":{"post":{"operationId":"internal_all_explain","summary":"Explain a call of `internal_all` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/internal_report":{"post":{"operationId":"internal_report","summary":"Only for http and anthropic.","description":"Only for http and anthropic.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_report/explain":{"post":{"operationId":"internal_report_explain","summary":"Explain a call of `internal_report` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false},"Truncation":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;
-/// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-    name: ::std::borrow::Cow::Borrowed("check_call"),
-    spec: ::std::borrow::Cow::Borrowed(""),
-    module: ::std::borrow::Cow::Borrowed(""),
-    kind: ::toolspec::__private::ToolKind::Explain,
-    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
-    summary: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
-    description: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
-    version: ::core::option::Option::None,
-    input_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-    ),
-    output_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#,
-    ),
-    dialects: ::std::borrow::Cow::Borrowed(
-        &[
-            (
-                ::toolspec::__private::Dialect::Anthropic,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::Gemini,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAi,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-        ],
-    ),
-    fields: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("tool"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: false,
-            },
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("arguments"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: true,
-            },
-        ],
-    ),
-    sensitive_input: ::core::option::Option::None,
-    sensitive_output: ::core::option::Option::None,
-    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
-    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-    guards: ::std::borrow::Cow::Borrowed(&[]),
-    error_headline: ::core::option::Option::None,
-    errors: ::std::borrow::Cow::Borrowed(&[]),
-    hints: ::std::borrow::Cow::Borrowed(
-        &[
-            ::std::borrow::Cow::Borrowed("read_only"),
-            ::std::borrow::Cow::Borrowed("idempotent"),
-        ],
-    ),
-    message: ::core::option::Option::None,
-    timeout_ms: ::core::option::Option::None,
-    tags: ::std::borrow::Cow::Borrowed(&[]),
-    scopes: ::std::borrow::Cow::Borrowed(&[]),
-    adapters: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("http"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("openai"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("rig"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("slack"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-        ],
-    ),
-    query: ::core::option::Option::None,
-    refs: ::std::borrow::Cow::Borrowed(&[]),
-    audit: ::toolspec::__private::AuditPolicy {
-        enabled: true,
-        durability: ::toolspec::__private::Durability::Async,
-        required: false,
-    },
-    once: ::core::option::Option::None,
-    lock: ::core::option::Option::None,
-    task: ::core::option::Option::None,
-    rate_limit: ::core::option::Option::None,
-    result_cap: ::core::option::Option::None,
-    confirm: ::core::option::Option::None,
-    ask: ::std::borrow::Cow::Borrowed(&[]),
-};
-/// The built-in task status tool: reads a task another tool started.
-pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-    name: ::std::borrow::Cow::Borrowed("task_status"),
-    spec: ::std::borrow::Cow::Borrowed(""),
-    module: ::std::borrow::Cow::Borrowed(""),
-    kind: ::toolspec::__private::ToolKind::TaskStatus,
-    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Read a task")),
-    summary: ::std::borrow::Cow::Borrowed(
-        "Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering.",
-    ),
-    description: ::std::borrow::Cow::Borrowed(
-        "Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering.",
-    ),
-    version: ::core::option::Option::None,
-    input_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
-    ),
-    output_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"truncated":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#,
-    ),
-    dialects: ::std::borrow::Cow::Borrowed(&[]),
-    fields: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("task_id"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: false,
-            },
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("wait_seconds"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: true,
-            },
-        ],
-    ),
-    sensitive_input: ::core::option::Option::None,
-    sensitive_output: ::core::option::Option::None,
-    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
-    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-    guards: ::std::borrow::Cow::Borrowed(&[]),
-    error_headline: ::core::option::Option::None,
-    errors: ::std::borrow::Cow::Borrowed(&[]),
-    hints: ::std::borrow::Cow::Borrowed(
-        &[
-            ::std::borrow::Cow::Borrowed("read_only"),
-            ::std::borrow::Cow::Borrowed("idempotent"),
-        ],
-    ),
-    message: ::core::option::Option::None,
-    timeout_ms: ::core::option::Option::None,
-    tags: ::std::borrow::Cow::Borrowed(&[]),
-    scopes: ::std::borrow::Cow::Borrowed(&[]),
-    adapters: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("slack"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-        ],
-    ),
-    query: ::core::option::Option::None,
-    refs: ::std::borrow::Cow::Borrowed(&[]),
-    audit: ::toolspec::__private::AuditPolicy {
-        enabled: true,
-        durability: ::toolspec::__private::Durability::Async,
-        required: false,
-    },
-    once: ::core::option::Option::None,
-    lock: ::core::option::Option::None,
-    task: ::core::option::Option::None,
-    rate_limit: ::core::option::Option::None,
-    result_cap: ::core::option::Option::None,
-    confirm: ::core::option::Option::None,
-    ask: ::std::borrow::Cow::Borrowed(&[]),
-};
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &internal::all::DESCRIPTOR,
@@ -1758,3 +1376,203 @@ where
             .database(database),
     )
 }
+/// The built-in explain tool: checks a call of another tool without running it.
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("check_call"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::Explain,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
+    summary: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
+    description: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#),
+    output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#),
+    dialects: ::std::borrow::Cow::Borrowed(&[
+        (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+        (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#)),
+        (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+    ]),
+    fields: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("tool"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: false,
+        },
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("arguments"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: true,
+        },
+    ]),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(&[
+        ::std::borrow::Cow::Borrowed("read_only"),
+        ::std::borrow::Cow::Borrowed("idempotent"),
+    ]),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("gemini"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("http"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("mcp"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("openai"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("rig"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("slack"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+    ]),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
+        enabled: true,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
+};
+/// The built-in task status tool: reads a task another tool started.
+pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("task_status"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::TaskStatus,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Read a task")),
+    summary: ::std::borrow::Cow::Borrowed("Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering."),
+    description: ::std::borrow::Cow::Borrowed("Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering."),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#),
+    output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"truncated":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#),
+    dialects: ::std::borrow::Cow::Borrowed(&[]),
+    fields: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("task_id"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: false,
+        },
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("wait_seconds"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: true,
+        },
+    ]),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(&[
+        ::std::borrow::Cow::Borrowed("read_only"),
+        ::std::borrow::Cow::Borrowed("idempotent"),
+    ]),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("slack"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+    ]),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
+        enabled: true,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
+};
+/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
+pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools/internal_all":{"post":{"operationId":"internal_all","summary":"Every adapter.","description":"Every adapter.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_all/explain":{"post":{"operationId":"internal_all_explain","summary":"Explain a call of `internal_all` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/internal_report":{"post":{"operationId":"internal_report","summary":"Only for http and anthropic.","description":"Only for http and anthropic.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_report/explain":{"post":{"operationId":"internal_report_explain","summary":"Explain a call of `internal_report` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false},"Truncation":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;

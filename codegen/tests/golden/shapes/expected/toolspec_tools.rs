@@ -559,66 +559,39 @@ pub mod draw {
         summary: ::std::borrow::Cow::Borrowed("Draws a geometry on a canvas."),
         description: ::std::borrow::Cow::Borrowed("Draws a geometry on a canvas."),
         version: ::core::option::Option::None,
-        input_schema: ::std::borrow::Cow::Borrowed(
-            r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
-        ),
-        output_schema: ::std::borrow::Cow::Borrowed(
-            r##"{"type":"object","properties":{"stamp":{"$ref":"#/$defs/Stamp"},"area":{"type":"object","required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","enum":["px","cm"]}}}},"required":["stamp","area"],"additionalProperties":false,"$defs":{"Stamp":{"type":"object","required":["at","by"],"properties":{"at":{"type":"string","format":"date-time"},"by":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"}},"description":"When and by whom something was drawn."}}}"##,
-        ),
-        dialects: ::std::borrow::Cow::Borrowed(
-            &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    ::std::borrow::Cow::Borrowed(
-                        r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
-                    ),
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    ::std::borrow::Cow::Borrowed(
-                        r#"{"type":"OBJECT","properties":{"geometry":{"type":"OBJECT","required":["kind","points"],"propertyOrdering":["kind","points","label","style"],"properties":{"kind":{"description":"The kind of geometry.","type":"STRING","enum":["point","line","polygon"]},"points":{"type":"ARRAY","items":{"type":"OBJECT","required":["x","y"],"propertyOrdering":["x","y"],"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}}}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"STRING","pattern":"^[a-z ]+$"},"style":{"type":"OBJECT","properties":{"color":{"type":"STRING"},"dashed":{"type":"BOOLEAN","default":false}},"propertyOrdering":["color","dashed"]}},"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"OBJECT","required":["width","height"],"propertyOrdering":["width","height","background","layers"],"properties":{"width":{"type":"INTEGER","minimum":1},"height":{"type":"INTEGER","minimum":1},"background":{"type":"STRING","enum":["white","black","transparent"]},"layers":{"type":"ARRAY","items":{"type":"STRING"},"maxItems":8}}}},"required":["geometry"],"propertyOrdering":["geometry","canvas"]}"#,
-                    ),
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    ::std::borrow::Cow::Borrowed(
-                        r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#,
-                    ),
-                ),
-            ],
-        ),
-        fields: ::std::borrow::Cow::Borrowed(
-            &[
-                ::toolspec::__private::Field {
-                    name: ::std::borrow::Cow::Borrowed("geometry"),
-                    ambient: false,
-                    from: ::core::option::Option::None,
-                    sensitive: false,
-                    optional: false,
-                },
-                ::toolspec::__private::Field {
-                    name: ::std::borrow::Cow::Borrowed("canvas"),
-                    ambient: false,
-                    from: ::core::option::Option::None,
-                    sensitive: false,
-                    optional: true,
-                },
-            ],
-        ),
+        input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#),
+        output_schema: ::std::borrow::Cow::Borrowed(r##"{"type":"object","properties":{"stamp":{"$ref":"#/$defs/Stamp"},"area":{"type":"object","required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","enum":["px","cm"]}}}},"required":["stamp","area"],"additionalProperties":false,"$defs":{"Stamp":{"type":"object","required":["at","by"],"properties":{"at":{"type":"string","format":"date-time"},"by":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"}},"description":"When and by whom something was drawn."}}}"##),
+        dialects: ::std::borrow::Cow::Borrowed(&[
+            (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#)),
+            (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"geometry":{"type":"OBJECT","required":["kind","points"],"propertyOrdering":["kind","points","label","style"],"properties":{"kind":{"description":"The kind of geometry.","type":"STRING","enum":["point","line","polygon"]},"points":{"type":"ARRAY","items":{"type":"OBJECT","required":["x","y"],"propertyOrdering":["x","y"],"properties":{"x":{"type":"NUMBER"},"y":{"type":"NUMBER"}}}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"STRING","pattern":"^[a-z ]+$"},"style":{"type":"OBJECT","properties":{"color":{"type":"STRING"},"dashed":{"type":"BOOLEAN","default":false}},"propertyOrdering":["color","dashed"]}},"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"OBJECT","required":["width","height"],"propertyOrdering":["width","height","background","layers"],"properties":{"width":{"type":"INTEGER","minimum":1},"height":{"type":"INTEGER","minimum":1},"background":{"type":"STRING","enum":["white","black","transparent"]},"layers":{"type":"ARRAY","items":{"type":"STRING"},"maxItems":8}}}},"required":["geometry"],"propertyOrdering":["geometry","canvas"]}"#)),
+            (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1},"height":{"type":"integer","minimum":1},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}"#)),
+        ]),
+        fields: ::std::borrow::Cow::Borrowed(&[
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("geometry"),
+                ambient: false,
+                from: ::core::option::Option::None,
+                sensitive: false,
+                optional: false,
+            },
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("canvas"),
+                ambient: false,
+                from: ::core::option::Option::None,
+                sensitive: false,
+                optional: true,
+            },
+        ]),
         sensitive_input: ::core::option::Option::None,
         sensitive_output: ::core::option::Option::None,
-        own_ranges_input: ::std::borrow::Cow::Borrowed(
-            &[
-                ::std::borrow::Cow::Borrowed("/properties/canvas"),
-                ::std::borrow::Cow::Borrowed("/properties/geometry"),
-            ],
-        ),
-        own_ranges_output: ::std::borrow::Cow::Borrowed(
-            &[
-                ::std::borrow::Cow::Borrowed("/$defs/Stamp"),
-                ::std::borrow::Cow::Borrowed("/properties/area"),
-            ],
-        ),
+        own_ranges_input: ::std::borrow::Cow::Borrowed(&[
+            ::std::borrow::Cow::Borrowed("/properties/canvas"),
+            ::std::borrow::Cow::Borrowed("/properties/geometry"),
+        ]),
+        own_ranges_output: ::std::borrow::Cow::Borrowed(&[
+            ::std::borrow::Cow::Borrowed("/$defs/Stamp"),
+            ::std::borrow::Cow::Borrowed("/properties/area"),
+        ]),
         guards: ::std::borrow::Cow::Borrowed(&[]),
         error_headline: ::core::option::Option::None,
         errors: ::std::borrow::Cow::Borrowed(&[]),
@@ -627,64 +600,62 @@ pub mod draw {
         timeout_ms: ::core::option::Option::None,
         tags: ::std::borrow::Cow::Borrowed(&[]),
         scopes: ::std::borrow::Cow::Borrowed(&[]),
-        adapters: ::std::borrow::Cow::Borrowed(
-            &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("http"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("openai"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("rig"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-            ],
-        ),
+        adapters: ::std::borrow::Cow::Borrowed(&[
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::None,
+                hints: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::None,
+                hints: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("http"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::None,
+                hints: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::None,
+                hints: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("openai"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::None,
+                hints: ::core::option::Option::None,
+            },
+            ::toolspec::__private::AdapterBinding {
+                adapter: ::std::borrow::Cow::Borrowed("rig"),
+                name: ::core::option::Option::None,
+                settings: ::std::borrow::Cow::Borrowed(&[]),
+                view: ::core::option::Option::None,
+                title: ::core::option::Option::None,
+                description: ::core::option::Option::None,
+                hints: ::core::option::Option::None,
+            },
+        ]),
         query: ::core::option::Option::None,
         refs: ::std::borrow::Cow::Borrowed(&[]),
         audit: ::toolspec::__private::AuditPolicy {
@@ -825,53 +796,30 @@ pub mod layout {
         summary: ::std::borrow::Cow::Borrowed("Lays out a page."),
         description: ::std::borrow::Cow::Borrowed("Lays out a page."),
         version: ::core::option::Option::None,
-        input_schema: ::std::borrow::Cow::Borrowed(
-            r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
-        ),
-        output_schema: ::std::borrow::Cow::Borrowed(
-            r#"{"type":"object","properties":{"error":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["overflow","empty"]},"detail":{"type":"string"}},"description":"Why the layout failed, if it did."}},"additionalProperties":false}"#,
-        ),
-        dialects: ::std::borrow::Cow::Borrowed(
-            &[
-                (
-                    ::toolspec::__private::Dialect::Anthropic,
-                    ::std::borrow::Cow::Borrowed(
-                        r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
-                    ),
-                ),
-                (
-                    ::toolspec::__private::Dialect::Gemini,
-                    ::std::borrow::Cow::Borrowed(
-                        r#"{"type":"OBJECT","properties":{"page":{"type":"OBJECT","properties":{"margin":{"type":"OBJECT","properties":{"top":{"type":"INTEGER"},"unit":{"type":"STRING","enum":["mm","in"]}},"propertyOrdering":["top","unit"]}},"required":["margin"],"propertyOrdering":["margin"]}},"required":["page"],"propertyOrdering":["page"]}"#,
-                    ),
-                ),
-                (
-                    ::toolspec::__private::Dialect::OpenAi,
-                    ::std::borrow::Cow::Borrowed(
-                        r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#,
-                    ),
-                ),
-            ],
-        ),
-        fields: ::std::borrow::Cow::Borrowed(
-            &[
-                ::toolspec::__private::Field {
-                    name: ::std::borrow::Cow::Borrowed("page"),
-                    ambient: false,
-                    from: ::core::option::Option::None,
-                    sensitive: false,
-                    optional: false,
-                },
-            ],
-        ),
+        input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#),
+        output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"error":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["overflow","empty"]},"detail":{"type":"string"}},"description":"Why the layout failed, if it did."}},"additionalProperties":false}"#),
+        dialects: ::std::borrow::Cow::Borrowed(&[
+            (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#)),
+            (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"page":{"type":"OBJECT","properties":{"margin":{"type":"OBJECT","properties":{"top":{"type":"INTEGER"},"unit":{"type":"STRING","enum":["mm","in"]}},"propertyOrdering":["top","unit"]}},"required":["margin"],"propertyOrdering":["margin"]}},"required":["page"],"propertyOrdering":["page"]}"#)),
+            (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}"#)),
+        ]),
+        fields: ::std::borrow::Cow::Borrowed(&[
+            ::toolspec::__private::Field {
+                name: ::std::borrow::Cow::Borrowed("page"),
+                ambient: false,
+                from: ::core::option::Option::None,
+                sensitive: false,
+                optional: false,
+            },
+        ]),
         sensitive_input: ::core::option::Option::None,
         sensitive_output: ::core::option::Option::None,
-        own_ranges_input: ::std::borrow::Cow::Borrowed(
-            &[::std::borrow::Cow::Borrowed("/properties/page/properties/margin")],
-        ),
-        own_ranges_output: ::std::borrow::Cow::Borrowed(
-            &[::std::borrow::Cow::Borrowed("/properties/error")],
-        ),
+        own_ranges_input: ::std::borrow::Cow::Borrowed(&[
+            ::std::borrow::Cow::Borrowed("/properties/page/properties/margin"),
+        ]),
+        own_ranges_output: ::std::borrow::Cow::Borrowed(&[
+            ::std::borrow::Cow::Borrowed("/properties/error"),
+        ]),
         guards: ::std::borrow::Cow::Borrowed(&[]),
         error_headline: ::core::option::Option::None,
         errors: ::std::borrow::Cow::Borrowed(&[]),
@@ -880,188 +828,7 @@ pub mod layout {
         timeout_ms: ::core::option::Option::None,
         tags: ::std::borrow::Cow::Borrowed(&[]),
         scopes: ::std::borrow::Cow::Borrowed(&[]),
-        adapters: ::std::borrow::Cow::Borrowed(
-            &[
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("http"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("openai"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-                ::toolspec::__private::AdapterBinding {
-                    adapter: ::std::borrow::Cow::Borrowed("rig"),
-                    name: ::core::option::Option::None,
-                    settings: ::std::borrow::Cow::Borrowed(&[]),
-                    view: ::core::option::Option::None,
-                    title: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                    hints: ::core::option::Option::None,
-                },
-            ],
-        ),
-        query: ::core::option::Option::None,
-        refs: ::std::borrow::Cow::Borrowed(&[]),
-        audit: ::toolspec::__private::AuditPolicy {
-            enabled: false,
-            durability: ::toolspec::__private::Durability::Async,
-            required: false,
-        },
-        once: ::core::option::Option::None,
-        lock: ::core::option::Option::None,
-        task: ::core::option::Option::None,
-        rate_limit: ::core::option::Option::Some(::toolspec::__private::RateLimit {
-            calls: 100u32,
-            period_ms: 10000u64,
-            burst: 50u32,
-            in_flight: 32u32,
-        }),
-        result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
-            bytes: ::core::option::Option::Some(1048576u64),
-            items: ::core::option::Option::None,
-        }),
-        confirm: ::core::option::Option::None,
-        ask: ::std::borrow::Cow::Borrowed(&[]),
-    };
-}
-/// The project configuration the tools were compiled with (`toolspec.yaml`).
-pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Project {
-    adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
-    hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
-    explain: ::toolspec::__private::ExplainConfig {
-        enabled: true,
-        name: "explain",
-    },
-    audit: ::toolspec::__private::AuditConfig::OFF,
-    tasks: ::toolspec::__private::TasksConfig::DEFAULT,
-    drop_undeclared_keys: false,
-    read_only: false,
-    auth: ::toolspec::__private::AuthConfig::DEFAULT,
-    openapi: ::core::option::Option::Some(OPENAPI),
-    package: ::core::option::Option::Some(::toolspec::__private::Package {
-        name: ::core::env!("CARGO_PKG_NAME"),
-        version: ::core::env!("CARGO_PKG_VERSION"),
-    }),
-};
-/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
-pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools/draw":{"post":{"operationId":"draw","summary":"Draws a geometry on a canvas.","description":"Draws a geometry on a canvas.","security":[{"bearer":[]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1,"format":"int64"},"height":{"type":"integer","minimum":1,"format":"int64"},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"stamp":{"$ref":"#/components/schemas/Stamp"},"area":{"type":"object","required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","enum":["px","cm"]}}}},"required":["stamp","area"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/draw/explain":{"post":{"operationId":"draw_explain","summary":"Explain a call of `draw` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/layout":{"post":{"operationId":"layout","summary":"Lays out a page.","description":"Lays out a page.","security":[{"bearer":[]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer","format":"int64"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["overflow","empty"]},"detail":{"type":"string"}},"description":"Why the layout failed, if it did."}},"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/layout/explain":{"post":{"operationId":"layout_explain","summary":"Explain a call of `layout` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Stamp":{"type":"object","required":["at","by"],"properties":{"at":{"type":"string","format":"date-time"},"by":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"}},"description":"When and by whom something was drawn."},"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false},"Truncation":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;
-/// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-    name: ::std::borrow::Cow::Borrowed("explain"),
-    spec: ::std::borrow::Cow::Borrowed(""),
-    module: ::std::borrow::Cow::Borrowed(""),
-    kind: ::toolspec::__private::ToolKind::Explain,
-    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
-    summary: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
-    description: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
-    version: ::core::option::Option::None,
-    input_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-    ),
-    output_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#,
-    ),
-    dialects: ::std::borrow::Cow::Borrowed(
-        &[
-            (
-                ::toolspec::__private::Dialect::Anthropic,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::Gemini,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAi,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-        ],
-    ),
-    fields: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("tool"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: false,
-            },
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("arguments"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: true,
-            },
-        ],
-    ),
-    sensitive_input: ::core::option::Option::None,
-    sensitive_output: ::core::option::Option::None,
-    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
-    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-    guards: ::std::borrow::Cow::Borrowed(&[]),
-    error_headline: ::core::option::Option::None,
-    errors: ::std::borrow::Cow::Borrowed(&[]),
-    hints: ::std::borrow::Cow::Borrowed(
-        &[
-            ::std::borrow::Cow::Borrowed("read_only"),
-            ::std::borrow::Cow::Borrowed("idempotent"),
-        ],
-    ),
-    message: ::core::option::Option::None,
-    timeout_ms: ::core::option::Option::None,
-    tags: ::std::borrow::Cow::Borrowed(&[]),
-    scopes: ::std::borrow::Cow::Borrowed(&[]),
-    adapters: ::std::borrow::Cow::Borrowed(
-        &[
+        adapters: ::std::borrow::Cow::Borrowed(&[
             ::toolspec::__private::AdapterBinding {
                 adapter: ::std::borrow::Cow::Borrowed("anthropic"),
                 name: ::core::option::Option::None,
@@ -1116,22 +883,49 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
                 description: ::core::option::Option::None,
                 hints: ::core::option::Option::None,
             },
-        ],
-    ),
-    query: ::core::option::Option::None,
-    refs: ::std::borrow::Cow::Borrowed(&[]),
-    audit: ::toolspec::__private::AuditPolicy {
-        enabled: false,
-        durability: ::toolspec::__private::Durability::Async,
-        required: false,
+        ]),
+        query: ::core::option::Option::None,
+        refs: ::std::borrow::Cow::Borrowed(&[]),
+        audit: ::toolspec::__private::AuditPolicy {
+            enabled: false,
+            durability: ::toolspec::__private::Durability::Async,
+            required: false,
+        },
+        once: ::core::option::Option::None,
+        lock: ::core::option::Option::None,
+        task: ::core::option::Option::None,
+        rate_limit: ::core::option::Option::Some(::toolspec::__private::RateLimit {
+            calls: 100u32,
+            period_ms: 10000u64,
+            burst: 50u32,
+            in_flight: 32u32,
+        }),
+        result_cap: ::core::option::Option::Some(::toolspec::__private::ResultCap {
+            bytes: ::core::option::Option::Some(1048576u64),
+            items: ::core::option::Option::None,
+        }),
+        confirm: ::core::option::Option::None,
+        ask: ::std::borrow::Cow::Borrowed(&[]),
+    };
+}
+/// The project configuration the tools were compiled with (`toolspec.yaml`).
+pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Project {
+    adapters: ::toolspec::__private::BUILTIN_ADAPTERS,
+    hints: &["read_only", "idempotent", "destructive", "open_world", "closed_world"],
+    explain: ::toolspec::__private::ExplainConfig {
+        enabled: true,
+        name: "explain",
     },
-    once: ::core::option::Option::None,
-    lock: ::core::option::Option::None,
-    task: ::core::option::Option::None,
-    rate_limit: ::core::option::Option::None,
-    result_cap: ::core::option::Option::None,
-    confirm: ::core::option::Option::None,
-    ask: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditConfig::OFF,
+    tasks: ::toolspec::__private::TasksConfig::DEFAULT,
+    drop_undeclared_keys: false,
+    read_only: false,
+    auth: ::toolspec::__private::AuthConfig::DEFAULT,
+    openapi: ::core::option::Option::Some(OPENAPI),
+    package: ::core::option::Option::Some(::toolspec::__private::Package {
+        name: ::core::env!("CARGO_PKG_NAME"),
+        version: ::core::env!("CARGO_PKG_VERSION"),
+    }),
 };
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
@@ -1153,3 +947,124 @@ where
             .explain(&EXPLAIN),
     )
 }
+/// The built-in explain tool: checks a call of another tool without running it.
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("explain"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::Explain,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
+    summary: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
+    description: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#),
+    output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#),
+    dialects: ::std::borrow::Cow::Borrowed(&[
+        (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+        (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#)),
+        (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+    ]),
+    fields: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("tool"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: false,
+        },
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("arguments"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: true,
+        },
+    ]),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(&[
+        ::std::borrow::Cow::Borrowed("read_only"),
+        ::std::borrow::Cow::Borrowed("idempotent"),
+    ]),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("gemini"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("http"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("mcp"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("openai"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("rig"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+    ]),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
+        enabled: false,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
+};
+/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
+pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools/draw":{"post":{"operationId":"draw","summary":"Draws a geometry on a canvas.","description":"Draws a geometry on a canvas.","security":[{"bearer":[]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"geometry":{"type":"object","required":["kind","points"],"properties":{"kind":{"description":"The kind of geometry.","type":"string","enum":["point","line","polygon"]},"points":{"type":"array","items":{"type":"object","required":["x","y"],"properties":{"x":{"type":"number"},"y":{"type":"number"}},"additionalProperties":false}},"label":{"description":"Lowercase words; the pattern is checked by the schema, not the type.","type":"string","pattern":"^[a-z ]+$"},"style":{"type":"object","properties":{"color":{"type":"string"},"dashed":{"type":"boolean","default":false}}}},"additionalProperties":false,"description":"What to draw."},"canvas":{"description":"The canvas to draw on.","type":"object","required":["width","height"],"properties":{"width":{"type":"integer","minimum":1,"format":"int64"},"height":{"type":"integer","minimum":1,"format":"int64"},"background":{"type":"string","enum":["white","black","transparent"]},"layers":{"type":"array","items":{"type":"string"},"maxItems":8}},"additionalProperties":false}},"required":["geometry"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"stamp":{"$ref":"#/components/schemas/Stamp"},"area":{"type":"object","required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","enum":["px","cm"]}}}},"required":["stamp","area"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/draw/explain":{"post":{"operationId":"draw_explain","summary":"Explain a call of `draw` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/layout":{"post":{"operationId":"layout","summary":"Lays out a page.","description":"Lays out a page.","security":[{"bearer":[]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"page":{"type":"object","properties":{"margin":{"type":"object","properties":{"top":{"type":"integer","format":"int64"},"unit":{"type":"string","enum":["mm","in"]}}}},"required":["margin"],"additionalProperties":false}},"required":["page"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"object","required":["code"],"properties":{"code":{"type":"string","enum":["overflow","empty"]},"detail":{"type":"string"}},"description":"Why the layout failed, if it did."}},"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/layout/explain":{"post":{"operationId":"layout_explain","summary":"Explain a call of `layout` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Stamp":{"type":"object","required":["at","by"],"properties":{"at":{"type":"string","format":"date-time"},"by":{"type":"string","format":"uuid"},"day":{"type":"string","format":"date"}},"description":"When and by whom something was drawn."},"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false},"Truncation":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;

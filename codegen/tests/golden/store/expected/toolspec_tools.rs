@@ -233,136 +233,105 @@ pub mod customers {
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("My profile")),
             summary: ::std::borrow::Cow::Borrowed("Show the current customer's profile."),
-            description: ::std::borrow::Cow::Borrowed(
-                "Show the current customer's profile.\nErrors: not_found.",
-            ),
+            description: ::std::borrow::Cow::Borrowed("Show the current customer's profile.\nErrors: not_found."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed("null"),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}"#),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed("null")),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{},"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
             own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
             guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
-            errors: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("not_found"),
-                        message: ::std::borrow::Cow::Borrowed("No such customer."),
-                        standalone: true,
-                        http_status: ::core::option::Option::None,
-                    },
-                ],
-            ),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("read_only"),
-                    ::std::borrow::Cow::Borrowed("closed_world"),
-                ],
-            ),
+            errors: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("not_found"),
+                    message: ::std::borrow::Cow::Borrowed("No such customer."),
+                    standalone: true,
+                    http_status: ::core::option::Option::None,
+                },
+            ]),
+            hints: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("read_only"),
+                ::std::borrow::Cow::Borrowed("closed_world"),
+            ]),
             message: ::core::option::Option::None,
             timeout_ms: ::core::option::Option::None,
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("customers"),
-                    ::std::borrow::Cow::Borrowed("read"),
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("customers"),
+                ::std::borrow::Cow::Borrowed("read"),
+            ]),
             scopes: ::std::borrow::Cow::Borrowed(&[]),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -556,226 +525,164 @@ pub mod orders {
             spec: ::std::borrow::Cow::Borrowed("orders/cancel.yaml"),
             module: ::std::borrow::Cow::Borrowed("orders::cancel"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Cancel order"),
-            ),
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Cancel order")),
             summary: ::std::borrow::Cow::Borrowed("Cancel an existing order."),
-            description: ::std::borrow::Cow::Borrowed(
-                "Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nThe user confirms each call before it acts.\nErrors: not_cancelled, already_shipped, not_found.",
-            ),
+            description: ::std::borrow::Cow::Borrowed("Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nThe user confirms each call before it acts.\nErrors: not_cancelled, already_shipped, not_found."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"OBJECT","properties":{"order":{"type":"INTEGER","description":"The number of the order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"propertyOrdering":["order","reason"]}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("order"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("reason"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"order":{"type":"INTEGER","description":"The number of the order to cancel."},"reason":{"type":"STRING","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"propertyOrdering":["order","reason"]}"#)),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel."},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("order"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("reason"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
             own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-            guards: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Guard {
-                        name: ::std::borrow::Cow::Borrowed("not_cancelled"),
-                        description: ::std::borrow::Cow::Borrowed(
-                            "Order must not already be cancelled.",
-                        ),
-                    },
-                ],
-            ),
-            error_headline: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Could not cancel the order"),
-            ),
-            errors: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("already_shipped"),
-                        message: ::std::borrow::Cow::Borrowed(
-                            "The order has already shipped.",
-                        ),
-                        standalone: false,
-                        http_status: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("not_found"),
-                        message: ::std::borrow::Cow::Borrowed("No such order."),
-                        standalone: true,
-                        http_status: ::core::option::Option::None,
-                    },
-                ],
-            ),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("destructive"),
-                    ::std::borrow::Cow::Borrowed("closed_world"),
-                ],
-            ),
-            message: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed(
-                    "Order {{ order.id }} is now {{ order.status }}.",
-                ),
-            ),
+            guards: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Guard {
+                    name: ::std::borrow::Cow::Borrowed("not_cancelled"),
+                    description: ::std::borrow::Cow::Borrowed("Order must not already be cancelled."),
+                },
+            ]),
+            error_headline: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Could not cancel the order")),
+            errors: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("already_shipped"),
+                    message: ::std::borrow::Cow::Borrowed("The order has already shipped."),
+                    standalone: false,
+                    http_status: ::core::option::Option::None,
+                },
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("not_found"),
+                    message: ::std::borrow::Cow::Borrowed("No such order."),
+                    standalone: true,
+                    http_status: ::core::option::Option::None,
+                },
+            ]),
+            hints: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("destructive"),
+                ::std::borrow::Cow::Borrowed("closed_world"),
+            ]),
+            message: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Order {{ order.id }} is now {{ order.status }}.")),
             timeout_ms: ::core::option::Option::Some(30000u64),
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders"),
-                    ::std::borrow::Cow::Borrowed("write"),
-                ],
-            ),
-            scopes: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("orders:write")],
-            ),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(
-                            &[
-                                (
-                                    ::std::borrow::Cow::Borrowed("present_as"),
-                                    ::toolspec::__private::SettingValue::Str(
-                                        ::std::borrow::Cow::Borrowed("message"),
-                                    ),
-                                ),
-                            ],
-                        ),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders"),
+                ::std::borrow::Cow::Borrowed("write"),
+            ]),
+            scopes: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("orders:write")]),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[
+                        (::std::borrow::Cow::Borrowed("present_as"), ::toolspec::__private::SettingValue::Str(::std::borrow::Cow::Borrowed("message"))),
+                    ]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
-            refs: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::RefDecl {
-                        field: ::std::borrow::Cow::Borrowed("order"),
-                        source: ::std::borrow::Cow::Borrowed("orders"),
-                        key: ::std::borrow::Cow::Borrowed("id"),
-                        key_type: ::toolspec::__private::ColumnType::Integer,
-                        record: ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::toolspec::__private::RecordColumn {
-                                    name: ::std::borrow::Cow::Borrowed("id"),
-                                    column: ::std::borrow::Cow::Borrowed("id"),
-                                    ty: ::toolspec::__private::ColumnType::Integer,
-                                    nullable: false,
-                                },
-                                ::toolspec::__private::RecordColumn {
-                                    name: ::std::borrow::Cow::Borrowed("status"),
-                                    column: ::std::borrow::Cow::Borrowed("status"),
-                                    ty: ::toolspec::__private::ColumnType::String,
-                                    nullable: false,
-                                },
-                            ],
-                        ),
-                        scope: ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::toolspec::__private::ScopeColumn {
-                                    column: ::std::borrow::Cow::Borrowed("customer_id"),
-                                    ambient: ::std::borrow::Cow::Borrowed("customer_id"),
-                                    ty: ::toolspec::__private::ColumnType::Integer,
-                                },
-                            ],
-                        ),
-                    },
-                ],
-            ),
+            refs: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::RefDecl {
+                    field: ::std::borrow::Cow::Borrowed("order"),
+                    source: ::std::borrow::Cow::Borrowed("orders"),
+                    key: ::std::borrow::Cow::Borrowed("id"),
+                    key_type: ::toolspec::__private::ColumnType::Integer,
+                    record: ::std::borrow::Cow::Borrowed(&[
+                        ::toolspec::__private::RecordColumn {
+                            name: ::std::borrow::Cow::Borrowed("id"),
+                            column: ::std::borrow::Cow::Borrowed("id"),
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                            nullable: false,
+                        },
+                        ::toolspec::__private::RecordColumn {
+                            name: ::std::borrow::Cow::Borrowed("status"),
+                            column: ::std::borrow::Cow::Borrowed("status"),
+                            ty: ::toolspec::__private::ColumnType::String,
+                            nullable: false,
+                        },
+                    ]),
+                    scope: ::std::borrow::Cow::Borrowed(&[
+                        ::toolspec::__private::ScopeColumn {
+                            column: ::std::borrow::Cow::Borrowed("customer_id"),
+                            ambient: ::std::borrow::Cow::Borrowed("customer_id"),
+                            ty: ::toolspec::__private::ColumnType::Integer,
+                        },
+                    ]),
+                },
+            ]),
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Async,
@@ -798,9 +705,7 @@ pub mod orders {
                 items: ::core::option::Option::None,
             }),
             confirm: ::core::option::Option::Some(::toolspec::__private::Confirm {
-                message: ::std::borrow::Cow::Borrowed(
-                    "Cancel order {{ order.id }} (now {{ order.status }})? A cancelled order cannot be reopened.",
-                ),
+                message: ::std::borrow::Cow::Borrowed("Cancel order {{ order.id }} (now {{ order.status }})? A cancelled order cannot be reopened."),
                 when: ::core::option::Option::None,
             }),
             ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -937,69 +842,40 @@ pub mod orders {
             spec: ::std::borrow::Cow::Borrowed("orders/export.yaml"),
             module: ::std::borrow::Cow::Borrowed("orders::export"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Export orders"),
-            ),
-            summary: ::std::borrow::Cow::Borrowed(
-                "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.",
-            ),
-            description: ::std::borrow::Cow::Borrowed(
-                "Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.\nAnswers are capped: each list keeps at most 100 items and an answer is at most 256 KiB of JSON; an answer that was cut says what it left out.",
-            ),
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Export orders")),
+            summary: ::std::borrow::Cow::Borrowed("Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders."),
+            description: ::std::borrow::Cow::Borrowed("Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.\nAnswers are capped: each list keeps at most 100 items and an answer is at most 256 KiB of JSON; an answer that was cut says what it left out."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r##"{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},"count":{"type":"integer","minimum":0}},"required":["orders","count"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"INTEGER","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"propertyOrdering":["status","pace_ms"]}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("status"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("pace_ms"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r##"{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/$defs/Order"}},"count":{"type":"integer","minimum":0}},"required":["orders","count"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"INTEGER","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"propertyOrdering":["status","pace_ms"]}"#)),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0}},"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("status"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("pace_ms"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
@@ -1007,81 +883,73 @@ pub mod orders {
             guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
             errors: ::std::borrow::Cow::Borrowed(&[]),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("read_only"),
-                    ::std::borrow::Cow::Borrowed("closed_world"),
-                ],
-            ),
+            hints: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("read_only"),
+                ::std::borrow::Cow::Borrowed("closed_world"),
+            ]),
             message: ::core::option::Option::None,
             timeout_ms: ::core::option::Option::Some(60000u64),
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders"),
-                    ::std::borrow::Cow::Borrowed("read"),
-                ],
-            ),
-            scopes: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("orders:read")],
-            ),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders"),
+                ::std::borrow::Cow::Borrowed("read"),
+            ]),
+            scopes: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("orders:read")]),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -1272,160 +1140,119 @@ pub mod orders {
             module: ::std::borrow::Cow::Borrowed("orders::get"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Get order")),
-            summary: ::std::borrow::Cow::Borrowed(
-                "Look up one of the current customer's orders.",
-            ),
-            description: ::std::borrow::Cow::Borrowed(
-                "Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.",
-            ),
+            summary: ::std::borrow::Cow::Borrowed("Look up one of the current customer's orders."),
+            description: ::std::borrow::Cow::Borrowed("Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("order_id"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1}},"required":["order_id"],"propertyOrdering":["order_id"]}"#)),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1}},"required":["order_id"],"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("order_id"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
             own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-            guards: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Guard {
-                        name: ::std::borrow::Cow::Borrowed("own_order"),
-                        description: ::std::borrow::Cow::Borrowed(
-                            "The order must be one of the current customer's.",
-                        ),
-                    },
-                ],
-            ),
+            guards: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Guard {
+                    name: ::std::borrow::Cow::Borrowed("own_order"),
+                    description: ::std::borrow::Cow::Borrowed("The order must be one of the current customer's."),
+                },
+            ]),
             error_headline: ::core::option::Option::None,
-            errors: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("not_found"),
-                        message: ::std::borrow::Cow::Borrowed("No such order."),
-                        standalone: true,
-                        http_status: ::core::option::Option::None,
-                    },
-                ],
-            ),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("read_only"),
-                    ::std::borrow::Cow::Borrowed("idempotent"),
-                    ::std::borrow::Cow::Borrowed("closed_world"),
-                ],
-            ),
+            errors: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("not_found"),
+                    message: ::std::borrow::Cow::Borrowed("No such order."),
+                    standalone: true,
+                    http_status: ::core::option::Option::None,
+                },
+            ]),
+            hints: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("read_only"),
+                ::std::borrow::Cow::Borrowed("idempotent"),
+                ::std::borrow::Cow::Borrowed("closed_world"),
+            ]),
             message: ::core::option::Option::None,
             timeout_ms: ::core::option::Option::None,
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders"),
-                    ::std::borrow::Cow::Borrowed("read"),
-                ],
-            ),
-            scopes: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("orders:read")],
-            ),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders"),
+                ::std::borrow::Cow::Borrowed("read"),
+            ]),
+            scopes: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("orders:read")]),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -1598,188 +1425,130 @@ pub mod orders {
             module: ::std::borrow::Cow::Borrowed("orders::place"),
             kind: ::toolspec::__private::ToolKind::Action,
             title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Place order")),
-            summary: ::std::borrow::Cow::Borrowed(
-                "Place a new order for the current customer.",
-            ),
-            description: ::std::borrow::Cow::Borrowed(
-                "Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.",
-            ),
+            summary: ::std::borrow::Cow::Borrowed("Place a new order for the current customer."),
+            description: ::std::borrow::Cow::Borrowed("Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"OBJECT","properties":{"lines":{"type":"ARRAY","items":{"type":"OBJECT","properties":{"sku":{"type":"STRING","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"INTEGER","minimum":1,"maximum":100}},"required":["sku","quantity"],"propertyOrdering":["sku","quantity"]},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"STRING","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"propertyOrdering":["lines","note"]}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("lines"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("note"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: true,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
-            sensitive_input: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed(r#"{"properties":{"note":true}}"#),
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"}},"required":["order"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"lines":{"type":"ARRAY","items":{"type":"OBJECT","properties":{"sku":{"type":"STRING","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"INTEGER","minimum":1,"maximum":100}},"required":["sku","quantity"],"propertyOrdering":["sku","quantity"]},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"STRING","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"propertyOrdering":["lines","note"]}"#)),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("lines"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("note"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: true,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
+            sensitive_input: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(r#"{"properties":{"note":true}}"#)),
             sensitive_output: ::core::option::Option::None,
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
             own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-            guards: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Guard {
-                        name: ::std::borrow::Cow::Borrowed("customer_active"),
-                        description: ::std::borrow::Cow::Borrowed(
-                            "The customer account must be active.",
-                        ),
-                    },
-                ],
-            ),
-            error_headline: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Could not place the order"),
-            ),
-            errors: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("unknown_sku"),
-                        message: ::std::borrow::Cow::Borrowed(
-                            "A product in the order does not exist.",
-                        ),
-                        standalone: false,
-                        http_status: ::core::option::Option::Some(422u16),
-                    },
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("mixed_currencies"),
-                        message: ::std::borrow::Cow::Borrowed(
-                            "All lines of an order must use one currency.",
-                        ),
-                        standalone: false,
-                        http_status: ::core::option::Option::Some(422u16),
-                    },
-                ],
-            ),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("closed_world")],
-            ),
-            message: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Order {{ order.id }} placed."),
-            ),
+            guards: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Guard {
+                    name: ::std::borrow::Cow::Borrowed("customer_active"),
+                    description: ::std::borrow::Cow::Borrowed("The customer account must be active."),
+                },
+            ]),
+            error_headline: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Could not place the order")),
+            errors: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("unknown_sku"),
+                    message: ::std::borrow::Cow::Borrowed("A product in the order does not exist."),
+                    standalone: false,
+                    http_status: ::core::option::Option::Some(422u16),
+                },
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("mixed_currencies"),
+                    message: ::std::borrow::Cow::Borrowed("All lines of an order must use one currency."),
+                    standalone: false,
+                    http_status: ::core::option::Option::Some(422u16),
+                },
+            ]),
+            hints: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("closed_world")]),
+            message: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Order {{ order.id }} placed.")),
             timeout_ms: ::core::option::Option::Some(10000u64),
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders"),
-                    ::std::borrow::Cow::Borrowed("write"),
-                ],
-            ),
-            scopes: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("orders:write")],
-            ),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(
-                            &[
-                                (
-                                    ::std::borrow::Cow::Borrowed("present_as"),
-                                    ::toolspec::__private::SettingValue::Str(
-                                        ::std::borrow::Cow::Borrowed("message"),
-                                    ),
-                                ),
-                            ],
-                        ),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders"),
+                ::std::borrow::Cow::Borrowed("write"),
+            ]),
+            scopes: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("orders:write")]),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[
+                        (::std::borrow::Cow::Borrowed("present_as"), ::toolspec::__private::SettingValue::Str(::std::borrow::Cow::Borrowed("message"))),
+                    ]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -1921,186 +1690,130 @@ pub mod orders {
             spec: ::std::borrow::Cow::Borrowed("orders/refund.yaml"),
             module: ::std::borrow::Cow::Borrowed("orders::refund"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Refund order"),
-            ),
-            summary: ::std::borrow::Cow::Borrowed(
-                "Refund a delivered order, fully or in part.",
-            ),
-            description: ::std::borrow::Cow::Borrowed(
-                "Refund a delivered order, fully or in part.\nThe user confirms each call before it acts.\nErrors: not_found, not_delivered, too_much.",
-            ),
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Refund order")),
+            summary: ::std::borrow::Cow::Borrowed("Refund a delivered order, fully or in part."),
+            description: ::std::borrow::Cow::Borrowed("Refund a delivered order, fully or in part.\nThe user confirms each call before it acts.\nErrors: not_found, not_delivered, too_much."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("order_id"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("amount"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r##"{"type":"object","properties":{"order":{"$ref":"#/$defs/Order"},"refunded":{"$ref":"#/$defs/Money"}},"required":["order","refunded"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/$defs/OrderLine"}},"total":{"$ref":"#/$defs/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100},"unit_price":{"$ref":"#/$defs/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."}}}"##),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"order_id":{"type":"INTEGER","minimum":1},"amount":{"type":"INTEGER","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"propertyOrdering":["order_id","amount"]}"#)),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"order_id":{"type":"integer","minimum":1},"amount":{"type":"integer","minimum":1,"description":"Minor units to refund; the whole order when omitted."}},"required":["order_id"],"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("order_id"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("amount"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
             own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
             guards: ::std::borrow::Cow::Borrowed(&[]),
-            error_headline: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Could not refund the order"),
-            ),
-            errors: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("not_found"),
-                        message: ::std::borrow::Cow::Borrowed("No such order."),
-                        standalone: true,
-                        http_status: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("not_delivered"),
-                        message: ::std::borrow::Cow::Borrowed(
-                            "Only delivered orders can be refunded.",
-                        ),
-                        standalone: false,
-                        http_status: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::ErrorCode {
-                        code: ::std::borrow::Cow::Borrowed("too_much"),
-                        message: ::std::borrow::Cow::Borrowed(
-                            "The refund is larger than what is left to refund.",
-                        ),
-                        standalone: false,
-                        http_status: ::core::option::Option::None,
-                    },
-                ],
-            ),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("destructive"),
-                    ::std::borrow::Cow::Borrowed("closed_world"),
-                ],
-            ),
-            message: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed(
-                    "Refunded {{ refunded.amount }} {{ refunded.currency }} on order {{ order.id }}.",
-                ),
-            ),
+            error_headline: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Could not refund the order")),
+            errors: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("not_found"),
+                    message: ::std::borrow::Cow::Borrowed("No such order."),
+                    standalone: true,
+                    http_status: ::core::option::Option::None,
+                },
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("not_delivered"),
+                    message: ::std::borrow::Cow::Borrowed("Only delivered orders can be refunded."),
+                    standalone: false,
+                    http_status: ::core::option::Option::None,
+                },
+                ::toolspec::__private::ErrorCode {
+                    code: ::std::borrow::Cow::Borrowed("too_much"),
+                    message: ::std::borrow::Cow::Borrowed("The refund is larger than what is left to refund."),
+                    standalone: false,
+                    http_status: ::core::option::Option::None,
+                },
+            ]),
+            hints: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("destructive"),
+                ::std::borrow::Cow::Borrowed("closed_world"),
+            ]),
+            message: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Refunded {{ refunded.amount }} {{ refunded.currency }} on order {{ order.id }}.")),
             timeout_ms: ::core::option::Option::None,
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders"),
-                    ::std::borrow::Cow::Borrowed("write"),
-                    ::std::borrow::Cow::Borrowed("payments"),
-                ],
-            ),
-            scopes: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders:write"),
-                    ::std::borrow::Cow::Borrowed("payments:refund"),
-                ],
-            ),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(
-                            &[
-                                (
-                                    ::std::borrow::Cow::Borrowed("present_as"),
-                                    ::toolspec::__private::SettingValue::Str(
-                                        ::std::borrow::Cow::Borrowed("message"),
-                                    ),
-                                ),
-                            ],
-                        ),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders"),
+                ::std::borrow::Cow::Borrowed("write"),
+                ::std::borrow::Cow::Borrowed("payments"),
+            ]),
+            scopes: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders:write"),
+                ::std::borrow::Cow::Borrowed("payments:refund"),
+            ]),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[
+                        (::std::borrow::Cow::Borrowed("present_as"), ::toolspec::__private::SettingValue::Str(::std::borrow::Cow::Borrowed("message"))),
+                    ]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -2109,19 +1822,15 @@ pub mod orders {
                 required: true,
             },
             once: ::core::option::Option::Some(::toolspec::__private::OnceDecl {
-                key: ::std::borrow::Cow::Borrowed(
-                    &[
-                        ::std::borrow::Cow::Borrowed("customer_id"),
-                        ::std::borrow::Cow::Borrowed("order_id"),
-                        ::std::borrow::Cow::Borrowed("amount"),
-                    ],
-                ),
+                key: ::std::borrow::Cow::Borrowed(&[
+                    ::std::borrow::Cow::Borrowed("customer_id"),
+                    ::std::borrow::Cow::Borrowed("order_id"),
+                    ::std::borrow::Cow::Borrowed("amount"),
+                ]),
                 ttl_ms: 86400000u64,
             }),
             lock: ::core::option::Option::Some(::toolspec::__private::LockDecl {
-                key: ::std::borrow::Cow::Borrowed(
-                    &[::std::borrow::Cow::Borrowed("order_id")],
-                ),
+                key: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("order_id")]),
                 wait_ms: 5000u64,
             }),
             task: ::core::option::Option::Some(::toolspec::__private::TaskDecl {
@@ -2140,9 +1849,7 @@ pub mod orders {
                 items: ::core::option::Option::None,
             }),
             confirm: ::core::option::Option::Some(::toolspec::__private::Confirm {
-                message: ::std::borrow::Cow::Borrowed(
-                    "Refund {% if amount %}{{ amount }} minor units of{% else %}the whole of{% endif %} order {{ order_id }}?",
-                ),
+                message: ::std::borrow::Cow::Borrowed("Refund {% if amount %}{{ amount }} minor units of{% else %}the whole of{% endif %} order {{ order_id }}?"),
                 when: ::core::option::Option::None,
             }),
             ask: ::std::borrow::Cow::Borrowed(&[]),
@@ -2251,53 +1958,26 @@ pub mod orders {
             spec: ::std::borrow::Cow::Borrowed("orders/report.yaml"),
             module: ::std::borrow::Cow::Borrowed("orders::report"),
             kind: ::toolspec::__private::ToolKind::Action,
-            title: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Spending report"),
-            ),
-            summary: ::std::borrow::Cow::Borrowed(
-                "Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result.",
-            ),
-            description: ::std::borrow::Cow::Borrowed(
-                "Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result.",
-            ),
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Spending report")),
+            summary: ::std::borrow::Cow::Borrowed("Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result."),
+            description: ::std::borrow::Cow::Borrowed("Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r##"{"type":"object","properties":{"orders":{"type":"integer","minimum":0,"description":"How many orders were read."},"totals":{"type":"array","items":{"$ref":"#/$defs/StatusTotal"},"description":"One entry per status and currency, by status then currency."}},"required":["orders","totals"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"StatusTotal":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"orders":{"type":"integer","minimum":1},"total":{"$ref":"#/$defs/Money"}},"required":["status","orders","total"],"additionalProperties":false,"description":"The orders in one status and one currency, and what they add up to."}}}"##,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed("null"),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{},"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r##"{"type":"object","properties":{"orders":{"type":"integer","minimum":0,"description":"How many orders were read."},"totals":{"type":"array","items":{"$ref":"#/$defs/StatusTotal"},"description":"One entry per status and currency, by status then currency."}},"required":["orders","totals"],"additionalProperties":false,"$defs":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents)."},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"StatusTotal":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"orders":{"type":"integer","minimum":1},"total":{"$ref":"#/$defs/Money"}},"required":["status","orders","total"],"additionalProperties":false,"description":"The orders in one status and one currency, and what they add up to."}}}"##),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed("null")),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{},"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
             sensitive_input: ::core::option::Option::None,
             sensitive_output: ::core::option::Option::None,
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
@@ -2305,81 +1985,73 @@ pub mod orders {
             guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
             errors: ::std::borrow::Cow::Borrowed(&[]),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("read_only"),
-                    ::std::borrow::Cow::Borrowed("closed_world"),
-                ],
-            ),
+            hints: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("read_only"),
+                ::std::borrow::Cow::Borrowed("closed_world"),
+            ]),
             message: ::core::option::Option::None,
             timeout_ms: ::core::option::Option::None,
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders"),
-                    ::std::borrow::Cow::Borrowed("read"),
-                ],
-            ),
-            scopes: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("orders:read")],
-            ),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders"),
+                ::std::borrow::Cow::Borrowed("read"),
+            ]),
+            scopes: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("orders:read")]),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::None,
             refs: ::std::borrow::Cow::Borrowed(&[]),
             audit: ::toolspec::__private::AuditPolicy {
@@ -2609,317 +2281,252 @@ pub mod orders {
             spec: ::std::borrow::Cow::Borrowed("orders/search.yaml"),
             module: ::std::borrow::Cow::Borrowed("orders::search"),
             kind: ::toolspec::__private::ToolKind::Query,
-            title: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed("Search orders"),
-            ),
+            title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Search orders")),
             summary: ::std::borrow::Cow::Borrowed("Search your orders."),
-            description: ::std::borrow::Cow::Borrowed(
-                "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
-            ),
+            description: ::std::borrow::Cow::Borrowed("Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match."),
             version: ::core::option::Option::None,
-            input_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-            ),
-            output_schema: ::std::borrow::Cow::Borrowed(
-                r#"{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number."},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents)."},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging."},"limit":{"type":"integer","description":"The page size applied."},"offset":{"type":"integer","description":"The records skipped before this page."}},"required":["records","total","limit","offset"],"additionalProperties":false}"#,
-            ),
-            dialects: ::std::borrow::Cow::Borrowed(
-                &[
-                    (
-                        ::toolspec::__private::Dialect::Anthropic,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::Gemini,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"STRING","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"STRING","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"INTEGER","description":"Only records whose total is at least this."},"note_contains":{"type":"STRING","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"STRING","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"INTEGER","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"INTEGER","minimum":0,"description":"Records to skip before this page (default 0)."}},"propertyOrdering":["status","placed_after","placed_before","total_min","note_contains","sort","limit","offset"]}"#,
-                        ),
-                    ),
-                    (
-                        ::toolspec::__private::Dialect::OpenAi,
-                        ::std::borrow::Cow::Borrowed(
-                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                        ),
-                    ),
-                ],
-            ),
-            fields: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("status"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("placed_after"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("placed_before"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("total_min"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("note_contains"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("sort"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("limit"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("offset"),
-                        ambient: false,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: true,
-                    },
-                    ::toolspec::__private::Field {
-                        name: ::std::borrow::Cow::Borrowed("customer_id"),
-                        ambient: true,
-                        from: ::core::option::Option::None,
-                        sensitive: false,
-                        optional: false,
-                    },
-                ],
-            ),
+            input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#),
+            output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number."},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents)."},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging."},"limit":{"type":"integer","description":"The page size applied."},"offset":{"type":"integer","description":"The records skipped before this page."}},"required":["records","total","limit","offset"],"additionalProperties":false}"#),
+            dialects: ::std::borrow::Cow::Borrowed(&[
+                (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#)),
+                (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"status":{"type":"STRING","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"STRING","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"STRING","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"INTEGER","description":"Only records whose total is at least this."},"note_contains":{"type":"STRING","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"STRING","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"INTEGER","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"INTEGER","minimum":0,"description":"Records to skip before this page (default 0)."}},"propertyOrdering":["status","placed_after","placed_before","total_min","note_contains","sort","limit","offset"]}"#)),
+                (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive)."},"sort":{"type":"string","enum":["placed_at","-placed_at","total","-total"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#)),
+            ]),
+            fields: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("status"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("placed_after"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("placed_before"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("total_min"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("note_contains"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("sort"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("limit"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("offset"),
+                    ambient: false,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: true,
+                },
+                ::toolspec::__private::Field {
+                    name: ::std::borrow::Cow::Borrowed("customer_id"),
+                    ambient: true,
+                    from: ::core::option::Option::None,
+                    sensitive: false,
+                    optional: false,
+                },
+            ]),
             sensitive_input: ::core::option::Option::None,
-            sensitive_output: ::core::option::Option::Some(
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"properties":{"records":{"items":{"properties":{"note":true}}}}}"#,
-                ),
-            ),
+            sensitive_output: ::core::option::Option::Some(::std::borrow::Cow::Borrowed(r#"{"properties":{"records":{"items":{"properties":{"note":true}}}}}"#)),
             own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
             own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
             guards: ::std::borrow::Cow::Borrowed(&[]),
             error_headline: ::core::option::Option::None,
             errors: ::std::borrow::Cow::Borrowed(&[]),
-            hints: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("read_only")],
-            ),
+            hints: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("read_only")]),
             message: ::core::option::Option::None,
             timeout_ms: ::core::option::Option::None,
-            tags: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::std::borrow::Cow::Borrowed("orders"),
-                    ::std::borrow::Cow::Borrowed("read"),
-                ],
-            ),
-            scopes: ::std::borrow::Cow::Borrowed(
-                &[::std::borrow::Cow::Borrowed("orders:read")],
-            ),
-            adapters: ::std::borrow::Cow::Borrowed(
-                &[
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("http"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("openai"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::Some(::toolspec::__private::QueryView {
-                            filters: ::std::borrow::Cow::Borrowed(
-                                &[
-                                    ::std::borrow::Cow::Borrowed("status"),
-                                    ::std::borrow::Cow::Borrowed("placed_after"),
-                                    ::std::borrow::Cow::Borrowed("placed_before"),
-                                    ::std::borrow::Cow::Borrowed("total_min"),
-                                ],
-                            ),
-                            sorts: ::std::borrow::Cow::Borrowed(
-                                &[::std::borrow::Cow::Borrowed("placed_at")],
-                            ),
-                            description: ::std::borrow::Cow::Borrowed(
-                                "Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least).\nSorts: placed_at (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.",
-                            ),
-                            schemas: ::std::borrow::Cow::Borrowed(
-                                &[
-                                    (
-                                        ::toolspec::__private::Dialect::Mcp,
-                                        ::std::borrow::Cow::Borrowed(
-                                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                                        ),
-                                    ),
-                                    (
-                                        ::toolspec::__private::Dialect::OpenAi,
-                                        ::std::borrow::Cow::Borrowed(
-                                            r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#,
-                                        ),
-                                    ),
-                                ],
-                            ),
-                        }),
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                    ::toolspec::__private::AdapterBinding {
-                        adapter: ::std::borrow::Cow::Borrowed("rig"),
-                        name: ::core::option::Option::None,
-                        settings: ::std::borrow::Cow::Borrowed(&[]),
-                        view: ::core::option::Option::None,
-                        title: ::core::option::Option::None,
-                        description: ::core::option::Option::None,
-                        hints: ::core::option::Option::None,
-                    },
-                ],
-            ),
+            tags: ::std::borrow::Cow::Borrowed(&[
+                ::std::borrow::Cow::Borrowed("orders"),
+                ::std::borrow::Cow::Borrowed("read"),
+            ]),
+            scopes: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("orders:read")]),
+            adapters: ::std::borrow::Cow::Borrowed(&[
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("gemini"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("http"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("mcp"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("openai"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::Some(::toolspec::__private::QueryView {
+                        filters: ::std::borrow::Cow::Borrowed(&[
+                            ::std::borrow::Cow::Borrowed("status"),
+                            ::std::borrow::Cow::Borrowed("placed_after"),
+                            ::std::borrow::Cow::Borrowed("placed_before"),
+                            ::std::borrow::Cow::Borrowed("total_min"),
+                        ]),
+                        sorts: ::std::borrow::Cow::Borrowed(&[
+                            ::std::borrow::Cow::Borrowed("placed_at"),
+                        ]),
+                        description: ::std::borrow::Cow::Borrowed("Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least).\nSorts: placed_at (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match."),
+                        schemas: ::std::borrow::Cow::Borrowed(&[
+                            (::toolspec::__private::Dialect::Mcp, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#)),
+                            (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#)),
+                        ]),
+                    }),
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+                ::toolspec::__private::AdapterBinding {
+                    adapter: ::std::borrow::Cow::Borrowed("rig"),
+                    name: ::core::option::Option::None,
+                    settings: ::std::borrow::Cow::Borrowed(&[]),
+                    view: ::core::option::Option::None,
+                    title: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                    hints: ::core::option::Option::None,
+                },
+            ]),
             query: ::core::option::Option::Some(::toolspec::__private::QueryDecl {
                 source: ::std::borrow::Cow::Borrowed("orders"),
-                record: ::std::borrow::Cow::Borrowed(
-                    &[
-                        ::toolspec::__private::RecordColumn {
-                            name: ::std::borrow::Cow::Borrowed("id"),
-                            column: ::std::borrow::Cow::Borrowed("id"),
-                            ty: ::toolspec::__private::ColumnType::Integer,
-                            nullable: false,
-                        },
-                        ::toolspec::__private::RecordColumn {
-                            name: ::std::borrow::Cow::Borrowed("status"),
-                            column: ::std::borrow::Cow::Borrowed("status"),
-                            ty: ::toolspec::__private::ColumnType::String,
-                            nullable: false,
-                        },
-                        ::toolspec::__private::RecordColumn {
-                            name: ::std::borrow::Cow::Borrowed("total"),
-                            column: ::std::borrow::Cow::Borrowed("total"),
-                            ty: ::toolspec::__private::ColumnType::Integer,
-                            nullable: false,
-                        },
-                        ::toolspec::__private::RecordColumn {
-                            name: ::std::borrow::Cow::Borrowed("currency"),
-                            column: ::std::borrow::Cow::Borrowed("currency"),
-                            ty: ::toolspec::__private::ColumnType::String,
-                            nullable: false,
-                        },
-                        ::toolspec::__private::RecordColumn {
-                            name: ::std::borrow::Cow::Borrowed("note"),
-                            column: ::std::borrow::Cow::Borrowed("note"),
-                            ty: ::toolspec::__private::ColumnType::String,
-                            nullable: true,
-                        },
-                        ::toolspec::__private::RecordColumn {
-                            name: ::std::borrow::Cow::Borrowed("placed_at"),
-                            column: ::std::borrow::Cow::Borrowed("placed_at"),
-                            ty: ::toolspec::__private::ColumnType::DateTime,
-                            nullable: false,
-                        },
-                    ],
-                ),
-                scope: ::std::borrow::Cow::Borrowed(
-                    &[
-                        ::toolspec::__private::ScopeColumn {
-                            column: ::std::borrow::Cow::Borrowed("customer_id"),
-                            ambient: ::std::borrow::Cow::Borrowed("customer_id"),
-                            ty: ::toolspec::__private::ColumnType::Integer,
-                        },
-                    ],
-                ),
-                filters: ::std::borrow::Cow::Borrowed(
-                    &[
-                        ::toolspec::__private::FilterColumn {
-                            name: ::std::borrow::Cow::Borrowed("status"),
-                            op: ::toolspec::__private::FilterOp::Eq,
-                            column: ::std::borrow::Cow::Borrowed("status"),
-                            ty: ::toolspec::__private::ColumnType::String,
-                        },
-                        ::toolspec::__private::FilterColumn {
-                            name: ::std::borrow::Cow::Borrowed("placed_after"),
-                            op: ::toolspec::__private::FilterOp::Gte,
-                            column: ::std::borrow::Cow::Borrowed("placed_at"),
-                            ty: ::toolspec::__private::ColumnType::DateTime,
-                        },
-                        ::toolspec::__private::FilterColumn {
-                            name: ::std::borrow::Cow::Borrowed("placed_before"),
-                            op: ::toolspec::__private::FilterOp::Lt,
-                            column: ::std::borrow::Cow::Borrowed("placed_at"),
-                            ty: ::toolspec::__private::ColumnType::DateTime,
-                        },
-                        ::toolspec::__private::FilterColumn {
-                            name: ::std::borrow::Cow::Borrowed("total_min"),
-                            op: ::toolspec::__private::FilterOp::Gte,
-                            column: ::std::borrow::Cow::Borrowed("total"),
-                            ty: ::toolspec::__private::ColumnType::Integer,
-                        },
-                        ::toolspec::__private::FilterColumn {
-                            name: ::std::borrow::Cow::Borrowed("note_contains"),
-                            op: ::toolspec::__private::FilterOp::Contains,
-                            column: ::std::borrow::Cow::Borrowed("note"),
-                            ty: ::toolspec::__private::ColumnType::String,
-                        },
-                    ],
-                ),
-                sorts: ::std::borrow::Cow::Borrowed(
-                    &[
-                        ::std::borrow::Cow::Borrowed("placed_at"),
-                        ::std::borrow::Cow::Borrowed("total"),
-                    ],
-                ),
-                default_sort: ::core::option::Option::Some(
-                    ::std::borrow::Cow::Borrowed("-placed_at"),
-                ),
+                record: ::std::borrow::Cow::Borrowed(&[
+                    ::toolspec::__private::RecordColumn {
+                        name: ::std::borrow::Cow::Borrowed("id"),
+                        column: ::std::borrow::Cow::Borrowed("id"),
+                        ty: ::toolspec::__private::ColumnType::Integer,
+                        nullable: false,
+                    },
+                    ::toolspec::__private::RecordColumn {
+                        name: ::std::borrow::Cow::Borrowed("status"),
+                        column: ::std::borrow::Cow::Borrowed("status"),
+                        ty: ::toolspec::__private::ColumnType::String,
+                        nullable: false,
+                    },
+                    ::toolspec::__private::RecordColumn {
+                        name: ::std::borrow::Cow::Borrowed("total"),
+                        column: ::std::borrow::Cow::Borrowed("total"),
+                        ty: ::toolspec::__private::ColumnType::Integer,
+                        nullable: false,
+                    },
+                    ::toolspec::__private::RecordColumn {
+                        name: ::std::borrow::Cow::Borrowed("currency"),
+                        column: ::std::borrow::Cow::Borrowed("currency"),
+                        ty: ::toolspec::__private::ColumnType::String,
+                        nullable: false,
+                    },
+                    ::toolspec::__private::RecordColumn {
+                        name: ::std::borrow::Cow::Borrowed("note"),
+                        column: ::std::borrow::Cow::Borrowed("note"),
+                        ty: ::toolspec::__private::ColumnType::String,
+                        nullable: true,
+                    },
+                    ::toolspec::__private::RecordColumn {
+                        name: ::std::borrow::Cow::Borrowed("placed_at"),
+                        column: ::std::borrow::Cow::Borrowed("placed_at"),
+                        ty: ::toolspec::__private::ColumnType::DateTime,
+                        nullable: false,
+                    },
+                ]),
+                scope: ::std::borrow::Cow::Borrowed(&[
+                    ::toolspec::__private::ScopeColumn {
+                        column: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ambient: ::std::borrow::Cow::Borrowed("customer_id"),
+                        ty: ::toolspec::__private::ColumnType::Integer,
+                    },
+                ]),
+                filters: ::std::borrow::Cow::Borrowed(&[
+                    ::toolspec::__private::FilterColumn {
+                        name: ::std::borrow::Cow::Borrowed("status"),
+                        op: ::toolspec::__private::FilterOp::Eq,
+                        column: ::std::borrow::Cow::Borrowed("status"),
+                        ty: ::toolspec::__private::ColumnType::String,
+                    },
+                    ::toolspec::__private::FilterColumn {
+                        name: ::std::borrow::Cow::Borrowed("placed_after"),
+                        op: ::toolspec::__private::FilterOp::Gte,
+                        column: ::std::borrow::Cow::Borrowed("placed_at"),
+                        ty: ::toolspec::__private::ColumnType::DateTime,
+                    },
+                    ::toolspec::__private::FilterColumn {
+                        name: ::std::borrow::Cow::Borrowed("placed_before"),
+                        op: ::toolspec::__private::FilterOp::Lt,
+                        column: ::std::borrow::Cow::Borrowed("placed_at"),
+                        ty: ::toolspec::__private::ColumnType::DateTime,
+                    },
+                    ::toolspec::__private::FilterColumn {
+                        name: ::std::borrow::Cow::Borrowed("total_min"),
+                        op: ::toolspec::__private::FilterOp::Gte,
+                        column: ::std::borrow::Cow::Borrowed("total"),
+                        ty: ::toolspec::__private::ColumnType::Integer,
+                    },
+                    ::toolspec::__private::FilterColumn {
+                        name: ::std::borrow::Cow::Borrowed("note_contains"),
+                        op: ::toolspec::__private::FilterOp::Contains,
+                        column: ::std::borrow::Cow::Borrowed("note"),
+                        ty: ::toolspec::__private::ColumnType::String,
+                    },
+                ]),
+                sorts: ::std::borrow::Cow::Borrowed(&[
+                    ::std::borrow::Cow::Borrowed("placed_at"),
+                    ::std::borrow::Cow::Borrowed("total"),
+                ]),
+                default_sort: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("-placed_at")),
                 limit: ::toolspec::__private::PageLimit {
                     default: 20u32,
                     max: 50u32,
@@ -2989,290 +2596,6 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
         version: ::core::env!("CARGO_PKG_VERSION"),
     }),
 };
-/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
-pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: orders:read, orders:write."},"paths":{"/tools/customers_me":{"post":{"operationId":"customers_me","summary":"My profile","description":"Show the current customer's profile.\nErrors: not_found.","tags":["customers","read"],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"customers_me_get","summary":"My profile","description":"Show the current customer's profile.\nErrors: not_found.","tags":["customers","read"],"security":[{"bearer":[]}],"parameters":[],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/customers_me/explain":{"post":{"operationId":"customers_me_explain","summary":"Explain a call of `customers_me` without running it","tags":["customers","read"],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_cancel":{"post":{"operationId":"orders_cancel","summary":"Cancel order","description":"Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nThe user confirms each call before it acts.\nErrors: not_cancelled, already_shipped, not_found.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel.","format":"int64"},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"409":{"description":"The tool failed with one of its declared error codes.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["already_shipped"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_cancelled"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"423":{"description":"Another call with the same key held the tool's lock too long.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["locked"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"428":{"description":"The call needs its user's answers first (`input_required`: nothing was done): `details.requests` says what to ask (a confirmation, forms), and `details.request_state` goes back to `/tools/{name}/continue` with the answers.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["input_required"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_cancel/explain":{"post":{"operationId":"orders_cancel_explain","summary":"Explain a call of `orders_cancel` without running it","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_cancel/continue":{"post":{"operationId":"orders_cancel_continue","summary":"Continue a call of `orders_cancel` with its user's answers","description":"Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nThe user confirms each call before it acts.\nErrors: not_cancelled, already_shipped, not_found.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"arguments":{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel.","format":"int64"},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false},"request_state":{"type":"string","description":"The `request_state` the call answered (`input_required`'s details)."},"responses":{"type":"object","description":"The user's response to each request, by its key (`confirm`, or a form's name).","additionalProperties":{"type":"object","properties":{"action":{"enum":["accept","decline","cancel"]},"content":{"type":"object"}},"required":["action"]}}},"required":["arguments"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"400":{"description":"The request state is not one this server issued for this caller, tool and arguments, was altered, or was used already (`invalid_request_state`: nothing was done; call the tool again).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_request_state"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"409":{"description":"The user declined what the call asked (`declined`: nothing was done), or a declared error code.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["already_shipped","declined"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"410":{"description":"The request state has expired (`request_state_expired`: nothing was done; call the tool again).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["request_state_expired"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_cancelled"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"423":{"description":"Another call with the same key held the tool's lock too long.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["locked"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"428":{"description":"The call needs its user's answers first (`input_required`: nothing was done): `details.requests` says what to ask (a confirmation, forms), and `details.request_state` goes back to `/tools/{name}/continue` with the answers.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["input_required"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_export":{"post":{"operationId":"orders_export","summary":"Export orders","description":"Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.\nAnswers are capped: each list keeps at most 100 items and an answer is at most 256 KiB of JSON; an answer that was cut says what it left out.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0,"format":"int64"}},"additionalProperties":false}}}},"parameters":[{"name":"Prefer","in":"header","required":false,"description":"`respond-async` stores the call as a task and answers `202 Accepted` at once.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/components/schemas/Order"}},"count":{"type":"integer","minimum":0,"format":"int64"}},"required":["orders","count"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (256 KiB of JSON, 100 items per list): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"202":{"description":"The call was stored as a task (the request preferred `respond-async`): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_export_get","summary":"Export orders","description":"Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.\nAnswers are capped: each list keeps at most 100 items and an answer is at most 256 KiB of JSON; an answer that was cut says what it left out.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"status","in":"query","required":false,"schema":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"description":"Only orders in this status; every order when omitted."},{"name":"pace_ms","in":"query","required":false,"schema":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0,"format":"int64"},"description":"Pause after each order, in milliseconds, to spare a busy database."},{"name":"Prefer","in":"header","required":false,"description":"`respond-async` stores the call as a task and answers `202 Accepted` at once.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/components/schemas/Order"}},"count":{"type":"integer","minimum":0,"format":"int64"}},"required":["orders","count"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (256 KiB of JSON, 100 items per list): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"202":{"description":"The call was stored as a task (the request preferred `respond-async`): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_export/explain":{"post":{"operationId":"orders_export_explain","summary":"Explain a call of `orders_export` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_get":{"post":{"operationId":"orders_get","summary":"Get order","description":"Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"format":"int64"}},"required":["order_id"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["own_order"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_get_get","summary":"Get order","description":"Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"order_id","in":"query","required":true,"schema":{"type":"integer","minimum":1,"format":"int64"}}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["own_order"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_get/explain":{"post":{"operationId":"orders_get_explain","summary":"Explain a call of `orders_get` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_place":{"post":{"operationId":"orders_place","summary":"Place order","description":"Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100,"format":"int64"}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["customer_active"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments","mixed_currencies","unknown_sku"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_place/explain":{"post":{"operationId":"orders_place_explain","summary":"Explain a call of `orders_place` without running it","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_report":{"post":{"operationId":"orders_report","summary":"Spending report","description":"Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"parameters":[{"name":"Prefer","in":"header","required":false,"description":"This tool always runs as a task (`202 Accepted`), whatever the request prefers.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"202":{"description":"The call was stored as a task (this tool always runs as one): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_report_get","summary":"Spending report","description":"Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"Prefer","in":"header","required":false,"description":"This tool always runs as a task (`202 Accepted`), whatever the request prefers.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"202":{"description":"The call was stored as a task (this tool always runs as one): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_report/explain":{"post":{"operationId":"orders_report_explain","summary":"Explain a call of `orders_report` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_search":{"post":{"operationId":"orders_search","summary":"Search orders","description":"Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this.","pattern":"^[^\\u0000]*$"},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this.","format":"int64"},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive).","pattern":"^[^\\u0000]*$"},"sort":{"type":["string","null"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},"limit":{"type":["integer","null"],"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},"offset":{"type":["integer","null"],"description":"Records to skip before this page (default 0). (a negative one counts as 0)"}},"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number.","format":"int64"},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents).","format":"int64"},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging.","format":"int64"},"limit":{"type":"integer","description":"The page size applied.","format":"int64"},"offset":{"type":"integer","description":"The records skipped before this page.","format":"int64"}},"required":["records","total","limit","offset"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","query_failed","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_search_get","summary":"Search orders","description":"Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"status","in":"query","required":false,"schema":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this.","pattern":"^[^\\u0000]*$"},"description":"Only records whose status is this."},{"name":"placed_after","in":"query","required":false,"schema":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"description":"Only records placed at or after this."},{"name":"placed_before","in":"query","required":false,"schema":{"type":"string","format":"date-time","description":"Only records placed before this."},"description":"Only records placed before this."},{"name":"total_min","in":"query","required":false,"schema":{"type":"integer","description":"Only records whose total is at least this.","format":"int64"},"description":"Only records whose total is at least this."},{"name":"note_contains","in":"query","required":false,"schema":{"type":"string","description":"Only records whose note contains this text (case-sensitive).","pattern":"^[^\\u0000]*$"},"description":"Only records whose note contains this text (case-sensitive)."},{"name":"sort","in":"query","required":false,"schema":{"type":["string","null"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},{"name":"limit","in":"query","required":false,"schema":{"type":["integer","null"],"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},{"name":"offset","in":"query","required":false,"schema":{"type":["integer","null"],"description":"Records to skip before this page (default 0). (a negative one counts as 0)"},"description":"Records to skip before this page (default 0). (a negative one counts as 0)"}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number.","format":"int64"},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents).","format":"int64"},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging.","format":"int64"},"limit":{"type":"integer","description":"The page size applied.","format":"int64"},"offset":{"type":"integer","description":"The records skipped before this page.","format":"int64"}},"required":["records","total","limit","offset"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","query_failed","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_search/explain":{"post":{"operationId":"orders_search_explain","summary":"Explain a call of `orders_search` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tasks":{"get":{"operationId":"list_tasks","summary":"The caller's unfinished tasks, newest first","responses":{"200":{"description":"Each unfinished task of the caller.","content":{"application/json":{"schema":{"type":"object","properties":{"tasks":{"type":"array","items":{"$ref":"#/components/schemas/Task"}}},"required":["tasks"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tasks/{id}":{"get":{"operationId":"get_task","summary":"A task: its status, its progress while it runs, then its result or error","parameters":[{"name":"id","in":"path","required":true,"description":"The task's id, as the call that stored it answered.","schema":{"type":"string","pattern":"^[0-9a-f]{32}$"}}],"responses":{"200":{"description":"The task as it is now.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"400":{"description":"The id is not a task id.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_task_id"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No task of this caller has the id (it never existed, its retention passed, or it is another caller's).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_task"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"delete":{"operationId":"cancel_task","summary":"Cancels a task that has not ended (nothing changes for one that has)","parameters":[{"name":"id","in":"path","required":true,"description":"The task's id, as the call that stored it answered.","schema":{"type":"string","pattern":"^[0-9a-f]{32}$"}}],"responses":{"200":{"description":"The task once cancelled, or as it ended.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"400":{"description":"The id is not a task id.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_task_id"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No task of this caller has the id (it never existed, its retention passed, or it is another caller's).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_task"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents).","format":"int64"},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/components/schemas/OrderLine"}},"total":{"$ref":"#/components/schemas/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100,"format":"int64"},"unit_price":{"$ref":"#/components/schemas/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."},"StatusTotal":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"orders":{"type":"integer","minimum":1,"format":"int64"},"total":{"$ref":"#/components/schemas/Money"}},"required":["status","orders","total"],"additionalProperties":false,"description":"The orders in one status and one currency, and what they add up to."},"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false},"Task":{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"truncated":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]},"Truncation":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;
-/// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-    name: ::std::borrow::Cow::Borrowed("explain"),
-    spec: ::std::borrow::Cow::Borrowed(""),
-    module: ::std::borrow::Cow::Borrowed(""),
-    kind: ::toolspec::__private::ToolKind::Explain,
-    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
-    summary: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
-    description: ::std::borrow::Cow::Borrowed(
-        "Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds.",
-    ),
-    version: ::core::option::Option::None,
-    input_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-    ),
-    output_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#,
-    ),
-    dialects: ::std::borrow::Cow::Borrowed(
-        &[
-            (
-                ::toolspec::__private::Dialect::Anthropic,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::Gemini,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAi,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#,
-                ),
-            ),
-        ],
-    ),
-    fields: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("tool"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: false,
-            },
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("arguments"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: true,
-            },
-        ],
-    ),
-    sensitive_input: ::core::option::Option::None,
-    sensitive_output: ::core::option::Option::None,
-    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
-    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-    guards: ::std::borrow::Cow::Borrowed(&[]),
-    error_headline: ::core::option::Option::None,
-    errors: ::std::borrow::Cow::Borrowed(&[]),
-    hints: ::std::borrow::Cow::Borrowed(
-        &[
-            ::std::borrow::Cow::Borrowed("read_only"),
-            ::std::borrow::Cow::Borrowed("idempotent"),
-        ],
-    ),
-    message: ::core::option::Option::None,
-    timeout_ms: ::core::option::Option::None,
-    tags: ::std::borrow::Cow::Borrowed(&[]),
-    scopes: ::std::borrow::Cow::Borrowed(&[]),
-    adapters: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("http"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("mcp"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("openai"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("rig"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-        ],
-    ),
-    query: ::core::option::Option::None,
-    refs: ::std::borrow::Cow::Borrowed(&[]),
-    audit: ::toolspec::__private::AuditPolicy {
-        enabled: true,
-        durability: ::toolspec::__private::Durability::Async,
-        required: false,
-    },
-    once: ::core::option::Option::None,
-    lock: ::core::option::Option::None,
-    task: ::core::option::Option::None,
-    rate_limit: ::core::option::Option::None,
-    result_cap: ::core::option::Option::None,
-    confirm: ::core::option::Option::None,
-    ask: ::std::borrow::Cow::Borrowed(&[]),
-};
-/// The built-in task status tool: reads a task another tool started.
-pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
-    name: ::std::borrow::Cow::Borrowed("task_status"),
-    spec: ::std::borrow::Cow::Borrowed(""),
-    module: ::std::borrow::Cow::Borrowed(""),
-    kind: ::toolspec::__private::ToolKind::TaskStatus,
-    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Read a task")),
-    summary: ::std::borrow::Cow::Borrowed(
-        "Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering.",
-    ),
-    description: ::std::borrow::Cow::Borrowed(
-        "Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering.",
-    ),
-    version: ::core::option::Option::None,
-    input_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
-    ),
-    output_schema: ::std::borrow::Cow::Borrowed(
-        r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"truncated":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#,
-    ),
-    dialects: ::std::borrow::Cow::Borrowed(
-        &[
-            (
-                ::toolspec::__private::Dialect::Anthropic,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::Gemini,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"OBJECT","properties":{"task_id":{"type":"STRING","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"INTEGER","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"propertyOrdering":["task_id","wait_seconds"]}"#,
-                ),
-            ),
-            (
-                ::toolspec::__private::Dialect::OpenAi,
-                ::std::borrow::Cow::Borrowed(
-                    r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#,
-                ),
-            ),
-        ],
-    ),
-    fields: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("task_id"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: false,
-            },
-            ::toolspec::__private::Field {
-                name: ::std::borrow::Cow::Borrowed("wait_seconds"),
-                ambient: false,
-                from: ::core::option::Option::None,
-                sensitive: false,
-                optional: true,
-            },
-        ],
-    ),
-    sensitive_input: ::core::option::Option::None,
-    sensitive_output: ::core::option::Option::None,
-    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
-    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
-    guards: ::std::borrow::Cow::Borrowed(&[]),
-    error_headline: ::core::option::Option::None,
-    errors: ::std::borrow::Cow::Borrowed(&[]),
-    hints: ::std::borrow::Cow::Borrowed(
-        &[
-            ::std::borrow::Cow::Borrowed("read_only"),
-            ::std::borrow::Cow::Borrowed("idempotent"),
-        ],
-    ),
-    message: ::core::option::Option::None,
-    timeout_ms: ::core::option::Option::None,
-    tags: ::std::borrow::Cow::Borrowed(&[]),
-    scopes: ::std::borrow::Cow::Borrowed(&[]),
-    adapters: ::std::borrow::Cow::Borrowed(
-        &[
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("anthropic"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("gemini"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("openai"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-            ::toolspec::__private::AdapterBinding {
-                adapter: ::std::borrow::Cow::Borrowed("rig"),
-                name: ::core::option::Option::None,
-                settings: ::std::borrow::Cow::Borrowed(&[]),
-                view: ::core::option::Option::None,
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                hints: ::core::option::Option::None,
-            },
-        ],
-    ),
-    query: ::core::option::Option::None,
-    refs: ::std::borrow::Cow::Borrowed(&[]),
-    audit: ::toolspec::__private::AuditPolicy {
-        enabled: true,
-        durability: ::toolspec::__private::Durability::Async,
-        required: false,
-    },
-    once: ::core::option::Option::None,
-    lock: ::core::option::Option::None,
-    task: ::core::option::Option::None,
-    rate_limit: ::core::option::Option::None,
-    result_cap: ::core::option::Option::None,
-    confirm: ::core::option::Option::None,
-    ask: ::std::borrow::Cow::Borrowed(&[]),
-};
 /// Every tool's descriptor, sorted by name.
 pub static TOOLS: &[&::toolspec::__private::Descriptor] = &[
     &customers::me::DESCRIPTOR,
@@ -3313,3 +2636,225 @@ where
             .database(database),
     )
 }
+/// The built-in explain tool: checks a call of another tool without running it.
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("explain"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::Explain,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Explain a call")),
+    summary: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
+    description: ::std::borrow::Cow::Borrowed("Check whether another tool can be called with given arguments, without running it: returns every argument error and whether each of its preconditions holds."),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#),
+    output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false}"#),
+    dialects: ::std::borrow::Cow::Borrowed(&[
+        (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+        (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"tool":{"type":"STRING","description":"The name of the tool to check."},"arguments":{"type":"OBJECT","description":"The arguments you would call it with."}},"required":["tool"],"propertyOrdering":["tool","arguments"]}"#)),
+        (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"tool":{"type":"string","description":"The name of the tool to check."},"arguments":{"type":"object","properties":{},"description":"The arguments you would call it with."}},"required":["tool"],"additionalProperties":false}"#)),
+    ]),
+    fields: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("tool"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: false,
+        },
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("arguments"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: true,
+        },
+    ]),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(&[
+        ::std::borrow::Cow::Borrowed("read_only"),
+        ::std::borrow::Cow::Borrowed("idempotent"),
+    ]),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("gemini"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("http"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("mcp"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("openai"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("rig"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+    ]),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
+        enabled: true,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
+};
+/// The built-in task status tool: reads a task another tool started.
+pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+    name: ::std::borrow::Cow::Borrowed("task_status"),
+    spec: ::std::borrow::Cow::Borrowed(""),
+    module: ::std::borrow::Cow::Borrowed(""),
+    kind: ::toolspec::__private::ToolKind::TaskStatus,
+    title: ::core::option::Option::Some(::std::borrow::Cow::Borrowed("Read a task")),
+    summary: ::std::borrow::Cow::Borrowed("Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering."),
+    description: ::std::borrow::Cow::Borrowed("Read a task that another tool started: its status and progress while it runs, then its result or error. Call it with the task_id that tool answered; wait_seconds waits for the task to end before answering."),
+    version: ::core::option::Option::None,
+    input_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#),
+    output_schema: ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"truncated":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]}"#),
+    dialects: ::std::borrow::Cow::Borrowed(&[
+        (::toolspec::__private::Dialect::Anthropic, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#)),
+        (::toolspec::__private::Dialect::Gemini, ::std::borrow::Cow::Borrowed(r#"{"type":"OBJECT","properties":{"task_id":{"type":"STRING","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"INTEGER","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"propertyOrdering":["task_id","wait_seconds"]}"#)),
+        (::toolspec::__private::Dialect::OpenAi, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"The task's id, as the tool that started it answered."},"wait_seconds":{"type":"integer","minimum":0,"maximum":30,"description":"Wait up to this many seconds for the task to end before answering (0, the default: answer at once)."}},"required":["task_id"],"additionalProperties":false}"#)),
+    ]),
+    fields: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("task_id"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: false,
+        },
+        ::toolspec::__private::Field {
+            name: ::std::borrow::Cow::Borrowed("wait_seconds"),
+            ambient: false,
+            from: ::core::option::Option::None,
+            sensitive: false,
+            optional: true,
+        },
+    ]),
+    sensitive_input: ::core::option::Option::None,
+    sensitive_output: ::core::option::Option::None,
+    own_ranges_input: ::std::borrow::Cow::Borrowed(&[]),
+    own_ranges_output: ::std::borrow::Cow::Borrowed(&[]),
+    guards: ::std::borrow::Cow::Borrowed(&[]),
+    error_headline: ::core::option::Option::None,
+    errors: ::std::borrow::Cow::Borrowed(&[]),
+    hints: ::std::borrow::Cow::Borrowed(&[
+        ::std::borrow::Cow::Borrowed("read_only"),
+        ::std::borrow::Cow::Borrowed("idempotent"),
+    ]),
+    message: ::core::option::Option::None,
+    timeout_ms: ::core::option::Option::None,
+    tags: ::std::borrow::Cow::Borrowed(&[]),
+    scopes: ::std::borrow::Cow::Borrowed(&[]),
+    adapters: ::std::borrow::Cow::Borrowed(&[
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("anthropic"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("gemini"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("openai"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+        ::toolspec::__private::AdapterBinding {
+            adapter: ::std::borrow::Cow::Borrowed("rig"),
+            name: ::core::option::Option::None,
+            settings: ::std::borrow::Cow::Borrowed(&[]),
+            view: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            hints: ::core::option::Option::None,
+        },
+    ]),
+    query: ::core::option::Option::None,
+    refs: ::std::borrow::Cow::Borrowed(&[]),
+    audit: ::toolspec::__private::AuditPolicy {
+        enabled: true,
+        durability: ::toolspec::__private::Durability::Async,
+        required: false,
+    },
+    once: ::core::option::Option::None,
+    lock: ::core::option::Option::None,
+    task: ::core::option::Option::None,
+    rate_limit: ::core::option::Option::None,
+    result_cap: ::core::option::Option::None,
+    confirm: ::core::option::Option::None,
+    ask: ::std::borrow::Cow::Borrowed(&[]),
+};
+/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
+pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: orders:read, orders:write."},"paths":{"/tools/customers_me":{"post":{"operationId":"customers_me","summary":"My profile","description":"Show the current customer's profile.\nErrors: not_found.","tags":["customers","read"],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"customers_me_get","summary":"My profile","description":"Show the current customer's profile.\nErrors: not_found.","tags":["customers","read"],"security":[{"bearer":[]}],"parameters":[],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"email":{"type":"string","format":"email"},"active":{"type":"boolean"},"vip":{"type":["boolean","null"],"description":"Loyalty status; null when unknown."}},"required":["id","name","email","active","vip"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/customers_me/explain":{"post":{"operationId":"customers_me_explain","summary":"Explain a call of `customers_me` without running it","tags":["customers","read"],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_cancel":{"post":{"operationId":"orders_cancel","summary":"Cancel order","description":"Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nThe user confirms each call before it acts.\nErrors: not_cancelled, already_shipped, not_found.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel.","format":"int64"},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"409":{"description":"The tool failed with one of its declared error codes.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["already_shipped"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_cancelled"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"423":{"description":"Another call with the same key held the tool's lock too long.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["locked"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"428":{"description":"The call needs its user's answers first (`input_required`: nothing was done): `details.requests` says what to ask (a confirmation, forms), and `details.request_state` goes back to `/tools/{name}/continue` with the answers.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["input_required"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_cancel/explain":{"post":{"operationId":"orders_cancel_explain","summary":"Explain a call of `orders_cancel` without running it","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_cancel/continue":{"post":{"operationId":"orders_cancel_continue","summary":"Continue a call of `orders_cancel` with its user's answers","description":"Cancel an existing order.\nPreconditions: Order must not already be cancelled.\nThe user confirms each call before it acts.\nErrors: not_cancelled, already_shipped, not_found.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"arguments":{"type":"object","properties":{"order":{"type":"integer","description":"The number of the order to cancel.","format":"int64"},"reason":{"type":"string","enum":["customer_request","duplicate","fraud"],"description":"Why the order is cancelled.","default":"customer_request"}},"required":["order"],"additionalProperties":false},"request_state":{"type":"string","description":"The `request_state` the call answered (`input_required`'s details)."},"responses":{"type":"object","description":"The user's response to each request, by its key (`confirm`, or a form's name).","additionalProperties":{"type":"object","properties":{"action":{"enum":["accept","decline","cancel"]},"content":{"type":"object"}},"required":["action"]}}},"required":["arguments"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"400":{"description":"The request state is not one this server issued for this caller, tool and arguments, was altered, or was used already (`invalid_request_state`: nothing was done; call the tool again).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_request_state"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"409":{"description":"The user declined what the call asked (`declined`: nothing was done), or a declared error code.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["already_shipped","declined"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"410":{"description":"The request state has expired (`request_state_expired`: nothing was done; call the tool again).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["request_state_expired"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_cancelled"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"423":{"description":"Another call with the same key held the tool's lock too long.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["locked"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"428":{"description":"The call needs its user's answers first (`input_required`: nothing was done): `details.requests` says what to ask (a confirmation, forms), and `details.request_state` goes back to `/tools/{name}/continue` with the answers.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["input_required"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_export":{"post":{"operationId":"orders_export","summary":"Export orders","description":"Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.\nAnswers are capped: each list keeps at most 100 items and an answer is at most 256 KiB of JSON; an answer that was cut says what it left out.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"pace_ms":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0,"format":"int64"}},"additionalProperties":false}}}},"parameters":[{"name":"Prefer","in":"header","required":false,"description":"`respond-async` stores the call as a task and answers `202 Accepted` at once.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/components/schemas/Order"}},"count":{"type":"integer","minimum":0,"format":"int64"}},"required":["orders","count"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (256 KiB of JSON, 100 items per list): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"202":{"description":"The call was stored as a task (the request preferred `respond-async`): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_export_get","summary":"Export orders","description":"Export the current customer's orders, oldest first, reporting progress after each order. Cancelling stops the export between two orders.\nAnswers are capped: each list keeps at most 100 items and an answer is at most 256 KiB of JSON; an answer that was cut says what it left out.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"status","in":"query","required":false,"schema":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only orders in this status; every order when omitted."},"description":"Only orders in this status; every order when omitted."},{"name":"pace_ms","in":"query","required":false,"schema":{"type":"integer","minimum":0,"maximum":1000,"description":"Pause after each order, in milliseconds, to spare a busy database.","default":0,"format":"int64"},"description":"Pause after each order, in milliseconds, to spare a busy database."},{"name":"Prefer","in":"header","required":false,"description":"`respond-async` stores the call as a task and answers `202 Accepted` at once.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"orders":{"type":"array","items":{"$ref":"#/components/schemas/Order"}},"count":{"type":"integer","minimum":0,"format":"int64"}},"required":["orders","count"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (256 KiB of JSON, 100 items per list): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"202":{"description":"The call was stored as a task (the request preferred `respond-async`): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_export/explain":{"post":{"operationId":"orders_export_explain","summary":"Explain a call of `orders_export` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_get":{"post":{"operationId":"orders_get","summary":"Get order","description":"Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"order_id":{"type":"integer","minimum":1,"format":"int64"}},"required":["order_id"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["own_order"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_get_get","summary":"Get order","description":"Look up one of the current customer's orders.\nPreconditions: The order must be one of the current customer's.\nErrors: own_order, not_found.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"order_id","in":"query","required":true,"schema":{"type":"integer","minimum":1,"format":"int64"}}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["not_found","unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["own_order"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_get/explain":{"post":{"operationId":"orders_get_explain","summary":"Explain a call of `orders_get` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_place":{"post":{"operationId":"orders_place","summary":"Place order","description":"Place a new order for the current customer.\nPreconditions: The customer account must be active.\nErrors: customer_active, unknown_sku, mixed_currencies.","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":true,"content":{"application/json":{"schema":{"type":"object","properties":{"lines":{"type":"array","items":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100,"format":"int64"}},"required":["sku","quantity"],"additionalProperties":false},"minItems":1,"maxItems":20,"description":"What to order; prices come from the catalogue."},"note":{"type":"string","maxLength":500,"description":"A note for the packer."}},"required":["lines"],"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"order":{"$ref":"#/components/schemas/Order"}},"required":["order"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"412":{"description":"A precondition of the tool does not hold.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["customer_active"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments","mixed_currencies","unknown_sku"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_place/explain":{"post":{"operationId":"orders_place_explain","summary":"Explain a call of `orders_place` without running it","tags":["orders","write"],"security":[{"bearer":["orders:write"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_report":{"post":{"operationId":"orders_report","summary":"Spending report","description":"Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"parameters":[{"name":"Prefer","in":"header","required":false,"description":"This tool always runs as a task (`202 Accepted`), whatever the request prefers.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"202":{"description":"The call was stored as a task (this tool always runs as one): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_report_get","summary":"Spending report","description":"Report the current customer's spending: for each order status and currency, how many orders and what they add up to. It reads every order, so it always runs as a task: the call answers a ticket at once, and the report is the task's result.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"Prefer","in":"header","required":false,"description":"This tool always runs as a task (`202 Accepted`), whatever the request prefers.","schema":{"type":"string","enum":["respond-async"]}}],"responses":{"202":{"description":"The call was stored as a task (this tool always runs as one): read it at `Location` until it ends; its `result` is then this tool's exposed values, or its `error` one of the failures below.","headers":{"Location":{"description":"Where the task is read (`GET`) and cancelled (`DELETE`).","schema":{"type":"string"}}},"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds), or has as many unfinished tasks as allowed (`too_many_tasks`).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited","too_many_tasks"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_report/explain":{"post":{"operationId":"orders_report_explain","summary":"Explain a call of `orders_report` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/orders_search":{"post":{"operationId":"orders_search","summary":"Search orders","description":"Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this.","pattern":"^[^\\u0000]*$"},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this.","format":"int64"},"note_contains":{"type":"string","description":"Only records whose note contains this text (case-sensitive).","pattern":"^[^\\u0000]*$"},"sort":{"type":["string","null"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},"limit":{"type":["integer","null"],"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},"offset":{"type":["integer","null"],"description":"Records to skip before this page (default 0). (a negative one counts as 0)"}},"additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number.","format":"int64"},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents).","format":"int64"},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging.","format":"int64"},"limit":{"type":"integer","description":"The page size applied.","format":"int64"},"offset":{"type":"integer","description":"The records skipped before this page.","format":"int64"}},"required":["records","total","limit","offset"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","query_failed","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"get":{"operationId":"orders_search_get","summary":"Search orders","description":"Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least); note_contains (note contains).\nSorts: placed_at, total (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match.","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"parameters":[{"name":"status","in":"query","required":false,"schema":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this.","pattern":"^[^\\u0000]*$"},"description":"Only records whose status is this."},{"name":"placed_after","in":"query","required":false,"schema":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"description":"Only records placed at or after this."},{"name":"placed_before","in":"query","required":false,"schema":{"type":"string","format":"date-time","description":"Only records placed before this."},"description":"Only records placed before this."},{"name":"total_min","in":"query","required":false,"schema":{"type":"integer","description":"Only records whose total is at least this.","format":"int64"},"description":"Only records whose total is at least this."},{"name":"note_contains","in":"query","required":false,"schema":{"type":"string","description":"Only records whose note contains this text (case-sensitive).","pattern":"^[^\\u0000]*$"},"description":"Only records whose note contains this text (case-sensitive)."},{"name":"sort","in":"query","required":false,"schema":{"type":["string","null"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at). (any other value sorts by the default)"},{"name":"limit","in":"query","required":false,"schema":{"type":["integer","null"],"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50. (clamped to the page size limits)"},{"name":"offset","in":"query","required":false,"schema":{"type":["integer","null"],"description":"Records to skip before this page (default 0). (a negative one counts as 0)"},"description":"Records to skip before this page (default 0). (a negative one counts as 0)"}],"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","properties":{"records":{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer","description":"The order's number.","format":"int64"},"status":{"type":"string"},"total":{"type":"integer","description":"Minor units (cents).","format":"int64"},"currency":{"type":"string"},"note":{"type":["string","null"]},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","total","currency","note","placed_at"],"additionalProperties":false},"description":"The records of this page."},"total":{"type":"integer","description":"How many records match, before paging.","format":"int64"},"limit":{"type":"integer","description":"The page size applied.","format":"int64"},"offset":{"type":"integer","description":"The records skipped before this page.","format":"int64"}},"required":["records","total","limit","offset"],"additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","query_failed","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/orders_search/explain":{"post":{"operationId":"orders_search_explain","summary":"Explain a call of `orders_search` without running it","tags":["orders","read"],"security":[{"bearer":["orders:read"]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tasks":{"get":{"operationId":"list_tasks","summary":"The caller's unfinished tasks, newest first","responses":{"200":{"description":"Each unfinished task of the caller.","content":{"application/json":{"schema":{"type":"object","properties":{"tasks":{"type":"array","items":{"$ref":"#/components/schemas/Task"}}},"required":["tasks"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tasks/{id}":{"get":{"operationId":"get_task","summary":"A task: its status, its progress while it runs, then its result or error","parameters":[{"name":"id","in":"path","required":true,"description":"The task's id, as the call that stored it answered.","schema":{"type":"string","pattern":"^[0-9a-f]{32}$"}}],"responses":{"200":{"description":"The task as it is now.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"400":{"description":"The id is not a task id.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_task_id"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No task of this caller has the id (it never existed, its retention passed, or it is another caller's).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_task"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}},"delete":{"operationId":"cancel_task","summary":"Cancels a task that has not ended (nothing changes for one that has)","parameters":[{"name":"id","in":"path","required":true,"description":"The task's id, as the call that stored it answered.","schema":{"type":"string","pattern":"^[0-9a-f]{32}$"}}],"responses":{"200":{"description":"The task once cancelled, or as it ended.","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Task"}}}},"400":{"description":"The id is not a task id.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_task_id"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No task of this caller has the id (it never existed, its retention passed, or it is another caller's).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_task"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"500":{"description":"The tool failed unexpectedly.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Money":{"type":"object","properties":{"amount":{"type":"integer","minimum":0,"description":"Minor units (cents).","format":"int64"},"currency":{"type":"string","enum":["EUR","USD","GBP"],"description":"ISO 4217 code."}},"required":["amount","currency"],"additionalProperties":false,"description":"An amount in the smallest unit of a currency."},"Order":{"type":"object","properties":{"id":{"type":"integer","format":"int64"},"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"lines":{"type":"array","items":{"$ref":"#/components/schemas/OrderLine"}},"total":{"$ref":"#/components/schemas/Money"},"placed_at":{"type":"string","format":"date-time"}},"required":["id","status","lines","total","placed_at"],"additionalProperties":false,"description":"An order as customers see it."},"OrderLine":{"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z0-9-]{3,20}$","description":"Stock keeping unit."},"quantity":{"type":"integer","minimum":1,"maximum":100,"format":"int64"},"unit_price":{"$ref":"#/components/schemas/Money"}},"required":["sku","quantity","unit_price"],"additionalProperties":false,"description":"One line of an order."},"StatusTotal":{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"]},"orders":{"type":"integer","minimum":1,"format":"int64"},"total":{"$ref":"#/components/schemas/Money"}},"required":["status","orders","total"],"additionalProperties":false,"description":"The orders in one status and one currency, and what they add up to."},"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false},"Task":{"type":"object","properties":{"task_id":{"type":"string","pattern":"^[0-9a-f]{32}$"},"tool":{"type":"string"},"status":{"type":"string","enum":["working","completed","failed","cancelled"]},"created_at":{"type":"string","format":"date-time"},"updated_at":{"type":"string","format":"date-time"},"expires_at":{"type":"string","format":"date-time"},"poll_interval_ms":{"type":"integer","minimum":0},"progress":{"type":"object","properties":{"fraction":{"type":"number","minimum":0,"maximum":1},"message":{"type":"string"}},"required":["fraction","message"]},"status_message":{"type":"string"},"result":{"description":"Once completed without an error: the tool's exposed values."},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"truncated":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"required":["task_id","tool","status","created_at","updated_at","expires_at"]},"Truncation":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;
