@@ -4,6 +4,7 @@
 //! data — the descriptors and the OpenAPI document, most of the file — which is written as
 //! formatted text straight from the value (`literal`).
 
+mod code;
 mod descriptor;
 mod literal;
 mod named_types;
@@ -47,7 +48,8 @@ pub struct Sections {
 /// The named types and the project's items, formatted.
 pub fn sections(project: &Project) -> Sections {
     let document = project.openapi();
-    let openapi = document.to_string();
+    // serde_json's own writer: `Display` goes through a formatter, about twice as slow.
+    let openapi = serde_json::to_string(&document).unwrap_or_default();
     // The document (a tree of many small values) is freed on another thread meanwhile.
     let ((), sections) = crate::parallel::join(
         move || drop(document),
@@ -56,7 +58,7 @@ pub fn sections(project: &Project) -> Sections {
             let builtins = project.builtin_descriptors();
             let items = format_tokens(project_items(project, &builtins));
             Sections {
-                types: format_tokens(named_types(project)),
+                types: named_types(project),
                 tail: items + &project_text(&builtins, &openapi),
             }
         },
@@ -86,7 +88,7 @@ pub fn assemble(project: &Project, sections: Sections, tools: &[Cow<'_, str>]) -
 }
 
 /// Formats items with prettyplease.
-fn format_tokens(tokens: TokenStream) -> String {
+pub fn format_tokens(tokens: TokenStream) -> String {
     match syn::parse2::<syn::File>(tokens) {
         Ok(file) => prettyplease::unparse(&file),
         // Unreachable for a checked project; let the compiler show where it breaks.
@@ -110,20 +112,15 @@ pub fn format_tools<'k>(project: &Project, known: &[Option<&'k str>]) -> Vec<Cow
     crate::parallel::map(&tools, format)
 }
 
-/// A tool's module, formatted: its items by prettyplease, then its descriptor, written as
-/// text, before the module's closing brace.
+/// A tool's module, written out with its descriptor.
 fn format_tool(project: &Project, tool: &Tool) -> String {
-    let mut module = format_tokens(tool_module(tool, tool.module.len(), &project.shapes));
     let descriptor = descriptor_item(
         " Everything known about the tool at build time.",
         "DESCRIPTOR",
         &tool.descriptor(),
-        1,
+        0,
     );
-    // prettyplease ends the module with its closing brace on a line of its own.
-    let end = module.strip_suffix("}\n").map_or(module.len(), str::len);
-    module.insert_str(end, &descriptor);
-    module
+    tool_module(tool, tool.module.len(), &project.shapes, &descriptor)
 }
 
 /// Writes the tool modules below `prefix`, nested in `pub mod` blocks for their folders.

@@ -1,24 +1,22 @@
-//! The `types` module: the named types of `types:` files.
+//! The `types` module: the named types of `types:` files, and the types of `shape`s.
 
-use proc_macro2::TokenStream;
-use quote::quote;
-
-use crate::emit::types::{TypeGen, doc, shape_span};
+use crate::emit::code::Code;
+use crate::emit::types::{TypeGen, shape_span};
 use crate::project::Project;
 use crate::rust_name::{self, ident};
 use crate::spec::{Field, FieldType};
 
-pub fn supers(depth: usize) -> TokenStream {
-    let supers = (0..depth).map(|_| quote! { super:: });
-    quote! { #(#supers)* }
+/// The path from a module `depth` modules below the file's root back to it: `super::` each.
+pub fn supers(depth: usize) -> String {
+    "super::".repeat(depth)
 }
 
 /// The `types` module: the named types, and the Rust types of every shape (nothing when there
-/// are neither).
-pub fn named_types(project: &Project) -> TokenStream {
+/// are neither), written out.
+pub fn named_types(project: &Project) -> String {
     let shapes = &project.shapes;
     if project.types.is_empty() && shapes.is_empty() {
-        return TokenStream::new();
+        return String::new();
     }
     let mut types_gen = TypeGen::new(None, &[], shapes, "");
     let names: Vec<String> = project.types.keys().cloned().collect();
@@ -28,7 +26,7 @@ pub fn named_types(project: &Project) -> TokenStream {
     for named in project.types.values() {
         let field = &named.field;
         types_gen.in_file(&named.file);
-        let name = ident(&rust_name::spelling(&field.name));
+        let name = ident(&rust_name::spelling(&field.name)).to_string();
         match &field.ty {
             // The shape's own root type has the named type's name.
             FieldType::Shape { .. }
@@ -48,24 +46,30 @@ pub fn named_types(project: &Project) -> TokenStream {
             _ => {
                 let scratch = format!("{}Inner", field.name);
                 let ty = types_gen.field_type(field, &scratch, "");
-                let docs = doc(field.description.as_deref());
-                types_gen.items.push(quote! { #docs pub type #name = #ty; });
+                let mut code = Code::new();
+                code.doc(field.description.as_deref());
+                code.line(&format!("pub type {name} = {ty};"));
+                types_gen.items.push(code.finish());
             }
         }
     }
-    let items = types_gen.items;
-    // Checked when the shapes were resolved: the source parses.
-    let shape_items: TokenStream = shapes.items.parse().unwrap_or_default();
     let doc = match (project.types.is_empty(), shapes.is_empty()) {
-        (false, true) => " Named types shared by the tools (from `types:` files).",
-        (true, false) => " The types of the tools' `shape`s.",
-        _ => " Types the tools share: named types (from `types:` files) and the types of `shape`s.",
+        (false, true) => "Named types shared by the tools (from `types:` files).",
+        (true, false) => "The types of the tools' `shape`s.",
+        _ => "Types the tools share: named types (from `types:` files) and the types of `shape`s.",
     };
-    quote! {
-        #[doc = #doc]
-        pub mod types {
-            #(#items)*
-            #shape_items
-        }
+    let mut code = Code::new();
+    code.doc(Some(doc));
+    code.open("pub mod types {");
+    for item in &types_gen.items {
+        code.block(item);
     }
+    // Checked when the shapes were resolved: the source parses. typify's items, formatted.
+    if !shapes.is_empty() {
+        code.block(&crate::emit::format_tokens(
+            shapes.items.parse().unwrap_or_default(),
+        ));
+    }
+    code.close("}");
+    code.finish()
 }

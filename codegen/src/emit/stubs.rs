@@ -6,7 +6,6 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use crate::emit::format_tokens;
-use crate::emit::types::doc;
 use crate::project::{Project, Tool};
 use crate::rust_name::{ident, type_name, value_name};
 
@@ -193,4 +192,13 @@ fn implementation(tool: &Tool, app: &Ident) -> TokenStream {
             #( #guards )*
         }
     }
+}
+
+/// `#[doc = …]` attributes for a text, one per line.
+fn doc(text: Option<&str>) -> TokenStream {
+    let Some(text) = text else {
+        return TokenStream::new();
+    };
+    let lines = text.trim_end().lines().map(|line| format!(" {line}"));
+    quote! { #( #[doc = #lines] )* }
 }

@@ -1,10 +1,10 @@
-//! One tool's module: its types, the `Handler` trait, the marker type and the descriptor.
+//! One tool's module: its types, the `Handler` trait, the marker type and the descriptor,
+//! written as formatted source (`code`).
 
-use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
-
+use crate::emit::code::Code;
+use crate::emit::literal::string;
 use crate::emit::named_types::supers;
-use crate::emit::types::{TypeGen, doc};
+use crate::emit::types::{TypeGen, UNIT_ENUM_DERIVES, unit_enum};
 use crate::project::Tool;
 use crate::read::lower::record_field;
 use crate::rust_name::{ident, type_name, value_name};
@@ -30,15 +30,12 @@ pub const RESERVED: &[&str] = &[
     "DESCRIPTOR",
 ];
 
-/// The module of `tool`, `depth` modules below the generated file's root, but for its
-/// `DESCRIPTOR` (written as text after it is formatted: see `descriptor::descriptor_item`).
-pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
+/// The module of `tool`, `depth` modules below the generated file's root, written at the
+/// root's indentation; `descriptor` is its `DESCRIPTOR` item, written out.
+pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes, descriptor: &str) -> String {
     let spec = &tool.spec;
     let module = ident(tool.module.last().map(String::as_str).unwrap_or("tool"));
-    let types_path = {
-        let s = supers(depth);
-        quote! { #s types }
-    };
+    let types_path = format!("{}types", supers(depth));
     let mut types_gen = TypeGen::new(Some(types_path), RESERVED, shapes, &spec.file);
     let ambient: Vec<&Field> = spec.expects.iter().filter(|f| f.ambient).collect();
     if spec.query.is_some() {
@@ -46,10 +43,10 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
     } else {
         let inputs = with_ref_records(&mut types_gen, spec.expects.iter().filter(|f| !f.ambient));
         let inputs: Vec<&Field> = inputs.iter().collect();
-        types_gen.structure(&format_ident!("Input"), Some(INPUT_DOC), &inputs, "Input");
+        types_gen.structure("Input", Some(INPUT_DOC), &inputs, "Input");
     }
     types_gen.structure(
-        &format_ident!("Ambient"),
+        "Ambient",
         Some("Fields resolved from the trusted ambient context, never from the model."),
         &ambient,
         "Ambient",
@@ -58,88 +55,95 @@ pub fn tool_module(tool: &Tool, depth: usize, shapes: &Shapes) -> TokenStream {
         query_outputs(&mut types_gen, tool);
     } else {
         let outputs: Vec<&Field> = spec.exposes.iter().collect();
-        types_gen.structure(
-            &format_ident!("Output"),
-            Some(OUTPUT_DOC),
-            &outputs,
-            "Output",
-        );
+        types_gen.structure("Output", Some(OUTPUT_DOC), &outputs, "Output");
     }
-    let type_items = types_gen.items;
 
-    let name = &tool.name;
-    let guard_variants: Vec<Ident> = spec
+    let guard_variants: Vec<String> = spec
         .guards
         .iter()
-        .map(|g| ident(&type_name(&g.name.value)))
+        .map(|g| format!("Guard::{}", ident(&type_name(&g.name.value))))
         .collect();
-    let (guard_type, guard_enum) = if guard_variants.is_empty() {
-        (
-            quote! { ::toolspec::__private::NoGuard },
-            TokenStream::new(),
-        )
-    } else {
-        let docs = spec.guards.iter().map(|g| doc(Some(&g.description)));
-        (
-            quote! { Guard },
-            quote! {
-                /// The tool's guards, in spec order: each is run by its method of [`Handler`].
-                #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
-                pub enum Guard { #( #docs #guard_variants, )* }
-            },
-        )
+    let guard_type = match spec.guards.is_empty() {
+        true => "::toolspec::__private::NoGuard",
+        false => "Guard",
     };
-    let module_doc = doc(Some(&spec.description));
-    let error = error_enum(tool);
-    let handler = if spec.query.is_some() {
-        quote! {
-            /// The tool bound to a database: what the registry runs. A query tool needs no
-            /// handler code.
-            #[doc(hidden)]
-            pub type Bound = ::toolspec::__private::QueryOperation<Tool>;
-        }
-    } else {
-        handler_trait(tool)
-    };
-    quote! {
-        #module_doc
-        pub mod #module {
-            /// The tool's marker type: its name, types and descriptor.
-            #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::default::Default)]
-            pub struct Tool;
-
-            impl ::toolspec::__private::Contract for Tool {
-                type Input = Input;
-                type Ambient = Ambient;
-                type Output = Output;
-                type Error = Error;
-                type Guard = #guard_type;
-                const GUARDS: &'static [#guard_type] = &[ #( #guard_type::#guard_variants, )* ];
-            }
-
-            impl ::toolspec::__private::Described for Tool {
-                const NAME: &'static str = #name;
-                fn descriptor() -> &'static ::toolspec::__private::Descriptor {
-                    &DESCRIPTOR
-                }
-            }
-
-            #(#type_items)*
-
-            #error
-
-            #guard_enum
-
-            /// What the handler returns.
-            pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
-
-            /// The handler's view of the call.
-            pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
-
-            #handler
-
-        }
+    let mut code = Code::new();
+    code.doc(Some(&spec.description));
+    code.open(&format!("pub mod {module} {{"));
+    code.block(&format!(
+        r#"/// The tool's marker type: its name, types and descriptor.
+#[derive(
+    ::core::fmt::Debug,
+    ::core::clone::Clone,
+    ::core::marker::Copy,
+    ::core::default::Default
+)]
+pub struct Tool;
+impl ::toolspec::__private::Contract for Tool {{
+    type Input = Input;
+    type Ambient = Ambient;
+    type Output = Output;
+    type Error = Error;
+    type Guard = {guard_type};
+    const GUARDS: &'static [{guard_type}] = &[{variants}];
+}}
+impl ::toolspec::__private::Described for Tool {{
+    const NAME: &'static str = {name};
+    fn descriptor() -> &'static ::toolspec::__private::Descriptor {{
+        &DESCRIPTOR
+    }}
+}}"#,
+        variants = guard_variants.join(", "),
+        name = string(&tool.name),
+    ));
+    for item in &types_gen.items {
+        code.block(item);
     }
+    let errors: Vec<(&str, &str)> = spec
+        .errors
+        .iter()
+        .map(|e| (e.code.value.as_str(), e.message.as_str()))
+        .collect();
+    code.doc(Some(
+        "The tool's declared error codes; `Display` is the spec's message.",
+    ));
+    error_enum(&mut code, &errors);
+    if !spec.guards.is_empty() {
+        code.doc(Some(
+            "The tool's guards, in spec order: each is run by its method of [`Handler`].",
+        ));
+        code.block(UNIT_ENUM_DERIVES);
+        let variants: Vec<(String, Option<&str>)> = spec
+            .guards
+            .iter()
+            .map(|g| {
+                (
+                    ident(&type_name(&g.name.value)).to_string(),
+                    Some(g.description.as_str()),
+                )
+            })
+            .collect();
+        unit_enum(&mut code, "Guard", &variants);
+    }
+    code.block(
+        "/// What the handler returns.
+pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
+/// The handler's view of the call.
+pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;",
+    );
+    if spec.query.is_some() {
+        code.block(
+            "/// The tool bound to a database: what the registry runs. A query tool needs no
+/// handler code.
+#[doc(hidden)]
+pub type Bound = ::toolspec::__private::QueryOperation<Tool>;",
+        );
+    } else {
+        handler_trait(&mut code, tool);
+    }
+    code.block(descriptor);
+    code.close("}");
+    code.finish()
 }
 
 const INPUT_DOC: &str = "The model-facing input, defaults applied.";
@@ -164,7 +168,7 @@ fn with_ref_records<'f>(
             );
             types_gen.structure(&name, Some(&doc), &record, "Input");
             let mut field = field.clone();
-            field.rust_type = Some(Spanned::new(name.to_string(), field.span));
+            field.rust_type = Some(Spanned::new(name, field.span));
             field
         })
         .collect()
@@ -183,19 +187,15 @@ fn query_inputs(types_gen: &mut TypeGen<'_>, tool: &Tool) {
         .filter(|f| !f.ambient)
         .partition(is_filter);
     types_gen.structure(
-        &format_ident!("Filters"),
+        "Filters",
         Some("The filters the model may send, all optional."),
         &filters,
         "Input",
     );
     types_gen.structure_with(
-        &format_ident!("Input"),
+        "Input",
         Some("The model-facing input: the filters, then the sort and the page."),
-        quote! {
-            /// The filters.
-            #[serde(flatten)]
-            pub filters: Filters,
-        },
+        "/// The filters.\n#[serde(flatten)]\npub filters: Filters,",
         &paging,
         "Input",
     );
@@ -220,42 +220,40 @@ fn query_outputs(types_gen: &mut TypeGen<'_>, tool: &Tool) {
         })
         .collect();
     types_gen.structure(
-        &format_ident!("Record"),
+        "Record",
         Some("One record: the columns the query returns."),
         &record_fields,
         "Record",
     );
     types_gen.structure_with(
-        &format_ident!("Output"),
+        "Output",
         Some("One page of records."),
-        quote! {
-            /// The records of this page.
-            pub records: ::std::vec::Vec<Record>,
-        },
+        "/// The records of this page.\npub records: ::std::vec::Vec<Record>,",
         &rest,
         "Output",
     );
 }
 
-fn error_enum(tool: &Tool) -> TokenStream {
-    let spec = &tool.spec;
-    let variants: Vec<Ident> = spec
-        .errors
+/// An enum of error codes (after its doc): `(code, message)` each, `Display` the message.
+fn error_enum(code: &mut Code, errors: &[(&str, &str)]) {
+    let variants: Vec<(String, Option<&str>)> = errors
         .iter()
-        .map(|e| ident(&type_name(&e.code.value)))
+        .map(|(c, message)| (ident(&type_name(c)).to_string(), Some(*message)))
         .collect();
-    let codes = spec.errors.iter().map(|e| e.code.value.as_str());
-    let messages: Vec<&str> = spec.errors.iter().map(|e| e.message.as_str()).collect();
-    let docs = messages.iter().map(|m| doc(Some(m)));
-    quote! {
-        /// The tool's declared error codes; `Display` is the spec's message.
-        #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
-        pub enum Error { #( #docs #variants, )* }
-        ::toolspec::__private::declared_errors!(Error { #( #variants = (#codes, #messages) ),* });
-    }
+    code.block(UNIT_ENUM_DERIVES);
+    unit_enum(code, "Error", &variants);
+    let entries: Vec<String> = variants
+        .iter()
+        .zip(errors)
+        .map(|((variant, _), (c, message))| {
+            format!("{variant} = ({}, {})", string(c), string(message))
+        })
+        .collect();
+    code.macro_call("::toolspec::__private::declared_errors", "Error", &entries);
 }
 
-fn handler_trait(tool: &Tool) -> TokenStream {
+/// The `Handler` trait, and what it needs: `Loaded`, the guards' modules, the binding.
+fn handler_trait(code: &mut Code, tool: &Tool) {
     let spec = &tool.spec;
     let message = format!("`{{Self}}` does not handle tool `{}`", tool.name);
     let label = format!("missing a handler for `{}`", tool.name);
@@ -265,78 +263,80 @@ fn handler_trait(tool: &Tool) -> TokenStream {
         .iter()
         .map(|g| GuardItems::new(tool, g))
         .collect();
-    let loads: Vec<&GuardItems> = guards.iter().filter(|g| g.loads.is_some()).collect();
+    let loads: Vec<(&GuardItems, &(String, String))> = guards
+        .iter()
+        .filter_map(|g| Some((g, g.loads.as_ref()?)))
+        .collect();
     // `tools` is the module `include_tools!()` declares unless the app names another.
     let note = format!(
         "implement `tools::{module_path}::Handler` for `{{Self}}`: {} (spec: {})",
         to_write(&guards),
         spec.path
     );
-    let variants = guards.iter().map(|g| {
-        let variant = &g.variant;
-        quote! { Guard::#variant }
-    });
-    let methods: Vec<&Ident> = guards.iter().map(|g| &g.method).collect();
-    let guard_type = if spec.guards.is_empty() {
-        quote! { ::toolspec::__private::NoGuard }
-    } else {
-        quote! { Guard }
-    };
-    let call_doc = doc(Some(&format!(
+    code.doc(Some("Implement this for your app type to serve the tool."));
+    code.block(&format!(
+        "#[diagnostic::on_unimplemented(\n    message = {},\n    label = {},\n    note = {}\n)]",
+        string(&message),
+        string(&label),
+        string(&note)
+    ));
+    code.open("pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {");
+    for (guard, (_, ty)) in &loads {
+        code.doc(Some(&format!(
+            "What the guard `{}` loads for [`Handler::call`] (in [`Loaded`]).",
+            guard.name()
+        )));
+        code.line(&format!("type {ty}: ::core::marker::Send + 'static;"));
+    }
+    code.doc(Some(&format!(
         "Runs `{}`: {}",
         tool.name,
         first_line(&spec.description)
     )));
-    let guard_methods = guards.iter().map(GuardItems::method);
-    let guard_modules = guards.iter().map(GuardItems::module);
-    let (loaded_param, loaded_struct, loaded_binding) = if loads.is_empty() {
-        (TokenStream::new(), TokenStream::new(), TokenStream::new())
+    let loaded_param = if loads.is_empty() {
+        ""
     } else {
-        let fields: Vec<&Ident> = loads
-            .iter()
-            .filter_map(|g| g.loads.as_ref())
-            .map(|l| &l.0)
-            .collect();
-        let types = loads.iter().filter_map(|g| g.loads.as_ref()).map(|l| &l.1);
-        let docs = loads
-            .iter()
-            .map(|g| doc(Some(&format!("Loaded by the guard `{}`.", g.name()))));
-        let from = loads.iter().map(|g| &g.method);
-        (
-            quote! { loaded: Loaded<Self>, },
-            quote! {
-                /// What the guards loaded, handed to [`Handler::call`] once every guard passed.
-                pub struct Loaded<H: Handler + ?::core::marker::Sized> {
-                    #( #docs pub #fields: H::#types, )*
-                }
-            },
-            quote! { , loaded: Loaded { #( #fields: #from ),* } },
-        )
+        "    loaded: Loaded<Self>,\n"
     };
-    let associated = loads.iter().map(|g| {
-        let ty = g.loads.as_ref().map(|l| &l.1);
-        let doc = doc(Some(&format!(
-            "What the guard `{}` loads for [`Handler::call`] (in [`Loaded`]).",
-            g.name()
-        )));
-        quote! { #doc type #ty: ::core::marker::Send + 'static; }
-    });
-    quote! {
-        /// Implement this for your app type to serve the tool.
-        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-        pub trait Handler: ::core::marker::Send + ::core::marker::Sync + 'static {
-            #( #associated )*
-            #call_doc
-            fn call(&self, input: Input, #loaded_param cx: Context<'_>) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
-            #( #guard_methods )*
-        }
-
-        #loaded_struct
-
-        #( #guard_modules )*
-
-        ::toolspec::__private::bind_handler!(Tool, Handler, #guard_type, [ #( #variants => #methods ),* ] #loaded_binding);
+    code.block(&format!(
+        "fn call(\n    &self,\n    input: Input,\n{loaded_param}    cx: Context<'_>,\n) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;"
+    ));
+    for guard in &guards {
+        guard.method(code);
     }
+    code.close("}");
+    let mut loaded_binding = String::new();
+    if !loads.is_empty() {
+        code.doc(Some(
+            "What the guards loaded, handed to [`Handler::call`] once every guard passed.",
+        ));
+        code.open("pub struct Loaded<H: Handler + ?::core::marker::Sized> {");
+        for (guard, (field, ty)) in &loads {
+            code.doc(Some(&format!("Loaded by the guard `{}`.", guard.name())));
+            code.line(&format!("pub {field}: H::{ty},"));
+        }
+        code.close("}");
+        let fields: Vec<String> = loads
+            .iter()
+            .map(|(guard, (field, _))| format!("{field}: {}", guard.method))
+            .collect();
+        loaded_binding = format!(", loaded: Loaded {{ {} }}", fields.join(", "));
+    }
+    for guard in &guards {
+        guard.module(code);
+    }
+    let guard_type = match guards.is_empty() {
+        true => "::toolspec::__private::NoGuard",
+        false => "Guard",
+    };
+    let bound: Vec<String> = guards
+        .iter()
+        .map(|g| format!("Guard::{} => {}", g.variant, g.method))
+        .collect();
+    code.line(&format!(
+        "::toolspec::__private::bind_handler!(Tool, Handler, {guard_type}, [{}]{loaded_binding});",
+        bound.join(", ")
+    ));
 }
 
 /// What the missing-handler note says to write: `call`, the guards, the loaded types.
@@ -350,7 +350,7 @@ fn to_write(guards: &[GuardItems]) -> String {
     let types: Vec<String> = guards
         .iter()
         .filter_map(|g| g.loads.as_ref())
-        .map(|l| format!("`{}`", l.1))
+        .map(|(_, ty)| format!("`{ty}`"))
         .collect();
     let mut parts = vec!["`call`".to_owned()];
     match methods.len() {
@@ -371,12 +371,12 @@ fn to_write(guards: &[GuardItems]) -> String {
 struct GuardItems<'t> {
     tool: &'t Tool,
     guard: &'t GuardDecl,
-    variant: Ident,
+    variant: String,
     /// The `Handler` method, also the guard's module and the variable that holds what it
     /// loaded.
-    method: Ident,
+    method: String,
     /// The field of `Loaded` and the associated type.
-    loads: Option<(Ident, Ident)>,
+    loads: Option<(String, String)>,
 }
 
 impl<'t> GuardItems<'t> {
@@ -384,12 +384,12 @@ impl<'t> GuardItems<'t> {
         Self {
             tool,
             guard,
-            variant: ident(&type_name(&guard.name.value)),
-            method: ident(&value_name(&guard.name.value)),
-            loads: guard
-                .loads
-                .as_ref()
-                .map(|l| (ident(&value_name(&l.value)), ident(&type_name(&l.value)))),
+            variant: ident(&type_name(&guard.name.value)).to_string(),
+            method: ident(&value_name(&guard.name.value)).to_string(),
+            loads: guard.loads.as_ref().map(|l| {
+                let field = ident(&value_name(&l.value)).to_string();
+                (field, ident(&type_name(&l.value)).to_string())
+            }),
         }
     }
 
@@ -399,71 +399,59 @@ impl<'t> GuardItems<'t> {
     }
 
     /// The guard's method of `Handler`: `bool`, or its module's `Outcome` of what it loads.
-    fn method(&self) -> TokenStream {
-        let doc = doc(Some(&format!("Guard: {}", self.guard.description)));
+    fn method(&self, code: &mut Code) {
         let method = &self.method;
         let answer = if !self.guard.answers_with_result() {
-            quote! { bool }
+            "bool".to_owned()
         } else if let Some((_, ty)) = &self.loads {
-            quote! { #method::Outcome<Self::#ty> }
+            format!("{method}::Outcome<Self::{ty}>")
         } else {
-            quote! { #method::Outcome }
+            format!("{method}::Outcome")
         };
-        quote! {
-            #doc
-            fn #method(&self, input: &Input, cx: &Context<'_>) -> impl ::core::future::Future<Output = #answer> + ::core::marker::Send;
-        }
+        code.doc(Some(&format!("Guard: {}", self.guard.description)));
+        code.block(&format!(
+            "fn {method}(\n    &self,\n    input: &Input,\n    cx: &Context<'_>,\n) -> impl ::core::future::Future<Output = {answer}> + ::core::marker::Send;"
+        ));
     }
 
     /// The module of a guard that answers with a `Result`: the codes it may fail with
     /// (`Error`) and its `Outcome`.
-    fn module(&self) -> TokenStream {
+    fn module(&self, code: &mut Code) {
         if !self.guard.answers_with_result() {
-            return TokenStream::new();
+            return;
         }
-        let method = &self.method;
-        let module_doc = doc(Some(&format!(
+        code.doc(Some(&format!(
             "The guard `{}`: {}",
             self.name(),
             self.guard.description
         )));
-        let error = if self.guard.errors.is_empty() {
-            quote! {
-                /// The codes the guard may fail with: none (its spec lists no `errors`).
-                pub type Error = ::toolspec::__private::NoError;
-            }
+        code.open(&format!("pub mod {} {{", self.method));
+        if self.guard.errors.is_empty() {
+            code.block(
+                "/// The codes the guard may fail with: none (its spec lists no `errors`).
+pub type Error = ::toolspec::__private::NoError;",
+            );
         } else {
-            let declared = |code: &str| self.tool.spec.errors.iter().find(|e| e.code.value == code);
-            let variants: Vec<Ident> = self
+            let declared = |c: &str| self.tool.spec.errors.iter().find(|e| e.code.value == c);
+            let errors: Vec<(&str, &str)> = self
                 .guard
                 .errors
                 .iter()
-                .map(|c| ident(&type_name(&c.value)))
+                .map(|c| {
+                    let message = declared(&c.value).map_or("", |e| e.message.as_str());
+                    (c.value.as_str(), message)
+                })
                 .collect();
-            let codes = self.guard.errors.iter().map(|c| c.value.as_str());
-            let messages: Vec<&str> = self
-                .guard
-                .errors
-                .iter()
-                .map(|c| declared(&c.value).map_or("", |e| e.message.as_str()))
-                .collect();
-            let docs = messages.iter().map(|m| doc(Some(m)));
-            quote! {
-                /// The tool's declared codes the guard may fail with; `Display` is the spec's message.
-                #[derive(::core::fmt::Debug, ::core::clone::Clone, ::core::marker::Copy, ::core::cmp::PartialEq, ::core::cmp::Eq, ::core::hash::Hash)]
-                pub enum Error { #( #docs #variants, )* }
-                ::toolspec::__private::declared_errors!(Error { #( #variants = (#codes, #messages) ),* });
-            }
-        };
-        quote! {
-            #module_doc
-            pub mod #method {
-                #error
-
-                /// What the guard answers: what it loaded, or why the call stops.
-                pub type Outcome<T = ()> = ::core::result::Result<T, ::toolspec::__private::GuardFailure<Error>>;
-            }
+            code.doc(Some(
+                "The tool's declared codes the guard may fail with; `Display` is the spec's message.",
+            ));
+            error_enum(code, &errors);
         }
+        code.block(
+            "/// What the guard answers: what it loaded, or why the call stops.
+pub type Outcome<T = ()> = ::core::result::Result<T, ::toolspec::__private::GuardFailure<Error>>;",
+        );
+        code.close("}");
     }
 }
 

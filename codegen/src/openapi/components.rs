@@ -15,8 +15,7 @@ pub struct Components {
 impl Components {
     /// `schema` with its `$defs` moved into the components and its references pointed there;
     /// a definition that clashes with another of the same name is kept under a longer name.
-    pub fn take(&mut self, schema: &Value) -> Value {
-        let mut schema = schema.clone();
+    pub fn take(&mut self, mut schema: Value) -> Value {
         let mut renamed: BTreeMap<String, String> = BTreeMap::new();
         if let Some(Value::Object(defs)) = schema.as_object_mut().and_then(|s| s.remove("$defs")) {
             for (name, def) in &defs {

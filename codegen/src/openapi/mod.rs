@@ -202,7 +202,7 @@ struct Operation<'a> {
 
 impl Operation<'_> {
     fn post(&self, components: &mut Components) -> Value {
-        let input = components.take(&self.tool.http_input());
+        let input = components.take(self.tool.http_input());
         let required = input["required"].as_array().is_some_and(|r| !r.is_empty());
         let mut operation = self.common(self.name.to_owned());
         operation.insert(
@@ -222,7 +222,7 @@ impl Operation<'_> {
     /// sent, the sealed state and the user's responses; it answers as the tool does, or with
     /// the refusal of its state or of the user.
     fn resume(&self, components: &mut Components) -> Value {
-        let input = components.take(&self.tool.http_input());
+        let input = components.take(self.tool.http_input());
         let response = json!({
             "type": "object",
             "properties": {
@@ -293,7 +293,7 @@ impl Operation<'_> {
                 }
                 continue;
             }
-            let schema = components.take(schema);
+            let schema = components.take(schema.clone());
             let mut parameter = json!({
                 "name": key,
                 "in": "query",
@@ -410,7 +410,7 @@ impl Operation<'_> {
         let mut responses = Map::new();
         let mut output = self.tool.output_schema.clone();
         int64(&mut output);
-        let output = components.take(&output);
+        let output = components.take(output);
         // A tool whose task is `required` always answers with a task.
         if !spec.task.is_some_and(|t| t.is_required()) {
             let mut ok = json_content("description", "The tool's exposed values.".into(), output);

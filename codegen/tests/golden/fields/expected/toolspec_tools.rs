@@ -15,9 +15,7 @@ pub mod types {
         Fr,
         Us,
     }
-    ::toolspec::__private::string_enum!(
-        AddressCountry { De = "DE", Fr = "FR", Us = "US" }
-    );
+    ::toolspec::__private::string_enum!(AddressCountry { De = "DE", Fr = "FR", Us = "US" });
     fn default_address_country() -> AddressCountry {
         AddressCountry::De
     }
@@ -51,9 +49,7 @@ pub mod types {
         Medium,
         High,
     }
-    ::toolspec::__private::string_enum!(
-        Level { Low = "low", Medium = "medium", High = "high" }
-    );
+    ::toolspec::__private::string_enum!(Level { Low = "low", Medium = "medium", High = "high" });
     pub type Tags = ::std::vec::Vec<::std::string::String>;
     /// A recursive structure (through an array).
     #[derive(
@@ -135,10 +131,7 @@ pub mod ping {
     pub enum Error {}
     ::toolspec::__private::declared_errors!(Error {});
     /// What the handler returns.
-    pub type Outcome = ::core::result::Result<
-        Output,
-        ::toolspec::__private::Failure<Error>,
-    >;
+    pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
     /// The handler's view of the call.
     pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
     /// Implement this for your app type to serve the tool.
@@ -155,9 +148,7 @@ pub mod ping {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::__private::bind_handler!(
-        Tool, Handler, ::toolspec::__private::NoGuard, []
-    );
+    ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: ::std::borrow::Cow::Borrowed("ping"),
@@ -286,12 +277,7 @@ pub mod kitchen {
             type Output = Output;
             type Error = Error;
             type Guard = Guard;
-            const GUARDS: &'static [Guard] = &[
-                Guard::HasWater,
-                Guard::TapOpen,
-                Guard::PipeClear,
-                Guard::BucketFound,
-            ];
+            const GUARDS: &'static [Guard] = &[Guard::HasWater, Guard::TapOpen, Guard::PipeClear, Guard::BucketFound];
         }
         impl ::toolspec::__private::Described for Tool {
             const NAME: &'static str = "kitchen_sink";
@@ -309,10 +295,10 @@ pub mod kitchen {
             true
         }
         fn default_input_price() -> ::toolspec::__private::types::Decimal {
-            ::toolspec::__private::default_from_json("\"9.99\"")
+            ::toolspec::__private::default_from_json(r#""9.99""#)
         }
         fn default_input_level() -> super::super::types::Level {
-            ::toolspec::__private::default_from_json("\"medium\"")
+            ::toolspec::__private::default_from_json(r#""medium""#)
         }
         fn default_items_item_qty() -> i64 {
             1i64
@@ -403,11 +389,7 @@ pub mod kitchen {
             pub id: ::core::option::Option<::toolspec::__private::types::Uuid>,
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub day: ::core::option::Option<::toolspec::__private::types::NaiveDate>,
-            pub at: ::core::option::Option<
-                ::toolspec::__private::types::DateTime<
-                    ::toolspec::__private::types::FixedOffset,
-                >,
-            >,
+            pub at: ::core::option::Option<::toolspec::__private::types::DateTime<::toolspec::__private::types::FixedOffset>>,
             #[serde(default = "default_input_price")]
             pub price: ::toolspec::__private::types::Decimal,
             /// Anything at all.
@@ -423,9 +405,7 @@ pub mod kitchen {
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub tree: ::core::option::Option<super::super::types::Tree>,
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-            pub labels: ::core::option::Option<
-                ::std::collections::BTreeMap<::std::string::String, i64>,
-            >,
+            pub labels: ::core::option::Option<::std::collections::BTreeMap<::std::string::String, i64>>,
             pub items: ::std::vec::Vec<ItemsItem>,
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub payment: ::core::option::Option<Payment>,
@@ -509,10 +489,10 @@ pub mod kitchen {
             /// Water everywhere.
             Overflow,
         }
-        ::toolspec::__private::declared_errors!(
-            Error { Clogged = ("clogged", "The pipe is clogged."), Overflow = ("overflow",
-            "Water everywhere.") }
-        );
+        ::toolspec::__private::declared_errors!(Error {
+            Clogged = ("clogged", "The pipe is clogged."),
+            Overflow = ("overflow", "Water everywhere."),
+        });
         /// The tool's guards, in spec order: each is run by its method of [`Handler`].
         #[derive(
             ::core::fmt::Debug,
@@ -533,10 +513,7 @@ pub mod kitchen {
             BucketFound,
         }
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -572,17 +549,13 @@ pub mod kitchen {
                 &self,
                 input: &Input,
                 cx: &Context<'_>,
-            ) -> impl ::core::future::Future<
-                Output = pipe_clear::Outcome,
-            > + ::core::marker::Send;
+            ) -> impl ::core::future::Future<Output = pipe_clear::Outcome> + ::core::marker::Send;
             /// Guard: A bucket must be at hand.
             fn bucket_found(
                 &self,
                 input: &Input,
                 cx: &Context<'_>,
-            ) -> impl ::core::future::Future<
-                Output = bucket_found::Outcome<Self::Bucket>,
-            > + ::core::marker::Send;
+            ) -> impl ::core::future::Future<Output = bucket_found::Outcome<Self::Bucket>> + ::core::marker::Send;
         }
         /// What the guards loaded, handed to [`Handler::call`] once every guard passed.
         pub struct Loaded<H: Handler + ?::core::marker::Sized> {
@@ -606,31 +579,21 @@ pub mod kitchen {
                 /// Water everywhere.
                 Overflow,
             }
-            ::toolspec::__private::declared_errors!(
-                Error { Clogged = ("clogged", "The pipe is clogged."), Overflow =
-                ("overflow", "Water everywhere.") }
-            );
+            ::toolspec::__private::declared_errors!(Error {
+                Clogged = ("clogged", "The pipe is clogged."),
+                Overflow = ("overflow", "Water everywhere."),
+            });
             /// What the guard answers: what it loaded, or why the call stops.
-            pub type Outcome<T = ()> = ::core::result::Result<
-                T,
-                ::toolspec::__private::GuardFailure<Error>,
-            >;
+            pub type Outcome<T = ()> = ::core::result::Result<T, ::toolspec::__private::GuardFailure<Error>>;
         }
         /// The guard `bucket_found`: A bucket must be at hand.
         pub mod bucket_found {
             /// The codes the guard may fail with: none (its spec lists no `errors`).
             pub type Error = ::toolspec::__private::NoError;
             /// What the guard answers: what it loaded, or why the call stops.
-            pub type Outcome<T = ()> = ::core::result::Result<
-                T,
-                ::toolspec::__private::GuardFailure<Error>,
-            >;
+            pub type Outcome<T = ()> = ::core::result::Result<T, ::toolspec::__private::GuardFailure<Error>>;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, Guard, [Guard::HasWater => has_water, Guard::TapOpen => tap_open,
-            Guard::PipeClear => pipe_clear, Guard::BucketFound => bucket_found], loaded :
-            Loaded { bucket : bucket_found }
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, Guard, [Guard::HasWater => has_water, Guard::TapOpen => tap_open, Guard::PipeClear => pipe_clear, Guard::BucketFound => bucket_found], loaded: Loaded { bucket: bucket_found });
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("kitchen_sink"),

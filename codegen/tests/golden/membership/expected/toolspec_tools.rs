@@ -67,10 +67,7 @@ pub mod agent {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -87,9 +84,7 @@ pub mod agent {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("lookup"),
@@ -247,10 +242,7 @@ pub mod agent {
             pub enum Error {}
             ::toolspec::__private::declared_errors!(Error {});
             /// What the handler returns.
-            pub type Outcome = ::core::result::Result<
-                Output,
-                ::toolspec::__private::Failure<Error>,
-            >;
+            pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
             /// The handler's view of the call.
             pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
             /// Implement this for your app type to serve the tool.
@@ -267,9 +259,7 @@ pub mod agent {
                     cx: Context<'_>,
                 ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
             }
-            ::toolspec::__private::bind_handler!(
-                Tool, Handler, ::toolspec::__private::NoGuard, []
-            );
+            ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
             /// Everything known about the tool at build time.
             pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
                 name: ::std::borrow::Cow::Borrowed("support_ticket"),
@@ -440,10 +430,7 @@ pub mod internal {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -460,9 +447,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("internal_all"),
@@ -649,10 +634,7 @@ pub mod internal {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -669,9 +651,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("internal_everywhere"),
@@ -849,10 +829,7 @@ pub mod internal {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -869,9 +846,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("internal_hidden"),
@@ -989,10 +964,7 @@ pub mod internal {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -1009,9 +981,7 @@ pub mod internal {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("internal_report"),

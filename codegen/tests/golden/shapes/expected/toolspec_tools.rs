@@ -526,10 +526,7 @@ pub mod draw {
     pub enum Error {}
     ::toolspec::__private::declared_errors!(Error {});
     /// What the handler returns.
-    pub type Outcome = ::core::result::Result<
-        Output,
-        ::toolspec::__private::Failure<Error>,
-    >;
+    pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
     /// The handler's view of the call.
     pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
     /// Implement this for your app type to serve the tool.
@@ -546,9 +543,7 @@ pub mod draw {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::__private::bind_handler!(
-        Tool, Handler, ::toolspec::__private::NoGuard, []
-    );
+    ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: ::std::borrow::Cow::Borrowed("draw"),
@@ -763,10 +758,7 @@ pub mod layout {
     pub enum Error {}
     ::toolspec::__private::declared_errors!(Error {});
     /// What the handler returns.
-    pub type Outcome = ::core::result::Result<
-        Output,
-        ::toolspec::__private::Failure<Error>,
-    >;
+    pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
     /// The handler's view of the call.
     pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
     /// Implement this for your app type to serve the tool.
@@ -783,9 +775,7 @@ pub mod layout {
             cx: Context<'_>,
         ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
     }
-    ::toolspec::__private::bind_handler!(
-        Tool, Handler, ::toolspec::__private::NoGuard, []
-    );
+    ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
     /// Everything known about the tool at build time.
     pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
         name: ::std::borrow::Cow::Borrowed("layout"),

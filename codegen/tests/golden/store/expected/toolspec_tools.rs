@@ -16,9 +16,7 @@ pub mod types {
         Usd,
         Gbp,
     }
-    ::toolspec::__private::string_enum!(
-        MoneyCurrency { Eur = "EUR", Usd = "USD", Gbp = "GBP" }
-    );
+    ::toolspec::__private::string_enum!(MoneyCurrency { Eur = "EUR", Usd = "USD", Gbp = "GBP" });
     /// An amount in the smallest unit of a currency.
     #[derive(
         ::core::fmt::Debug,
@@ -49,10 +47,13 @@ pub mod types {
         Cancelled,
         Refunded,
     }
-    ::toolspec::__private::string_enum!(
-        OrderStatus { Pending = "pending", Shipped = "shipped", Delivered = "delivered",
-        Cancelled = "cancelled", Refunded = "refunded" }
-    );
+    ::toolspec::__private::string_enum!(OrderStatus {
+        Pending = "pending",
+        Shipped = "shipped",
+        Delivered = "delivered",
+        Cancelled = "cancelled",
+        Refunded = "refunded",
+    });
     /// An order as customers see it.
     #[derive(
         ::core::fmt::Debug,
@@ -67,9 +68,7 @@ pub mod types {
         pub status: OrderStatus,
         pub lines: ::std::vec::Vec<OrderLine>,
         pub total: Money,
-        pub placed_at: ::toolspec::__private::types::DateTime<
-            ::toolspec::__private::types::FixedOffset,
-        >,
+        pub placed_at: ::toolspec::__private::types::DateTime<::toolspec::__private::types::FixedOffset>,
     }
     /// One line of an order.
     #[derive(
@@ -101,10 +100,13 @@ pub mod types {
         Cancelled,
         Refunded,
     }
-    ::toolspec::__private::string_enum!(
-        StatusTotalStatus { Pending = "pending", Shipped = "shipped", Delivered =
-        "delivered", Cancelled = "cancelled", Refunded = "refunded" }
-    );
+    ::toolspec::__private::string_enum!(StatusTotalStatus {
+        Pending = "pending",
+        Shipped = "shipped",
+        Delivered = "delivered",
+        Cancelled = "cancelled",
+        Refunded = "refunded",
+    });
     /// The orders in one status and one currency, and what they add up to.
     #[derive(
         ::core::fmt::Debug,
@@ -198,14 +200,11 @@ pub mod customers {
             /// No such customer.
             NotFound,
         }
-        ::toolspec::__private::declared_errors!(
-            Error { NotFound = ("not_found", "No such customer.") }
-        );
+        ::toolspec::__private::declared_errors!(Error {
+            NotFound = ("not_found", "No such customer."),
+        });
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -222,9 +221,7 @@ pub mod customers {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("customers_me"),
@@ -409,10 +406,11 @@ pub mod orders {
             Duplicate,
             Fraud,
         }
-        ::toolspec::__private::string_enum!(
-            Reason { CustomerRequest = "customer_request", Duplicate = "duplicate", Fraud =
-            "fraud" }
-        );
+        ::toolspec::__private::string_enum!(Reason {
+            CustomerRequest = "customer_request",
+            Duplicate = "duplicate",
+            Fraud = "fraud",
+        });
         fn default_input_reason() -> Reason {
             Reason::CustomerRequest
         }
@@ -472,10 +470,10 @@ pub mod orders {
             /// No such order.
             NotFound,
         }
-        ::toolspec::__private::declared_errors!(
-            Error { AlreadyShipped = ("already_shipped", "The order has already shipped."),
-            NotFound = ("not_found", "No such order.") }
-        );
+        ::toolspec::__private::declared_errors!(Error {
+            AlreadyShipped = ("already_shipped", "The order has already shipped."),
+            NotFound = ("not_found", "No such order."),
+        });
         /// The tool's guards, in spec order: each is run by its method of [`Handler`].
         #[derive(
             ::core::fmt::Debug,
@@ -490,10 +488,7 @@ pub mod orders {
             NotCancelled,
         }
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -516,9 +511,7 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, Guard, [Guard::NotCancelled => not_cancelled]
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, Guard, [Guard::NotCancelled => not_cancelled]);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("orders_cancel"),
@@ -751,10 +744,13 @@ pub mod orders {
             Cancelled,
             Refunded,
         }
-        ::toolspec::__private::string_enum!(
-            Status { Pending = "pending", Shipped = "shipped", Delivered = "delivered",
-            Cancelled = "cancelled", Refunded = "refunded" }
-        );
+        ::toolspec::__private::string_enum!(Status {
+            Pending = "pending",
+            Shipped = "shipped",
+            Delivered = "delivered",
+            Cancelled = "cancelled",
+            Refunded = "refunded",
+        });
         fn default_input_pace_ms() -> i64 {
             0i64
         }
@@ -813,10 +809,7 @@ pub mod orders {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -833,9 +826,7 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("orders_export"),
@@ -1052,9 +1043,7 @@ pub mod orders {
             /// No such order.
             NotFound,
         }
-        ::toolspec::__private::declared_errors!(
-            Error { NotFound = ("not_found", "No such order.") }
-        );
+        ::toolspec::__private::declared_errors!(Error { NotFound = ("not_found", "No such order.") });
         /// The tool's guards, in spec order: each is run by its method of [`Handler`].
         #[derive(
             ::core::fmt::Debug,
@@ -1069,10 +1058,7 @@ pub mod orders {
             OwnOrder,
         }
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -1096,9 +1082,7 @@ pub mod orders {
                 &self,
                 input: &Input,
                 cx: &Context<'_>,
-            ) -> impl ::core::future::Future<
-                Output = own_order::Outcome<Self::Order>,
-            > + ::core::marker::Send;
+            ) -> impl ::core::future::Future<Output = own_order::Outcome<Self::Order>> + ::core::marker::Send;
         }
         /// What the guards loaded, handed to [`Handler::call`] once every guard passed.
         pub struct Loaded<H: Handler + ?::core::marker::Sized> {
@@ -1120,19 +1104,13 @@ pub mod orders {
                 /// No such order.
                 NotFound,
             }
-            ::toolspec::__private::declared_errors!(
-                Error { NotFound = ("not_found", "No such order.") }
-            );
+            ::toolspec::__private::declared_errors!(Error {
+                NotFound = ("not_found", "No such order."),
+            });
             /// What the guard answers: what it loaded, or why the call stops.
-            pub type Outcome<T = ()> = ::core::result::Result<
-                T,
-                ::toolspec::__private::GuardFailure<Error>,
-            >;
+            pub type Outcome<T = ()> = ::core::result::Result<T, ::toolspec::__private::GuardFailure<Error>>;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, Guard, [Guard::OwnOrder => own_order], loaded : Loaded { order :
-            own_order }
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, Guard, [Guard::OwnOrder => own_order], loaded: Loaded { order: own_order });
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("orders_get"),
@@ -1370,11 +1348,10 @@ pub mod orders {
             /// All lines of an order must use one currency.
             MixedCurrencies,
         }
-        ::toolspec::__private::declared_errors!(
-            Error { UnknownSku = ("unknown_sku", "A product in the order does not exist."),
-            MixedCurrencies = ("mixed_currencies",
-            "All lines of an order must use one currency.") }
-        );
+        ::toolspec::__private::declared_errors!(Error {
+            UnknownSku = ("unknown_sku", "A product in the order does not exist."),
+            MixedCurrencies = ("mixed_currencies", "All lines of an order must use one currency."),
+        });
         /// The tool's guards, in spec order: each is run by its method of [`Handler`].
         #[derive(
             ::core::fmt::Debug,
@@ -1389,10 +1366,7 @@ pub mod orders {
             CustomerActive,
         }
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -1415,9 +1389,7 @@ pub mod orders {
                 cx: &Context<'_>,
             ) -> impl ::core::future::Future<Output = bool> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, Guard, [Guard::CustomerActive => customer_active]
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, Guard, [Guard::CustomerActive => customer_active]);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("orders_place"),
@@ -1655,16 +1627,13 @@ pub mod orders {
             /// The refund is larger than what is left to refund.
             TooMuch,
         }
-        ::toolspec::__private::declared_errors!(
-            Error { NotFound = ("not_found", "No such order."), NotDelivered =
-            ("not_delivered", "Only delivered orders can be refunded."), TooMuch =
-            ("too_much", "The refund is larger than what is left to refund.") }
-        );
+        ::toolspec::__private::declared_errors!(Error {
+            NotFound = ("not_found", "No such order."),
+            NotDelivered = ("not_delivered", "Only delivered orders can be refunded."),
+            TooMuch = ("too_much", "The refund is larger than what is left to refund."),
+        });
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -1681,9 +1650,7 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("orders_refund"),
@@ -1929,10 +1896,7 @@ pub mod orders {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// Implement this for your app type to serve the tool.
@@ -1949,9 +1913,7 @@ pub mod orders {
                 cx: Context<'_>,
             ) -> impl ::core::future::Future<Output = Outcome> + ::core::marker::Send;
         }
-        ::toolspec::__private::bind_handler!(
-            Tool, Handler, ::toolspec::__private::NoGuard, []
-        );
+        ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
         pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
             name: ::std::borrow::Cow::Borrowed("orders_report"),
@@ -2120,10 +2082,13 @@ pub mod orders {
             Cancelled,
             Refunded,
         }
-        ::toolspec::__private::string_enum!(
-            FiltersStatus { Pending = "pending", Shipped = "shipped", Delivered =
-            "delivered", Cancelled = "cancelled", Refunded = "refunded" }
-        );
+        ::toolspec::__private::string_enum!(FiltersStatus {
+            Pending = "pending",
+            Shipped = "shipped",
+            Delivered = "delivered",
+            Cancelled = "cancelled",
+            Refunded = "refunded",
+        });
         /// The filters the model may send, all optional.
         #[derive(
             ::core::fmt::Debug,
@@ -2139,18 +2104,10 @@ pub mod orders {
             pub status: ::core::option::Option<FiltersStatus>,
             /// Only records placed at or after this.
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-            pub placed_after: ::core::option::Option<
-                ::toolspec::__private::types::DateTime<
-                    ::toolspec::__private::types::FixedOffset,
-                >,
-            >,
+            pub placed_after: ::core::option::Option<::toolspec::__private::types::DateTime<::toolspec::__private::types::FixedOffset>>,
             /// Only records placed before this.
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
-            pub placed_before: ::core::option::Option<
-                ::toolspec::__private::types::DateTime<
-                    ::toolspec::__private::types::FixedOffset,
-                >,
-            >,
+            pub placed_before: ::core::option::Option<::toolspec::__private::types::DateTime<::toolspec::__private::types::FixedOffset>>,
             /// Only records whose total is at least this.
             #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
             pub total_min: ::core::option::Option<i64>,
@@ -2173,10 +2130,12 @@ pub mod orders {
             Total,
             Total2,
         }
-        ::toolspec::__private::string_enum!(
-            Sort { PlacedAt = "placed_at", PlacedAt2 = "-placed_at", Total = "total", Total2
-            = "-total" }
-        );
+        ::toolspec::__private::string_enum!(Sort {
+            PlacedAt = "placed_at",
+            PlacedAt2 = "-placed_at",
+            Total = "total",
+            Total2 = "-total",
+        });
         /// The model-facing input: the filters, then the sort and the page.
         #[derive(
             ::core::fmt::Debug,
@@ -2230,9 +2189,7 @@ pub mod orders {
             pub total: i64,
             pub currency: ::std::string::String,
             pub note: ::core::option::Option<::std::string::String>,
-            pub placed_at: ::toolspec::__private::types::DateTime<
-                ::toolspec::__private::types::FixedOffset,
-            >,
+            pub placed_at: ::toolspec::__private::types::DateTime<::toolspec::__private::types::FixedOffset>,
         }
         /// One page of records.
         #[derive(
@@ -2265,10 +2222,7 @@ pub mod orders {
         pub enum Error {}
         ::toolspec::__private::declared_errors!(Error {});
         /// What the handler returns.
-        pub type Outcome = ::core::result::Result<
-            Output,
-            ::toolspec::__private::Failure<Error>,
-        >;
+        pub type Outcome = ::core::result::Result<Output, ::toolspec::__private::Failure<Error>>;
         /// The handler's view of the call.
         pub type Context<'a> = ::toolspec::__private::Context<'a, Ambient>;
         /// The tool bound to a database: what the registry runs. A query tool needs no
@@ -2420,9 +2374,7 @@ pub mod orders {
                             ::std::borrow::Cow::Borrowed("placed_before"),
                             ::std::borrow::Cow::Borrowed("total_min"),
                         ]),
-                        sorts: ::std::borrow::Cow::Borrowed(&[
-                            ::std::borrow::Cow::Borrowed("placed_at"),
-                        ]),
+                        sorts: ::std::borrow::Cow::Borrowed(&[::std::borrow::Cow::Borrowed("placed_at")]),
                         description: ::std::borrow::Cow::Borrowed("Search your orders.\nFilters: status (pending, shipped, delivered, cancelled, refunded); placed_after (placed at or after); placed_before (placed before); total_min (total is at least).\nSorts: placed_at (`-` first for largest first; default -placed_at).\nReturns at most 50 records per page (default 20); `offset` pages on, `total` counts every match."),
                         schemas: ::std::borrow::Cow::Borrowed(&[
                             (::toolspec::__private::Dialect::Mcp, ::std::borrow::Cow::Borrowed(r#"{"type":"object","properties":{"status":{"type":"string","enum":["pending","shipped","delivered","cancelled","refunded"],"description":"Only records whose status is this."},"placed_after":{"type":"string","format":"date-time","description":"Only records placed at or after this."},"placed_before":{"type":"string","format":"date-time","description":"Only records placed before this."},"total_min":{"type":"integer","description":"Only records whose total is at least this."},"sort":{"type":"string","enum":["placed_at","-placed_at"],"description":"The order of the records: a column, or `-` and a column for largest first (default -placed_at)."},"limit":{"type":"integer","minimum":1,"maximum":50,"description":"Records per page, at most 50 (default 20); a larger limit is lowered to 50."},"offset":{"type":"integer","minimum":0,"description":"Records to skip before this page (default 0)."}},"additionalProperties":false}"#)),
