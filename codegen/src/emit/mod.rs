@@ -47,23 +47,20 @@ pub struct Sections {
 
 /// The named types and the project's items, formatted.
 pub fn sections(project: &Project) -> Sections {
-    let document = project.openapi();
-    // serde_json's own writer: `Display` goes through a formatter, about twice as slow.
-    let openapi = serde_json::to_string(&document).unwrap_or_default();
-    // The document (a tree of many small values) is freed on another thread meanwhile.
-    let ((), sections) = crate::parallel::join(
-        move || drop(document),
+    // The OpenAPI document (most of the work) is written while the rest is formatted.
+    let (openapi, (builtins, items, types)) = crate::parallel::join(
+        || project.openapi_json(),
         || {
             // Derived once: the task status tool's dialects are compiled with its descriptor.
             let builtins = project.builtin_descriptors();
             let items = format_tokens(project_items(project, &builtins));
-            Sections {
-                types: named_types(project),
-                tail: items + &project_text(&builtins, &openapi),
-            }
+            (builtins, items, named_types(project))
         },
     );
-    sections
+    Sections {
+        types,
+        tail: items + &project_text(&builtins, &openapi),
+    }
 }
 
 /// The generated file: `sections`, and `tools` (every tool's module formatted, in

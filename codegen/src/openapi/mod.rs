@@ -33,8 +33,16 @@ impl Project {
     /// The HTTP API's OpenAPI 3.1 document (`toolspec schema --dialect openapi`, served at
     /// `/openapi.json`).
     pub fn openapi(&self) -> Value {
+        // Read back from its text: the text is what the build writes.
+        serde_json::from_str(&self.openapi_json()).unwrap_or_default()
+    }
+
+    /// The OpenAPI document as JSON text. Each path's item is serialized as soon as it is
+    /// built and then dropped: a large project's document (6 MB for 1,000 tools) is never one
+    /// tree of values, which cost as much to free as to build.
+    pub fn openapi_json(&self) -> String {
         let mut components = Components::default();
-        let mut paths = Map::new();
+        let mut paths = Paths::default();
         let mut members: Vec<(&str, &Tool)> = self
             .tools
             .iter()
@@ -53,19 +61,19 @@ impl Project {
             if let Some(get) = operation.get(&mut components) {
                 item.insert("get".into(), get);
             }
-            paths.insert(format!("/tools/{name}"), item.into());
+            paths.push(&format!("/tools/{name}"), &item.into());
             let explain = object("post", operation.explain());
-            paths.insert(format!("/tools/{name}/explain"), explain);
+            paths.push(&format!("/tools/{name}/explain"), &explain);
             if asks(&tool.spec) {
                 let resume = object("post", operation.resume(&mut components));
-                paths.insert(format!("/tools/{name}/continue"), resume);
+                paths.push(&format!("/tools/{name}/continue"), &resume);
             }
         }
-        paths.insert("/tools".into(), json!({ "get": list_operation() }));
+        paths.push("/tools", &json!({ "get": list_operation() }));
         let tasks = members.iter().any(|(_, t)| t.spec.task.is_some());
         if tasks {
-            paths.insert("/tasks".into(), json!({ "get": tasks_operation() }));
-            paths.insert("/tasks/{id}".into(), task_item());
+            paths.push("/tasks", &json!({ "get": tasks_operation() }));
+            paths.push("/tasks/{id}", &task_item());
         }
         let scopes: BTreeSet<&str> = members
             .iter()
@@ -90,7 +98,7 @@ impl Project {
         } else {
             scopes.into_iter().collect::<Vec<_>>().join(", ")
         };
-        let mut document = json!({
+        let document = json!({
             "openapi": "3.1.0",
             "info": {
                 "title": "Tools",
@@ -108,11 +116,44 @@ impl Project {
                 }
             },
             "security": [{ "bearer": [] }],
-        });
-        // Moved in: `json!` would copy the whole document.
-        document["paths"] = paths.into();
-        document["components"]["schemas"] = schemas.into();
+        })
+        .to_string();
+        // The two `null`s stand where the paths and the schemas go: a key followed by `null`
+        // cannot occur inside a JSON string (its quotes would be escaped there).
+        let schemas = Value::from(schemas).to_string();
         document
+            .replacen(
+                r#""paths":null"#,
+                &format!(r#""paths":{}"#, paths.finish()),
+                1,
+            )
+            .replacen(r#""schemas":null"#, &format!(r#""schemas":{schemas}"#), 1)
+    }
+}
+
+/// The document's `paths` object, written as each path's item is built.
+#[derive(Default)]
+struct Paths {
+    json: Vec<u8>,
+}
+
+impl Paths {
+    fn push(&mut self, path: &str, item: &Value) {
+        self.json
+            .push(if self.json.is_empty() { b'{' } else { b',' });
+        // Neither a string nor a tree of JSON values fails to serialize into memory.
+        let _ = serde_json::to_writer(&mut self.json, path);
+        self.json.push(b':');
+        let _ = serde_json::to_writer(&mut self.json, item);
+    }
+
+    fn finish(mut self) -> String {
+        if self.json.is_empty() {
+            self.json.push(b'{');
+        }
+        self.json.push(b'}');
+        // serde_json writes UTF-8.
+        String::from_utf8(self.json).unwrap_or_default()
     }
 }
 
