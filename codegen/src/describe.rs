@@ -83,9 +83,7 @@ fn status_tool_dialects(offered: &[&AdapterDecl]) -> Vec<(Dialect, Text)> {
         .into_iter()
         .filter_map(|d| {
             let derived = dialect::derive(d, &canonical);
-            derived
-                .is_expressible()
-                .then(|| (d, Cow::Owned(derived.schema.to_string())))
+            derived.is_expressible().then(|| (d, json(&derived.schema)))
         })
         .collect()
 }
@@ -119,12 +117,7 @@ impl Tool {
                 schemas: Cow::Owned(
                     self.views
                         .get(&b.adapter)
-                        .map(|schemas| {
-                            schemas
-                                .iter()
-                                .map(|(d, s)| (*d, text(&s.to_string())))
-                                .collect()
-                        })
+                        .map(|schemas| schemas.iter().map(|(d, s)| (*d, json(s))).collect())
                         .unwrap_or_default(),
                 ),
             }),
@@ -145,12 +138,12 @@ impl Tool {
             summary: text(&spec.description),
             description: text(&self.description),
             version: spec.version,
-            input_schema: Cow::Owned(self.input_schema.to_string()),
-            output_schema: Cow::Owned(self.output_schema.to_string()),
+            input_schema: json(&self.input_schema),
+            output_schema: json(&self.output_schema),
             dialects: Cow::Owned(
                 self.dialects
                     .iter()
-                    .map(|(d, schema)| (*d, Cow::Owned(schema.to_string())))
+                    .map(|(d, schema)| (*d, json(schema)))
                     .collect(),
             ),
             fields: Cow::Owned(
@@ -165,14 +158,8 @@ impl Tool {
                     })
                     .collect(),
             ),
-            sensitive_input: self
-                .sensitive_input
-                .as_ref()
-                .map(|m| Cow::Owned(m.to_string())),
-            sensitive_output: self
-                .sensitive_output
-                .as_ref()
-                .map(|m| Cow::Owned(m.to_string())),
+            sensitive_input: self.sensitive_input.as_ref().map(json),
+            sensitive_output: self.sensitive_output.as_ref().map(json),
             own_ranges_input: texts(&self.own_ranges_input),
             own_ranges_output: texts(&self.own_ranges_output),
             guards: Cow::Owned(
@@ -265,7 +252,7 @@ impl Tool {
                         name: text(&form.name.value),
                         message: text(&form.message),
                         fields: names(&form.fields),
-                        schema: text(&schema.to_string()),
+                        schema: json(schema),
                     })
                     .collect(),
             ),
@@ -317,4 +304,10 @@ fn record(fields: &[RecordField]) -> Cow<'static, [RecordColumn]> {
 /// Whole milliseconds, as descriptors keep durations.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A schema's JSON text, as the generated code embeds it (serde_json's writer: `Display`
+/// goes through a formatter and is slower).
+fn json(value: &serde_json::Value) -> Text {
+    Cow::Owned(serde_json::to_string(value).unwrap_or_default())
 }

@@ -88,10 +88,26 @@ pub fn read(
         Some((_, file, node)) => read_config(&mut Reader::new(file, diagnostics), node, dirs),
         None => default_config(),
     };
+    // Each tool spec is read on its own (on every core), with its diagnostics; `types:` files
+    // after, in path order with the specs, since a type defined twice is an error.
+    let tools = crate::parallel::map(&parsed, |(path, file, node)| {
+        if *path == CONFIG_FILE || node.get("types").is_some() {
+            return None;
+        }
+        let mut local = Vec::new();
+        let mut r = Reader::new(file, &mut local).with_ambient(&config.ambient);
+        let spec = read_tool(&mut r, path, node, &config);
+        Some((local, spec))
+    });
     let mut types = Types::new();
     let mut specs = Vec::new();
-    for (path, file, node) in &parsed {
+    for ((path, file, node), tool) in parsed.iter().zip(tools) {
         if *path == CONFIG_FILE {
+            continue;
+        }
+        if let Some((local, spec)) = tool {
+            diagnostics.extend(local);
+            specs.extend(spec);
             continue;
         }
         let mut r = Reader::new(file, diagnostics).with_ambient(&config.ambient);
@@ -115,8 +131,6 @@ pub fn read(
                 }
                 types.insert(named.field.name.clone(), named);
             }
-        } else if let Some(spec) = read_tool(&mut r, path, node, &config) {
-            specs.push(spec);
         }
     }
     Read {
