@@ -6,6 +6,7 @@
 
 mod code;
 mod descriptor;
+mod format;
 mod literal;
 mod named_types;
 mod project;
@@ -15,9 +16,9 @@ mod types;
 
 use std::borrow::Cow;
 
-use proc_macro2::TokenStream;
 
 use crate::emit::descriptor::descriptor_item;
+use crate::emit::format::format_tokens;
 use crate::emit::named_types::named_types;
 use crate::emit::project::{project_items, project_text};
 use crate::emit::tool::tool_module;
@@ -82,15 +83,6 @@ pub fn assemble(project: &Project, sections: Sections, tools: &[Cow<'_, str>]) -
     write_tree(&mut out, project, tools, &[], 0);
     out.push_str(&tail);
     out
-}
-
-/// Formats items with prettyplease.
-pub fn format_tokens(tokens: TokenStream) -> String {
-    match syn::parse2::<syn::File>(tokens) {
-        Ok(file) => prettyplease::unparse(&file),
-        // Unreachable for a checked project; let the compiler show where it breaks.
-        Err(e) => format!("compile_error!({:?});\n", e.to_string()),
-    }
 }
 
 /// Every tool's module, formatted, in `project.tools` order: `known[i]` as it is when there is

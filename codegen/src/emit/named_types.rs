@@ -66,7 +66,7 @@ pub fn named_types(project: &Project) -> String {
     }
     // Checked when the shapes were resolved: the source parses. typify's items, formatted.
     if !shapes.is_empty() {
-        code.block(&crate::emit::format_tokens(
+        code.block(&crate::emit::format::format_tokens(
             shapes.items.parse().unwrap_or_default(),
         ));
     }

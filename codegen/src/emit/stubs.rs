@@ -5,7 +5,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use crate::emit::format_tokens;
+use crate::emit::format::format_tokens;
 use crate::project::{Project, Tool};
 use crate::rust_name::{ident, type_name, value_name};
 
