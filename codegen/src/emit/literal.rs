@@ -355,90 +355,51 @@ impl Items<Node> {
     }
 }
 
-impl ser::SerializeSeq for Items<Node> {
-    type Ok = Node;
-    type Error = Unsupported;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Node, Unsupported> {
-        Ok(self.finish())
-    }
+/// serde's four ways of walking a sequence, each an item of [`Items<Node>`].
+macro_rules! sequence_walks {
+    ($($walk:ident::$item:ident),*) => {$(
+        impl ser::$walk for Items<Node> {
+            type Ok = Node;
+            type Error = Unsupported;
+            fn $item<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unsupported> {
+                self.push(value)
+            }
+            fn end(self) -> Result<Node, Unsupported> {
+                Ok(self.finish())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Items<Node> {
-    type Ok = Node;
-    type Error = Unsupported;
-    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Node, Unsupported> {
-        Ok(self.finish())
-    }
+sequence_walks!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
+
+/// serde's two ways of walking a struct, each field a member of the [`Node::Struct`].
+macro_rules! struct_walks {
+    ($($walk:ident),*) => {$(
+        impl ser::$walk for Items<(&'static str, Node)> {
+            type Ok = Node;
+            type Error = Unsupported;
+            fn serialize_field<T: ?Sized + Serialize>(
+                &mut self,
+                key: &'static str,
+                value: &T,
+            ) -> Result<(), Unsupported> {
+                self.items.push((key, value.serialize(Walk)?));
+                Ok(())
+            }
+            fn end(self) -> Result<Node, Unsupported> {
+                Ok(Node::Struct(self.path, self.items))
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTupleStruct for Items<Node> {
-    type Ok = Node;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Node, Unsupported> {
-        Ok(self.finish())
-    }
-}
-
-impl ser::SerializeTupleVariant for Items<Node> {
-    type Ok = Node;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), Unsupported> {
-        self.push(value)
-    }
-    fn end(self) -> Result<Node, Unsupported> {
-        Ok(self.finish())
-    }
-}
-
-impl Items<(&'static str, Node)> {
-    fn field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Unsupported> {
-        self.items.push((key, value.serialize(Walk)?));
-        Ok(())
-    }
-}
-
-impl ser::SerializeStruct for Items<(&'static str, Node)> {
-    type Ok = Node;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Unsupported> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<Node, Unsupported> {
-        Ok(Node::Struct(self.path, self.items))
-    }
-}
-
-impl ser::SerializeStructVariant for Items<(&'static str, Node)> {
-    type Ok = Node;
-    type Error = Unsupported;
-    fn serialize_field<T: ?Sized + Serialize>(
-        &mut self,
-        key: &'static str,
-        value: &T,
-    ) -> Result<(), Unsupported> {
-        self.field(key, value)
-    }
-    fn end(self) -> Result<Node, Unsupported> {
-        Ok(Node::Struct(self.path, self.items))
-    }
-}
+struct_walks!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {

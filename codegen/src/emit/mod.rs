@@ -16,7 +16,6 @@ mod types;
 
 use std::borrow::Cow;
 
-
 use crate::emit::descriptor::descriptor_item;
 use crate::emit::format::format_tokens;
 use crate::emit::named_types::named_types;
