@@ -113,8 +113,7 @@ impl Config {
     ///
     /// A cache beside the file (see [`Reuse`]) makes compiling again cheap: when nothing the
     /// compile reads changed since the last successful one into the same folder, and the file
-    /// is as that one left it, no stage runs and the file is left untouched; otherwise only the
-    /// tool modules whose tool changed are emitted again.
+    /// is as that one left it, no stage runs and the file is left untouched.
     ///
     /// A project whose `toolspec.yaml` says `contract_lock: required` fails to compile when its
     /// tools differ from `toolspec.lock` by a change that is breaking or needs review (see
@@ -190,19 +189,7 @@ impl Config {
         }
         let output = output.ok_or(Error::NoOutDir)?;
         let tools = project.tools.len();
-        let (code, reuse) = match &cache {
-            Some(cache) => cache.generate(&project),
-            None => {
-                let code = crate::emit::generate(&project);
-                (
-                    code,
-                    Reuse::Modules {
-                        reused: 0,
-                        formatted: tools,
-                    },
-                )
-            }
-        };
+        let code = crate::emit::generate(&project);
         // The project (all the stages' data) is freed on another thread while the file is
         // written.
         let ((), written) =
@@ -215,7 +202,7 @@ impl Config {
             output,
             tools,
             warnings,
-            reuse,
+            reuse: Reuse::Rebuilt,
         })
     }
 

@@ -11,9 +11,8 @@
 //! toolspec_codegen::compile("specs").unwrap_or_else(|e| e.exit());
 //! ```
 //!
-//! A compile keeps a cache beside the generated file, so that building again is cheap: when
-//! nothing it reads changed, no stage runs and the file is left untouched; when some specs
-//! changed, only their tools' modules are emitted again (see [`Reuse`]).
+//! A compile keeps a record beside the generated file, so that building again is cheap: when
+//! nothing it reads changed, no stage runs and the file is left untouched (see [`Reuse`]).
 //!
 //! Inside, the compiler is a pipeline of stages, each a private module that only looks back at
 //! the ones before it: `read` (the folder, YAML with spans, the spec model), `shapes` (JSON

@@ -1,7 +1,7 @@
 //! The cache beside the generated file: a compile of an unchanged project runs no stage and
 //! leaves the file untouched; after a change it writes exactly what a compile into an empty
-//! folder writes, re-emitting only the modules of the tools that changed; a failing compile
-//! reports its errors as without a cache, and records nothing.
+//! folder writes; a failing compile reports its errors as without a cache, and records
+//! nothing.
 
 mod support;
 
@@ -46,14 +46,7 @@ fn compile(specs: &Path, out: &Path) -> Compiled {
 fn cold(specs: &Path) -> (tempfile::TempDir, Compiled) {
     let out = tempfile::tempdir().expect("a temp dir");
     let compiled = compile(specs, out.path());
-    assert_eq!(
-        compiled.reuse,
-        Reuse::Modules {
-            reused: 0,
-            formatted: compiled.tools
-        },
-        "a new folder has no cache"
-    );
+    assert_eq!(compiled.reuse, Reuse::Rebuilt, "a new folder has no cache");
     (out, compiled)
 }
 
@@ -68,11 +61,10 @@ fn file_version(path: &Path) -> (Vec<u8>, std::time::SystemTime, u64) {
     (bytes, meta.modified().expect("an mtime"), inode)
 }
 
-/// Checks that `compiled`, an incremental compile into `out`, wrote and reported what a cold
-/// compile of the same specs does, and left the cache holding the modules of this compile
-/// alone.
-fn assert_as_cold(specs: &Path, out: &Path, compiled: &Compiled) {
-    let (fresh_out, fresh) = cold(specs);
+/// Checks that `compiled`, a compile into a folder that held an earlier one's output, wrote
+/// and reported what a cold compile of the same specs does.
+fn assert_as_cold(specs: &Path, compiled: &Compiled) {
+    let (_fresh_out, fresh) = cold(specs);
     let read = |path: &Path| std::fs::read(path).expect("the file");
     assert!(
         read(&compiled.output) == read(&fresh.output),
@@ -80,11 +72,6 @@ fn assert_as_cold(specs: &Path, out: &Path, compiled: &Compiled) {
     );
     assert_eq!(compiled.tools, fresh.tools);
     assert_eq!(compiled.warnings, fresh.warnings);
-    let pack = |dir: &Path| read(&dir.join(".toolspec_tools.rs.cache/modules.bin"));
-    assert!(
-        pack(out) == pack(fresh_out.path()),
-        "the cache holds this compile's modules and no other"
-    );
 }
 
 #[test]
@@ -92,13 +79,7 @@ fn an_unchanged_project_is_not_compiled_again() {
     let specs = project();
     let out = tempfile::tempdir().expect("a temp dir");
     let first = compile(specs.path(), out.path());
-    assert_eq!(
-        first.reuse,
-        Reuse::Modules {
-            reused: 0,
-            formatted: first.tools
-        }
-    );
+    assert_eq!(first.reuse, Reuse::Rebuilt);
     assert!(!first.warnings.is_empty(), "the project warns");
     let before = file_version(&first.output);
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -122,26 +103,26 @@ fn an_unchanged_project_is_not_compiled_again() {
         })
         .collect();
     cached.sort();
-    assert_eq!(cached, ["modules.bin", "state.json"]);
+    assert_eq!(cached, ["state.json"]);
 
     // Another option is another compile.
     let other = config(out.path())
         .display_root("elsewhere")
         .compile(specs.path());
     let other = other.expect("compiles");
-    assert!(matches!(other.reuse, Reuse::Modules { .. }));
+    assert_eq!(other.reuse, Reuse::Rebuilt);
     assert_ne!(
         std::fs::read(&other.output).expect("the file"),
         before.0,
         "the header names the root"
     );
     let back = compile(specs.path(), out.path());
-    assert!(matches!(back.reuse, Reuse::Modules { .. }));
-    assert_as_cold(specs.path(), out.path(), &back);
+    assert_eq!(back.reuse, Reuse::Rebuilt);
+    assert_as_cold(specs.path(), &back);
 }
 
 #[test]
-fn a_changed_spec_is_the_only_module_emitted_again() {
+fn a_changed_spec_is_compiled_again() {
     let specs = project();
     let out = tempfile::tempdir().expect("a temp dir");
     let first = compile(specs.path(), out.path());
@@ -151,29 +132,24 @@ fn a_changed_spec_is_the_only_module_emitted_again() {
     assert_ne!(changed, text);
     std::fs::write(&cancel, changed).expect("written");
     let second = compile(specs.path(), out.path());
-    assert_eq!(
-        second.reuse,
-        Reuse::Modules {
-            reused: first.tools - 1,
-            formatted: 1
-        }
-    );
-    assert_as_cold(specs.path(), out.path(), &second);
+    assert_eq!(second.reuse, Reuse::Rebuilt);
+    assert_eq!(second.tools, first.tools);
+    assert_as_cold(specs.path(), &second);
     assert!(
         std::fs::read_to_string(&second.output)
             .expect("the file")
             .contains("Now, ")
     );
 
-    // A change to what every tool reads (the project's config) emits every module again.
+    // A change to what every tool reads (the project's config).
     let config_file = specs.path().join("toolspec.yaml");
     let text = std::fs::read_to_string(&config_file).expect("the config");
     let changed = text.replace("name: explain", "name: explain_call");
     assert_ne!(changed, text);
     std::fs::write(&config_file, changed).expect("written");
     let third = compile(specs.path(), out.path());
-    assert!(matches!(third.reuse, Reuse::Modules { .. }));
-    assert_as_cold(specs.path(), out.path(), &third);
+    assert_eq!(third.reuse, Reuse::Rebuilt);
+    assert_as_cold(specs.path(), &third);
 }
 
 #[test]
@@ -195,8 +171,8 @@ fn a_changed_shape_file_is_compiled_as_from_scratch() {
     assert_ne!(changed, text, "the shape has properties");
     std::fs::write(&canvas, changed).expect("written");
     let second = compile(specs.path(), out.path());
-    assert!(matches!(second.reuse, Reuse::Modules { .. }));
-    assert_as_cold(specs.path(), out.path(), &second);
+    assert_eq!(second.reuse, Reuse::Rebuilt);
+    assert_as_cold(specs.path(), &second);
 }
 
 #[test]
@@ -241,17 +217,11 @@ fn a_deleted_spec_removes_its_tool() {
     std::fs::remove_file(specs.path().join("notes/say.yaml")).expect("removed");
     let second = compile(specs.path(), out.path());
     assert_eq!(second.tools, first.tools - 1);
-    assert_eq!(
-        second.reuse,
-        Reuse::Modules {
-            reused: second.tools,
-            formatted: 0
-        }
-    );
+    assert_eq!(second.reuse, Reuse::Rebuilt);
     let code = std::fs::read_to_string(&second.output).expect("the file");
     assert!(!code.contains("pub mod say"), "the tool's module is gone");
     assert!(!code.contains("notes_say"));
-    assert_as_cold(specs.path(), out.path(), &second);
+    assert_as_cold(specs.path(), &second);
 }
 
 #[test]
@@ -263,26 +233,25 @@ fn a_file_changed_or_removed_since_is_generated_again() {
     let code = std::fs::read_to_string(&fresh.output).expect("the file");
     std::fs::write(&first.output, "// edited\n").expect("written");
     let second = compile(specs.path(), out.path());
-    assert!(matches!(second.reuse, Reuse::Modules { .. }));
+    assert_eq!(second.reuse, Reuse::Rebuilt);
     assert_eq!(
         std::fs::read_to_string(&second.output).expect("the file"),
         code
     );
     std::fs::remove_file(&second.output).expect("removed");
     let third = compile(specs.path(), out.path());
-    assert!(matches!(third.reuse, Reuse::Modules { .. }));
+    assert_eq!(third.reuse, Reuse::Rebuilt);
     assert_eq!(
         std::fs::read_to_string(&third.output).expect("the file"),
         code
     );
-    // A cache that is not whole is no cache.
-    let pack = out.path().join(".toolspec_tools.rs.cache/modules.bin");
-    let bytes = std::fs::read(&pack).expect("a pack");
-    std::fs::write(&pack, &bytes[..bytes.len() / 2]).expect("cut");
-    std::fs::write(specs.path().join("orders/get.yaml"), "description: Get.\n").expect("written");
+    // A record that is not whole is no record.
+    let state = out.path().join(".toolspec_tools.rs.cache/state.json");
+    let bytes = std::fs::read(&state).expect("a record");
+    std::fs::write(&state, &bytes[..bytes.len() / 2]).expect("cut");
     let fourth = compile(specs.path(), out.path());
-    assert!(matches!(fourth.reuse, Reuse::Modules { .. }));
-    assert_as_cold(specs.path(), out.path(), &fourth);
+    assert_eq!(fourth.reuse, Reuse::Rebuilt);
+    assert_as_cold(specs.path(), &fourth);
 }
 
 #[test]

@@ -14,8 +14,6 @@ pub mod stubs;
 mod tool;
 mod types;
 
-use std::borrow::Cow;
-
 use crate::emit::descriptor::descriptor_item;
 use crate::emit::format::format_tokens;
 use crate::emit::named_types::named_types;
@@ -26,27 +24,25 @@ use crate::rust_name::ident;
 
 /// Generates the Rust source for a checked project.
 ///
-/// Each tool module is built and formatted on its own (on every available core), then the
-/// modules are nested into their folders' `pub mod` blocks: the cost stays linear in the
-/// number of tools, with no copy of the whole token tree. The named types and the project's
-/// items are formatted on a thread of their own meanwhile; like the tools' worker threads,
-/// its stack does not depend on the caller's.
+/// Each tool module is written on its own (on every available core), then the modules are
+/// nested into their folders' `pub mod` blocks: the cost stays linear in the number of
+/// tools. The named types and the project's items are written on a thread of their own
+/// meanwhile; like the tools' worker threads, its stack does not depend on the caller's.
 pub fn generate(project: &Project) -> String {
-    // The project's items (the OpenAPI document above all) are formatted while the tools are.
-    let (sections, tools) =
-        crate::parallel::join(|| sections(project), || format_tools(project, &[]));
+    // The project's items (the OpenAPI document above all) are written while the tools are.
+    let (sections, tools) = crate::parallel::join(|| sections(project), || format_tools(project));
     assemble(project, sections, &tools)
 }
 
 /// What the file holds besides the tool modules, formatted: the named types, and the
 /// project's items.
-pub struct Sections {
+struct Sections {
     types: String,
     tail: String,
 }
 
 /// The named types and the project's items, formatted.
-pub fn sections(project: &Project) -> Sections {
+fn sections(project: &Project) -> Sections {
     // The OpenAPI document (most of the work) is written while the rest is formatted.
     let (openapi, (builtins, items, types)) = crate::parallel::join(
         || project.openapi_json(),
@@ -65,7 +61,7 @@ pub fn sections(project: &Project) -> Sections {
 
 /// The generated file: `sections`, and `tools` (every tool's module formatted, in
 /// `project.tools` order) nested in their folders' modules.
-pub fn assemble(project: &Project, sections: Sections, tools: &[Cow<'_, str>]) -> String {
+fn assemble(project: &Project, sections: Sections, tools: &[String]) -> String {
     let Sections { types, tail } = sections;
     let source = if project.display_root.is_empty() {
         String::new()
@@ -84,20 +80,9 @@ pub fn assemble(project: &Project, sections: Sections, tools: &[Cow<'_, str>]) -
     out
 }
 
-/// Every tool's module, formatted, in `project.tools` order: `known[i]` as it is when there is
-/// one (`known` may be shorter than the tools), the others emitted and formatted.
-pub fn format_tools<'k>(project: &Project, known: &[Option<&'k str>]) -> Vec<Cow<'k, str>> {
-    let tools: Vec<(&Tool, Option<&'k str>)> = project
-        .tools
-        .iter()
-        .enumerate()
-        .map(|(i, tool)| (tool, known.get(i).copied().flatten()))
-        .collect();
-    let format = |(tool, known): &(&Tool, Option<&'k str>)| match known {
-        Some(text) => Cow::Borrowed(*text),
-        None => Cow::Owned(format_tool(project, tool)),
-    };
-    crate::parallel::map(&tools, format)
+/// Every tool's module, written out, in `project.tools` order.
+fn format_tools(project: &Project) -> Vec<String> {
+    crate::parallel::map(&project.tools, |tool| format_tool(project, tool))
 }
 
 /// A tool's module, written out with its descriptor.
@@ -115,7 +100,7 @@ fn format_tool(project: &Project, tool: &Tool) -> String {
 fn write_tree(
     out: &mut String,
     project: &Project,
-    formatted: &[Cow<'_, str>],
+    formatted: &[String],
     prefix: &[String],
     depth: usize,
 ) {
