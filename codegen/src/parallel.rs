@@ -1,10 +1,10 @@
 //! Work spread over the machine's cores, results in input order: the compiler parses,
-//! checks and formats each spec on its own, so large projects build in parallel.
+//! checks and writes each spec on its own, so large projects build in parallel.
 //!
 //! The work runs on threads of its own with a stack of [`STACK_SIZE`], whatever thread calls:
-//! formatting a type nested as deep as the schema depth limit allows recurses in `syn` and
-//! `prettyplease` once per level, and checking a default recurses in the validator, which must
-//! not depend on the caller's stack (a test thread has 2 MiB).
+//! writing a type nested as deep as the schema depth limit allows recurses once per level (and
+//! a shape's types in `syn` and `prettyplease`), and checking a default recurses in the
+//! validator, which must not depend on the caller's stack (a test thread has 2 MiB).
 
 /// The stack of each worker thread (address space; only what is used is touched).
 pub const STACK_SIZE: usize = 16 << 20;
