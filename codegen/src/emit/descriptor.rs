@@ -30,13 +30,11 @@ pub fn setting_value(value: &SettingValue) -> TokenStream {
     }
 }
 
-/// A descriptor's static item as formatted source, its lines indented by `indent` levels:
-/// `doc` (without its `///`), then `pub static NAME: Descriptor = …;`.
-pub fn descriptor_item(doc: &str, name: &str, descriptor: &Descriptor, indent: usize) -> String {
-    let pad = "    ".repeat(indent);
-    let mut out =
-        format!("{pad}///{doc}\n{pad}pub static {name}: ::toolspec::__private::Descriptor = ");
-    if let Err(e) = literal::write(&mut out, descriptor, indent) {
+/// A descriptor's static item as formatted source: `doc` (one line, without its `///`),
+/// then `pub static NAME: Descriptor = …;`.
+pub fn descriptor_item(doc: &str, name: &str, descriptor: &Descriptor) -> String {
+    let mut out = format!("/// {doc}\npub static {name}: ::toolspec::__private::Descriptor = ");
+    if let Err(e) = literal::write(&mut out, descriptor, 0) {
         // Unreachable for the descriptor model; let the compiler say what broke.
         out.push_str(&format!("::core::compile_error!({:?})", e.to_string()));
     }

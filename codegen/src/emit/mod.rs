@@ -1,8 +1,9 @@
 //! Rust emission: one file with a module per tool (types, `Handler` trait, descriptor), the
 //! named types, the project configuration and a `registry()` that refuses to compile until
-//! every tool has a handler. Built with `quote` and printed with `prettyplease`, but for the
-//! data — the descriptors and the OpenAPI document, most of the file — which is written as
-//! formatted text straight from the value (`literal`).
+//! every tool has a handler. The tool modules and the named types are written as formatted
+//! source (`code`), the descriptors and the OpenAPI document — most of the file — straight
+//! from the value (`literal`); only the project's own items are built with `quote` and printed
+//! with `prettyplease` (`format`).
 
 mod code;
 mod descriptor;
@@ -88,10 +89,9 @@ fn format_tools(project: &Project) -> Vec<String> {
 /// A tool's module, written out with its descriptor.
 fn format_tool(project: &Project, tool: &Tool) -> String {
     let descriptor = descriptor_item(
-        " Everything known about the tool at build time.",
+        "Everything known about the tool at build time.",
         "DESCRIPTOR",
         &tool.descriptor(),
-        0,
     );
     tool_module(tool, tool.module.len(), &project.shapes, &descriptor)
 }

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::descriptor::{Descriptor, ToolKind};
 use toolspec_vocab::naming::NameRule;
@@ -65,16 +65,16 @@ fn adapter_decl(decl: &AdapterDecl) -> TokenStream {
 }
 
 /// A built-in tool's generated static, what it says of itself, and how the registry adds it.
-fn builtin(kind: ToolKind) -> (proc_macro2::Ident, &'static str, TokenStream) {
+fn builtin(kind: ToolKind) -> (&'static str, &'static str, TokenStream) {
     match kind {
         ToolKind::TaskStatus => (
-            format_ident!("TASK_STATUS"),
-            " The built-in task status tool: reads a task another tool started.",
+            "TASK_STATUS",
+            "The built-in task status tool: reads a task another tool started.",
             quote! { .task_status(&TASK_STATUS) },
         ),
         _ => (
-            format_ident!("EXPLAIN"),
-            " The built-in explain tool: checks a call of another tool without running it.",
+            "EXPLAIN",
+            "The built-in explain tool: checks a call of another tool without running it.",
             quote! { .explain(&EXPLAIN) },
         ),
     }
@@ -260,7 +260,7 @@ pub fn project_text(builtins: &[Descriptor], openapi: &str) -> String {
     let mut out = String::with_capacity(openapi.len() + 4096);
     for descriptor in builtins {
         let (name, doc, _) = builtin(descriptor.kind);
-        out.push_str(&descriptor_item(doc, &name.to_string(), descriptor, 0));
+        out.push_str(&descriptor_item(doc, name, descriptor));
     }
     out.push_str("/// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).\n");
     out.push_str("pub const OPENAPI: &str = ");
