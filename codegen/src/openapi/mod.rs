@@ -122,16 +122,18 @@ impl Project {
             "security": [{ "bearer": [] }],
         })
         .to_string();
-        // The two `null`s stand where the paths and the schemas go: a key followed by `null`
-        // cannot occur inside a JSON string (its quotes would be escaped there).
+        // The two `null`s stand where the schemas and the paths go: a key followed by `null`
+        // cannot occur inside a JSON string (its quotes would be escaped there), and both are
+        // found in the skeleton before anything of a tool's (a `default` may hold such a key)
+        // is put in.
         let schemas = Value::from(schemas).to_string();
-        document
-            .replacen(
-                r#""paths":null"#,
-                &format!(r#""paths":{}"#, paths.finish()),
-                1,
-            )
-            .replacen(r#""schemas":null"#, &format!(r#""schemas":{schemas}"#), 1)
+        let document =
+            document.replacen(r#""schemas":null"#, &format!(r#""schemas":{schemas}"#), 1);
+        let paths = paths.finish();
+        match document.split_once(r#""paths":null"#) {
+            Some((head, tail)) => [head, r#""paths":"#, &paths, tail].concat(),
+            None => document,
+        }
     }
 }
 
@@ -734,6 +736,28 @@ mod tests {
         // The tool's own schemas are left as they are.
         let tool = &project.tools()[0];
         assert_eq!(tool.input_schema()["properties"]["n"].get("format"), None);
+    }
+
+    #[test]
+    fn a_default_holding_the_skeletons_keys_stays_where_it_is() {
+        let files = [(
+            "notes/add.yaml",
+            "description: Add.\nexpects:\n  settings:\n    type: object\n    fields:\n      \
+             schemas: { type: string, nullable: true }\n      \
+             paths: { type: string, nullable: true }\n    \
+             default: { schemas: null, paths: null }\n",
+        )];
+        let project = crate::project::from_files(&files);
+        assert!(!project.has_errors(), "{}", project.render_diagnostics());
+        let document = project.openapi();
+        assert!(document["components"]["schemas"]["Error"].is_object());
+        assert!(document["paths"]["/tools/notes_add"].is_object());
+        let post = &document["paths"]["/tools/notes_add"]["post"];
+        let input = &post["requestBody"]["content"]["application/json"]["schema"];
+        assert_eq!(
+            input["properties"]["settings"]["default"],
+            json!({ "schemas": null, "paths": null })
+        );
     }
 
     #[test]
