@@ -1,6 +1,7 @@
-//! Plain `tools/call` requests over stdio, which the server answers beside rmcp's service loop:
+//! Plain `tools/call` requests, which the server answers beside rmcp's service: over stdio,
 //! byte for byte what rmcp answers, progress before the answer, and a call the client
-//! cancels left unanswered, as rmcp leaves it.
+//! cancels left unanswered, as rmcp leaves it; over stateless HTTP, the same status, type and
+//! bytes as rmcp's answer.
 
 use std::time::Duration;
 
@@ -10,6 +11,7 @@ use toolspec::inline::{InlineContext, Spec};
 use toolspec::mcp::McpServer;
 use toolspec::{AmbientContext, Caller};
 
+use crate::raw_http;
 use crate::support::*;
 
 /// A request line: `tools/call` of `name` with `arguments` (left out when `None`) and `meta`.
@@ -257,4 +259,158 @@ async fn progress_comes_before_the_answer_and_a_cancelled_call_goes_unanswered()
         "the later call was not answered: {rest:?}"
     );
     served.await.unwrap().expect("the server stops cleanly");
+}
+
+/// A stateless `tools/call` request of protocol 2026-07-28 over HTTP as `token`: `tools/call`
+/// of `name` with `arguments` and the per-request metadata, plus `extra_meta` in `_meta`.
+async fn stateless_call(
+    server: &HttpServer,
+    token: &str,
+    id: Value,
+    name: &str,
+    arguments: Option<Value>,
+    extra_meta: Option<(&str, Value)>,
+) -> raw_http::RawAnswer {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "0" },
+    });
+    if let Some((key, value)) = extra_meta {
+        meta[key] = value;
+    }
+    let body = call(id, name, arguments, Some(meta));
+    let authorization = format!("Authorization: Bearer {token}");
+    let named = format!("Mcp-Name: {name}");
+    raw_http::send_to(
+        &server.address(),
+        "POST",
+        "/mcp",
+        &[
+            &authorization,
+            "Accept: application/json, text/event-stream",
+            "Content-Type: application/json",
+            "MCP-Protocol-Version: 2026-07-28",
+            "Mcp-Method: tools/call",
+            &named,
+        ],
+        &body,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_plain_stateless_call_over_http_is_answered_as_rmcp_answers_it() {
+    let scratch = Scratch::new();
+    let server = HttpServer::start_with(&scratch, TOKENS, &["--verbose"], None).await;
+    // Each case twice: plain, then with a key in `_meta` only rmcp reads, which sends it
+    // through rmcp's service. grace may not place orders: for her the tool does not exist.
+    let cases = [
+        ("ada-token", "orders_get", Some(json!({ "order_id": 1 }))),
+        ("ada-token", "orders_get", Some(json!({ "order_id": 999 }))),
+        (
+            "ada-token",
+            "orders_get",
+            Some(json!({ "order_id": "one" })),
+        ),
+        (
+            "ada-token",
+            "orders_get",
+            Some(json!({ "order_id": 1, "customer_id": 2 })),
+        ),
+        ("ada-token", "orders_get", Some(Value::Null)),
+        ("ada-token", "orders_get", None),
+        (
+            "ada-token",
+            "explain",
+            Some(json!({ "tool": "orders_get", "arguments": { "order_id": 1 } })),
+        ),
+        (
+            "ada-token",
+            "orders_place",
+            Some(json!({ "lines": [{ "sku": "MUG-001", "quantity": 1 }] })),
+        ),
+        (
+            "grace-token",
+            "orders_place",
+            Some(json!({ "lines": [{ "sku": "MUG-001", "quantity": 1 }] })),
+        ),
+        ("ada-token", "no_such_tool", Some(json!({}))),
+    ];
+    for (n, (token, name, arguments)) in cases.iter().enumerate() {
+        let (plain_id, rmcp_id) = (json!(100 + n), json!(format!("r{n}")));
+        let plain = stateless_call(
+            &server,
+            token,
+            plain_id.clone(),
+            name,
+            arguments.clone(),
+            None,
+        )
+        .await;
+        let through_rmcp = stateless_call(
+            &server,
+            token,
+            rmcp_id.clone(),
+            name,
+            arguments.clone(),
+            Some(("io.example/trace", json!("t"))),
+        )
+        .await;
+        assert!(
+            plain.body.contains(&format!("\"id\":{plain_id}")),
+            "{plain:?}"
+        );
+        assert_eq!(plain.status, through_rmcp.status, "case {n}: {name}");
+        assert_eq!(
+            plain.header("content-type"),
+            through_rmcp.header("content-type"),
+            "case {n}: {name}"
+        );
+        assert_eq!(
+            normalize(&plain.body, &plain_id),
+            normalize(&through_rmcp.body, &rmcp_id),
+            "case {n}: {name}"
+        );
+    }
+    // Each plain call was answered beside rmcp's service, and only those.
+    let log = server.log.text();
+    let answered = log.matches("a stateless call answered beside").count();
+    assert_eq!(answered, cases.len(), "{log}");
+
+    // A header that disagrees with the body goes to rmcp, which refuses it.
+    let body = call(
+        json!(1),
+        "orders_get",
+        Some(json!({ "order_id": 1 })),
+        Some(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })),
+    );
+    let refused = raw_http::send_to(
+        &server.address(),
+        "POST",
+        "/mcp",
+        &[
+            "Authorization: Bearer ada-token",
+            "Accept: application/json, text/event-stream",
+            "Content-Type: application/json",
+            "MCP-Protocol-Version: 2026-07-28",
+            "Mcp-Method: tools/call",
+            "Mcp-Name: orders_place",
+        ],
+        &body,
+    )
+    .await;
+    assert_eq!(refused.status, 400, "{refused:?}");
+    assert_eq!(refused.json()["error"]["code"], -32020, "{refused:?}");
+    assert_eq!(
+        server
+            .log
+            .text()
+            .matches("a stateless call answered beside")
+            .count(),
+        cases.len()
+    );
 }

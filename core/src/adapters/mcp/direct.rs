@@ -236,7 +236,7 @@ fn is_current(version: &ProtocolVersion) -> bool {
 /// The message rmcp makes of a call's answer — its request handler shapes the result for the
 /// session's protocol (the `resultType` and non-object output of 2026-07-28, or their absence
 /// before it), its service loop wraps it — in a session on a `current` protocol or not.
-fn message(
+pub(crate) fn message(
     id: RequestId,
     answered: Result<CallToolResponse, ErrorData>,
     current: bool,

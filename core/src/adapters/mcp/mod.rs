@@ -310,11 +310,22 @@ impl McpServer {
         self.submit(request, session).await
     }
 
-    /// A plain call ([`direct`]): the server's own caller, no task, nothing to ask; the same
-    /// pipeline and the same answer as [`call`](Self::call).
+    /// Whether a call of the tool named `name` by `caller` needs nothing of rmcp's peer: its
+    /// tool runs as no task and asks its user nothing (an unknown tool needs nothing either:
+    /// its answer is an error, whoever answers).
+    fn answers_directly(&self, name: &str, caller: &Caller) -> bool {
+        self.shared.listing.find(name, caller).is_none_or(|member| {
+            let tool = member.descriptor;
+            tool.task.is_none() && tool.confirm.is_none() && tool.ask.is_empty()
+        })
+    }
+
+    /// A plain call ([`direct`]) by `caller`: no task, nothing to ask; the same pipeline and
+    /// the same answer as [`call`](Self::call).
     async fn call_plain(
         self,
         request: CallToolRequestParams,
+        caller: Arc<Caller>,
         cancellation: CancellationToken,
         progress: Option<direct::Progress>,
     ) -> Result<CallToolResponse, ErrorData> {
@@ -322,7 +333,7 @@ impl McpServer {
             ProgressForwarder::start(Notifier::Direct(progress.write), progress.token)
         });
         let session = Session {
-            caller: &self.caller,
+            caller: &caller,
             cancellation,
             reporter,
             accept: Accept::ResultsOnly,
@@ -410,13 +421,7 @@ struct Session<'a> {
 impl direct::Direct for McpServer {
     /// Tools that run as tasks or ask their user need rmcp's peer.
     fn direct(&self, name: &str) -> bool {
-        self.shared
-            .listing
-            .find(name, &self.caller)
-            .is_none_or(|member| {
-                let tool = member.descriptor;
-                tool.task.is_none() && tool.confirm.is_none() && tool.ask.is_empty()
-            })
+        self.answers_directly(name, &self.caller)
     }
 
     fn call(
@@ -425,7 +430,11 @@ impl direct::Direct for McpServer {
         cancellation: CancellationToken,
         progress: Option<direct::Progress>,
     ) -> direct::Answer {
-        Box::pin(self.clone().call_plain(call, cancellation, progress))
+        let caller = Arc::clone(&self.caller);
+        Box::pin(
+            self.clone()
+                .call_plain(call, caller, cancellation, progress),
+        )
     }
 }
 

@@ -35,6 +35,7 @@ use toolspec_vocab::auth::MissingScope;
 mod challenge;
 mod connections;
 mod sessions;
+mod stateless;
 
 pub use connections::ConnectionLimits;
 pub use sessions::SessionLimits;
@@ -45,6 +46,7 @@ pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
 use crate::adapters::auth::authenticator::{self as auth, Refusal};
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 use crate::adapters::gate::failure::shaped;
+use crate::caller::Caller;
 
 use super::McpServer;
 use super::listing::ToolsSlot;
@@ -198,6 +200,11 @@ impl HttpTransport {
             max_body_bytes: self.config.max_request_body_bytes,
             json_response: self.config.json_response,
             challenge: challenge::ScopeChallenge::new(&self.server, resource.clone()).map(Arc::new),
+            server: self.server.clone(),
+            streams: stateless::Streams {
+                keep_alive: self.config.sse_keep_alive,
+                shutdown: self.config.cancellation_token.clone(),
+            },
         };
         let factory = self.server;
         let sessions = sessions::Sessions::new(self.sessions);
@@ -273,6 +280,10 @@ struct Screening {
     json_response: bool,
     /// Set when the server challenges callers without a tool's scopes.
     challenge: Option<Arc<challenge::ScopeChallenge>>,
+    /// What answers a plain stateless call itself ([`stateless`]), and how its progress
+    /// streams.
+    server: McpServer,
+    streams: stateless::Streams,
 }
 
 /// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
@@ -323,6 +334,19 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
         .and_then(|challenge| challenge.check(&parts, &bytes))
     {
         return forbidden;
+    }
+    if screening.json_response
+        && let Some(plain) = stateless::Plain::read(&parts, &bytes)
+    {
+        let server = &screening.server;
+        let caller = parts
+            .extensions
+            .get::<Arc<Caller>>()
+            .cloned()
+            .unwrap_or_else(|| Arc::clone(&server.caller));
+        if server.answers_directly(plain.tool(), &caller) {
+            return plain.answer(server, caller, &screening.streams).await;
+        }
     }
     let slot = (screening.json_response && lists_tools_statelessly(&parts, &bytes)).then(|| {
         let slot = ToolsSlot::default();

@@ -1,0 +1,555 @@
+//! A stateless `tools/call` (protocol 2026-07-28) answered by the transport, beside rmcp's
+//! streamable HTTP service, for the requests that need nothing of it.
+//!
+//! rmcp serves each stateless request by reading it into its message enum, serializing it
+//! back to check the SEP-2243 headers against it, cloning the called tool's rmcp `Tool` for
+//! its schema, and running a one-message service: a task for the service loop, another for
+//! the handler, the answer handed back through a channel. For a call that takes microseconds
+//! that is most of the server's work, and three threads woken.
+//!
+//! [`Plain::read`] takes a request only when every check rmcp makes of it is sure to pass —
+//! `Accept` naming both media types (no parameters), a JSON `Content-Type`, no session,
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` each given once and agreeing with the
+//! body (no `Mcp-Param-*` header, which toolspec's schemas never ask for), and a body of
+//! exactly `{"jsonrpc", "id", "method": "tools/call", "params": {"_meta", "name",
+//! "arguments"}}` whose `_meta` holds the protocol version (2026-07-28), the client's
+//! capabilities and at most its identity, all well formed — and the server answers the call
+//! itself when its tool needs no peer (no task, nothing to ask). The answer is the message
+//! rmcp's handler and service loop make of the same call, with the HTTP status rmcp gives
+//! it, as plain JSON. Anything else — progress asked for, an SSE answer configured, any doubt
+//! — goes to rmcp, which judges it as it always has.
+//!
+//! The call is cancelled when its request is dropped (the client went away), as rmcp's is.
+
+use std::convert::Infallible;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::http::{HeaderMap, HeaderName, StatusCode, header, request::Parts};
+use axum::response::{IntoResponse, Response};
+use futures_util::{FutureExt as _, Stream, StreamExt as _};
+use rmcp::model::{
+    CallToolRequestParams, ErrorCode, ErrorData, JsonObject, ProgressToken, ProtocolVersion,
+    RequestId, RequestMetaObject, ServerJsonRpcMessage,
+};
+use serde::Deserialize;
+use sse_stream::{KeepAlive, Sse, SseBody};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::caller::Caller;
+
+use super::super::McpServer;
+use super::super::direct;
+use super::sessions::SESSION_HEADER;
+
+/// The protocol whose requests are answered here (each carries its own metadata).
+const PROTOCOL: &str = "2026-07-28";
+
+/// `_meta` keys of 2026-07-28's per-request metadata that a plain call may carry.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
+const META_PROGRESS_TOKEN: &str = "progressToken";
+
+/// A stateless `tools/call` whose every check rmcp makes is sure to pass.
+pub(super) struct Plain {
+    id: RequestId,
+    params: CallToolRequestParams,
+    /// The token the client's progress notifications are to carry, if it asked for them.
+    progress_token: Option<ProgressToken>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Envelope<'a> {
+    jsonrpc: &'a str,
+    id: RequestId,
+    method: &'a str,
+    params: Params,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Params {
+    #[serde(rename = "_meta")]
+    meta: JsonObject,
+    name: String,
+    #[serde(default)]
+    arguments: Option<JsonObject>,
+}
+
+impl Plain {
+    /// The plain call `parts` and `body` (screened already) make, if they make one.
+    pub(super) fn read(parts: &Parts, body: &[u8]) -> Option<Self> {
+        let headers = &parts.headers;
+        if !accepts_json_and_sse(headers)
+            || !is_json(headers)
+            || headers.contains_key(SESSION_HEADER)
+            || headers
+                .keys()
+                .any(|name| name.as_str().starts_with("mcp-param-"))
+            || sole(headers, "mcp-protocol-version") != Some(PROTOCOL)
+            || sole(headers, "mcp-method") != Some("tools/call")
+        {
+            return None;
+        }
+        let envelope: Envelope<'_> = serde_json::from_slice(body).ok()?;
+        let Params {
+            meta,
+            name,
+            arguments,
+        } = envelope.params;
+        // `Mcp-Name` as given (a Base64-wrapped value starts with `=?`).
+        let named = sole(headers, "mcp-name")?;
+        if envelope.jsonrpc != "2.0"
+            || envelope.method != "tools/call"
+            || named != name
+            || named.starts_with("=?")
+        {
+            return None;
+        }
+        let progress_token = plain_meta(meta)?;
+        let mut params = CallToolRequestParams::new(name);
+        params.arguments = arguments;
+        Some(Self {
+            id: envelope.id,
+            params,
+            progress_token,
+        })
+    }
+
+    /// The tool the call names.
+    pub(super) fn tool(&self) -> &str {
+        &self.params.name
+    }
+
+    /// The call run through `server`'s pipeline as `caller`, answered as rmcp answers it: its
+    /// result as JSON, or, when it reports progress before it answers, an SSE stream of its
+    /// progress and then its result (framed and kept alive as `streams` says).
+    pub(super) async fn answer(
+        self,
+        server: &McpServer,
+        caller: Arc<Caller>,
+        streams: &Streams,
+    ) -> Response {
+        let Self {
+            id,
+            params,
+            progress_token,
+        } = self;
+        tracing::debug!(tool = %params.name, "a stateless call answered beside rmcp's service");
+        let cancellation = CancellationToken::new();
+        // Dropped with the request when the client goes away: the call is cancelled.
+        let cancel_when_dropped = cancellation.clone().drop_guard();
+        let (notes, mut reported) = mpsc::unbounded_channel();
+        let progress = progress_token.map(|token| {
+            let notes = notes.clone();
+            let write: direct::Write = Arc::new(move |note| {
+                // The receiver lives as long as the request or its stream.
+                let _ = notes.send(note);
+                Box::pin(std::future::ready(()))
+            });
+            direct::Progress { token, write }
+        });
+        let called = server
+            .clone()
+            .call_plain(params, caller, cancellation.clone(), progress);
+        let mut called = Box::pin(async move {
+            let answered = match AssertUnwindSafe(called).catch_unwind().await {
+                Ok(answered) => answered,
+                Err(_) => {
+                    tracing::error!(%id, "a directly answered call panicked");
+                    Err(ErrorData::internal_error("the call failed", None))
+                }
+            };
+            direct::message(id, answered, true)
+        });
+        let first = tokio::select! {
+            biased;
+            answer = &mut called => match reported.try_recv() {
+                // Nothing reported: the answer is the whole reply.
+                Err(_) => return json(answer),
+                Ok(note) => {
+                    let _ = notes.send(answer);
+                    note
+                }
+            },
+            Some(note) = reported.recv() => {
+                tokio::spawn(async move {
+                    let answer = called.await;
+                    let _ = notes.send(answer);
+                });
+                note
+            }
+        };
+        cancel_when_dropped.disarm();
+        streams.respond(first, reported, cancellation)
+    }
+}
+
+/// How a call that reports progress streams: rmcp's settings.
+#[derive(Clone)]
+pub(super) struct Streams {
+    /// How often an idle stream is sent a keep-alive comment.
+    pub(super) keep_alive: Option<Duration>,
+    /// Ends every stream when the server shuts down.
+    pub(super) shutdown: CancellationToken,
+}
+
+impl Streams {
+    /// `first`, then what `rest` receives until it closes, as SSE events; the call is
+    /// cancelled with `cancellation` if the stream is dropped before its end.
+    fn respond(
+        &self,
+        first: ServerJsonRpcMessage,
+        rest: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+        cancellation: CancellationToken,
+    ) -> Response {
+        let events = Events {
+            first: Some(first),
+            rest,
+            cancellation: Some(cancellation),
+        }
+        .map(|message| {
+            let data = serde_json::to_string(&message).unwrap_or_else(|e| {
+                tracing::error!(error = %e, "a message could not be serialized");
+                String::new()
+            });
+            Ok::<_, Infallible>(Sse::default().data(data))
+        })
+        .take_until(self.shutdown.clone().cancelled_owned());
+        let body = match self.keep_alive {
+            Some(interval) => axum::body::Body::new(
+                SseBody::new(events)
+                    .with_keep_alive::<TokioTimer>(KeepAlive::new().interval(interval)),
+            ),
+            None => axum::body::Body::new(SseBody::new(events)),
+        };
+        (
+            [
+                (header::CONTENT_TYPE, SSE),
+                (header::CACHE_CONTROL, "no-cache"),
+                (HeaderName::from_static("x-accel-buffering"), "no"),
+            ],
+            body,
+        )
+            .into_response()
+    }
+}
+
+/// A call's messages: the first, then the rest until the call has answered. Dropped before
+/// then (the client went away), it cancels the call.
+struct Events {
+    first: Option<ServerJsonRpcMessage>,
+    rest: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    cancellation: Option<CancellationToken>,
+}
+
+impl Stream for Events {
+    type Item = ServerJsonRpcMessage;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(first));
+        }
+        let next = self.rest.poll_recv(cx);
+        if let Poll::Ready(None) = next {
+            self.cancellation = None;
+        }
+        next
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        if let Some(cancellation) = self.cancellation.take() {
+            cancellation.cancel();
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// SSE keep-alive on tokio's clock.
+    struct TokioTimer {
+        #[pin]
+        sleep: tokio::time::Sleep,
+    }
+}
+
+impl Future for TokioTimer {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        self.project().sleep.poll(cx)
+    }
+}
+
+impl sse_stream::Timer for TokioTimer {
+    fn from_duration(duration: Duration) -> Self {
+        Self {
+            sleep: tokio::time::sleep(duration),
+        }
+    }
+
+    fn reset(self: Pin<&mut Self>, when: std::time::Instant) {
+        self.project()
+            .sleep
+            .reset(tokio::time::Instant::from_std(when));
+    }
+}
+
+/// `message`, a stateless request's whole reply, as JSON with the status rmcp gives it.
+fn json(message: ServerJsonRpcMessage) -> Response {
+    let status = status(&message);
+    match serde_json::to_vec(&message) {
+        Ok(body) => (status, [(header::CONTENT_TYPE, JSON)], body).into_response(),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("Encounter an error when serialize json response: {e}"),
+        )
+            .into_response(),
+    }
+}
+
+const JSON: &str = "application/json";
+const SSE: &str = "text/event-stream";
+
+/// Whether the `Accept` headers name both JSON and SSE, each entry a bare media type (one
+/// with parameters, a weight say, is rmcp's to weigh).
+fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
+    let (mut json, mut sse) = (false, false);
+    for value in headers.get_all(header::ACCEPT) {
+        let Ok(value) = value.to_str() else {
+            continue;
+        };
+        for entry in value.split(',') {
+            if entry.contains([';', '"']) {
+                return false;
+            }
+            let essence = entry.trim();
+            json |= essence.eq_ignore_ascii_case(JSON);
+            sse |= essence.eq_ignore_ascii_case(SSE);
+        }
+    }
+    json && sse
+}
+
+/// Whether the (first) `Content-Type` is JSON, as rmcp reads it.
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
+            essence.trim().eq_ignore_ascii_case(JSON)
+        })
+}
+
+/// The header `name`'s value when it is given exactly once, as text.
+fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    let mut values = headers.get_all(name).iter();
+    let value = values.next()?;
+    values.next().is_none().then_some(())?;
+    value.to_str().ok()
+}
+
+/// When `meta` is 2026-07-28's per-request metadata and nothing more — its protocol
+/// version and the client's capabilities, perhaps its identity and a progress token, each as
+/// rmcp reads them — the progress token, if any.
+fn plain_meta(meta: JsonObject) -> Option<Option<ProgressToken>> {
+    let known = [
+        META_PROTOCOL_VERSION,
+        META_CLIENT_CAPABILITIES,
+        META_CLIENT_INFO,
+        META_PROGRESS_TOKEN,
+    ];
+    if !meta.keys().all(|key| known.contains(&key.as_str())) {
+        return None;
+    }
+    let has_info = meta.contains_key(META_CLIENT_INFO);
+    let has_token = meta.contains_key(META_PROGRESS_TOKEN);
+    let meta = RequestMetaObject::from(meta);
+    let progress_token = meta.get_progress_token();
+    let plain = meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
+        && meta
+            .missing_required_keys(&ProtocolVersion::V_2026_07_28)
+            .is_empty()
+        && (!has_info || meta.client_info().is_some())
+        && has_token == progress_token.is_some();
+    plain.then_some(progress_token)
+}
+
+/// The HTTP status rmcp gives a stateless request's answer whose metadata was well formed: a
+/// result `200`; an error `400` when the protocol or the headers were refused, `404` for an
+/// unknown method, else `200`.
+fn status(message: &ServerJsonRpcMessage) -> StatusCode {
+    let ServerJsonRpcMessage::Error(error) = message else {
+        return StatusCode::OK;
+    };
+    match error.error.code {
+        ErrorCode::UNSUPPORTED_PROTOCOL_VERSION
+        | ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | ErrorCode::HEADER_MISMATCH => StatusCode::BAD_REQUEST,
+        ErrorCode::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    fn parts(headers: &[(&str, &str)]) -> Parts {
+        let mut request = axum::http::Request::post("/mcp");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request.body(()).expect("a request").into_parts().0
+    }
+
+    const HEADERS: &[(&str, &str)] = &[
+        ("accept", "application/json, text/event-stream"),
+        ("content-type", "application/json"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "t"),
+    ];
+
+    fn body(meta: &str, rest: &str) -> String {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{meta},"name":"t"{rest}}}}}"#
+        )
+    }
+
+    #[test]
+    fn a_call_with_the_metadata_and_headers_of_2026_07_28_only_is_plain() {
+        for text in [
+            body(META, r#","arguments":{"a":1}"#),
+            body(META, ""),
+            body(META, r#","arguments":null"#),
+            body(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}"#,
+                "",
+            ),
+        ] {
+            let plain = Plain::read(&parts(HEADERS), text.as_bytes()).expect(&text);
+            assert_eq!(plain.params.name, "t", "{text}");
+            assert!(plain.progress_token.is_none(), "{text}");
+        }
+        let asking = body(
+            r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}"#,
+            "",
+        );
+        let plain = Plain::read(&parts(HEADERS), asking.as_bytes()).expect("plain");
+        assert_eq!(
+            plain.progress_token,
+            Some(ProgressToken(RequestId::String("p".into())))
+        );
+        let mut headers = HEADERS.to_vec();
+        headers[0] = ("accept", "text/event-stream");
+        headers.push(("accept", "application/json"));
+        headers[1] = ("content-type", "Application/JSON; charset=utf-8");
+        assert!(Plain::read(&parts(&headers), body(META, "").as_bytes()).is_some());
+    }
+
+    #[test]
+    fn anything_else_is_left_to_rmcp() {
+        let plain = body(META, "");
+        // Headers rmcp reads: each changed, doubled or left out.
+        for (n, (name, value)) in HEADERS.iter().enumerate() {
+            let mut without = HEADERS.to_vec();
+            without.remove(n);
+            assert!(
+                Plain::read(&parts(&without), plain.as_bytes()).is_none(),
+                "{name}"
+            );
+            let mut doubled = HEADERS.to_vec();
+            doubled.push((name, value));
+            // rmcp reads every `Accept` and the first `Content-Type`: these may repeat.
+            if !["accept", "content-type"].contains(name) {
+                assert!(
+                    Plain::read(&parts(&doubled), plain.as_bytes()).is_none(),
+                    "{name}"
+                );
+            }
+            let mut changed = HEADERS.to_vec();
+            changed[n].1 = "text/plain";
+            assert!(
+                Plain::read(&parts(&changed), plain.as_bytes()).is_none(),
+                "{name}"
+            );
+        }
+        for extra in [
+            ("accept", "application/json;q=0"),
+            ("mcp-session-id", "s"),
+            ("mcp-param-region", "eu"),
+        ] {
+            let mut headers = HEADERS.to_vec();
+            headers.push(extra);
+            assert!(
+                Plain::read(&parts(&headers), plain.as_bytes()).is_none(),
+                "{extra:?}"
+            );
+        }
+        let mut named = HEADERS.to_vec();
+        named[4].1 = "=?base64?dA==?=";
+        assert!(Plain::read(&parts(&named), plain.as_bytes()).is_none());
+        for text in [
+            // Metadata missing, malformed, of another version, or holding more.
+            body("{}", ""),
+            body(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#,
+                "",
+            ),
+            body(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}"#,
+                "",
+            ),
+            body(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}"#,
+                "",
+            ),
+            body(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":"c"}"#,
+                "",
+            ),
+            body(
+                r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":true}"#,
+                "",
+            ),
+            // A continuation, another method, another name than the header's.
+            body(META, r#","requestState":"s""#),
+            body(META, "").replace("tools/call", "tools/list"),
+            body(META, "").replace(r#""name":"t""#, r#""name":"u""#),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#.into(),
+        ] {
+            assert!(
+                Plain::read(&parts(HEADERS), text.as_bytes()).is_none(),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn errors_get_the_status_rmcp_gives_them() {
+        let error = |code| {
+            ServerJsonRpcMessage::error(ErrorData::new(code, "e", None), Some(RequestId::Number(1)))
+        };
+        assert_eq!(status(&error(ErrorCode::INVALID_PARAMS)), StatusCode::OK);
+        assert_eq!(
+            status(&error(ErrorCode::METHOD_NOT_FOUND)),
+            StatusCode::NOT_FOUND
+        );
+        assert_eq!(
+            status(&error(ErrorCode::HEADER_MISMATCH)),
+            StatusCode::BAD_REQUEST
+        );
+        assert_eq!(status(&error(ErrorCode::INTERNAL_ERROR)), StatusCode::OK);
+    }
+}
