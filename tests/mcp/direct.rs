@@ -261,43 +261,44 @@ async fn progress_comes_before_the_answer_and_a_cancelled_call_goes_unanswered()
     served.await.unwrap().expect("the server stops cleanly");
 }
 
-/// A stateless `tools/call` request of protocol 2026-07-28 over HTTP as `token`: `tools/call`
-/// of `name` with `arguments` and the per-request metadata, plus `extra_meta` in `_meta`.
+/// A stateless `tools/call` request of protocol 2026-07-28 to `address` as `token` (none: no
+/// `Authorization`): `tools/call` of `name` with `arguments` and the per-request metadata,
+/// plus `extra_meta` in `_meta`.
 async fn stateless_call(
-    server: &HttpServer,
-    token: &str,
+    address: &str,
+    token: Option<&str>,
     id: Value,
     name: &str,
     arguments: Option<Value>,
-    extra_meta: Option<(&str, Value)>,
+    extra_meta: &[(&str, Value)],
 ) -> raw_http::RawAnswer {
     let mut meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
         "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "0" },
     });
-    if let Some((key, value)) = extra_meta {
-        meta[key] = value;
+    for (key, value) in extra_meta {
+        meta[key] = value.clone();
     }
     let body = call(id, name, arguments, Some(meta));
-    let authorization = format!("Authorization: Bearer {token}");
+    let authorization = token.map(|token| format!("Authorization: Bearer {token}"));
     let named = format!("Mcp-Name: {name}");
-    raw_http::send_to(
-        &server.address(),
-        "POST",
-        "/mcp",
-        &[
-            &authorization,
+    let headers: Vec<&str> = authorization
+        .as_deref()
+        .into_iter()
+        .chain([
             "Accept: application/json, text/event-stream",
             "Content-Type: application/json",
             "MCP-Protocol-Version: 2026-07-28",
             "Mcp-Method: tools/call",
             &named,
-        ],
-        &body,
-    )
-    .await
+        ])
+        .collect();
+    raw_http::send_to(address, "POST", "/mcp", &headers, &body).await
 }
+
+/// The `_meta` key only rmcp reads, which sends a call through rmcp's service.
+const ONLY_RMCP_READS: (&str, Value) = ("io.example/trace", Value::Null);
 
 #[tokio::test]
 async fn a_plain_stateless_call_over_http_is_answered_as_rmcp_answers_it() {
@@ -337,24 +338,29 @@ async fn a_plain_stateless_call_over_http_is_answered_as_rmcp_answers_it() {
         ),
         ("ada-token", "no_such_tool", Some(json!({}))),
     ];
+    let address = server.address();
     for (n, (token, name, arguments)) in cases.iter().enumerate() {
         let (plain_id, rmcp_id) = (json!(100 + n), json!(format!("r{n}")));
+        // Odd cases ask for progress (none of these tools reports any).
+        let progress = [("progressToken", json!(n))];
+        let asks = if n % 2 == 1 { &progress[..] } else { &[] };
+        let through = [asks, &[ONLY_RMCP_READS]].concat();
         let plain = stateless_call(
-            &server,
-            token,
+            &address,
+            Some(token),
             plain_id.clone(),
             name,
             arguments.clone(),
-            None,
+            asks,
         )
         .await;
         let through_rmcp = stateless_call(
-            &server,
-            token,
+            &address,
+            Some(token),
             rmcp_id.clone(),
             name,
             arguments.clone(),
-            Some(("io.example/trace", json!("t"))),
+            &through,
         )
         .await;
         assert!(
@@ -413,4 +419,120 @@ async fn a_plain_stateless_call_over_http_is_answered_as_rmcp_answers_it() {
             .count(),
         cases.len()
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stateless_call_that_reports_progress_streams_it_as_rmcp_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = toolspec_store::Location::File(dir.path().join("store.db"));
+    let store = toolspec_store::Store::open(&location).await.unwrap();
+    let (cancelled_tx, mut cancelled_rx) = tokio::sync::mpsc::unbounded_channel();
+    let registry = toolspec_store::registry(store)
+        .with_tool(
+            slow_count().describe().expect("the spec compiles"),
+            move |input: serde_json::Map<String, Value>, cx: InlineContext| {
+                let cancelled = cancelled_tx.clone();
+                async move {
+                    let to = input["to"].as_i64().unwrap_or(0);
+                    let pace = Duration::from_millis(input["pace_ms"].as_u64().unwrap_or(1));
+                    for counted in 1..=to {
+                        tokio::select! {
+                            () = tokio::time::sleep(pace) => {}
+                            () = cx.cancellation().cancelled() => {
+                                let _ = cancelled.send(counted - 1);
+                                return Ok(json!({ "counted": counted - 1 }));
+                            }
+                        }
+                        cx.progress(counted as f64 / to as f64, format!("{counted}"));
+                    }
+                    Ok(json!({ "counted": to }))
+                }
+            },
+        )
+        .expect("the tool is added");
+    let server = McpServer::new(registry, Caller::new("ada"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let shutdown = toolspec::CancellationToken::new();
+    let served = tokio::spawn(
+        toolspec::mcp::http::HttpTransport::new(server).serve(listener, shutdown.clone()),
+    );
+    let arguments = Some(json!({ "to": 3, "pace_ms": 1 }));
+    let progress = ("progressToken", json!("p"));
+    let plain = stateless_call(
+        &address,
+        None,
+        json!(1),
+        "slow_count",
+        arguments.clone(),
+        &[progress.clone()],
+    )
+    .await;
+    let through_rmcp = stateless_call(
+        &address,
+        None,
+        json!(1),
+        "slow_count",
+        arguments,
+        &[progress, ONLY_RMCP_READS],
+    )
+    .await;
+    assert_eq!(plain.status, 200, "{plain:?}");
+    assert_eq!(plain.header("content-type"), Some("text/event-stream"));
+    for name in ["content-type", "cache-control", "x-accel-buffering"] {
+        assert_eq!(plain.header(name), through_rmcp.header(name), "{name}");
+    }
+    // Three progress events, then the answer, each `data: …` and a blank line.
+    assert_eq!(plain.body.matches("data: ").count(), 4, "{}", plain.body);
+    assert!(
+        plain.body.contains(r#""progressToken":"p""#),
+        "{}",
+        plain.body
+    );
+    assert_eq!(plain.body, through_rmcp.body);
+
+    // A client that goes away after the first progress event: the call is cancelled.
+    let body = call(
+        json!(2),
+        "slow_count",
+        Some(json!({ "to": 1000, "pace_ms": 20 })),
+        Some(json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "progressToken": 2,
+        })),
+    );
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tools/call\r\nMcp-Name: slow_count\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut read = Vec::new();
+    while !String::from_utf8_lossy(&read).contains("progressToken") {
+        let mut chunk = [0; 1024];
+        let n = tokio::time::timeout(
+            PATIENCE,
+            tokio::io::AsyncReadExt::read(&mut stream, &mut chunk),
+        )
+        .await
+        .expect("a progress event in time")
+        .unwrap();
+        assert!(
+            n > 0,
+            "the stream ended: {}",
+            String::from_utf8_lossy(&read)
+        );
+        read.extend_from_slice(&chunk[..n]);
+    }
+    drop(stream);
+    let counted = tokio::time::timeout(PATIENCE, cancelled_rx.recv())
+        .await
+        .expect("the handler saw the cancellation")
+        .unwrap();
+    assert!(counted < 1000, "{counted}");
+    shutdown.cancel();
+    served.await.unwrap().expect("the server stops cleanly");
 }
