@@ -32,8 +32,8 @@ use axum::http::{HeaderMap, HeaderName, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt as _, Stream, StreamExt as _};
 use rmcp::model::{
-    CallToolRequestParams, ErrorCode, ErrorData, JsonObject, ProgressToken, ProtocolVersion,
-    RequestId, RequestMetaObject, ServerJsonRpcMessage,
+    CallToolRequestParams, ClientCapabilities, ErrorCode, ErrorData, Implementation, JsonObject,
+    ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use serde::Deserialize;
 use sse_stream::{KeepAlive, Sse, SseBody};
@@ -48,12 +48,6 @@ use super::sessions::SESSION_HEADER;
 
 /// The protocol whose requests are answered here (each carries its own metadata).
 const PROTOCOL: &str = "2026-07-28";
-
-/// `_meta` keys of 2026-07-28's per-request metadata that a plain call may carry.
-const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-const META_PROGRESS_TOKEN: &str = "progressToken";
 
 /// A stateless `tools/call` whose every check rmcp makes is sure to pass.
 pub(super) struct Plain {
@@ -76,10 +70,26 @@ struct Envelope<'a> {
 #[serde(deny_unknown_fields)]
 struct Params {
     #[serde(rename = "_meta")]
-    meta: JsonObject,
+    meta: Meta,
     name: String,
     #[serde(default)]
     arguments: Option<JsonObject>,
+}
+
+/// 2026-07-28's per-request metadata and nothing more: the protocol version and the
+/// client's capabilities, perhaps its identity and a progress token, each read into the
+/// type rmcp reads it as (a value rmcp would find malformed fails here: rmcp judges it).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Meta {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: ProtocolVersion,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
+    _client_capabilities: ClientCapabilities,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default)]
+    _client_info: Option<Implementation>,
+    #[serde(rename = "progressToken", default)]
+    progress_token: Option<ProgressToken>,
 }
 
 impl Plain {
@@ -109,16 +119,16 @@ impl Plain {
             || envelope.method != "tools/call"
             || named != name
             || named.starts_with("=?")
+            || meta.protocol_version != ProtocolVersion::V_2026_07_28
         {
             return None;
         }
-        let progress_token = plain_meta(meta)?;
         let mut params = CallToolRequestParams::new(name);
         params.arguments = arguments;
         Some(Self {
             id: envelope.id,
             params,
-            progress_token,
+            progress_token: meta.progress_token,
         })
     }
 
@@ -355,32 +365,6 @@ fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     let value = values.next()?;
     values.next().is_none().then_some(())?;
     value.to_str().ok()
-}
-
-/// When `meta` is 2026-07-28's per-request metadata and nothing more — its protocol
-/// version and the client's capabilities, perhaps its identity and a progress token, each as
-/// rmcp reads them — the progress token, if any.
-fn plain_meta(meta: JsonObject) -> Option<Option<ProgressToken>> {
-    let known = [
-        META_PROTOCOL_VERSION,
-        META_CLIENT_CAPABILITIES,
-        META_CLIENT_INFO,
-        META_PROGRESS_TOKEN,
-    ];
-    if !meta.keys().all(|key| known.contains(&key.as_str())) {
-        return None;
-    }
-    let has_info = meta.contains_key(META_CLIENT_INFO);
-    let has_token = meta.contains_key(META_PROGRESS_TOKEN);
-    let meta = RequestMetaObject::from(meta);
-    let progress_token = meta.get_progress_token();
-    let plain = meta.protocol_version() == Some(ProtocolVersion::V_2026_07_28)
-        && meta
-            .missing_required_keys(&ProtocolVersion::V_2026_07_28)
-            .is_empty()
-        && (!has_info || meta.client_info().is_some())
-        && has_token == progress_token.is_some();
-    plain.then_some(progress_token)
 }
 
 /// The HTTP status rmcp gives a stateless request's answer whose metadata was well formed: a
