@@ -2,8 +2,8 @@
 //! own `#[tool]` macros, in one run: each server is this binary in a child process, driven by
 //! rmcp's client over stdio, streamable HTTP with a session (2025-11-25) and stateless
 //! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call
-//! and peak memory. Then 50 sessions at once over streamable HTTP against each server (the
-//! shape of public MCP load tests: requests/s, mean and p99 latency, memory). Over stdio a
+//! and peak memory. Then 50 clients at once over each streamable HTTP transport against each
+//! server (the shape of public MCP load tests: requests/s, mean and p99 latency, memory). Over stdio a
 //! third server is measured beside them, the floor (`floor`: a blocking serde-only loop). Then
 //! `tools/list` of 10 to 5,000 tools (`listing`): in this process, whole and paged, and
 //! served by a child process over each transport.
@@ -501,17 +501,22 @@ fn memory_mb(pid: Option<u32>, field: &str) -> Option<f64> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Many clients at once, in the shape of public MCP load tests: `clients` sessions over
+// Many clients at once, in the shape of public MCP load tests: `clients` clients over
 // streamable HTTP, each making its calls one after another.
 
 /// Requests per second, mean and p99 latency, server CPU per call and peak memory of `server`
-/// under `clients` sessions making `calls` calls each.
-async fn load(server: Server, clients: usize, calls: usize) -> anyhow::Result<String> {
+/// under `clients` clients over `transport` making `calls` calls each.
+async fn load(
+    server: Server,
+    transport: Transport,
+    clients: usize,
+    calls: usize,
+) -> anyhow::Result<String> {
     let (child, url) = spawn_http(server, 0).await?;
     let pid = child.id();
     let mut sessions = Vec::new();
     for _ in 0..clients {
-        let client = http_client(&url, Transport::HttpSession).await?;
+        let client = http_client(&url, transport).await?;
         for _ in 0..20 {
             call_once(&client).await?;
         }
@@ -560,22 +565,29 @@ async fn load(server: Server, clients: usize, calls: usize) -> anyhow::Result<St
     Ok(row)
 }
 
+/// The many-clients run over each HTTP transport `--transports` names.
 async fn run_load(cli: &Cli) -> anyhow::Result<()> {
-    println!(
-        "{} sessions over streamable HTTP (2025-11-25) at once, {} sequential tools/call each; \
-         two runs per server, alternated\n",
-        cli.clients, cli.client_calls
-    );
-    println!(
-        "{:<12} {:>10} {:>10} {:>10} {:>14} {:>10}",
-        "server", "requests/s", "mean ms", "p99 ms", "CPU µs/call", "peak MB"
-    );
-    for _ in 0..2 {
-        for server in [Server::Toolspec, Server::Macros] {
-            println!("{}", load(server, cli.clients, cli.client_calls).await?);
+    let http = [Transport::HttpSession, Transport::HttpStateless];
+    for transport in http.into_iter().filter(|t| cli.transports.contains(t)) {
+        println!(
+            "{} clients over streamable HTTP ({}) at once, {} sequential tools/call each; \
+             two runs per server, alternated\n",
+            cli.clients,
+            transport.name(),
+            cli.client_calls
+        );
+        println!(
+            "{:<12} {:>10} {:>10} {:>10} {:>14} {:>10}",
+            "server", "requests/s", "mean ms", "p99 ms", "CPU µs/call", "peak MB"
+        );
+        for _ in 0..2 {
+            for server in [Server::Toolspec, Server::Macros] {
+                let row = load(server, transport, cli.clients, cli.client_calls).await?;
+                println!("{row}");
+            }
         }
+        println!();
     }
-    println!();
     Ok(())
 }
 
