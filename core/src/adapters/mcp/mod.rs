@@ -24,7 +24,8 @@
 //!
 //! This module holds the `ServerHandler`; `listing` the tools it lists, `stdio` and `http` the
 //! transports, `wire` screens their messages, `direct` answers a plain `tools/call` beside
-//! rmcp's service loop (stdio). It never validates arguments or renders errors
+//! rmcp's service loop (stdio; `http`'s `stateless` does the same for a stateless request,
+//! with the message `direct` makes). It never validates arguments or renders errors
 //! itself (the pipeline does), and decides nothing about who is calling (the transports do).
 
 mod direct;

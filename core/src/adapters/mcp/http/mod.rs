@@ -1,7 +1,8 @@
 //! Streamable HTTP for the MCP server: rmcp's `StreamableHttpService` mounted at `/mcp` in an
 //! axum router, behind an [`Authenticator`] that turns each request into a
 //! [`Caller`](crate::Caller) (or a `401`; `400` for ambiguous credentials). Requests of
-//! protocol 2026-07-28 are served statelessly; older clients get sessions, each bound to the
+//! protocol 2026-07-28 are served statelessly — a plain `tools/call` answered by the transport
+//! itself, as rmcp would answer it (`stateless`); older clients get sessions, each bound to the
 //! caller that created it and bounded in number and life ([`SessionLimits`]). Every route the
 //! transport serves — MCP, the routes given to [`with_routes`](HttpTransport::with_routes),
 //! the metadata — is behind one [`HostPolicy`]: loopback `Host` and `Origin` headers only
@@ -289,8 +290,9 @@ struct Screening {
 /// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
 /// not arrive in time gets `408`) and screens the message ([`super::wire`]) before rmcp parses
 /// it; a refused one is answered with its JSON-RPC error (`400` for text that is not JSON).
-/// A stateless `tools/list` answered as plain JSON is given a [`ToolsSlot`]: its tools are
-/// put into the response as the bytes the listing prepared.
+/// A plain stateless `tools/call` ([`stateless::Plain`]) whose tool needs no peer is answered
+/// here, when answers are plain JSON. A stateless `tools/list` answered as plain JSON is given
+/// a [`ToolsSlot`]: its tools are put into the response as the bytes the listing prepared.
 async fn screen(State(screening): State<Screening>, request: Request, next: Next) -> Response {
     use http_body_util::BodyExt;
     if request.method() != axum::http::Method::POST {
