@@ -465,7 +465,7 @@ async fn a_stateless_call_that_reports_progress_streams_it_as_rmcp_does() {
         json!(1),
         "slow_count",
         arguments.clone(),
-        &[progress.clone()],
+        std::slice::from_ref(&progress),
     )
     .await;
     let through_rmcp = stateless_call(
