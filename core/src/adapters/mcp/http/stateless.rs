@@ -12,14 +12,17 @@
 //! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` each given once and agreeing with the
 //! body (no `Mcp-Param-*` header, which toolspec's schemas never ask for), and a body of
 //! exactly `{"jsonrpc", "id", "method": "tools/call", "params": {"_meta", "name",
-//! "arguments"}}` whose `_meta` holds the protocol version (2026-07-28), the client's
-//! capabilities and at most its identity, all well formed — and the server answers the call
-//! itself when its tool needs no peer (no task, nothing to ask). The answer is the message
-//! rmcp's handler and service loop make of the same call, with the HTTP status rmcp gives
-//! it, as plain JSON. Anything else — progress asked for, an SSE answer configured, any doubt
-//! — goes to rmcp, which judges it as it always has.
+//! "arguments"}}` whose `_meta` holds the protocol version (2026-07-28) and the client's
+//! capabilities, perhaps its identity and a progress token, all well formed — and the server
+//! answers the call itself when its tool needs no peer (no task, nothing to ask). The answer
+//! is the message rmcp's handler and service loop make of the same call, with the HTTP status
+//! rmcp gives it, as plain JSON; a call that reports progress before it answers streams its
+//! progress and then its answer as SSE events, framed as rmcp frames them. Anything else —
+//! answers configured as SSE, any doubt — goes to rmcp, which judges it as it always has.
 //!
-//! The call is cancelled when its request is dropped (the client went away), as rmcp's is.
+//! The call is cancelled when its request or its stream is dropped (the client went away), as
+//! rmcp's is. Unlike rmcp's, it is not cut short when the server shuts down: serving waits
+//! for open connections, and the call is answered.
 
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
@@ -32,8 +35,8 @@ use axum::http::{HeaderMap, HeaderName, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use futures_util::{FutureExt as _, Stream, StreamExt as _};
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ErrorCode, ErrorData, Implementation, JsonObject,
-    ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorCode, ErrorData,
+    Implementation, JsonObject, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use serde::Deserialize;
 use sse_stream::{KeepAlive, Sse, SseBody};
@@ -155,29 +158,23 @@ impl Plain {
         let cancellation = CancellationToken::new();
         // Dropped with the request when the client goes away: the call is cancelled.
         let cancel_when_dropped = cancellation.clone().drop_guard();
+        let server = server.clone();
+        let Some(token) = progress_token else {
+            let called = server.call_plain(params, caller, cancellation, None);
+            return json(message(id, called).await);
+        };
         let (notes, mut reported) = mpsc::unbounded_channel();
-        let progress = progress_token.map(|token| {
+        let write: direct::Write = {
             let notes = notes.clone();
-            let write: direct::Write = Arc::new(move |note| {
+            Arc::new(move |note| {
                 // The receiver lives as long as the request or its stream.
                 let _ = notes.send(note);
                 Box::pin(std::future::ready(()))
-            });
-            direct::Progress { token, write }
-        });
-        let called = server
-            .clone()
-            .call_plain(params, caller, cancellation.clone(), progress);
-        let mut called = Box::pin(async move {
-            let answered = match AssertUnwindSafe(called).catch_unwind().await {
-                Ok(answered) => answered,
-                Err(_) => {
-                    tracing::error!(%id, "a directly answered call panicked");
-                    Err(ErrorData::internal_error("the call failed", None))
-                }
-            };
-            direct::message(id, answered, true)
-        });
+            })
+        };
+        let progress = direct::Progress { token, write };
+        let called = server.call_plain(params, caller, cancellation.clone(), Some(progress));
+        let mut called = Box::pin(message(id, called));
         let first = tokio::select! {
             biased;
             answer = &mut called => match reported.try_recv() {
@@ -199,6 +196,22 @@ impl Plain {
         cancel_when_dropped.disarm();
         streams.respond(first, reported, cancellation)
     }
+}
+
+/// The message answering the request `id` with what `called` answers (a panic of the pipeline
+/// itself fails the call, not the connection).
+async fn message(
+    id: RequestId,
+    called: impl Future<Output = Result<CallToolResponse, ErrorData>>,
+) -> ServerJsonRpcMessage {
+    let answered = match AssertUnwindSafe(called).catch_unwind().await {
+        Ok(answered) => answered,
+        Err(_) => {
+            tracing::error!(%id, "a directly answered call panicked");
+            Err(ErrorData::internal_error("the call failed", None))
+        }
+    };
+    direct::message(id, answered, true)
 }
 
 /// How a call that reports progress streams: rmcp's settings.
