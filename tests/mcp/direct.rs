@@ -129,11 +129,16 @@ fn slow_count() -> Spec {
     .shared("types.yaml", include_str!("../../specs/types.yaml"))
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn progress_comes_before_the_answer_and_a_cancelled_call_goes_unanswered() {
-    let (cancelled_tx, mut cancelled_rx) = tokio::sync::mpsc::unbounded_channel();
-    let dir = tempfile::tempdir().unwrap();
-    let location = toolspec_store::Location::File(dir.path().join("store.db"));
+/// The store's registry, on a SQLite file in `dir`, with `slow_count`, whose handler reports
+/// on the receiver how far it had counted when a call of it was cancelled.
+async fn counting_registry(
+    dir: &std::path::Path,
+) -> (
+    toolspec::Registry,
+    tokio::sync::mpsc::UnboundedReceiver<i64>,
+) {
+    let (cancelled_tx, cancelled_rx) = tokio::sync::mpsc::unbounded_channel();
+    let location = toolspec_store::Location::File(dir.join("store.db"));
     let store = toolspec_store::Store::open(&location).await.unwrap();
     let registry = toolspec_store::registry(store)
         .with_tool(
@@ -158,6 +163,13 @@ async fn progress_comes_before_the_answer_and_a_cancelled_call_goes_unanswered()
             },
         )
         .expect("the tool is added");
+    (registry, cancelled_rx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_comes_before_the_answer_and_a_cancelled_call_goes_unanswered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (registry, mut cancelled_rx) = counting_registry(dir.path()).await;
     let server = McpServer::new(
         registry,
         Caller::new("ada").with_ambient(AmbientContext::from([("customer_id", 1)])),
@@ -424,32 +436,7 @@ async fn a_plain_stateless_call_over_http_is_answered_as_rmcp_answers_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stateless_call_that_reports_progress_streams_it_as_rmcp_does() {
     let dir = tempfile::tempdir().unwrap();
-    let location = toolspec_store::Location::File(dir.path().join("store.db"));
-    let store = toolspec_store::Store::open(&location).await.unwrap();
-    let (cancelled_tx, mut cancelled_rx) = tokio::sync::mpsc::unbounded_channel();
-    let registry = toolspec_store::registry(store)
-        .with_tool(
-            slow_count().describe().expect("the spec compiles"),
-            move |input: serde_json::Map<String, Value>, cx: InlineContext| {
-                let cancelled = cancelled_tx.clone();
-                async move {
-                    let to = input["to"].as_i64().unwrap_or(0);
-                    let pace = Duration::from_millis(input["pace_ms"].as_u64().unwrap_or(1));
-                    for counted in 1..=to {
-                        tokio::select! {
-                            () = tokio::time::sleep(pace) => {}
-                            () = cx.cancellation().cancelled() => {
-                                let _ = cancelled.send(counted - 1);
-                                return Ok(json!({ "counted": counted - 1 }));
-                            }
-                        }
-                        cx.progress(counted as f64 / to as f64, format!("{counted}"));
-                    }
-                    Ok(json!({ "counted": to }))
-                }
-            },
-        )
-        .expect("the tool is added");
+    let (registry, mut cancelled_rx) = counting_registry(dir.path()).await;
     let server = McpServer::new(registry, Caller::new("ada"));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();

@@ -73,13 +73,22 @@ pub(crate) struct Plain {
     pub(crate) params: CallToolRequestParams,
 }
 
+/// A JSON-RPC 2.0 `tools/call` request, its parameters read as `P`, and no other key.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Envelope<'a> {
+pub(crate) struct Envelope<'a, P> {
     jsonrpc: &'a str,
-    id: RequestId,
+    pub(crate) id: RequestId,
     method: &'a str,
-    params: Params,
+    pub(crate) params: P,
+}
+
+impl<'a, P: Deserialize<'a>> Envelope<'a, P> {
+    /// The `tools/call` request `text` holds, if it is one whose parameters read as `P`.
+    pub(crate) fn call(text: &'a [u8]) -> Option<Self> {
+        let envelope: Self = serde_json::from_slice(text).ok()?;
+        (envelope.jsonrpc == "2.0" && envelope.method == "tools/call").then_some(envelope)
+    }
 }
 
 #[derive(Deserialize)]
@@ -101,10 +110,7 @@ struct Meta {
 impl Plain {
     /// The plain `tools/call` in `text` (screened already), if it is one.
     pub(crate) fn read(text: &[u8]) -> Option<Self> {
-        let envelope: Envelope<'_> = serde_json::from_slice(text).ok()?;
-        if envelope.jsonrpc != "2.0" || envelope.method != "tools/call" {
-            return None;
-        }
+        let envelope: Envelope<'_, Params> = Envelope::call(text)?;
         let Params {
             meta,
             name,

@@ -62,15 +62,6 @@ pub(super) struct Plain {
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Envelope<'a> {
-    jsonrpc: &'a str,
-    id: RequestId,
-    method: &'a str,
-    params: Params,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct Params {
     #[serde(rename = "_meta")]
     meta: Meta,
@@ -110,7 +101,7 @@ impl Plain {
         {
             return None;
         }
-        let envelope: Envelope<'_> = serde_json::from_slice(body).ok()?;
+        let envelope: direct::Envelope<'_, Params> = direct::Envelope::call(body)?;
         let Params {
             meta,
             name,
@@ -118,9 +109,7 @@ impl Plain {
         } = envelope.params;
         // `Mcp-Name` as given (a Base64-wrapped value starts with `=?`).
         let named = sole(headers, "mcp-name")?;
-        if envelope.jsonrpc != "2.0"
-            || envelope.method != "tools/call"
-            || named != name
+        if named != name
             || named.starts_with("=?")
             || meta.protocol_version != ProtocolVersion::V_2026_07_28
         {
@@ -455,6 +444,11 @@ mod tests {
         assert!(Plain::read(&parts(&headers), body(META, "").as_bytes()).is_some());
     }
 
+    /// Whether `headers` and `text` are left to rmcp.
+    fn left(headers: &[(&str, &str)], text: &str) -> bool {
+        Plain::read(&parts(headers), text.as_bytes()).is_none()
+    }
+
     #[test]
     fn anything_else_is_left_to_rmcp() {
         let plain = body(META, "");
@@ -462,25 +456,16 @@ mod tests {
         for (n, (name, value)) in HEADERS.iter().enumerate() {
             let mut without = HEADERS.to_vec();
             without.remove(n);
-            assert!(
-                Plain::read(&parts(&without), plain.as_bytes()).is_none(),
-                "{name}"
-            );
+            assert!(left(&without, &plain), "{name}");
             let mut doubled = HEADERS.to_vec();
             doubled.push((name, value));
             // rmcp reads every `Accept` and the first `Content-Type`: these may repeat.
             if !["accept", "content-type"].contains(name) {
-                assert!(
-                    Plain::read(&parts(&doubled), plain.as_bytes()).is_none(),
-                    "{name}"
-                );
+                assert!(left(&doubled, &plain), "{name}");
             }
             let mut changed = HEADERS.to_vec();
             changed[n].1 = "text/plain";
-            assert!(
-                Plain::read(&parts(&changed), plain.as_bytes()).is_none(),
-                "{name}"
-            );
+            assert!(left(&changed, &plain), "{name}");
         }
         for extra in [
             ("accept", "application/json;q=0"),
@@ -489,14 +474,11 @@ mod tests {
         ] {
             let mut headers = HEADERS.to_vec();
             headers.push(extra);
-            assert!(
-                Plain::read(&parts(&headers), plain.as_bytes()).is_none(),
-                "{extra:?}"
-            );
+            assert!(left(&headers, &plain), "{extra:?}");
         }
         let mut named = HEADERS.to_vec();
         named[4].1 = "=?base64?dA==?=";
-        assert!(Plain::read(&parts(&named), plain.as_bytes()).is_none());
+        assert!(left(&named, &plain));
         for text in [
             // Metadata missing, malformed, of another version, or holding more.
             body("{}", ""),
@@ -526,10 +508,7 @@ mod tests {
             body(META, "").replace(r#""name":"t""#, r#""name":"u""#),
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}"#.into(),
         ] {
-            assert!(
-                Plain::read(&parts(HEADERS), text.as_bytes()).is_none(),
-                "{text}"
-            );
+            assert!(left(HEADERS, &text), "{text}");
         }
     }
 
