@@ -248,15 +248,23 @@ fn line_of(message: &ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
     Ok(line)
 }
 
-/// Writes `reply` and a newline, whole, then flushes: lines never interleave.
+/// Writes `reply` and a newline, whole, then flushes: lines never interleave. Its pieces go
+/// in one vectored write where the output takes one (a pipe does): a large listing is copied
+/// into the pipe under one lock, rather than contending piece by piece with its reader.
 async fn write_line<W: AsyncWrite + Unpin>(
     output: &tokio::sync::Mutex<W>,
     reply: Reply,
 ) -> std::io::Result<()> {
     let line = reply.line();
+    let mut pieces: Vec<std::io::IoSlice<'_>> = line.chunks().map(std::io::IoSlice::new).collect();
+    let mut pieces = &mut pieces[..];
     let mut output = output.lock().await;
-    for chunk in line.chunks() {
-        output.write_all(chunk).await?;
+    while !pieces.is_empty() {
+        let written = output.write_vectored(pieces).await?;
+        if written == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        std::io::IoSlice::advance_slices(&mut pieces, written);
     }
     output.flush().await
 }
