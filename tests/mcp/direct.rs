@@ -284,6 +284,24 @@ async fn stateless_call(
     arguments: Option<Value>,
     extra_meta: &[(&str, Value)],
 ) -> raw_http::RawAnswer {
+    let mut params = json!({ "name": name });
+    if let Some(arguments) = arguments {
+        params["arguments"] = arguments;
+    }
+    stateless(address, token, id, "tools/call", params, extra_meta).await
+}
+
+/// A stateless request of protocol 2026-07-28 to `address` as `token` (none: no
+/// `Authorization`): `method` with `params`, the per-request metadata and `extra_meta` in
+/// `_meta`, and the headers its method and name call for.
+async fn stateless(
+    address: &str,
+    token: Option<&str>,
+    id: Value,
+    method: &str,
+    mut params: Value,
+    extra_meta: &[(&str, Value)],
+) -> raw_http::RawAnswer {
     let mut meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -292,9 +310,13 @@ async fn stateless_call(
     for (key, value) in extra_meta {
         meta[key] = value.clone();
     }
-    let body = call(id, name, arguments, Some(meta));
+    params["_meta"] = meta;
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
     let authorization = token.map(|token| format!("Authorization: Bearer {token}"));
-    let named = format!("Mcp-Name: {name}");
+    let method = format!("Mcp-Method: {method}");
+    let named = params["name"]
+        .as_str()
+        .map(|name| format!("Mcp-Name: {name}"));
     let headers: Vec<&str> = authorization
         .as_deref()
         .into_iter()
@@ -302,11 +324,11 @@ async fn stateless_call(
             "Accept: application/json, text/event-stream",
             "Content-Type: application/json",
             "MCP-Protocol-Version: 2026-07-28",
-            "Mcp-Method: tools/call",
-            &named,
+            &method,
         ])
+        .chain(named.as_deref())
         .collect();
-    raw_http::send_to(address, "POST", "/mcp", &headers, &body).await
+    raw_http::send_to(address, "POST", "/mcp", &headers, &body.to_string()).await
 }
 
 /// The `_meta` key only rmcp reads, which sends a call through rmcp's service.
@@ -522,4 +544,88 @@ async fn a_stateless_call_that_reports_progress_streams_it_as_rmcp_does() {
     assert!(counted < 1000, "{counted}");
     shutdown.cancel();
     served.await.unwrap().expect("the server stops cleanly");
+}
+
+#[tokio::test]
+async fn a_plain_stateless_list_over_http_is_answered_as_rmcp_answers_it() {
+    let scratch = Scratch::new();
+    let args = ["--verbose", "--page-size", "3", "--list-ttl", "60"];
+    let server = HttpServer::start_with(&scratch, TOKENS, &args, None).await;
+    let address = server.address();
+    let mut lists = 0;
+    for token in ["ada-token", "grace-token"] {
+        // Page after page, each asked both ways; then a cursor the server did not hand out.
+        let mut cursor = Some(None);
+        while let Some(at) = cursor.take() {
+            let params = match &at {
+                Some(at) => json!({ "cursor": at }),
+                None => json!({}),
+            };
+            let ask = async |id: &str, meta: &[(&str, Value)]| {
+                stateless(
+                    &address,
+                    Some(token),
+                    json!(id),
+                    "tools/list",
+                    params.clone(),
+                    meta,
+                )
+                .await
+            };
+            let plain = ask("p", &[]).await;
+            let through_rmcp = ask("r", &[ONLY_RMCP_READS]).await;
+            lists += 1;
+            assert_eq!(plain.status, 200, "{plain:?}");
+            assert_eq!(plain.status, through_rmcp.status);
+            assert_eq!(
+                plain.header("content-type"),
+                through_rmcp.header("content-type")
+            );
+            assert_eq!(
+                plain.body,
+                through_rmcp.body.replacen(r#""id":"r""#, r#""id":"p""#, 1),
+                "{token} at {at:?}"
+            );
+            let page = plain.json();
+            assert!(
+                !page["result"]["tools"].as_array().unwrap().is_empty(),
+                "{page}"
+            );
+            cursor = page["result"]["nextCursor"]
+                .as_str()
+                .map(|next| Some(next.to_owned()));
+        }
+        assert!(lists > 2, "the store's tools span pages of 3");
+        let params = json!({ "cursor": "two" });
+        let plain = stateless(
+            &address,
+            Some(token),
+            json!(1),
+            "tools/list",
+            params.clone(),
+            &[],
+        )
+        .await;
+        let through_rmcp = stateless(
+            &address,
+            Some(token),
+            json!(1),
+            "tools/list",
+            params,
+            &[ONLY_RMCP_READS],
+        )
+        .await;
+        lists += 1;
+        assert_eq!(plain.json()["error"]["code"], -32602, "{plain:?}");
+        assert_eq!(
+            (plain.status, plain.body),
+            (through_rmcp.status, through_rmcp.body)
+        );
+    }
+    let answered = server
+        .log
+        .text()
+        .matches("a stateless list answered beside")
+        .count();
+    assert_eq!(answered, lists);
 }

@@ -73,7 +73,7 @@ pub(crate) struct Plain {
     pub(crate) params: CallToolRequestParams,
 }
 
-/// A JSON-RPC 2.0 `tools/call` request, its parameters read as `P`, and no other key.
+/// A JSON-RPC 2.0 request, its parameters read as `P`, and no other key.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Envelope<'a, P> {
@@ -84,10 +84,10 @@ pub(crate) struct Envelope<'a, P> {
 }
 
 impl<'a, P: Deserialize<'a>> Envelope<'a, P> {
-    /// The `tools/call` request `text` holds, if it is one whose parameters read as `P`.
-    pub(crate) fn call(text: &'a [u8]) -> Option<Self> {
+    /// The `method` request `text` holds, if it is one whose parameters read as `P`.
+    pub(crate) fn read(text: &'a [u8], method: &str) -> Option<Self> {
         let envelope: Self = serde_json::from_slice(text).ok()?;
-        (envelope.jsonrpc == "2.0" && envelope.method == "tools/call").then_some(envelope)
+        (envelope.jsonrpc == "2.0" && envelope.method == method).then_some(envelope)
     }
 }
 
@@ -110,7 +110,7 @@ struct Meta {
 impl Plain {
     /// The plain `tools/call` in `text` (screened already), if it is one.
     pub(crate) fn read(text: &[u8]) -> Option<Self> {
-        let envelope: Envelope<'_, Params> = Envelope::call(text)?;
+        let envelope: Envelope<'_, Params> = Envelope::read(text, "tools/call")?;
         let Params {
             meta,
             name,
@@ -200,7 +200,8 @@ impl Running {
             }
             Err(_) => {
                 tracing::error!(%id, "a directly answered call panicked");
-                let failed = Err(ErrorData::internal_error("the call failed", None));
+                let failed: Result<CallToolResponse, _> =
+                    Err(ErrorData::internal_error("the call failed", None));
                 self.tasks.spawn(write(message(id, failed, current)));
             }
         }
@@ -239,17 +240,18 @@ fn is_current(version: &ProtocolVersion) -> bool {
     version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
 }
 
-/// The message rmcp makes of a call's answer — its request handler shapes the result for the
-/// session's protocol (the `resultType` and non-object output of 2026-07-28, or their absence
-/// before it), its service loop wraps it — in a session on a `current` protocol or not.
+/// The message rmcp makes of a request's answer (a call's, a list's) — its request handler
+/// shapes the result for the session's protocol (the `resultType` and non-object output of
+/// 2026-07-28, or their absence before it), its service loop wraps it — in a session on a
+/// `current` protocol or not.
 pub(crate) fn message(
     id: RequestId,
-    answered: Result<CallToolResponse, ErrorData>,
+    answered: Result<impl Into<ServerResult>, ErrorData>,
     current: bool,
 ) -> ServerJsonRpcMessage {
     match answered {
         Ok(response) => {
-            let mut result = ServerResult::from(response);
+            let mut result = response.into();
             if current {
                 result.fill_missing_cache_hints();
             } else {

@@ -311,6 +311,48 @@ impl McpServer {
         self.submit(request, session).await
     }
 
+    /// The `tools/list` page at `cursor` for `caller`, over HTTP or not; its tools put into
+    /// `slot` as prepared bytes when the transport writes the result itself, else in the
+    /// result.
+    fn list(
+        &self,
+        cursor: Option<&str>,
+        caller: &Caller,
+        over_http: bool,
+        slot: Option<&ToolsSlot>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let shared = &self.shared;
+        let offset = match cursor {
+            None => 0,
+            Some(cursor) => parse_cursor(cursor, shared.page_size)?,
+        };
+        // Challenged over HTTP, every tool is listed (a call tells what it needs).
+        let challenged = over_http && shared.missing_scope == MissingScope::Challenge;
+        let everyone = Caller::default();
+        let caller = if challenged { &everyone } else { caller };
+        let (mut result, next) = match slot {
+            Some(slot) => {
+                let page = shared
+                    .pages
+                    .page(&shared.listing, caller, offset, shared.page_size);
+                slot.fill(page.tools);
+                (ListToolsResult::with_all_items(Vec::new()), page.next)
+            }
+            None => {
+                let (tools, next) = shared.listing.page(caller, offset, shared.page_size);
+                (ListToolsResult::with_all_items(tools), next)
+            }
+        };
+        result.next_cursor = next.map(|offset| offset.to_string());
+        result.ttl_ms = Some(u64::try_from(shared.list_ttl.as_millis()).unwrap_or(u64::MAX));
+        result.cache_scope = Some(if shared.personal_listing && !challenged {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        });
+        Ok(result)
+    }
+
     /// Whether a call of the tool named `name` by `caller` needs nothing of rmcp's peer: its
     /// tool runs as no task and asks its user nothing (an unknown tool needs nothing either:
     /// its answer is an error, whoever answers).
@@ -515,45 +557,17 @@ impl ServerHandler for McpServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let shared = &self.shared;
-        let offset = match request.and_then(|r| r.cursor) {
-            None => 0,
-            Some(cursor) => parse_cursor(&cursor, shared.page_size)?,
-        };
-        // Challenged over HTTP, every tool is listed (a call tells what it needs).
         let over_http = context
             .extensions
             .get::<axum::http::request::Parts>()
             .is_some();
-        let challenged = over_http && shared.missing_scope == MissingScope::Challenge;
-        let everyone = Caller::default();
-        let caller = if challenged {
-            &everyone
-        } else {
-            self.caller_of(&context)
-        };
-        // A transport that writes the result itself takes the tools as bytes, prepared once.
-        let (mut result, next) = match tools_slot(&context) {
-            Some(slot) => {
-                let page = shared
-                    .pages
-                    .page(&shared.listing, caller, offset, shared.page_size);
-                slot.fill(page.tools);
-                (ListToolsResult::with_all_items(Vec::new()), page.next)
-            }
-            None => {
-                let (tools, next) = shared.listing.page(caller, offset, shared.page_size);
-                (ListToolsResult::with_all_items(tools), next)
-            }
-        };
-        result.next_cursor = next.map(|offset| offset.to_string());
-        result.ttl_ms = Some(u64::try_from(shared.list_ttl.as_millis()).unwrap_or(u64::MAX));
-        result.cache_scope = Some(if shared.personal_listing && !challenged {
-            CacheScope::Private
-        } else {
-            CacheScope::Public
-        });
-        Ok(result)
+        let cursor = request.and_then(|r| r.cursor);
+        self.list(
+            cursor.as_deref(),
+            self.caller_of(&context),
+            over_http,
+            tools_slot(&context),
+        )
     }
 
     async fn call_tool(

@@ -34,6 +34,7 @@ use tokio_util::sync::CancellationToken;
 use toolspec_vocab::auth::MissingScope;
 
 mod challenge;
+mod chunks;
 mod connections;
 mod sessions;
 mod stateless;
@@ -51,6 +52,7 @@ use crate::caller::Caller;
 
 use super::McpServer;
 use super::listing::ToolsSlot;
+use chunks::Chunks;
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -290,9 +292,10 @@ struct Screening {
 /// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
 /// not arrive in time gets `408`) and screens the message ([`super::wire`]) before rmcp parses
 /// it; a refused one is answered with its JSON-RPC error (`400` for text that is not JSON).
-/// A plain stateless `tools/call` ([`stateless::Plain`]) whose tool needs no peer is answered
-/// here, when answers are plain JSON. A stateless `tools/list` answered as plain JSON is given
-/// a [`ToolsSlot`]: its tools are put into the response as the bytes the listing prepared.
+/// A plain stateless `tools/list`, or `tools/call` whose tool needs no peer
+/// ([`stateless::Plain`]), is answered here, when answers are plain JSON. Another stateless
+/// `tools/list` answered as plain JSON is given a [`ToolsSlot`]: its tools are put into rmcp's
+/// response as the bytes the listing prepared.
 async fn screen(State(screening): State<Screening>, request: Request, next: Next) -> Response {
     use http_body_util::BodyExt;
     if request.method() != axum::http::Method::POST {
@@ -346,7 +349,7 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
             .get::<Arc<Caller>>()
             .cloned()
             .unwrap_or_else(|| Arc::clone(&server.caller));
-        if server.answers_directly(plain.tool(), &caller) {
+        if plain.is_direct(server, &caller) {
             return plain.answer(server, caller, &screening.streams).await;
         }
     }
@@ -398,31 +401,7 @@ async fn with_tools(response: Response, slot: &ToolsSlot) -> Response {
     };
     let chunks = slot.splice(bytes).into_chunks();
     parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, axum::body::Body::new(Chunks(chunks.into())))
-}
-
-/// A body of a few buffers, sent as they are, of a known length.
-struct Chunks(std::collections::VecDeque<bytes::Bytes>);
-
-impl http_body::Body for Chunks {
-    type Data = bytes::Bytes;
-    type Error = std::convert::Infallible;
-
-    fn poll_frame(
-        self: std::pin::Pin<&mut Self>,
-        _: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<bytes::Bytes>, Self::Error>>> {
-        let chunk = self.get_mut().0.pop_front();
-        std::task::Poll::Ready(chunk.map(|chunk| Ok(http_body::Frame::data(chunk))))
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        http_body::SizeHint::with_exact(self.0.iter().map(|chunk| chunk.len() as u64).sum())
-    }
+    Response::from_parts(parts, axum::body::Body::new(Chunks::from(chunks)))
 }
 
 /// Who authenticates requests, and the resource its challenges name.

@@ -47,27 +47,51 @@ use crate::caller::Caller;
 
 use super::super::McpServer;
 use super::super::direct;
+use super::super::listing::ToolsSlot;
+use super::chunks::Chunks;
 use super::sessions::SESSION_HEADER;
 
 /// The protocol whose requests are answered here (each carries its own metadata).
 const PROTOCOL: &str = "2026-07-28";
 
-/// A stateless `tools/call` whose every check rmcp makes is sure to pass.
+/// A stateless request whose every check rmcp makes is sure to pass: a call or a list.
 pub(super) struct Plain {
     id: RequestId,
-    params: CallToolRequestParams,
-    /// The token the client's progress notifications are to carry, if it asked for them.
-    progress_token: Option<ProgressToken>,
+    asked: Asked,
+}
+
+#[expect(
+    clippy::large_enum_variant,
+    reason = "read once per request and moved into its answer: boxing a call would cost an allocation"
+)]
+enum Asked {
+    /// `tools/call`, and the token the client's progress notifications are to carry, if it
+    /// asked for them.
+    Call {
+        params: CallToolRequestParams,
+        progress_token: Option<ProgressToken>,
+    },
+    /// `tools/list`, from the page at `cursor`.
+    List { cursor: Option<String> },
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Params {
+struct CallParams {
     #[serde(rename = "_meta")]
     meta: Meta,
     name: String,
     #[serde(default)]
     arguments: Option<JsonObject>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListParams {
+    #[serde(rename = "_meta")]
+    meta: Meta,
+    #[serde(default)]
+    cursor: Option<String>,
 }
 
 /// 2026-07-28's per-request metadata and nothing more: the protocol version and the
@@ -86,8 +110,15 @@ struct Meta {
     progress_token: Option<ProgressToken>,
 }
 
+impl Meta {
+    /// Whether the request says it is of protocol 2026-07-28 (as its header does).
+    fn is_current(&self) -> bool {
+        self.protocol_version == ProtocolVersion::V_2026_07_28
+    }
+}
+
 impl Plain {
-    /// The plain call `parts` and `body` (screened already) make, if they make one.
+    /// The plain request `parts` and `body` (screened already) make, if they make one.
     pub(super) fn read(parts: &Parts, body: &[u8]) -> Option<Self> {
         let headers = &parts.headers;
         if !accepts_json_and_sse(headers)
@@ -97,94 +128,152 @@ impl Plain {
                 .keys()
                 .any(|name| name.as_str().starts_with("mcp-param-"))
             || sole(headers, "mcp-protocol-version") != Some(PROTOCOL)
-            || sole(headers, "mcp-method") != Some("tools/call")
         {
             return None;
         }
-        let envelope: direct::Envelope<'_, Params> = direct::Envelope::call(body)?;
-        let Params {
+        match sole(headers, "mcp-method")? {
+            "tools/call" => Self::call(headers, body),
+            "tools/list" => Self::list(headers, body),
+            _ => None,
+        }
+    }
+
+    /// A `tools/call` whose `Mcp-Name` names its tool as given (a Base64-wrapped value starts
+    /// with `=?`).
+    fn call(headers: &HeaderMap, body: &[u8]) -> Option<Self> {
+        let envelope: direct::Envelope<'_, CallParams> =
+            direct::Envelope::read(body, "tools/call")?;
+        let CallParams {
             meta,
             name,
             arguments,
         } = envelope.params;
-        // `Mcp-Name` as given (a Base64-wrapped value starts with `=?`).
         let named = sole(headers, "mcp-name")?;
-        if named != name
-            || named.starts_with("=?")
-            || meta.protocol_version != ProtocolVersion::V_2026_07_28
-        {
+        if named != name || named.starts_with("=?") || !meta.is_current() {
             return None;
         }
         let mut params = CallToolRequestParams::new(name);
         params.arguments = arguments;
-        Some(Self {
-            id: envelope.id,
+        let asked = Asked::Call {
             params,
             progress_token: meta.progress_token,
+        };
+        Some(Self {
+            id: envelope.id,
+            asked,
         })
     }
 
-    /// The tool the call names.
-    pub(super) fn tool(&self) -> &str {
-        &self.params.name
+    /// A `tools/list`, which names nothing (an `Mcp-Name` rmcp would not read is left to it).
+    fn list(headers: &HeaderMap, body: &[u8]) -> Option<Self> {
+        if headers.contains_key("mcp-name") {
+            return None;
+        }
+        let envelope: direct::Envelope<'_, ListParams> =
+            direct::Envelope::read(body, "tools/list")?;
+        let ListParams { meta, cursor } = envelope.params;
+        meta.is_current().then_some(Self {
+            id: envelope.id,
+            asked: Asked::List { cursor },
+        })
     }
 
-    /// The call run through `server`'s pipeline as `caller`, answered as rmcp answers it: its
-    /// result as JSON, or, when it reports progress before it answers, an SSE stream of its
-    /// progress and then its result (framed and kept alive as `streams` says).
+    /// Whether `server` answers this request by `caller` itself: a list always, a call when
+    /// its tool needs no peer.
+    pub(super) fn is_direct(&self, server: &McpServer, caller: &Caller) -> bool {
+        match &self.asked {
+            Asked::Call { params, .. } => server.answers_directly(&params.name, caller),
+            Asked::List { .. } => true,
+        }
+    }
+
+    /// The request answered by `server` for `caller`, as rmcp answers it.
     pub(super) async fn answer(
         self,
         server: &McpServer,
         caller: Arc<Caller>,
         streams: &Streams,
     ) -> Response {
-        let Self {
-            id,
-            params,
-            progress_token,
-        } = self;
-        tracing::debug!(tool = %params.name, "a stateless call answered beside rmcp's service");
-        let cancellation = CancellationToken::new();
-        // Dropped with the request when the client goes away: the call is cancelled.
-        let cancel_when_dropped = cancellation.clone().drop_guard();
-        let server = server.clone();
-        let Some(token) = progress_token else {
-            let called = server.call_plain(params, caller, cancellation, None);
-            return json(message(id, called).await);
-        };
-        let (notes, mut reported) = mpsc::unbounded_channel();
-        let write: direct::Write = {
-            let notes = notes.clone();
-            Arc::new(move |note| {
-                // The receiver lives as long as the request or its stream.
-                let _ = notes.send(note);
-                Box::pin(std::future::ready(()))
-            })
-        };
-        let progress = direct::Progress { token, write };
-        let called = server.call_plain(params, caller, cancellation.clone(), Some(progress));
-        let mut called = Box::pin(message(id, called));
-        let first = tokio::select! {
-            biased;
-            answer = &mut called => match reported.try_recv() {
-                // Nothing reported: the answer is the whole reply.
-                Err(_) => return json(answer),
-                Ok(note) => {
-                    let _ = notes.send(answer);
-                    note
-                }
-            },
-            Some(note) = reported.recv() => {
-                tokio::spawn(async move {
-                    let answer = called.await;
-                    let _ = notes.send(answer);
-                });
+        match self.asked {
+            Asked::Call {
+                params,
+                progress_token,
+            } => call(self.id, params, progress_token, server, caller, streams).await,
+            Asked::List { cursor } => list(self.id, cursor.as_deref(), server, &caller),
+        }
+    }
+}
+
+/// The page of `tools/list` at `cursor` for `caller`: its tools the bytes the listing
+/// prepared, the rest of the result serialized around them.
+fn list(id: RequestId, cursor: Option<&str>, server: &McpServer, caller: &Caller) -> Response {
+    tracing::debug!("a stateless list answered beside rmcp's service");
+    let slot = ToolsSlot::default();
+    let listed = server.list(cursor, caller, true, Some(&slot));
+    let message = direct::message(id, listed, true);
+    let status = status(&message);
+    match serde_json::to_vec(&message) {
+        Ok(text) => {
+            let chunks = slot.splice(text).into_chunks();
+            let body = axum::body::Body::new(Chunks::from(chunks));
+            (status, [(header::CONTENT_TYPE, JSON)], body).into_response()
+        }
+        Err(e) => serialization_failed(&e),
+    }
+}
+
+/// The call run through `server`'s pipeline as `caller`, answered as rmcp answers it: its
+/// result as JSON, or, when it reports progress before it answers, an SSE stream of its
+/// progress and then its result (framed and kept alive as `streams` says).
+async fn call(
+    id: RequestId,
+    params: CallToolRequestParams,
+    progress_token: Option<ProgressToken>,
+    server: &McpServer,
+    caller: Arc<Caller>,
+    streams: &Streams,
+) -> Response {
+    tracing::debug!(tool = %params.name, "a stateless call answered beside rmcp's service");
+    let cancellation = CancellationToken::new();
+    // Dropped with the request when the client goes away: the call is cancelled.
+    let cancel_when_dropped = cancellation.clone().drop_guard();
+    let server = server.clone();
+    let Some(token) = progress_token else {
+        let called = server.call_plain(params, caller, cancellation, None);
+        return json(message(id, called).await);
+    };
+    let (notes, mut reported) = mpsc::unbounded_channel();
+    let write: direct::Write = {
+        let notes = notes.clone();
+        Arc::new(move |note| {
+            // The receiver lives as long as the request or its stream.
+            let _ = notes.send(note);
+            Box::pin(std::future::ready(()))
+        })
+    };
+    let progress = direct::Progress { token, write };
+    let called = server.call_plain(params, caller, cancellation.clone(), Some(progress));
+    let mut called = Box::pin(message(id, called));
+    let first = tokio::select! {
+        biased;
+        answer = &mut called => match reported.try_recv() {
+            // Nothing reported: the answer is the whole reply.
+            Err(_) => return json(answer),
+            Ok(note) => {
+                let _ = notes.send(answer);
                 note
             }
-        };
-        cancel_when_dropped.disarm();
-        streams.respond(first, reported, cancellation)
-    }
+        },
+        Some(note) = reported.recv() => {
+            tokio::spawn(async move {
+                let answer = called.await;
+                let _ = notes.send(answer);
+            });
+            note
+        }
+    };
+    cancel_when_dropped.disarm();
+    streams.respond(first, reported, cancellation)
 }
 
 /// The message answering the request `id` with what `called` answers (a panic of the pipeline
@@ -319,12 +408,17 @@ fn json(message: ServerJsonRpcMessage) -> Response {
     let status = status(&message);
     match serde_json::to_vec(&message) {
         Ok(body) => (status, [(header::CONTENT_TYPE, JSON)], body).into_response(),
-        Err(e) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("Encounter an error when serialize json response: {e}"),
-        )
-            .into_response(),
+        Err(e) => serialization_failed(&e),
     }
+}
+
+/// rmcp's answer when a reply cannot be serialized.
+fn serialization_failed(error: &serde_json::Error) -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        format!("Encounter an error when serialize json response: {error}"),
+    )
+        .into_response()
 }
 
 const JSON: &str = "application/json";
@@ -413,6 +507,49 @@ mod tests {
         )
     }
 
+    /// The tool and progress token of the plain call `parts` and `text` make.
+    fn called(parts: &Parts, text: &str) -> Option<(String, Option<ProgressToken>)> {
+        match Plain::read(parts, text.as_bytes())?.asked {
+            Asked::Call {
+                params,
+                progress_token,
+            } => Some((params.name.to_string(), progress_token)),
+            Asked::List { .. } => None,
+        }
+    }
+
+    /// The cursor of the plain list `headers` and `text` make.
+    fn listed(headers: &[(&str, &str)], text: &str) -> Option<Option<String>> {
+        match Plain::read(&parts(headers), text.as_bytes())?.asked {
+            Asked::List { cursor } => Some(cursor),
+            Asked::Call { .. } => None,
+        }
+    }
+
+    #[test]
+    fn a_list_with_the_metadata_and_headers_of_2026_07_28_only_is_plain() {
+        let headers = [&HEADERS[..3], &[("mcp-method", "tools/list")]].concat();
+        let list = |params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":"l","method":"tools/list","params":{params}}}"#)
+        };
+        let first = list(&format!(r#"{{"_meta":{META}}}"#));
+        assert_eq!(listed(&headers, &first), Some(None));
+        let next = list(&format!(r#"{{"_meta":{META},"cursor":"100"}}"#));
+        assert_eq!(listed(&headers, &next), Some(Some("100".into())));
+        // No metadata, more than it, a name rmcp would not read, a call's headers.
+        for (headers, text) in [
+            (&headers[..], list("{}")),
+            (&headers[..], list(&format!(r#"{{"_meta":{META},"x":1}}"#))),
+            (
+                &[&headers[..], &[("mcp-name", "t")]].concat()[..],
+                first.clone(),
+            ),
+            (HEADERS, first.clone()),
+        ] {
+            assert!(left(headers, &text), "{headers:?} {text}");
+        }
+    }
+
     #[test]
     fn a_call_with_the_metadata_and_headers_of_2026_07_28_only_is_plain() {
         for text in [
@@ -424,19 +561,16 @@ mod tests {
                 "",
             ),
         ] {
-            let plain = Plain::read(&parts(HEADERS), text.as_bytes()).expect(&text);
-            assert_eq!(plain.params.name, "t", "{text}");
-            assert!(plain.progress_token.is_none(), "{text}");
+            let (name, token) = called(&parts(HEADERS), &text).expect(&text);
+            assert_eq!(name, "t", "{text}");
+            assert!(token.is_none(), "{text}");
         }
         let asking = body(
             r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"p"}"#,
             "",
         );
-        let plain = Plain::read(&parts(HEADERS), asking.as_bytes()).expect("plain");
-        assert_eq!(
-            plain.progress_token,
-            Some(ProgressToken(RequestId::String("p".into())))
-        );
+        let (_, token) = called(&parts(HEADERS), &asking).expect("plain");
+        assert_eq!(token, Some(ProgressToken(RequestId::String("p".into()))));
         let mut headers = HEADERS.to_vec();
         headers[0] = ("accept", "text/event-stream");
         headers.push(("accept", "application/json"));
