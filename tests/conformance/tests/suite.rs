@@ -1,7 +1,8 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, run with Node)
 //! against the fixture tools served by toolspec's streamable HTTP transport: the 2026-07-28
 //! requirement set, and each scenario of the tasks extension. `expected-failures.yml` lists
-//! what toolspec deliberately does not serve.
+//! what toolspec deliberately does not serve; `summary-2026-07-28.txt` holds each scenario's
+//! count of passed and failed checks, which a run must give exactly.
 //!
 //! The suite comes from the folder `TOOLSPEC_TEST_CONFORMANCE` names (the package, with its
 //! `dist/index.js`), run by the Node `TOOLSPEC_TEST_NODE` names (22 or later); `.ci/run`
@@ -120,6 +121,35 @@ async fn the_2026_07_28_requirements_pass_but_for_what_toolspec_does_not_serve()
     .await
     .unwrap();
     assert!(passed, "the 2026-07-28 requirements failed:\n{printed}");
+    // Every scenario's count of passed and failed checks, exactly as recorded: a change of
+    // the transport that changes any check shows here (`EXPECTORATE=overwrite` records anew,
+    // for a new suite).
+    expectorate::assert_contents("summary-2026-07-28.txt", &summary(&printed));
+}
+
+/// The suite's summary in `printed`: one line per scenario with its passed and failed checks,
+/// and the total, without colours.
+fn summary(printed: &str) -> String {
+    let plain: String = {
+        let mut plain = String::with_capacity(printed.len());
+        let mut rest = printed;
+        // ANSI colour sequences: ESC `[` … `m`.
+        while let Some(start) = rest.find('\u{1b}') {
+            plain.push_str(&rest[..start]);
+            rest = rest[start..].split_once('m').map_or("", |(_, after)| after);
+        }
+        plain.push_str(rest);
+        plain
+    };
+    let mut lines: Vec<&str> = plain
+        .lines()
+        .skip_while(|line| line.trim() != "=== SUMMARY ===")
+        .skip(1)
+        .take_while(|line| !line.starts_with("Total:"))
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    lines.extend(plain.lines().find(|line| line.starts_with("Total:")));
+    lines.join("\n") + "\n"
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
