@@ -1,17 +1,17 @@
 //! Streamable HTTP for the MCP server: rmcp's `StreamableHttpService` mounted at `/mcp` in an
 //! axum router, behind an [`Authenticator`] that turns each request into a
 //! [`Caller`](crate::Caller) (or a `401`; `400` for ambiguous credentials). Requests of
-//! protocol 2026-07-28 are served statelessly — a plain `tools/call` answered by the transport
-//! itself, as rmcp would answer it (`stateless`); older clients get sessions, each bound to the
-//! caller that created it and bounded in number and life ([`SessionLimits`]). Every route the
-//! transport serves — MCP, the routes given to [`with_routes`](HttpTransport::with_routes),
-//! the metadata — is behind one [`HostPolicy`]: loopback `Host` and `Origin` headers only
-//! unless told otherwise. [`HttpTransport::serve`] bounds every connection
-//! ([`ConnectionLimits`]: how many at once, how long a request may take to arrive, how long a
-//! connection may idle) and sets `TCP_NODELAY`. When the authenticator knows its protected resource, the resource's metadata
-//! document (RFC 9728) is served beside `/mcp` and every `401` names it; when the server
-//! challenges callers without a tool's scopes, a call of such a tool is answered `403`
-//! (`challenge`).
+//! protocol 2026-07-28 are served statelessly — a plain `tools/call` or `tools/list` answered
+//! by the transport itself, as rmcp would answer it (`stateless`); older clients get sessions,
+//! each bound to the caller that created it and bounded in number and life
+//! ([`SessionLimits`]). Every route the transport serves — MCP, the routes given to
+//! [`with_routes`](HttpTransport::with_routes), the metadata — is behind one [`HostPolicy`]:
+//! loopback `Host` and `Origin` headers only unless told otherwise. [`HttpTransport::serve`]
+//! bounds every connection ([`ConnectionLimits`]: how many at once, how long a request may
+//! take to arrive, how long a connection may idle) and sets `TCP_NODELAY`. When the
+//! authenticator knows its protected resource, the resource's metadata document (RFC 9728) is
+//! served beside `/mcp` and every `401` names it; when the server challenges callers without a
+//! tool's scopes, a call of such a tool is answered `403` (`challenge`).
 //!
 //! ```ignore
 //! let server = McpServer::new(registry, Caller::default());
@@ -283,8 +283,8 @@ struct Screening {
     json_response: bool,
     /// Set when the server challenges callers without a tool's scopes.
     challenge: Option<Arc<challenge::ScopeChallenge>>,
-    /// What answers a plain stateless call itself ([`stateless`]), and how its progress
-    /// streams.
+    /// What answers a plain stateless request itself ([`stateless`]), and how a call's
+    /// progress streams.
     server: McpServer,
     streams: stateless::Streams,
 }

@@ -1,5 +1,5 @@
-//! A stateless `tools/call` (protocol 2026-07-28) answered by the transport, beside rmcp's
-//! streamable HTTP service, for the requests that need nothing of it.
+//! A stateless `tools/call` or `tools/list` (protocol 2026-07-28) answered by the transport,
+//! beside rmcp's streamable HTTP service, for the requests that need nothing of it.
 //!
 //! rmcp serves each stateless request by reading it into its message enum, serializing it
 //! back to check the SEP-2243 headers against it, cloning the called tool's rmcp `Tool` for
@@ -9,16 +9,18 @@
 //!
 //! [`Plain::read`] takes a request only when every check rmcp makes of it is sure to pass —
 //! `Accept` naming both media types (no parameters), a JSON `Content-Type`, no session,
-//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` each given once and agreeing with the
-//! body (no `Mcp-Param-*` header, which toolspec's schemas never ask for), and a body of
-//! exactly `{"jsonrpc", "id", "method": "tools/call", "params": {"_meta", "name",
-//! "arguments"}}` whose `_meta` holds the protocol version (2026-07-28) and the client's
-//! capabilities, perhaps its identity and a progress token, all well formed — and the server
-//! answers the call itself when its tool needs no peer (no task, nothing to ask). The answer
-//! is the message rmcp's handler and service loop make of the same call, with the HTTP status
-//! rmcp gives it, as plain JSON; a call that reports progress before it answers streams its
-//! progress and then its answer as SSE events, framed as rmcp frames them. Anything else —
-//! answers configured as SSE, any doubt — goes to rmcp, which judges it as it always has.
+//! `MCP-Protocol-Version` and `Mcp-Method` each given once and agreeing with the body, for a
+//! call `Mcp-Name` too (for a list none), no `Mcp-Param-*` header (toolspec's schemas never
+//! ask for one), and a body of exactly `{"jsonrpc", "id", "method", "params"}` whose `params`
+//! hold a call's `name` and `arguments` or a list's `cursor`, and `_meta`: the protocol
+//! version (2026-07-28) and the client's capabilities, perhaps its identity and a progress
+//! token, all well formed. The server then answers a list, and a call whose tool needs no peer
+//! (no task, nothing to ask), itself. The answer is the message rmcp's handler and service
+//! loop make of the same request, with the HTTP status rmcp gives it, as plain JSON (a list's
+//! tools the bytes the listing prepared); a call that reports progress before it answers
+//! streams its progress and then its answer as SSE events, framed as rmcp frames them.
+//! Anything else — answers configured as SSE, any doubt — goes to rmcp, which judges it as it
+//! always has.
 //!
 //! The call is cancelled when its request or its stream is dropped (the client went away), as
 //! rmcp's is. Unlike rmcp's, it is not cut short when the server shuts down: serving waits
