@@ -2,7 +2,7 @@
 //! own `#[tool]` macros, in one run: each server is this binary in a child process, driven by
 //! rmcp's client over stdio, streamable HTTP with a session (2025-11-25) and stateless
 //! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call
-//! and peak memory. Then 50 clients at once over each streamable HTTP transport against each
+//! (and the client's, this process's) and peak memory. Then 50 clients at once over each streamable HTTP transport against each
 //! server (the shape of public MCP load tests: requests/s, mean and p99 latency, memory). Over stdio a
 //! third server is measured beside them, the floor (`floor`: a blocking serde-only loop). Then
 //! `tools/list` of 10 to 5,000 tools (`listing`): in this process, whole and paged, and
@@ -619,6 +619,8 @@ async fn call_once(client: &Client) -> anyhow::Result<()> {
 struct Tally {
     /// The server's CPU time over the measured calls, if known.
     cpu: Option<Duration>,
+    /// This process's (the client's) CPU time over the same calls.
+    client_cpu: Duration,
     latencies: Vec<Duration>,
     sequential: Duration,
     sequential_calls: usize,
@@ -642,8 +644,13 @@ impl Tally {
 
     /// The server's CPU time per measured call, in µs, if known.
     fn cpu_per_call(&self) -> Option<f64> {
+        self.cpu.map(|cpu| self.per_call(cpu))
+    }
+
+    /// `time` spread over the measured calls, in µs.
+    fn per_call(&self, time: Duration) -> f64 {
         let calls = self.sequential_calls + self.concurrent_calls;
-        self.cpu.map(|cpu| cpu.as_secs_f64() * 1e6 / calls as f64)
+        time.as_secs_f64() * 1e6 / calls as f64
     }
 }
 
@@ -654,6 +661,7 @@ async fn round(
     in_flight: usize,
     tally: &mut Tally,
 ) -> anyhow::Result<(f64, f64)> {
+    let client_before = cpu_time(Some(std::process::id())).unwrap_or_default();
     let started = Instant::now();
     for _ in 0..calls {
         let call = Instant::now();
@@ -670,6 +678,8 @@ async fn round(
         .await;
     let concurrent = started.elapsed();
     results.into_iter().collect::<anyhow::Result<()>>()?;
+    let client_after = cpu_time(Some(std::process::id())).unwrap_or_default();
+    tally.client_cpu += client_after.saturating_sub(client_before);
     tally.sequential += sequential;
     tally.sequential_calls += calls;
     tally.concurrent += concurrent;
@@ -695,7 +705,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
         cli.in_flight
     );
     println!(
-        "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14} {:>18} {:>8}",
+        "{:<16} {:<12} {:>9} {:>9} {:>12} {:>14} {:>18} {:>18} {:>8}",
         "transport",
         "server",
         "p50 µs",
@@ -703,6 +713,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
         "seq calls/s",
         format!("{}-way calls/s", cli.in_flight),
         "server CPU µs/call",
+        "client CPU µs/call",
         "peak MB"
     );
     for &transport in &cli.transports {
@@ -747,7 +758,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
         }
         for ((server, tally), connection) in servers.iter().zip(&mut tallies).zip(&connections) {
             println!(
-                "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0} {:>18} {:>8}",
+                "{:<16} {:<12} {:>9.0} {:>9.0} {:>12.0} {:>14.0} {:>18} {:>18.1} {:>8}",
                 transport.name(),
                 server.name(),
                 tally.p(50).as_secs_f64() * 1e6,
@@ -757,6 +768,7 @@ async fn run_calls(cli: &Cli) -> anyhow::Result<()> {
                 tally
                     .cpu_per_call()
                     .map_or("n/a".into(), |cpu| format!("{cpu:.1}")),
+                tally.per_call(tally.client_cpu),
                 memory_mb(connection.pid, "VmHWM").map_or("n/a".into(), |mb| format!("{mb:.1}"))
             );
         }
