@@ -283,11 +283,14 @@ impl McpServer {
     /// The caller of one request: the one an HTTP authenticator attached to it, else the
     /// server's own.
     fn caller_of<'a>(&'a self, context: &'a RequestContext<RoleServer>) -> &'a Caller {
-        context
-            .extensions
-            .get::<axum::http::request::Parts>()
+        self.caller_in(context.extensions.get::<axum::http::request::Parts>())
+    }
+
+    /// The caller of the HTTP request `parts` (none: stdio): the one an authenticator
+    /// attached to it, else the server's own.
+    fn caller_in<'a>(&'a self, parts: Option<&'a axum::http::request::Parts>) -> &'a Arc<Caller> {
+        parts
             .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
-            .map(Arc::as_ref)
             .unwrap_or(&self.caller)
     }
 

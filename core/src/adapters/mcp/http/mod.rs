@@ -48,7 +48,6 @@ pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
 use crate::adapters::auth::authenticator::{self as auth, Refusal};
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 use crate::adapters::gate::failure::shaped;
-use crate::caller::Caller;
 
 use super::McpServer;
 use super::listing::ToolsSlot;
@@ -344,11 +343,7 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
         && let Some(plain) = stateless::Plain::read(&parts, &bytes)
     {
         let server = &screening.server;
-        let caller = parts
-            .extensions
-            .get::<Arc<Caller>>()
-            .cloned()
-            .unwrap_or_else(|| Arc::clone(&server.caller));
+        let caller = Arc::clone(server.caller_in(Some(&parts)));
         if plain.is_direct(server, &caller) {
             return plain.answer(server, caller, &screening.streams).await;
         }

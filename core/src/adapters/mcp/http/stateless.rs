@@ -212,16 +212,7 @@ fn list(id: RequestId, cursor: Option<&str>, server: &McpServer, caller: &Caller
     tracing::debug!("a stateless list answered beside rmcp's service");
     let slot = ToolsSlot::default();
     let listed = server.list(cursor, caller, true, Some(&slot));
-    let message = direct::message(id, listed, true);
-    let status = status(&message);
-    match serde_json::to_vec(&message) {
-        Ok(text) => {
-            let chunks = slot.splice(text).into_chunks();
-            let body = axum::body::Body::new(Chunks::from(chunks));
-            (status, [(header::CONTENT_TYPE, JSON)], body).into_response()
-        }
-        Err(e) => serialization_failed(&e),
-    }
+    json(direct::message(id, listed, true), Some(&slot))
 }
 
 /// The call run through `server`'s pipeline as `caller`, answered as rmcp answers it: its
@@ -242,7 +233,7 @@ async fn call(
     let server = server.clone();
     let Some(token) = progress_token else {
         let called = server.call_plain(params, caller, cancellation, None);
-        return json(message(id, called).await);
+        return json(message(id, called).await, None);
     };
     let (notes, mut reported) = mpsc::unbounded_channel();
     let write: direct::Write = {
@@ -260,7 +251,7 @@ async fn call(
         biased;
         answer = &mut called => match reported.try_recv() {
             // Nothing reported: the answer is the whole reply.
-            Err(_) => return json(answer),
+            Err(_) => return json(answer, None),
             Ok(note) => {
                 let _ = notes.send(answer);
                 note
@@ -405,22 +396,25 @@ impl sse_stream::Timer for TokioTimer {
     }
 }
 
-/// `message`, a stateless request's whole reply, as JSON with the status rmcp gives it.
-fn json(message: ServerJsonRpcMessage) -> Response {
+/// `message`, a stateless request's whole reply, as JSON with the status rmcp gives it; a
+/// list's tools put in from `slot`, as the bytes the listing prepared.
+fn json(message: ServerJsonRpcMessage, slot: Option<&ToolsSlot>) -> Response {
     let status = status(&message);
-    match serde_json::to_vec(&message) {
-        Ok(body) => (status, [(header::CONTENT_TYPE, JSON)], body).into_response(),
-        Err(e) => serialization_failed(&e),
-    }
-}
-
-/// rmcp's answer when a reply cannot be serialized.
-fn serialization_failed(error: &serde_json::Error) -> Response {
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        format!("Encounter an error when serialize json response: {error}"),
-    )
-        .into_response()
+    let text = match serde_json::to_vec(&message) {
+        Ok(text) => text,
+        Err(e) => {
+            return (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("Encounter an error when serialize json response: {e}"),
+            )
+                .into_response();
+        }
+    };
+    let body = match slot {
+        Some(slot) => axum::body::Body::new(Chunks::from(slot.splice(text).into_chunks())),
+        None => axum::body::Body::from(text),
+    };
+    (status, [(header::CONTENT_TYPE, JSON)], body).into_response()
 }
 
 const JSON: &str = "application/json";
