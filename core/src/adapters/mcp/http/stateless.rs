@@ -123,9 +123,9 @@ impl Plain {
     /// The plain request `parts` and `body` (screened already) make, if they make one.
     pub(super) fn read(parts: &Parts, body: &[u8]) -> Option<Self> {
         let headers = &parts.headers;
-        if !accepts_json_and_sse(headers)
+        if headers.contains_key(SESSION_HEADER)
+            || !accepts_json_and_sse(headers)
             || !is_json(headers)
-            || headers.contains_key(SESSION_HEADER)
             || headers
                 .keys()
                 .any(|name| name.as_str().starts_with("mcp-param-"))
