@@ -270,6 +270,9 @@ pub mod __private {
     pub use toolspec_vocab::naming::NameRule;
     pub use toolspec_vocab::settings::{self, SettingValue};
 
+    /// The fast check of schemas, for the tests that every generated schema has one and the
+    /// invoke benchmark's stages.
+    pub use crate::checks::fast::FastCheck;
     /// The pipeline's argument plan, for the invoke benchmark's stages.
     pub use crate::checks::plan::ArgumentPlan;
 }

@@ -10,13 +10,20 @@
 //! where the schema leaves the range open (the published schemas state only a spec's own
 //! bounds): an integer past it fails the check, named by its pointer, with the range in words.
 //!
+//! A [`Checker`] asks the fast check (`fast`) first and compiles the validator only for what
+//! that cannot prove valid: the validator's verdict and words for every value it sees, and no
+//! validator at all in a process whose values are all proved.
+//!
 //! Only the check: screening and coercion happen before (`plan`), the wording of each error is
 //! `report`'s.
+
+use std::sync::OnceLock;
 
 use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 use toolspec_vocab::pointer;
 
+use crate::checks::fast::{FastCheck, PATTERN_SIZE_LIMIT};
 use crate::checks::limits::Limits;
 use crate::checks::report::{
     Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, pointer_tokens, quote, shorten,
@@ -24,11 +31,67 @@ use crate::checks::report::{
 use crate::schema::integers::{INTEGER_MAX, INTEGER_MIN, bound_to_i64};
 use crate::sensitive::Sensitivity;
 
-/// The most bytes a compiled `pattern` may take (the `regex` crate's size limit).
-const PATTERN_SIZE_LIMIT: usize = 1 << 20;
-
 /// How many unexpected keys a message names.
 const MAX_NAMED_KEYS: usize = 5;
+
+/// One schema's check: the [`FastCheck`] of the schema given the `i64` range (see
+/// [`bound_to_i64`]), and its validator, compiled when first needed — at once when the schema
+/// has no fast check.
+#[derive(Debug)]
+pub(crate) struct Checker {
+    fast: Option<FastCheck>,
+    /// The schema the validator is compiled from (`Null` once it is).
+    schema: Value,
+    validator: OnceLock<Result<jsonschema::Validator, String>>,
+}
+
+impl Checker {
+    /// The check of `schema`, holding every `integer` but those below the JSON pointers
+    /// `own_ranges` to `i64`; an error (for the developer) when its validator must be compiled
+    /// now and does not compile.
+    pub(crate) fn new<S: AsRef<str>>(schema: &Value, own_ranges: &[S]) -> Result<Self, String> {
+        let mut schema = schema.clone();
+        bound_to_i64(&mut schema, own_ranges);
+        match FastCheck::compile(&schema) {
+            Some(fast) => Ok(Self {
+                fast: Some(fast),
+                schema,
+                validator: OnceLock::new(),
+            }),
+            None => {
+                let validator = build(&schema).map_err(|e| e.to_string())?;
+                Ok(Self {
+                    fast: None,
+                    schema: Value::Null,
+                    validator: OnceLock::from(Ok(validator)),
+                })
+            }
+        }
+    }
+
+    /// The errors of `instance` (see [`errors`]); an error (for the developer) when the
+    /// validator, compiled now, does not compile — which the fast check's own compile of the
+    /// same keywords rules out.
+    pub(crate) fn errors(
+        &self,
+        instance: &Value,
+        limits: &Limits,
+        sensitivity: &Sensitivity,
+    ) -> Result<Errors, String> {
+        if self
+            .fast
+            .as_ref()
+            .is_some_and(|fast| fast.accepts(instance))
+        {
+            return Ok(Errors::default());
+        }
+        let compiled = || build(&self.schema).map_err(|e| e.to_string());
+        match self.validator.get_or_init(compiled) {
+            Ok(validator) => Ok(errors(validator, instance, limits, sensitivity)),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
 
 /// Compiles a schema into a validator that also checks `format`s, and the range of `i64` on
 /// every `integer` but those below the JSON pointers `own_ranges` (see [`bound_to_i64`]).
@@ -38,6 +101,11 @@ pub fn compile<S: AsRef<str>>(
 ) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
     let mut schema = schema.clone();
     bound_to_i64(&mut schema, own_ranges);
+    build(&schema)
+}
+
+/// The validator of `schema` as it is.
+fn build(schema: &Value) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
     jsonschema::options()
         .should_validate_formats(true)
         .with_pattern_options(
@@ -45,7 +113,7 @@ pub fn compile<S: AsRef<str>>(
                 .size_limit(PATTERN_SIZE_LIMIT)
                 .dfa_size_limit(PATTERN_SIZE_LIMIT),
         )
-        .build(&schema)
+        .build(schema)
 }
 
 /// The errors of `instance` under `validator`: the first `limits.max_errors` in pointer order,

@@ -1,12 +1,12 @@
 //! What a tool's stages read, compiled once per tool from its descriptor on first use: the
 //! argument plan (and a query tool's narrower plans per adapter), the input and output
-//! validators, where its values are sensitive, its ambient fields and success message.
+//! checks, where its values are sensitive, its ambient fields and success message.
 
 use serde_json::Value;
 use toolspec_vocab::Dialect;
 
 use crate::checks::plan::ArgumentPlan;
-use crate::checks::validate;
+use crate::checks::validate::Checker;
 use crate::descriptor::{Descriptor, Field};
 use crate::sensitive::Sensitivity;
 
@@ -22,8 +22,8 @@ pub(crate) struct Compiled {
     pub(crate) sensitive_output: Sensitivity,
     /// The fields resolved from the ambient context (none for most tools).
     pub(crate) ambient: Vec<&'static Field>,
-    pub(crate) input: jsonschema::Validator,
-    pub(crate) output: jsonschema::Validator,
+    pub(crate) input: Checker,
+    pub(crate) output: Checker,
     /// The success message's template and the confirmation's (`message`, `confirm`), if the
     /// tool has either.
     pub(crate) templates: Option<minijinja::Environment<'static>>,
@@ -70,10 +70,8 @@ impl Compiled {
             }
         }
         Ok(Self {
-            input: validate::compile(&input_schema, &tool.own_ranges_input)
-                .map_err(|e| e.to_string())?,
-            output: validate::compile(&output_schema, &tool.own_ranges_output)
-                .map_err(|e| e.to_string())?,
+            input: Checker::new(&input_schema, &tool.own_ranges_input)?,
+            output: Checker::new(&output_schema, &tool.own_ranges_output)?,
             plan: ArgumentPlan::compile(&input_schema, &input_schema),
             views,
             sensitive_input: Sensitivity::compile(tool.sensitive_input.as_deref()),

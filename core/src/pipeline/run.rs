@@ -28,6 +28,7 @@ use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::{Decoding, decode};
 use crate::pipeline::handler::{self, Failing, Handled};
 use crate::pipeline::refs::{self, Missing};
+use crate::pipeline::screen::Refused;
 use crate::pipeline::task::{self, Decision};
 use crate::pipeline::task_status_tool;
 use crate::pipeline::{
@@ -273,7 +274,8 @@ pub(crate) fn tool_stages<'a, O: Operation>(
         let value =
             match screen::screen(tool, compiled, args, call.options.adapter.as_deref(), rules) {
                 Ok(value) => value,
-                Err(errors) => return refusal(mode, tool, errors),
+                Err(Refused::Arguments(errors)) => return refusal(mode, tool, errors),
+                Err(Refused::Schema(result)) => return answer(mode, result),
             };
         let storage = rules.storage.as_deref();
         let learned = own.learned.load(Ordering::Relaxed);

@@ -3,17 +3,26 @@
 //! is dropped; a query tool's paging arguments are taken first (see `query::paging`); one walk
 //! screens depth, size and undeclared keys and coerces wire values (against what the call's
 //! adapter shows of a query tool); the canonical schema is checked. Every error is reported,
-//! sorted by pointer, at most `limits.max_errors`.
+//! sorted by pointer, at most `limits.max_errors`; a schema whose validator does not compile is
+//! the tool's failure, not the caller's.
 
 use serde_json::{Map, Value};
 
 use crate::call::options::{Rules, UndeclaredKeys};
 use crate::checks::plan::TopLevel;
 use crate::checks::report::{self, Errors, FieldError, json_kind};
-use crate::checks::validate;
 use crate::descriptor::Descriptor;
+use crate::failure::ToolResult;
 use crate::pipeline::compiled::Compiled;
 use crate::query::paging;
+
+/// Why arguments were not passed on.
+pub(crate) enum Refused {
+    /// What is wrong with them, for the caller.
+    Arguments(Errors),
+    /// The tool's input schema does not compile (for the developer).
+    Schema(ToolResult),
+}
 
 /// `args` screened, coerced and validated for a call of `tool` through `adapter`.
 pub(crate) fn screen(
@@ -22,7 +31,7 @@ pub(crate) fn screen(
     args: Value,
     adapter: Option<&str>,
     rules: &Rules,
-) -> Result<Value, Errors> {
+) -> Result<Value, Refused> {
     let view = adapter.and_then(|a| tool.view(a));
     let mut map = match args {
         Value::Object(map) => map,
@@ -30,7 +39,7 @@ pub(crate) fn screen(
         other => {
             let kind = json_kind(&other);
             let message = format!("arguments must be a JSON object, not {kind}");
-            return Err(Errors::one("/", message));
+            return Err(Refused::Arguments(Errors::one("/", message)));
         }
     };
     // Looked for before it is removed: most calls send none, and a scan of a call's few keys
@@ -53,7 +62,7 @@ pub(crate) fn screen(
         .map_or(&compiled.plan, |(_, plan)| plan);
     let screened = plan.screen(&mut value, &rules.limits, &compiled.sensitive_input, top);
     if screened.refused {
-        return Err(screened.report.finish());
+        return Err(Refused::Arguments(screened.report.finish()));
     }
     // Undeclared keys (removed by screening) are reported with every other error.
     let mut errors = screened.report.finish();
@@ -61,12 +70,13 @@ pub(crate) fn screen(
         field: format!("/{}", e.key),
         message: e.message,
     }));
-    let checked = validate::errors(
-        &compiled.input,
-        &value,
-        &rules.limits,
-        &compiled.sensitive_input,
-    );
+    let checked = compiled
+        .input
+        .errors(&value, &rules.limits, &compiled.sensitive_input)
+        .map_err(|e| {
+            let why = format!("the input schema of `{}` does not compile: {e}", tool.name);
+            Refused::Schema(ToolResult::internal(tool, why))
+        })?;
     if errors.is_empty() && checked.is_empty() {
         return Ok(value);
     }
@@ -78,5 +88,5 @@ pub(crate) fn screen(
         errors.more += errors.list.len() - max;
         errors.list.truncate(max);
     }
-    Err(errors)
+    Err(Refused::Arguments(errors))
 }

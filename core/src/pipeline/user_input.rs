@@ -18,7 +18,7 @@ use crate::checks::report::invalid_arguments;
 use crate::descriptor::{AskForm, Descriptor};
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::compiled::Compiled;
-use crate::pipeline::screen;
+use crate::pipeline::screen::{self, Refused};
 use crate::request_state::{RequestState, StateError};
 use crate::user_input::{CONFIRM, InputRequest, InputRequired, InputResponse};
 
@@ -126,7 +126,8 @@ pub(crate) async fn resume(
     let adapter = options.adapter.as_deref();
     match screen::screen(tool, compiled, merged, adapter, rules) {
         Ok(value) => Ok((value, Round { sent, carried })),
-        Err(errors) => Err(invalid_arguments(&errors)),
+        Err(Refused::Arguments(errors)) => Err(invalid_arguments(&errors)),
+        Err(Refused::Schema(result)) => Err(result),
     }
 }
 

@@ -779,3 +779,24 @@ proptest! {
         prop_assert!(text.parse::<Decimal>().is_err(), "{}", text);
     }
 }
+
+/// Every schema the compiler wrote for these tools has a fast check: a valid call never needs
+/// the general validator compiled (the property above shows the fast check never accepts what
+/// the validator refuses).
+#[test]
+fn every_generated_schema_has_a_fast_check() {
+    let app = App::new();
+    for registry in [app.registry(), app.drop_registry()] {
+        for tool in registry.tools() {
+            let descriptor = tool.descriptor();
+            let schemas = [
+                ("input", descriptor.input_schema_json()),
+                ("output", descriptor.output_schema_json()),
+            ];
+            for (side, schema) in schemas {
+                let fast = toolspec::__private::FastCheck::compile(&schema);
+                assert!(fast.is_some(), "{} {side}: {schema}", descriptor.name);
+            }
+        }
+    }
+}

@@ -6,7 +6,6 @@
 mod capped;
 
 use crate::checks::limits::Limits;
-use crate::checks::validate;
 use crate::descriptor::Descriptor;
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::compiled::Compiled;
@@ -34,7 +33,16 @@ pub(crate) fn succeed<T: serde::Serialize>(
             }
         },
     };
-    let errors = validate::errors(&compiled.output, &value, limits, &compiled.sensitive_output);
+    let checked = compiled
+        .output
+        .errors(&value, limits, &compiled.sensitive_output);
+    let errors = match checked {
+        Ok(errors) => errors,
+        Err(e) => {
+            let why = format!("the output schema of `{}` does not compile: {e}", tool.name);
+            return ToolResult::internal(tool, why);
+        }
+    };
     if let (false, Some(_), Some(cap)) = (errors.is_empty(), &truncated, tool.result_cap) {
         // Cut to fit, the answer lost what its schema requires (`minItems`, say).
         let listing = errors.listing();
