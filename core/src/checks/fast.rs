@@ -20,10 +20,10 @@
 
 use std::cmp::Ordering;
 
-use jsonschema_regex::{Search, search_form, to_rust_regex};
+use jsonschema_regex::{RepeatedClass, Search, search_form, to_rust_regex};
 use serde_json::{Map, Number, Value};
 
-use crate::schema::keys::Keys;
+use crate::schema::keys::{self, Keys};
 use crate::schema::refs::{self, Refs};
 
 /// The most bytes a compiled `pattern` may take: the validator's limit (see `validate`).
@@ -63,31 +63,69 @@ enum Check {
     Node(Box<Node>),
 }
 
+/// A node's keywords, those of each kind of value apart (a node has few kinds, and a check
+/// reads only the part for the value it meets).
 #[derive(Debug, Default)]
 struct Node {
     /// `type`, as a set of [`Types`] bits (`None`: any).
     types: Option<u8>,
+    values: Option<Box<Values>>,
+    strings: Option<Box<Strings>>,
+    numbers: Option<Box<Numbers>>,
+    arrays: Option<Box<Arrays>>,
+    objects: Option<Box<Objects>>,
+    applied: Option<Box<Applied>>,
+}
+
+/// `const` and `enum`.
+#[derive(Debug, Default)]
+struct Values {
     constant: Option<Value>,
     allowed: Option<Vec<Value>>,
+}
+
+#[derive(Debug, Default)]
+struct Strings {
     min_length: Option<u64>,
     max_length: Option<u64>,
-    pattern: Option<regex::Regex>,
+    pattern: Option<Pattern>,
     format: Option<Format>,
-    /// Each numeric bound, and the orderings of a value against it that satisfy it.
+}
+
+#[derive(Debug, Default)]
+struct Numbers {
+    /// Each bound, and the orderings of a value against it that satisfy it.
     bounds: Vec<(Number, &'static [Ordering])>,
     multiple_of: Option<Number>,
+}
+
+#[derive(Debug, Default)]
+struct Arrays {
     items: Option<Check>,
     min_items: Option<u64>,
     max_items: Option<u64>,
     unique_items: bool,
+}
+
+#[derive(Debug, Default)]
+struct Objects {
     properties: Keys,
     /// The properties' checks, by position in `properties`.
-    property_checks: Vec<Check>,
-    required: Vec<String>,
+    checks: Vec<Check>,
+    /// Which properties are `required`, by position, and how many are.
+    required_here: Vec<bool>,
+    required_count: usize,
+    /// `required` names that are not `properties` (looked up in the object).
+    required_elsewhere: Vec<String>,
     additional: Option<Check>,
+}
+
+/// The subschemas applied to the same value: `$ref`, `allOf`, `anyOf`.
+#[derive(Debug, Default)]
+struct Applied {
     reference: Option<Check>,
-    any_of: Vec<Check>,
     all_of: Vec<Check>,
+    any_of: Vec<Check>,
 }
 
 /// The JSON types, as bits.
@@ -128,6 +166,23 @@ impl Types {
             Value::Object(_) => Self::OBJECT,
         };
         types & bit != 0
+    }
+}
+
+/// A `pattern`, matched as the validator matches it.
+#[derive(Debug)]
+enum Pattern {
+    /// `^X{m,n}$` over one class: characters counted, no engine compiled.
+    Class(RepeatedClass),
+    Engine(regex::Regex),
+}
+
+impl Pattern {
+    fn is_match(&self, text: &str) -> bool {
+        match self {
+            Self::Class(class) => class.is_match(text),
+            Self::Engine(regex) => regex.is_match(text),
+        }
     }
 }
 
@@ -183,29 +238,37 @@ impl FastCheck {
     }
 
     fn node(&self, node: &Node, value: &Value, depth: usize) -> bool {
-        if node.types.is_some_and(|types| !Types::hold(types, value))
-            || node.constant.as_ref().is_some_and(|c| c != value)
-            || node.allowed.as_ref().is_some_and(|a| !a.contains(value))
+        if node.types.is_some_and(|types| !Types::hold(types, value)) {
+            return false;
+        }
+        if let Some(values) = &node.values
+            && (values.constant.as_ref().is_some_and(|c| c != value)
+                || values.allowed.as_ref().is_some_and(|a| !member(a, value)))
         {
             return false;
         }
         let own = match value {
-            Value::String(text) => string(node, text),
-            Value::Number(number) => self::number(node, number),
-            Value::Array(items) => self.array(node, items, depth),
-            Value::Object(map) => self.object(node, map, depth),
+            Value::String(text) => node.strings.as_ref().is_none_or(|s| string(s, text)),
+            Value::Number(n) => node.numbers.as_ref().is_none_or(|s| number(s, n)),
+            Value::Array(items) => node
+                .arrays
+                .as_ref()
+                .is_none_or(|s| self.array(s, items, depth)),
+            Value::Object(map) => node
+                .objects
+                .as_ref()
+                .is_none_or(|s| self.object(s, map, depth)),
             Value::Null | Value::Bool(_) => true,
         };
-        own && node
-            .reference
-            .as_ref()
-            .is_none_or(|r| self.holds(r, value, depth + 1))
-            && node.all_of.iter().all(|c| self.holds(c, value, depth + 1))
-            && (node.any_of.is_empty()
-                || node.any_of.iter().any(|c| self.holds(c, value, depth + 1)))
+        own && node.applied.as_ref().is_none_or(|applied| {
+            let holds = |c: &Check| self.holds(c, value, depth + 1);
+            applied.reference.as_ref().is_none_or(holds)
+                && applied.all_of.iter().all(holds)
+                && (applied.any_of.is_empty() || applied.any_of.iter().any(holds))
+        })
     }
 
-    fn array(&self, node: &Node, items: &[Value], depth: usize) -> bool {
+    fn array(&self, node: &Arrays, items: &[Value], depth: usize) -> bool {
         let count = items.len() as u64;
         node.min_items.is_none_or(|min| count >= min)
             && node.max_items.is_none_or(|max| count <= max)
@@ -216,23 +279,35 @@ impl FastCheck {
                 .is_none_or(|check| items.iter().all(|item| self.holds(check, item, depth + 1)))
     }
 
-    fn object(&self, node: &Node, map: &Map<String, Value>, depth: usize) -> bool {
-        if !node.required.iter().all(|key| map.contains_key(key)) {
-            return false;
-        }
-        map.iter().enumerate().all(|(position, (key, child))| {
-            match node.properties.find(key, position) {
-                Some(index) => self.holds(&node.property_checks[index], child, depth + 1),
+    /// An object: each key along its property's or `additionalProperties`' check, the
+    /// `required` ones counted on the way (an object's keys are distinct; hashing each name
+    /// would cost more than the rest of the check).
+    fn object(&self, node: &Objects, map: &Map<String, Value>, depth: usize) -> bool {
+        let mut required = 0;
+        for (position, (key, child)) in map.iter().enumerate() {
+            let holds = match node.properties.find(key, position) {
+                Some(index) => {
+                    required += usize::from(node.required_here[index]);
+                    self.holds(&node.checks[index], child, depth + 1)
+                }
                 None => node
                     .additional
                     .as_ref()
                     .is_none_or(|check| self.holds(check, child, depth + 1)),
+            };
+            if !holds {
+                return false;
             }
-        })
+        }
+        required == node.required_count
+            && node
+                .required_elsewhere
+                .iter()
+                .all(|key| map.contains_key(key))
     }
 }
 
-fn string(node: &Node, text: &str) -> bool {
+fn string(node: &Strings, text: &str) -> bool {
     if node.min_length.is_some() || node.max_length.is_some() {
         let length = text.chars().count() as u64;
         if node.min_length.is_some_and(|min| length < min)
@@ -251,7 +326,7 @@ fn string(node: &Node, text: &str) -> bool {
         }
 }
 
-fn number(node: &Node, number: &Number) -> bool {
+fn number(node: &Numbers, number: &Number) -> bool {
     let bounded = node
         .bounds
         .iter()
@@ -260,6 +335,17 @@ fn number(node: &Node, number: &Number) -> bool {
         && node.multiple_of.as_ref().is_none_or(
             |m| matches!((integer(number), integer(m)), (Some(v), Some(m)) if m > 0 && v % m == 0),
         )
+}
+
+/// Whether `value` is one of `allowed` as serde_json compares them (a string, as the short
+/// string it nearly always is).
+fn member(allowed: &[Value], value: &Value) -> bool {
+    match value {
+        Value::String(text) => allowed
+            .iter()
+            .any(|a| matches!(a, Value::String(s) if keys::same(s, text))),
+        _ => allowed.contains(value),
+    }
 }
 
 /// An integral number (not a float), exactly.
@@ -400,6 +486,9 @@ impl<'s> Compiler<'s> {
         for (keyword, value) in map {
             annotations_only &= self.keyword(&mut node, keyword, value, depth)?;
         }
+        if let Some(objects) = &mut node.objects {
+            objects.sort_required();
+        }
         Some(match annotations_only {
             true => Check::Any,
             false => Check::Node(Box::new(node)),
@@ -438,54 +527,64 @@ impl<'s> Compiler<'s> {
                 return Some(true);
             }
             "type" => node.types = Some(types(value)?),
-            "enum" => node.allowed = Some(value.as_array().filter(|a| !a.is_empty())?.clone()),
-            "const" => node.constant = Some(value.clone()),
-            "minLength" => node.min_length = Some(count()?),
-            "maxLength" => node.max_length = Some(count()?),
-            "pattern" => node.pattern = Some(pattern(value.as_str()?)?),
-            "format" => node.format = Some(format(value.as_str()?)?),
-            "minimum" => node.bounds.push((number()?.clone(), GE)),
-            "exclusiveMinimum" => node.bounds.push((number()?.clone(), GT)),
-            "maximum" => node.bounds.push((number()?.clone(), LE)),
-            "exclusiveMaximum" => node.bounds.push((number()?.clone(), LT)),
+            "enum" => {
+                let allowed = value.as_array().filter(|a| !a.is_empty())?.clone();
+                part(&mut node.values).allowed = Some(allowed);
+            }
+            "const" => part(&mut node.values).constant = Some(value.clone()),
+            "minLength" => part(&mut node.strings).min_length = Some(count()?),
+            "maxLength" => part(&mut node.strings).max_length = Some(count()?),
+            "pattern" => part(&mut node.strings).pattern = Some(pattern(value.as_str()?)?),
+            "format" => part(&mut node.strings).format = Some(format(value.as_str()?)?),
+            "minimum" => part(&mut node.numbers).bounds.push((number()?.clone(), GE)),
+            "exclusiveMinimum" => part(&mut node.numbers).bounds.push((number()?.clone(), GT)),
+            "maximum" => part(&mut node.numbers).bounds.push((number()?.clone(), LE)),
+            "exclusiveMaximum" => part(&mut node.numbers).bounds.push((number()?.clone(), LT)),
             "multipleOf" => {
                 let m = number()?;
                 if m.as_f64().is_none_or(|f| f <= 0.0) {
                     return None;
                 }
-                node.multiple_of = Some(m.clone());
+                part(&mut node.numbers).multiple_of = Some(m.clone());
             }
-            "items" => node.items = Some(self.check(value, depth + 1)?),
-            "minItems" => node.min_items = Some(count()?),
-            "maxItems" => node.max_items = Some(count()?),
-            "uniqueItems" => node.unique_items = value.as_bool()?,
+            "items" => part(&mut node.arrays).items = Some(self.check(value, depth + 1)?),
+            "minItems" => part(&mut node.arrays).min_items = Some(count()?),
+            "maxItems" => part(&mut node.arrays).max_items = Some(count()?),
+            "uniqueItems" => part(&mut node.arrays).unique_items = value.as_bool()?,
             "properties" => {
                 let properties = value.as_object()?;
                 let mut checks = Vec::with_capacity(properties.len());
                 for schema in properties.values() {
                     checks.push(self.check(schema, depth + 1)?);
                 }
-                node.properties = Keys::new(properties.keys().cloned().collect());
-                node.property_checks = checks;
+                let objects = part(&mut node.objects);
+                objects.properties = Keys::new(properties.keys().cloned().collect());
+                objects.checks = checks;
             }
             "required" => {
                 let names = value
                     .as_array()?
                     .iter()
                     .map(|n| n.as_str().map(str::to_owned));
-                node.required = names.collect::<Option<_>>()?;
+                // Sorted into those of `properties` and the others once every keyword is read.
+                part(&mut node.objects).required_elsewhere = names.collect::<Option<_>>()?;
             }
-            "additionalProperties" => node.additional = Some(self.check(value, depth + 1)?),
-            "$ref" => node.reference = Some(self.reference(value.as_str()?, depth)?),
+            "additionalProperties" => {
+                part(&mut node.objects).additional = Some(self.check(value, depth + 1)?);
+            }
+            "$ref" => {
+                part(&mut node.applied).reference = Some(self.reference(value.as_str()?, depth)?)
+            }
             "anyOf" | "allOf" => {
                 let branches = value.as_array().filter(|b| !b.is_empty())?;
                 let mut checks = Vec::with_capacity(branches.len());
                 for branch in branches {
                     checks.push(self.check(branch, depth + 1)?);
                 }
+                let applied = part(&mut node.applied);
                 match keyword {
-                    "anyOf" => node.any_of = checks,
-                    _ => node.all_of = checks,
+                    "anyOf" => applied.any_of = checks,
+                    _ => applied.all_of = checks,
                 }
             }
             _ => return None,
@@ -504,6 +603,29 @@ impl<'s> Compiler<'s> {
         let check = self.check(target, depth + 1)?;
         self.refs.set(index, check);
         Some(Check::Ref(index))
+    }
+}
+
+/// A node's part for one kind of keyword, made when the first one is met.
+fn part<T: Default>(part: &mut Option<Box<T>>) -> &mut T {
+    part.get_or_insert_with(Box::default)
+}
+
+impl Objects {
+    /// Sorts the `required` names (all in `required_elsewhere` as read) into the properties'
+    /// and the others; a name listed twice counts once.
+    fn sort_required(&mut self) {
+        self.required_here = vec![false; self.properties.names().len()];
+        for name in std::mem::take(&mut self.required_elsewhere) {
+            match self.properties.find(&name, 0) {
+                Some(index) if !self.required_here[index] => {
+                    self.required_here[index] = true;
+                    self.required_count += 1;
+                }
+                Some(_) => {}
+                None => self.required_elsewhere.push(name),
+            }
+        }
     }
 }
 
@@ -530,9 +652,10 @@ fn format(name: &str) -> Option<Format> {
     })
 }
 
-/// A `pattern` as the validator runs it: translated from ECMA 262 by its own translation, on
-/// the `regex` engine within its limits; `None` where the validator would not compile it.
-fn pattern(pattern: &str) -> Option<regex::Regex> {
+/// A `pattern` as the validator runs it: translated from ECMA 262 by its own translation, then
+/// in the form it searches with — characters counted for `^X{m,n}$`, else the `regex` engine
+/// within its limits; `None` where the validator would not compile it.
+fn pattern(pattern: &str) -> Option<Pattern> {
     let translated = to_rust_regex(pattern).ok()?;
     let build = |source: &str| {
         regex::RegexBuilder::new(source)
@@ -540,12 +663,13 @@ fn pattern(pattern: &str) -> Option<regex::Regex> {
             .dfa_size_limit(PATTERN_SIZE_LIMIT)
             .build()
             .ok()
+            .map(Pattern::Engine)
     };
-    // What the validator compiles (a cheaper form of some patterns) must compile too.
-    if let Some(Search::Collapsed(collapsed)) = search_form(pattern, &translated) {
-        build(&collapsed)?;
+    match search_form(pattern, &translated) {
+        Some(Search::RepeatedClass(class)) => Some(Pattern::Class(class)),
+        Some(Search::Collapsed(collapsed)) => build(&collapsed),
+        None => build(&translated),
     }
-    build(&translated)
 }
 
 #[cfg(test)]
@@ -618,6 +742,13 @@ mod tests {
                 true,
             ),
             (json!({"pattern": "^[A-Z0-9-]{3,20}$"}), json!("ab"), false),
+            (
+                json!({"pattern": "^[A-Z0-9-]{3,20}$"}),
+                json!("AB-12345678901234567890"),
+                false,
+            ),
+            (json!({"pattern": "^[a-z]{2,}x"}), json!("abx"), true),
+            (json!({"pattern": "^[a-z]{2,}x"}), json!("ax"), false),
             (json!({"pattern": "^\\d+$"}), json!("42"), true),
             (json!({"pattern": "^\\d+$"}), json!("٣"), false),
             (json!({"pattern": "b"}), json!("abc"), true),

@@ -125,6 +125,18 @@ fn stages(c: &mut Criterion) {
         let args = args();
         b.iter(|| black_box(input_validator.iter_errors(&args).count()))
     });
+    // The fast check the pipeline asks first (the validator only for what it cannot prove).
+    let fast =
+        |schema: &Value| toolspec::__private::FastCheck::compile(schema).expect("fast check");
+    let (fast_input, fast_output) = (fast(&input_schema), fast(&output_schema));
+    assert!(fast_input.accepts(&args()) && fast_output.accepts(&output));
+    group.bench_function("fast_check_input", |b| {
+        let args = args();
+        b.iter(|| black_box(fast_input.accepts(&args)))
+    });
+    group.bench_function("fast_check_output", |b| {
+        b.iter(|| black_box(fast_output.accepts(&output)))
+    });
     group.bench_function("validate_input_is_valid", |b| {
         let args = args();
         b.iter(|| black_box(input_validator.is_valid(&args)))
