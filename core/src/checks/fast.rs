@@ -487,7 +487,7 @@ impl<'s> Compiler<'s> {
             annotations_only &= self.keyword(&mut node, keyword, value, depth)?;
         }
         if let Some(objects) = &mut node.objects {
-            objects.sort_required();
+            objects.sort_required()?;
         }
         Some(match annotations_only {
             true => Check::Any,
@@ -613,19 +613,23 @@ fn part<T: Default>(part: &mut Option<Box<T>>) -> &mut T {
 
 impl Objects {
     /// Sorts the `required` names (all in `required_elsewhere` as read) into the properties'
-    /// and the others; a name listed twice counts once.
-    fn sort_required(&mut self) {
+    /// and the others; `None` for a name listed twice, which the meta-schema refuses.
+    fn sort_required(&mut self) -> Option<()> {
         self.required_here = vec![false; self.properties.names().len()];
-        for name in std::mem::take(&mut self.required_elsewhere) {
-            match self.properties.find(&name, 0) {
-                Some(index) if !self.required_here[index] => {
+        let names = std::mem::take(&mut self.required_elsewhere);
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return None;
+            }
+            match self.properties.find(name, 0) {
+                Some(index) => {
                     self.required_here[index] = true;
                     self.required_count += 1;
                 }
-                Some(_) => {}
-                None => self.required_elsewhere.push(name),
+                None => self.required_elsewhere.push(name.clone()),
             }
         }
+        Some(())
     }
 }
 
@@ -947,6 +951,7 @@ mod tests {
             json!({"multipleOf": 0}),
             json!({"items": [true]}),
             json!({"required": [1]}),
+            json!({"properties": {"a": true}, "required": ["a", "a"]}),
             json!({"description": 5}),
             json!({"properties": {"a": {"prefixItems": []}}}),
             json!({"$defs": {"A": {"not": true}}}),

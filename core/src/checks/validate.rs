@@ -270,6 +270,63 @@ mod tests {
     }
 
     #[test]
+    fn the_validator_is_compiled_only_for_what_the_fast_check_cannot_prove() {
+        let (limits, none) = (Limits::DEFAULT, Sensitivity::default());
+        let schema = json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer", "maximum": 10}},
+            "required": ["n"],
+            "additionalProperties": false
+        });
+        let checker = Checker::new::<&str>(&schema, &[]).unwrap();
+        assert!(checker.fast.is_some());
+        assert!(
+            checker
+                .errors(&json!({"n": 3}), &limits, &none)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            checker.validator.get().is_none(),
+            "a proved value compiles nothing"
+        );
+        // Unsure, and valid: the validator's verdict.
+        assert!(
+            checker
+                .errors(&json!({"n": 3.0}), &limits, &none)
+                .unwrap()
+                .is_empty()
+        );
+        let errors = checker.errors(&json!({"n": 11}), &limits, &none).unwrap();
+        assert_eq!(errors.list[0].field, "/n");
+        assert_eq!(
+            errors.list[0].message,
+            "11 is greater than the maximum of 10"
+        );
+
+        // A keyword outside the fast check's: the validator, compiled at once.
+        let one_of = json!({"oneOf": [{"type": "string"}, {"type": "integer"}]});
+        let checker = Checker::new::<&str>(&one_of, &[]).unwrap();
+        assert!(checker.fast.is_none() && checker.validator.get().is_some());
+        assert!(
+            checker
+                .errors(&json!("x"), &limits, &none)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            !checker
+                .errors(&json!(true), &limits, &none)
+                .unwrap()
+                .is_empty()
+        );
+
+        // What the validator cannot compile is an error now, as before.
+        let backreference = json!({"type": "string", "pattern": "(a)\\1"});
+        assert!(Checker::new::<&str>(&backreference, &[]).is_err());
+    }
+
+    #[test]
     fn an_integer_past_i64_is_refused_with_the_range() {
         let range = "the integer range, -9223372036854775808 to 9223372036854775807";
         for (schema, sent, shown) in [
