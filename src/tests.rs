@@ -183,6 +183,21 @@ fn not_found() -> Value {
     json!({"error": "not_found", "message": "No such order."})
 }
 
+/// Every schema of the store's tools (the query tools' and the built-in ones' too) has a fast
+/// check: a valid call compiles no validator (see `docs/benchmarks.md`, "Peak memory of a
+/// small server").
+#[tokio::test]
+async fn every_schema_has_a_fast_check() {
+    let f = Fixture::sqlite().await;
+    for tool in f.registry().tools() {
+        let descriptor = tool.descriptor();
+        for schema in [descriptor.input_schema_json(), descriptor.output_schema_json()] {
+            let fast = toolspec::__private::FastCheck::compile(&schema);
+            assert!(fast.is_some(), "{}: {schema}", descriptor.name);
+        }
+    }
+}
+
 #[tokio::test]
 async fn every_tool_is_registered_on_its_adapters() {
     let f = Fixture::sqlite().await;
