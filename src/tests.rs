@@ -191,7 +191,10 @@ async fn every_schema_has_a_fast_check() {
     let f = Fixture::sqlite().await;
     for tool in f.registry().tools() {
         let descriptor = tool.descriptor();
-        for schema in [descriptor.input_schema_json(), descriptor.output_schema_json()] {
+        for schema in [
+            descriptor.input_schema_json(),
+            descriptor.output_schema_json(),
+        ] {
             let fast = toolspec::__private::FastCheck::compile(&schema);
             assert!(fast.is_some(), "{}: {schema}", descriptor.name);
         }

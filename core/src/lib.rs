@@ -271,8 +271,9 @@ pub mod __private {
     pub use toolspec_vocab::settings::{self, SettingValue};
 
     /// The fast check of schemas, for the tests that every generated schema has one and the
-    /// invoke benchmark's stages.
+    /// invoke benchmark's stages; beside the validator, for the fuzzer that compares them.
     pub use crate::checks::fast::FastCheck;
     /// The pipeline's argument plan, for the invoke benchmark's stages.
     pub use crate::checks::plan::ArgumentPlan;
+    pub use crate::checks::validate::fast_and_validator;
 }

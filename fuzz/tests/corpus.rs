@@ -30,6 +30,11 @@ fn the_spec_reader_corpus_passes() {
 }
 
 #[test]
+fn the_fast_check_corpus_passes() {
+    replay("fast_check", toolspec_fuzz::fast_check::run);
+}
+
+#[test]
 fn the_invoker_corpus_passes() {
     replay("invoker", toolspec_fuzz::invoker::run);
 }

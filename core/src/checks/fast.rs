@@ -683,24 +683,17 @@ mod tests {
 
     use super::*;
 
-    /// The validator of `schema` as the pipeline compiles it (integers held to `i64`).
-    fn validator(schema: &Value) -> jsonschema::Validator {
-        crate::checks::validate::compile::<&str>(schema, &[]).expect("the validator compiles it")
-    }
-
-    /// The fast check of `schema` as the pipeline compiles it.
-    fn fast(schema: &Value) -> Option<FastCheck> {
-        let mut bounded = schema.clone();
-        crate::schema::integers::bound_to_i64::<&str>(&mut bounded, &[]);
-        FastCheck::compile(&bounded)
+    /// The fast check and the validator of `schema` as the pipeline compiles them.
+    fn both(schema: &Value) -> (FastCheck, jsonschema::Validator) {
+        crate::checks::validate::fast_and_validator(schema).expect("a fast check and a validator")
     }
 
     /// The fast verdict on `value`, having checked that a "valid" is the validator's too.
     fn verdict(schema: &Value, value: &Value) -> bool {
-        let fast = fast(schema).expect("a fast check");
+        let (fast, validator) = both(schema);
         let accepted = fast.accepts(value);
         if accepted {
-            assert!(validator(schema).is_valid(value), "{value} under {schema}");
+            assert!(validator.is_valid(value), "{value} under {schema}");
         }
         accepted
     }
@@ -1113,8 +1106,7 @@ mod tests {
         let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig::with_cases(3000));
         let cases = (schema(), proptest::collection::vec(value(), 8));
         let outcome = runner.run(&cases, |(schema, values)| {
-            let fast = fast(&schema).expect("every generated schema has a fast check");
-            let validator = validator(&schema);
+            let (fast, validator) = both(&schema);
             for value in values {
                 let is_valid = validator.is_valid(&value);
                 valid.fetch_add(usize::from(is_valid), Relaxed);

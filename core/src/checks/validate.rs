@@ -40,7 +40,8 @@ const MAX_NAMED_KEYS: usize = 5;
 #[derive(Debug)]
 pub(crate) struct Checker {
     fast: Option<FastCheck>,
-    /// The schema the validator is compiled from (`Null` once it is).
+    /// The schema the validator is compiled from when first needed (`Null` when it was
+    /// compiled at once).
     schema: Value,
     validator: OnceLock<Result<jsonschema::Validator, String>>,
 }
@@ -91,6 +92,15 @@ impl Checker {
             Err(e) => Err(e.clone()),
         }
     }
+}
+
+/// The fast check and the validator of `schema` as a [`Checker`] builds them (every `integer`
+/// held to `i64`), side by side for the tests and the fuzzer that pit one against the other;
+/// `None` when either has none.
+pub fn fast_and_validator(schema: &Value) -> Option<(FastCheck, jsonschema::Validator)> {
+    let mut schema = schema.clone();
+    bound_to_i64::<&str>(&mut schema, &[]);
+    Some((FastCheck::compile(&schema)?, build(&schema).ok()?))
 }
 
 /// Compiles a schema into a validator that also checks `format`s, and the range of `i64` on
