@@ -247,15 +247,29 @@ impl io::Write for Count {
     }
 }
 
-/// The bytes of `text` as a JSON string, quotes included, escaped as serde_json escapes it
-/// (`\"`, `\\`, `\b \f \n \r \t`, other control characters as `\u00XX`).
+/// The bytes each byte adds to a JSON string when serde_json escapes it: 1 for `\"`, `\\`,
+/// `\b \f \n \r \t`, 5 for other control characters (`\u00XX`), else 0.
+static ESCAPED: [u8; 256] = {
+    let mut extra = [0; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        extra[byte] = 5;
+        byte += 1;
+    }
+    let short = [b'"', b'\\', 0x08, 0x0c, b'\n', b'\r', b'\t'];
+    let mut i = 0;
+    while i < short.len() {
+        extra[short[i] as usize] = 1;
+        i += 1;
+    }
+    extra
+};
+
+/// The bytes of `text` as a JSON string, quotes included, escaped as serde_json escapes it.
 fn str_len(text: &str) -> u64 {
-    let escapes: u64 = (text.bytes())
-        .map(|b| match b {
-            b'"' | b'\\' | 0x08 | 0x0c | b'\n' | b'\r' | b'\t' => 1,
-            0x00..=0x1f => 5,
-            _ => 0,
-        })
+    let escapes: u64 = text
+        .bytes()
+        .map(|b| u64::from(ESCAPED[usize::from(b)]))
         .sum();
     text.len() as u64 + 2 + escapes
 }
