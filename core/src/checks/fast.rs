@@ -10,7 +10,8 @@
 //! takes, has no fast check at all (then the validator is compiled at once, as before).
 //!
 //! The set: `type`, `enum`, `const`, `minLength`, `maxLength`, `pattern` (jsonschema's own
-//! ECMA 262 translation on the `regex` engine, within the same limits), `format` (`uuid`,
+//! ECMA 262 translation, in the form it searches with: characters counted for `^X{m,n}$`,
+//! else the `regex` engine within the same limits), `format` (`uuid`,
 //! `date` and `date-time` proved in their plain forms; `email`, `uri`, `hostname`, `ipv4`,
 //! `ipv6` left to the validator), `minimum`, `maximum`, `exclusiveMinimum`,
 //! `exclusiveMaximum`, `multipleOf` (integers), `items`, `minItems`, `maxItems`, `uniqueItems`,
