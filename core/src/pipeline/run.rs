@@ -275,7 +275,7 @@ pub(crate) fn tool_stages<'a, O: Operation>(
             match screen::screen(tool, compiled, args, call.options.adapter.as_deref(), rules) {
                 Ok(value) => value,
                 Err(Refused::Arguments(errors)) => return refusal(mode, tool, errors),
-                Err(Refused::Schema(result)) => return answer(mode, result),
+                Err(Refused::Schema(result)) => return answer(mode, *result),
             };
         let storage = rules.storage.as_deref();
         let learned = own.learned.load(Ordering::Relaxed);

@@ -20,8 +20,8 @@ use crate::query::paging;
 pub(crate) enum Refused {
     /// What is wrong with them, for the caller.
     Arguments(Errors),
-    /// The tool's input schema does not compile (for the developer).
-    Schema(ToolResult),
+    /// The tool's input schema does not compile (for the developer; boxed, as it is rare).
+    Schema(Box<ToolResult>),
 }
 
 /// `args` screened, coerced and validated for a call of `tool` through `adapter`.
@@ -75,7 +75,7 @@ pub(crate) fn screen(
         .errors(&value, &rules.limits, &compiled.sensitive_input)
         .map_err(|e| {
             let why = format!("the input schema of `{}` does not compile: {e}", tool.name);
-            Refused::Schema(ToolResult::internal(tool, why))
+            Refused::Schema(Box::new(ToolResult::internal(tool, why)))
         })?;
     if errors.is_empty() && checked.is_empty() {
         return Ok(value);

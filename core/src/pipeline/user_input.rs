@@ -127,7 +127,7 @@ pub(crate) async fn resume(
     match screen::screen(tool, compiled, merged, adapter, rules) {
         Ok(value) => Ok((value, Round { sent, carried })),
         Err(Refused::Arguments(errors)) => Err(invalid_arguments(&errors)),
-        Err(Refused::Schema(result)) => Err(result),
+        Err(Refused::Schema(result)) => Err(*result),
     }
 }
 
