@@ -24,6 +24,7 @@ use std::cmp::Ordering;
 use jsonschema_regex::{RepeatedClass, Search, search_form, to_rust_regex};
 use serde_json::{Map, Number, Value};
 
+use crate::schema::integers::EXACT_FLOAT_INTEGERS;
 use crate::schema::keys::{self, Keys};
 use crate::schema::refs::{self, Refs};
 
@@ -36,9 +37,6 @@ const MAX_DEPTH: usize = 128;
 
 /// How many schema nodes a schema may have to be compiled.
 const MAX_NODES: usize = 100_000;
-
-/// The largest magnitude below which every integer is exactly a `f64`: 2^53.
-const EXACT_FLOAT_INTEGERS: i128 = 1 << 53;
 
 /// How many items `uniqueItems` compares pairwise; a longer array is left to the validator.
 const MAX_UNIQUE_ITEMS: usize = 64;
@@ -360,7 +358,8 @@ fn integer(number: &Number) -> Option<i128> {
 /// A number as a `f64`, when that is exact.
 fn exact_float(number: &Number) -> Option<f64> {
     match integer(number) {
-        Some(i) if i.abs() <= EXACT_FLOAT_INTEGERS => Some(i as f64),
+        // Up to 2^53 every integer is exactly a float (2^53 itself included).
+        Some(i) if i.unsigned_abs() <= EXACT_FLOAT_INTEGERS as u128 => Some(i as f64),
         Some(_) => None,
         None => number.as_f64().filter(|f| f.is_finite()),
     }

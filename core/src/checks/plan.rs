@@ -32,6 +32,7 @@ use serde_json::{Map, Value};
 
 use crate::checks::limits::Limits;
 use crate::checks::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
+use crate::schema::integers::{EXACT_FLOAT_INTEGERS, TWO_63};
 use crate::schema::keys::Keys;
 use crate::schema::refs::{self, Refs};
 use crate::schema::walk::{self, Bounds, Walker};
@@ -43,12 +44,6 @@ const PLAN_BOUNDS: Bounds = Bounds {
     max_depth: 128,
     budget: usize::MAX,
 };
-
-/// The largest magnitude below which every integral `f64` is an exact integer: 2^53.
-const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0;
-
-/// 2^63: the magnitude where the i64 range ends.
-const I64_END: f64 = 9_223_372_036_854_775_808.0;
 
 /// How many declared names an undeclared-key message lists.
 const MAX_EXPECTED: usize = 20;
@@ -281,7 +276,7 @@ impl Walk<'_> {
                 // JSON Schema counts `3.0` (and `1e2`) as integers; serde's `i64` does not.
                 if f.abs() < EXACT_FLOAT_INTEGERS {
                     *value = Value::from(f as i64);
-                } else if f.abs() < I64_END || f == -I64_END {
+                } else if f.abs() < TWO_63 || f == -TWO_63 {
                     // Past the i64 range, the validator's integer range refuses it (see
                     // `schema::integers`); at its very end, -2^63 is the bound itself and would
                     // pass it, though the number sent may have
@@ -546,7 +541,7 @@ fn from_string(text: &str, wants: Wants, format: Option<StringFormat>) -> Option
         if wants.integer && !wants.number {
             // "3.0" → 3 for integers, while the float is exact (below 2^53); "3.5" stays a
             // string and fails validation.
-            if f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0 {
+            if f.fract() == 0.0 && f.abs() < EXACT_FLOAT_INTEGERS {
                 return Some(Value::from(f as i64));
             }
             return None;

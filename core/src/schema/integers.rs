@@ -17,7 +17,11 @@ pub(crate) const INTEGER_MIN: i64 = i64::MIN;
 pub(crate) const INTEGER_MAX: i64 = i64::MAX;
 
 /// 2^63, the first integer past `i64::MAX` (and, negated, exactly `i64::MIN`).
-const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+pub(crate) const TWO_63: f64 = 9_223_372_036_854_775_808.0;
+
+/// 2^53: below this magnitude every integral `f64` is exactly one integer (at and past it, a
+/// float may stand for several).
+pub(crate) const EXACT_FLOAT_INTEGERS: f64 = 9_007_199_254_740_992.0;
 
 /// How deep below the root a schema node is still given the range (each subschema one level
 /// down; the compiler emits schemas 32 levels deep at most). Deeper integers are left to
