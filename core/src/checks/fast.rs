@@ -23,6 +23,7 @@ use std::cmp::Ordering;
 
 use jsonschema_regex::{RepeatedClass, Search, search_form, to_rust_regex};
 use serde_json::{Map, Number, Value};
+use toolspec_vocab::pointer;
 
 use crate::schema::integers::EXACT_FLOAT_INTEGERS;
 use crate::schema::keys::{self, Keys};
@@ -208,8 +209,14 @@ impl FastCheck {
             root: schema,
             refs: Refs::new(),
             nodes: 0,
+            defs: Vec::new(),
         };
         let root = compiler.check(schema, 0)?;
+        for (reference, def) in std::mem::take(&mut compiler.defs) {
+            if compiler.refs.get(&reference).is_none() {
+                compiler.check(def, 1)?;
+            }
+        }
         Some(Self {
             root,
             refs: compiler.refs.into_plans(),
@@ -467,6 +474,9 @@ struct Compiler<'s> {
     root: &'s Value,
     refs: Refs<'s, Check>,
     nodes: usize,
+    /// The root's `$defs`, by the reference that names each: checked once the root is, those
+    /// no reference reached on their own (each must be in the set all the same).
+    defs: Vec<(String, &'s Value)>,
 }
 
 impl<'s> Compiler<'s> {
@@ -521,8 +531,14 @@ impl<'s> Compiler<'s> {
                 return Some(true);
             }
             "$defs" => {
-                for schema in value.as_object()?.values() {
-                    self.check(schema, depth + 1)?;
+                for (name, schema) in value.as_object()? {
+                    // The root's are compiled where a reference reaches them, the others now.
+                    if depth == 0 {
+                        let reference = format!("#/$defs/{}", pointer::escape(name));
+                        self.defs.push((reference, schema));
+                    } else {
+                        self.check(schema, depth + 1)?;
+                    }
                 }
                 return Some(true);
             }
