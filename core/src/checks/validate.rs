@@ -51,8 +51,7 @@ impl Checker {
     /// `own_ranges` to `i64`; an error (for the developer) when its validator must be compiled
     /// now and does not compile.
     pub(crate) fn new<S: AsRef<str>>(schema: &Value, own_ranges: &[S]) -> Result<Self, String> {
-        let mut schema = schema.clone();
-        bound_to_i64(&mut schema, own_ranges);
+        let schema = in_i64_range(schema, own_ranges);
         match FastCheck::compile(&schema) {
             Some(fast) => Ok(Self {
                 fast: Some(fast),
@@ -98,8 +97,7 @@ impl Checker {
 /// held to `i64`), side by side for the tests and the fuzzer that pit one against the other;
 /// `None` when either has none.
 pub fn fast_and_validator(schema: &Value) -> Option<(FastCheck, jsonschema::Validator)> {
-    let mut schema = schema.clone();
-    bound_to_i64::<&str>(&mut schema, &[]);
+    let schema = in_i64_range::<&str>(schema, &[]);
     Some((FastCheck::compile(&schema)?, build(&schema).ok()?))
 }
 
@@ -109,9 +107,14 @@ pub fn compile<S: AsRef<str>>(
     schema: &Value,
     own_ranges: &[S],
 ) -> Result<jsonschema::Validator, jsonschema::ValidationError<'static>> {
+    build(&in_i64_range(schema, own_ranges))
+}
+
+/// `schema` with every `integer` but those below `own_ranges` held to `i64`: what is checked.
+fn in_i64_range<S: AsRef<str>>(schema: &Value, own_ranges: &[S]) -> Value {
     let mut schema = schema.clone();
     bound_to_i64(&mut schema, own_ranges);
-    build(&schema)
+    schema
 }
 
 /// The validator of `schema` as it is.
