@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::Poll;
 use std::time::Duration;
 
+use futures_util::FutureExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientJsonRpcMessage, ClientNotification, ErrorCode,
     ErrorData, JsonObject, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
@@ -66,6 +67,7 @@ pub(crate) trait Direct: Send + Sync + 'static {
 /// "tools/call", "params": {"_meta": {"progressToken"}, "name", "arguments"}}` and no other
 /// key, its arguments an object or null. `None` for anything else, which rmcp then reads and
 /// judges.
+#[derive(Clone)]
 pub(crate) struct Plain {
     pub(crate) id: RequestId,
     pub(crate) progress_token: Option<ProgressToken>,
@@ -236,7 +238,7 @@ impl Running {
 }
 
 /// Whether `version` is 2026-07-28 or later (ISO dates compare as text).
-fn is_current(version: &ProtocolVersion) -> bool {
+pub(crate) fn is_current(version: &ProtocolVersion) -> bool {
     version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
 }
 
@@ -267,6 +269,24 @@ pub(crate) fn message(
             ServerJsonRpcMessage::error(error, Some(id))
         }
     }
+}
+
+/// The message answering the request `id` with what `called` answers, in a session on a
+/// `current` protocol or not (a panic of the pipeline itself fails the call, not the
+/// connection).
+pub(crate) async fn answered(
+    id: RequestId,
+    called: impl Future<Output = Result<CallToolResponse, ErrorData>>,
+    current: bool,
+) -> ServerJsonRpcMessage {
+    let answered = match AssertUnwindSafe(called).catch_unwind().await {
+        Ok(answered) => answered,
+        Err(_) => {
+            tracing::error!(%id, "a directly answered call panicked");
+            Err(ErrorData::internal_error("the call failed", None))
+        }
+    };
+    message(id, answered, current)
 }
 
 #[cfg(test)]

@@ -208,8 +208,12 @@ impl HttpTransport {
                 shutdown: self.config.cancellation_token.clone(),
             },
         };
+        let sessions = sessions::Sessions::new(
+            self.sessions,
+            self.server.clone(),
+            self.config.cancellation_token.clone(),
+        );
         let factory = self.server;
-        let sessions = sessions::Sessions::new(self.sessions);
         // The host policy, in front of every route, has checked `Host` and `Origin`.
         let config = self
             .config
@@ -338,6 +342,12 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
         .and_then(|challenge| challenge.check(&parts, &bytes))
     {
         return forbidden;
+    }
+    // A session's plain call may be answered beside its worker, once rmcp has checked it.
+    if parts.headers.contains_key(sessions::SESSION_HEADER)
+        && let Some(plain) = super::direct::Plain::read(&bytes)
+    {
+        parts.extensions.insert(plain);
     }
     if screening.json_response
         && let Some(plain) = stateless::Plain::read(&parts, &bytes)

@@ -27,7 +27,6 @@
 //! for open connections, and the call is answered.
 
 use std::convert::Infallible;
-use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -35,10 +34,10 @@ use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderName, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
-use futures_util::{FutureExt as _, Stream, StreamExt as _};
+use futures_util::{Stream, StreamExt as _};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ErrorCode, ErrorData,
-    Implementation, JsonObject, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    CallToolRequestParams, ClientCapabilities, ErrorCode, Implementation, JsonObject,
+    ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use serde::Deserialize;
 use sse_stream::{KeepAlive, Sse, SseBody};
@@ -233,7 +232,7 @@ async fn call(
     let server = server.clone();
     let Some(token) = progress_token else {
         let called = server.call_plain(params, caller, cancellation, None);
-        return json(message(id, called).await, None);
+        return json(direct::answered(id, called, true).await, None);
     };
     let (notes, mut reported) = mpsc::unbounded_channel();
     let write: direct::Write = {
@@ -246,7 +245,7 @@ async fn call(
     };
     let progress = direct::Progress { token, write };
     let called = server.call_plain(params, caller, cancellation.clone(), Some(progress));
-    let mut called = Box::pin(message(id, called));
+    let mut called = Box::pin(direct::answered(id, called, true));
     let first = tokio::select! {
         biased;
         answer = &mut called => match reported.try_recv() {
@@ -267,22 +266,6 @@ async fn call(
     };
     cancel_when_dropped.disarm();
     streams.respond(first, reported, cancellation)
-}
-
-/// The message answering the request `id` with what `called` answers (a panic of the pipeline
-/// itself fails the call, not the connection).
-async fn message(
-    id: RequestId,
-    called: impl Future<Output = Result<CallToolResponse, ErrorData>>,
-) -> ServerJsonRpcMessage {
-    let answered = match AssertUnwindSafe(called).catch_unwind().await {
-        Ok(answered) => answered,
-        Err(_) => {
-            tracing::error!(%id, "a directly answered call panicked");
-            Err(ErrorData::internal_error("the call failed", None))
-        }
-    };
-    direct::message(id, answered, true)
 }
 
 /// How a call that reports progress streams: rmcp's settings.

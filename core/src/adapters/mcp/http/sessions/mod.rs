@@ -7,28 +7,43 @@
 //! which runs after authentication, answers any request that names a session its caller does
 //! not own — to use it, cancel its calls or delete it — with `404 Not Found`, exactly as for a
 //! session that does not exist; and it tells [`Sessions`] who is asking, so that a new
-//! session can be bound to its caller (or refused when the caller has too many).
+//! session can be bound to its caller (or refused when the caller has too many). A session
+//! is closed when it has gone [`idle_timeout`](SessionLimits::idle_timeout) without a request.
 //!
-//! Owns the sessions' bookkeeping only; the transport (`super`) mounts it.
+//! A plain `tools/call` of a session (its body marked by the transport's screening as
+//! [`Plain`]) whose tool needs nothing of rmcp's peer is answered beside the session's worker
+//! ([`beside`]); everything else goes through rmcp's.
+//!
+//! Owns the sessions' bookkeeping; the transport (`super`) mounts it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use futures_util::Stream;
-use rmcp::model::{ClientJsonRpcMessage, ClientNotification, ServerJsonRpcMessage};
+use futures_util::{Stream, StreamExt as _};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, GetExtensions as _, ProtocolVersion,
+    ServerJsonRpcMessage, ServerResult,
+};
 use rmcp::transport::streamable_http_server::session::local::{
-    LocalSessionManager, LocalSessionManagerError,
+    self, LocalSessionManager, LocalSessionManagerError,
 };
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
+use tokio_util::sync::CancellationToken;
 
+use crate::adapters::mcp::McpServer;
+use crate::adapters::mcp::direct::{self, Plain};
 use crate::caller::Caller;
+
+mod beside;
+
+use beside::Beside;
 
 /// The header that names a session.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
@@ -72,6 +87,12 @@ type Owner = Option<Arc<Caller>>;
 struct Entry {
     owner: Owner,
     initialized: bool,
+    /// The protocol it negotiated, once initialized.
+    version: Option<ProtocolVersion>,
+    /// When a request last named it.
+    last_request: Instant,
+    /// Its calls answered beside its worker.
+    beside: Arc<Mutex<Beside>>,
 }
 
 tokio::task_local! {
@@ -121,22 +142,47 @@ impl From<LocalSessionManagerError> for SessionError {
 }
 
 /// The transport's session manager: rmcp's local sessions, each bound to its caller.
-#[derive(Debug)]
 pub struct Sessions {
     local: LocalSessionManager,
     entries: Mutex<HashMap<SessionId, Entry>>,
     limits: SessionLimits,
+    /// How the streams of calls answered beside the workers are primed, cached and kept.
+    settings: beside::Settings,
+    /// What answers plain calls beside the workers.
+    server: McpServer,
+    /// Cancels the calls answered beside the workers when the server shuts down.
+    shutdown: CancellationToken,
+}
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions")
+            .field("entries", &self.entries)
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Sessions {
-    pub(crate) fn new(limits: SessionLimits) -> Arc<Self> {
+    /// Sessions held to `limits`, whose plain calls `server` answers beside the workers
+    /// (cancelled when `shutdown` is).
+    pub(crate) fn new(
+        limits: SessionLimits,
+        server: McpServer,
+        shutdown: CancellationToken,
+    ) -> Arc<Self> {
         let mut local = LocalSessionManager::default();
-        local.session_config.keep_alive = Some(limits.idle_timeout);
+        // Idle sessions are closed here, by their requests: the worker does not see those
+        // answered beside it.
+        local.session_config.keep_alive = None;
         local.session_config.init_timeout = Some(limits.init_timeout);
         Arc::new(Self {
+            settings: beside::Settings::from(&local.session_config),
             local,
             entries: Mutex::new(HashMap::new()),
             limits,
+            server,
+            shutdown,
         })
     }
 
@@ -144,11 +190,15 @@ impl Sessions {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Whether `owner` owns session `id`.
-    fn owned_by(&self, id: &str, owner: &Owner) -> bool {
-        self.entries()
-            .get(id)
-            .is_some_and(|entry| entry.owner == *owner)
+    /// Whether `owner` owns session `id`; if so, a request of it has come now.
+    fn claim(&self, id: &str, owner: &Owner) -> bool {
+        match self.entries().get_mut(id) {
+            Some(entry) if entry.owner == *owner => {
+                entry.last_request = Instant::now();
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Records a new session for the caller of the request being served, or refuses it.
@@ -176,9 +226,40 @@ impl Sessions {
             Entry {
                 owner,
                 initialized: false,
+                version: None,
+                last_request: Instant::now(),
+                beside: Arc::new(Mutex::new(Beside::new(self.settings))),
             },
         );
         Ok(())
+    }
+
+    /// Closes session `id` once it has gone the idle timeout without a request.
+    fn expire_idle(self: &Arc<Self>, id: SessionId) {
+        let sessions = Arc::downgrade(self);
+        let idle = self.limits.idle_timeout;
+        tokio::spawn(async move {
+            let mut wait = idle;
+            loop {
+                tokio::time::sleep(wait).await;
+                let Some(sessions) = sessions.upgrade() else {
+                    return;
+                };
+                let Some(since) = sessions
+                    .entries()
+                    .get(&id)
+                    .map(|e| e.last_request.elapsed())
+                else {
+                    return;
+                };
+                if since >= idle {
+                    tracing::debug!(session = %id, "closing a session idle for too long");
+                    let _ = sessions.close_session(&id).await;
+                    return;
+                }
+                wait = idle - since;
+            }
+        });
     }
 
     /// Closes session `id` unless its client finished initializing within the time allowed.
@@ -218,6 +299,7 @@ impl SessionManager for SessionsHandle {
             return Err(SessionError::TooMany(why));
         }
         sessions.expire_uninitialized(id.clone());
+        sessions.expire_idle(id.clone());
         Ok((id, transport))
     }
 
@@ -226,7 +308,14 @@ impl SessionManager for SessionsHandle {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<ServerJsonRpcMessage, Self::Error> {
-        Ok(self.0.local.initialize_session(id, message).await?)
+        let response = self.0.local.initialize_session(id, message).await?;
+        if let ServerJsonRpcMessage::Response(response) = &response
+            && let ServerResult::InitializeResult(result) = &response.result
+            && let Some(entry) = self.0.entries().get_mut(id)
+        {
+            entry.version = Some(result.protocol_version.clone());
+        }
+        Ok(response)
     }
 
     async fn has_session(&self, id: &SessionId) -> Result<bool, Self::Error> {
@@ -242,7 +331,16 @@ impl SessionManager for SessionsHandle {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(self.0.local.create_stream(id, message).await?)
+        let message = match self.0.answer_beside(id, message).await {
+            Ok(events) => return Ok(events.left_stream()),
+            Err(message) => message,
+        };
+        Ok(self
+            .0
+            .local
+            .create_stream(id, message)
+            .await?
+            .right_stream())
     }
 
     async fn accept_message(
@@ -251,13 +349,17 @@ impl SessionManager for SessionsHandle {
         message: ClientJsonRpcMessage,
     ) -> Result<(), Self::Error> {
         if let ClientJsonRpcMessage::Notification(notification) = &message
-            && matches!(
-                notification.notification,
-                ClientNotification::InitializedNotification(_)
-            )
             && let Some(entry) = self.0.entries().get_mut(id)
         {
-            entry.initialized = true;
+            match &notification.notification {
+                ClientNotification::InitializedNotification(_) => entry.initialized = true,
+                ClientNotification::CancelledNotification(cancelled) => {
+                    if let Some(request) = &cancelled.params.request_id {
+                        lock(&entry.beside).cancel(request);
+                    }
+                }
+                _ => {}
+            }
         }
         Ok(self.0.local.accept_message(id, message).await?)
     }
@@ -274,15 +376,78 @@ impl SessionManager for SessionsHandle {
         id: &SessionId,
         last_event_id: String,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(self.0.local.resume(id, last_event_id).await?)
+        let beside = self
+            .0
+            .entries()
+            .get(id)
+            .map(|entry| Arc::clone(&entry.beside));
+        let resumed = beside.and_then(|beside| lock(&beside).resume(&last_event_id));
+        match resumed {
+            Some(Ok(events)) => Ok(events.left_stream()),
+            Some(Err(())) => Err(SessionError::Local(LocalSessionManagerError::SessionError(
+                local::SessionError::InvalidEventId,
+            ))),
+            None => Ok(self.0.local.resume(id, last_event_id).await?.right_stream()),
+        }
     }
 }
 
 impl Sessions {
     async fn close_session(&self, id: &SessionId) -> Result<(), SessionError> {
-        self.entries().remove(id);
+        let entry = self.entries().remove(id);
+        if let Some(entry) = entry {
+            lock(&entry.beside).close();
+        }
         Ok(self.local.close_session(id).await?)
     }
+
+    /// `message` answered beside the worker of session `id` ([`beside`]) when it is a plain
+    /// call whose tool needs nothing of rmcp's peer, in a session that finished initializing;
+    /// else `message` back, for the worker.
+    async fn answer_beside(
+        &self,
+        id: &SessionId,
+        mut message: ClientJsonRpcMessage,
+    ) -> Result<beside::Events, ClientJsonRpcMessage> {
+        let ClientJsonRpcMessage::Request(request) = &mut message else {
+            return Err(message);
+        };
+        let Some(parts) = request
+            .request
+            .extensions_mut()
+            .get_mut::<axum::http::request::Parts>()
+        else {
+            return Err(message);
+        };
+        let caller = Arc::clone(self.server.caller_in(Some(parts)));
+        let Some(plain) = parts.extensions.remove::<Plain>() else {
+            return Err(message);
+        };
+        let found = self.entries().get(id).and_then(|entry| {
+            let version = entry.version.as_ref().filter(|_| entry.initialized)?;
+            Some((Arc::clone(&entry.beside), direct::is_current(version)))
+        });
+        let Some((beside, current)) = found else {
+            return Err(message);
+        };
+        if plain.id != request.id || !self.server.answers_directly(&plain.params.name, &caller) {
+            return Err(message);
+        }
+        tracing::debug!(tool = %plain.params.name, "a session's call answered beside its worker");
+        Ok(beside::answer(
+            &beside,
+            &self.server,
+            plain,
+            caller,
+            current,
+            &self.shutdown,
+        )
+        .await)
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Middleware, after authentication: a request that names a session its caller does not own
@@ -299,7 +464,7 @@ pub(crate) async fn guard(
         .get(SESSION_HEADER)
         .map(|id| id.to_str().unwrap_or_default().to_owned());
     if let Some(id) = named
-        && !sessions.owned_by(&id, &owner)
+        && !sessions.claim(&id, &owner)
     {
         return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
     }

@@ -1,0 +1,335 @@
+//! A session's plain `tools/call` requests answered beside its worker.
+//!
+//! rmcp's session worker serves a request by handing it, through channels, to the session's
+//! service loop, which spawns a task for the handler and hands the answer back to the worker,
+//! which numbers it and sends it down the request's stream: three hand-overs between tasks
+//! for a call that takes microseconds. A request whose body is a plain `tools/call`
+//! ([`direct::Plain`]: nothing in `_meta` but a progress token, no continuation), in a session
+//! that finished initializing, whose tool needs nothing of rmcp's peer (no task, nothing to
+//! ask), is answered here instead — in the request's own task, after rmcp's transport has made
+//! every check of it, through the same pipeline, as the same message ([`direct::answered`]).
+//!
+//! Its stream is the one the worker would have written: the priming event when rmcp sends one,
+//! then the call's progress and its answer, each event numbered `index/stream` as the worker
+//! numbers them, on stream numbers the worker never reaches (from 2^63; it counts from 0 in
+//! each session). A client that loses the stream resumes it with `Last-Event-ID` as it would
+//! the worker's: it gets the cached events from the one it names on (the worker's cache size),
+//! for as long after the answer as the worker keeps them, and a call still running goes on
+//! writing to the resumed stream. As with the worker, a dropped stream does not cancel its
+//! call; `notifications/cancelled` does, and ends its stream unanswered; closing the session
+//! cancels every call still running.
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use futures_util::Stream;
+use rmcp::model::{RequestId, ServerJsonRpcMessage};
+use rmcp::transport::streamable_http_server::session::ServerSseMessage;
+use rmcp::transport::streamable_http_server::session::local::SessionConfig;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::caller::Caller;
+
+use crate::adapters::mcp::McpServer;
+use crate::adapters::mcp::direct::{self, Plain, Progress, Write};
+
+/// The first number of a stream answered here: far beyond the worker's, which count from 0.
+const FIRST_STREAM: u64 = 1 << 63;
+
+/// How streams are primed, cached and kept: the settings of rmcp's session worker.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Settings {
+    /// The `retry` of the priming event each stream opens with, if it has one.
+    retry: Option<Duration>,
+    /// How many of a stream's last events are kept for a client that resumes it.
+    capacity: usize,
+    /// How long a stream's events are kept once its call has answered.
+    keep: Duration,
+}
+
+impl From<&SessionConfig> for Settings {
+    fn from(config: &SessionConfig) -> Self {
+        Self {
+            retry: config.sse_retry,
+            capacity: config.channel_capacity.max(1),
+            keep: config.completed_cache_ttl,
+        }
+    }
+}
+
+/// One session's calls answered here: the streams a client may still resume, and the calls
+/// still running, by request id.
+#[derive(Debug)]
+pub(super) struct Beside {
+    settings: Settings,
+    next: u64,
+    streams: HashMap<u64, Shared>,
+    running: HashMap<RequestId, Running>,
+    /// When streams answered long enough ago were last let go.
+    swept: Instant,
+}
+
+#[derive(Debug)]
+struct Running {
+    cancellation: CancellationToken,
+    replay: Shared,
+}
+
+type Shared = Arc<Mutex<Replay>>;
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Beside {
+    pub(super) fn new(settings: Settings) -> Self {
+        Self {
+            settings,
+            next: FIRST_STREAM,
+            streams: HashMap::new(),
+            running: HashMap::new(),
+            swept: Instant::now(),
+        }
+    }
+
+    /// A new stream, primed; streams whose keep has run out are let go (at most once a second).
+    fn open(&mut self) -> Shared {
+        let now = Instant::now();
+        if now.duration_since(self.swept) >= Duration::from_secs(1) {
+            let keep = self.settings.keep;
+            self.streams.retain(|_, replay| {
+                lock(replay)
+                    .answered_at
+                    .is_none_or(|at| now.duration_since(at) < keep)
+            });
+            self.swept = now;
+        }
+        let stream = self.next;
+        self.next = self.next.wrapping_add(1).max(FIRST_STREAM);
+        let mut replay = Replay {
+            stream,
+            events: VecDeque::new(),
+            capacity: self.settings.capacity,
+            next_index: 0,
+            sink: Sink::Held(Vec::new()),
+            answered_at: None,
+        };
+        if let Some(retry) = self.settings.retry {
+            replay.write(ServerSseMessage::retry(retry));
+        }
+        let replay = Arc::new(Mutex::new(replay));
+        self.streams.insert(stream, Arc::clone(&replay));
+        replay
+    }
+
+    /// Cancels the running call `id` answered here, if there is one, and ends its stream
+    /// unanswered.
+    pub(super) fn cancel(&mut self, id: &RequestId) {
+        if let Some(running) = self.running.remove(id) {
+            running.cancellation.cancel();
+            lock(&running.replay).end();
+        }
+    }
+
+    /// Cancels every call still running (the session is closing) and ends their streams.
+    pub(super) fn close(&mut self) {
+        for (_, running) in self.running.drain() {
+            running.cancellation.cancel();
+            lock(&running.replay).end();
+        }
+        self.streams.clear();
+    }
+
+    /// The stream `last_event_id` names from the event after it, if it is a stream answered
+    /// here that is still kept (`None`: the worker's, or one let go); `Err` for an event it
+    /// no longer has.
+    pub(super) fn resume(&self, last_event_id: &str) -> Option<Result<Events, ()>> {
+        let (index, stream) = last_event_id.split_once('/')?;
+        let (index, stream) = (index.parse::<usize>().ok()?, stream.parse::<u64>().ok()?);
+        if stream < FIRST_STREAM {
+            return None;
+        }
+        let replay = self.streams.get(&stream)?;
+        Some(lock(replay).resume(index))
+    }
+}
+
+/// A stream's events, numbered, the last of them kept for a client that resumes it; and where
+/// new ones go.
+#[derive(Debug)]
+struct Replay {
+    stream: u64,
+    events: VecDeque<ServerSseMessage>,
+    capacity: usize,
+    next_index: usize,
+    sink: Sink,
+    /// When its call answered (or was cancelled): no more events come.
+    answered_at: Option<Instant>,
+}
+
+/// Where a stream's new events go.
+#[derive(Debug)]
+enum Sink {
+    /// Nowhere yet: the call is being polled where it was asked, before its stream is sent.
+    Held(Vec<ServerSseMessage>),
+    /// Down the stream the client reads.
+    Sending(mpsc::UnboundedSender<ServerSseMessage>),
+    /// Nowhere: the call has answered.
+    Ended,
+}
+
+impl Replay {
+    /// `event`, numbered, kept and sent.
+    fn write(&mut self, mut event: ServerSseMessage) {
+        if self.answered_at.is_some() {
+            return;
+        }
+        event.event_id = Some(format!("{}/{}", self.next_index, self.stream));
+        self.next_index += 1;
+        if self.events.len() >= self.capacity {
+            self.events.pop_front();
+        }
+        self.events.push_back(event.clone());
+        match &mut self.sink {
+            Sink::Held(held) => held.push(event),
+            Sink::Sending(to) => {
+                // The client may have gone: the event is kept for when it resumes.
+                let _ = to.send(event);
+            }
+            Sink::Ended => {}
+        }
+    }
+
+    /// The call's answer, its stream's last event.
+    fn answer(&mut self, message: ServerJsonRpcMessage) {
+        self.write(ServerSseMessage::from_message(message));
+        self.end();
+    }
+
+    /// No more events: the stream ends after those sent (those held are sent by whoever
+    /// holds the call).
+    fn end(&mut self) {
+        self.answered_at.get_or_insert_with(Instant::now);
+        if let Sink::Sending(_) = self.sink {
+            self.sink = Sink::Ended;
+        }
+    }
+
+    /// The events written while the call was polled where it was asked, and from now on a
+    /// channel for the rest.
+    fn send_from_now(&mut self) -> mpsc::UnboundedReceiver<ServerSseMessage> {
+        let (to, from) = mpsc::unbounded_channel();
+        if let Sink::Held(held) = std::mem::replace(&mut self.sink, Sink::Ended) {
+            for event in held {
+                let _ = to.send(event);
+            }
+        }
+        if self.answered_at.is_none() {
+            self.sink = Sink::Sending(to);
+        }
+        from
+    }
+
+    /// The kept events from the one numbered `index` on, as rmcp's worker replays them, and
+    /// the rest as they come if the call is still running.
+    fn resume(&mut self, index: usize) -> Result<Events, ()> {
+        let first = self.next_index - self.events.len();
+        let skip = index.saturating_sub(first);
+        if skip > self.events.len() {
+            return Err(());
+        }
+        let (to, from) = mpsc::unbounded_channel();
+        for event in self.events.iter().skip(skip) {
+            let _ = to.send(event.clone());
+        }
+        if self.answered_at.is_none() {
+            self.sink = Sink::Sending(to);
+        }
+        Ok(Events::Live(from))
+    }
+}
+
+/// The events of a stream answered here.
+#[derive(Debug)]
+pub(super) enum Events {
+    /// All of them: the call answered where it was asked.
+    Ready(std::vec::IntoIter<ServerSseMessage>),
+    /// Those written so far and then the rest, until the call answers.
+    Live(mpsc::UnboundedReceiver<ServerSseMessage>),
+}
+
+impl Stream for Events {
+    type Item = ServerSseMessage;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        match self.get_mut() {
+            Self::Ready(events) => Poll::Ready(events.next()),
+            Self::Live(from) => from.poll_recv(cx),
+        }
+    }
+}
+
+/// The call `plain` by `caller` in the session `beside` keeps, on a `current` protocol or
+/// not, run through `server`'s pipeline: polled here once, its stream whole when it answers
+/// at once (every check done, no I/O to wait for); else spawned, its stream fed as it goes.
+/// Cancelled with `shutdown` too.
+pub(super) async fn answer(
+    beside: &Arc<Mutex<Beside>>,
+    server: &McpServer,
+    plain: Plain,
+    caller: Arc<Caller>,
+    current: bool,
+    shutdown: &CancellationToken,
+) -> Events {
+    let replay = lock(beside).open();
+    let cancellation = shutdown.child_token();
+    let progress = plain.progress_token.map(|token| Progress {
+        token,
+        write: writer(&replay),
+    });
+    let id = plain.id;
+    let called = server
+        .clone()
+        .call_plain(plain.params, caller, cancellation.clone(), progress);
+    let mut answering = Box::pin(direct::answered(id.clone(), called, current));
+    let polled = std::future::poll_fn(|cx| Poll::Ready(answering.as_mut().poll(cx))).await;
+    if let Poll::Ready(message) = polled {
+        let mut replay = lock(&replay);
+        replay.answer(message);
+        let Sink::Held(held) = std::mem::replace(&mut replay.sink, Sink::Ended) else {
+            unreachable!("a stream is sent only once its call waits")
+        };
+        return Events::Ready(held.into_iter());
+    }
+    lock(beside).running.insert(
+        id.clone(),
+        Running {
+            cancellation,
+            replay: Arc::clone(&replay),
+        },
+    );
+    let from = lock(&replay).send_from_now();
+    let beside = Arc::clone(beside);
+    tokio::spawn(async move {
+        let message = answering.await;
+        // A call the client cancelled (or whose session closed) is not answered.
+        let running = lock(&beside).running.remove(&id);
+        if running.is_some() {
+            lock(&replay).answer(message);
+        }
+    });
+    Events::Live(from)
+}
+
+/// Writes a call's progress notifications into its stream.
+fn writer(replay: &Shared) -> Write {
+    let replay = Arc::clone(replay);
+    Arc::new(move |message| {
+        lock(&replay).write(ServerSseMessage::from_message(message));
+        Box::pin(std::future::ready(()))
+    })
+}
