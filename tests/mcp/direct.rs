@@ -93,7 +93,7 @@ async fn answer_and_progress(stdio: &mut RawStdio) -> (String, Vec<String>) {
 
 /// An answer with its request's id, and what differs between two orders placed one after the
 /// other (their number and time), masked.
-fn normalize(line: &str, id: &Value) -> String {
+pub(crate) fn normalize(line: &str, id: &Value) -> String {
     let mut line = line.replacen(&format!("\"id\":{id}"), "\"id\":ID", 1);
     for order in 1..20 {
         line = line
@@ -131,7 +131,7 @@ fn slow_count() -> Spec {
 
 /// The store's registry, on a SQLite file in `dir`, with `slow_count`, whose handler reports
 /// on the receiver how far it had counted when a call of it was cancelled.
-async fn counting_registry(
+pub(crate) async fn counting_registry(
     dir: &std::path::Path,
 ) -> (
     toolspec::Registry,

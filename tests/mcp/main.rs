@@ -17,6 +17,7 @@ mod query;
 mod raw_http;
 mod read_only;
 mod result_cap;
+mod sessions;
 mod stdio;
 mod support;
 mod tasks;

@@ -96,14 +96,15 @@ impl Beside {
         }
     }
 
-    /// A new stream, primed; streams whose keep has run out are let go (at most once a second).
-    fn open(&mut self) -> Shared {
+    /// A new stream, primed; cancelled calls' streams whose keep has run out are let go (at
+    /// most once a second).
+    fn open(&mut self) -> Replay {
         let now = Instant::now();
         if now.duration_since(self.swept) >= Duration::from_secs(1) {
             let keep = self.settings.keep;
             self.streams.retain(|_, replay| {
                 lock(replay)
-                    .answered_at
+                    .ended_at
                     .is_none_or(|at| now.duration_since(at) < keep)
             });
             self.swept = now;
@@ -116,18 +117,16 @@ impl Beside {
             capacity: self.settings.capacity,
             next_index: 0,
             sink: Sink::Held(Vec::new()),
-            answered_at: None,
+            ended_at: None,
         };
         if let Some(retry) = self.settings.retry {
             replay.write(ServerSseMessage::retry(retry));
         }
-        let replay = Arc::new(Mutex::new(replay));
-        self.streams.insert(stream, Arc::clone(&replay));
         replay
     }
 
     /// Cancels the running call `id` answered here, if there is one, and ends its stream
-    /// unanswered.
+    /// unanswered (kept a while for a client that resumes it, as the worker keeps it).
     pub(super) fn cancel(&mut self, id: &RequestId) {
         if let Some(running) = self.running.remove(id) {
             running.cancellation.cancel();
@@ -144,9 +143,10 @@ impl Beside {
         self.streams.clear();
     }
 
-    /// The stream `last_event_id` names from the event after it, if it is a stream answered
-    /// here that is still kept (`None`: the worker's, or one let go); `Err` for an event it
-    /// no longer has.
+    /// The stream `last_event_id` names from the event it names, if it is a stream answered
+    /// here that is still kept — its call running, or cancelled a short while ago (`None`:
+    /// the worker's, or one answered or let go, which the worker has no more than it keeps
+    /// its own); `Err` for an event it no longer has.
     pub(super) fn resume(&self, last_event_id: &str) -> Option<Result<Events, ()>> {
         let (index, stream) = last_event_id.split_once('/')?;
         let (index, stream) = (index.parse::<usize>().ok()?, stream.parse::<u64>().ok()?);
@@ -167,8 +167,8 @@ struct Replay {
     capacity: usize,
     next_index: usize,
     sink: Sink,
-    /// When its call answered (or was cancelled): no more events come.
-    answered_at: Option<Instant>,
+    /// When its call answered or was cancelled: no more events come.
+    ended_at: Option<Instant>,
 }
 
 /// Where a stream's new events go.
@@ -185,7 +185,7 @@ enum Sink {
 impl Replay {
     /// `event`, numbered, kept and sent.
     fn write(&mut self, mut event: ServerSseMessage) {
-        if self.answered_at.is_some() {
+        if self.ended_at.is_some() {
             return;
         }
         event.event_id = Some(format!("{}/{}", self.next_index, self.stream));
@@ -213,7 +213,7 @@ impl Replay {
     /// No more events: the stream ends after those sent (those held are sent by whoever
     /// holds the call).
     fn end(&mut self) {
-        self.answered_at.get_or_insert_with(Instant::now);
+        self.ended_at.get_or_insert_with(Instant::now);
         if let Sink::Sending(_) = self.sink {
             self.sink = Sink::Ended;
         }
@@ -228,7 +228,7 @@ impl Replay {
                 let _ = to.send(event);
             }
         }
-        if self.answered_at.is_none() {
+        if self.ended_at.is_none() {
             self.sink = Sink::Sending(to);
         }
         from
@@ -246,7 +246,7 @@ impl Replay {
         for event in self.events.iter().skip(skip) {
             let _ = to.send(event.clone());
         }
-        if self.answered_at.is_none() {
+        if self.ended_at.is_none() {
             self.sink = Sink::Sending(to);
         }
         Ok(Events::Live(from))
@@ -285,7 +285,9 @@ pub(super) async fn answer(
     current: bool,
     shutdown: &CancellationToken,
 ) -> Events {
-    let replay = lock(beside).open();
+    let opened = lock(beside).open();
+    let stream = opened.stream;
+    let replay = Arc::new(Mutex::new(opened));
     let cancellation = shutdown.child_token();
     let progress = plain.progress_token.map(|token| Progress {
         token,
@@ -305,20 +307,33 @@ pub(super) async fn answer(
         };
         return Events::Ready(held.into_iter());
     }
-    lock(beside).running.insert(
-        id.clone(),
-        Running {
-            cancellation,
-            replay: Arc::clone(&replay),
-        },
-    );
+    // Resumable while it runs.
+    {
+        let mut kept = lock(beside);
+        kept.streams.insert(stream, Arc::clone(&replay));
+        kept.running.insert(
+            id.clone(),
+            Running {
+                cancellation,
+                replay: Arc::clone(&replay),
+            },
+        );
+    }
     let from = lock(&replay).send_from_now();
     let beside = Arc::clone(beside);
     tokio::spawn(async move {
         let message = answering.await;
-        // A call the client cancelled (or whose session closed) is not answered.
-        let running = lock(&beside).running.remove(&id);
-        if running.is_some() {
+        // A call the client cancelled (or whose session closed) is not answered; one that
+        // answers is no longer resumable, as the worker's.
+        let answers = {
+            let mut kept = lock(&beside);
+            let answers = kept.running.remove(&id).is_some();
+            if answers {
+                kept.streams.remove(&stream);
+            }
+            answers
+        };
+        if answers {
             lock(&replay).answer(message);
         }
     });
