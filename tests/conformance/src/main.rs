@@ -50,7 +50,13 @@ async fn main() -> ExitCode {
         }
     });
     eprintln!("MCP endpoint: http://{local}{}", http::PATH);
-    match HttpTransport::new(server).serve(listener, shutdown).await {
+    // The suite opens a session or more per scenario, all as one caller, and closes few.
+    let limits = http::SessionLimits {
+        max_sessions_per_caller: 1024,
+        ..http::SessionLimits::DEFAULT
+    };
+    let transport = HttpTransport::new(server).session_limits(limits);
+    match transport.serve(listener, shutdown).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("serving failed: {e}");

@@ -1,7 +1,8 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance`, run with Node)
 //! against the fixture tools served by toolspec's streamable HTTP transport: the 2026-07-28
-//! requirement set, and each scenario of the tasks extension. `expected-failures.yml` lists
-//! what toolspec deliberately does not serve; `summary-2026-07-28.txt` holds each scenario's
+//! requirement set, the scenarios of 2025-11-25 (whose clients get sessions), and each
+//! scenario of the tasks extension. `expected-failures.yml` lists what toolspec deliberately
+//! does not serve; `summary-2026-07-28.txt` and `summary-2025-11-25.txt` hold each scenario's
 //! count of passed and failed checks, which a run must give exactly.
 //!
 //! The suite comes from the folder `TOOLSPEC_TEST_CONFORMANCE` names (the package, with its
@@ -125,6 +126,23 @@ async fn the_2026_07_28_requirements_pass_but_for_what_toolspec_does_not_serve()
     // the transport that changes any check shows here (`EXPECTORATE=overwrite` records anew,
     // for a new suite).
     expectorate::assert_contents("summary-2026-07-28.txt", &summary(&printed));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_2025_11_25_scenarios_over_sessions_give_their_recorded_results() {
+    let Some((node, index)) = suite() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, url) = serve(dir.path()).await;
+    let path = dir.path().to_owned();
+    let (_, printed) = tokio::task::spawn_blocking(move || {
+        run(&node, &index, &path, &url, &["--spec-version", "2025-11-25"])
+    })
+    .await
+    .unwrap();
+    // What toolspec does not serve (resources, prompts, logging, sampling…) fails here as in
+    // the 2026-07-28 set; every count must be as recorded, and tool calls answered beside a
+    // session's worker must not change one.
+    expectorate::assert_contents("summary-2025-11-25.txt", &summary(&printed));
 }
 
 /// The suite's summary in `printed`: one line per scenario with its passed and failed checks,
