@@ -4,7 +4,8 @@
 //! protocol 2026-07-28 are served statelessly — a plain `tools/call` or `tools/list` answered
 //! by the transport itself, as rmcp would answer it (`stateless`); older clients get sessions,
 //! each bound to the caller that created it and bounded in number and life
-//! ([`SessionLimits`]). Every route the transport serves — MCP, the routes given to
+//! ([`SessionLimits`]), whose plain calls are answered beside rmcp's session worker
+//! (`sessions`). Every route the transport serves — MCP, the routes given to
 //! [`with_routes`](HttpTransport::with_routes), the metadata — is behind one [`HostPolicy`]:
 //! loopback `Host` and `Origin` headers only unless told otherwise. [`HttpTransport::serve`]
 //! bounds every connection ([`ConnectionLimits`]: how many at once, how long a request may
