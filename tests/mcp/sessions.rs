@@ -52,6 +52,16 @@ async fn post(
     session: Option<&str>,
     message: &Value,
 ) -> RawAnswer {
+    post_text(address, token, session, &message.to_string()).await
+}
+
+/// `text` posted to `address` as `token`, in `session` if given, as it is.
+async fn post_text(
+    address: &str,
+    token: Option<&str>,
+    session: Option<&str>,
+    text: &str,
+) -> RawAnswer {
     let authorization = token.map(|token| format!("Authorization: Bearer {token}"));
     let session = session.map(|id| format!("Mcp-Session-Id: {id}"));
     let version = format!("MCP-Protocol-Version: {PROTOCOL}");
@@ -65,7 +75,7 @@ async fn post(
         .chain(session.as_deref())
         .chain(session.is_some().then_some(version.as_str()))
         .collect();
-    raw_http::send_to(address, "POST", "/mcp", &headers, &message.to_string()).await
+    raw_http::send_to(address, "POST", "/mcp", &headers, text).await
 }
 
 /// A `tools/call` of `name` with `arguments` (left out when `None`) and `meta` in `_meta`
@@ -232,6 +242,67 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
     let (token, session) = &sessions[0];
     let never = resume(&address, Some(token), session, "0/9223372036854775999").await;
     assert_eq!((never.status, never.body.trim()), (200, ""), "{never:?}");
+}
+
+#[tokio::test]
+async fn a_session_list_carries_the_tools_rmcp_would_list() {
+    let scratch = Scratch::new();
+    let args = ["--verbose", "--page-size", "4"];
+    let server = HttpServer::start_with(&scratch, TOKENS, &args, None).await;
+    let address = server.address();
+    let mut lists = 0;
+    for token in ["ada-token", "grace-token"] {
+        let session = open_session(&address, Some(token)).await;
+        // Page after page, each asked both ways: as clients write it, whose tools the
+        // transport puts in as the listing prepared them, and with the method's slash
+        // escaped, which only rmcp reads as `tools/list` and answers from its own `Tool`s.
+        let mut cursor = Some(None);
+        let mut pages = 0;
+        while let Some(at) = cursor.take() {
+            let params = match &at {
+                Some(at) => json!({ "cursor": at }),
+                None => json!({}),
+            };
+            let list =
+                json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": params });
+            let prepared = post(&address, Some(token), Some(&session), &list).await;
+            let escaped = list.to_string().replace("tools/list", "tools\\/list");
+            let through_rmcp = {
+                let message: Value = serde_json::from_str(&escaped).unwrap();
+                assert_eq!(message["method"], "tools/list");
+                post_text(&address, Some(token), Some(&session), &escaped).await
+            };
+            assert_eq!(prepared.status, 200, "{prepared:?}");
+            assert_eq!(
+                events(&prepared.body),
+                events(&through_rmcp.body),
+                "{token} at {at:?}"
+            );
+            let data = prepared
+                .body
+                .lines()
+                .filter_map(|line| line.strip_prefix("data: "))
+                .find(|data| !data.is_empty())
+                .expect("the list's event");
+            let page: Value = serde_json::from_str(data).unwrap();
+            assert!(
+                !page["result"]["tools"].as_array().unwrap().is_empty(),
+                "{page}"
+            );
+            pages += 1;
+            lists += 1;
+            cursor = page["result"]["nextCursor"]
+                .as_str()
+                .map(|next| Some(next.to_owned()));
+        }
+        assert!(pages > 1, "the store's tools span pages of 4");
+    }
+    // Each list written as clients write it got the prepared tools, and only those.
+    let log = server.log.text();
+    let prepared = log
+        .matches("answered with the listing's prepared tools")
+        .count();
+    assert_eq!(prepared, lists, "{log}");
 }
 
 /// The store's registry with `slow_count`, served over HTTP in this process with `limits`:

@@ -135,7 +135,13 @@ async fn the_2025_11_25_scenarios_over_sessions_give_their_recorded_results() {
     let (_server, url) = serve(dir.path()).await;
     let path = dir.path().to_owned();
     let (_, printed) = tokio::task::spawn_blocking(move || {
-        run(&node, &index, &path, &url, &["--spec-version", "2025-11-25"])
+        run(
+            &node,
+            &index,
+            &path,
+            &url,
+            &["--spec-version", "2025-11-25"],
+        )
     })
     .await
     .unwrap();

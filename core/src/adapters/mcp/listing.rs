@@ -289,7 +289,7 @@ pub(crate) struct ToolsSlot(Arc<Mutex<Option<Bytes>>>);
 
 /// How a serialized `tools/list` response with no tools ends: `tools` is the last field of
 /// the result, the result the last of the response.
-const EMPTY_TOOLS_END: &[u8] = b"\"tools\":[]}}";
+pub(crate) const EMPTY_TOOLS_END: &[u8] = b"\"tools\":[]}}";
 
 impl ToolsSlot {
     /// Hands over the page's tools as a JSON array.

@@ -359,7 +359,10 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
             return plain.answer(server, caller, &screening.streams).await;
         }
     }
-    let slot = (screening.json_response && lists_tools_statelessly(&parts, &bytes)).then(|| {
+    // A list's tools go into rmcp's answer as the listing prepared them: a stateless one
+    // answered as JSON once it is, a session's as its events go.
+    let in_session = parts.headers.contains_key(sessions::SESSION_HEADER);
+    let slot = ((screening.json_response || in_session) && lists_tools(&bytes)).then(|| {
         let slot = ToolsSlot::default();
         parts.extensions.insert(slot.clone());
         slot
@@ -368,21 +371,40 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
         .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
         .await;
     match slot {
+        Some(slot) if in_session => with_tools_in_events(response, slot),
         Some(slot) if slot.is_filled() => with_tools(response, &slot).await,
         _ => response,
     }
 }
 
-/// Whether the request is a `tools/list` outside a session (so answered by itself, as JSON).
-fn lists_tools_statelessly(parts: &axum::http::request::Parts, body: &[u8]) -> bool {
+/// Whether the request is a `tools/list`.
+fn lists_tools(body: &[u8]) -> bool {
     #[derive(serde::Deserialize)]
     struct Method<'a> {
         #[serde(borrow)]
         method: std::borrow::Cow<'a, str>,
     }
-    !parts.headers.contains_key(sessions::SESSION_HEADER)
-        && memchr::memmem::find(body, b"tools/list").is_some()
+    memchr::memmem::find(body, b"tools/list").is_some()
         && serde_json::from_slice::<Method>(body).is_ok_and(|m| m.method == "tools/list")
+}
+
+/// `response`, rmcp's SSE answer to a session's `tools/list`, with the tools from `slot` put
+/// into the event that answers it.
+fn with_tools_in_events(response: Response, slot: ToolsSlot) -> Response {
+    let is_sse = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"));
+    if !is_sse {
+        // Refused before the session saw it (no such session, a bad header): no tools.
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    Response::from_parts(
+        parts,
+        axum::body::Body::new(chunks::ToolsInEvents::new(body, slot)),
+    )
 }
 
 /// `response`, rmcp's JSON answer to a `tools/list`, with the tools from `slot` put in.
