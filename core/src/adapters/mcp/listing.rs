@@ -1,9 +1,10 @@
 //! The MCP listing: each member tool projected once to what `tools/list` shows ([`wrap`]),
 //! kept as the JSON text it serializes to, its rmcp [`Tool`] built again only when something
-//! asks for one (a session's `tools/list`, rmcp's check of a call's `Mcp-Param-*` headers);
-//! and [`ToolsSlot`], through which a transport that writes `tools/list` results itself
-//! (stdio, stateless HTTP) is handed a caller's page as bytes joined once from those texts
-//! ([`PreparedPages`]), rmcp then serializing the rest of the result around an empty list.
+//! asks for one (a `tools/list` no transport gave a slot, rmcp's check of a call's
+//! `Mcp-Param-*` headers); and [`ToolsSlot`], through which a transport that writes
+//! `tools/list` results itself (stdio, stateless HTTP, a session's SSE events) is handed a
+//! caller's page as bytes joined once from those texts ([`PreparedPages`]), rmcp then
+//! serializing the rest of the result around an empty list.
 //!
 //! It declares and pages; who may see a tool is the catalog's rule, who is asking the
 //! transport's.
