@@ -81,7 +81,8 @@ struct Running {
 
 type Shared = Arc<Mutex<Replay>>;
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+/// `mutex`'s guard, whether or not a panic poisoned it (nothing it guards is left half-done).
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 

@@ -43,7 +43,7 @@ use crate::caller::Caller;
 
 mod beside;
 
-use beside::Beside;
+use beside::{Beside, lock};
 
 /// The header that names a session.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
@@ -187,7 +187,7 @@ impl Sessions {
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Entry>> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.entries)
     }
 
     /// Whether `owner` owns session `id`; if so, a request of it has come now.
@@ -294,7 +294,7 @@ impl SessionManager for SessionsHandle {
         if let Err(why) = sessions.admit(&id) {
             let _ = sessions.local.close_session(&id).await;
             let _ = REQUEST.try_with(|asking| {
-                *asking.refused.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
+                *lock(&asking.refused) = Some(why.clone());
             });
             return Err(SessionError::TooMany(why));
         }
@@ -446,10 +446,6 @@ impl Sessions {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Middleware, after authentication: a request that names a session its caller does not own
 /// is answered `404 Not Found`, as for an unknown session; a session refused for being one
 /// too many is answered `429 Too Many Requests`.
@@ -475,13 +471,7 @@ pub(crate) async fn guard(
     let (response, refused) = REQUEST
         .scope(asking, async {
             let response = next.run(request).await;
-            let refused = REQUEST.with(|asking| {
-                asking
-                    .refused
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take()
-            });
+            let refused = REQUEST.with(|asking| lock(&asking.refused).take());
             (response, refused)
         })
         .await;
