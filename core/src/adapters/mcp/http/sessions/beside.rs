@@ -184,25 +184,31 @@ enum Sink {
 }
 
 impl Replay {
-    /// `event`, numbered, kept and sent.
+    /// `event`, numbered, kept and sent (held events are kept once their stream is sent:
+    /// a call answered where it was asked is never resumed).
     fn write(&mut self, mut event: ServerSseMessage) {
         if self.ended_at.is_some() {
             return;
         }
         event.event_id = Some(format!("{}/{}", self.next_index, self.stream));
         self.next_index += 1;
-        if self.events.len() >= self.capacity {
-            self.events.pop_front();
-        }
-        self.events.push_back(event.clone());
         match &mut self.sink {
             Sink::Held(held) => held.push(event),
             Sink::Sending(to) => {
                 // The client may have gone: the event is kept for when it resumes.
-                let _ = to.send(event);
+                let _ = to.send(event.clone());
+                self.keep(event);
             }
-            Sink::Ended => {}
+            Sink::Ended => self.keep(event),
         }
+    }
+
+    /// `event` kept for a client that resumes the stream, the oldest let go past capacity.
+    fn keep(&mut self, event: ServerSseMessage) {
+        if self.events.len() >= self.capacity {
+            self.events.pop_front();
+        }
+        self.events.push_back(event);
     }
 
     /// The call's answer, its stream's last event.
@@ -226,7 +232,8 @@ impl Replay {
         let (to, from) = mpsc::unbounded_channel();
         if let Sink::Held(held) = std::mem::replace(&mut self.sink, Sink::Ended) {
             for event in held {
-                let _ = to.send(event);
+                let _ = to.send(event.clone());
+                self.keep(event);
             }
         }
         if self.ended_at.is_none() {
