@@ -460,6 +460,8 @@ fn status(message: &ServerJsonRpcMessage) -> StatusCode {
 
 #[cfg(test)]
 mod tests {
+    use rmcp::model::ErrorData;
+
     use super::*;
 
     const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;

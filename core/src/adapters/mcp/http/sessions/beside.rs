@@ -356,3 +356,75 @@ fn writer(replay: &Shared) -> Write {
         Box::pin(std::future::ready(()))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use rmcp::model::{CustomNotification, ServerNotification};
+
+    use super::*;
+
+    fn note(n: usize) -> ServerSseMessage {
+        let notification = CustomNotification::new(format!("note/{n}"), None);
+        ServerSseMessage::from_message(ServerJsonRpcMessage::notification(
+            ServerNotification::CustomNotification(notification),
+        ))
+    }
+
+    /// The event ids `from` holds now, and whether it has ended.
+    fn drain(from: &mut mpsc::UnboundedReceiver<ServerSseMessage>) -> (Vec<String>, bool) {
+        let mut ids = Vec::new();
+        loop {
+            match from.try_recv() {
+                Ok(event) => ids.push(event.event_id.unwrap_or_default()),
+                Err(mpsc::error::TryRecvError::Empty) => return (ids, false),
+                Err(mpsc::error::TryRecvError::Disconnected) => return (ids, true),
+            }
+        }
+    }
+
+    fn live(events: Result<Events, ()>) -> mpsc::UnboundedReceiver<ServerSseMessage> {
+        match events {
+            Ok(Events::Live(from)) => from,
+            other => panic!("a live stream: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn events_are_numbered_kept_and_resumed_as_the_worker_does_it() {
+        let mut beside = Beside::new(Settings {
+            retry: Some(Duration::from_secs(3)),
+            capacity: 3,
+            keep: Duration::from_secs(60),
+        });
+        let mut replay = beside.open();
+        let stream = replay.stream;
+        assert_eq!(stream, FIRST_STREAM);
+        let id = |index: usize| format!("{index}/{stream}");
+        // The priming event, held until the stream goes live; then four more.
+        let mut from = replay.send_from_now();
+        for n in 0..4 {
+            replay.write(note(n));
+        }
+        assert_eq!(drain(&mut from), ((0..5).map(id).collect(), false));
+        // Three are kept: resumed from the one named on (as the worker's `sync`), from the
+        // oldest kept for an index before it, refused for one never written.
+        assert_eq!(drain(&mut live(replay.resume(3))).0, vec![id(3), id(4)]);
+        assert_eq!(
+            drain(&mut live(replay.resume(0))).0,
+            vec![id(2), id(3), id(4)]
+        );
+        assert!(replay.resume(9).is_err());
+        // The resumed stream is the one written to from now on, and ends with the call.
+        let mut resumed = live(replay.resume(5));
+        replay.answer(ServerJsonRpcMessage::notification(
+            ServerNotification::CustomNotification(CustomNotification::new("done", None)),
+        ));
+        assert_eq!(drain(&mut resumed), (vec![id(5)], true));
+        assert!(replay.ended_at.is_some());
+        replay.write(note(9));
+        assert_eq!(replay.next_index, 6, "nothing is written once it has ended");
+        // The next stream has the next number; the worker's numbers are left alone.
+        assert_eq!(beside.open().stream, stream + 1);
+        assert!(beside.resume(&format!("0/{}", FIRST_STREAM - 1)).is_none());
+    }
+}
