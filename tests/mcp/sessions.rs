@@ -115,8 +115,8 @@ fn events(body: &str) -> Vec<Vec<String>> {
 /// The id of the last event of `body` that has one.
 fn last_event_id(body: &str) -> String {
     body.lines()
-        .filter_map(|line| line.strip_prefix("id: "))
-        .last()
+        .rev()
+        .find_map(|line| line.strip_prefix("id: "))
         .unwrap_or_else(|| panic!("an event id: {body}"))
         .to_owned()
 }
