@@ -519,23 +519,7 @@ async fn a_stateless_call_that_reports_progress_streams_it_as_rmcp_does() {
     );
     let mut stream = tokio::net::TcpStream::connect(&address).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
-    let mut read = Vec::new();
-    while !String::from_utf8_lossy(&read).contains("progressToken") {
-        let mut chunk = [0; 1024];
-        let n = tokio::time::timeout(
-            PATIENCE,
-            tokio::io::AsyncReadExt::read(&mut stream, &mut chunk),
-        )
-        .await
-        .expect("a progress event in time")
-        .unwrap();
-        assert!(
-            n > 0,
-            "the stream ended: {}",
-            String::from_utf8_lossy(&read)
-        );
-        read.extend_from_slice(&chunk[..n]);
-    }
+    raw_http::read_until(&mut stream, "progressToken").await;
     drop(stream);
     let counted = tokio::time::timeout(PATIENCE, cancelled_rx.recv())
         .await

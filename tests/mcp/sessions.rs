@@ -345,24 +345,8 @@ async fn post_until(
     );
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
-    let mut read = Vec::new();
-    while !String::from_utf8_lossy(&read).contains(until) {
-        let mut chunk = [0; 1024];
-        let n = tokio::time::timeout(
-            PATIENCE,
-            tokio::io::AsyncReadExt::read(&mut stream, &mut chunk),
-        )
-        .await
-        .unwrap_or_else(|_| panic!("{until} in time: {}", String::from_utf8_lossy(&read)))
-        .unwrap();
-        assert!(
-            n > 0,
-            "the stream ended: {}",
-            String::from_utf8_lossy(&read)
-        );
-        read.extend_from_slice(&chunk[..n]);
-    }
-    (stream, String::from_utf8_lossy(&read).into_owned())
+    let read = raw_http::read_until(&mut stream, until).await;
+    (stream, read)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -116,6 +116,26 @@ pub async fn send_to(
     send(address, method, path, &all, body).await
 }
 
+/// Reads `stream` until what it read contains `until` (an answer still streaming): what it
+/// read. Fails the test when the stream ends first or takes too long.
+pub async fn read_until(stream: &mut TcpStream, until: &str) -> String {
+    let mut read = Vec::new();
+    while !String::from_utf8_lossy(&read).contains(until) {
+        let mut chunk = [0; 1024];
+        let n = tokio::time::timeout(PATIENCE, stream.read(&mut chunk))
+            .await
+            .unwrap_or_else(|_| panic!("{until} in time: {}", String::from_utf8_lossy(&read)))
+            .expect("read the answer");
+        assert!(
+            n > 0,
+            "the stream ended: {}",
+            String::from_utf8_lossy(&read)
+        );
+        read.extend_from_slice(&chunk[..n]);
+    }
+    String::from_utf8_lossy(&read).into_owned()
+}
+
 fn parse(answer: &[u8]) -> Option<RawAnswer> {
     let end = answer.windows(4).position(|w| w == b"\r\n\r\n")?;
     let head = std::str::from_utf8(&answer[..end]).ok()?;

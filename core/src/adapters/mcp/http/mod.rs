@@ -388,15 +388,19 @@ fn lists_tools(body: &[u8]) -> bool {
         && serde_json::from_slice::<Method>(body).is_ok_and(|m| m.method == "tools/list")
 }
 
-/// `response`, rmcp's SSE answer to a session's `tools/list`, with the tools from `slot` put
-/// into the event that answers it.
-fn with_tools_in_events(response: Response, slot: ToolsSlot) -> Response {
-    let is_sse = response
+/// Whether `response`'s content is of the media type `essence`.
+fn is_of_type(response: &Response, essence: &str) -> bool {
+    response
         .headers()
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("text/event-stream"));
-    if !is_sse {
+        .is_some_and(|value| value.starts_with(essence))
+}
+
+/// `response`, rmcp's SSE answer to a session's `tools/list`, with the tools from `slot` put
+/// into the event that answers it.
+fn with_tools_in_events(response: Response, slot: ToolsSlot) -> Response {
+    if !is_of_type(&response, "text/event-stream") {
         // Refused before the session saw it (no such session, a bad header): no tools.
         return response;
     }
@@ -409,12 +413,7 @@ fn with_tools_in_events(response: Response, slot: ToolsSlot) -> Response {
 
 /// `response`, rmcp's JSON answer to a `tools/list`, with the tools from `slot` put in.
 async fn with_tools(response: Response, slot: &ToolsSlot) -> Response {
-    let is_json = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json"));
-    if !is_json {
+    if !is_of_type(&response, "application/json") {
         // rmcp answers a stateless request's result as JSON when told to: not reached.
         tracing::error!("a stateless tools/list was not answered as JSON; its tools are missing");
         return response;
