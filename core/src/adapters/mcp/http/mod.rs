@@ -37,6 +37,7 @@ use toolspec_vocab::auth::MissingScope;
 mod challenge;
 mod chunks;
 mod connections;
+mod framing;
 mod sessions;
 mod stateless;
 
@@ -204,7 +205,7 @@ impl HttpTransport {
             json_response: self.config.json_response,
             challenge: challenge::ScopeChallenge::new(&self.server, resource.clone()).map(Arc::new),
             server: self.server.clone(),
-            streams: stateless::Streams {
+            streams: framing::Streams {
                 keep_alive: self.config.sse_keep_alive,
                 shutdown: self.config.cancellation_token.clone(),
             },
@@ -290,7 +291,7 @@ struct Screening {
     /// What answers a plain stateless request itself ([`stateless`]), and how a call's
     /// progress streams.
     server: McpServer,
-    streams: stateless::Streams,
+    streams: framing::Streams,
 }
 
 /// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does

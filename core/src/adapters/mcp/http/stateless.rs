@@ -26,21 +26,19 @@
 //! rmcp's is. Unlike rmcp's, it is not cut short when the server shuts down: serving waits
 //! for open connections, and the call is answered.
 
-use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Duration;
 
-use axum::http::{HeaderMap, HeaderName, StatusCode, header, request::Parts};
+use axum::http::{HeaderMap, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt as _};
 use rmcp::model::{
     CallToolRequestParams, ClientCapabilities, ErrorCode, Implementation, JsonObject,
     ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
+use rmcp::transport::streamable_http_server::session::ServerSseMessage;
 use serde::Deserialize;
-use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -50,6 +48,7 @@ use super::super::McpServer;
 use super::super::direct;
 use super::super::listing::ToolsSlot;
 use super::chunks::Chunks;
+use super::framing::{JSON, Streams, accepts_json_and_sse, is_json, sole};
 use super::sessions::SESSION_HEADER;
 
 /// The protocol whose requests are answered here (each carries its own metadata).
@@ -265,57 +264,24 @@ async fn call(
         }
     };
     cancel_when_dropped.disarm();
-    streams.respond(first, reported, cancellation)
+    respond(streams, first, reported, cancellation)
 }
 
-/// How a call that reports progress streams: rmcp's settings.
-#[derive(Clone)]
-pub(super) struct Streams {
-    /// How often an idle stream is sent a keep-alive comment.
-    pub(super) keep_alive: Option<Duration>,
-    /// Ends every stream when the server shuts down.
-    pub(super) shutdown: CancellationToken,
-}
-
-impl Streams {
-    /// `first`, then what `rest` receives until it closes, as SSE events; the call is
-    /// cancelled with `cancellation` if the stream is dropped before its end.
-    fn respond(
-        &self,
-        first: ServerJsonRpcMessage,
-        rest: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
-        cancellation: CancellationToken,
-    ) -> Response {
-        let events = Events {
-            first: Some(first),
-            rest,
-            cancellation: Some(cancellation),
-        }
-        .map(|message| {
-            let data = serde_json::to_string(&message).unwrap_or_else(|e| {
-                tracing::error!(error = %e, "a message could not be serialized");
-                String::new()
-            });
-            Ok::<_, Infallible>(Sse::default().data(data))
-        })
-        .take_until(self.shutdown.clone().cancelled_owned());
-        let body = match self.keep_alive {
-            Some(interval) => axum::body::Body::new(
-                SseBody::new(events)
-                    .with_keep_alive::<TokioTimer>(KeepAlive::new().interval(interval)),
-            ),
-            None => axum::body::Body::new(SseBody::new(events)),
-        };
-        (
-            [
-                (header::CONTENT_TYPE, SSE),
-                (header::CACHE_CONTROL, "no-cache"),
-                (HeaderName::from_static("x-accel-buffering"), "no"),
-            ],
-            body,
-        )
-            .into_response()
-    }
+/// `first`, then what `rest` receives until it closes, as SSE events framed and kept alive
+/// as `streams` says; the call is cancelled with `cancellation` if the stream is dropped
+/// before its end.
+fn respond(
+    streams: &Streams,
+    first: ServerJsonRpcMessage,
+    rest: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    cancellation: CancellationToken,
+) -> Response {
+    let events = Events {
+        first: Some(first),
+        rest,
+        cancellation: Some(cancellation),
+    };
+    streams.respond(events.map(ServerSseMessage::from_message))
 }
 
 /// A call's messages: the first, then the rest until the call has answered. Dropped before
@@ -349,36 +315,6 @@ impl Drop for Events {
     }
 }
 
-pin_project_lite::pin_project! {
-    /// SSE keep-alive on tokio's clock.
-    struct TokioTimer {
-        #[pin]
-        sleep: tokio::time::Sleep,
-    }
-}
-
-impl Future for TokioTimer {
-    type Output = ();
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        self.project().sleep.poll(cx)
-    }
-}
-
-impl sse_stream::Timer for TokioTimer {
-    fn from_duration(duration: Duration) -> Self {
-        Self {
-            sleep: tokio::time::sleep(duration),
-        }
-    }
-
-    fn reset(self: Pin<&mut Self>, when: std::time::Instant) {
-        self.project()
-            .sleep
-            .reset(tokio::time::Instant::from_std(when));
-    }
-}
-
 /// `message`, a stateless request's whole reply, as JSON with the status rmcp gives it; a
 /// list's tools put in from `slot`, as the bytes the listing prepared.
 fn json(message: ServerJsonRpcMessage, slot: Option<&ToolsSlot>) -> Response {
@@ -398,48 +334,6 @@ fn json(message: ServerJsonRpcMessage, slot: Option<&ToolsSlot>) -> Response {
         None => axum::body::Body::from(text),
     };
     (status, [(header::CONTENT_TYPE, JSON)], body).into_response()
-}
-
-const JSON: &str = "application/json";
-const SSE: &str = "text/event-stream";
-
-/// Whether the `Accept` headers name both JSON and SSE, each entry a bare media type (one
-/// with parameters, a weight say, is rmcp's to weigh).
-fn accepts_json_and_sse(headers: &HeaderMap) -> bool {
-    let (mut json, mut sse) = (false, false);
-    for value in headers.get_all(header::ACCEPT) {
-        let Ok(value) = value.to_str() else {
-            continue;
-        };
-        for entry in value.split(',') {
-            if entry.contains([';', '"']) {
-                return false;
-            }
-            let essence = entry.trim();
-            json |= essence.eq_ignore_ascii_case(JSON);
-            sse |= essence.eq_ignore_ascii_case(SSE);
-        }
-    }
-    json && sse
-}
-
-/// Whether the (first) `Content-Type` is JSON, as rmcp reads it.
-fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| {
-            let essence = value.split_once(';').map_or(value, |(essence, _)| essence);
-            essence.trim().eq_ignore_ascii_case(JSON)
-        })
-}
-
-/// The header `name`'s value when it is given exactly once, as text.
-fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    let mut values = headers.get_all(name).iter();
-    let value = values.next()?;
-    values.next().is_none().then_some(())?;
-    value.to_str().ok()
 }
 
 /// The HTTP status rmcp gives a stateless request's answer whose metadata was well formed: a
