@@ -194,7 +194,7 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
         let through_rmcp = ask(&rmcp_id, &through).await;
         assert_eq!(plain.status, 200, "case {n}: {plain:?}");
         assert_eq!(plain.status, through_rmcp.status, "case {n}: {name}");
-        for header in ["content-type", "cache-control"] {
+        for header in ["content-type", "cache-control", "x-accel-buffering"] {
             assert_eq!(
                 plain.header(header),
                 through_rmcp.header(header),

@@ -283,14 +283,15 @@ impl McpServer {
     /// The caller of one request: the one an HTTP authenticator attached to it, else the
     /// server's own.
     fn caller_of<'a>(&'a self, context: &'a RequestContext<RoleServer>) -> &'a Caller {
-        self.caller_in(context.extensions.get::<axum::http::request::Parts>())
+        let parts = context.extensions.get::<axum::http::request::Parts>();
+        self.caller_in(parts.map(|parts| &parts.extensions))
     }
 
-    /// The caller of the HTTP request `parts` (none: stdio): the one an authenticator
-    /// attached to it, else the server's own.
-    fn caller_in<'a>(&'a self, parts: Option<&'a axum::http::request::Parts>) -> &'a Arc<Caller> {
-        parts
-            .and_then(|parts| parts.extensions.get::<Arc<Caller>>())
+    /// The caller of the HTTP request whose extensions are `extensions` (none: stdio): the
+    /// one an authenticator attached to it, else the server's own.
+    fn caller_in<'a>(&'a self, extensions: Option<&'a axum::http::Extensions>) -> &'a Arc<Caller> {
+        extensions
+            .and_then(|extensions| extensions.get::<Arc<Caller>>())
             .unwrap_or(&self.caller)
     }
 

@@ -213,7 +213,8 @@ impl HttpTransport {
         let sessions = sessions::Sessions::new(
             self.sessions,
             self.server.clone(),
-            self.config.cancellation_token.clone(),
+            self.config.legacy_session_mode,
+            screening.streams.clone(),
         );
         let factory = self.server;
         // The host policy, in front of every route, has checked `Host` and `Origin`.
@@ -355,7 +356,7 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
         && let Some(plain) = stateless::Plain::read(&parts, &bytes)
     {
         let server = &screening.server;
-        let caller = Arc::clone(server.caller_in(Some(&parts)));
+        let caller = Arc::clone(server.caller_in(Some(&parts.extensions)));
         if plain.is_direct(server, &caller) {
             return plain.answer(server, caller, &screening.streams).await;
         }

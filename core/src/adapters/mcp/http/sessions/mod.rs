@@ -11,8 +11,13 @@
 //! is closed when it has gone [`idle_timeout`](SessionLimits::idle_timeout) without a request.
 //!
 //! A plain `tools/call` of a session (its body marked by the transport's screening as
-//! [`Plain`]) whose tool needs nothing of rmcp's peer is answered beside the session's worker
-//! ([`beside`]); everything else goes through rmcp's.
+//! [`Plain`]) whose tool needs nothing of rmcp's peer is answered by the [`guard`], beside
+//! rmcp's transport and the session's worker ([`beside`]), when every check rmcp's transport
+//! makes of it is sure to pass: `Accept` naming JSON and SSE (bare media types), a JSON
+//! `Content-Type`, the session named once, `MCP-Protocol-Version` given once and the version
+//! the session negotiated (one before 2026-07-28: no per-request metadata to check), no
+//! `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` header; in a session that finished initializing
+//! and is still open. Everything else goes through rmcp's.
 //!
 //! Owns the sessions' bookkeeping; the transport (`super`) mounts it.
 
@@ -20,14 +25,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::adapters::mcp::McpServer;
+use crate::adapters::mcp::direct::{self, Plain};
+use crate::caller::Caller;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures_util::{Stream, StreamExt as _};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, GetExtensions as _, ProtocolVersion,
-    ServerJsonRpcMessage, ServerResult,
+    ClientJsonRpcMessage, ClientNotification, ProtocolVersion, ServerJsonRpcMessage, ServerResult,
 };
 use rmcp::transport::streamable_http_server::session::local::{
     self, LocalSessionManager, LocalSessionManagerError,
@@ -35,11 +42,8 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
-use tokio_util::sync::CancellationToken;
 
-use crate::adapters::mcp::McpServer;
-use crate::adapters::mcp::direct::{self, Plain};
-use crate::caller::Caller;
+use super::framing::{Streams, accepts_json_and_sse, is_json, sole};
 
 mod beside;
 
@@ -150,8 +154,11 @@ pub struct Sessions {
     settings: beside::Settings,
     /// What answers plain calls beside the workers.
     server: McpServer,
-    /// Cancels the calls answered beside the workers when the server shuts down.
-    shutdown: CancellationToken,
+    /// Whether rmcp's transport serves sessions at all (its `legacy_session_mode`).
+    serves_sessions: bool,
+    /// How the answers of calls answered beside the workers stream; their calls are
+    /// cancelled when the server shuts down.
+    streams: Streams,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -164,12 +171,13 @@ impl std::fmt::Debug for Sessions {
 }
 
 impl Sessions {
-    /// Sessions held to `limits`, whose plain calls `server` answers beside the workers
-    /// (cancelled when `shutdown` is).
+    /// Sessions held to `limits`, whose plain calls `server` answers beside the workers,
+    /// streamed as `streams` says, when rmcp's transport `serves_sessions`.
     pub(crate) fn new(
         limits: SessionLimits,
         server: McpServer,
-        shutdown: CancellationToken,
+        serves_sessions: bool,
+        streams: Streams,
     ) -> Arc<Self> {
         let mut local = LocalSessionManager::default();
         // Idle sessions are closed here, by their requests: the worker does not see those
@@ -182,7 +190,8 @@ impl Sessions {
             entries: Mutex::new(HashMap::new()),
             limits,
             server,
-            shutdown,
+            serves_sessions,
+            streams,
         })
     }
 
@@ -331,16 +340,7 @@ impl SessionManager for SessionsHandle {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        let message = match self.0.answer_beside(id, message).await {
-            Ok(events) => return Ok(events.left_stream()),
-            Err(message) => message,
-        };
-        Ok(self
-            .0
-            .local
-            .create_stream(id, message)
-            .await?
-            .right_stream())
+        Ok(self.0.local.create_stream(id, message).await?)
     }
 
     async fn accept_message(
@@ -401,48 +401,45 @@ impl Sessions {
         Ok(self.local.close_session(id).await?)
     }
 
-    /// `message` answered beside the worker of session `id` ([`beside`]) when it is a plain
-    /// call whose tool needs nothing of rmcp's peer, in a session that finished initializing;
-    /// else `message` back, for the worker.
-    async fn answer_beside(
-        &self,
-        id: &SessionId,
-        mut message: ClientJsonRpcMessage,
-    ) -> Result<beside::Events, ClientJsonRpcMessage> {
-        let ClientJsonRpcMessage::Request(request) = &mut message else {
-            return Err(message);
-        };
-        let Some(parts) = request
-            .request
-            .extensions_mut()
-            .get_mut::<axum::http::request::Parts>()
-        else {
-            return Err(message);
-        };
-        let caller = Arc::clone(self.server.caller_in(Some(parts)));
-        let Some(plain) = parts.extensions.remove::<Plain>() else {
-            return Err(message);
-        };
-        let found = self.entries().get(id).and_then(|entry| {
-            let version = entry.version.as_ref().filter(|_| entry.initialized)?;
-            Some((Arc::clone(&entry.beside), direct::is_current(version)))
-        });
-        let Some((beside, current)) = found else {
-            return Err(message);
-        };
-        if plain.id != request.id || !self.server.answers_directly(&plain.params.name, &caller) {
-            return Err(message);
+    /// `request`, of session `id`, answered beside rmcp's transport and the session's
+    /// worker ([`beside`]) when it is a plain call whose tool needs nothing of rmcp's peer and
+    /// every check rmcp's transport makes of it is sure to pass; else `None`, for rmcp.
+    async fn answer_beside(&self, id: &str, request: &mut Request) -> Option<beside::Events> {
+        if !self.serves_sessions || request.method() != axum::http::Method::POST {
+            return None;
         }
+        let plain = request.extensions().get::<Plain>()?;
+        let headers = request.headers();
+        let sure_to_pass = accepts_json_and_sse(headers)
+            && is_json(headers)
+            && sole(headers, SESSION_HEADER).is_some()
+            && !headers.keys().any(|name| {
+                let name = name.as_str();
+                name == "mcp-method" || name == "mcp-name" || name.starts_with("mcp-param-")
+            });
+        if !sure_to_pass {
+            return None;
+        }
+        let beside = {
+            let entries = self.entries();
+            let entry = entries.get(id).filter(|entry| entry.initialized)?;
+            let version = entry.version.as_ref()?;
+            let agreed = sole(headers, "mcp-protocol-version") == Some(version.as_str());
+            if !agreed || direct::is_current(version) {
+                return None;
+            }
+            Arc::clone(&entry.beside)
+        };
+        let caller = Arc::clone(self.server.caller_in(Some(request.extensions())));
+        if !self.server.answers_directly(&plain.params.name, &caller)
+            || !self.local.has_session(&SessionId::from(id)).await.ok()?
+        {
+            return None;
+        }
+        let plain = request.extensions_mut().remove::<Plain>()?;
         tracing::debug!(tool = %plain.params.name, "a session's call answered beside its worker");
-        Ok(beside::answer(
-            &beside,
-            &self.server,
-            plain,
-            caller,
-            current,
-            &self.shutdown,
-        )
-        .await)
+        let shutdown = &self.streams.shutdown;
+        Some(beside::answer(&beside, &self.server, plain, caller, false, shutdown).await)
     }
 }
 
@@ -459,10 +456,16 @@ pub(crate) async fn guard(
         .headers()
         .get(SESSION_HEADER)
         .map(|id| id.to_str().unwrap_or_default().to_owned());
-    if let Some(id) = named
-        && !sessions.claim(&id, &owner)
+    if let Some(id) = &named
+        && !sessions.claim(id, &owner)
     {
         return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+    }
+    let mut request = request;
+    if let Some(id) = &named
+        && let Some(events) = sessions.answer_beside(id, &mut request).await
+    {
+        return sessions.streams.respond(events);
     }
     let asking = Asking {
         owner,
