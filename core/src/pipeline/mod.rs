@@ -102,26 +102,39 @@ impl RegistryBuilder {
     }
 }
 
-impl RegisteredTool<'_> {
+impl<'r> RegisteredTool<'r> {
     /// Calls the tool with the model's raw JSON arguments and the trusted ambient context.
-    pub async fn invoke(&self, args: Value, ambient: &AmbientContext) -> ToolResult {
+    ///
+    /// Like the other ways of calling, a function returning the pipeline's future itself
+    /// rather than an `async fn` wrapping it: each wrapper would hold its arguments beside
+    /// the future it awaits, and be copied with it.
+    pub fn invoke<'a>(
+        &self,
+        args: Value,
+        ambient: &'a AmbientContext,
+    ) -> impl Future<Output = ToolResult> + Send + use<'r, 'a>
+    where
+        'r: 'a,
+    {
         self.invoke_with(args, ambient, CallOptions::default())
-            .await
     }
 
     /// Calls the tool with options (adapter, caller, cancellation, progress, trace id); a tool
     /// whose audit policy is on is recorded in the registry's audit trail. A `required` tool's
     /// record is committed before the call runs, and the call answers `unavailable` without
     /// running when it cannot be.
-    pub async fn invoke_with(
+    pub fn invoke_with<'a>(
         &self,
         args: Value,
-        ambient: &AmbientContext,
+        ambient: &'a AmbientContext,
         options: CallOptions,
-    ) -> ToolResult {
+    ) -> impl Future<Output = ToolResult> + Send + use<'r, 'a>
+    where
+        'r: 'a,
+    {
         let direct = Dispatch::Direct(Accept::ResultsOnly);
-        let submitted = run::call(*self, args, ambient, options, None, direct).await;
-        submitted.into_result()
+        let call = Box::pin(run::call(*self, args, ambient, options, None, direct));
+        futures_util::FutureExt::map(call, Submitted::into_result)
     }
 
     /// Calls the tool as [`invoke_with`](Self::invoke_with) does, except that a tool that
