@@ -64,16 +64,7 @@ pub(crate) fn call<'a>(
         // share its room.
         let recording = match audit::records(tool) {
             false => None,
-            // Boxed, as is its finish: an unrecorded call's future does not hold their room.
-            true => match Box::pin(audit::start(
-                tool,
-                &args,
-                ambient,
-                &options,
-                refusal.is_none(),
-            ))
-            .await
-            {
+            true => match audit::start(tool, &args, ambient, &options, refusal.is_none()).await {
                 Ok(recording) => Some(recording),
                 Err(result) => return Submitted::Done(result),
             },
@@ -123,7 +114,7 @@ pub(crate) fn call<'a>(
                     &ticket
                 }
             };
-            Box::pin(recording.finish(tool, adapter.as_deref(), result)).await;
+            recording.finish(tool, adapter.as_deref(), result).await;
         }
         submitted
     }

@@ -346,7 +346,7 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
     {
         return forbidden;
     }
-    // A session's plain call may be answered beside its worker, once rmcp has checked it.
+    // A session's plain call may be answered by the session guard, beside rmcp (`sessions`).
     if parts.headers.contains_key(sessions::SESSION_HEADER)
         && let Some(plain) = super::direct::Plain::read(&bytes)
     {

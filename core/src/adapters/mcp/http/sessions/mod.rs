@@ -25,9 +25,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::adapters::mcp::McpServer;
-use crate::adapters::mcp::direct::{self, Plain};
-use crate::caller::Caller;
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -42,6 +39,10 @@ use rmcp::transport::streamable_http_server::session::local::{
 use rmcp::transport::streamable_http_server::session::{
     ServerSseMessage, SessionId, SessionManager,
 };
+
+use crate::adapters::mcp::McpServer;
+use crate::adapters::mcp::direct::{self, Plain};
+use crate::caller::Caller;
 
 use super::framing::{Streams, accepts_json_and_sse, is_json, sole};
 
@@ -448,7 +449,7 @@ impl Sessions {
 /// too many is answered `429 Too Many Requests`.
 pub(crate) async fn guard(
     State(sessions): State<Arc<Sessions>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let owner: Owner = request.extensions().get::<Arc<Caller>>().cloned();
@@ -461,7 +462,6 @@ pub(crate) async fn guard(
     {
         return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
     }
-    let mut request = request;
     if let Some(id) = &named
         && let Some(events) = sessions.answer_beside(id, &mut request).await
     {
