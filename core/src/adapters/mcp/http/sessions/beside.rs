@@ -310,8 +310,10 @@ pub(super) async fn answer(
     if let Poll::Ready(message) = polled {
         let mut replay = lock(&replay);
         replay.answer(message);
-        let Sink::Held(held) = std::mem::replace(&mut replay.sink, Sink::Ended) else {
-            unreachable!("a stream is sent only once its call waits")
+        // Held until now: a stream is sent only once its call waits.
+        let held = match std::mem::replace(&mut replay.sink, Sink::Ended) {
+            Sink::Held(held) => held,
+            Sink::Sending(_) | Sink::Ended => Vec::new(),
         };
         return Events::Ready(held.into_iter());
     }
