@@ -3,7 +3,8 @@
 //! rmcp's client over stdio, streamable HTTP with a session (2025-11-25) and stateless
 //! streamable HTTP (2026-07-28), in alternating rounds, with each server's CPU time per call
 //! (and the client's, this process's) and peak memory. Then 50 clients at once over each streamable HTTP transport against each
-//! server (the shape of public MCP load tests: requests/s, mean and p99 latency, memory). Over stdio a
+//! server (the shape of public MCP load tests: requests/s, mean and p99 latency, memory), and
+//! the same calls from a lean raw-HTTP client (`lean`) whose own CPU stays out of the way. Over stdio a
 //! third server is measured beside them, the floor (`floor`: a blocking serde-only loop). Then
 //! `tools/list` of 10 to 5,000 tools (`listing`): in this process, whole and paged, and
 //! served by a child process over each transport.
@@ -48,6 +49,7 @@ use toolspec::{Caller, CancellationToken};
 toolspec::include_tools!();
 
 mod floor;
+mod lean;
 mod listing;
 
 use tools::catalog::{order, quote};
@@ -73,6 +75,13 @@ struct Cli {
     /// Calls each session makes in the many-clients run.
     #[arg(long, default_value_t = 200)]
     client_calls: usize,
+    /// Calls per round from each group of clients (1, 16, 50) of the lean raw-HTTP client
+    /// (0: no lean run).
+    #[arg(long, default_value_t = 1000)]
+    lean_calls: usize,
+    /// Rounds of the lean run, alternating the servers.
+    #[arg(long, default_value_t = 10)]
+    lean_rounds: usize,
     /// Tools per page in the paged `tools/list` measurement.
     #[arg(long, default_value_t = 100)]
     page_size: usize,
@@ -349,9 +358,10 @@ async fn serve(server: Server, http: Option<SocketAddr>, copies: usize) -> anyho
             eprintln!("listening on http://{}/mcp", listener.local_addr()?);
             match server {
                 Server::Toolspec => {
-                    // The many-clients run opens 50 sessions from one (unauthenticated) caller.
+                    // The many-clients runs open up to 67 sessions from one (unauthenticated)
+                    // caller.
                     let limits = SessionLimits {
-                        max_sessions_per_caller: 64,
+                        max_sessions_per_caller: 128,
                         ..SessionLimits::DEFAULT
                     };
                     HttpTransport::new(toolspec_server(copies)?)
@@ -826,6 +836,9 @@ async fn drive(cli: Cli) -> anyhow::Result<()> {
     }
     if cli.clients > 0 {
         run_load(&cli).await?;
+    }
+    if cli.lean_calls > 0 {
+        lean::run(&cli.transports, cli.lean_calls, cli.lean_rounds.max(1)).await?;
     }
     let counts: Vec<usize> = cli.list_tools.iter().copied().filter(|&n| n > 0).collect();
     for &count in &counts {
