@@ -242,6 +242,60 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
     let (token, session) = &sessions[0];
     let never = resume(&address, Some(token), session, "0/9223372036854775999").await;
     assert_eq!((never.status, never.body.trim()), (200, ""), "{never:?}");
+
+    // A plain call whose headers rmcp might judge otherwise goes to rmcp, which answers it
+    // as it always has: another known protocol version (answered), an unknown one (400), no
+    // SSE in `Accept` (406), a `Mcp-Method` header (answered).
+    let body = call(json!(7), "orders_get", Some(json!({ "order_id": 1 })), &[]).to_string();
+    let session_header = format!("Mcp-Session-Id: {session}");
+    let send = async |headers: &[&str]| {
+        let all: Vec<&str> = ["Authorization: Bearer ada-token", &session_header]
+            .into_iter()
+            .chain(headers.iter().copied())
+            .collect();
+        raw_http::send_to(&address, "POST", "/mcp", &all, &body).await
+    };
+    let json_and_sse = "Accept: application/json, text/event-stream";
+    let json = "Content-Type: application/json";
+    let judged_by_rmcp: [(&[&str], u16); 4] = [
+        (
+            &[json_and_sse, json, "MCP-Protocol-Version: 2025-06-18"],
+            200,
+        ),
+        (
+            &[json_and_sse, json, "MCP-Protocol-Version: 1999-01-01"],
+            400,
+        ),
+        (
+            &[
+                "Accept: application/json",
+                json,
+                "MCP-Protocol-Version: 2025-11-25",
+            ],
+            406,
+        ),
+        (
+            &[
+                json_and_sse,
+                json,
+                "MCP-Protocol-Version: 2025-11-25",
+                "Mcp-Method: tools/call",
+            ],
+            200,
+        ),
+    ];
+    for (headers, status) in judged_by_rmcp {
+        let answer = send(headers).await;
+        assert_eq!(answer.status, status, "{headers:?}: {answer:?}");
+        if status == 200 {
+            assert!(answer.body.contains(r#""result""#), "{answer:?}");
+        }
+    }
+    let log = server.log.text();
+    let answered = log
+        .matches("a session's call answered beside its worker")
+        .count();
+    assert_eq!(answered, cases.len(), "only the plain calls above: {log}");
 }
 
 #[tokio::test]
