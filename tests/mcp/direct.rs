@@ -312,23 +312,15 @@ async fn stateless(
     }
     params["_meta"] = meta;
     let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-    let authorization = token.map(|token| format!("Authorization: Bearer {token}"));
     let method = format!("Mcp-Method: {method}");
     let named = params["name"]
         .as_str()
         .map(|name| format!("Mcp-Name: {name}"));
-    let headers: Vec<&str> = authorization
-        .as_deref()
+    let headers: Vec<&str> = ["MCP-Protocol-Version: 2026-07-28", &method]
         .into_iter()
-        .chain([
-            "Accept: application/json, text/event-stream",
-            "Content-Type: application/json",
-            "MCP-Protocol-Version: 2026-07-28",
-            &method,
-        ])
         .chain(named.as_deref())
         .collect();
-    raw_http::send_to(address, "POST", "/mcp", &headers, &body.to_string()).await
+    raw_http::post_mcp(address, token, &headers, &body.to_string()).await
 }
 
 /// The `_meta` key only rmcp reads, which sends a call through rmcp's service.

@@ -62,20 +62,14 @@ async fn post_text(
     session: Option<&str>,
     text: &str,
 ) -> RawAnswer {
-    let authorization = token.map(|token| format!("Authorization: Bearer {token}"));
     let session = session.map(|id| format!("Mcp-Session-Id: {id}"));
     let version = format!("MCP-Protocol-Version: {PROTOCOL}");
-    let headers: Vec<&str> = authorization
+    let headers: Vec<&str> = session
         .as_deref()
         .into_iter()
-        .chain([
-            "Accept: application/json, text/event-stream",
-            "Content-Type: application/json",
-        ])
-        .chain(session.as_deref())
         .chain(session.is_some().then_some(version.as_str()))
         .collect();
-    raw_http::send_to(address, "POST", "/mcp", &headers, text).await
+    raw_http::post_mcp(address, token, &headers, text).await
 }
 
 /// A `tools/call` of `name` with `arguments` (left out when `None`) and `meta` in `_meta`

@@ -116,6 +116,27 @@ pub async fn send_to(
     send(address, method, path, &all, body).await
 }
 
+/// An MCP `POST /mcp` to `address` as `token` (none: no `Authorization`) of `body`, accepting
+/// JSON and SSE, with `headers` after the usual ones.
+pub async fn post_mcp(
+    address: &str,
+    token: Option<&str>,
+    headers: &[&str],
+    body: &str,
+) -> RawAnswer {
+    let authorization = token.map(|token| format!("Authorization: Bearer {token}"));
+    let all: Vec<&str> = authorization
+        .as_deref()
+        .into_iter()
+        .chain([
+            "Accept: application/json, text/event-stream",
+            "Content-Type: application/json",
+        ])
+        .chain(headers.iter().copied())
+        .collect();
+    send_to(address, "POST", "/mcp", &all, body).await
+}
+
 /// Reads `stream` until what it read contains `until` (an answer still streaming): what it
 /// read. Fails the test when the stream ends first or takes too long.
 pub async fn read_until(stream: &mut TcpStream, until: &str) -> String {
