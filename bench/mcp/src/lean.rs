@@ -16,7 +16,7 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::{Server, Transport, UNIT_PRICE, cpu_time, median, spawn_http};
+use crate::{Server, Transport, UNIT_PRICE, cpu_time, median, memory_mb, spawn_http};
 
 /// One client: a kept-alive connection, and what it has read but not yet used.
 struct Conn {
@@ -202,17 +202,25 @@ fn call_request(address: &str, transport: Transport, session: Option<&str>) -> V
     post(address, &headers, &body.to_string())
 }
 
-/// `calls` calls on each of `conns` at once: the calls per second.
-async fn drive(conns: &mut [Conn], calls: usize) -> anyhow::Result<f64> {
+/// `calls` calls on each of `conns` at once: the calls per second, and each call's latency
+/// added to `latencies`.
+async fn drive(
+    conns: &mut [Conn],
+    calls: usize,
+    latencies: &mut Vec<Duration>,
+) -> anyhow::Result<f64> {
     let started = Instant::now();
     let driven = conns.iter_mut().map(|conn| async move {
+        let mut latencies = Vec::with_capacity(calls);
         for _ in 0..calls {
+            let call = Instant::now();
             conn.call().await?;
+            latencies.push(call.elapsed());
         }
-        anyhow::Ok(())
+        anyhow::Ok(latencies)
     });
     for driven in futures_util::future::join_all(driven).await {
-        driven?;
+        latencies.extend(driven?);
     }
     Ok((conns.len() * calls) as f64 / started.elapsed().as_secs_f64())
 }
@@ -224,6 +232,8 @@ struct Served {
     groups: [Vec<Conn>; GROUPS],
     /// Throughputs of each group, round by round; server and client CPU over them.
     rates: [Vec<f64>; GROUPS],
+    /// The latencies of the calls of the largest group (the public load tests' shape).
+    latencies: Vec<Duration>,
     cpu: Duration,
     client_cpu: Duration,
     calls: usize,
@@ -268,6 +278,7 @@ pub(crate) async fn run(
                 _child: child,
                 groups,
                 rates: Default::default(),
+                latencies: Vec::new(),
                 cpu: Duration::ZERO,
                 client_cpu: Duration::ZERO,
                 calls: 0,
@@ -280,7 +291,11 @@ pub(crate) async fn run(
                 let (cpu, client) = (cpu_time(served.pid), cpu_time(Some(std::process::id())));
                 for (g, &clients) in CLIENTS.iter().enumerate() {
                     let per_client = (calls / clients).max(1);
-                    let rate = drive(&mut served.groups[g], per_client).await?;
+                    let mut latencies = Vec::new();
+                    let rate = drive(&mut served.groups[g], per_client, &mut latencies).await?;
+                    if g == GROUPS - 1 {
+                        served.latencies.extend(latencies);
+                    }
                     served.rates[g].push(rate);
                     served.calls += per_client * clients;
                     round[s][g] = rate;
@@ -320,6 +335,20 @@ pub(crate) async fn run(
         );
         for (clients, ratios) in CLIENTS.iter().zip(&ratios) {
             ratio += &format!(" {clients} client(s) {:.2},", median(ratios.clone()));
+        }
+        for (served, server) in served.iter_mut().zip(["toolspec", "rmcp macros"]) {
+            let latencies = &mut served.latencies;
+            latencies.sort_unstable();
+            let mean = latencies.iter().sum::<Duration>().as_secs_f64() / latencies.len() as f64;
+            let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
+            println!(
+                "{:<16} {server:<12} {} clients: mean {:.2} ms, p99 {:.2} ms, peak {} MB",
+                transport.name(),
+                CLIENTS[GROUPS - 1],
+                mean * 1e3,
+                p99.as_secs_f64() * 1e3,
+                memory_mb(served.pid, "VmHWM").map_or("n/a".into(), |mb| format!("{mb:.1}")),
+            );
         }
         let cpu_per_call = |served: &Served| served.cpu.as_secs_f64() / served.calls as f64;
         println!(
