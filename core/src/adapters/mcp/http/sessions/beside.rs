@@ -6,18 +6,19 @@
 //! for a call that takes microseconds. A request whose body is a plain `tools/call`
 //! ([`direct::Plain`]: nothing in `_meta` but a progress token, no continuation), in a session
 //! that finished initializing, whose tool needs nothing of rmcp's peer (no task, nothing to
-//! ask), is answered here instead — in the request's own task, after rmcp's transport has made
-//! every check of it, through the same pipeline, as the same message ([`direct::answered`]).
+//! ask), is answered here instead — in the request's own task, once the session guard has
+//! made sure every check rmcp's transport would make of it passes, through the same pipeline,
+//! as the same message ([`direct::answered`]).
 //!
 //! Its stream is the one the worker would have written: the priming event when rmcp sends one,
 //! then the call's progress and its answer, each event numbered `index/stream` as the worker
 //! numbers them, on stream numbers the worker never reaches (from 2^63; it counts from 0 in
 //! each session). A client that loses the stream resumes it with `Last-Event-ID` as it would
-//! the worker's: it gets the cached events from the one it names on (the worker's cache size),
-//! for as long after the answer as the worker keeps them, and a call still running goes on
-//! writing to the resumed stream. As with the worker, a dropped stream does not cancel its
-//! call; `notifications/cancelled` does, and ends its stream unanswered; closing the session
-//! cancels every call still running.
+//! the worker's: it gets the cached events from the one it names on (the worker's cache size)
+//! while the call runs, and the call goes on writing to the resumed stream. As with the worker,
+//! an answered stream is let go with its answer; a dropped stream does not cancel its call;
+//! `notifications/cancelled` does, and ends its stream unanswered, kept as long as the worker
+//! keeps a cancelled one; closing the session cancels every call still running.
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
@@ -32,10 +33,9 @@ use rmcp::transport::streamable_http_server::session::local::SessionConfig;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::Caller;
-
 use crate::adapters::mcp::McpServer;
 use crate::adapters::mcp::direct::{self, Plain, Progress, Write};
+use crate::caller::Caller;
 
 /// The first number of a stream answered here: far beyond the worker's, which count from 0.
 const FIRST_STREAM: u64 = 1 << 63;
@@ -47,7 +47,7 @@ pub(super) struct Settings {
     retry: Option<Duration>,
     /// How many of a stream's last events are kept for a client that resumes it.
     capacity: usize,
-    /// How long a stream's events are kept once its call has answered.
+    /// How long a stream's events are kept once its call was cancelled.
     keep: Duration,
 }
 
@@ -69,7 +69,7 @@ pub(super) struct Beside {
     next: u64,
     streams: HashMap<u64, Shared>,
     running: HashMap<RequestId, Running>,
-    /// When streams answered long enough ago were last let go.
+    /// When streams cancelled long enough ago were last let go.
     swept: Instant,
 }
 
@@ -281,16 +281,15 @@ impl Stream for Events {
     }
 }
 
-/// The call `plain` by `caller` in the session `beside` keeps, on a `current` protocol or
-/// not, run through `server`'s pipeline: polled here once, its stream whole when it answers
-/// at once (every check done, no I/O to wait for); else spawned, its stream fed as it goes.
-/// Cancelled with `shutdown` too.
+/// The call `plain` by `caller` in the session `beside` keeps (of a protocol before
+/// 2026-07-28, as every session is), run through `server`'s pipeline: polled here once, its
+/// stream whole when it answers at once (every check done, no I/O to wait for); else spawned,
+/// its stream fed as it goes. Cancelled with `shutdown` too.
 pub(super) async fn answer(
     beside: &Arc<Mutex<Beside>>,
     server: &McpServer,
     plain: Plain,
     caller: Arc<Caller>,
-    current: bool,
     shutdown: &CancellationToken,
 ) -> Events {
     let opened = lock(beside).open();
@@ -305,7 +304,7 @@ pub(super) async fn answer(
     let called = server
         .clone()
         .call_plain(plain.params, caller, cancellation.clone(), progress);
-    let mut answering = Box::pin(direct::answered(id.clone(), called, current));
+    let mut answering = Box::pin(direct::answered(id.clone(), called, false));
     let polled = std::future::poll_fn(|cx| Poll::Ready(answering.as_mut().poll(cx))).await;
     if let Poll::Ready(message) = polled {
         let mut replay = lock(&replay);

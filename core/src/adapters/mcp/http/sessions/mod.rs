@@ -440,7 +440,7 @@ impl Sessions {
         let plain = request.extensions_mut().remove::<Plain>()?;
         tracing::debug!(tool = %plain.params.name, "a session's call answered beside its worker");
         let shutdown = &self.streams.shutdown;
-        Some(beside::answer(&beside, &self.server, plain, caller, false, shutdown).await)
+        Some(beside::answer(&beside, &self.server, plain, caller, shutdown).await)
     }
 }
 
