@@ -858,6 +858,55 @@ async fn an_expired_request_state_is_refused_410_and_nothing_runs() {
 }
 
 #[tokio::test]
+async fn a_continuation_of_a_tool_that_asks_nothing_is_refused_and_nothing_runs() {
+    let api = Api::start().await;
+    let orders = || async {
+        let (_, body, _) = api.get("ada-token", "/tools/orders_search").await;
+        body["total"].clone()
+    };
+    let before = orders().await;
+    // A genuine state, of another tool's round trip.
+    let (_, asked, _) = api
+        .post(Some("ada-token"), "/tools/orders_cancel", r#"{"order": 1}"#)
+        .await;
+    let cancel_state = asked["details"]["request_state"].as_str().unwrap();
+    let lines = json!([{ "sku": "MUG-001", "quantity": 1 }]);
+    let yes = json!({ "confirm": { "action": "accept" } });
+    let bodies = [
+        json!({ "arguments": { "lines": lines }, "request_state": "garbage" }),
+        json!({ "arguments": { "lines": lines }, "request_state": cancel_state, "responses": yes }),
+        json!({ "arguments": { "lines": lines }, "responses": yes }),
+    ];
+    for body in bodies {
+        let (status, refused, _) = api
+            .post(
+                Some("ada-token"),
+                "/tools/orders_place/continue",
+                &body.to_string(),
+            )
+            .await;
+        assert_eq!(
+            (status, &refused["error"]),
+            (400, &json!("invalid_request_state")),
+            "{body}: {refused}"
+        );
+        assert_eq!(
+            refused["message"],
+            "`orders_place` asks its user nothing, so no request state of it opens; nothing \
+             was done: call the tool again."
+        );
+    }
+    assert_eq!(orders().await, before, "no order was placed");
+    // The call itself places one.
+    let body = json!({ "lines": lines }).to_string();
+    let (status, placed, _) = api
+        .post(Some("ada-token"), "/tools/orders_place", &body)
+        .await;
+    assert_eq!(status, 200, "{placed}");
+    assert_ne!(orders().await, before);
+}
+
+#[tokio::test]
 async fn a_continuation_body_is_checked_like_any_request() {
     let api = Api::start().await;
     let cases = [

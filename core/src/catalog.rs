@@ -197,6 +197,15 @@ impl<T> Catalog<T> {
             .filter(move |member| caller.is_none_or(|c| c.may_call(member.descriptor)))
     }
 
+    /// The tools of its members that declare `task:`: those whose tasks a server of this
+    /// catalog has its registry's worker run.
+    pub fn task_tools(&self) -> impl Iterator<Item = &'static Descriptor> + '_ {
+        self.members
+            .iter()
+            .map(|member| member.descriptor)
+            .filter(|descriptor| descriptor.task.is_some())
+    }
+
     /// The member named `name` on the adapter, whoever asks.
     pub fn get(&self, name: &str) -> Option<&Member<T>> {
         self.index.get(name).map(|&i| &self.members[i])

@@ -184,7 +184,7 @@ pub mod inline {
 /// another caller's task answers as an unknown id does ([`TaskError::Unknown`](tasks::TaskError::Unknown)).
 pub mod tasks {
     pub use crate::task::{
-        Accept, MalformedTaskId, POLL_INTERVAL, Submitted, Task, TaskId, TaskStatus,
+        Accept, MalformedTaskId, POLL_INTERVAL, Queued, Submitted, Task, TaskId, TaskStatus,
         result_from_stored, stored_result, timestamp,
     };
     pub use crate::worker::{MAX_LISTED, TaskError};

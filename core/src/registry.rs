@@ -221,6 +221,7 @@ impl RegistryBuilder {
                 clock: crate::clock::Clock::system(),
             },
             worker: std::sync::atomic::AtomicBool::new(false),
+            served_tasks: tokio::sync::watch::Sender::new(std::collections::BTreeSet::new()),
             read_only: false,
         };
         match self.project.read_only {
@@ -313,6 +314,8 @@ pub struct Registry {
     task_status: Option<&'static Descriptor>,
     /// Whether this process's task worker was started (`Registry::start_tasks`).
     worker: std::sync::atomic::AtomicBool,
+    /// The tools whose tasks the worker runs: those of the servers it was started for.
+    served_tasks: tokio::sync::watch::Sender<std::collections::BTreeSet<&'static str>>,
     /// Whether it holds only tools that read ([`Registry::read_only`]).
     read_only: bool,
 }
@@ -626,6 +629,13 @@ impl Registry {
     /// Whether this process's task worker was started.
     pub(crate) fn worker_started(&self) -> &std::sync::atomic::AtomicBool {
         &self.worker
+    }
+
+    /// The tools whose tasks this process's worker runs (canonical names).
+    pub(crate) fn served_tasks(
+        &self,
+    ) -> &tokio::sync::watch::Sender<std::collections::BTreeSet<&'static str>> {
+        &self.served_tasks
     }
 
     /// The hooks run around every call.

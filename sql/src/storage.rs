@@ -11,7 +11,8 @@ use toolspec_core::audit::{AuditEntry, AuditPage, AuditQuery, AuditState};
 use toolspec_core::descriptor::{QueryDecl, RefDecl};
 use toolspec_core::storage::{
     Admission, AuditSink, Availability, Claimed, ClaimedTask, Enqueued, HeldLock, Key, NewTask,
-    QueryExecutor, RecordSource, Renewal, Storage, StorageError, TaskEvent, TaskOutcome, TaskQueue,
+    QueryExecutor, RecordSource, Renewal, ServedTool, Storage, StorageError, TaskEvent,
+    TaskOutcome, TaskQueue, TasksConfig,
 };
 use toolspec_core::tasks::{Task, TaskId};
 use toolspec_core::{AmbientContext, BoxFuture, Descriptor, OnceStatus};
@@ -170,9 +171,9 @@ impl TaskQueue for Database {
     fn enqueue_task<'a>(
         &'a self,
         task: &'a NewTask,
-        per_owner: u32,
+        bounds: &'a TasksConfig,
     ) -> BoxFuture<'a, Result<Enqueued, StorageError>> {
-        Box::pin(tasks::enqueue(self, task, per_owner))
+        Box::pin(tasks::enqueue(self, task, bounds))
     }
 
     fn read_task<'a>(
@@ -199,12 +200,25 @@ impl TaskQueue for Database {
         Box::pin(tasks::list(self, owner, limit))
     }
 
+    fn serve_tasks<'a>(
+        &'a self,
+        worker: &'a str,
+        tools: &'a [ServedTool<'a>],
+    ) -> BoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(tasks::serve(self, worker, tools))
+    }
+
+    fn stop_serving<'a>(&'a self, worker: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(tasks::stop_serving(self, worker))
+    }
+
     fn claim_task<'a>(
         &'a self,
         worker: &'a str,
         lease: Duration,
+        bounds: &'a TasksConfig,
     ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>> {
-        Box::pin(tasks::claim(self, worker, lease))
+        Box::pin(tasks::claim(self, worker, lease, bounds))
     }
 
     fn renew_task<'a>(

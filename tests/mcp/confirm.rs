@@ -2,7 +2,8 @@
 //! `confirm:`) asks its user before it acts — by `elicitation/create` during the call on
 //! 2025-11-25 sessions, by an `input_required` result and a retry with the sealed state on
 //! 2026-07-28 — over stdio and streamable HTTP; a client that cannot be asked is refused, and
-//! nothing runs on a declined, altered or replayed answer.
+//! nothing runs on a declined, altered or replayed answer, nor on a state sent to a tool that
+//! asks nothing.
 
 use std::collections::BTreeMap;
 
@@ -176,6 +177,20 @@ async fn an_altered_or_replayed_state_is_an_invalid_params_error_and_nothing_run
     let (code, message) = protocol_error(replayed);
     assert_eq!(code, -32602);
     assert!(message.contains("used already"), "{message}");
+
+    // A tool that asks nothing opens no state: a retry of it is refused, nothing placed.
+    let orders = || async {
+        let found = result(&client, "orders_search", json!({})).await;
+        found.structured_content.expect("structured content")["total"].clone()
+    };
+    let before = orders().await;
+    let lines = json!({ "lines": [{ "sku": "MUG-001", "quantity": 1 }] });
+    let garbage = params("orders_place", lines).with_request_state("garbage".to_owned());
+    let refused = client.call_tool_once(garbage).await.unwrap_err();
+    let (code, message) = protocol_error(refused);
+    assert_eq!(code, -32602);
+    assert!(message.contains("asks its user nothing"), "{message}");
+    assert_eq!(orders().await, before);
 }
 
 #[tokio::test]

@@ -23,7 +23,10 @@ async fn progressed(client: &Client, id: &str) -> String {
     loop {
         let task = get(client, id).await;
         assert_eq!(task.task.status(), TaskStatus::Working, "{task:?}");
-        if let Some(message) = task.task.task.status_message.clone() {
+        // Before a worker starts it, the message says it waits.
+        if let Some(message) = task.task.task.status_message.clone()
+            && !message.starts_with("Waiting")
+        {
             return message;
         }
         assert!(Instant::now() < give_up, "no progress reached tasks/get");

@@ -32,8 +32,10 @@ pub const UNAVAILABLE: &str = "unavailable";
 /// without the tasks extension, an HTTP request without `Prefer: respond-async`).
 pub const TASK_REQUIRED: &str = "task_required";
 
-/// The caller has as many unfinished tasks as the project allows (`tasks.per_caller`): retry
-/// once one of them ends.
+/// The caller is at one of the bounds of its tasks the project sets: as many unfinished tasks
+/// as `tasks.per_caller` (retry once one of them ends), or as many kept tasks or bytes of kept
+/// results as `tasks.kept_per_caller` and `tasks.kept_bytes_per_caller` (retry once the oldest
+/// is deleted, its retention passed).
 pub const TOO_MANY_TASKS: &str = "too_many_tasks";
 /// The caller called the tool more often than its `rate_limit` allows, or has as many calls of
 /// it running as allowed: nothing ran; retry after the `retry_after` seconds in the details.

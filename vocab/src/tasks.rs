@@ -66,21 +66,34 @@ pub struct TasksConfig {
     pub timeout: Duration,
     /// How many tasks one process runs at once.
     pub concurrency: u32,
+    /// How many of one caller's tasks run at once, across every process on the database: its
+    /// share of the workers (its other tasks wait, and other callers' go first).
+    pub running_per_caller: u32,
     /// How many unfinished tasks one caller may have; a caller at the bound is refused
     /// (`too_many_tasks`) until one ends.
     pub per_caller: u32,
+    /// How many tasks one caller may keep, ended ones included until their retention passes;
+    /// a caller at the bound is refused (`too_many_tasks`) until one is deleted.
+    pub kept_per_caller: u32,
+    /// How many bytes of results one caller's kept tasks may hold; a caller at the bound is
+    /// refused (`too_many_tasks`) until one is deleted.
+    pub kept_bytes_per_caller: u64,
     /// The largest result a task keeps, in bytes of JSON; a larger one is an internal error.
     pub max_result_bytes: u64,
 }
 
 impl TasksConfig {
-    /// The defaults: kept a day, an hour per run, four at once per process, a hundred
-    /// unfinished per caller, results up to 1 MiB.
+    /// The defaults: kept a day, an hour per run, four at once per process and two of one
+    /// caller's at once, a hundred unfinished and a thousand kept per caller, results up to
+    /// 1 MiB each and 64 MiB per caller.
     pub const DEFAULT: Self = Self {
         retention: Duration::from_secs(24 * 3600),
         timeout: Duration::from_secs(3600),
         concurrency: 4,
+        running_per_caller: 2,
         per_caller: 100,
+        kept_per_caller: 1000,
+        kept_bytes_per_caller: 64 << 20,
         max_result_bytes: 1 << 20,
     };
 }

@@ -277,14 +277,20 @@ fn tasks_config(tasks: &toolspec_vocab::tasks::TasksConfig) -> TokenStream {
     let retention = millis(tasks.retention);
     let timeout = millis(tasks.timeout);
     let concurrency = tasks.concurrency;
+    let running_per_caller = tasks.running_per_caller;
     let per_caller = tasks.per_caller;
+    let kept_per_caller = tasks.kept_per_caller;
+    let kept_bytes_per_caller = tasks.kept_bytes_per_caller;
     let max_result_bytes = tasks.max_result_bytes;
     quote! {
         ::toolspec::__private::TasksConfig {
             retention: #retention,
             timeout: #timeout,
             concurrency: #concurrency,
+            running_per_caller: #running_per_caller,
             per_caller: #per_caller,
+            kept_per_caller: #kept_per_caller,
+            kept_bytes_per_caller: #kept_bytes_per_caller,
             max_result_bytes: #max_result_bytes,
         }
     }

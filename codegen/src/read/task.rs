@@ -16,11 +16,14 @@ use crate::spec::ProjectConfig;
 /// The keys of a tool's `task:` map.
 const TASK_KEYS: [&str; 3] = ["mode", "retention", "timeout"];
 /// The keys of the project's `tasks:`.
-const PROJECT_KEYS: [&str; 6] = [
+const PROJECT_KEYS: [&str; 9] = [
     "retention",
     "timeout",
     "concurrency",
+    "running_per_caller",
     "per_caller",
+    "kept_per_caller",
+    "kept_bytes_per_caller",
     "max_result_bytes",
     "status_tool",
 ];
@@ -35,6 +38,8 @@ const MAX_CONCURRENCY: u64 = 1024;
 const MAX_PER_CALLER: u64 = 1_000_000;
 /// The largest result a task may keep: 64 MiB.
 const MAX_RESULT_BYTES: u64 = 64 << 20;
+/// The most bytes of results one caller may keep: 64 GiB.
+const MAX_KEPT_BYTES: u64 = 64 << 30;
 
 /// A tool's `task:` as written; resolved over the project's defaults by [`resolve_task`].
 #[derive(Debug, Clone, PartialEq)]
@@ -163,10 +168,25 @@ pub fn read_project_tasks(r: &mut Reader<'_>, node: &Node, config: &mut ProjectC
     {
         tasks.concurrency = v as u32;
     }
+    if let Some(n) = node.get("running_per_caller")
+        && let Some(v) = count(r, n, "`tasks.running_per_caller`", MAX_CONCURRENCY)
+    {
+        tasks.running_per_caller = v as u32;
+    }
     if let Some(n) = node.get("per_caller")
         && let Some(v) = count(r, n, "`tasks.per_caller`", MAX_PER_CALLER)
     {
         tasks.per_caller = v as u32;
+    }
+    if let Some(n) = node.get("kept_per_caller")
+        && let Some(v) = count(r, n, "`tasks.kept_per_caller`", MAX_PER_CALLER)
+    {
+        tasks.kept_per_caller = v as u32;
+    }
+    if let Some(n) = node.get("kept_bytes_per_caller")
+        && let Some(v) = count(r, n, "`tasks.kept_bytes_per_caller`", MAX_KEPT_BYTES)
+    {
+        tasks.kept_bytes_per_caller = v;
     }
     if let Some(n) = node.get("max_result_bytes")
         && let Some(v) = count(r, n, "`tasks.max_result_bytes`", MAX_RESULT_BYTES)

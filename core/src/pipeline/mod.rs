@@ -211,11 +211,13 @@ impl<'r> RegisteredTool<'r> {
         error: ToolError,
     ) -> ToolResult {
         let direct = Dispatch::Direct(Accept::ResultsOnly);
-        let submitted = run::call(*self, args, ambient, options, Some(error), direct).await;
+        let refused = run::refused_by_caller(error);
+        let submitted = run::call(*self, args, ambient, options, Some(refused), direct).await;
         submitted.into_result()
     }
 
-    /// Runs a stored task's call: inline, under the task's `timeout`.
+    /// Runs a stored task's call: inline, under the task's `timeout`; a result over the
+    /// project's `tasks.max_result_bytes` is an internal error.
     pub(crate) async fn run_task(
         &self,
         args: Value,
@@ -225,6 +227,22 @@ impl<'r> RegisteredTool<'r> {
     ) -> ToolResult {
         let dispatch = Dispatch::Worker { timeout };
         let submitted = run::call(*self, args, ambient, options, None, dispatch).await;
+        submitted.into_result()
+    }
+
+    /// Ends a stored task's call with `result` without running any of it, recorded in the
+    /// audit trail like any run of the task (a task its workers gave up on).
+    pub(crate) async fn fail_task(
+        &self,
+        args: Value,
+        ambient: &AmbientContext,
+        options: CallOptions,
+        result: ToolResult,
+    ) -> ToolResult {
+        let dispatch = Dispatch::Worker {
+            timeout: std::time::Duration::ZERO,
+        };
+        let submitted = run::call(*self, args, ambient, options, Some(result), dispatch).await;
         submitted.into_result()
     }
 

@@ -37,8 +37,8 @@ use crate::pipeline::{
 use crate::registry::{Imp, RegisteredTool};
 use crate::task::Submitted;
 
-/// A call of `tool` through its registry, or — with `refusal` — its caller's refusal of it,
-/// recorded like a call:
+/// A call of `tool` through its registry, or — with `unrun` — a call answered without any of
+/// it running (its caller's refusal of it, a task given up), recorded like a call:
 ///
 /// 1. audit: the record started (a `required` tool's committed before anything runs);
 /// 2. scopes: a tool the caller may not call is an unknown tool; rate: a caller over the
@@ -55,7 +55,7 @@ pub(crate) fn call<'a>(
     args: Value,
     ambient: &'a AmbientContext,
     options: CallOptions,
-    refusal: Option<ToolError>,
+    unrun: Option<ToolResult>,
     dispatch: Dispatch,
 ) -> impl Future<Output = Submitted> + Send + 'a {
     async move {
@@ -64,14 +64,14 @@ pub(crate) fn call<'a>(
         // share its room.
         let recording = match audit::records(tool) {
             false => None,
-            true => match audit::start(tool, &args, ambient, &options, refusal.is_none()).await {
+            true => match audit::start(tool, &args, ambient, &options, unrun.is_none()).await {
                 Ok(recording) => Some(recording),
                 Err(result) => return Submitted::Done(result),
             },
         };
         let adapter = recording.as_ref().and_then(|_| options.adapter.clone());
-        let submitted = match refusal {
-            Some(error) => Submitted::Done(refused_by_caller(error)),
+        let submitted = match unrun {
+            Some(result) => Submitted::Done(result),
             None => {
                 let mut options = options;
                 let callers_trace_id;
@@ -96,7 +96,14 @@ pub(crate) fn call<'a>(
                         }
                     }
                 };
-                spanned(tool, args, ambient, options, traced, dispatch).await
+                let submitted = spanned(tool, args, ambient, options, traced, dispatch).await;
+                match (dispatch, submitted) {
+                    (Dispatch::Worker { .. }, Submitted::Done(result)) => {
+                        let bound = tool.registry().project().tasks.max_result_bytes;
+                        Submitted::Done(task::kept(tool.descriptor(), result, bound))
+                    }
+                    (_, submitted) => submitted,
+                }
             }
         };
         // A call stored as a task is recorded with the task as its result; the task's run has a
@@ -121,7 +128,7 @@ pub(crate) fn call<'a>(
 }
 
 /// A call its caller refused.
-fn refused_by_caller(error: ToolError) -> ToolResult {
+pub(crate) fn refused_by_caller(error: ToolError) -> ToolResult {
     ToolResult::failed(error, Some("refused by its caller".into()))
 }
 
@@ -299,6 +306,10 @@ pub(crate) fn tool_stages<'a, O: Operation>(
                     Ok(value) => value,
                     Err(answer) => return answer,
                 }
+            }
+            // A tool that asks nothing never handed out a state to come back with.
+            (Mode::Invoke, Dispatch::Direct(_)) if call.options.continuation.is_some() => {
+                return Answer::Called(user_input::nothing_to_continue(tool));
             }
             (Mode::Explain, _) if !tool.ask.is_empty() => {
                 let forms = user_input::missing(tool, &value);

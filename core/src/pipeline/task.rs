@@ -16,8 +16,8 @@ use crate::call::options::{CallOptions, Rules};
 use crate::caller::Scopes;
 use crate::descriptor::Descriptor;
 use crate::failure::{RETRY_UNAVAILABLE, ToolError, ToolResult};
-use crate::storage::{Enqueued, NewTask, Storage, StorageError};
-use crate::task::{Accept, Task, TaskId, TaskStatus};
+use crate::storage::{Enqueued, NewTask, OwnerBound, Storage, StorageError, TasksConfig};
+use crate::task::{Accept, Queued, Task, TaskId, TaskStatus};
 
 /// What becomes of a call of a tool with `task:`.
 pub(crate) enum Decision {
@@ -104,7 +104,7 @@ pub(crate) fn hand_off<'a>(
             expires_at: created_at + retention,
             timeout: task.timeout(),
         };
-        match storage.enqueue_task(&new, rules.tasks.per_caller).await {
+        match storage.enqueue_task(&new, &rules.tasks).await {
             Ok(Enqueued::Stored) => Ok(Task {
                 id: new.id,
                 tool: new.tool,
@@ -114,23 +114,57 @@ pub(crate) fn hand_off<'a>(
                 expires_at: new.expires_at,
                 progress: None,
                 attempts: 0,
+                queued: Some(Queued::ForWorker),
                 result: None,
             }),
-            Ok(Enqueued::OwnerAtBound) => {
-                let error = ToolError {
-                    code: codes::TOO_MANY_TASKS.into(),
-                    message: format!(
-                        "You have {} unfinished tasks, as many as allowed: wait for one to end, \
-                         or cancel one.",
-                        rules.tasks.per_caller
-                    ),
-                    details: None,
-                };
-                Err(ToolResult::failed(error, None))
-            }
+            Ok(Enqueued::OwnerAtBound(bound)) => Err(too_many(bound, &rules.tasks)),
             Err(e) => Err(queue_failed(tool, storage, e, "storing the task")),
         }
     }
+}
+
+/// `result`, the answer of a task's run of `tool`, as its task keeps it: an internal error
+/// when what is kept would be over `bound` bytes of JSON (the project's
+/// `tasks.max_result_bytes`).
+pub(crate) fn kept(tool: &Descriptor, result: ToolResult, bound: u64) -> ToolResult {
+    let size = crate::task::stored_result(&result).to_string().len() as u64;
+    if size <= bound {
+        return result;
+    }
+    ToolResult::internal(
+        tool,
+        format!(
+            "the task's result is {size} bytes of JSON, over the project's \
+             `tasks.max_result_bytes` ({bound})"
+        ),
+    )
+}
+
+/// `too_many_tasks`: the caller is at `bound` of `config`'s.
+fn too_many(bound: OwnerBound, config: &TasksConfig) -> ToolResult {
+    let message = match bound {
+        OwnerBound::Unfinished => format!(
+            "You have {} unfinished tasks, as many as allowed: wait for one to end, or cancel one.",
+            config.per_caller
+        ),
+        OwnerBound::Kept => format!(
+            "You keep {} tasks, as many as allowed (an ended task is kept with its result until \
+             its retention passes): wait for the oldest to be deleted.",
+            config.kept_per_caller
+        ),
+        OwnerBound::KeptBytes => format!(
+            "Your kept tasks' results add up to {} bytes or more, as much as allowed (an ended \
+             task is kept with its result until its retention passes): wait for the oldest to \
+             be deleted.",
+            config.kept_bytes_per_caller
+        ),
+    };
+    let error = ToolError {
+        code: codes::TOO_MANY_TASKS.into(),
+        message,
+        details: None,
+    };
+    ToolResult::failed(error, None)
 }
 
 /// Why the task queue failed a call of `tool` while `doing` ("storing the task"):

@@ -4,7 +4,8 @@
 //! A call that continues a round trip ([`CallOptions::continuation`]) first opens its sealed
 //! state — bound to the caller, the tool, the digest of the validated arguments the model
 //! sent, and an expiry — and spends it (single use, in the storage every process shares, or
-//! in this process without one); a state refused for any reason runs nothing. The answers it
+//! in this process without one); a state refused for any reason runs nothing, and so does a
+//! continuation of a tool that asks nothing (no state of it was ever handed out). The answers it
 //! carries and the responses it brings are merged into the arguments, which are validated
 //! again. Then the forms whose fields are still missing are asked; once none is, the
 //! confirmation (after the guards pass: `run` checks them first), unless the user gave it.
@@ -129,6 +130,20 @@ pub(crate) async fn resume(
         Err(Refused::Arguments(errors)) => Err(invalid_arguments(&errors)),
         Err(Refused::Schema(result)) => Err(*result),
     }
+}
+
+/// The answer to a continuation of a call of `tool`, which asks its user nothing: there is no
+/// round trip to continue, and nothing runs.
+pub(crate) fn nothing_to_continue(tool: &Descriptor) -> ToolResult {
+    let why = format!(
+        "`{}` asks its user nothing, so no request state of it opens",
+        tool.name
+    );
+    tracing::info!(
+        tool = &*tool.name,
+        "a continuation of a tool that asks nothing was refused"
+    );
+    ToolResult::failed(ToolError::invalid_request_state(&why), None)
 }
 
 /// Why spending a state failed.

@@ -33,6 +33,6 @@ pub use seams::{
     RETRY_RUNNING, RecordSource, Storage, WAIT_FOR_RUNNING, unreachable_in,
 };
 pub use tasks::{
-    ClaimedTask, Enqueued, NewTask, Renewal, TASK_LEASE, TASK_RENEWAL, TaskEvent, TaskOutcome,
-    TaskQueue,
+    ClaimedTask, Enqueued, NewTask, OwnerBound, Renewal, ServedTool, TASK_LEASE, TASK_RENEWAL,
+    TaskEvent, TaskOutcome, TaskQueue, TasksConfig,
 };

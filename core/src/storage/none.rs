@@ -20,7 +20,8 @@ use crate::storage::seams::{
     Admission, AuditSink, Availability, Claimed, HeldLock, QueryExecutor, RecordSource, Storage,
 };
 use crate::storage::tasks::{
-    ClaimedTask, Enqueued, NewTask, Renewal, TaskEvent, TaskOutcome, TaskQueue,
+    ClaimedTask, Enqueued, NewTask, Renewal, ServedTool, TaskEvent, TaskOutcome, TaskQueue,
+    TasksConfig,
 };
 use crate::task::{Task, TaskId};
 
@@ -168,7 +169,7 @@ impl TaskQueue for NoDatabase {
     fn enqueue_task<'a>(
         &'a self,
         _task: &'a NewTask,
-        _per_owner: u32,
+        _bounds: &'a TasksConfig,
     ) -> BoxFuture<'a, Result<Enqueued, StorageError>> {
         match *self {}
     }
@@ -197,10 +198,23 @@ impl TaskQueue for NoDatabase {
         match *self {}
     }
 
+    fn serve_tasks<'a>(
+        &'a self,
+        _worker: &'a str,
+        _tools: &'a [ServedTool<'a>],
+    ) -> BoxFuture<'a, Result<(), StorageError>> {
+        match *self {}
+    }
+
+    fn stop_serving<'a>(&'a self, _worker: &'a str) -> BoxFuture<'a, Result<(), StorageError>> {
+        match *self {}
+    }
+
     fn claim_task<'a>(
         &'a self,
         _worker: &'a str,
         _lease: Duration,
+        _bounds: &'a TasksConfig,
     ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>> {
         match *self {}
     }

@@ -1,6 +1,7 @@
 //! The task queue a storage keeps: what is stored when a call becomes a task ([`NewTask`]),
-//! what a worker claims ([`ClaimedTask`]) and writes back ([`TaskOutcome`]), and the events
-//! that wake workers ([`TaskEvent`]).
+//! the bounds of an owner's share ([`TasksConfig`]), what a worker serves and claims
+//! ([`ClaimedTask`]) and writes back ([`TaskOutcome`]), and the events that wake workers
+//! ([`TaskEvent`]).
 
 use std::time::Duration;
 
@@ -11,6 +12,7 @@ use crate::context::ProgressUpdate;
 use crate::contract::BoxFuture;
 use crate::storage::error::StorageError;
 use crate::task::{Task, TaskId, TaskStatus};
+pub use toolspec_vocab::tasks::TasksConfig;
 
 /// How long a worker's claim of a task holds without being renewed: a worker that died (or
 /// lost the database) gives its task back after this, and another worker runs it again.
@@ -48,13 +50,34 @@ pub struct NewTask {
     pub timeout: Duration,
 }
 
+/// A tool whose tasks a worker runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ServedTool<'a> {
+    /// Its canonical name.
+    pub name: &'a str,
+    /// How many of one owner's tasks of it may run at once (the tool's `rate_limit.in_flight`
+    /// on the worker's registry; 0: no bound of its own).
+    pub in_flight: u32,
+}
+
 /// How storing a task came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Enqueued {
     /// Stored (committed): a worker will run it.
     Stored,
-    /// Not stored: its owner has as many unfinished tasks as allowed.
-    OwnerAtBound,
+    /// Not stored: its owner is at one of its bounds.
+    OwnerAtBound(OwnerBound),
+}
+
+/// Which of an owner's bounds refused a task ([`TasksConfig`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnerBound {
+    /// As many unfinished tasks as `per_caller`.
+    Unfinished,
+    /// As many tasks kept (ended ones until their retention passes) as `kept_per_caller`.
+    Kept,
+    /// Kept results adding up to `kept_bytes_per_caller` bytes or more.
+    KeptBytes,
 }
 
 /// A task a worker claimed: [`NewTask`]'s fields, and which attempt this is.
@@ -94,17 +117,21 @@ pub enum TaskEvent {
     Enqueued,
     /// A task was cancelled: the worker running it stops it.
     Cancelled(TaskId),
+    /// A task ended: its owner's next task (held back by its share) may be claimed.
+    Ended,
 }
 
 /// Durable tasks, shared by every process on the database. Callers prepare the storage
 /// ([`Storage::prepare`](crate::storage::Storage::prepare)) first, as for every other need.
 pub trait TaskQueue {
     /// Stores `task` and commits it (a task is stored before its caller gets the handle),
-    /// unless its owner has `per_owner` unfinished tasks; then wakes the workers.
+    /// unless its owner is at one of `bounds`' (`per_caller` unfinished tasks,
+    /// `kept_per_caller` tasks kept, `kept_bytes_per_caller` bytes of kept results); then
+    /// wakes the workers.
     fn enqueue_task<'a>(
         &'a self,
         task: &'a NewTask,
-        per_owner: u32,
+        bounds: &'a TasksConfig,
     ) -> BoxFuture<'a, Result<Enqueued, StorageError>>;
 
     /// Task `id` of `owner`; `None` when there is none (never existed, deleted, another's).
@@ -129,12 +156,28 @@ pub trait TaskQueue {
         limit: u32,
     ) -> BoxFuture<'a, Result<Vec<Task>, StorageError>>;
 
-    /// Claims the oldest task nobody holds (never claimed, or whose claim's lease passed) for
-    /// `worker`, for `lease`.
+    /// Says that `worker`, of this process, runs the tasks of `tools` (and no others): what
+    /// it claims, and whether a task's tool is served by a live process. Replaces what it
+    /// said before.
+    fn serve_tasks<'a>(
+        &'a self,
+        worker: &'a str,
+        tools: &'a [ServedTool<'a>],
+    ) -> BoxFuture<'a, Result<(), StorageError>>;
+
+    /// Says that `worker` stopped: it serves nothing any more.
+    fn stop_serving<'a>(&'a self, worker: &'a str) -> BoxFuture<'a, Result<(), StorageError>>;
+
+    /// Claims a task nobody holds (never claimed, or whose claim's lease passed) of a tool
+    /// `worker` serves, for `lease`, fairly: of the owners below their share — fewer than
+    /// `bounds.running_per_caller` tasks running, and fewer than the tool's `in_flight` of it
+    /// — the task of the owner with the fewest running goes first, then the oldest.
+    /// Across processes, one claim at a time sees the others' claims.
     fn claim_task<'a>(
         &'a self,
         worker: &'a str,
         lease: Duration,
+        bounds: &'a TasksConfig,
     ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>>;
 
     /// Renews `worker`'s claim of task `id` for `lease`, writing the handler's latest
@@ -148,7 +191,8 @@ pub trait TaskQueue {
     ) -> BoxFuture<'a, Result<Renewal, StorageError>>;
 
     /// Ends task `id` with `outcome`, if `worker` still holds it and it has not ended; its
-    /// arguments and ambient context are erased. Whether it was written.
+    /// arguments and ambient context are erased, and the workers woken. Whether it was
+    /// written.
     fn finish_task<'a>(
         &'a self,
         id: &'a TaskId,

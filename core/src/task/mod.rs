@@ -134,8 +134,21 @@ pub struct Task {
     pub progress: Option<ProgressUpdate>,
     /// How many times a worker has started it (more than once when a worker died running it).
     pub attempts: u32,
+    /// While it waits for a worker to start it (again): why.
+    pub queued: Option<Queued>,
     /// Once it ended (completed or failed): the result, as a direct call would have answered.
     pub result: Option<ToolResult>,
+}
+
+/// Why a task that is not running waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queued {
+    /// A live process serves its tool: a worker starts it once it has room and its caller's
+    /// share of the workers allows.
+    ForWorker,
+    /// No live process serves its tool (the servers sharing the database serve other tools):
+    /// it starts once one does.
+    NoWorker,
 }
 
 impl Task {
@@ -146,11 +159,18 @@ impl Task {
             .unwrap_or_default()
     }
 
-    /// A sentence for a person: the progress message while it runs, the error's once it
-    /// failed.
+    /// A sentence for a person: why it waits, the progress message while it runs, the error's
+    /// once it failed.
     pub fn status_message(&self) -> Option<String> {
         match self.status {
-            TaskStatus::Working => self.progress.as_ref().map(|p| p.message.clone()),
+            TaskStatus::Working => match self.queued {
+                Some(Queued::ForWorker) => Some("Waiting for a worker to start it.".into()),
+                Some(Queued::NoWorker) => Some(format!(
+                    "Waiting: no running server serves `{}` tasks; it starts once one does.",
+                    self.tool
+                )),
+                None => self.progress.as_ref().map(|p| p.message.clone()),
+            },
             TaskStatus::Cancelled => Some("The task was cancelled.".into()),
             TaskStatus::Completed | TaskStatus::Failed => self
                 .result

@@ -1,6 +1,7 @@
-//! Tasks at run time: the registry's task methods — start this process's worker
-//! ([`Registry::start_tasks`]), read, cancel and list a caller's tasks — and the worker itself
-//! (`run`): it claims stored tasks from the registry's storage, runs each through the
+//! Tasks at run time: the registry's task methods — start this process's worker for the tools
+//! its servers serve ([`Registry::start_tasks_of`]), read, cancel and list a caller's tasks —
+//! and the worker itself (`run`): it says which tools it serves, claims stored tasks of those
+//! from the registry's storage (fairly: each caller within its share), runs each through the
 //! pipeline with its caller's stored identity, scopes and ambient context under the task's
 //! timeout, renews its claim while the handler runs (writing the handler's progress, stopping
 //! it when the task is cancelled on any process), and writes the outcome back.
@@ -11,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::caller::Caller;
+use crate::descriptor::Descriptor;
 use crate::registry::Registry;
 use crate::storage::{Storage, StorageError};
 use crate::task::{MalformedTaskId, Task, TaskId};
@@ -45,23 +47,39 @@ impl TaskError {
 pub const MAX_LISTED: u32 = 100;
 
 impl Registry {
-    /// Starts this process's task worker, once: when some tool declares `task:` and the
-    /// registry has a database. Servers call it when they start; an app that only enqueues
-    /// (or a dedicated worker process) may call it itself. The worker runs until the last
-    /// handle of the registry is dropped. Whether a worker runs.
+    /// Starts this process's task worker, once, for every tool of the registry that declares
+    /// `task:` (when there is one and the registry has a database); an app that only enqueues,
+    /// or a dedicated worker process, calls it itself. The worker runs until the last handle of
+    /// the registry is dropped. Whether a worker runs.
     pub fn start_tasks(self: &Arc<Self>) -> bool {
-        if self.worker_started().load(Ordering::Acquire) {
-            return true;
-        }
+        let tools: Vec<&'static Descriptor> = self.tools().map(|t| t.descriptor()).collect();
+        self.start_tasks_of(tools)
+    }
+
+    /// Starts this process's task worker, once, and has it run the tasks of `tools` too (of
+    /// those registered here that declare `task:`): a server calls it with the tools it serves
+    /// (its `--module`, `--tag` or read-only selection), so that the worker of a replica never
+    /// claims a task of a tool the replica does not serve. Whether a worker runs.
+    pub fn start_tasks_of(
+        self: &Arc<Self>,
+        tools: impl IntoIterator<Item = &'static Descriptor>,
+    ) -> bool {
         let Some(storage) = self.rules().storage.clone() else {
             return false;
         };
         if !self.serves_tasks() {
             return false;
         }
+        let tools = tools
+            .into_iter()
+            .filter(|tool| tool.task.is_some() && self.get(&tool.name).is_some());
+        self.served_tasks().send_if_modified(|served| {
+            let before = served.len();
+            served.extend(tools.map(|tool| &*tool.name));
+            served.len() != before
+        });
         if !self.worker_started().swap(true, Ordering::AcqRel) {
-            let concurrency = self.project().tasks.concurrency.max(1) as usize;
-            tokio::spawn(run::work(Arc::downgrade(self), storage, concurrency));
+            tokio::spawn(run::work(Arc::downgrade(self), storage));
         }
         true
     }

@@ -1,15 +1,18 @@
-//! The worker loop: claim what there is room for, run each claimed task beside the others,
-//! and sleep until a task is stored or cancelled (the storage's events, from any process on
-//! the database), a run ends, or it is time to look for claims whose lease passed (a dead
-//! worker's) and to sweep tasks whose retention passed. Idle, it wakes every few seconds and
-//! does one query.
+//! The worker loop: say which tools it serves (again whenever its servers add some), claim
+//! what there is room for — of those tools only, each caller within its share —, run each
+//! claimed task beside the others, and sleep until a task is stored, cancelled or ended (the
+//! storage's events, from any process on the database), a run ends, or it is time to look for
+//! claims whose lease passed (a dead worker's) and to sweep tasks whose retention passed. Idle,
+//! it wakes every few seconds and does one query. When the registry is dropped it says it
+//! serves nothing any more.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use toolspec_vocab::codes;
@@ -19,9 +22,9 @@ use crate::call::options::CallOptions;
 use crate::caller::Scopes;
 use crate::context::{Progress, ProgressUpdate};
 use crate::failure::ToolResult;
-use crate::registry::Registry;
+use crate::registry::{RegisteredTool, Registry};
 use crate::storage::{
-    ClaimedTask, Renewal, Storage, TASK_LEASE, TASK_RENEWAL, TaskEvent, TaskOutcome,
+    ClaimedTask, Renewal, ServedTool, Storage, TASK_LEASE, TASK_RENEWAL, TaskEvent, TaskOutcome,
 };
 use crate::task::{TaskId, TaskStatus, stored_result};
 
@@ -38,14 +41,34 @@ const MAX_ATTEMPTS: u32 = 5;
 /// The tokens of the tasks this worker runs now, by task.
 type Running = Arc<Mutex<HashMap<TaskId, CancellationToken>>>;
 
-/// Runs the worker of `registry` over `storage` until the registry is dropped.
-pub(super) async fn work(registry: Weak<Registry>, storage: Arc<dyn Storage>, concurrency: usize) {
+/// Runs the worker of `registry` over `storage` until the registry is dropped, then says it
+/// serves nothing.
+pub(super) async fn work(registry: Weak<Registry>, storage: Arc<dyn Storage>) {
     let worker = uuid::Uuid::now_v7().simple().to_string();
+    let served = match registry.upgrade() {
+        Some(registry) => registry.served_tasks().subscribe(),
+        None => return,
+    };
+    claim_and_run(&registry, &storage, &worker, served).await;
+    if let Err(e) = storage.stop_serving(&worker).await {
+        tracing::debug!(error = %e.chain(), "could not say that a task worker stopped");
+    }
+}
+
+/// The loop of [`work`], until the registry is dropped.
+async fn claim_and_run(
+    registry: &Weak<Registry>,
+    storage: &Arc<dyn Storage>,
+    worker: &str,
+    mut served: watch::Receiver<BTreeSet<&'static str>>,
+) {
     let mut events = storage.task_events();
     let running: Running = Arc::default();
     let mut runs = JoinSet::new();
     let mut next_sweep = Instant::now();
-    tracing::debug!(worker, concurrency, "task worker started");
+    // Whether the storage knows what the worker serves now.
+    let mut said = false;
+    tracing::debug!(worker, "task worker started");
     loop {
         // toolspec's tables exist once this succeeds (a no-op after the first time).
         if let Err(e) = storage.prepare().await {
@@ -56,6 +79,21 @@ pub(super) async fn work(registry: Weak<Registry>, storage: Arc<dyn Storage>, co
             }
             continue;
         }
+        if served.has_changed().unwrap_or(false) {
+            said = false;
+        }
+        if !said {
+            let Some(registry) = registry.upgrade() else {
+                return;
+            };
+            let tools = served_tools(&registry, &served.borrow_and_update());
+            match storage.serve_tasks(worker, &tools).await {
+                Ok(()) => said = true,
+                Err(e) => {
+                    tracing::warn!(error = %e.chain(), "could not say which tasks this worker runs")
+                }
+            }
+        }
         if Instant::now() >= next_sweep {
             next_sweep = Instant::now() + SWEEP;
             match storage.delete_expired_tasks().await {
@@ -64,18 +102,22 @@ pub(super) async fn work(registry: Weak<Registry>, storage: Arc<dyn Storage>, co
                 Err(e) => tracing::warn!(error = %e.chain(), "could not delete expired tasks"),
             }
         }
-        while runs.len() < concurrency {
+        while said {
             let Some(registry) = registry.upgrade() else {
                 return;
             };
-            match storage.claim_task(&worker, TASK_LEASE).await {
+            let bounds = registry.project().tasks;
+            if runs.len() >= bounds.concurrency.max(1) as usize {
+                break;
+            }
+            match storage.claim_task(worker, TASK_LEASE, &bounds).await {
                 Ok(Some(claimed)) => {
                     let token = CancellationToken::new();
                     lock(&running).insert(claimed.task.id.clone(), token.clone());
                     let run = Run {
                         registry,
-                        storage: Arc::clone(&storage),
-                        worker: worker.clone(),
+                        storage: Arc::clone(storage),
+                        worker: worker.to_owned(),
                         running: Arc::clone(&running),
                         token,
                     };
@@ -96,7 +138,7 @@ pub(super) async fn work(registry: Weak<Registry>, storage: Arc<dyn Storage>, co
         }
         tokio::select! {
             event = events.recv() => match event {
-                Ok(TaskEvent::Enqueued) | Err(RecvError::Lagged(_)) => {}
+                Ok(TaskEvent::Enqueued | TaskEvent::Ended) | Err(RecvError::Lagged(_)) => {}
                 Ok(TaskEvent::Cancelled(id)) => {
                     if let Some(token) = lock(&running).get(&id) {
                         token.cancel();
@@ -105,9 +147,26 @@ pub(super) async fn work(registry: Weak<Registry>, storage: Arc<dyn Storage>, co
                 Err(RecvError::Closed) => events = storage.task_events(),
             },
             Some(_) = runs.join_next(), if !runs.is_empty() => {}
+            changed = served.changed() => if changed.is_err() {
+                // The registry, which holds the sender, is gone.
+                return;
+            },
             () = tokio::time::sleep(IDLE) => {}
         }
     }
+}
+
+/// The tools of `names` as the worker of `registry` serves them: with how many of one caller's
+/// tasks of each may run at once (its rate limit's `in_flight` here).
+fn served_tools<'r>(registry: &'r Registry, names: &BTreeSet<&'static str>) -> Vec<ServedTool<'r>> {
+    names
+        .iter()
+        .filter_map(|name| registry.get(name))
+        .map(|tool| ServedTool {
+            name: &tool.descriptor().name,
+            in_flight: tool.limiter().map_or(0, |l| l.limit().in_flight),
+        })
+        .collect()
 }
 
 /// The map of running tasks, whatever a panicking holder left.
@@ -131,51 +190,53 @@ impl Run {
     async fn task(self, claimed: ClaimedTask) {
         let task = claimed.task;
         let id = task.id.clone();
+        let Some(tool) = self.registry.get(&task.tool) else {
+            // Claims are of the tools this worker serves, which are registered here.
+            lock(&self.running).remove(&id);
+            tracing::error!(task = %id, tool = &*task.tool, "claimed a task of a tool this process does not serve: it runs once its claim lapses");
+            return;
+        };
         let latest: Arc<Mutex<Option<ProgressUpdate>>> = Arc::default();
-        let outcome = match self.registry.get(&task.tool) {
-            _ if claimed.attempt > MAX_ATTEMPTS => Some(failed_outside(format!(
-                "the task was started {MAX_ATTEMPTS} times and never ended: its worker died each time"
-            ))),
-            None => Some(failed_outside(format!(
-                "no tool named `{}` is registered on this process",
-                task.tool
-            ))),
-            Some(tool) => {
-                let ambient = match task.ambient {
-                    Value::Object(map) => AmbientContext::from(map),
-                    _ => AmbientContext::from(Map::new()),
-                };
-                let sink = Arc::clone(&latest);
-                let options = CallOptions {
-                    adapter: task.adapter.clone(),
-                    caller: Some(task.owner.clone()).filter(|o| !o.is_empty()),
-                    scopes: scopes(&task.scopes),
-                    cancellation: self.token.clone(),
-                    progress: Progress::new(move |update| {
-                        *sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(update);
-                    }),
-                    trace_id: task.trace_id.clone(),
-                    // Confirmed and filled in when it was stored.
-                    continuation: None,
-                };
-                tracing::info!(task = %id, tool = &*task.tool, attempt = claimed.attempt, "task started");
-                let run = tool.run_task(task.arguments, &ambient, options, task.timeout);
-                match self.supervised(&id, &latest, run).await {
-                    // Nothing ran for want of something that comes back — the database, or the
-                    // `once` key still claimed by a run that may be a dead worker's: the task
-                    // is left to run again once its own claim lapses.
-                    Some(result) if deferred(&result) => {
-                        lock(&self.running).remove(&id);
-                        let code = result.error().map_or("", |e| e.code.as_str());
-                        tracing::info!(task = %id, code, "task deferred: it runs again once its claim lapses");
-                        return;
-                    }
-                    Some(result) => {
-                        let bound = self.registry.project().tasks.max_result_bytes;
-                        Some(outcome(result, self.token.is_cancelled(), bound))
-                    }
-                    None => None,
+        let ambient = match task.ambient {
+            Value::Object(map) => AmbientContext::from(map),
+            _ => AmbientContext::from(Map::new()),
+        };
+        let sink = Arc::clone(&latest);
+        let options = CallOptions {
+            adapter: task.adapter.clone(),
+            caller: Some(task.owner.clone()).filter(|o| !o.is_empty()),
+            scopes: scopes(&task.scopes),
+            cancellation: self.token.clone(),
+            progress: Progress::new(move |update| {
+                *sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(update);
+            }),
+            trace_id: task.trace_id.clone(),
+            // Confirmed and filled in when it was stored.
+            continuation: None,
+        };
+        let outcome = if claimed.attempt > MAX_ATTEMPTS {
+            // Recorded like any end of the task: its audit record says why.
+            let result = gave_up(tool);
+            Some(outcome(
+                tool.fail_task(task.arguments, &ambient, options, result)
+                    .await,
+                false,
+            ))
+        } else {
+            tracing::info!(task = %id, tool = &*task.tool, attempt = claimed.attempt, "task started");
+            let run = tool.run_task(task.arguments, &ambient, options, task.timeout);
+            match self.supervised(&id, &latest, run).await {
+                // Nothing ran for want of something that comes back — the database, or the
+                // `once` key still claimed by a run that may be a dead worker's: the task is
+                // left to run again once its own claim lapses.
+                Some(result) if deferred(&result) => {
+                    lock(&self.running).remove(&id);
+                    let code = result.error().map_or("", |e| e.code.as_str());
+                    tracing::info!(task = %id, code, "task deferred: it runs again once its claim lapses");
+                    return;
                 }
+                Some(result) => Some(outcome(result, self.token.is_cancelled())),
+                None => None,
             }
         };
         lock(&self.running).remove(&id);
@@ -223,13 +284,16 @@ impl Run {
     }
 
     /// Writes `outcome`, trying again while the database cannot be reached (past the lease,
-    /// another worker runs the task again: at least once).
+    /// another worker runs the task again: at least once). The run's end is logged first:
+    /// once written, the task's place among its caller's running ones is another's.
     async fn finish(&self, id: &TaskId, outcome: &TaskOutcome) {
+        tracing::info!(task = %id, status = %outcome.status, "task ended");
         let mut pause = Duration::from_millis(200);
         for attempt in 1..=FINISH_TRIES {
             match self.storage.finish_task(id, &self.worker, outcome).await {
-                Ok(written) => {
-                    tracing::info!(task = %id, status = %outcome.status, written, "task ended");
+                Ok(true) => return,
+                Ok(false) => {
+                    tracing::info!(task = %id, "the task's outcome was not written: it was cancelled, or another worker took it over");
                     return;
                 }
                 Err(e) if e.is_unreachable() && attempt < FINISH_TRIES => {
@@ -263,9 +327,10 @@ fn scopes(stored: &Value) -> Scopes {
 }
 
 /// How a run's `result` ends its task: cancelled when the task was (its token fired and the
-/// call failed, however), failed on an internal error or a result over `bound` bytes,
-/// completed otherwise (a tool error is the result of a completed task, as a direct call's).
-fn outcome(result: ToolResult, cancelled: bool, bound: u64) -> TaskOutcome {
+/// call failed, however), failed on an internal error (a result over the project's
+/// `tasks.max_result_bytes` is one, made by the pipeline), completed otherwise (a tool error is
+/// the result of a completed task, as a direct call's).
+fn outcome(result: ToolResult, cancelled: bool) -> TaskOutcome {
     let code = result.error().map(|e| e.code.as_str());
     // Cancelled by its owner: however the run then failed (`cancelled`, or a handler that saw
     // the cancellation first and gave up its own way), the task is cancelled.
@@ -275,31 +340,21 @@ fn outcome(result: ToolResult, cancelled: bool, bound: u64) -> TaskOutcome {
             result: None,
         };
     }
-    let stored = stored_result(&result);
-    let size = stored.to_string().len() as u64;
-    if size > bound {
-        return failed_outside(format!(
-            "the task's result is {size} bytes of JSON, over the project's `tasks.max_result_bytes` ({bound})"
-        ));
-    }
     let status = match code {
         Some(codes::INTERNAL_ERROR) => TaskStatus::Failed,
         _ => TaskStatus::Completed,
     };
     TaskOutcome {
         status,
-        result: Some(stored),
+        result: Some(stored_result(&result)),
     }
 }
 
-/// A task that failed outside its tool's contract: an internal error (`exception` is logged,
-/// never stored).
-fn failed_outside(exception: String) -> TaskOutcome {
-    tracing::error!(exception = %exception, "task failed");
-    let error = crate::failure::ToolError::internal(None);
-    let result = ToolResult::failed(error, None);
-    TaskOutcome {
-        status: TaskStatus::Failed,
-        result: Some(stored_result(&result)),
-    }
+/// The internal error of a task of `tool` started [`MAX_ATTEMPTS`] times without ending (the
+/// exception, for operators, says why).
+fn gave_up(tool: RegisteredTool<'_>) -> ToolResult {
+    let exception = format!(
+        "the task was started {MAX_ATTEMPTS} times and never ended: its worker died each time"
+    );
+    ToolResult::internal(tool.descriptor(), exception)
 }

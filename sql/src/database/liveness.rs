@@ -93,6 +93,11 @@ async fn forget_the_dead(database: &Database) {
     let before = now_ms() - millis(FORGET);
     let statement = "DELETE FROM toolspec_instances WHERE seen_at < $1";
     delete_before(database, statement, before, "dead instances").await;
+    // The tools the workers of dead instances served (they claim nothing, and no task waits
+    // on them).
+    let statement = "DELETE FROM toolspec_task_workers WHERE NOT EXISTS \
+        (SELECT 1 FROM toolspec_instances i WHERE i.id = instance AND i.seen_at > $1)";
+    delete_before(database, statement, cutoff(now_ms()), "dead workers' tools").await;
 }
 
 fn millis(duration: Duration) -> i64 {

@@ -259,6 +259,10 @@ const MIGRATIONS_SQLITE: &[(&str, &str)] = &[
         "replays: the record a `once` replay answered with",
         include_str!("../../migrations/sqlite/0006_replays.sql"),
     ),
+    (
+        "a fair task queue: the tools each worker serves, a task's bound in flight, kept bytes",
+        include_str!("../../migrations/sqlite/0007_fair_tasks.sql"),
+    ),
 ];
 
 /// toolspec's migrations on PostgreSQL, in order.
@@ -287,6 +291,10 @@ const MIGRATIONS_POSTGRES: &[(&str, &str)] = &[
     (
         "replays: the record a `once` replay answered with",
         include_str!("../../migrations/postgres/0006_replays.sql"),
+    ),
+    (
+        "a fair task queue: the tools each worker serves, a task's bound in flight, kept bytes",
+        include_str!("../../migrations/postgres/0007_fair_tasks.sql"),
     ),
 ];
 

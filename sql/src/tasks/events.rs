@@ -1,5 +1,5 @@
 //! What wakes task workers: a broadcast channel per database handle, fed by this process's own
-//! enqueues and cancels at once and, on PostgreSQL, by every process's through the
+//! enqueues, cancels and ends at once and, on PostgreSQL, by every process's through the
 //! `toolspec_tasks` notification channel, which one listener per handle forwards (reconnecting
 //! after a second when the database is lost; workers also look for work every few seconds,
 //! so a lost notification delays a task by that much at most).
@@ -18,6 +18,10 @@ pub(crate) const CHANNEL: &str = "toolspec_tasks";
 /// The payload of a stored task's notification.
 #[cfg(feature = "postgres")]
 pub(crate) const ENQUEUED: &str = "enqueued";
+
+/// The payload of an ended task's notification.
+#[cfg(feature = "postgres")]
+pub(crate) const ENDED: &str = "ended";
 
 /// The payload of a cancelled task's notification.
 #[cfg(feature = "postgres")]
@@ -42,8 +46,10 @@ pub(crate) async fn notify<'e>(
 /// The event a notification's `payload` says, if any.
 #[cfg(feature = "postgres")]
 fn parse(payload: &str) -> Option<TaskEvent> {
-    if payload == ENQUEUED {
-        return Some(TaskEvent::Enqueued);
+    match payload {
+        ENQUEUED => return Some(TaskEvent::Enqueued),
+        ENDED => return Some(TaskEvent::Ended),
+        _ => {}
     }
     let id = payload.strip_prefix("cancelled:")?;
     TaskId::parse(id).ok().map(TaskEvent::Cancelled)

@@ -1,9 +1,12 @@
-//! Durable tasks in `toolspec_tasks`: stored before their caller gets the handle, claimed by
-//! one worker at a time under a lease (on PostgreSQL with `FOR UPDATE SKIP LOCKED`, so that
-//! workers of several processes never wait on each other; on SQLite the one statement holds
-//! the database's write lock), renewed while they run, ended once, swept past their retention.
-//! Workers are woken by events (`events`): in the process at once, and on PostgreSQL from
-//! every process through `LISTEN`/`NOTIFY`.
+//! Durable tasks in `toolspec_tasks`: stored before their caller gets the handle (within its
+//! owner's bounds), claimed by one worker at a time under a lease — only by a worker that
+//! serves the task's tool (`toolspec_task_workers`), and fairly: an owner's tasks run at most
+//! its share at once, and of the owners below their share the one with the fewest running goes
+//! first —, renewed while they run, ended once, swept past their retention. On PostgreSQL the
+//! claims of every process are taken one at a time (a transaction-scoped advisory lock), so
+//! that each sees the others' and no owner's share is overrun; on SQLite the one statement
+//! holds the database's write lock. Workers are woken by events (`events`): in the process at
+//! once, and on PostgreSQL from every process through `LISTEN`/`NOTIFY`.
 
 pub(crate) mod events;
 
@@ -12,25 +15,50 @@ use std::time::Duration;
 use chrono::DateTime;
 use serde_json::Value;
 use toolspec_core::ProgressUpdate;
-use toolspec_core::storage::{ClaimedTask, Enqueued, NewTask, Renewal, StorageError, TaskOutcome};
-use toolspec_core::tasks::{Task, TaskId, TaskStatus, result_from_stored};
+use toolspec_core::storage::{
+    ClaimedTask, Enqueued, NewTask, OwnerBound, Renewal, ServedTool, StorageError, TaskEvent,
+    TaskOutcome, TasksConfig,
+};
+use toolspec_core::tasks::{Queued, Task, TaskId, TaskStatus, result_from_stored};
 
+use crate::database::liveness;
 use crate::database::{Database, Pool, now_ms, on_pool};
 
-/// The columns a caller's view of a task is read from.
-const VIEW: &str = "id, tool, status, created_at, updated_at, expires_at, progress, \
-                    progress_message, attempts, result";
+/// The columns a caller's view of a task is read from (`t`), with whether it waits and for
+/// what (`queued`: 0 running or ended, 1 for a worker, 2 for a live process serving its tool),
+/// at the time bound to `now` among live instances seen after the time bound to `cutoff`.
+fn view(now: &str, cutoff: &str) -> String {
+    format!(
+        "t.id, t.tool, t.status, t.created_at, t.updated_at, t.expires_at, t.progress, \
+         t.progress_message, t.attempts, t.result, \
+         CASE WHEN t.status <> 'working' OR t.lease_until >= {now} THEN 0 \
+              WHEN EXISTS (SELECT 1 FROM toolspec_task_workers w \
+                   JOIN toolspec_instances i ON i.id = w.instance \
+                   WHERE w.tool = t.tool AND i.seen_at > {cutoff}) THEN 1 \
+              ELSE 2 END AS queued"
+    )
+}
 
-/// Stores `task` unless its owner has `per_owner` unfinished tasks.
+/// The owner's tasks: unfinished, kept (until their retention passes), and the bytes of their
+/// kept results (`$1` the owner, `$2` now).
+const OWNER_HOLDS: &str = "(SELECT COUNT(*) FROM toolspec_tasks WHERE owner = $1 AND status = 'working'), \
+     (SELECT COUNT(*) FROM toolspec_tasks WHERE owner = $1 AND expires_at > $2), \
+     (SELECT CAST(COALESCE(SUM(result_bytes), 0) AS BIGINT) FROM toolspec_tasks \
+        WHERE owner = $1 AND expires_at > $2)";
+
+/// Stores `task` unless its owner is at one of `bounds`'.
 pub(crate) async fn enqueue(
     database: &Database,
     task: &NewTask,
-    per_owner: u32,
+    bounds: &TasksConfig,
 ) -> Result<Enqueued, StorageError> {
     const INSERT: &str = "INSERT INTO toolspec_tasks (id, owner, tool, adapter, scopes, ambient, \
             arguments, trace_id, status, attempts, timeout_ms, created_at, updated_at, expires_at)
          SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'working', 0, $9, $10, $10, $11
-         WHERE (SELECT COUNT(*) FROM toolspec_tasks WHERE owner = $2 AND status = 'working') < $12";
+         WHERE (SELECT COUNT(*) FROM toolspec_tasks WHERE owner = $2 AND status = 'working') < $12
+           AND (SELECT COUNT(*) FROM toolspec_tasks WHERE owner = $2 AND expires_at > $10) < $13
+           AND (SELECT CAST(COALESCE(SUM(result_bytes), 0) AS BIGINT) FROM toolspec_tasks
+                WHERE owner = $2 AND expires_at > $10) < $14";
     let created = task.created_at.timestamp_millis();
     let expires = task.expires_at.timestamp_millis();
     let timeout = i64::try_from(task.timeout.as_millis()).unwrap_or(i64::MAX);
@@ -39,6 +67,7 @@ pub(crate) async fn enqueue(
         task.ambient.to_string(),
         task.arguments.to_string(),
     );
+    let kept_bytes = i64::try_from(bounds.kept_bytes_per_caller).unwrap_or(i64::MAX);
     macro_rules! insert {
         ($executor:expr) => {
             sqlx::query(INSERT)
@@ -53,17 +82,19 @@ pub(crate) async fn enqueue(
                 .bind(timeout)
                 .bind(created)
                 .bind(expires)
-                .bind(i64::from(per_owner))
+                .bind(i64::from(bounds.per_caller))
+                .bind(i64::from(bounds.kept_per_caller))
+                .bind(kept_bytes)
                 .execute($executor)
                 .await
                 .map(|done| done.rows_affected())
         };
     }
     let inserted = match database.pool() {
-        // One statement: SQLite's write lock makes the count and the insert one step.
+        // One statement: SQLite's write lock makes the counts and the insert one step.
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => insert!(pool),
-        // The owner's advisory lock makes the count and the insert one step across processes;
+        // The owner's advisory lock makes the counts and the insert one step across processes;
         // the notification wakes every process's workers when the transaction commits.
         #[cfg(feature = "postgres")]
         Pool::Postgres(pool) => {
@@ -85,12 +116,40 @@ pub(crate) async fn enqueue(
     }
     .map_err(|e| database.failed("storing a task", e))?;
     if inserted == 0 {
-        return Ok(Enqueued::OwnerAtBound);
+        return bound_reached(database, &task.owner, created, bounds).await;
     }
-    let _ = database
-        .task_events()
-        .send(toolspec_core::storage::TaskEvent::Enqueued);
+    let _ = database.task_events().send(TaskEvent::Enqueued);
     Ok(Enqueued::Stored)
+}
+
+/// Which of `bounds` the owner of a task that was not stored is at.
+async fn bound_reached(
+    database: &Database,
+    owner: &str,
+    now: i64,
+    bounds: &TasksConfig,
+) -> Result<Enqueued, StorageError> {
+    let sql = format!("SELECT {OWNER_HOLDS}");
+    let (unfinished, kept, kept_bytes): (i64, i64, i64) = on_pool!(database, |pool| {
+        sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(owner)
+            .bind(now)
+            .fetch_one(pool)
+            .await
+    })
+    .map_err(|e| database.failed("counting a caller's tasks", e))?;
+    let bound = if unfinished >= i64::from(bounds.per_caller) {
+        OwnerBound::Unfinished
+    } else if kept >= i64::from(bounds.kept_per_caller) {
+        OwnerBound::Kept
+    } else if u64::try_from(kept_bytes).unwrap_or(0) >= bounds.kept_bytes_per_caller {
+        OwnerBound::KeptBytes
+    } else {
+        // Room was made between the two statements (a task ended or expired): the caller may
+        // try again at once; its unfinished tasks are the bound it meets first.
+        OwnerBound::Unfinished
+    };
+    Ok(Enqueued::OwnerAtBound(bound))
 }
 
 /// Task `id` of `owner`, unless its retention passed.
@@ -100,16 +159,19 @@ pub(crate) async fn read(
     owner: &str,
 ) -> Result<Option<Task>, StorageError> {
     let sql = format!(
-        "SELECT {VIEW} FROM toolspec_tasks WHERE id = $1 AND owner = $2 AND expires_at > $3"
+        "SELECT {} FROM toolspec_tasks t WHERE t.id = $1 AND t.owner = $2 AND t.expires_at > $3",
+        view("$3", "$4")
     );
+    let now = now_ms();
     let rows = on_pool!(database, |pool| {
         sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id.as_str())
             .bind(owner)
-            .bind(now_ms())
+            .bind(now)
+            .bind(liveness::cutoff(now))
             .fetch_optional(pool)
             .await
-            .and_then(|row| row.as_ref().map(view).transpose())
+            .and_then(|row| row.as_ref().map(task_of).transpose())
     });
     rows.map_err(|e| database.failed("reading a task", e))
 }
@@ -121,17 +183,20 @@ pub(crate) async fn list(
     limit: u32,
 ) -> Result<Vec<Task>, StorageError> {
     let sql = format!(
-        "SELECT {VIEW} FROM toolspec_tasks WHERE owner = $1 AND status = 'working' \
-         AND expires_at > $2 ORDER BY created_at DESC, id LIMIT $3"
+        "SELECT {} FROM toolspec_tasks t WHERE t.owner = $1 AND t.status = 'working' \
+         AND t.expires_at > $2 ORDER BY t.created_at DESC, t.id LIMIT $3",
+        view("$2", "$4")
     );
+    let now = now_ms();
     let rows = on_pool!(database, |pool| {
         sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(owner)
-            .bind(now_ms())
+            .bind(now)
             .bind(i64::from(limit))
+            .bind(liveness::cutoff(now))
             .fetch_all(pool)
             .await
-            .and_then(|rows| rows.iter().map(view).collect())
+            .and_then(|rows| rows.iter().map(task_of).collect())
     });
     rows.map_err(|e| database.failed("listing tasks", e))
 }
@@ -157,7 +222,7 @@ pub(crate) async fn cancel(
     })
     .map_err(|e| database.failed("cancelling a task", e))?;
     if cancelled == 1 {
-        let event = toolspec_core::storage::TaskEvent::Cancelled(id.clone());
+        let event = TaskEvent::Cancelled(id.clone());
         #[cfg(feature = "postgres")]
         if let Pool::Postgres(pool) = database.pool() {
             let payload = events::cancelled(id);
@@ -170,69 +235,151 @@ pub(crate) async fn cancel(
     read(database, id, owner).await
 }
 
-/// Claims the oldest task nobody holds for `worker`.
+/// Says that `worker`, of this process's instance, serves `tools`.
+pub(crate) async fn serve(
+    database: &Database,
+    worker: &str,
+    tools: &[ServedTool<'_>],
+) -> Result<(), StorageError> {
+    let instance = database.instance().await?;
+    let served = on_pool!(database, |pool| {
+        async {
+            let mut tx = pool.begin().await?;
+            sqlx::query("DELETE FROM toolspec_task_workers WHERE worker = $1")
+                .bind(worker)
+                .execute(&mut *tx)
+                .await?;
+            for tool in tools {
+                sqlx::query(
+                    "INSERT INTO toolspec_task_workers (worker, instance, tool, in_flight) \
+                     VALUES ($1, $2, $3, $4)",
+                )
+                .bind(worker)
+                .bind(instance)
+                .bind(tool.name)
+                .bind(i32::try_from(tool.in_flight).unwrap_or(i32::MAX))
+                .execute(&mut *tx)
+                .await?;
+            }
+            tx.commit().await
+        }
+        .await
+    });
+    served.map_err(|e| database.failed("saying which tasks a worker runs", e))
+}
+
+/// Says that `worker` serves nothing any more.
+pub(crate) async fn stop_serving(database: &Database, worker: &str) -> Result<(), StorageError> {
+    let stopped = on_pool!(database, |pool| {
+        sqlx::query("DELETE FROM toolspec_task_workers WHERE worker = $1")
+            .bind(worker)
+            .execute(pool)
+            .await
+            .map(drop)
+    });
+    stopped.map_err(|e| database.failed("saying a worker stopped", e))
+}
+
+/// Claims a task of a tool `worker` serves, fairly (see the module's doc).
 pub(crate) async fn claim(
     database: &Database,
     worker: &str,
     lease: Duration,
+    bounds: &TasksConfig,
 ) -> Result<Option<ClaimedTask>, StorageError> {
-    let skip_locked = match database.pool() {
-        #[cfg(feature = "postgres")]
-        Pool::Postgres(_) => " FOR UPDATE SKIP LOCKED",
-        #[allow(unreachable_patterns)]
-        _ => "",
-    };
-    let sql = format!(
-        "UPDATE toolspec_tasks SET claimed_by = $1, lease_until = $2, attempts = attempts + 1, \
+    // `running`: each owner's tasks of each tool whose claim holds; `owners`: their sums.
+    const CLAIM: &str = "WITH running AS (
+            SELECT owner, tool, COUNT(*) AS n FROM toolspec_tasks
+            WHERE status = 'working' AND lease_until >= $3 GROUP BY owner, tool),
+         owners AS (SELECT owner, SUM(n) AS n FROM running GROUP BY owner)
+         UPDATE toolspec_tasks SET claimed_by = $1, lease_until = $2, attempts = attempts + 1, \
             updated_at = $3
-         WHERE id = (SELECT id FROM toolspec_tasks WHERE status = 'working' \
-            AND (lease_until IS NULL OR lease_until < $3) ORDER BY created_at, id LIMIT 1{skip_locked})
+         WHERE id = (SELECT t.id FROM toolspec_tasks t
+             JOIN toolspec_task_workers w ON w.worker = $1 AND w.tool = t.tool
+             LEFT JOIN owners o ON o.owner = t.owner
+             LEFT JOIN running r ON r.owner = t.owner AND r.tool = t.tool
+             WHERE t.status = 'working' AND (t.lease_until IS NULL OR t.lease_until < $3)
+               AND COALESCE(o.n, 0) < $4
+               AND (w.in_flight = 0 OR COALESCE(r.n, 0) < w.in_flight)
+             ORDER BY COALESCE(o.n, 0), t.created_at, t.id LIMIT 1)
            AND status = 'working'
          RETURNING id, owner, tool, adapter, scopes, ambient, arguments, trace_id, timeout_ms, \
-            created_at, expires_at, attempts"
-    );
+            created_at, expires_at, attempts";
     let now = now_ms();
-    let claimed = on_pool!(database, |pool| {
-        async {
-            use sqlx::Row as _;
-            let Some(row) = sqlx::query(sqlx::AssertSqlSafe(sql))
+    macro_rules! claim {
+        ($executor:expr) => {
+            sqlx::query(CLAIM)
                 .bind(worker)
                 .bind(now + millis(lease))
                 .bind(now)
-                .fetch_optional(pool)
-                .await?
-            else {
-                return Ok(None);
-            };
-            let json = |column: &str| -> Result<Value, sqlx::Error> {
-                let text: Option<String> = row.try_get(column)?;
-                Ok(text
-                    .and_then(|t| serde_json::from_str(&t).ok())
-                    .unwrap_or(Value::Null))
-            };
-            let id: String = row.try_get("id")?;
-            let timeout: i64 = row.try_get("timeout_ms")?;
-            let attempts: i32 = row.try_get("attempts")?;
-            Ok::<_, sqlx::Error>(Some(ClaimedTask {
-                task: NewTask {
-                    id: TaskId::parse(&id).map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
-                    owner: row.try_get("owner")?,
-                    tool: row.try_get("tool")?,
-                    adapter: row.try_get("adapter")?,
-                    scopes: json("scopes")?,
-                    ambient: json("ambient")?,
-                    arguments: json("arguments")?,
-                    trace_id: row.try_get("trace_id")?,
-                    created_at: time(row.try_get("created_at")?),
-                    expires_at: time(row.try_get("expires_at")?),
-                    timeout: Duration::from_millis(u64::try_from(timeout).unwrap_or(0)),
-                },
-                attempt: u32::try_from(attempts).unwrap_or(0),
-            }))
+                .bind(i64::from(bounds.running_per_caller))
+                .fetch_optional($executor)
+                .await
+        };
+    }
+    let row = match database.pool() {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(pool) => claim!(pool).and_then(|row| row.as_ref().map(claimed).transpose()),
+        // One claim at a time across processes: each counts the running tasks the others
+        // claimed (a lock of the two-key space, apart from `lock`'s and the enqueue's).
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(pool) => {
+            async {
+                let mut tx = pool.begin().await?;
+                sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
+                    .bind(CLAIMS_LOCK.0)
+                    .bind(CLAIMS_LOCK.1)
+                    .execute(&mut *tx)
+                    .await?;
+                let row = claim!(&mut *tx)?;
+                let task = row.as_ref().map(claimed).transpose()?;
+                tx.commit().await?;
+                Ok::<_, sqlx::Error>(task)
+            }
+            .await
         }
-        .await
-    });
-    claimed.map_err(|e| database.failed("claiming a task", e))
+    };
+    row.map_err(|e| database.failed("claiming a task", e))
+}
+
+/// The advisory lock PostgreSQL claims are taken under: toolspec's tasks ("tsks"), claims.
+#[cfg(feature = "postgres")]
+const CLAIMS_LOCK: (i32, i32) = (0x7473_6b73, 1);
+
+/// The task a claim returned.
+fn claimed<R: sqlx::Row>(row: &R) -> Result<ClaimedTask, sqlx::Error>
+where
+    for<'r> &'r str: sqlx::ColumnIndex<R>,
+    for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> Option<String>: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> i64: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+    for<'r> i32: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
+{
+    let json = |column: &str| -> Result<Value, sqlx::Error> {
+        let text: Option<String> = row.try_get(column)?;
+        Ok(text
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null))
+    };
+    let id: String = row.try_get("id")?;
+    let timeout: i64 = row.try_get("timeout_ms")?;
+    let attempts: i32 = row.try_get("attempts")?;
+    Ok(ClaimedTask {
+        task: NewTask {
+            id: TaskId::parse(&id).map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
+            owner: row.try_get("owner")?,
+            tool: row.try_get("tool")?,
+            adapter: row.try_get("adapter")?,
+            scopes: json("scopes")?,
+            ambient: json("ambient")?,
+            arguments: json("arguments")?,
+            trace_id: row.try_get("trace_id")?,
+            created_at: time(row.try_get("created_at")?),
+            expires_at: time(row.try_get("expires_at")?),
+            timeout: Duration::from_millis(u64::try_from(timeout).unwrap_or(0)),
+        },
+        attempt: u32::try_from(attempts).unwrap_or(0),
+    })
 }
 
 /// Renews `worker`'s claim of task `id`, writing `progress` with it.
@@ -277,22 +424,27 @@ pub(crate) async fn renew(
     })
 }
 
-/// Ends task `id` with `outcome`, if `worker` still holds it.
+/// Ends task `id` with `outcome`, if `worker` still holds it, and wakes the workers: its
+/// owner's next task may be claimed now.
 pub(crate) async fn finish(
     database: &Database,
     id: &TaskId,
     worker: &str,
     outcome: &TaskOutcome,
 ) -> Result<bool, StorageError> {
-    const FINISH: &str = "UPDATE toolspec_tasks SET status = $1, result = $2, updated_at = $3, \
-            claimed_by = NULL, lease_until = NULL, arguments = NULL, ambient = NULL, \
-            progress = NULL, progress_message = NULL
-         WHERE id = $4 AND claimed_by = $5 AND status = 'working'";
+    const FINISH: &str = "UPDATE toolspec_tasks SET status = $1, result = $2, result_bytes = $3, \
+            updated_at = $4, claimed_by = NULL, lease_until = NULL, arguments = NULL, \
+            ambient = NULL, progress = NULL, progress_message = NULL
+         WHERE id = $5 AND claimed_by = $6 AND status = 'working'";
     let result = outcome.result.as_ref().map(Value::to_string);
+    let bytes = result
+        .as_ref()
+        .map_or(0, |r| i64::try_from(r.len()).unwrap_or(i64::MAX));
     let done = on_pool!(database, |pool| {
         sqlx::query(FINISH)
             .bind(outcome.status.as_str())
             .bind(result.as_deref())
+            .bind(bytes)
             .bind(now_ms())
             .bind(id.as_str())
             .bind(worker)
@@ -301,6 +453,16 @@ pub(crate) async fn finish(
             .map(|done| done.rows_affected())
     })
     .map_err(|e| database.failed("ending a task", e))?;
+    if done == 1 {
+        #[cfg(feature = "postgres")]
+        if let Pool::Postgres(pool) = database.pool()
+            && let Err(e) = events::notify(pool, events::ENDED).await
+        {
+            // The others look for work within seconds anyway.
+            tracing::debug!(error = %e, "could not tell the workers a task ended");
+        }
+        let _ = database.task_events().send(TaskEvent::Ended);
+    }
     Ok(done == 1)
 }
 
@@ -318,8 +480,8 @@ pub(crate) async fn delete_expired(database: &Database) -> Result<u64, StorageEr
     .map_err(|e| database.failed("deleting expired tasks", e))
 }
 
-/// A caller's view of the task in `row` (the [`VIEW`] columns).
-fn view<R: sqlx::Row>(row: &R) -> Result<Task, sqlx::Error>
+/// A caller's view of the task in `row` (the columns of [`view`]).
+fn task_of<R: sqlx::Row>(row: &R) -> Result<Task, sqlx::Error>
 where
     for<'r> &'r str: sqlx::ColumnIndex<R>,
     for<'r> String: sqlx::Decode<'r, R::Database> + sqlx::Type<R::Database>,
@@ -337,6 +499,7 @@ where
     let message: Option<String> = row.try_get("progress_message")?;
     let result: Option<String> = row.try_get("result")?;
     let attempts: i32 = row.try_get("attempts")?;
+    let queued: i32 = row.try_get("queued")?;
     Ok(Task {
         id: TaskId::parse(&id).map_err(|e| decode(Box::new(e)))?,
         tool: row.try_get("tool")?,
@@ -349,6 +512,11 @@ where
             message: message.unwrap_or_default(),
         }),
         attempts: u32::try_from(attempts).unwrap_or(0),
+        queued: match queued {
+            1 => Some(Queued::ForWorker),
+            2 => Some(Queued::NoWorker),
+            _ => None,
+        },
         result: result
             .and_then(|text| serde_json::from_str::<Value>(&text).ok())
             .and_then(|stored| result_from_stored(&stored)),

@@ -106,6 +106,12 @@ struct Shared {
 }
 
 impl Shared {
+    /// Starts the registry's task worker for the tools this API serves (see
+    /// [`Registry::start_tasks_of`]).
+    fn start_tasks(&self) -> bool {
+        self.registry.start_tasks_of(self.catalog.task_tools())
+    }
+
     fn access(&self) -> Access<'_, Entry> {
         Access {
             catalog: &self.catalog,
@@ -436,7 +442,7 @@ async fn read_task(
 ) -> Response {
     match caller(&shared, &parts).await {
         Ok(caller) => {
-            shared.registry.start_tasks();
+            shared.start_tasks();
             tasks::read(&shared.registry, &id, &caller).await
         }
         Err(refused) => refused,
@@ -459,7 +465,7 @@ async fn cancel_task(
 async fn list_tasks(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
     match caller(&shared, &parts).await {
         Ok(caller) => {
-            shared.registry.start_tasks();
+            shared.start_tasks();
             tasks::list(&shared.registry, &caller).await
         }
         Err(refused) => refused,
@@ -559,7 +565,7 @@ async fn call(
     continuation: Option<Continuation>,
 ) -> Response {
     if tool.descriptor().task.is_some() {
-        shared.registry.start_tasks();
+        shared.registry.start_tasks_of([tool.descriptor()]);
     }
     let cancellation = CancellationToken::new();
     let _cancel_on_drop = cancellation.clone().drop_guard();

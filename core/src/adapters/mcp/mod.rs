@@ -200,6 +200,13 @@ impl McpServer {
         &self.shared.registry
     }
 
+    /// Starts the registry's task worker for the tools this server serves (see
+    /// [`Registry::start_tasks_of`]).
+    pub(crate) fn start_tasks(&self) -> bool {
+        let shared = &self.shared;
+        shared.registry.start_tasks_of(shared.listing.task_tools())
+    }
+
     /// What this server lists.
     pub fn listing(&self) -> &Listing {
         &self.shared.listing
@@ -255,7 +262,7 @@ impl McpServer {
         if let Err(mismatch) = registry.check_caller(ADAPTER, &self.caller) {
             return Err(ServeError::Caller(mismatch));
         }
-        registry.start_tasks();
+        self.start_tasks();
         let limits = *registry.limits();
         let direct: Arc<dyn direct::Direct> = Arc::new(self.clone());
         let transport = stdio::transport(input, output, limits, Some(direct));
@@ -413,7 +420,9 @@ impl McpServer {
             if task.is_required() && accept != Accept::Tasks {
                 return Err(tasks::extension_required());
             }
-            self.shared.registry.start_tasks();
+            self.shared
+                .registry
+                .start_tasks_of([registered.descriptor()]);
         }
         let mut continuation = input::continuation(&request)?;
         let mut arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);
@@ -588,7 +597,7 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let caller = self.caller_of(&context);
-        self.shared.registry.start_tasks();
+        self.start_tasks();
         let task = tasks::read(&self.shared.registry, &request.task_id, caller).await?;
         // Its result is presented as its tool presents a direct call's.
         let present_as = self

@@ -2526,7 +2526,16 @@ pub static PROJECT: ::toolspec::__private::Project = ::toolspec::__private::Proj
             ::core::time::Duration::from_secs(7776000u64),
         ),
     },
-    tasks: ::toolspec::__private::TasksConfig::DEFAULT,
+    tasks: ::toolspec::__private::TasksConfig {
+        retention: ::core::time::Duration::from_millis(86400000u64),
+        timeout: ::core::time::Duration::from_millis(3600000u64),
+        concurrency: 4u32,
+        running_per_caller: 3u32,
+        per_caller: 100u32,
+        kept_per_caller: 1000u32,
+        kept_bytes_per_caller: 67108864u64,
+        max_result_bytes: 1048576u64,
+    },
     drop_undeclared_keys: false,
     read_only: false,
     auth: ::toolspec::__private::AuthConfig {

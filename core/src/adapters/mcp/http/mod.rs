@@ -259,7 +259,7 @@ impl HttpTransport {
     ) -> std::io::Result<()> {
         let limits = self.connections;
         let registry = Arc::clone(self.server.registry());
-        registry.start_tasks();
+        self.server.start_tasks();
         let shutdown_token = shutdown.clone();
         let router = self
             .configure(|config| config.with_cancellation_token(shutdown_token))

@@ -1,0 +1,20 @@
+-- A fair task queue, and bounded kept results.
+--
+-- `result_bytes`: the size of a task's stored result, which its owner's kept results add up to.
+ALTER TABLE toolspec_tasks ADD COLUMN result_bytes BIGINT NOT NULL DEFAULT 0;
+
+-- The task tools each running worker serves, under the instance (`toolspec_instances`) of its
+-- process, each with how many of one owner's tasks of it the worker lets run at once (the
+-- tool's `rate_limit.in_flight` on that process; 0: no bound): a worker claims only tasks of
+-- its tools, and a task whose tool no live instance serves reads as waiting for one. A
+-- worker's rows are deleted when it stops; a dead instance's are ignored, and deleted with
+-- the instance.
+CREATE TABLE IF NOT EXISTS toolspec_task_workers (
+    worker    TEXT    NOT NULL,
+    instance  TEXT    NOT NULL,
+    tool      TEXT    NOT NULL,
+    in_flight INTEGER NOT NULL,
+    PRIMARY KEY (worker, tool)
+);
+
+CREATE INDEX IF NOT EXISTS toolspec_task_workers_by_tool ON toolspec_task_workers (tool, instance);
