@@ -2,7 +2,9 @@
 //! value with the store's `toolspec.yaml`, checked like a spec file (the same diagnostics),
 //! served through the same pipeline — validation, the ambient context, declared errors, the
 //! audit trail — over MCP (a real rmcp client), the HTTP API (real requests) and OpenAI;
-//! a name another tool has is refused.
+//! a name another tool has is refused. A task that ends outside its tool's contract — a result
+//! over what tasks keep, a task its workers gave up on, one cancelled before it ran — has its
+//! audit outcome.
 
 use std::sync::Arc;
 
@@ -270,4 +272,119 @@ async fn tools_added_one_by_one_are_each_found_by_every_name_they_have() {
         .find("openai", "ai_aaa_first")
         .map(|t| &*t.descriptor().name);
     assert_eq!(found, Some("aaa_first"));
+}
+
+/// `orders_bulky`: a task whose result is more than the store's tasks keep (1 MiB).
+fn bulky_spec() -> Spec {
+    Spec::json(
+        "orders/bulky.yaml",
+        json!({
+            "description": "Export everything at once.",
+            "expects": { "customer_id": { "on": "ambient_context" } },
+            "exposes": { "text": { "type": "string" } },
+            "hints": ["read_only"],
+            "result_cap": "off",
+            "task": "required"
+        }),
+    )
+    .shared("toolspec.yaml", PROJECT)
+    .shared("types.yaml", TYPES)
+}
+
+/// Polls task `id` of `caller` until it ends.
+async fn ended(registry: &Registry, id: &str, caller: &Caller) -> toolspec::tasks::Task {
+    for _ in 0..300 {
+        let task = registry.task(id, caller).await.expect("the task reads");
+        if task.status.is_terminal() {
+            return task;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("task {id} never ended");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_that_fails_outside_its_contract_has_its_audit_outcome() {
+    use toolspec::CallOptions;
+    use toolspec::tasks::{Accept, Submitted, TaskStatus};
+
+    let dir = tempfile::tempdir().unwrap();
+    let bulky = bulky_spec().describe().expect("the spec compiles");
+    let registry = store_registry(&dir)
+        .await
+        .with_tool(bulky, |_input, _cx: InlineContext| async move {
+            Ok(json!({ "text": "x".repeat(1_100_000) }))
+        })
+        .expect("the tool is added");
+    let registry = Arc::new(registry);
+    let ada = ada();
+    let submit = || async {
+        let tool = registry.get("orders_bulky").unwrap();
+        let options = CallOptions::for_caller("mcp", &ada);
+        match tool
+            .submit_with(json!({}), &ada.ambient, options, Accept::Tasks)
+            .await
+        {
+            Submitted::Task(task) => task.id.to_string(),
+            other => panic!("not stored as a task: {other:?}"),
+        }
+    };
+    let (too_large, given_up) = (submit().await, submit().await);
+    // Cancelled before any worker ran it: its end is recorded too.
+    let cancelled = submit().await;
+    let task = registry.cancel_task(&cancelled, &ada).await.unwrap();
+    assert_eq!(task.status, TaskStatus::Cancelled);
+    // The second was started five times already by workers that died.
+    let url = format!("sqlite://{}", dir.path().join("store.db").display());
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    sqlx::query("UPDATE toolspec_tasks SET attempts = 5 WHERE id = $1")
+        .bind(&given_up)
+        .execute(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    assert!(registry.start_tasks());
+
+    for (id, exception) in [
+        (
+            &too_large,
+            "over the project's `tasks.max_result_bytes` (1048576)",
+        ),
+        (&given_up, "started 5 times and never ended"),
+    ] {
+        let task = ended(&registry, id, &ada).await;
+        assert_eq!(task.status, TaskStatus::Failed, "{task:?}");
+        let error = task.result.as_ref().and_then(|r| r.error()).unwrap();
+        assert_eq!(error.code, "internal_error");
+        // Its run's record says how it ended, with the reason for operators.
+        let reasons = recorded(&registry, "internal_error").await;
+        assert!(reasons.iter().any(|r| r.contains(exception)), "{reasons:?}");
+    }
+    for _ in 0..100 {
+        if !recorded(&registry, "cancelled").await.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        recorded(&registry, "cancelled").await,
+        ["cancelled before it ran"]
+    );
+}
+
+/// The exceptions of the records of `orders_bulky` that ended with `code`.
+async fn recorded(registry: &Registry, code: &str) -> Vec<String> {
+    let trail = registry.audit().expect("the store audits");
+    trail.flush().await;
+    let query = toolspec::audit::AuditQuery {
+        tool: Some("orders_bulky".into()),
+        outcome: Some(toolspec::audit::AuditOutcome::Code(code.into())),
+        limit: toolspec::audit::AuditQuery::MAX_LIMIT,
+        ..toolspec::audit::AuditQuery::default()
+    };
+    let page = query.read(trail.database()).await.unwrap();
+    page.records
+        .iter()
+        .filter_map(|r| r.exception.clone())
+        .collect()
 }

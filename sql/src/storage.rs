@@ -221,6 +221,22 @@ impl TaskQueue for Database {
         Box::pin(tasks::claim(self, worker, lease, bounds))
     }
 
+    fn claim_unrecorded<'a>(
+        &'a self,
+        worker: &'a str,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>> {
+        Box::pin(tasks::claim_unrecorded(self, worker, lease))
+    }
+
+    fn recorded<'a>(
+        &'a self,
+        id: &'a TaskId,
+        worker: &'a str,
+    ) -> BoxFuture<'a, Result<(), StorageError>> {
+        Box::pin(tasks::recorded(self, id, worker))
+    }
+
     fn renew_task<'a>(
         &'a self,
         id: &'a TaskId,

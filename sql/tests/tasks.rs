@@ -5,7 +5,8 @@
 //! is swept. Claims are fair: a worker claims only tasks of the tools it serves, an owner's
 //! tasks run within its share (and its tool's `in_flight`), the owner with the fewest running
 //! goes first; a task no live worker serves reads as waiting for one; an owner's kept tasks and
-//! kept bytes of results are bounded.
+//! kept bytes of results are bounded; a task cancelled before it ran is handed once to a worker
+//! serving its tool, to record its end.
 
 use std::time::Duration;
 
@@ -417,6 +418,76 @@ async fn kept_tasks_are_bounded(db: Database) {
         db.enqueue_task(&task("oda", hour), &brief).await.unwrap(),
         Enqueued::Stored
     );
+}
+
+async fn a_cancelled_task_is_recorded_once(db: Database) {
+    db.prepare().await.expect("migrated");
+    serving(&db, &["c"], &["export"]).await;
+    let hour = Duration::from_secs(3600);
+    let bounds = TasksConfig::DEFAULT;
+    let (first, second) = (task("ivy", hour), task("ivy", hour));
+    for t in [&first, &second] {
+        assert_eq!(db.enqueue_task(t, &bounds).await.unwrap(), Enqueued::Stored);
+    }
+    let (_, running) = next_owner(&db, "c", &bounds).await.expect("a task");
+    let queued = if running == first.id { &second } else { &first };
+    // Cancelled while a worker runs it: the run records its end; nothing is left to record.
+    db.cancel_task(&running, "ivy").await.unwrap();
+    assert!(
+        db.claim_unrecorded("c", Duration::from_secs(60))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // Cancelled before any worker ran it: a worker serving its tool claims it to record its
+    // end, with what it stored; once recorded, it is not claimed again.
+    db.cancel_task(&queued.id, "ivy").await.unwrap();
+    serving(&db, &["other"], &["report"]).await;
+    assert!(
+        db.claim_unrecorded("other", Duration::from_secs(60))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let unrecorded = db
+        .claim_unrecorded("c", Duration::from_secs(60))
+        .await
+        .unwrap()
+        .expect("the cancelled task");
+    assert_eq!(unrecorded.task.id, queued.id);
+    assert_eq!(unrecorded.task.arguments, json!({ "month": "2026-11" }));
+    assert!(
+        db.claim_unrecorded("c", Duration::from_secs(60))
+            .await
+            .unwrap()
+            .is_none(),
+        "claimed"
+    );
+    db.recorded(&queued.id, "c").await.unwrap();
+    let read = db.read_task(&queued.id, "ivy").await.unwrap().unwrap();
+    assert_eq!(read.status, TaskStatus::Cancelled);
+    assert!(
+        db.claim_unrecorded("c", Duration::from_millis(1))
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn sqlite_a_cancelled_task_is_recorded_once() {
+    let (db, dir) = sqlite("cancelled").await;
+    a_cancelled_task_is_recorded_once(db).await;
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn postgres_a_cancelled_task_is_recorded_once() {
+    toolspec_test_postgres::with_scratch_pool(async |pool| {
+        a_cancelled_task_is_recorded_once(Database::postgres(pool)).await;
+    })
+    .await;
 }
 
 /// A SQLite database in a scratch file named `name`, and its folder.

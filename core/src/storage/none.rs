@@ -219,6 +219,22 @@ impl TaskQueue for NoDatabase {
         match *self {}
     }
 
+    fn claim_unrecorded<'a>(
+        &'a self,
+        _worker: &'a str,
+        _lease: Duration,
+    ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>> {
+        match *self {}
+    }
+
+    fn recorded<'a>(
+        &'a self,
+        _id: &'a TaskId,
+        _worker: &'a str,
+    ) -> BoxFuture<'a, Result<(), StorageError>> {
+        match *self {}
+    }
+
     fn renew_task<'a>(
         &'a self,
         _id: &'a TaskId,

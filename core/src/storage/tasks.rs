@@ -142,7 +142,9 @@ pub trait TaskQueue {
     ) -> BoxFuture<'a, Result<Option<Task>, StorageError>>;
 
     /// Cancels task `id` of `owner` unless it has ended (then nothing changes), and wakes the
-    /// worker running it; the task as it is now, `None` when there is none.
+    /// worker running it; the task as it is now, `None` when there is none. A task no worker
+    /// runs now keeps what it stored until a worker serving its tool records its end
+    /// ([`claim_unrecorded`](Self::claim_unrecorded)).
     fn cancel_task<'a>(
         &'a self,
         id: &'a TaskId,
@@ -179,6 +181,23 @@ pub trait TaskQueue {
         lease: Duration,
         bounds: &'a TasksConfig,
     ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>>;
+
+    /// Claims a task cancelled before a worker ran it, of a tool `worker` serves, whose end is
+    /// not recorded yet, for `lease`: what it stored, for the record.
+    fn claim_unrecorded<'a>(
+        &'a self,
+        worker: &'a str,
+        lease: Duration,
+    ) -> BoxFuture<'a, Result<Option<ClaimedTask>, StorageError>>;
+
+    /// Says that the end of cancelled task `id`, claimed by `worker` with
+    /// [`claim_unrecorded`](Self::claim_unrecorded), is recorded: its arguments and ambient
+    /// context are erased.
+    fn recorded<'a>(
+        &'a self,
+        id: &'a TaskId,
+        worker: &'a str,
+    ) -> BoxFuture<'a, Result<(), StorageError>>;
 
     /// Renews `worker`'s claim of task `id` for `lease`, writing the handler's latest
     /// `progress` with it.

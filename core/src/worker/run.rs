@@ -1,6 +1,7 @@
 //! The worker loop: say which tools it serves (again whenever its servers add some), claim
 //! what there is room for — of those tools only, each caller within its share —, run each
-//! claimed task beside the others, and sleep until a task is stored, cancelled or ended (the
+//! claimed task beside the others, record the end of tasks cancelled before any worker ran
+//! them, and sleep until a task is stored, cancelled or ended (the
 //! storage's events, from any process on the database), a run ends, or it is time to look for
 //! claims whose lease passed (a dead worker's) and to sweep tasks whose retention passed. Idle,
 //! it wakes every few seconds and does one query. When the registry is dropped it says it
@@ -21,10 +22,11 @@ use crate::ambient::AmbientContext;
 use crate::call::options::CallOptions;
 use crate::caller::Scopes;
 use crate::context::{Progress, ProgressUpdate};
-use crate::failure::ToolResult;
+use crate::failure::{ToolError, ToolResult};
 use crate::registry::{RegisteredTool, Registry};
 use crate::storage::{
-    ClaimedTask, Renewal, ServedTool, Storage, TASK_LEASE, TASK_RENEWAL, TaskEvent, TaskOutcome,
+    ClaimedTask, NewTask, Renewal, ServedTool, Storage, TASK_LEASE, TASK_RENEWAL, TaskEvent,
+    TaskOutcome,
 };
 use crate::task::{TaskId, TaskStatus, stored_result};
 
@@ -133,6 +135,21 @@ async fn claim_and_run(
                 }
             }
         }
+        while said {
+            let Some(registry) = registry.upgrade() else {
+                return;
+            };
+            match storage.claim_unrecorded(worker, TASK_LEASE).await {
+                Ok(Some(cancelled)) => {
+                    record_cancelled(&registry, &**storage, worker, cancelled).await
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::warn!(error = %e.chain(), "could not claim a cancelled task to record");
+                    break;
+                }
+            }
+        }
         if registry.strong_count() == 0 {
             return;
         }
@@ -153,6 +170,58 @@ async fn claim_and_run(
             },
             () = tokio::time::sleep(IDLE) => {}
         }
+    }
+}
+
+/// Records the end of a task cancelled before a worker ran it (its record, like a run's,
+/// made by the pipeline without running anything), then lets what it stored go.
+async fn record_cancelled(
+    registry: &Registry,
+    storage: &dyn Storage,
+    worker: &str,
+    cancelled: ClaimedTask,
+) {
+    let mut task = cancelled.task;
+    let Some(tool) = registry.get(&task.tool) else {
+        tracing::error!(task = %task.id, tool = &*task.tool, "claimed a task of a tool this process does not serve");
+        return;
+    };
+    let ambient = ambient(&mut task);
+    let options = call_options(&task, CancellationToken::new(), Progress::default());
+    let result = ToolResult::failed(
+        ToolError::cancelled(),
+        Some("cancelled before it ran".into()),
+    );
+    let arguments = std::mem::take(&mut task.arguments);
+    tool.fail_task(arguments, &ambient, options, result).await;
+    if let Err(e) = storage.recorded(&task.id, worker).await {
+        tracing::warn!(task = %task.id, error = %e.chain(), "could not say a cancelled task is recorded: it is recorded again");
+    }
+}
+
+/// The trusted ambient context `task` stored (taken from it).
+fn ambient(task: &mut NewTask) -> AmbientContext {
+    match std::mem::take(&mut task.ambient) {
+        Value::Object(map) => AmbientContext::from(map),
+        _ => AmbientContext::from(Map::new()),
+    }
+}
+
+/// The options of a run of `task`: its stored caller, adapter, scopes and trace id.
+fn call_options(
+    task: &NewTask,
+    cancellation: CancellationToken,
+    progress: Progress,
+) -> CallOptions {
+    CallOptions {
+        adapter: task.adapter.clone(),
+        caller: Some(task.owner.clone()).filter(|o| !o.is_empty()),
+        scopes: scopes(&task.scopes),
+        cancellation,
+        progress,
+        trace_id: task.trace_id.clone(),
+        // Confirmed and filled in when it was stored.
+        continuation: None,
     }
 }
 
@@ -188,7 +257,7 @@ struct Run {
 impl Run {
     /// Runs the task, renewing its claim meanwhile, and writes its outcome.
     async fn task(self, claimed: ClaimedTask) {
-        let task = claimed.task;
+        let mut task = claimed.task;
         let id = task.id.clone();
         let Some(tool) = self.registry.get(&task.tool) else {
             // Claims are of the tools this worker serves, which are registered here.
@@ -197,23 +266,12 @@ impl Run {
             return;
         };
         let latest: Arc<Mutex<Option<ProgressUpdate>>> = Arc::default();
-        let ambient = match task.ambient {
-            Value::Object(map) => AmbientContext::from(map),
-            _ => AmbientContext::from(Map::new()),
-        };
+        let ambient = ambient(&mut task);
         let sink = Arc::clone(&latest);
-        let options = CallOptions {
-            adapter: task.adapter.clone(),
-            caller: Some(task.owner.clone()).filter(|o| !o.is_empty()),
-            scopes: scopes(&task.scopes),
-            cancellation: self.token.clone(),
-            progress: Progress::new(move |update| {
-                *sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(update);
-            }),
-            trace_id: task.trace_id.clone(),
-            // Confirmed and filled in when it was stored.
-            continuation: None,
-        };
+        let progress = Progress::new(move |update| {
+            *sink.lock().unwrap_or_else(|p| p.into_inner()) = Some(update);
+        });
+        let options = call_options(&task, self.token.clone(), progress);
         let outcome = if claimed.attempt > MAX_ATTEMPTS {
             // Recorded like any end of the task: its audit record says why.
             let result = gave_up(tool);

@@ -1,7 +1,11 @@
 -- A fair task queue, and bounded kept results.
 --
 -- `result_bytes`: the size of a task's stored result, which its owner's kept results add up to.
+-- `unrecorded`: 1 for a task cancelled before a worker ran it, whose end a worker serving its
+-- tool has yet to record in the audit trail (its arguments and ambient context are kept until
+-- then, for the record).
 ALTER TABLE toolspec_tasks ADD COLUMN result_bytes BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE toolspec_tasks ADD COLUMN unrecorded INTEGER NOT NULL DEFAULT 0;
 
 -- The task tools each running worker serves, under the instance (`toolspec_instances`) of its
 -- process, each with how many of one owner's tasks of it the worker lets run at once (the

@@ -207,8 +207,12 @@ pub(crate) async fn cancel(
     id: &TaskId,
     owner: &str,
 ) -> Result<Option<Task>, StorageError> {
+    // A task no worker holds keeps what it stored until its end is recorded (`unrecorded`).
     const CANCEL: &str = "UPDATE toolspec_tasks SET status = 'cancelled', updated_at = $1, \
-            arguments = NULL, ambient = NULL, progress = NULL, progress_message = NULL
+            unrecorded = CASE WHEN lease_until IS NULL OR lease_until < $1 THEN 1 ELSE 0 END, \
+            arguments = CASE WHEN lease_until IS NULL OR lease_until < $1 THEN arguments END, \
+            ambient = CASE WHEN lease_until IS NULL OR lease_until < $1 THEN ambient END, \
+            progress = NULL, progress_message = NULL
          WHERE id = $2 AND owner = $3 AND status = 'working' AND expires_at > $1";
     let now = now_ms();
     let cancelled = on_pool!(database, |pool| {
@@ -340,6 +344,56 @@ pub(crate) async fn claim(
         }
     };
     row.map_err(|e| database.failed("claiming a task", e))
+}
+
+/// Claims a task cancelled before a worker ran it, of a tool `worker` serves, whose end is
+/// not recorded yet.
+pub(crate) async fn claim_unrecorded(
+    database: &Database,
+    worker: &str,
+    lease: Duration,
+) -> Result<Option<ClaimedTask>, StorageError> {
+    const CLAIM: &str = "UPDATE toolspec_tasks SET claimed_by = $1, lease_until = $2
+         WHERE id = (SELECT t.id FROM toolspec_tasks t
+             JOIN toolspec_task_workers w ON w.worker = $1 AND w.tool = t.tool
+             WHERE t.status = 'cancelled' AND t.unrecorded = 1
+               AND (t.lease_until IS NULL OR t.lease_until < $3)
+             ORDER BY t.updated_at, t.id LIMIT 1)
+           AND status = 'cancelled' AND unrecorded = 1
+           AND (lease_until IS NULL OR lease_until < $3)
+         RETURNING id, owner, tool, adapter, scopes, ambient, arguments, trace_id, timeout_ms, \
+            created_at, expires_at, attempts";
+    let now = now_ms();
+    let claimed = on_pool!(database, |pool| {
+        sqlx::query(CLAIM)
+            .bind(worker)
+            .bind(now + millis(lease))
+            .bind(now)
+            .fetch_optional(pool)
+            .await
+            .and_then(|row| row.as_ref().map(claimed).transpose())
+    });
+    claimed.map_err(|e| database.failed("claiming a cancelled task to record", e))
+}
+
+/// Says that the end of cancelled task `id`, claimed by `worker`, is recorded.
+pub(crate) async fn recorded(
+    database: &Database,
+    id: &TaskId,
+    worker: &str,
+) -> Result<(), StorageError> {
+    const RECORDED: &str = "UPDATE toolspec_tasks SET unrecorded = 0, arguments = NULL, \
+            ambient = NULL, claimed_by = NULL, lease_until = NULL
+         WHERE id = $1 AND claimed_by = $2 AND unrecorded = 1";
+    let done = on_pool!(database, |pool| {
+        sqlx::query(RECORDED)
+            .bind(id.as_str())
+            .bind(worker)
+            .execute(pool)
+            .await
+            .map(drop)
+    });
+    done.map_err(|e| database.failed("saying a cancelled task is recorded", e))
 }
 
 /// The advisory lock PostgreSQL claims are taken under: toolspec's tasks ("tsks"), claims.
