@@ -630,8 +630,12 @@ fn audit_listing(page: &AuditPage) -> String {
             (None, None) => "-".to_owned(),
         };
         let took = format!("{:.1}ms", r.duration_us as f64 / 1000.0);
-        // A call with no outcome shows where it stands instead.
-        let outcome = r.outcome.as_deref().unwrap_or(r.state.as_str());
+        // A call with no outcome shows where it stands instead; a record of refusals counted
+        // together, how many.
+        let mut outcome = r.outcome.as_deref().unwrap_or(r.state.as_str()).to_owned();
+        if r.calls > 1 {
+            outcome += &format!(" (×{})", r.calls);
+        }
         out += &format!(
             "{}  {took:>9}  {}  {by}  {outcome}  {}\n",
             r.started_at.to_rfc3339_opts(SecondsFormat::Millis, true),

@@ -1048,3 +1048,74 @@ async fn an_answer_past_its_result_cap_is_cut_with_the_notice_in_a_header_and_a_
     );
     assert!(document["components"]["schemas"]["Truncation"].is_object());
 }
+
+/// The records of `tool` ending with `outcome` in the store's database under `api`.
+async fn records_of(api: &Api, tool: &str, outcome: &str) -> Vec<toolspec::audit::AuditRecord> {
+    let location = toolspec_store::Location::File(api._dir.path().join("store.db"));
+    let store = toolspec_store::Store::open(&location).await.unwrap();
+    let query = toolspec::audit::AuditQuery {
+        tool: Some(tool.to_owned()),
+        outcome: Some(outcome.parse().unwrap()),
+        limit: toolspec::audit::AuditQuery::MAX_LIMIT,
+        ..toolspec::audit::AuditQuery::default()
+    };
+    let page = query.read(&store.database()).await.unwrap();
+    store.close().await;
+    page.records
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_refusals_is_a_record_or_two_a_second() {
+    let api = Arc::new(Api::start().await);
+    // Over `orders_report`'s rate limit (Ada and Grace), from eight clients at once for two
+    // seconds.
+    let floods = [
+        ("ada-token", "/tools/orders_report", 429, "rate_limited"),
+        ("grace-token", "/tools/orders_report", 429, "rate_limited"),
+    ];
+    let started = chrono::Utc::now();
+    let mut clients = tokio::task::JoinSet::new();
+    for (token, path, status, _) in floods {
+        for _ in 0..4 {
+            let api = Arc::clone(&api);
+            clients.spawn(async move {
+                let mut refused = 0u64;
+                let until = std::time::Instant::now() + std::time::Duration::from_secs(2);
+                while std::time::Instant::now() < until {
+                    let (got, _, _) = api.post(Some(token), path, "{}").await;
+                    refused += u64::from(got == status);
+                }
+                (path, refused)
+            });
+        }
+    }
+    let mut refused = 0;
+    while let Some(joined) = clients.join_next().await {
+        refused += joined.unwrap().1;
+    }
+    let seconds = (chrono::Utc::now().timestamp() - started.timestamp() + 1) as usize;
+    // Every refusal is counted, once its second is over.
+    let mut records = Vec::new();
+    for _ in 0..100 {
+        records = records_of(&api, "orders_report", "rate_limited").await;
+        if records.iter().map(|r| r.calls).sum::<u64>() == refused {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let counted: u64 = records.iter().map(|r| r.calls).sum();
+    assert_eq!(counted, refused, "{records:#?}");
+    // Two callers, two records at most per caller and second.
+    assert!(
+        records.len() <= 2 * 2 * seconds,
+        "{} records for {refused} refusals over {seconds} s",
+        records.len()
+    );
+    assert!(refused > 10 * records.len() as u64, "a flood: {refused}");
+    for caller in ["ada", "grace"] {
+        let theirs = records
+            .iter()
+            .filter(|r| r.caller.as_deref() == Some(caller));
+        assert!(theirs.count() >= 2, "{caller}'s refusals");
+    }
+}

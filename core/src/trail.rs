@@ -16,6 +16,11 @@
 //! every ten seconds, as often as a dead process can be found); one whose call is dropped
 //! midway (its client went away) is marked `interrupted` at once.
 //!
+//! A flood of refusals does not grow the table with it: the calls of one caller and tool
+//! refused alike before anything ran (out of scope, over the rate limit) within one second of
+//! the clock are recorded as at most two records — the first refusal's own, and one standing
+//! for the others (`calls`), written when the second is over ([`AuditTrail::refused`]).
+//!
 //! The writer takes whatever is queued, up to [`MAX_BATCH`] records (waiting up to [`LINGER`]
 //! for more when nobody waits for the batch), writes them in one statement (finishing opened
 //! records in place), and tries a failed batch once more before
@@ -25,6 +30,7 @@
 //! and the queue is empty; it also deletes records older than the retention, hourly (or at a
 //! tenth of a shorter retention).
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -73,6 +79,21 @@ struct Shared {
     counters: Arc<Counters>,
     /// Told when something queued is waited for: the writer stops lingering.
     urgent: Arc<Notify>,
+    /// The refusals of this second, by caller, tool and outcome.
+    refusals: Mutex<HashMap<Refused, Window>>,
+}
+
+/// Whose refusals are counted together: the tool, the caller, the outcome.
+type Refused = (String, Option<String>, String);
+
+/// The refusals of one caller and tool with one outcome within one second: the first has a
+/// record of its own; the others are counted on the record of the second.
+#[derive(Debug)]
+struct Window {
+    /// The second of the clock (since the Unix epoch).
+    second: i64,
+    /// The record standing for the refusals after the first, with how many so far.
+    more: Option<Box<AuditEntry>>,
 }
 
 #[derive(Debug, Default)]
@@ -153,6 +174,7 @@ impl AuditTrail {
                 started: AtomicBool::new(false),
                 counters: Arc::default(),
                 urgent: Arc::default(),
+                refusals: Mutex::default(),
             }),
         }
     }
@@ -172,9 +194,16 @@ impl AuditTrail {
         }
     }
 
-    /// Waits until every record queued before this call is written (or counted as failed):
-    /// for a graceful shutdown.
+    /// Waits until every record queued before this call is written (or counted as failed),
+    /// those of refusals still being counted included: for a graceful shutdown.
     pub async fn flush(&self) {
+        let counted: Vec<Window> = {
+            let mut windows = lock(&self.shared.refusals);
+            windows.drain().map(|(_, window)| window).collect()
+        };
+        for window in counted {
+            self.shared.write_counted(window).await;
+        }
         if self.shared.writer_idle() {
             return;
         }
@@ -229,6 +258,62 @@ impl AuditTrail {
         }
     }
 
+    /// Records a call of `tool` by `caller` refused with `outcome` before anything of it ran
+    /// (`record` makes its record, finished): the first such refusal of a second is queued at
+    /// once; the others of that second are counted on one more record (the first of them),
+    /// queued once the second is over. Nothing waits for either.
+    pub(crate) async fn refused(
+        &self,
+        tool: &str,
+        caller: Option<&str>,
+        outcome: &str,
+        record: impl FnOnce() -> Box<AuditEntry>,
+    ) {
+        let second = chrono::Utc::now().timestamp();
+        let key: Refused = (
+            tool.to_owned(),
+            caller.map(str::to_owned),
+            outcome.to_owned(),
+        );
+        let stale = {
+            let mut windows = lock(&self.shared.refusals);
+            match windows.get_mut(&key) {
+                Some(window) if window.second == second => {
+                    match &mut window.more {
+                        Some(more) => more.calls += 1,
+                        None => window.more = Some(record()),
+                    }
+                    return;
+                }
+                _ => windows.insert(key.clone(), Window { second, more: None }),
+            }
+        };
+        if let Some(stale) = stale {
+            self.shared.write_counted(stale).await;
+        }
+        if let Err(e) = self.shared.write(record(), false).await {
+            tracing::warn!(tool, error = %e, "the record of a refused call was not written");
+        }
+        // The second's count is written once it is over (unless a refusal of the next second
+        // came first and wrote it).
+        let shared = Arc::clone(&self.shared);
+        tokio::spawn(async move {
+            let now = chrono::Utc::now();
+            let left = 1000 - i64::from(now.timestamp_subsec_millis()).min(999);
+            tokio::time::sleep(Duration::from_millis(left as u64 + 10)).await;
+            let over = {
+                let mut windows = lock(&shared.refusals);
+                match windows.get(&key) {
+                    Some(window) if window.second == second => windows.remove(&key),
+                    _ => None,
+                }
+            };
+            if let Some(over) = over {
+                shared.write_counted(over).await;
+            }
+        });
+    }
+
     /// Marks `interrupted` the records opened by processes that are dead now (see
     /// [`AuditTrail`]'s module); how many. Run when the writer starts and every ten seconds;
     /// call it at start-up to learn how many calls an earlier crash left without an outcome.
@@ -271,6 +356,17 @@ impl Shared {
         }
     }
 
+    /// Queues the record of the refusals `window` counted after its first, if any.
+    async fn write_counted(&self, window: Window) {
+        let Some(more) = window.more else {
+            return;
+        };
+        let tool = more.tool.clone();
+        if let Err(e) = self.write(more, false).await {
+            tracing::warn!(tool, error = %e, "the record of refused calls was not written");
+        }
+    }
+
     fn start_writer(&self) {
         // Marked first: a flush that sees it queues behind the records the writer will take.
         if self.started.swap(true, Ordering::AcqRel) {
@@ -287,6 +383,15 @@ impl Shared {
             tokio::spawn(writer.run(receiver));
         }
     }
+}
+
+/// The refusals being counted, whatever a panicking holder left.
+fn lock(
+    refusals: &Mutex<HashMap<Refused, Window>>,
+) -> std::sync::MutexGuard<'_, HashMap<Refused, Window>> {
+    refusals
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The messages one insert answers.

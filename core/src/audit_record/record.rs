@@ -62,6 +62,21 @@ pub struct AuditRecord<J = Value> {
     /// not recorded. The outcome and result are the earlier call's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay_of: Option<Uuid>,
+    /// How many calls the record stands for: 1, but for refusals coalesced — calls of one
+    /// caller and tool refused alike (out of scope, over the rate limit) within one second
+    /// past the first, which has a record of its own, are counted on one more record (the
+    /// first of them as it came).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub calls: u64,
+}
+
+/// One call, as most records stand for.
+fn one() -> u64 {
+    1
+}
+
+fn is_one(calls: &u64) -> bool {
+    *calls == 1
 }
 
 /// A record as the trail writes it: its JSON values — the ambient values, the arguments, the
@@ -198,6 +213,7 @@ impl AuditEntry {
             trace_id: call.trace_id,
             answers: call.answers.as_ref().map(json_text),
             replay_of: None,
+            calls: 1,
         }
     }
 

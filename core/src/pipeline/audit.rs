@@ -1,7 +1,9 @@
 //! Stages: the call's audit record, when its tool's policy is on. Opened as the call starts
 //! (for a `required` tool committed before anything of the call runs, the call refused with
 //! `unavailable` when it cannot be), finished with the outcome after it (see `audit::trail`
-//! for what each durability promises). Values are redacted as the called tool redacts them.
+//! for what each durability promises); a call refused before it starts (out of scope, over the
+//! rate limit) is recorded with the others of its caller refused alike within the second.
+//! Values are redacted as the called tool redacts them.
 
 use std::time::Instant;
 
@@ -54,27 +56,7 @@ pub(crate) async fn start<'r>(
         ));
     };
     let started = Instant::now();
-    let id = Uuid::now_v7();
-    let trace_id = options.trace_id.clone().unwrap_or_else(|| {
-        id.simple()
-            .encode_lower(&mut Uuid::encode_buffer())
-            .to_owned()
-    });
-    let record = Box::new(AuditEntry::started(Call {
-        id,
-        tool: descriptor,
-        started_at: Utc::now(),
-        adapter: options.adapter.as_deref(),
-        caller: options.caller.as_deref(),
-        trace_id,
-        arguments: args,
-        answers: options.continuation.as_ref().map(answers),
-        ambient,
-        redact: &Redaction {
-            tool,
-            adapter: options.adapter.as_deref(),
-        },
-    }));
+    let record = entry(tool, args, ambient, options);
     let open = match open && descriptor.audit.required {
         true => match trail.open(&record).await {
             Ok(open) => Some(open),
@@ -97,6 +79,67 @@ pub(crate) async fn start<'r>(
         open,
         started,
     })
+}
+
+/// The record of a call of `tool` as it starts, its values redacted as the tool redacts them.
+fn entry(
+    tool: RegisteredTool<'_>,
+    args: &Value,
+    ambient: &AmbientContext,
+    options: &CallOptions,
+) -> Box<AuditEntry> {
+    let id = Uuid::now_v7();
+    let trace_id = options.trace_id.clone().unwrap_or_else(|| {
+        id.simple()
+            .encode_lower(&mut Uuid::encode_buffer())
+            .to_owned()
+    });
+    Box::new(AuditEntry::started(Call {
+        id,
+        tool: tool.descriptor(),
+        started_at: Utc::now(),
+        adapter: options.adapter.as_deref(),
+        caller: options.caller.as_deref(),
+        trace_id,
+        arguments: args,
+        answers: options.continuation.as_ref().map(answers),
+        ambient,
+        redact: &Redaction {
+            tool,
+            adapter: options.adapter.as_deref(),
+        },
+    }))
+}
+
+/// Records a call of `tool` (one that [`records`]) refused with `result` before anything of it
+/// ran (out of scope, over the rate limit), with the others of its caller refused alike
+/// within the second (see `trail`): a flood of them is a record or two a second. Nothing
+/// waits for it.
+pub(crate) async fn refused(
+    tool: RegisteredTool<'_>,
+    args: &Value,
+    ambient: &AmbientContext,
+    options: &CallOptions,
+    result: &ToolResult,
+) {
+    let Some(trail) = trail(tool) else {
+        return;
+    };
+    let outcome = result.error().map_or("ok", |e| e.code.as_str());
+    let record = || {
+        let mut record = entry(tool, args, ambient, options);
+        let redaction = Redaction {
+            tool,
+            adapter: options.adapter.as_deref(),
+        };
+        record.finish(result, 0, &redaction);
+        record
+    };
+    let descriptor = tool.descriptor();
+    let caller = options.caller.as_deref();
+    trail
+        .refused(&descriptor.name, caller, outcome, record)
+        .await;
 }
 
 impl Recording<'_> {

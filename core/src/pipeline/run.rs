@@ -40,9 +40,10 @@ use crate::task::Submitted;
 /// A call of `tool` through its registry, or — with `unrun` — a call answered without any of
 /// it running (its caller's refusal of it, a task given up), recorded like a call:
 ///
-/// 1. audit: the record started (a `required` tool's committed before anything runs);
-/// 2. scopes: a tool the caller may not call is an unknown tool; rate: a caller over the
-///    tool's budget is refused (`rate_limited`);
+/// 1. scopes: a tool the caller may not call is an unknown tool; rate: a caller over the
+///    tool's budget is refused (`rate_limited`) — a refusal runs nothing and is recorded with
+///    the others of its caller refused alike within the second;
+/// 2. audit: the record started (a `required` tool's committed before anything runs);
 /// 3. hooks before (any may refuse), under the call's `tool.call` span;
 /// 4. the tool's own stages ([`tool_stages`], or the explain tool's);
 /// 5. hooks after, and the call's log line;
@@ -59,6 +60,19 @@ pub(crate) fn call<'a>(
     dispatch: Dispatch,
 ) -> impl Future<Output = Submitted> + Send + 'a {
     async move {
+        // Held until the call ends: its place among the caller's calls in flight.
+        let permit = match &unrun {
+            Some(_) => None,
+            None => match admit(tool, &options, dispatch).await {
+                Ok(permit) => permit,
+                Err(refused) => {
+                    if audit::records(tool) {
+                        audit::refused(tool, &args, ambient, &options, &refused).await;
+                    }
+                    return Submitted::Done(refused);
+                }
+            },
+        };
         // One future for recorded calls and the others (no box, no second copy of the stages'
         // future): the record's start and finish are awaited apart from the stages, so they
         // share its room.
@@ -97,6 +111,7 @@ pub(crate) fn call<'a>(
                     }
                 };
                 let submitted = spanned(tool, args, ambient, options, traced, dispatch).await;
+                drop(permit);
                 match (dispatch, submitted) {
                     (Dispatch::Worker { .. }, Submitted::Done(result)) => {
                         let bound = tool.registry().project().tasks.max_result_bytes;
@@ -127,6 +142,19 @@ pub(crate) fn call<'a>(
     }
 }
 
+/// Stage 1 of [`call`]: whether the caller may call the tool (scopes), and may now (rate):
+/// the permit it holds until the call ends, or the refusal.
+async fn admit(
+    tool: RegisteredTool<'_>,
+    options: &CallOptions,
+    dispatch: Dispatch,
+) -> Result<Option<crate::rate::Permit>, ToolResult> {
+    if let Some(refused) = scopes::refusal(tool.descriptor(), options) {
+        return Err(refused);
+    }
+    rate::admit(tool, options, dispatch).await
+}
+
 /// A call its caller refused.
 pub(crate) fn refused_by_caller(error: ToolError) -> ToolResult {
     ToolResult::failed(error, Some("refused by its caller".into()))
@@ -138,7 +166,7 @@ struct Traced<'a> {
     record: Option<Uuid>,
 }
 
-/// Stages 2 to 5 of [`call`].
+/// Stages 3 to 5 of [`call`].
 fn spanned<'a>(
     tool: RegisteredTool<'a>,
     args: Value,
@@ -150,14 +178,6 @@ fn spanned<'a>(
     async move {
         let Traced { trace_id, record } = traced;
         let descriptor = tool.descriptor();
-        if let Some(refused) = scopes::refusal(descriptor, &options) {
-            return Submitted::Done(refused);
-        }
-        // Held until the call ends: its place among the caller's calls in flight.
-        let _permit = match rate::admit(tool, &options, dispatch).await {
-            Ok(permit) => permit,
-            Err(refused) => return Submitted::Done(refused),
-        };
         let span = tracing::info_span!(
             "tool.call",
             tool = &*descriptor.name,

@@ -34,7 +34,7 @@ const OUTCOME_COLUMNS: [&str; 8] = [
 
 /// The table's columns, in insert order; all but the last (`instance`, written but never
 /// read back) are read ([`read_columns`]).
-const COLUMNS: [&str; 17] = [
+const COLUMNS: [&str; 18] = [
     "id",
     "started_at",
     "duration_us",
@@ -51,6 +51,7 @@ const COLUMNS: [&str; 17] = [
     "state",
     "answers",
     "replay_of",
+    "calls",
     "instance",
 ];
 
@@ -160,6 +161,7 @@ fn bind_sqlite<'q>(
         .bind(text(r.state.as_str()))
         .bind(r.answers.as_deref().map(json))
         .bind(r.replay_of.map(|id| id.hyphenated().to_string()))
+        .bind(i64::try_from(r.calls).unwrap_or(i64::MAX))
         .bind(instance.map(text))
 }
 
@@ -190,6 +192,7 @@ fn bind_postgres<'q>(
         .bind(r.map(|r| r.state.as_str()))
         .bind(r.and_then(|r| r.answers.as_deref().map(Json)))
         .bind(r.and_then(|r| r.replay_of))
+        .bind(r.map(|r| i64::try_from(r.calls).unwrap_or(i64::MAX)))
         .bind(r.and(instance))
 }
 
@@ -425,6 +428,7 @@ fn sqlite_record(row: &sqlx::sqlite::SqliteRow) -> Result<AuditRecord, StorageEr
         trace_id: row.try_get("trace_id").map_err(e)?,
         answers: answers.map(json).transpose()?,
         replay_of: replay_of.map(|id| uuid(&id)).transpose()?,
+        calls: u64::try_from(row.try_get::<i64, _>("calls").map_err(e)?).unwrap_or(1),
     })
 }
 
@@ -453,6 +457,7 @@ fn postgres_record(row: &sqlx::postgres::PgRow) -> Result<AuditRecord, StorageEr
         trace_id: row.try_get("trace_id").map_err(e)?,
         answers: row.try_get("answers").map_err(e)?,
         replay_of: row.try_get("replay_of").map_err(e)?,
+        calls: u64::try_from(row.try_get::<i64, _>("calls").map_err(e)?).unwrap_or(1),
     })
 }
 
@@ -467,7 +472,7 @@ mod tests {
         assert!(numbered.starts_with(
             "INSERT INTO toolspec_audit (id, started_at, duration_us, tool, adapter, caller, \
              ambient, arguments, outcome, message, exception, result, trace_id, state, answers, \
-             replay_of, instance) SELECT * FROM (VALUES ($1, $2, "
+             replay_of, calls, instance) SELECT * FROM (VALUES ($1, $2, "
         ));
         assert!(numbered.contains(&format!("${})", columns)));
         assert!(numbered.contains(&format!(", (${}, ", columns + 1)));

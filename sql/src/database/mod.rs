@@ -263,6 +263,10 @@ const MIGRATIONS_SQLITE: &[(&str, &str)] = &[
         "a fair task queue: the tools each worker serves, a task's bound in flight, kept bytes",
         include_str!("../../migrations/sqlite/0007_fair_tasks.sql"),
     ),
+    (
+        "refusals coalesced: how many calls an audit record stands for",
+        include_str!("../../migrations/sqlite/0008_coalesced_refusals.sql"),
+    ),
 ];
 
 /// toolspec's migrations on PostgreSQL, in order.
@@ -295,6 +299,10 @@ const MIGRATIONS_POSTGRES: &[(&str, &str)] = &[
     (
         "a fair task queue: the tools each worker serves, a task's bound in flight, kept bytes",
         include_str!("../../migrations/postgres/0007_fair_tasks.sql"),
+    ),
+    (
+        "refusals coalesced: how many calls an audit record stands for",
+        include_str!("../../migrations/postgres/0008_coalesced_refusals.sql"),
     ),
 ];
 
