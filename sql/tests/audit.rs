@@ -39,6 +39,7 @@ fn entry(tool: &str, i: usize, state: AuditState, at: DateTime<Utc>) -> AuditEnt
         trace_id: format!("trace-{i}"),
         answers: None,
         replay_of: None,
+        calls: 1,
     }
 }
 

@@ -115,6 +115,7 @@ fn records(count: usize) -> Vec<AuditEntry> {
             trace_id: uuid::Uuid::now_v7().simple().to_string(),
             answers: None,
             replay_of: None,
+            calls: 1,
         })
         .collect()
 }
