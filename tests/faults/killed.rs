@@ -172,7 +172,10 @@ async fn kill_9_leaves_no_required_effect_without_its_record(target: Target) {
         .iter()
         .filter(|r| r.state == AuditState::Started)
         .count();
-    assert_eq!(still_started, 0, "every placing record left open is `interrupted`");
+    assert_eq!(
+        still_started, 0,
+        "every placing record left open is `interrupted`"
+    );
     client.cancel().await.expect("the session ends");
     drop(server);
     sql.close().await;
