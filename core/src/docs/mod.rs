@@ -1,6 +1,7 @@
 //! The tool catalog: a page people read, built from the tools' descriptors — each tool with
 //! its title and description, its inputs and outputs as tables (types and constraints in
-//! words), its error codes, guards, scopes, hints, task and confirmation settings, its result
+//! words, `sensitive` fields marked), its error codes (a `ref` field's `not_found` among
+//! them), guards, scopes, hints, rate limit, task and confirmation settings, its result
 //! cap, the adapters it is on with its name there, and an example call per adapter (MCP
 //! JSON-RPC, the HTTP API with curl, an OpenAI tool call). Rendered with minijinja as HTML (no script,
 //! landmarks and table headers for screen readers, readable at phone width; every text
@@ -17,8 +18,11 @@ use minijinja::Environment;
 use serde::Serialize;
 use serde_json::{Value, json};
 use toolspec_vocab::adapters::{HTTP, MCP, OPENAI};
+use toolspec_vocab::codes;
 
 use crate::descriptor::{Descriptor, ToolKind};
+use crate::failure::not_found_reason;
+use crate::sensitive::Sensitivity;
 use fields::{FieldRow, example, rows};
 
 /// The catalog of some tools, ready to render.
@@ -50,6 +54,7 @@ struct ToolView {
     guards: Vec<(String, String)>,
     scopes: Vec<String>,
     hints: Vec<String>,
+    rate_limit: String,
     task: Option<String>,
     confirm: Option<String>,
     result_cap: Option<String>,
@@ -180,16 +185,24 @@ impl<'a> ToolDocs<'a> {
                 ToolKind::Action => "action",
                 ToolKind::Explain | ToolKind::TaskStatus => "built-in",
             },
-            inputs: rows(&input),
-            outputs: rows(&parse(&tool.output_schema)),
-            errors: (tool.errors.iter())
-                .map(|e| (e.code.to_string(), e.message.to_string()))
-                .collect(),
+            inputs: rows(
+                &input,
+                &Sensitivity::compile(tool.sensitive_input.as_deref()),
+            ),
+            outputs: rows(
+                &parse(&tool.output_schema),
+                &Sensitivity::compile(tool.sensitive_output.as_deref()),
+            ),
+            errors: errors(tool),
             guards: (tool.guards.iter())
                 .map(|g| (g.name.to_string(), g.description.to_string()))
                 .collect(),
             scopes: tool.scopes.iter().map(ToString::to_string).collect(),
             hints: tool.hints.iter().map(ToString::to_string).collect(),
+            rate_limit: match tool.rate_limit {
+                Some(limit) => limit.to_string(),
+                None => "none".to_owned(),
+            },
             task: tool.task.map(|task| {
                 format!(
                     "runs as a durable task ({}): kept {}, each run up to {}",
@@ -209,6 +222,22 @@ impl<'a> ToolDocs<'a> {
             examples,
         }
     }
+}
+
+/// The codes a call of `tool` may fail with besides the guards' names: the declared ones, then
+/// `not_found` when a `ref` field may answer it and the spec does not declare it (with the
+/// reason each such field answers).
+fn errors(tool: &Descriptor) -> Vec<(String, String)> {
+    let mut errors: Vec<(String, String)> = (tool.errors.iter())
+        .map(|e| (e.code.to_string(), e.message.to_string()))
+        .collect();
+    if !tool.refs.is_empty() && tool.error(codes::NOT_FOUND).is_none() {
+        let reasons: Vec<String> = (tool.refs.iter())
+            .map(|r| not_found_reason(&r.field))
+            .collect();
+        errors.push((codes::NOT_FOUND.to_owned(), reasons.join(" / ")));
+    }
+    errors
 }
 
 /// The templates' one variable.
