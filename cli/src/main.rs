@@ -6,6 +6,7 @@
 mod declare;
 mod lock;
 mod new;
+mod package;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -119,9 +120,10 @@ enum SpecsCommand {
         /// The folder to write into (made when missing).
         #[arg(long, value_name = "OUT")]
         out: PathBuf,
-        /// The page's title.
-        #[arg(long, default_value = "Tool catalog")]
-        title: String,
+        /// The page's title (default: "The tools of NAME", NAME the crate the folder is in, as
+        /// the HTTP API's `/docs` titles it; "Tool catalog" outside a crate).
+        #[arg(long)]
+        title: Option<String>,
         /// Where the HTTP API is served, for the curl examples.
         #[arg(long, value_name = "URL", default_value = "http://localhost:8787")]
         base_url: String,
@@ -166,7 +168,12 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
         | SpecsCommand::Docs { dir, .. }
         | SpecsCommand::Stubs { dir, .. } => dir,
     };
-    let project = match toolspec_codegen::load(dir) {
+    let name = package::name(dir);
+    let config = match &name {
+        Some(name) => toolspec_codegen::Config::new().name(name),
+        None => toolspec_codegen::Config::new(),
+    };
+    let project = match config.load(dir) {
         Ok(project) => project,
         Err(e) => {
             eprintln!("{e}");
@@ -222,7 +229,13 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
             title,
             base_url,
             ..
-        } => docs(&project, &out, &title, &base_url),
+        } => {
+            let title = title.unwrap_or_else(|| match &name {
+                Some(name) => format!("The tools of {name}"),
+                None => "Tool catalog".to_owned(),
+            });
+            docs(&project, &out, &title, &base_url)
+        }
         SpecsCommand::Stubs {
             tool, app, tools, ..
         } => {
