@@ -395,3 +395,80 @@ fn a_strict_preview_names_what_strict_mode_cannot_express() {
 fn printed_names(dialect: Dialect) -> Vec<String> {
     names(&printed(dialect))
 }
+
+#[test]
+fn a_project_default_hint_closes_the_world_of_every_action_that_does_not_say_otherwise() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("toolspec.yaml", "default_hints: [closed_world]\n");
+    write("notes/add.yaml", "description: Add a note.\n");
+    write(
+        "notes/mail.yaml",
+        "description: Mail a note.\nhints: [open_world]\n",
+    );
+    write(
+        "notes/share.yaml",
+        "description: Share a note.\ntool:\n  mcp: { hints: [idempotent] }\n",
+    );
+    let (stdout, stderr, ok) = cli(&["schema", &dir.path().to_string_lossy(), "--dialect", "mcp"]);
+    assert!(ok, "{stderr}");
+    let tools: Value = serde_json::from_str(&stdout).expect("the CLI prints JSON");
+    let open_world = |name: &str| {
+        let tool = tools
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {tools}"));
+        tool["annotations"]["openWorldHint"].clone()
+    };
+    assert_eq!(
+        open_world("notes_add"),
+        json!(false),
+        "the project's default"
+    );
+    assert_eq!(
+        open_world("notes_mail"),
+        json!(true),
+        "its spec says otherwise"
+    );
+    assert_eq!(
+        open_world("notes_share"),
+        json!(false),
+        "an adapter's own hints take the default too"
+    );
+    // The catalog and the contract lock show the hints with the default in them.
+    let specs = dir.path().to_string_lossy().into_owned();
+    let out = dir.path().join("site");
+    let (_, stderr, ok) = cli(&["docs", &specs, "--out", &out.to_string_lossy()]);
+    assert!(ok, "{stderr}");
+    let markdown = std::fs::read_to_string(out.join("tools.md")).unwrap();
+    let add = &markdown[markdown.find("## `notes_add`").unwrap()..];
+    assert!(add.contains("- Hints: `closed_world`\n"), "{markdown}");
+    let (_, stderr, ok) = cli(&["lock", &specs]);
+    assert!(ok, "{stderr}");
+    let lock: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("toolspec.lock")).unwrap())
+            .unwrap();
+    assert_eq!(
+        lock["tools"]["notes_add"]["hints"],
+        json!(["closed_world"]),
+        "{lock}"
+    );
+    // Without the default, an action may reach beyond the app's data.
+    write("toolspec.yaml", "{}\n");
+    let (stdout, _, ok) = cli(&["schema", &dir.path().to_string_lossy(), "--dialect", "mcp"]);
+    assert!(ok);
+    let tools: Value = serde_json::from_str(&stdout).unwrap();
+    let add = tools
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "notes_add")
+        .unwrap();
+    assert_eq!(add["annotations"]["openWorldHint"], json!(true));
+}
