@@ -39,8 +39,13 @@ enum Command {
     /// Make a crate that builds and serves: a specs folder with one tool, the build script, a
     /// handler, an MCP server over stdio, and a test.
     New {
-        /// The crate's name, also its folder's (made in the current folder).
+        /// The crate's name, also its folder's (made in the current folder) unless `--path`
+        /// says where.
         name: String,
+        /// Make the crate in this folder (`.` for the current one), made when missing; it may
+        /// hold other files, not those of the crate (a `.gitignore` is kept).
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
         /// Depend on this toolspec checkout rather than on the repository.
         #[arg(long, value_name = "DIR")]
         toolspec_path: Option<PathBuf>,
@@ -151,8 +156,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::New {
             name,
+            path,
             toolspec_path,
-        } => create(&name, toolspec_path.as_deref()),
+        } => create(&name, path.as_deref(), toolspec_path.as_deref()),
         Command::Specs(command) => specs(command, cli.verbose),
     }
 }
@@ -252,13 +258,29 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
 }
 
 /// `toolspec new`: the crate, and what to do next.
-fn create(name: &str, toolspec: Option<&std::path::Path>) -> ExitCode {
-    match new::create(std::path::Path::new("."), name, toolspec) {
+fn create(
+    name: &str,
+    path: Option<&std::path::Path>,
+    toolspec: Option<&std::path::Path>,
+) -> ExitCode {
+    let place = match path {
+        Some(path) => new::Place::Folder(path),
+        None => new::Place::NewFolderIn(std::path::Path::new(".")),
+    };
+    match new::create(place, name, toolspec) {
         Ok(files) => {
-            eprintln!("created `{name}`: {}", files.join(", "));
+            let (made, cd) = match path {
+                Some(path) => (path.display().to_string(), path.display().to_string()),
+                None => (name.to_owned(), name.to_owned()),
+            };
+            eprintln!("created `{name}` in `{made}`: {}", files.join(", "));
+            let cd = match cd.as_str() {
+                "." => String::new(),
+                dir => format!("cd {dir} && "),
+            };
             eprintln!(
-                "`cd {name} && cargo run` serves its tools over MCP on stdio; `cargo test` \
-                 calls them; `toolspec stubs --tool NAME` prints the handler of a tool you add"
+                "`{cd}cargo run` serves its tools over MCP on stdio; `cargo test` calls them; \
+                 `toolspec stubs --tool NAME` prints the handler of a tool you add"
             );
             ExitCode::SUCCESS
         }
