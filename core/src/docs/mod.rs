@@ -29,6 +29,7 @@ use fields::{FieldRow, example, rows};
 #[derive(Debug, Clone)]
 pub struct ToolDocs<'a> {
     title: String,
+    note: Option<String>,
     base_url: String,
     tools: Vec<&'a Descriptor>,
 }
@@ -37,6 +38,8 @@ pub struct ToolDocs<'a> {
 #[derive(Serialize)]
 struct Page<'a> {
     title: &'a str,
+    note: Option<&'a str>,
+    base_url: &'a str,
     tools: Vec<ToolView>,
 }
 
@@ -79,12 +82,20 @@ impl<'a> ToolDocs<'a> {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         ToolDocs {
             title: title.to_owned(),
+            note: None,
             base_url: "http://localhost:8787".to_owned(),
             tools,
         }
     }
 
-    /// Where the HTTP API is served, for its example calls (`https://tools.example.com`).
+    /// A sentence shown under the title (what the page is, for whom).
+    pub fn note(mut self, note: &str) -> Self {
+        self.note = Some(note.to_owned());
+        self
+    }
+
+    /// Where the HTTP API is served, for its example calls (`https://tools.example.com`, or a
+    /// shell variable such as `$TOOLSPEC_URL`).
     pub fn base_url(mut self, url: &str) -> Self {
         self.base_url = url.trim_end_matches('/').to_owned();
         self
@@ -118,6 +129,8 @@ impl<'a> ToolDocs<'a> {
         });
         let page = Page {
             title: &self.title,
+            note: self.note.as_deref(),
+            base_url: &self.base_url,
             tools: self.tools.iter().map(|tool| self.view(tool)).collect(),
         };
         let rendered = env
