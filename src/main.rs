@@ -45,7 +45,7 @@ use toolspec_store::{Location, Store, store, tools};
 mod serve;
 mod task_commands;
 
-use serve::{HttpOptions, serve_http, server, shutdown_signal};
+use serve::{DocsOptions, HttpOptions, serve_http, server, shutdown_signal};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -183,6 +183,8 @@ enum Command {
         allowed_origins: Vec<String>,
         #[command(flatten)]
         http_limits: HttpLimitOptions,
+        #[command(flatten)]
+        docs: DocsOptions,
         #[command(flatten)]
         agent: AgentOptions,
         /// Stdio only: the caller's trusted ambient context entry, as for `call`. Repeatable.
@@ -471,6 +473,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             allowed_hosts,
             allowed_origins,
             http_limits,
+            docs,
             agent,
             ambient,
             scopes,
@@ -524,6 +527,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         allowed_origins,
                         limits: http_limits,
                         agent,
+                        docs,
                     };
                     serve_http(registry, listing, addr, options).await
                 }

@@ -11,6 +11,7 @@ use toolspec::auth::{Authenticator, JwtAuthenticator, JwtBuilder};
 use toolspec::http::HttpApi;
 use toolspec::mcp::McpServer;
 use toolspec::mcp::http::{self, BearerTokens, HttpTransport};
+use toolspec::rate::RateLimit;
 use toolspec::{Caller, CancellationToken};
 use toolspec_store::agent::route::AgentOptions;
 use toolspec_store::tools;
@@ -41,6 +42,43 @@ pub(crate) struct HttpOptions<'a> {
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) limits: HttpLimitOptions,
     pub(crate) agent: AgentOptions,
+    pub(crate) docs: DocsOptions,
+}
+
+/// How `GET /docs`, the tool catalog page, is served.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct DocsOptions {
+    /// HTTP only: `GET /docs` without a token answers the public catalog (the tools that need
+    /// no scope) rather than 401, so that a browser can open it; a token still gets its
+    /// caller's page.
+    #[arg(long, requires = "http")]
+    public_docs: bool,
+    /// HTTP only: how many requests for `/docs` a minute each caller may make (in bursts of as
+    /// many; callers without a token counted by address).
+    #[arg(long, value_name = "N", default_value_t = toolspec::http::DOCS_RATE_LIMIT.calls, value_parser = clap::value_parser!(u32).range(1..), requires = "http")]
+    docs_rate_limit: u32,
+    /// HTTP only: where the catalog's curl examples send requests (default: `http://ADDR` of
+    /// the listening address).
+    #[arg(long, value_name = "URL", requires = "http")]
+    docs_base_url: Option<String>,
+}
+
+impl DocsOptions {
+    /// `api` serving `/docs` as these options say, at `local` unless a base URL is given.
+    fn apply(&self, api: HttpApi, local: SocketAddr) -> HttpApi {
+        let per_minute = RateLimit {
+            calls: self.docs_rate_limit,
+            burst: self.docs_rate_limit,
+            ..toolspec::http::DOCS_RATE_LIMIT
+        };
+        let base_url = match &self.docs_base_url {
+            Some(url) => url.clone(),
+            None => format!("http://{local}"),
+        };
+        api.public_docs(self.public_docs)
+            .docs_rate_limit(Some(per_minute))
+            .docs_base_url(&base_url)
+    }
 }
 
 /// Serves MCP over streamable HTTP at `/mcp` and the HTTP API at `/tools` on one address until
@@ -150,6 +188,7 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         allowed_origins,
         limits,
         agent,
+        docs,
         ..
     } = options;
     let local = listener.local_addr()?;
@@ -163,8 +202,8 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         .select(&listing.selection())
         .authenticator(authenticator.clone())
         .on_missing_scope(missing_scope)
-        .max_body_bytes(limits.max_body_bytes)
-        .router();
+        .max_body_bytes(limits.max_body_bytes);
+    let api = docs.apply(api, local).router();
     // `POST /agent` (with `--model-url`): the agent acting as each request's caller.
     let agent = agent.router(&registry, authenticator.clone());
     let agent = agent?;
@@ -188,6 +227,7 @@ async fn serve_authenticated<A: Authenticator + Clone>(
     tracing::info!("serving MCP at http://{local}{}", http::PATH);
     eprintln!("MCP endpoint: http://{local}{}", http::PATH);
     eprintln!("HTTP API: http://{local}/tools");
+    eprintln!("Tool catalog: http://{local}/docs");
     if serving_agent {
         eprintln!("Agent: http://{local}/agent");
     }

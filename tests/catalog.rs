@@ -170,6 +170,60 @@ async fn the_page_shows_the_callers_tools_only() {
         "a tool her scopes do not reach"
     );
     assert!(!page.contains("orders_refund"));
-    // The curl examples go where the page was asked of.
-    assert!(page.contains(&format!("curl -X POST {}", base.replace('/', "&#x2f;"))));
+    // The curl examples read where the API is from a shell variable, not from the request.
+    assert!(page.contains("curl -X POST $TOOLSPEC_URL&#x2f;tools&#x2f;orders_get"));
+    assert!(!page.contains(&base.replace('/', "&#x2f;")), "{page}");
+}
+
+#[tokio::test]
+async fn served_without_peer_addresses_the_public_pages_callers_share_one_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let location = toolspec_store::Location::File(dir.path().join("store.db"));
+    let store = toolspec_store::Store::open(&location).await.unwrap();
+    let twice = toolspec::rate::RateLimit {
+        calls: 2,
+        period_ms: 60_000,
+        burst: 2,
+        in_flight: 1,
+    };
+    let api = HttpApi::new(toolspec_store::registry(store), Caller::new("reader"))
+        .authenticator(serde_json::from_str::<BearerTokens>(TOKENS).unwrap())
+        .public_docs(true)
+        .docs_rate_limit(Some(twice))
+        .docs_base_url("https://tools.example.com/");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let router = api.router();
+    // `axum::serve` without `into_make_service_with_connect_info`: no peer address.
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    let from = |last: u8| {
+        let address = std::net::IpAddr::from([127, 0, 0, last]);
+        reqwest::Client::builder()
+            .local_address(address)
+            .build()
+            .unwrap()
+    };
+    let first = from(1).get(format!("{base}/docs")).send().await.unwrap();
+    assert_eq!(first.status(), 200);
+    let page = first.text().await.unwrap();
+    assert!(page.contains("id=\"tool-customers_me\""), "{page}");
+    assert!(!page.contains("orders_get"), "{page}");
+    assert!(
+        page.contains(
+            "curl -X POST https:&#x2f;&#x2f;tools.example.com&#x2f;tools&#x2f;customers_me"
+        )
+    );
+    let second = from(2).get(format!("{base}/docs")).send().await.unwrap();
+    assert_eq!(second.status(), 200);
+    let third = from(3).get(format!("{base}/docs")).send().await.unwrap();
+    assert_eq!(third.status(), 429, "one budget for every address");
+    assert!(third.headers().contains_key("retry-after"));
+    // A caller with a token has its own.
+    let grace = from(3)
+        .get(format!("{base}/docs"))
+        .bearer_auth("grace-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(grace.status(), 200);
 }

@@ -6,6 +6,7 @@
 mod declare;
 mod lock;
 mod new;
+mod package;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -38,8 +39,13 @@ enum Command {
     /// Make a crate that builds and serves: a specs folder with one tool, the build script, a
     /// handler, an MCP server over stdio, and a test.
     New {
-        /// The crate's name, also its folder's (made in the current folder).
+        /// The crate's name, also its folder's (made in the current folder) unless `--path`
+        /// says where.
         name: String,
+        /// Make the crate in this folder (`.` for the current one), made when missing; it may
+        /// hold other files, not those of the crate (a `.gitignore` is kept).
+        #[arg(long, value_name = "DIR")]
+        path: Option<PathBuf>,
         /// Depend on this toolspec checkout rather than on the repository.
         #[arg(long, value_name = "DIR")]
         toolspec_path: Option<PathBuf>,
@@ -119,9 +125,10 @@ enum SpecsCommand {
         /// The folder to write into (made when missing).
         #[arg(long, value_name = "OUT")]
         out: PathBuf,
-        /// The page's title.
-        #[arg(long, default_value = "Tool catalog")]
-        title: String,
+        /// The page's title (default: "The tools of NAME", NAME the crate the folder is in, as
+        /// the HTTP API's `/docs` titles it; "Tool catalog" outside a crate).
+        #[arg(long)]
+        title: Option<String>,
         /// Where the HTTP API is served, for the curl examples.
         #[arg(long, value_name = "URL", default_value = "http://localhost:8787")]
         base_url: String,
@@ -149,8 +156,9 @@ fn main() -> ExitCode {
     match cli.command {
         Command::New {
             name,
+            path,
             toolspec_path,
-        } => create(&name, toolspec_path.as_deref()),
+        } => create(&name, path.as_deref(), toolspec_path.as_deref()),
         Command::Specs(command) => specs(command, cli.verbose),
     }
 }
@@ -166,7 +174,12 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
         | SpecsCommand::Docs { dir, .. }
         | SpecsCommand::Stubs { dir, .. } => dir,
     };
-    let project = match toolspec_codegen::load(dir) {
+    let name = package::name(dir);
+    let config = match &name {
+        Some(name) => toolspec_codegen::Config::new().name(name),
+        None => toolspec_codegen::Config::new(),
+    };
+    let project = match config.load(dir) {
         Ok(project) => project,
         Err(e) => {
             eprintln!("{e}");
@@ -222,7 +235,13 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
             title,
             base_url,
             ..
-        } => docs(&project, &out, &title, &base_url),
+        } => {
+            let title = title.unwrap_or_else(|| match &name {
+                Some(name) => format!("The tools of {name}"),
+                None => "Tool catalog".to_owned(),
+            });
+            docs(&project, &out, &title, &base_url)
+        }
         SpecsCommand::Stubs {
             tool, app, tools, ..
         } => {
@@ -239,13 +258,29 @@ fn specs(command: SpecsCommand, verbose: bool) -> ExitCode {
 }
 
 /// `toolspec new`: the crate, and what to do next.
-fn create(name: &str, toolspec: Option<&std::path::Path>) -> ExitCode {
-    match new::create(std::path::Path::new("."), name, toolspec) {
+fn create(
+    name: &str,
+    path: Option<&std::path::Path>,
+    toolspec: Option<&std::path::Path>,
+) -> ExitCode {
+    let place = match path {
+        Some(path) => new::Place::Folder(path),
+        None => new::Place::NewFolderIn(std::path::Path::new(".")),
+    };
+    match new::create(place, name, toolspec) {
         Ok(files) => {
-            eprintln!("created `{name}`: {}", files.join(", "));
+            let (made, cd) = match path {
+                Some(path) => (path.display().to_string(), path.display().to_string()),
+                None => (name.to_owned(), name.to_owned()),
+            };
+            eprintln!("created `{name}` in `{made}`: {}", files.join(", "));
+            let cd = match cd.as_str() {
+                "." => String::new(),
+                dir => format!("cd {dir} && "),
+            };
             eprintln!(
-                "`cd {name} && cargo run` serves its tools over MCP on stdio; `cargo test` \
-                 calls them; `toolspec stubs --tool NAME` prints the handler of a tool you add"
+                "`{cd}cargo run` serves its tools over MCP on stdio; `cargo test` calls them; \
+                 `toolspec stubs --tool NAME` prints the handler of a tool you add"
             );
             ExitCode::SUCCESS
         }

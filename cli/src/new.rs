@@ -1,5 +1,7 @@
 //! `toolspec new NAME`: a crate that builds and serves — a specs folder with one tool, the
-//! build script, a handler, an MCP server over stdio, and a test that calls the tool.
+//! build script, a handler, an MCP server over stdio, and a test that calls the tool — in the
+//! new folder `NAME`, or (`--path DIR`) in a folder that may exist already, as long as none of
+//! the files it writes is there (a `.gitignore` is kept as it is).
 
 use std::path::{Path, PathBuf};
 
@@ -13,6 +15,10 @@ pub enum NewError {
     Name(String),
     /// Something is there already.
     Exists(PathBuf),
+    /// Files it would write are there already, in the folder given.
+    WouldOverwrite(PathBuf, Vec<String>),
+    /// The folder given is a file.
+    NotAFolder(PathBuf),
     /// `--toolspec-path` is not a toolspec checkout.
     NotACheckout(PathBuf),
     /// A file could not be written.
@@ -25,9 +31,19 @@ impl std::fmt::Display for NewError {
             Self::Name(why) => f.write_str(why),
             Self::Exists(path) => write!(
                 f,
-                "`{}` exists already: choose another name, or remove it",
+                "`{}` exists already: choose another name, remove it, or make the crate in it \
+                 with `--path {}`",
+                path.display(),
                 path.display()
             ),
+            Self::WouldOverwrite(path, files) => write!(
+                f,
+                "`{}` holds files the crate needs, which would be overwritten: {}; move them \
+                 away, or make the crate in another folder",
+                path.display(),
+                files.join(", ")
+            ),
+            Self::NotAFolder(path) => write!(f, "`{}` is a file, not a folder", path.display()),
             Self::NotACheckout(path) => write!(
                 f,
                 "`{}` is not a toolspec checkout (no `toolspec/Cargo.toml` and \
@@ -39,14 +55,41 @@ impl std::fmt::Display for NewError {
     }
 }
 
-/// Makes the crate `name` in the folder `parent`, depending on the checkout at `toolspec` or
-/// else on the repository; the files written, relative to the crate.
-pub fn create(parent: &Path, name: &str, toolspec: Option<&Path>) -> Result<Vec<String>, NewError> {
+/// Where `toolspec new` makes the crate.
+pub enum Place<'a> {
+    /// A new folder named after the crate, in this folder.
+    NewFolderIn(&'a Path),
+    /// This folder, made when missing: it may hold other files (a README, a `.git`), but none
+    /// that the crate is made of.
+    Folder(&'a Path),
+}
+
+/// The file of a crate that a folder may have already: it is kept.
+const KEPT: &str = ".gitignore";
+
+/// Makes the crate `name` at `place`, depending on the checkout at `toolspec` or else on the
+/// repository; the files written, relative to the crate.
+pub fn create(
+    place: Place<'_>,
+    name: &str,
+    toolspec: Option<&Path>,
+) -> Result<Vec<String>, NewError> {
     check_name(name)?;
-    let root = parent.join(name);
-    if root.exists() {
-        return Err(NewError::Exists(root));
-    }
+    let root = match place {
+        Place::NewFolderIn(parent) => {
+            let root = parent.join(name);
+            if root.exists() {
+                return Err(NewError::Exists(root));
+            }
+            root
+        }
+        Place::Folder(root) => {
+            if root.exists() && !root.is_dir() {
+                return Err(NewError::NotAFolder(root.to_owned()));
+            }
+            root.to_owned()
+        }
+    };
     let (runtime, codegen) = match toolspec {
         None => (
             format!("git = \"{REPOSITORY}\""),
@@ -76,6 +119,18 @@ pub fn create(parent: &Path, name: &str, toolspec: Option<&Path>) -> Result<Vec<
         ("src/main.rs", MAIN.replace("{crate}", &krate)),
         ("tests/tools.rs", TEST.replace("{crate}", &krate)),
     ];
+    let kept = root.join(KEPT).exists();
+    let there: Vec<String> = (files.iter())
+        .map(|(path, _)| *path)
+        .filter(|path| *path != KEPT && root.join(path).symlink_metadata().is_ok())
+        .map(str::to_owned)
+        .collect();
+    if !there.is_empty() {
+        return Err(NewError::WouldOverwrite(root, there));
+    }
+    let files: Vec<_> = (files.into_iter())
+        .filter(|(path, _)| !(kept && *path == KEPT))
+        .collect();
     for (path, text) in &files {
         let file = root.join(path);
         let written = file

@@ -1,7 +1,8 @@
 //! `toolspec new` and `toolspec stubs` as a new user meets them: the crate `new` makes builds
 //! offline against this workspace, passes its own test and serves its tool to an MCP client;
 //! then a richer spec is added and the crate's handlers replaced by what `stubs` prints, which
-//! compiles without a warning.
+//! compiles without a warning. `new --path` makes the crate in a folder that exists already,
+//! leaving its own files alone and refusing to overwrite the crate's.
 //!
 //! The crate is built in the target folder the README's adopter crate uses, with the same
 //! features, so that their dependencies are built once.
@@ -181,7 +182,61 @@ fn new_and_stubs_refuse_what_they_cannot_do_and_say_why() {
     );
     let (_, said, ok) = toolspec(scratch.path(), &["new", "demo"]);
     assert!(!ok);
-    assert!(said.contains("exists already"), "{said}");
+    assert!(
+        said.contains("`./demo` exists already") && said.contains("with `--path ./demo`"),
+        "{said}"
+    );
+
+    // An existing folder (a cloned repository, say): its own files are left alone.
+    let repo = scratch.path().join("helpdesk-repo");
+    std::fs::create_dir(&repo).unwrap();
+    std::fs::write(repo.join("README.md"), "# Helpdesk\n").unwrap();
+    std::fs::write(repo.join(".gitignore"), "/target\n*.db\n").unwrap();
+    let (_, said, ok) = toolspec(&repo, &["new", "helpdesk", "--path", "."]);
+    assert!(ok, "{said}");
+    assert!(said.contains("created `helpdesk` in `.`"), "{said}");
+    assert!(
+        said.contains("`cargo run` serves"),
+        "no `cd` into where it is: {said}"
+    );
+    assert!(
+        !said.contains(".gitignore"),
+        "the folder's own is kept: {said}"
+    );
+    let manifest = std::fs::read_to_string(repo.join("Cargo.toml")).unwrap();
+    assert!(manifest.contains("name = \"helpdesk\""), "{manifest}");
+    assert!(repo.join("specs/greetings/hello.yaml").is_file());
+    assert_eq!(
+        std::fs::read_to_string(repo.join("README.md")).unwrap(),
+        "# Helpdesk\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".gitignore")).unwrap(),
+        "/target\n*.db\n"
+    );
+    assert!(!repo.join("helpdesk").exists(), "no folder of its own");
+    // Made again there, it would overwrite: it names what, and writes nothing.
+    std::fs::remove_file(repo.join("src/main.rs")).unwrap();
+    let (_, said, ok) = toolspec(&repo, &["new", "helpdesk", "--path", "."]);
+    assert!(!ok);
+    assert!(
+        said.contains(
+            "`.` holds files the crate needs, which would be overwritten: Cargo.toml, build.rs, \
+             specs/greetings/hello.yaml, src/lib.rs, tests/tools.rs"
+        ),
+        "{said}"
+    );
+    assert!(!repo.join("src/main.rs").exists(), "nothing is written");
+    // A folder that is missing is made; a file is no folder.
+    let (_, said, ok) = toolspec(scratch.path(), &["new", "desk", "--path", "nested/desk"]);
+    assert!(ok, "{said}");
+    assert!(scratch.path().join("nested/desk/build.rs").is_file());
+    let (_, said, ok) = toolspec(&repo, &["new", "desk", "--path", "README.md"]);
+    assert!(!ok);
+    assert!(
+        said.contains("`README.md` is a file, not a folder"),
+        "{said}"
+    );
 
     let specs = workspace().join("specs");
     let specs = specs.to_str().unwrap();

@@ -28,6 +28,7 @@ pub struct Config {
     rerun_if_changed: Option<bool>,
     max_file_size: Option<u64>,
     verbose: Option<bool>,
+    name: Option<String>,
 }
 
 /// Set (to anything) in a build's environment, every fallback warning is printed rather than
@@ -80,6 +81,14 @@ impl Config {
         self
     }
 
+    /// Names the project (its crate's name): the title of the HTTP API's OpenAPI document. A
+    /// build script's compile takes the crate's `CARGO_PKG_NAME` unless given one; otherwise
+    /// the document is titled `Tools`.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
     /// Reads and checks `specs_dir` without writing anything.
     pub fn load(&self, specs_dir: impl AsRef<Path>) -> Result<Project, Error> {
         self.read(specs_dir.as_ref()).map(|(project, _)| project)
@@ -88,7 +97,8 @@ impl Config {
     fn read(&self, dir: &Path) -> Result<(Project, Vec<PathBuf>), Error> {
         let display = self.display(dir);
         let scanned = self.scan(dir, &display)?;
-        let mut project = project::build(&scanned.sources, &scanned.dirs, &display);
+        let mut project =
+            project::build(&scanned.sources, &scanned.dirs, &display).with_name(self.name.clone());
         project.diagnostics.extend(scanned.diagnostics);
         Ok((project, scanned.watched))
     }
@@ -122,6 +132,12 @@ impl Config {
         let dir = specs_dir.as_ref();
         let in_build_script =
             std::env::var_os("OUT_DIR").is_some() && std::env::var_os("CARGO").is_some();
+        // A build script names the project after its crate.
+        let name = self.name.clone().or_else(|| {
+            in_build_script
+                .then(|| std::env::var("CARGO_PKG_NAME").ok())
+                .flatten()
+        });
         let rerun = self.rerun_if_changed.unwrap_or(in_build_script);
         let mut lines = String::new();
         if rerun {
@@ -147,7 +163,7 @@ impl Config {
         let output = self
             .output_dir()
             .map(|out_dir| out_dir.join(self.output_name()));
-        let options = format!("{self:?} shown as {display:?}, locked as {lock:?}");
+        let options = format!("{self:?} named {name:?} shown as {display:?}, locked as {lock:?}");
         let cache = output
             .as_deref()
             .filter(|_| scanned.diagnostics.is_empty())
@@ -165,7 +181,7 @@ impl Config {
                 reuse: Reuse::Unchanged,
             });
         }
-        let mut project = project::build(&scanned.sources, &scanned.dirs, &display);
+        let mut project = project::build(&scanned.sources, &scanned.dirs, &display).with_name(name);
         project.diagnostics.extend(scanned.diagnostics);
         if !project.has_errors() {
             let drift = crate::lock::enforce(&project, lock.as_deref());

@@ -54,6 +54,8 @@ pub struct Tool {
 pub struct Project {
     /// How the specs directory is shown in diagnostics (`specs`).
     pub(crate) display_root: String,
+    /// The project's name (its crate's), when known: the OpenAPI document's title.
+    pub(crate) name: Option<String>,
     /// The project config.
     pub(crate) config: ProjectConfig,
     /// Named types.
@@ -74,6 +76,17 @@ impl Project {
         self.diagnostics
             .iter()
             .any(|d| d.severity == Severity::Error)
+    }
+
+    /// The project's name (see [`Config::name`](crate::Config::name)), when known.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The project named `name` (the OpenAPI document's title).
+    pub fn with_name(mut self, name: Option<String>) -> Self {
+        self.name = name;
+        self
     }
 
     /// The checked tools, sorted by spec path (a tool too broken to check is left out).
@@ -239,6 +252,7 @@ pub fn build(sources: &[Source], dirs: &[String], display_root: &str) -> Project
         .collect();
     Project {
         display_root: display_root.to_owned(),
+        name: None,
         config: read.config,
         types: read.types,
         tools,

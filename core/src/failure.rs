@@ -386,6 +386,12 @@ pub(crate) fn compose_error(headline: Option<&str>, reason: &str, standalone: bo
     }
 }
 
+/// The reason a `ref` field that names no record the caller may see fails with, when the
+/// spec does not word `not_found` itself: `No such order.` for the field `order`.
+pub(crate) fn not_found_reason(field: &str) -> String {
+    format!("No such {field}.")
+}
+
 /// How many causes [`error_chain`] follows (a chain that loops ends there).
 const MAX_CAUSES: usize = 32;
 

@@ -2,13 +2,14 @@
 //! writes, `orders_refund` does nothing (no refund, its `once` key free) and answers
 //! `unavailable` with a retry hint; the identical retry, once the table takes writes again,
 //! refunds once. When only the outcome cannot be written, the refund that ran is answered as
-//! it happened and its record stays `started`.
+//! it happened and its record stays `started`. `orders_place` (`required` too) places no order
+//! while the table refuses its record.
 
 use rmcp::model::ProtocolVersion;
 use serde_json::json;
 use toolspec::audit::AuditState;
 
-use crate::support::{HttpServer, TOKENS, result, text};
+use crate::support::{HttpServer, TOKENS, one_mug, result, text};
 use crate::target::{Backend, Target, code, error, refund};
 
 #[tokio::test]
@@ -84,6 +85,59 @@ async fn a_required_call_whose_record_cannot_be_written_does_not_run(target: Tar
         (AuditState::Started, None),
         "opened before the refund ran, its outcome refused"
     );
+
+    sql.close().await;
+    client.cancel().await.expect("the session ends");
+    drop(server);
+    target.finish().await;
+}
+
+#[tokio::test]
+async fn sqlite_no_order_is_placed_while_its_record_cannot_be_written() {
+    if let Some(target) = Target::new(Backend::Sqlite).await {
+        no_order_is_placed_while_its_record_cannot_be_written(target).await;
+    }
+}
+
+#[tokio::test]
+async fn postgres_no_order_is_placed_while_its_record_cannot_be_written() {
+    if let Some(target) = Target::new(Backend::Postgres).await {
+        no_order_is_placed_while_its_record_cannot_be_written(target).await;
+    }
+}
+
+/// `specs/orders/place.yaml` promises that no placed order goes unrecorded: its record is
+/// committed before the order is placed, so a refused record places nothing.
+async fn no_order_is_placed_while_its_record_cannot_be_written(target: Target) {
+    let db = std::ffi::OsStr::new(&target.db);
+    let server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
+    let client = server
+        .client("ada-token", ProtocolVersion::V_2025_11_25)
+        .await;
+    let first = result(&client, "orders_get", json!({"order_id": 1})).await;
+    assert_eq!(first.is_error, Some(false), "{}", text(&first));
+    let sql = target.connect().await;
+    let orders = || sql.integer("SELECT COUNT(*) FROM orders");
+    let before = orders().await;
+
+    sql.refuse_audit_rows("TRUE").await;
+    let refused = result(&client, "orders_place", one_mug()).await;
+    assert_eq!(code(&refused), "unavailable", "{}", text(&refused));
+    assert_eq!(
+        error(&refused)["message"],
+        "Could not place the order: Nothing was done, as the audit trail is unavailable; retry in 2 s."
+    );
+    assert_eq!(orders().await, before, "no order was placed");
+
+    sql.accept_audit_rows().await;
+    let placed = result(&client, "orders_place", one_mug()).await;
+    assert_eq!(code(&placed), "ok", "{}", text(&placed));
+    assert_eq!(orders().await, before + 1);
+    let records = target.records("orders_place").await;
+    assert_eq!(records.len(), 1, "only the call that ran: {records:#?}");
+    assert_eq!(records[0].state, AuditState::Finished);
+    let id = placed.structured_content.as_ref().unwrap()["order"]["id"].clone();
+    assert_eq!(records[0].result.as_ref().unwrap()["order"]["id"], id);
 
     sql.close().await;
     client.cancel().await.expect("the session ends");

@@ -1,11 +1,11 @@
 //! `kill -9` under load, counting what was committed without a record. Workers refund 1 of a
-//! fresh delivered order each (`orders_refund`: `audit: { required: true }`) and place orders
-//! (`orders_place`: `durability: sync`) until the server is killed at a moment that differs
-//! each round and each run; then every order refunded in the database is matched with its
-//! record. For `required` there must be none without one; `sync` only promises that an
-//! answered call has its record, and the count of its committed orders without one is
-//! reported. Records the killed processes left `started` are `interrupted` once a live
-//! process finds them dead.
+//! fresh delivered order each and place orders until the server is killed at a moment that
+//! differs each round and each run; both tools are `audit: { required: true }`. Then every order
+//! refunded in the database is matched with its record, and every order placed with a record
+//! that names it or with one of the records opened before a call ran that never finished
+//! (placing an order takes the same arguments every time, so an open record cannot say which
+//! order it is): none may be left without one. Records the killed processes left `started` are
+//! `interrupted` once a live process finds them dead.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -90,8 +90,9 @@ async fn kill_9_leaves_no_required_effect_without_its_record(target: Target) {
         .filter(|r| r.state != AuditState::Finished)
         .count();
 
-    // `sync`: the orders placed (numbered past the seed, around the added ones), and those
-    // with a record.
+    // The orders placed (numbered past the seed, around the added ones): each has a finished
+    // record naming it, or is one of those whose call was recorded before it ran and never
+    // finished.
     let placed: BTreeSet<i64> = sql
         .integers(&format!(
             "SELECT id FROM orders
@@ -100,17 +101,26 @@ async fn kill_9_leaves_no_required_effect_without_its_record(target: Target) {
         .await
         .into_iter()
         .collect();
-    let placed_recorded: BTreeSet<i64> = target
-        .records("orders_place")
-        .await
+    let place_records = target.records("orders_place").await;
+    let placed_recorded: BTreeSet<i64> = place_records
         .iter()
         .filter_map(|r| r.result.as_ref()?["order"]["id"].as_i64())
         .collect();
-    let placed_unrecorded = placed.difference(&placed_recorded).count();
+    let placed_open = place_records
+        .iter()
+        .filter(|r| r.state != AuditState::Finished)
+        .count();
+    let placed_unnamed = placed.difference(&placed_recorded).count();
+    assert!(
+        placed_unnamed <= placed_open,
+        "{placed_unnamed} placed orders have no finished record, and only {placed_open} calls \
+         were recorded without finishing: orders placed without a record"
+    );
     eprintln!(
         "kill -9 in {rounds} rounds: {} refunds committed ({} answered), 0 without a record, {open} \
          recorded before they ran but never finished; {} orders placed ({} answered), \
-         {placed_unrecorded} without a record (`sync`)",
+         {placed_unnamed} of them by a call recorded before it ran that never finished \
+         ({placed_open} such records), 0 without a record",
         refunded.len(),
         answered.0,
         placed.len(),
@@ -155,6 +165,17 @@ async fn kill_9_leaves_no_required_effect_without_its_record(target: Target) {
         .filter(|r| r.state == AuditState::Interrupted)
         .count();
     assert_eq!(interrupted, open, "every record left open is `interrupted`");
+    // The placed orders' open records too (the refund above found the dead processes).
+    let still_started = target
+        .records("orders_place")
+        .await
+        .iter()
+        .filter(|r| r.state == AuditState::Started)
+        .count();
+    assert_eq!(
+        still_started, 0,
+        "every placing record left open is `interrupted`"
+    );
     client.cancel().await.expect("the session ends");
     drop(server);
     sql.close().await;

@@ -1,5 +1,6 @@
 //! The audit trail, `once` and `lock` through the store's binary: records are not lost on a
-//! graceful shutdown, `sync` records survive `kill -9`, and two processes on one PostgreSQL
+//! graceful shutdown, an answered call's record survives `kill -9` (`orders_place` is
+//! `required`, which implies `sync`: its record is committed before the answer), and two processes on one PostgreSQL
 //! database run a `once` tool's handler once for many concurrent duplicates, and a `lock`ed
 //! tool's handler for one key never in two places at once.
 
@@ -41,7 +42,7 @@ async fn every_call_answered_before_sigterm_is_recorded() {
 }
 
 #[tokio::test]
-async fn a_sync_record_is_committed_before_its_answer_even_under_kill_9() {
+async fn an_answered_calls_record_is_committed_before_its_answer_even_under_kill_9() {
     let scratch = Scratch::new();
     let db = scratch.db().display().to_string();
     let seed = std::time::SystemTime::now()
@@ -67,7 +68,7 @@ async fn a_sync_record_is_committed_before_its_answer_even_under_kill_9() {
     eprintln!("kill -9 in 20 rounds: {answered} answered calls, each recorded");
 }
 
-/// Places orders (whose records are `sync`) until the server is killed with `-9` after
+/// Places orders (whose records are committed before they answer) until the server is killed with `-9` after
 /// `pause`; how many calls were answered.
 async fn count_answers(client: &Client, server: &HttpServer, pause: Duration) -> usize {
     let killer = server.kill_after(pause);

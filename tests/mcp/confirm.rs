@@ -126,7 +126,15 @@ async fn a_client_that_cannot_be_asked_is_refused_and_nothing_runs() {
     let recorder = Recorder::new(ProtocolVersion::V_2026_07_28).without_elicitation();
     let (client, _log) = stdio_as(db.as_os_str(), &args, recorder).await;
     let missing = call(&client, "orders_cancel", json!({ "order": 1 })).await;
-    assert_eq!(protocol_error(missing.unwrap_err()).0, -32021);
+    assert_eq!(
+        protocol_error(missing.unwrap_err()),
+        (
+            -32021,
+            "This call asks its user first (a confirmation or a form): call it from a client \
+             that declares the `elicitation` capability; this client does not."
+                .to_owned()
+        )
+    );
     assert_eq!(status(&client, 1).await, "pending");
 }
 

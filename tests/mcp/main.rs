@@ -3,6 +3,7 @@
 //! the store's registry served in the test's own process where a test adds a tool).
 
 mod audit;
+mod catalog;
 mod confirm;
 mod direct;
 #[path = "../support/fake_model.rs"]

@@ -2,7 +2,9 @@
 //! (`task: optional`) called by a client that declares the extension answers a task handle;
 //! `tasks/get` gives its progress and then exactly the result a direct call gives; another
 //! caller's task is an unknown one; `tasks/cancel` stops the handler; a server killed with
-//! `-9` mid-task leaves the task to the next process on the database, which finishes it.
+//! `-9` mid-task leaves the task to the next process on the database, which finishes it. A
+//! client without the extension is refused `orders_report` (`task: required`) with a message
+//! that says what it needs.
 
 use std::time::{Duration, Instant};
 
@@ -80,6 +82,36 @@ async fn a_task_answers_a_handle_then_exactly_what_a_direct_call_answers() {
         assert!(
             matches!(inline, CallToolResponse::Complete(_)),
             "{inline:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_required_task_refuses_a_client_without_the_extension_saying_what_it_needs() {
+    let scratch = Scratch::new();
+    let server = HttpServer::start(&scratch).await;
+    for version in [ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28] {
+        let client = server.client("ada-token", version.clone()).await;
+        let refused = client
+            .call_tool_once(params("orders_report", json!({})))
+            .await
+            .expect_err("refused");
+        let rmcp::service::ServiceError::McpError(error) = refused else {
+            panic!("not a JSON-RPC error: {refused}");
+        };
+        assert_eq!(error.code.0, -32021, "{version:?}");
+        // A client shows the message: it names what the client must declare.
+        assert_eq!(
+            error.message,
+            "`orders_report` runs only as a durable task: call it from a client that declares \
+             MCP's tasks extension (`io.modelcontextprotocol/tasks`) in its capabilities; this \
+             client does not."
+        );
+        assert_eq!(
+            error.data,
+            Some(json!({
+                "requiredCapabilities": { "extensions": { "io.modelcontextprotocol/tasks": {} } }
+            }))
         );
     }
 }

@@ -67,6 +67,19 @@ pub async fn send(
     headers: &[&str],
     body: &str,
 ) -> RawAnswer {
+    send_from(None, address, method, path, headers, body).await
+}
+
+/// [`send`] from the local address `source` (an IPv4 loopback address such as `127.0.0.2`,
+/// which the server sees as another peer), or any.
+pub async fn send_from(
+    source: Option<std::net::Ipv4Addr>,
+    address: &str,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &str,
+) -> RawAnswer {
     let mut request = format!("{method} {path} HTTP/1.1\r\n");
     for header in headers {
         request += header;
@@ -78,7 +91,17 @@ pub async fn send(
     request += "Connection: close\r\n\r\n";
     request += body;
     let exchange = async {
-        let mut stream = TcpStream::connect(address).await.expect("connect");
+        let mut stream = match source {
+            None => TcpStream::connect(address).await.expect("connect"),
+            Some(source) => {
+                let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+                socket
+                    .bind((source, 0).into())
+                    .expect("bind the source address");
+                let to = address.parse().expect("an IPv4 `host:port`");
+                socket.connect(to).await.expect("connect")
+            }
+        };
         stream
             .write_all(request.as_bytes())
             .await

@@ -43,6 +43,27 @@ impl RateLimit {
     }
 }
 
+/// The budget in words, as the catalog shows it: `100 calls per 10s per caller, bursts of 50, at
+/// most 32 at once`.
+impl std::fmt::Display for RateLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let calls = match self.calls {
+            1 => "1 call".to_owned(),
+            n => format!("{n} calls"),
+        };
+        let period = crate::duration::words(self.period());
+        write!(
+            f,
+            "{calls} per {period} per caller, bursts of {}",
+            self.burst
+        )?;
+        match self.in_flight {
+            0 => Ok(()),
+            n => write!(f, ", at most {n} at once"),
+        }
+    }
+}
+
 impl Default for RateLimit {
     fn default() -> Self {
         Self::DEFAULT
@@ -52,6 +73,21 @@ impl Default for RateLimit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_budget_reads_as_words() {
+        assert_eq!(
+            RateLimit::DEFAULT.to_string(),
+            "100 calls per 10s per caller, bursts of 50, at most 32 at once"
+        );
+        let slow = RateLimit {
+            calls: 1,
+            period_ms: 60_000,
+            burst: 1,
+            in_flight: 0,
+        };
+        assert_eq!(slow.to_string(), "1 call per 1m per caller, bursts of 1");
+    }
 
     #[test]
     fn the_refill_is_the_period_shared_by_the_calls() {

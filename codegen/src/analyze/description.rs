@@ -2,13 +2,15 @@
 //! its user, and its error codes, or a query tool's filters, sorts and page size; last, a cap
 //! on its answers other than the default one.
 
+use toolspec_vocab::codes;
 use toolspec_vocab::query::FilterOp;
 
 use crate::spec::ToolSpec;
 use crate::spec::query::QuerySpec;
 
 /// The tool description models see: the spec's description, then for an action the
-/// preconditions and the error codes a call can fail with (guards first), for a query tool
+/// preconditions and the error codes a call can fail with (guards first, then the declared
+/// codes, then `not_found` when a `ref` field may answer it undeclared), for a query tool
 /// what [`query_description`] adds for every filter and sort.
 pub fn compose_description(spec: &ToolSpec) -> String {
     compose_description_from(spec, &spec.description)
@@ -64,12 +66,18 @@ fn action_description(spec: &ToolSpec, lead: &str) -> String {
             Some(_) => "\nThe user may have to confirm a call before it acts.",
         });
     }
-    let codes: Vec<&str> = spec
+    let mut codes: Vec<&str> = spec
         .guards
         .iter()
         .map(|g| g.name.value.as_str())
         .chain(spec.errors.iter().map(|e| e.code.value.as_str()))
         .collect();
+    // A `ref` field that names no record the caller may see fails the call with `not_found`,
+    // declared or not.
+    let loads_refs = spec.expects.iter().any(|f| f.reference.is_some());
+    if loads_refs && !codes.contains(&codes::NOT_FOUND) {
+        codes.push(codes::NOT_FOUND);
+    }
     if !codes.is_empty() {
         text.push_str("\nErrors: ");
         text.push_str(&codes.join(", "));
@@ -153,4 +161,69 @@ pub fn query_description(
         query.limit.max, query.limit.default
     ));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::source::Source;
+
+    /// The composed description of each tool of a project of `specs` (path, text).
+    fn descriptions(specs: &[(&str, &str)]) -> Vec<(String, String)> {
+        let sources: Vec<Source> = specs
+            .iter()
+            .map(|(path, text)| Source {
+                path: (*path).to_owned(),
+                text: (*text).to_owned(),
+            })
+            .collect();
+        let project = crate::project::build(&sources, &[], "specs");
+        assert!(!project.has_errors(), "{:?}", project.diagnostics());
+        let mut out: Vec<(String, String)> = (project.tools().iter())
+            .map(|t| (t.name().to_owned(), t.description().to_owned()))
+            .collect();
+        out.sort();
+        out
+    }
+
+    const CONFIG: &str = "ambient:\n  owner: { type: integer }\n";
+
+    const REF: &str = "  item:
+    type: ref
+    source: items
+    key: id
+    record: { id: integer }
+    scope: { owner: { ambient: owner } }
+";
+
+    #[test]
+    fn a_ref_fields_not_found_is_listed_among_the_errors_declared_or_not() {
+        let archive = format!(
+            "description: Archive an item.\nexpects:\n{REF}guards:\n  unarchived: Not archived yet.\n"
+        );
+        let rename = format!(
+            "description: Rename an item.\nexpects:\n{REF}errors:\n  codes:\n    not_found: No such item.\n    taken: The name is taken.\n"
+        );
+        let plain = "description: Ping.\nerrors:\n  codes:\n    down: Down.\n";
+        let described = descriptions(&[
+            ("toolspec.yaml", CONFIG),
+            ("items/archive.yaml", &archive),
+            ("items/rename.yaml", &rename),
+            ("ping.yaml", plain),
+        ]);
+        assert_eq!(
+            described,
+            [
+                (
+                    "items_archive".to_owned(),
+                    "Archive an item.\nPreconditions: Not archived yet.\nErrors: unarchived, not_found."
+                        .to_owned()
+                ),
+                (
+                    "items_rename".to_owned(),
+                    "Rename an item.\nErrors: not_found, taken.".to_owned()
+                ),
+                ("ping".to_owned(), "Ping.\nErrors: down.".to_owned()),
+            ]
+        );
+    }
 }

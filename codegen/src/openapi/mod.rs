@@ -105,7 +105,7 @@ impl Project {
         let document = json!({
             "openapi": "3.1.0",
             "info": {
-                "title": "Tools",
+                "title": self.name.as_deref().filter(|n| !n.is_empty()).unwrap_or("Tools"),
                 "version": INFO_VERSION,
                 "description": format!(
                     "Every tool of the `{}` adapter. Scopes the tools require: {scopes}.",
@@ -696,6 +696,15 @@ fn task_item() -> Value {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
+
+    #[test]
+    fn the_document_is_titled_with_the_projects_name() {
+        let files = [("ping.yaml", "description: Ping.\n")];
+        let project = crate::project::from_files(&files);
+        assert_eq!(project.openapi()["info"]["title"], "Tools", "no name known");
+        let named = project.with_name(Some("helpdesk".to_owned()));
+        assert_eq!(named.openapi()["info"]["title"], "helpdesk");
+    }
 
     #[test]
     fn integers_are_int64_where_no_format_says_otherwise() {

@@ -10,11 +10,13 @@ use crate::read::adapters::read_adapters;
 use crate::read::auth::read_auth;
 use crate::read::column::read_column_type;
 use crate::read::durable::read_project_audit;
+use crate::read::hints::check_hint_list;
 use crate::read::rate::read_rate_limit;
 use crate::read::reader::{Reader, is_snake_identifier, section};
 use crate::read::result_cap::read_result_cap;
 use crate::read::task::read_project_tasks;
 use crate::read::yaml::{Node, Value};
+use crate::source::Spanned;
 use crate::spec::{AdapterConfig, AmbientDecl, AuditConfig, AuthSpec, Fallbacks, ProjectConfig};
 
 section! {
@@ -22,6 +24,7 @@ section! {
     enum ConfigKey {
         Naming = "naming",
         Hints = "hints",
+        DefaultHints = "default_hints",
         Membership = "membership",
         Audit = "audit",
         Tasks = "tasks",
@@ -51,6 +54,7 @@ pub fn default_config() -> ProjectConfig {
     ProjectConfig {
         strip_prefixes: Vec::new(),
         hints,
+        default_hints: Vec::new(),
         membership: MembershipDefault::All,
         adapters: adapters::BUILTIN
             .iter()
@@ -92,6 +96,9 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
         match key {
             ConfigKey::Naming => read_naming(r, node, &mut config),
             ConfigKey::Hints => read_hints(r, node, &mut config),
+            ConfigKey::DefaultHints => {
+                config.default_hints = r.string_list(node, "`default_hints`");
+            }
             ConfigKey::Membership => {
                 let choices = [
                     ("all", MembershipDefault::All),
@@ -166,6 +173,8 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
             ConfigKey::Adapters => read_adapters(r, node, directories, &mut config),
         }
     }
+    // Checked once every hint is registered (custom adapters register theirs last).
+    check_default_hints(r, &mut config);
     if config.explain_enabled
         && config.explain_name == config.task_status_name
         && let Some(n) = (root.get("tasks").and_then(|t| t.get("status_tool")))
@@ -185,6 +194,42 @@ pub fn read_config(r: &mut Reader<'_>, root: &Node, directories: &[String]) -> P
         );
     }
     config
+}
+
+/// `default_hints`: registered hints, each once, none contradicting another, and not
+/// `read_only` (a tool that only reads says so itself; a deployment that may only read says
+/// `deployment: { read_only: true }`). Only the defaults that pass are kept: a tool is never
+/// given one that was reported.
+fn check_default_hints(r: &mut Reader<'_>, config: &mut ProjectConfig) {
+    check_hint_list(r, &config.default_hints, &config.hints);
+    if let Some(read_only) = (config.default_hints.iter()).find(|h| h.value == hints::READ_ONLY) {
+        r.report(
+            r.error(
+                Kind::InvalidValue,
+                read_only.span,
+                "`read_only` cannot be a default hint",
+            )
+            .with_label("would make every action read-only")
+            .with_help(
+                "hint each tool that only reads `read_only` in its spec; `deployment: { \
+                 read_only: true }` serves only the tools that read",
+            ),
+        );
+    }
+    let mut kept: Vec<Spanned<String>> = Vec::new();
+    for hint in std::mem::take(&mut config.default_hints) {
+        let known = config.hints.contains(&hint.value) && hint.value != hints::READ_ONLY;
+        let clashes = kept.iter().any(|k| {
+            k.value == hint.value
+                || (hints::CONTRADICTIONS.iter()).any(|c| {
+                    c.hints.contains(&k.value.as_str()) && c.hints.contains(&hint.value.as_str())
+                })
+        });
+        if known && !clashes {
+            kept.push(hint);
+        }
+    }
+    config.default_hints = kept;
 }
 
 /// The value of `key` in the map `node` (`section`), whose only key it is.

@@ -11,6 +11,7 @@ pub mod durable;
 pub mod field;
 pub mod field_key;
 pub mod folder;
+pub mod hints;
 pub mod lower;
 pub mod membership;
 pub mod query;

@@ -10,6 +10,7 @@ use crate::read::durable::{
 };
 use crate::read::field::{read_field, read_fields};
 use crate::read::field_key::Place;
+use crate::read::hints::with_default_hints;
 use crate::read::lower::lower;
 use crate::read::membership::read_tool_decl;
 use crate::read::query::{
@@ -321,8 +322,12 @@ impl Draft {
                 spec.query = Some(query);
             }
             None => {
-                for option in &spec.tool.options {
+                with_default_hints(&mut spec.hints, &config.default_hints);
+                for option in &mut spec.tool.options {
                     narrowing_on_an_action(r, option);
+                    if let Some(hints) = &mut option.hints {
+                        with_default_hints(hints, &config.default_hints);
+                    }
                 }
                 check_ask_fields(r, &spec.ask, &mut spec.expects);
                 for field in &mut spec.expects {

@@ -38,6 +38,9 @@ pub struct ProjectConfig {
     pub strip_prefixes: Vec<String>,
     /// Every hint a spec may use: core, adapters', and `hints:`.
     pub hints: Vec<String>,
+    /// `default_hints`: what every action's hints hold unless its spec lists the hint or one
+    /// that contradicts it (an adapter's own `hints:` alike).
+    pub default_hints: Vec<Spanned<String>>,
     /// `membership.default`
     pub membership: MembershipDefault,
     /// Every adapter, built-in and custom, sorted by name.

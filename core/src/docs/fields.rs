@@ -1,9 +1,12 @@
 //! What the catalog shows of a schema: one row per field (nested objects as `order.id`,
 //! array items as `lines[].sku`, named types followed), with its type and constraints in
-//! words; and an example value that the schema accepts, for the example calls.
+//! words and whether it is `sensitive` (as the tool's sensitivity map says); and an example
+//! value that the schema accepts, for the example calls.
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
+
+use crate::sensitive::Sensitivity;
 
 /// The most rows one table shows, and how deep it goes: a hostile schema stays a page.
 const MAX_ROWS: usize = 200;
@@ -19,40 +22,67 @@ pub(crate) struct FieldRow {
     pub(crate) required: bool,
     /// `≥ 1`, `at most 500 characters`, `one of: a, b`, `default: x`…
     pub(crate) constraints: String,
+    /// Kept out of audit records, logs and error messages (`sensitive: true`, or inside such a
+    /// value).
+    pub(crate) sensitive: bool,
     pub(crate) description: String,
 }
 
-/// The rows of `schema` (an object's properties, and theirs, in order).
-pub(crate) fn rows(schema: &Value) -> Vec<FieldRow> {
+/// The rows of `schema` (an object's properties, and theirs, in order), each marked sensitive
+/// where `sensitivity` (the tool's map for this schema) says so.
+pub(crate) fn rows(schema: &Value, sensitivity: &Sensitivity) -> Vec<FieldRow> {
     let mut out = Vec::new();
-    walk(schema, schema, "", &mut out, 0);
+    let mut walker = Walk {
+        root: schema,
+        sensitivity,
+        pointer: Vec::new(),
+        out: &mut out,
+    };
+    walker.walk(schema, "", 0);
     out
 }
 
-fn walk(root: &Value, schema: &Value, prefix: &str, out: &mut Vec<FieldRow>, depth: usize) {
-    let schema = resolve(root, schema);
-    let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
-        return;
-    };
-    let required: Vec<&str> = (schema.get("required").and_then(Value::as_array))
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    for (name, field) in properties {
-        if out.len() >= MAX_ROWS || depth >= MAX_DEPTH {
+/// One walk of a schema's fields: where it is (the pointer an argument's value would have:
+/// an item is `0`), and the rows so far.
+struct Walk<'a> {
+    root: &'a Value,
+    sensitivity: &'a Sensitivity,
+    pointer: Vec<String>,
+    out: &'a mut Vec<FieldRow>,
+}
+
+impl Walk<'_> {
+    fn walk(&mut self, schema: &Value, prefix: &str, depth: usize) {
+        let root = self.root;
+        let schema = resolve(root, schema);
+        let Some(properties) = schema.get("properties").and_then(Value::as_object) else {
             return;
-        }
-        let field = resolve(root, field);
-        let path = format!("{prefix}{name}");
-        out.push(FieldRow {
-            name: path.clone(),
-            kind: kind(root, field),
-            required: required.contains(&name.as_str()),
-            constraints: constraints(field),
-            description: text(field, "description"),
-        });
-        walk(root, field, &format!("{path}."), out, depth + 1);
-        if let Some(items) = field.get("items") {
-            walk(root, items, &format!("{path}[]."), out, depth + 1);
+        };
+        let required: Vec<&str> = (schema.get("required").and_then(Value::as_array))
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (name, field) in properties {
+            if self.out.len() >= MAX_ROWS || depth >= MAX_DEPTH {
+                return;
+            }
+            let field = resolve(root, field);
+            let path = format!("{prefix}{name}");
+            self.pointer.push(name.clone());
+            self.out.push(FieldRow {
+                name: path.clone(),
+                kind: kind(root, field),
+                required: required.contains(&name.as_str()),
+                constraints: constraints(field),
+                sensitive: self.sensitivity.covers(&self.pointer),
+                description: text(field, "description"),
+            });
+            self.walk(field, &format!("{path}."), depth + 1);
+            if let Some(items) = field.get("items") {
+                self.pointer.push("0".to_owned());
+                self.walk(items, &format!("{path}[]."), depth + 1);
+                self.pointer.pop();
+            }
+            self.pointer.pop();
         }
     }
 }
@@ -123,14 +153,15 @@ fn constraints(schema: &Value) -> String {
             out.push(format!("{words} {v}"));
         }
     }
-    for (key, words) in [
-        ("minLength", "at least {} characters"),
-        ("maxLength", "at most {} characters"),
-        ("minItems", "at least {} items"),
-        ("maxItems", "at most {} items"),
+    for (key, bound, unit) in [
+        ("minLength", "at least", "character"),
+        ("maxLength", "at most", "character"),
+        ("minItems", "at least", "item"),
+        ("maxItems", "at most", "item"),
     ] {
         if let Some(v) = number(key) {
-            out.push(words.replace("{}", &v.to_string()));
+            let plural = if v.as_u64() == Some(1) { "" } else { "s" };
+            out.push(format!("{bound} {v} {unit}{plural}"));
         }
     }
     if schema.get("uniqueItems") == Some(&Value::Bool(true)) {

@@ -1,6 +1,7 @@
 //! The tool catalog: a page people read, built from the tools' descriptors — each tool with
 //! its title and description, its inputs and outputs as tables (types and constraints in
-//! words), its error codes, guards, scopes, hints, task and confirmation settings, its result
+//! words, `sensitive` fields marked), its error codes (a `ref` field's `not_found` among
+//! them), guards, scopes, hints, rate limit, task and confirmation settings, its result
 //! cap, the adapters it is on with its name there, and an example call per adapter (MCP
 //! JSON-RPC, the HTTP API with curl, an OpenAI tool call). Rendered with minijinja as HTML (no script,
 //! landmarks and table headers for screen readers, readable at phone width; every text
@@ -17,14 +18,18 @@ use minijinja::Environment;
 use serde::Serialize;
 use serde_json::{Value, json};
 use toolspec_vocab::adapters::{HTTP, MCP, OPENAI};
+use toolspec_vocab::codes;
 
 use crate::descriptor::{Descriptor, ToolKind};
+use crate::failure::not_found_reason;
+use crate::sensitive::Sensitivity;
 use fields::{FieldRow, example, rows};
 
 /// The catalog of some tools, ready to render.
 #[derive(Debug, Clone)]
 pub struct ToolDocs<'a> {
     title: String,
+    note: Option<String>,
     base_url: String,
     tools: Vec<&'a Descriptor>,
 }
@@ -33,6 +38,8 @@ pub struct ToolDocs<'a> {
 #[derive(Serialize)]
 struct Page<'a> {
     title: &'a str,
+    note: Option<&'a str>,
+    base_url: &'a str,
     tools: Vec<ToolView>,
 }
 
@@ -50,6 +57,7 @@ struct ToolView {
     guards: Vec<(String, String)>,
     scopes: Vec<String>,
     hints: Vec<String>,
+    rate_limit: String,
     task: Option<String>,
     confirm: Option<String>,
     result_cap: Option<String>,
@@ -74,12 +82,20 @@ impl<'a> ToolDocs<'a> {
         tools.sort_by(|a, b| a.name.cmp(&b.name));
         ToolDocs {
             title: title.to_owned(),
+            note: None,
             base_url: "http://localhost:8787".to_owned(),
             tools,
         }
     }
 
-    /// Where the HTTP API is served, for its example calls (`https://tools.example.com`).
+    /// A sentence shown under the title (what the page is, for whom).
+    pub fn note(mut self, note: &str) -> Self {
+        self.note = Some(note.to_owned());
+        self
+    }
+
+    /// Where the HTTP API is served, for its example calls (`https://tools.example.com`, or a
+    /// shell variable such as `$TOOLSPEC_URL`).
     pub fn base_url(mut self, url: &str) -> Self {
         self.base_url = url.trim_end_matches('/').to_owned();
         self
@@ -113,6 +129,8 @@ impl<'a> ToolDocs<'a> {
         });
         let page = Page {
             title: &self.title,
+            note: self.note.as_deref(),
+            base_url: &self.base_url,
             tools: self.tools.iter().map(|tool| self.view(tool)).collect(),
         };
         let rendered = env
@@ -180,16 +198,24 @@ impl<'a> ToolDocs<'a> {
                 ToolKind::Action => "action",
                 ToolKind::Explain | ToolKind::TaskStatus => "built-in",
             },
-            inputs: rows(&input),
-            outputs: rows(&parse(&tool.output_schema)),
-            errors: (tool.errors.iter())
-                .map(|e| (e.code.to_string(), e.message.to_string()))
-                .collect(),
+            inputs: rows(
+                &input,
+                &Sensitivity::compile(tool.sensitive_input.as_deref()),
+            ),
+            outputs: rows(
+                &parse(&tool.output_schema),
+                &Sensitivity::compile(tool.sensitive_output.as_deref()),
+            ),
+            errors: errors(tool),
             guards: (tool.guards.iter())
                 .map(|g| (g.name.to_string(), g.description.to_string()))
                 .collect(),
             scopes: tool.scopes.iter().map(ToString::to_string).collect(),
             hints: tool.hints.iter().map(ToString::to_string).collect(),
+            rate_limit: match tool.rate_limit {
+                Some(limit) => limit.to_string(),
+                None => "none".to_owned(),
+            },
             task: tool.task.map(|task| {
                 format!(
                     "runs as a durable task ({}): kept {}, each run up to {}",
@@ -209,6 +235,22 @@ impl<'a> ToolDocs<'a> {
             examples,
         }
     }
+}
+
+/// The codes a call of `tool` may fail with besides the guards' names: the declared ones, then
+/// `not_found` when a `ref` field may answer it and the spec does not declare it (with the
+/// reason each such field answers).
+fn errors(tool: &Descriptor) -> Vec<(String, String)> {
+    let mut errors: Vec<(String, String)> = (tool.errors.iter())
+        .map(|e| (e.code.to_string(), e.message.to_string()))
+        .collect();
+    if !tool.refs.is_empty() && tool.error(codes::NOT_FOUND).is_none() {
+        let reasons: Vec<String> = (tool.refs.iter())
+            .map(|r| not_found_reason(&r.field))
+            .collect();
+        errors.push((codes::NOT_FOUND.to_owned(), reasons.join(" / ")));
+    }
+    errors
 }
 
 /// The templates' one variable.

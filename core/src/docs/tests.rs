@@ -88,7 +88,7 @@ fn every_tool_has_its_section_anchors_tables_and_examples() {
     for row in [
         "<code>lines[].sku</code></th><td>string</td><td>yes</td><td>matches ^[A-Z]+$</td>",
         "<code>lines[].quantity</code></th><td>integer</td><td>yes</td><td>≥ 1; ≤ 100</td>",
-        "<code>lines</code></th><td>array of object</td><td>yes</td><td>at least 1 items</td>",
+        "<code>lines</code></th><td>array of object</td><td>yes</td><td>at least 1 item</td>",
         "<code>note</code></th><td>string</td><td>no</td><td>at most 500 characters</td>",
     ] {
         assert!(html.contains(row), "{row}\n{html}");
@@ -158,4 +158,91 @@ fn no_tool_is_a_page_that_says_so() {
     let docs = ToolDocs::new("Empty", []);
     assert!(docs.is_empty());
     assert!(docs.html().contains("<p>0 tools:"));
+}
+
+#[test]
+fn a_ref_fields_not_found_rate_limits_and_sensitive_fields_are_shown() {
+    use crate::descriptor::{ColumnType, RateLimit, RecordColumn, RefDecl, ScopeColumn};
+
+    static RECORD: [RecordColumn; 1] = [RecordColumn {
+        name: Cow::Borrowed("id"),
+        column: Cow::Borrowed("id"),
+        ty: ColumnType::Integer,
+        nullable: false,
+    }];
+    static SCOPE: [ScopeColumn; 1] = [ScopeColumn {
+        column: Cow::Borrowed("owner"),
+        ambient: Cow::Borrowed("owner"),
+        ty: ColumnType::Integer,
+    }];
+    let item = RefDecl {
+        field: Cow::Borrowed("item"),
+        source: Cow::Borrowed("items"),
+        key: Cow::Borrowed("id"),
+        key_type: ColumnType::Integer,
+        record: Cow::Borrowed(&RECORD),
+        scope: Cow::Borrowed(&SCOPE),
+    };
+    // An undeclared `not_found`: listed after the declared codes, worded as the call words it.
+    let archive = Descriptor {
+        refs: Cow::Owned(vec![item.clone()]),
+        sensitive_input: Some(Cow::Borrowed(
+            r#"{"properties":{"lines":{"items":{"properties":{"sku":true}}},"note":true}}"#,
+        )),
+        rate_limit: Some(RateLimit {
+            calls: 6,
+            period_ms: 60_000,
+            burst: 5,
+            in_flight: 2,
+        }),
+        ..tool("items_archive")
+    };
+    let html = ToolDocs::new("Shop", [&archive]).html();
+    assert!(
+        html.contains(
+            "<tr><th scope=\"row\"><code>out_of_stock</code></th><td>An item is &lt;out&gt; of stock.</td></tr>\n\
+             <tr><th scope=\"row\"><code>not_found</code></th><td>No such item.</td></tr>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "<dt>Rate limit</dt><dd>6 calls per 1m per caller, bursts of 5, at most 2 at once</dd>"
+        ),
+        "{html}"
+    );
+    for row in [
+        "<code>note</code></th><td>string</td><td>no</td><td>sensitive: kept out of audit records and logs; at most 500 characters</td>",
+        "<code>lines[].sku</code></th><td>string</td><td>yes</td><td>sensitive: kept out of audit records and logs; matches ^[A-Z]+$</td>",
+        "<code>lines[].quantity</code></th><td>integer</td><td>yes</td><td>≥ 1; ≤ 100</td>",
+    ] {
+        assert!(html.contains(row), "{row}\n{html}");
+    }
+    let markdown = ToolDocs::new("Shop", [&archive]).markdown();
+    assert!(
+        markdown.contains("| `not_found` | No such item. |"),
+        "{markdown}"
+    );
+    assert!(
+        markdown
+            .contains("- Rate limit: 6 calls per 1m per caller, bursts of 5, at most 2 at once")
+    );
+    assert!(markdown.contains("| `note` | string | no | sensitive: kept out of audit records and logs; at most 500 characters |"));
+
+    // A declared `not_found` is listed once, as declared; a tool without a limit says so.
+    let declared = Descriptor {
+        refs: Cow::Owned(vec![item]),
+        errors: Cow::Owned(vec![ErrorCode {
+            code: Cow::Borrowed("not_found"),
+            message: Cow::Borrowed("No such item here."),
+            standalone: true,
+            http_status: None,
+        }]),
+        rate_limit: None,
+        ..tool("items_rename")
+    };
+    let html = ToolDocs::new("Shop", [&declared]).html();
+    assert_eq!(html.matches("<code>not_found</code>").count(), 1, "{html}");
+    assert!(html.contains("<td>No such item here.</td>"));
+    assert!(html.contains("<dt>Rate limit</dt><dd>none</dd>"));
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 use toolspec_vocab::codes;
 
 use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult, compose_error, error_chain};
+use crate::failure::{ToolError, ToolResult, compose_error, error_chain, not_found_reason};
 use crate::guard::{GuardStop, StopReason};
 
 /// A `ref` field names no record the caller may see: `not_found`, with the message of the
@@ -15,7 +15,7 @@ use crate::guard::{GuardStop, StopReason};
 pub(crate) fn not_found(tool: &Descriptor, field: &str) -> ToolResult {
     let (message, standalone) = match tool.error(codes::NOT_FOUND) {
         Some(declared) => (declared.message.to_string(), declared.standalone),
-        None => (format!("No such {field}."), false),
+        None => (not_found_reason(field), false),
     };
     let error = ToolError {
         code: codes::NOT_FOUND.into(),

@@ -12,7 +12,10 @@
 //!   `GET /tasks/{id}`, `DELETE /tasks/{id}` and `GET /tasks` read, cancel and list the
 //!   caller's tasks (`tasks`);
 //! - `GET /openapi.json` is the OpenAPI 3.1 document of all of it, derived at build time;
-//! - `GET /docs` is the tool catalog page of the caller's tools (`toolspec::docs`).
+//! - `GET /docs` is the tool catalog page of the caller's tools (`toolspec::docs`), rendered
+//!   once per set of scopes and kept; with [`HttpApi::public_docs`] a request without a token
+//!   gets the page of the tools that need no scope; each caller has a budget of requests for
+//!   it ([`HttpApi::docs_rate_limit`]).
 //!
 //! Every failure has one shape, `{error, message, details?}`, and a status by its kind
 //! ([`status_of`]): invalid arguments `422`, an unknown tool or one the caller's scopes do not
@@ -37,12 +40,13 @@
 //! axum::serve(listener, api.router()).await?;
 //! ```
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{ConnectInfo, Path, Query, Request, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -57,6 +61,7 @@ use toolspec_vocab::{codes, hints};
 use crate::adapters::auth::authenticator::{Authenticator, authenticate};
 use crate::adapters::gate::failure::{failure, shaped};
 use crate::adapters::http::access::Access;
+use crate::adapters::http::catalog_page::{Asker, PageKey};
 use crate::call::options::CallOptions;
 use crate::caller::Caller;
 use crate::catalog::Catalog;
@@ -74,6 +79,7 @@ mod tasks;
 
 pub use crate::adapters::gate::host::HostPolicy;
 pub use crate::adapters::http::access::unauthorized;
+pub use crate::adapters::http::catalog_page::DOCS_RATE_LIMIT;
 
 /// The largest request body accepted by default.
 pub const MAX_BODY_BYTES: usize = 1 << 20;
@@ -101,8 +107,20 @@ struct Shared {
     request_timeout: Duration,
     /// What a caller without a tool's scopes meets.
     on_missing_scope: MissingScope,
-    /// The catalog pages `GET /docs` rendered.
+    /// `GET /docs`: what it has rendered, and how it is served.
+    docs: Docs,
+}
+
+/// How `GET /docs` is served.
+struct Docs {
+    /// The catalog pages rendered.
     pages: catalog_page::CatalogPages,
+    /// The budget per caller.
+    budget: catalog_page::DocsBudget,
+    /// Whether a request without a token gets the public page.
+    public: bool,
+    /// Where the page's curl examples send requests.
+    base_url: String,
 }
 
 impl Shared {
@@ -141,7 +159,12 @@ impl HttpApi {
                 max_body_bytes: MAX_BODY_BYTES,
                 request_timeout: REQUEST_TIMEOUT,
                 on_missing_scope,
-                pages: Default::default(),
+                docs: Docs {
+                    pages: Default::default(),
+                    budget: catalog_page::DocsBudget::new(Some(DOCS_RATE_LIMIT)),
+                    public: false,
+                    base_url: DOCS_BASE_URL.to_owned(),
+                },
             },
             host_policy: None,
             selected: false,
@@ -183,6 +206,34 @@ impl HttpApi {
     /// A request still running after `timeout` is answered `504` (and its call cancelled).
     pub fn request_timeout(mut self, timeout: Duration) -> Self {
         self.shared.request_timeout = timeout;
+        self
+    }
+
+    /// Whether `GET /docs` without an `Authorization` header answers the public catalog — the
+    /// tools a caller without scopes may call, which needs no token to read — rather than
+    /// `401` (the default). A request with a token still gets its caller's page, and one whose
+    /// token the authenticator refuses `401`. Without an authenticator every request is the
+    /// API's own caller, and this changes nothing.
+    pub fn public_docs(mut self, public: bool) -> Self {
+        self.shared.docs.public = public;
+        self
+    }
+
+    /// How often each caller may ask for `GET /docs` ([`DOCS_RATE_LIMIT`] by default; `None`:
+    /// no limit); past it, `429 rate_limited` with `Retry-After`. A caller with a token is
+    /// counted by its id; the public page's callers by their peer address when the server gives
+    /// it (`HttpTransport::serve` does, and `axum::serve` with
+    /// `into_make_service_with_connect_info::<SocketAddr>()`), else all together.
+    pub fn docs_rate_limit(mut self, limit: Option<crate::rate::RateLimit>) -> Self {
+        self.shared.docs.budget = catalog_page::DocsBudget::new(limit);
+        self
+    }
+
+    /// Where the catalog page's curl examples send requests (`https://tools.example.com`);
+    /// without it they read the address from `$TOOLSPEC_URL`. The page never takes it from the
+    /// request's `Host`.
+    pub fn docs_base_url(mut self, url: &str) -> Self {
+        self.shared.docs.base_url = url.trim_end_matches('/').to_owned();
         self
     }
 
@@ -297,34 +348,69 @@ async fn list(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
 }
 
 /// `GET /docs`: the tool catalog page of the tools the caller may call (every listed tool
-/// under a challenge, as `GET /tools`), its curl examples pointed at the host it was asked of;
-/// rendered once per set of scopes and host.
+/// under a challenge, as `GET /tools`), or without a token, when the API serves it, the public
+/// page of the tools that need no scope; within the caller's budget; rendered once per set of
+/// tools shown (the request's `Host` plays no part).
 async fn docs(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
-    let caller = match caller(&shared, &parts).await {
-        Ok(caller) => caller,
+    let docs = &shared.docs;
+    let public = docs.public
+        && shared.authenticator.is_some()
+        && !parts.headers.contains_key(header::AUTHORIZATION);
+    let caller = match public {
+        true => None,
+        false => match caller(&shared, &parts).await {
+            Ok(caller) => Some(caller),
+            Err(refused) => return refused,
+        },
+    };
+    let asker = match &caller {
+        // Callers without an id share one budget, as their calls of a tool do.
+        Some(caller) => Asker::Caller(caller.id.as_deref().unwrap_or_default()),
+        None => match parts.extensions.get::<ConnectInfo<SocketAddr>>() {
+            Some(ConnectInfo(peer)) => Asker::Peer(peer.ip()),
+            None => Asker::Unknown,
+        },
+    };
+    let _permit = match docs.budget.admit(asker) {
+        Ok(permit) => permit,
         Err(refused) => return refused,
     };
     let challenge = shared.on_missing_scope == MissingScope::Challenge;
-    let host = (parts.headers.get(header::HOST)).and_then(|h| h.to_str().ok());
-    let key = (
-        (!challenge).then(|| caller.scopes.clone()),
-        host.map(str::to_owned),
-    );
-    let page = shared.pages.page(key, || {
-        let visible = shared.catalog.visible((!challenge).then_some(&caller));
+    let anonymous = Caller::new("anonymous").with_scopes(Vec::<String>::new());
+    let (key, shown) = match &caller {
+        None => (PageKey::Public, Some(&anonymous)),
+        Some(_) if challenge => (PageKey::Listed, None),
+        Some(caller) => (PageKey::Scoped(caller.scopes.clone()), Some(caller)),
+    };
+    let note = match key {
+        PageKey::Public => Some(PUBLIC_NOTE),
+        _ => None,
+    };
+    let page = docs.pages.page(key, || {
         let title = match shared.registry.project().package {
             Some(package) => format!("The tools of {}", package.name),
             None => "Tool catalog".to_owned(),
         };
-        let page = crate::docs::ToolDocs::new(&title, visible.map(|m| m.descriptor));
-        match host {
-            Some(host) => page.base_url(&format!("http://{host}")).html(),
+        let visible = shared.catalog.visible(shown);
+        let page = crate::docs::ToolDocs::new(&title, visible.map(|m| m.descriptor))
+            .base_url(&docs.base_url);
+        match note {
+            Some(note) => page.note(note).html(),
             None => page.html(),
         }
     });
     let html = HeaderValue::from_static("text/html; charset=utf-8");
     (StatusCode::OK, [(header::CONTENT_TYPE, html)], page).into_response()
 }
+
+/// What the public catalog page says of itself.
+const PUBLIC_NOTE: &str = "You are not signed in: these are the tools that need no scope. \
+                           Send a bearer token (an Authorization header) for the page of the \
+                           tools you may call.";
+
+/// Where the catalog page's curl examples send requests when the API is not told
+/// ([`HttpApi::docs_base_url`]).
+const DOCS_BASE_URL: &str = "$TOOLSPEC_URL";
 
 /// A tool's entry in `GET /tools` as JSON text, serialized once when the API is built: a
 /// listing copies the entries the caller may see.

@@ -143,11 +143,14 @@ pub(super) async fn elicit(peer: &Peer<RoleServer>, input: &InputRequired) -> Co
 }
 
 /// The error of a call whose 2026-07-28 client cannot be asked: the elicitation capability
-/// is missing (`-32021`).
+/// is missing (`-32021`, the capability in `data`), and the message says so.
 pub(super) fn elicitation_required() -> ErrorData {
-    ErrorData::missing_required_client_capability(
+    let required = ErrorData::missing_required_client_capability(
         ClientCapabilities::builder().enable_elicitation().build(),
-    )
+    );
+    let message = "This call asks its user first (a confirmation or a form): call it from a \
+                   client that declares the `elicitation` capability; this client does not.";
+    ErrorData::new(required.code, message, required.data)
 }
 
 /// The tool error of a call whose client cannot be asked.

@@ -418,7 +418,7 @@ impl McpServer {
             .ok_or_else(|| unknown_tool(&request.name))?;
         if let Some(task) = &registered.descriptor().task {
             if task.is_required() && accept != Accept::Tasks {
-                return Err(tasks::extension_required());
+                return Err(tasks::extension_required(&request.name));
             }
             self.shared
                 .registry

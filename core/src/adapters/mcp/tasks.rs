@@ -5,11 +5,12 @@
 //! answered, tool errors included (`completed` with `isError`); `failed` carries a JSON-RPC
 //! error — and `tasks/cancel` cancels it on whichever process runs it. A task is its caller's:
 //! another caller's id answers as an unknown one (`-32602`). A client without the extension
-//! that calls a tool whose task is `required` is refused with `-32021` naming the extension.
+//! that calls a tool whose task is `required` is refused with `-32021`, its message naming the
+//! extension the client must declare.
 
 use rmcp::model::{
     CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, GetTaskResult, JsonObject,
-    Task as McpTask, TaskPayload, TaskStatus as McpStatus,
+    TASKS_EXTENSION_ID, Task as McpTask, TaskPayload, TaskStatus as McpStatus,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
@@ -37,11 +38,18 @@ pub(super) fn accepts(context: &RequestContext<RoleServer>) -> Accept {
     }
 }
 
-/// The refusal of a call of a tool whose task is `required` by a client without the extension.
-pub(super) fn extension_required() -> ErrorData {
-    ErrorData::missing_required_client_capability(
+/// The refusal of a call of tool `name`, whose task is `required`, by a client without the
+/// extension: rmcp's missing-capability error (`-32021`, the capability in `data`), its message
+/// saying what the client needs, since a client shows the message and not the data.
+pub(super) fn extension_required(name: &str) -> ErrorData {
+    let required = ErrorData::missing_required_client_capability(
         ClientCapabilities::builder().enable_tasks().build(),
-    )
+    );
+    let message = format!(
+        "`{name}` runs only as a durable task: call it from a client that declares MCP's tasks \
+         extension (`{TASKS_EXTENSION_ID}`) in its capabilities; this client does not."
+    );
+    ErrorData::new(required.code, message, required.data)
 }
 
 /// The answer to a call stored as `task`.

@@ -1526,7 +1526,7 @@ pub mod orders {
             audit: ::toolspec::__private::AuditPolicy {
                 enabled: true,
                 durability: ::toolspec::__private::Durability::Sync,
-                required: false,
+                required: true,
             },
             once: ::core::option::Option::None,
             lock: ::core::option::Option::None,

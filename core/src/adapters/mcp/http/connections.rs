@@ -12,9 +12,13 @@
 //! that send nothing (or trickle a request head) cannot keep new clients out, even before
 //! their header timeout passes.
 //!
+//! Each request carries its peer's address (axum's `ConnectInfo<SocketAddr>`), for what a route
+//! keys by peer (the HTTP API's `/docs` budget of callers without a token).
+//!
 //! Owns the connections only; what is served on them is the router it is given.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -22,6 +26,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
+use axum::extract::ConnectInfo;
 use axum::response::Response;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use pin_project_lite::pin_project;
@@ -121,8 +126,8 @@ pub(crate) async fn serve(
             accepted = listener.accept() => accepted,
             () = shutdown.cancelled() => break,
         };
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
+        let (stream, peer) = match accepted {
+            Ok(accepted) => accepted,
             Err(e) => {
                 // Out of descriptors, or a connection reset before it was accepted: wait a
                 // moment rather than spin, and go on serving.
@@ -152,7 +157,7 @@ pub(crate) async fn serve(
         let conn = open.add();
         let open = Arc::clone(&open);
         tracker.spawn(async move {
-            connection(stream, router, limits, shutdown, &conn).await;
+            connection(stream, peer, router, limits, shutdown, &conn).await;
             open.remove(&conn);
             drop(slot);
         });
@@ -170,9 +175,12 @@ pub(crate) async fn serve(
     Ok(())
 }
 
-/// Serves one connection until it ends, idles out or the server shuts down.
+/// Serves one connection until it ends, idles out or the server shuts down; each request
+/// carries the peer's address as axum's `ConnectInfo`, as `axum::serve` gives it with
+/// `into_make_service_with_connect_info`.
 async fn connection(
     stream: TcpStream,
+    peer: SocketAddr,
     router: axum::Router,
     limits: ConnectionLimits,
     shutdown: CancellationToken,
@@ -185,8 +193,9 @@ async fn connection(
     let service = {
         let conn = Arc::clone(conn);
         hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-            let request =
+            let mut request =
                 request.map(|body| Body::new(Deadline::new(body, limits.request_timeout)));
+            request.extensions_mut().insert(ConnectInfo(peer));
             let busy = Busy::start(&conn);
             let response = tower::ServiceExt::oneshot(router.clone(), request);
             async move {
