@@ -24,7 +24,7 @@ const ONLY_RMCP_READS: (&str, Value) = ("io.example/trace", Value::Null);
 
 /// A session with the server at `address`, as `token` (none: no `Authorization`): opened with
 /// `initialize` and `notifications/initialized`. Its id.
-async fn open_session(address: &str, token: Option<&str>) -> String {
+pub(crate) async fn open_session(address: &str, token: Option<&str>) -> String {
     let initialize = json!({
         "jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {

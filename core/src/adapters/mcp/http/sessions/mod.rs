@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::{Stream, StreamExt as _};
 use rmcp::model::{
     ClientJsonRpcMessage, ClientNotification, ProtocolVersion, ServerJsonRpcMessage, ServerResult,
@@ -44,14 +44,14 @@ use crate::adapters::mcp::McpServer;
 use crate::adapters::mcp::direct::{self, Plain};
 use crate::caller::Caller;
 
-use super::framing::{Streams, accepts_json_and_sse, is_json, sole};
+use crate::adapters::gate::failure::failure;
+
+use super::framing::{SESSION_HEADER, Streams, accepts_json_and_sse, is_json, sole};
+use super::refusals::unknown_session;
 
 mod beside;
 
 use beside::{Beside, lock};
-
-/// The header that names a session.
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Bounds on the sessions of older clients (protocols before 2026-07-28).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -445,8 +445,8 @@ impl Sessions {
 }
 
 /// Middleware, after authentication: a request that names a session its caller does not own
-/// is answered `404 Not Found`, as for an unknown session; a session refused for being one
-/// too many is answered `429 Too Many Requests`.
+/// is answered `404 unknown_session`, as for an unknown session; a session refused for being
+/// one too many is answered `429 too_many_sessions`.
 pub(crate) async fn guard(
     State(sessions): State<Arc<Sessions>>,
     mut request: Request,
@@ -460,7 +460,7 @@ pub(crate) async fn guard(
     if let Some(id) = &named
         && !sessions.claim(id, &owner)
     {
-        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+        return unknown_session();
     }
     if let Some(id) = &named
         && let Some(events) = sessions.answer_beside(id, &mut request).await
@@ -479,11 +479,11 @@ pub(crate) async fn guard(
         })
         .await;
     match refused {
-        Some(why) => (
+        Some(why) => failure(
             StatusCode::TOO_MANY_REQUESTS,
-            format!("Too Many Requests: {why}.\n"),
-        )
-            .into_response(),
+            "too_many_sessions",
+            &format!("No new session: {why}."),
+        ),
         None => response,
     }
 }
