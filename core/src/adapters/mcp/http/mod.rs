@@ -352,11 +352,19 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
     {
         return forbidden;
     }
-    // A session's plain call may be answered by the session guard, beside rmcp (`sessions`).
-    if parts.headers.contains_key(SESSION_HEADER)
-        && let Some(plain) = super::direct::Plain::read(&bytes)
-    {
-        parts.extensions.insert(plain);
+    // A session's plain call may be answered by the session guard, beside rmcp (`sessions`);
+    // the guard holds the id of any request of a session until it is answered.
+    if parts.headers.contains_key(SESSION_HEADER) {
+        match super::direct::Plain::read(&bytes) {
+            Some(plain) => {
+                parts.extensions.insert(plain);
+            }
+            None => {
+                if let Some(id) = sessions::request_id(&bytes) {
+                    parts.extensions.insert(id);
+                }
+            }
+        }
     }
     if screening.json_response
         && let Some(plain) = stateless::Plain::read(&parts, &bytes)
