@@ -258,6 +258,10 @@ struct LimitOptions {
     /// statement per call), rather than in this process.
     #[arg(long, conflicts_with = "no_rate_limit")]
     shared_rate_limits: bool,
+    /// How long a call of an MCP session (before protocol 2026-07-28) waits for its client to
+    /// answer a question it asks its user (`elicitation/create`); then it counts as dismissed.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "120")]
+    elicitation_timeout: Duration,
 }
 
 impl LimitOptions {
@@ -523,6 +527,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         allowed_hosts,
                         allowed_origins,
                         limits: http_limits,
+                        elicitation_timeout: limits.elicitation_timeout,
                         agent,
                     };
                     serve_http(registry, listing, addr, options).await
@@ -534,6 +539,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         caller = caller.with_scopes(scopes);
                     }
                     server(registry, listing, caller)
+                        .with_elicitation_timeout(limits.elicitation_timeout)
                         .serve_stdio_until(shutdown_signal())
                         .await
                         .map_err(Into::into)
