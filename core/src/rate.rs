@@ -218,6 +218,20 @@ mod tests {
     }
 
     #[test]
+    fn the_task_request_budget_is_twice_the_polling_of_every_unfinished_task() {
+        let budget = task_request_limit(100);
+        assert_eq!(budget, limit(200, 1000, 200, 0));
+        assert_eq!(budget.refill(), Some(Duration::from_millis(5)));
+        assert_eq!(task_request_limit(1).calls, 10, "at least ten");
+        // Polling a hundred tasks once a second passes, second after second.
+        let limiter = Limiter::new(budget);
+        let ada = "ada".to_owned();
+        for _ in 0..100 {
+            assert!(limiter.admit(&ada).is_ok());
+        }
+    }
+
+    #[test]
     fn a_budget_that_never_refills_admits_nothing() {
         let limiter = Limiter::new(limit(0, 1000, 5, 0));
         assert!(matches!(

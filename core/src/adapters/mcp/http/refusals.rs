@@ -262,7 +262,7 @@ fn disagreeing(header: &HeaderName) -> &'static str {
 mod tests {
     use super::*;
 
-    fn asked(headers: &[(&str, &[u8])]) -> Asked {
+    fn asked(headers: &[(&'static str, &[u8])]) -> Asked {
         let mut request = Request::new(Body::empty());
         for (name, value) in headers {
             let value = HeaderValue::from_bytes(value).unwrap();
@@ -298,12 +298,11 @@ mod tests {
         let quoted = Bytes::from_static(
             br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Mcp-Method header `<i>x</i>` does not match body method `tools/list`"}}"#,
         );
-        let rewritten: Value =
-            serde_json::from_str(&rewritten(&quoted, &hostile).unwrap()).unwrap();
-        assert_eq!(rewritten["id"], 1);
-        assert_eq!(rewritten["error"]["code"], -32020);
+        let answer: Value = serde_json::from_str(&rewritten(&quoted, &hostile).unwrap()).unwrap();
+        assert_eq!(answer["id"], 1);
+        assert_eq!(answer["error"]["code"], -32020);
         assert_eq!(
-            rewritten["error"]["message"],
+            answer["error"]["message"],
             "`Mcp-Method` must name the request's method, once."
         );
         let quoting_nothing = Bytes::from_static(
