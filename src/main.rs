@@ -36,6 +36,7 @@ use clap::{Parser, Subcommand};
 use serde_json::Value;
 use toolspec::audit::{AuditOutcome, AuditPage, AuditQuery, AuditState};
 use toolspec::mcp::http::{ConnectionLimits, SessionLimits};
+use toolspec::rate::RateLimit;
 use toolspec::request_state::StateKeys;
 use toolspec::{AmbientContext, CallOptions, Caller, Limits, MissingScope, Progress};
 
@@ -260,6 +261,33 @@ struct LimitOptions {
     /// statement per call), rather than in this process.
     #[arg(long, conflicts_with = "no_rate_limit")]
     shared_rate_limits: bool,
+    /// Each caller's budget of task requests (reading, listing and cancelling its tasks over
+    /// MCP and the HTTP API): N a second, or N every SECONDS, in bursts of N (default: twice
+    /// the unfinished tasks a caller may have, a second; `--no-rate-limit` lifts it).
+    #[arg(long, value_name = "N[/SECONDS]", value_parser = parse_task_request_limit, conflicts_with = "no_rate_limit")]
+    task_request_limit: Option<RateLimit>,
+    /// How long a call of an MCP session (before protocol 2026-07-28) waits for its client to
+    /// answer a question it asks its user (`elicitation/create`); then it counts as dismissed.
+    #[arg(long, value_name = "SECONDS", value_parser = seconds, default_value = "120")]
+    elicitation_timeout: Duration,
+}
+
+/// Parses `--task-request-limit` (`20`, `20/60`).
+fn parse_task_request_limit(text: &str) -> Result<RateLimit, String> {
+    let (calls, period) = text.split_once('/').unwrap_or((text, "1"));
+    let calls = calls
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|calls| *calls > 0)
+        .ok_or_else(|| format!("`{calls}` is not a positive number of requests"))?;
+    let period = seconds(period.trim())?;
+    Ok(RateLimit {
+        calls,
+        period_ms: u64::try_from(period.as_millis()).unwrap_or(u64::MAX).max(1),
+        burst: calls,
+        in_flight: 0,
+    })
 }
 
 impl LimitOptions {
@@ -492,9 +520,13 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 false => registry,
             };
             let registry = match (limits.no_rate_limit, limits.shared_rate_limits) {
-                (true, _) => registry.with_rate_limit(None),
+                (true, _) => registry.with_rate_limit(None).with_task_request_limit(None),
                 (false, true) => registry.with_shared_rate_limits(),
                 (false, false) => registry,
+            };
+            let registry = match limits.task_request_limit {
+                Some(limit) => registry.with_task_request_limit(Some(limit)),
+                None => registry,
             };
             let registry = match request_state_keys {
                 Some(keys) => registry.with_request_state_keys(keys),
@@ -526,6 +558,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         allowed_hosts,
                         allowed_origins,
                         limits: http_limits,
+                        elicitation_timeout: limits.elicitation_timeout,
                         agent,
                         docs,
                     };
@@ -538,6 +571,7 @@ async fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                         caller = caller.with_scopes(scopes);
                     }
                     server(registry, listing, caller)
+                        .with_elicitation_timeout(limits.elicitation_timeout)
                         .serve_stdio_until(shutdown_signal())
                         .await
                         .map_err(Into::into)

@@ -41,6 +41,8 @@ pub(crate) struct HttpOptions<'a> {
     pub(crate) allowed_hosts: Vec<String>,
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) limits: HttpLimitOptions,
+    /// How long a session's call waits for its client to answer a question.
+    pub(crate) elicitation_timeout: std::time::Duration,
     pub(crate) agent: AgentOptions,
     pub(crate) docs: DocsOptions,
 }
@@ -187,6 +189,7 @@ async fn serve_authenticated<A: Authenticator + Clone>(
         allowed_hosts,
         allowed_origins,
         limits,
+        elicitation_timeout,
         agent,
         docs,
         ..
@@ -209,7 +212,8 @@ async fn serve_authenticated<A: Authenticator + Clone>(
     let agent = agent?;
     let serving_agent = agent.is_some();
     let api = agent.into_iter().fold(api, |api, agent| api.merge(agent));
-    let mut transport = HttpTransport::new(server(registry, listing, anonymous))
+    let server = server(registry, listing, anonymous).with_elicitation_timeout(elicitation_timeout);
+    let mut transport = HttpTransport::new(server)
         .with_routes(api)
         .authenticator(authenticator)
         .on_missing_scope(missing_scope)

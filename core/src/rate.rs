@@ -1,5 +1,6 @@
 //! Rate limits at run time: one tool's [`Limiter`] — its [`RateLimit`] per caller, in this
-//! process's memory. The budget is governor's keyed GCRA (one small state per caller in a
+//! process's memory — and the budget of each caller's task requests
+//! ([`task_request_limit`]), kept by the same kind of limiter. The budget is governor's keyed GCRA (one small state per caller in a
 //! sharded map: a flood from one caller spends only that caller's budget and never waits on
 //! another's lock for long); the calls in flight are one counter per caller. Idle callers'
 //! state is forgotten as the maps grow.
@@ -13,6 +14,22 @@ use dashmap::DashMap;
 use governor::clock::Clock as _;
 use governor::{DefaultKeyedRateLimiter, Quota};
 pub use toolspec_vocab::rate::RateLimit;
+
+/// The default budget of one caller's task requests — reading, listing and cancelling its
+/// tasks over MCP and the HTTP API — when it may have `per_caller` unfinished tasks: twice
+/// what polling every one of them at the interval tasks advertise
+/// ([`POLL_INTERVAL`](crate::task::POLL_INTERVAL), a second) takes, per interval, in bursts as
+/// large (and at least ten); no bound on how many run at once beyond it.
+pub fn task_request_limit(per_caller: u32) -> RateLimit {
+    let calls = per_caller.saturating_mul(2).max(10);
+    let interval = crate::task::POLL_INTERVAL.as_millis();
+    RateLimit {
+        calls,
+        period_ms: u64::try_from(interval).unwrap_or(u64::MAX),
+        burst: calls,
+        in_flight: 0,
+    }
+}
 
 /// How many admissions pass between two looks for idle callers to forget.
 const PRUNE_EVERY: u64 = 4096;
@@ -198,6 +215,20 @@ mod tests {
             limiter.running.get(&ada).unwrap().load(Ordering::Acquire),
             0
         );
+    }
+
+    #[test]
+    fn the_task_request_budget_is_twice_the_polling_of_every_unfinished_task() {
+        let budget = task_request_limit(100);
+        assert_eq!(budget, limit(200, 1000, 200, 0));
+        assert_eq!(budget.refill(), Some(Duration::from_millis(5)));
+        assert_eq!(task_request_limit(1).calls, 10, "at least ten");
+        // Polling a hundred tasks once a second passes, second after second.
+        let limiter = Limiter::new(budget);
+        let ada = "ada".to_owned();
+        for _ in 0..100 {
+            assert!(limiter.admit(&ada).is_ok());
+        }
     }
 
     #[test]

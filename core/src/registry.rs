@@ -17,14 +17,22 @@ use crate::call::options::{Rules, UndeclaredKeys};
 use crate::caller::Caller;
 use crate::checks::limits::Limits;
 use crate::descriptor::{Descriptor, Text, ToolKind};
+use crate::failure::ToolError;
 use crate::hooks::Hook;
 use crate::project::Project;
-use crate::rate::{Limiter, RateLimit};
+use crate::rate::{Limiter, Permit, RateLimit, Refusal, task_request_limit};
 use crate::registry_error::{CallerMismatch, RegistryError};
 use crate::request_state::{Sealing, StateKeys};
 use crate::storage::Storage;
 use crate::trail::AuditTrail;
 use toolspec_vocab::settings::Settings;
+
+/// The caller of the requests without a caller id: they share one budget.
+#[cfg_attr(
+    not(any(feature = "mcp", feature = "http")),
+    allow(dead_code, reason = "the adapters that read tasks ask it")
+)]
+static ANONYMOUS: String = String::new();
 
 /// How a registry holds one tool.
 pub(crate) enum Imp {
@@ -223,6 +231,9 @@ impl RegistryBuilder {
             worker: std::sync::atomic::AtomicBool::new(false),
             served_tasks: tokio::sync::watch::Sender::new(std::collections::BTreeSet::new()),
             read_only: false,
+            task_requests: Some(Limiter::new(task_request_limit(
+                self.project.tasks.per_caller,
+            ))),
         };
         match self.project.read_only {
             true => registry.read_only(),
@@ -318,6 +329,9 @@ pub struct Registry {
     served_tasks: tokio::sync::watch::Sender<std::collections::BTreeSet<&'static str>>,
     /// Whether it holds only tools that read ([`Registry::read_only`]).
     read_only: bool,
+    /// Each caller's budget of task requests (reading, listing, cancelling its tasks), in this
+    /// process (`None`: no limit).
+    task_requests: Option<Limiter>,
 }
 
 impl Registry {
@@ -413,6 +427,51 @@ impl Registry {
             entry.limiter = limit.map(Limiter::new);
         }
         self
+    }
+
+    /// Gives each caller `limit` as its budget of task requests — reading, listing and
+    /// cancelling its tasks, over MCP (`tasks/get`, `tasks/cancel`, `tasks/update`) and the
+    /// HTTP API (`GET`/`DELETE /tasks/{id}`, `GET /tasks`) alike — instead of the default
+    /// ([`task_request_limit`] of the project's `tasks.per_caller`: 200 a second, in bursts of
+    /// 200, for the default 100 unfinished tasks); `None` lifts it. A request past it answers
+    /// `rate_limited` with when to retry. Kept in this process, as tools' budgets are by
+    /// default.
+    pub fn with_task_request_limit(mut self, limit: Option<RateLimit>) -> Self {
+        self.task_requests = limit.map(Limiter::new);
+        self
+    }
+
+    /// Admits one task request of `caller` (a read, a listing, a cancel) within its budget,
+    /// or answers `rate_limited` with when to retry; the permit is its place among the
+    /// caller's task requests running.
+    #[cfg_attr(
+        not(any(feature = "mcp", feature = "http")),
+        allow(dead_code, reason = "the adapters that read tasks ask it")
+    )]
+    pub(crate) fn admit_task_request(&self, caller: &Caller) -> Result<Option<Permit>, ToolError> {
+        let Some(limiter) = &self.task_requests else {
+            return Ok(None);
+        };
+        let id = caller.id.as_ref().unwrap_or(&ANONYMOUS);
+        limiter.admit(id).map(Some).map_err(|refusal| {
+            let limit = limiter.limit();
+            let (why, wait) = match refusal {
+                Refusal::TooFast(wait) => (
+                    format!(
+                        "Too many task requests: a caller may make {} every {:?} (reading, \
+                         listing and cancelling its tasks)",
+                        limit.calls,
+                        limit.period()
+                    ),
+                    wait,
+                ),
+                Refusal::TooMany(running) => (
+                    format!("Too many task requests: {running} of yours are already running"),
+                    std::time::Duration::from_secs(1),
+                ),
+            };
+            ToolError::rate_limited(None, &why, wait)
+        })
     }
 
     /// Gives handlers `clock` as their "now" ([`Context::now`](crate::Context::now)) instead of

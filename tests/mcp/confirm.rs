@@ -2,8 +2,9 @@
 //! `confirm:`) asks its user before it acts — by `elicitation/create` during the call on
 //! 2025-11-25 sessions, by an `input_required` result and a retry with the sealed state on
 //! 2026-07-28 — over stdio and streamable HTTP; a client that cannot be asked is refused, and
-//! nothing runs on a declined, altered or replayed answer, nor on a state sent to a tool that
-//! asks nothing.
+//! nothing runs on a declined, altered or replayed answer, on an accepted answer whose
+//! `content` is not an object (refused alike on every path), on a question nobody answers
+//! within its wait, nor on a state sent to a tool that asks nothing.
 
 use std::collections::BTreeMap;
 
@@ -256,4 +257,178 @@ async fn on_postgresql_replicas_share_their_keys_and_a_store_without_them_does_n
     // Spent in the database both share: the first replica refuses it too.
     let replayed = asking.call_tool_once(retry).await.unwrap_err();
     assert!(protocol_error(replayed).1.contains("used already"));
+}
+
+/// The `elicitation/create` request the server sent in the SSE text `read`.
+fn elicitation(read: &str) -> Value {
+    sse_messages(read)
+        .into_iter()
+        .find(|message| message["method"] == "elicitation/create")
+        .unwrap_or_else(|| panic!("an elicitation/create request: {read}"))
+}
+
+/// The JSON-RPC messages of the SSE text `read`.
+fn sse_messages(read: &str) -> Vec<Value> {
+    read.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str(data).ok())
+        .collect()
+}
+
+/// The answer to request `id` in the SSE text `read`.
+fn answer_to(read: &str, id: u64) -> Value {
+    sse_messages(read)
+        .into_iter()
+        .find(|message| message["id"] == id && message.get("method").is_none())
+        .unwrap_or_else(|| panic!("an answer to {id}: {read}"))
+}
+
+/// The status of order `id`, as Ada reads it over the HTTP API of the store at `address`.
+async fn status_over_http(address: &str, id: u64) -> Value {
+    let path = format!("/tools/orders_get?order_id={id}");
+    let headers = ["Authorization: Bearer ada-token"];
+    let got = crate::raw_http::send_to(address, "GET", &path, &headers, "").await;
+    got.json()["order"]["status"].clone()
+}
+
+/// A `tools/call` of `orders_cancel` for order 1, with JSON-RPC id `id`.
+fn cancel_order_1(id: u64) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": { "name": "orders_cancel", "arguments": { "order": 1 } },
+    })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_session_refuses_an_answer_whose_content_is_not_an_object_as_every_path_does() {
+    use crate::sessions::{open_session_with, post, post_until_as, rest_of};
+    let scratch = Scratch::new();
+    let server = HttpServer::start(&scratch).await;
+    let address = server.address();
+    let ada = Some("ada-token");
+    let session = open_session_with(&address, ada, json!({ "elicitation": {} })).await;
+    for (n, content) in [json!("yes"), json!([1]), json!(true), json!(7)]
+        .iter()
+        .enumerate()
+    {
+        let id = 5 + n as u64;
+        let (stream, read) = post_until_as(
+            &address,
+            ada,
+            &session,
+            &cancel_order_1(id),
+            "elicitation/create",
+        )
+        .await;
+        let asked = elicitation(&read);
+        assert_eq!(asked["params"]["message"], QUESTION);
+        if n == 0 {
+            // While the call waits for its answer, its id is taken.
+            let again = post(&address, ada, Some(&session), &cancel_order_1(id)).await;
+            assert_eq!(again.status, 400, "{again:?}");
+            assert_eq!(again.json()["error"]["code"], -32600, "{again:?}");
+        }
+        let answer = json!({
+            "jsonrpc": "2.0", "id": asked["id"],
+            "result": { "action": "accept", "content": content },
+        });
+        let posted = post(&address, ada, Some(&session), &answer).await;
+        assert_eq!(posted.status, 202, "{posted:?}");
+        let answered = answer_to(&rest_of(stream, read).await, id);
+        assert_eq!(answered["error"]["code"], -32602, "{content}: {answered}");
+        let message = answered["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("`confirm`: an accepted response's `content` must be an object"),
+            "{content}: {message}"
+        );
+    }
+    assert_eq!(status_over_http(&address, 1).await, "pending");
+
+    // The HTTP API's continuation refuses the same answer with the same words.
+    let headers = ["Authorization: Bearer ada-token"];
+    let asked = crate::raw_http::send_to(
+        &address,
+        "POST",
+        "/tools/orders_cancel",
+        &headers,
+        r#"{"order": 1}"#,
+    )
+    .await;
+    assert_eq!(asked.status, 428, "{asked:?}");
+    let state = asked.json()["details"]["request_state"].clone();
+    let body = json!({
+        "arguments": { "order": 1 }, "request_state": state,
+        "responses": { "confirm": { "action": "accept", "content": "yes" } },
+    });
+    let path = "/tools/orders_cancel/continue";
+    let refused =
+        crate::raw_http::send_to(&address, "POST", path, &headers, &body.to_string()).await;
+    let message = refused.assert_failure(422, "invalid_arguments");
+    assert!(
+        message.contains("`confirm`: an accepted response's `content` must be an object"),
+        "{message}"
+    );
+    assert_eq!(status_over_http(&address, 1).await, "pending");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_question_nobody_answers_ends_its_call_declined_once_its_wait_is_over() {
+    use crate::sessions::{open_session_with, post, post_until_as, rest_of};
+    let scratch = Scratch::new();
+    let args = ["--elicitation-timeout", "1"];
+    let server = HttpServer::start_with(&scratch, TOKENS, &args, None).await;
+    let address = server.address();
+    let ada = Some("ada-token");
+    let session = open_session_with(&address, ada, json!({ "elicitation": {} })).await;
+    // The session's own stream, where the server's notifications go.
+    let mut notifications = tokio::net::TcpStream::connect(&address).await.unwrap();
+    let listen = format!(
+        "GET /mcp HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer ada-token\r\n\
+         Accept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\
+         MCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut notifications, listen.as_bytes())
+        .await
+        .unwrap();
+    crate::raw_http::read_until(&mut notifications, "retry:").await;
+    let started = std::time::Instant::now();
+    let (stream, read) = post_until_as(
+        &address,
+        ada,
+        &session,
+        &cancel_order_1(9),
+        "elicitation/create",
+    )
+    .await;
+    let asked = elicitation(&read);
+    // Nobody answers: a second later the call answers, and the question is withdrawn.
+    let read = rest_of(stream, read).await;
+    let waited = started.elapsed();
+    assert!(
+        waited >= std::time::Duration::from_millis(900) && waited < PATIENCE,
+        "{waited:?}"
+    );
+    let told = crate::raw_http::read_until(&mut notifications, "notifications/cancelled").await;
+    let withdrawn = sse_messages(&told)
+        .into_iter()
+        .find(|message| message["method"] == "notifications/cancelled")
+        .unwrap_or_else(|| panic!("the question withdrawn: {told}"));
+    assert_eq!(withdrawn["params"]["requestId"], asked["id"], "{told}");
+    drop(notifications);
+    let answered = answer_to(&read, 9);
+    assert_eq!(answered["result"]["isError"], true, "{answered}");
+    assert_eq!(
+        answered["result"]["content"][0]["text"],
+        "Could not cancel the order: The user did not confirm the call: nothing was done.",
+    );
+    // An answer that comes too late changes nothing.
+    let late = json!({
+        "jsonrpc": "2.0", "id": asked["id"],
+        "result": { "action": "accept", "content": {} },
+    });
+    post(&address, ada, Some(&session), &late).await;
+    assert_eq!(status_over_http(&address, 1).await, "pending");
+    // The server says why.
+    let log = server.log.text();
+    assert!(log.contains("a question went without an answer"), "{log}");
 }

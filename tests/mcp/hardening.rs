@@ -273,10 +273,8 @@ async fn a_session_belongs_to_the_caller_that_created_it() {
     // Grace holds the id, and gets what an unknown session gets.
     let foreign = post(&server, "grace-token", Some(&ada), &list).await;
     assert_eq!(foreign.status(), 404);
-    assert_eq!(
-        foreign.text().await.unwrap(),
-        "Not Found: Session not found"
-    );
+    let body: serde_json::Value = foreign.json().await.unwrap();
+    assert_eq!(body["error"], "unknown_session", "{body}");
     assert_eq!(delete(&server, "grace-token", &ada).await, 404);
 
     // Nor can she cancel Ada's running call.
@@ -351,10 +349,12 @@ async fn sessions_are_capped_per_caller_and_in_all_and_expire_until_initialized(
         Err(reqwest::StatusCode::TOO_MANY_REQUESTS)
     );
     let refused = post(&server, "ada-token", None, &initialize_body(1)).await;
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(body["error"], "too_many_sessions", "{body}");
     assert_eq!(
-        refused.text().await.unwrap(),
-        "Too Many Requests: this caller has 3 sessions open, as many as one caller may; close \
-         one (DELETE) or let it expire.\n"
+        body["message"],
+        "No new session: this caller has 3 sessions open, as many as one caller may; close one \
+         (DELETE) or let it expire."
     );
     // Grace has her own three, but the server holds five in all.
     for _ in 0..2 {

@@ -17,6 +17,7 @@ mod query;
 #[path = "../support/raw_http.rs"]
 mod raw_http;
 mod read_only;
+mod refusals;
 mod result_cap;
 mod sessions;
 mod stdio;

@@ -2,7 +2,8 @@
 //! beside rmcp's session worker: the same status, type and events as the worker's answer, a
 //! stream resumed with `Last-Event-ID` as the worker's is, progress streamed and a stream
 //! dropped mid-call resumable, a call the client cancels left unanswered, and a session that
-//! is used only through such calls kept open while it is used.
+//! is used only through such calls kept open while it is used; and a request whose id another
+//! request of the session still awaits its answer with refused, whichever answers each.
 
 use std::time::Duration;
 
@@ -24,12 +25,21 @@ const ONLY_RMCP_READS: (&str, Value) = ("io.example/trace", Value::Null);
 
 /// A session with the server at `address`, as `token` (none: no `Authorization`): opened with
 /// `initialize` and `notifications/initialized`. Its id.
-async fn open_session(address: &str, token: Option<&str>) -> String {
+pub(crate) async fn open_session(address: &str, token: Option<&str>) -> String {
+    open_session_with(address, token, json!({})).await
+}
+
+/// [`open_session`] with a client declaring `capabilities`.
+pub(crate) async fn open_session_with(
+    address: &str,
+    token: Option<&str>,
+    capabilities: Value,
+) -> String {
     let initialize = json!({
         "jsonrpc": "2.0", "id": 0, "method": "initialize",
         "params": {
             "protocolVersion": PROTOCOL,
-            "capabilities": {},
+            "capabilities": capabilities,
             "clientInfo": { "name": "raw", "version": "0" },
         },
     });
@@ -46,7 +56,7 @@ async fn open_session(address: &str, token: Option<&str>) -> String {
 }
 
 /// `message` posted to `address` as `token`, in `session` if given.
-async fn post(
+pub(crate) async fn post(
     address: &str,
     token: Option<&str>,
     session: Option<&str>,
@@ -384,11 +394,26 @@ async fn post_until(
     message: &Value,
     until: &str,
 ) -> (tokio::net::TcpStream, String) {
+    post_until_as(address, None, session, message, until).await
+}
+
+/// [`post_until`] as `token` (none: no `Authorization`).
+pub(crate) async fn post_until_as(
+    address: &str,
+    token: Option<&str>,
+    session: &str,
+    message: &Value,
+    until: &str,
+) -> (tokio::net::TcpStream, String) {
     let body = message.to_string();
+    let authorization = token
+        .map(|token| format!("Authorization: Bearer {token}\r\n"))
+        .unwrap_or_default();
     let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nAccept: application/json, text/event-stream\r\n\
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\n{authorization}\
+         Accept: application/json, text/event-stream\r\n\
          Content-Type: application/json\r\nMcp-Session-Id: {session}\r\n\
-         MCP-Protocol-Version: {PROTOCOL}\r\nContent-Length: {}\r\n\r\n{body}",
+         MCP-Protocol-Version: {PROTOCOL}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     let mut stream = tokio::net::TcpStream::connect(address).await.unwrap();
@@ -510,5 +535,112 @@ async fn a_session_used_only_through_calls_answered_beside_its_worker_stays_open
     tokio::time::sleep(idle * 2).await;
     let gone = post(&address, None, Some(&session), &counting).await;
     assert_eq!(gone.status, 404, "{gone:?}");
+    shutdown.cancel();
+}
+
+/// Reads what is left of `stream` until the server ends it: what it read, appended to `read`.
+pub(crate) async fn rest_of(mut stream: tokio::net::TcpStream, mut read: String) -> String {
+    let mut rest = Vec::new();
+    tokio::time::timeout(
+        PATIENCE,
+        tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut rest),
+    )
+    .await
+    .expect("the stream ends")
+    .unwrap();
+    read += &String::from_utf8_lossy(&rest);
+    read
+}
+
+/// How many events of the SSE text `read` answer request `id`.
+fn answers_to(read: &str, id: &Value) -> usize {
+    read.lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .filter_map(|data| serde_json::from_str::<Value>(data).ok())
+        .filter(|message| message["id"] == *id && message.get("method").is_none())
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_id_in_flight_in_a_session_is_refused_and_free_again_once_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let (address, _, shutdown) = counting_server(dir.path(), SessionLimits::DEFAULT).await;
+    let session = open_session(&address, None).await;
+    let id = json!(79);
+    let counting = |meta: &[(&str, Value)]| {
+        let meta = [&[("progressToken", json!("p"))], meta].concat();
+        call(
+            id.clone(),
+            "slow_count",
+            Some(json!({ "to": 8, "pace_ms": 50 })),
+            &meta,
+        )
+    };
+    let quick = |meta: &[(&str, Value)]| {
+        call(
+            id.clone(),
+            "slow_count",
+            Some(json!({ "to": 1, "pace_ms": 1 })),
+            meta,
+        )
+    };
+    // Each way a call may go (answered beside the worker, or by it) first, each way second.
+    let ways: [&[(&str, Value)]; 2] = [&[], &[ONLY_RMCP_READS]];
+    for first in ways {
+        for second in ways {
+            let case = format!("{first:?} then {second:?}");
+            let (stream, read) =
+                post_until(&address, &session, &counting(first), "progressToken").await;
+            // While the first runs, its id is taken: the second is refused, and runs nothing.
+            let refused = post(&address, None, Some(&session), &quick(second)).await;
+            assert_eq!(refused.status, 400, "{case}: {refused:?}");
+            assert_eq!(refused.header("content-type"), Some("application/json"));
+            let error = refused.json();
+            assert_eq!(error["id"], id, "{case}: {error}");
+            assert_eq!(error["error"]["code"], -32600, "{case}: {error}");
+            let message = error["error"]["message"].as_str().unwrap_or_default();
+            assert!(message.contains("awaiting its answer"), "{case}: {message}");
+            // The first is answered, once, on its own stream.
+            let read = rest_of(stream, read).await;
+            assert_eq!(answers_to(&read, &id), 1, "{case}: {read}");
+            assert!(read.contains(r#""counted":8"#), "{case}: {read}");
+            // Answered, the id is free again (JSON-RPC allows it): a call with it runs.
+            let again = post(&address, None, Some(&session), &quick(second)).await;
+            assert_eq!(again.status, 200, "{case}: {again:?}");
+            assert_eq!(answers_to(&again.body, &id), 1, "{case}: {again:?}");
+            assert!(again.body.contains(r#""counted":1"#), "{case}: {again:?}");
+        }
+    }
+    // A cancelled call keeps its id until its handler has stopped; then it is free.
+    let (stream, _) = post_until(&address, &session, &counting(&[]), "progressToken").await;
+    let cancel = json!({
+        "jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": { "requestId": 79, "reason": "enough" },
+    });
+    assert_eq!(
+        post(&address, None, Some(&session), &cancel).await.status,
+        202
+    );
+    drop(stream);
+    let give_up = std::time::Instant::now() + PATIENCE;
+    loop {
+        let again = post(&address, None, Some(&session), &quick(&[])).await;
+        if again.status == 200 {
+            assert!(again.body.contains(r#""counted":1"#), "{again:?}");
+            break;
+        }
+        assert_eq!(again.status, 400, "{again:?}");
+        assert!(
+            std::time::Instant::now() < give_up,
+            "the id was never freed"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Ids are a session's own: another session may use 79 while this one does.
+    let (stream, read) = post_until(&address, &session, &counting(&[]), "progressToken").await;
+    let other = open_session(&address, None).await;
+    let theirs = post(&address, None, Some(&other), &quick(&[])).await;
+    assert_eq!(theirs.status, 200, "{theirs:?}");
+    assert_eq!(answers_to(&rest_of(stream, read).await, &id), 1);
     shutdown.cancel();
 }

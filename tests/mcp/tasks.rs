@@ -2,9 +2,11 @@
 //! (`task: optional`) called by a client that declares the extension answers a task handle;
 //! `tasks/get` gives its progress and then exactly the result a direct call gives; another
 //! caller's task is an unknown one; `tasks/cancel` stops the handler; a server killed with
-//! `-9` mid-task leaves the task to the next process on the database, which finishes it. A
-//! client without the extension is refused `orders_report` (`task: required`) with a message
-//! that says what it needs.
+//! `-9` mid-task leaves the task to the next process on the database, which finishes it; a
+//! flood of task requests (over MCP and the HTTP API alike) is refused past the caller's
+//! budget, and polling many tasks at their interval stays within it. A client without the
+//! extension is refused `orders_report` (`task: required`) with a message that says what it
+//! needs.
 
 use std::time::{Duration, Instant};
 
@@ -361,5 +363,175 @@ async fn over_stdio_a_task_runs_in_the_server_and_is_read_with_tasks_get() {
         info.capabilities.supports_tasks(),
         "{:?}",
         info.capabilities
+    );
+}
+
+/// A request to the HTTP API of `server` as `token` (preferring a task, with `body` when it
+/// posts): its status, `Retry-After` and body.
+async fn api_with(
+    client: &reqwest::Client,
+    server: &HttpServer,
+    (method, path): (reqwest::Method, &str),
+    token: &str,
+    body: &str,
+) -> (u16, Option<String>, Value) {
+    let url = format!("http://{}{path}", server.address());
+    let response = client
+        .request(method, url)
+        .header("authorization", format!("Bearer {token}"))
+        .header("prefer", "respond-async")
+        .body(body.to_owned())
+        .send()
+        .await
+        .expect("an answer");
+    let status = response.status().as_u16();
+    let retry = (response.headers().get("retry-after"))
+        .map(|value| value.to_str().unwrap_or_default().to_owned());
+    let body = response.json().await.unwrap_or(Value::Null);
+    (status, retry, body)
+}
+
+/// [`api_with`] without a body.
+async fn api(
+    client: &reqwest::Client,
+    server: &HttpServer,
+    method: reqwest::Method,
+    path: &str,
+    token: &str,
+) -> (u16, Option<String>, Value) {
+    api_with(client, server, (method, path), token, "").await
+}
+
+/// Starts an export as Ada over the HTTP API of `server`, running about `seconds` (four orders
+/// at a pace): its task id.
+async fn export(client: &reqwest::Client, server: &HttpServer, seconds: u64) -> String {
+    let body = json!({ "pace_ms": seconds * 250 }).to_string();
+    let call = (reqwest::Method::POST, "/tools/orders_export");
+    let (status, _, task) = api_with(client, server, call, "ada-token", &body).await;
+    assert_eq!(status, 202, "{task}");
+    task["task_id"].as_str().expect("a task id").to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flood_of_task_requests_is_refused_past_the_callers_budget_with_when_to_retry() {
+    let scratch = Scratch::new();
+    // Twenty a minute: none refills while the test runs.
+    let args = ["--task-request-limit", "20/60"];
+    let server = HttpServer::start_with(&scratch, crate::support::TOKENS, &args, None).await;
+    let http = reqwest::Client::new();
+    let id = export(&http, &server, 2).await;
+    let read = format!("/tasks/{id}");
+    // Two hundred reads at once: the budget's twenty pass, the rest are refused, each saying
+    // when to retry.
+    let flood = (0..200).map(|_| api(&http, &server, reqwest::Method::GET, &read, "ada-token"));
+    let answers = futures_util::future::join_all(flood).await;
+    let passed = answers.iter().filter(|(status, ..)| *status == 200).count();
+    let refused: Vec<_> = answers
+        .iter()
+        .filter(|(status, ..)| *status == 429)
+        .collect();
+    assert_eq!((passed, refused.len()), (20, 180), "{answers:?}");
+    for (_, retry, body) in &refused {
+        assert_eq!(body["error"], "rate_limited", "{body}");
+        let seconds = body["details"]["retry_after"].as_u64().unwrap_or_default();
+        assert!((1..=3).contains(&seconds), "{body}");
+        assert_eq!(
+            retry.as_deref(),
+            Some(seconds.to_string().as_str()),
+            "{body}"
+        );
+        let message = body["message"].as_str().unwrap_or_default();
+        assert!(message.contains("task requests"), "{message}");
+    }
+    // Listing and cancelling spend the same budget; so does MCP's `tasks/get`, refused with a
+    // JSON-RPC error that says when to retry.
+    for (method, path) in [
+        (reqwest::Method::GET, "/tasks"),
+        (reqwest::Method::DELETE, read.as_str()),
+    ] {
+        let (status, _, body) = api(&http, &server, method, path, "ada-token").await;
+        assert_eq!(
+            (status, &body["error"]),
+            (429, &json!("rate_limited")),
+            "{path}: {body}"
+        );
+    }
+    let mcp = tasks_client(&server, "ada-token", ProtocolVersion::V_2025_11_25).await;
+    let refused = mcp.get_task(GetTaskParams::new(&id)).await.unwrap_err();
+    let rmcp::ServiceError::McpError(error) = refused else {
+        panic!("not a JSON-RPC error: {refused:?}");
+    };
+    assert_eq!(error.code.0, -32000, "{error:?}");
+    let data = error.data.clone().unwrap_or_default();
+    assert_eq!(data["code"], "rate_limited", "{error:?}");
+    assert!(
+        (1..=3).contains(&data["retry_after"].as_u64().unwrap_or_default()),
+        "{error:?}"
+    );
+    assert!(error.message.contains("task requests"), "{error:?}");
+    // Grace's budget is her own; and Ada's task ran on, untouched by the flood.
+    let (status, _, body) = api(
+        &http,
+        &server,
+        reqwest::Method::GET,
+        "/tasks",
+        "grace-token",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let direct = server
+        .client("ada-token", ProtocolVersion::V_2025_11_25)
+        .await;
+    let count = result(&direct, "orders_get", json!({ "order_id": 1 })).await;
+    assert_eq!(count.is_error, Some(false));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn polling_many_tasks_at_their_interval_stays_within_the_default_budget() {
+    let scratch = Scratch::new();
+    let server = HttpServer::start(&scratch).await;
+    let http = reqwest::Client::new();
+    let mcp = tasks_client(&server, "ada-token", ProtocolVersion::V_2025_11_25).await;
+    let mut ids = Vec::new();
+    for _ in 0..12 {
+        ids.push(export(&http, &server, 1).await);
+    }
+    // Each task read at the interval it advertises, over both APIs, until every one ended.
+    let mut reads = 0;
+    loop {
+        let mut working = 0;
+        let mut interval = None;
+        for (n, id) in ids.iter().enumerate() {
+            let status = if n % 2 == 0 {
+                let path = format!("/tasks/{id}");
+                let (status, _, task) =
+                    api(&http, &server, reqwest::Method::GET, &path, "ada-token").await;
+                assert_eq!(status, 200, "{task}");
+                interval = interval.or(task["poll_interval_ms"].as_u64());
+                task["status"].as_str().unwrap_or_default().to_owned()
+            } else {
+                let task = get(&mcp, id).await;
+                interval = interval.or(task.task.task.poll_interval_ms);
+                format!("{:?}", task.task.status()).to_lowercase()
+            };
+            reads += 1;
+            working += usize::from(status == "working");
+        }
+        let (status, _, listed) =
+            api(&http, &server, reqwest::Method::GET, "/tasks", "ada-token").await;
+        assert_eq!(status, 200, "{listed}");
+        if working == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(interval.unwrap_or(1000))).await;
+    }
+    assert!(reads >= 24, "{reads} reads");
+    // A burst well past what polling needs passes as well.
+    let read = format!("/tasks/{}", ids[0]);
+    let burst = (0..150).map(|_| api(&http, &server, reqwest::Method::GET, &read, "ada-token"));
+    let answers = futures_util::future::join_all(burst).await;
+    assert!(
+        answers.iter().all(|(status, ..)| *status == 200),
+        "{answers:?}"
     );
 }

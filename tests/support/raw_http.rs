@@ -90,6 +90,21 @@ pub async fn send_from(
     }
     request += "Connection: close\r\n\r\n";
     request += body;
+    exchange_from(source, address, request.as_bytes()).await
+}
+
+/// Writes `request`, whole, to `address` (it must ask to close the connection): the answer.
+/// For bytes no `&str` holds (a header value that is not UTF-8).
+pub async fn exchange(address: &str, request: &[u8]) -> RawAnswer {
+    exchange_from(None, address, request).await
+}
+
+/// [`exchange`] from the local address `source`, or any.
+async fn exchange_from(
+    source: Option<std::net::Ipv4Addr>,
+    address: &str,
+    request: &[u8],
+) -> RawAnswer {
     let exchange = async {
         let mut stream = match source {
             None => TcpStream::connect(address).await.expect("connect"),
@@ -102,10 +117,7 @@ pub async fn send_from(
                 socket.connect(to).await.expect("connect")
             }
         };
-        stream
-            .write_all(request.as_bytes())
-            .await
-            .expect("write the request");
+        stream.write_all(request).await.expect("write the request");
         let mut answer = Vec::new();
         stream
             .read_to_end(&mut answer)
@@ -113,12 +125,13 @@ pub async fn send_from(
             .expect("read the answer");
         answer
     };
+    let head = String::from_utf8_lossy(&request[..request.len().min(80)]).into_owned();
     let answer = tokio::time::timeout(PATIENCE, exchange)
         .await
-        .unwrap_or_else(|_| panic!("no answer to {method} {path} within {PATIENCE:?}"));
+        .unwrap_or_else(|_| panic!("no answer to {head:?} within {PATIENCE:?}"));
     parse(&answer).unwrap_or_else(|| {
         panic!(
-            "not an HTTP answer to {method} {path}: {:?}",
+            "not an HTTP answer to {head:?}: {:?}",
             String::from_utf8_lossy(&answer)
         )
     })

@@ -1,15 +1,20 @@
 //! The one error shape of everything served over HTTP but MCP's own messages:
-//! `{"error": code, "message": …}` with its status, as JSON; and the layer that gives it to
-//! the failures a router answers without a body (a path nothing is routed to, a method a route
-//! does not take), keeping their status and headers (`Allow`).
+//! `{"error": code, "message": …}` with its status, as JSON; the `401` of a refused request in
+//! it; and the layer that gives it to the failures a router answers without a body (a path
+//! nothing is routed to, a method a route does not take), keeping their status and headers
+//! (`Allow`).
 
 use axum::Router;
 use axum::body::{Body, HttpBody as _};
 use axum::extract::Request;
+use axum::http::response::Parts;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
+
+use crate::adapters::auth::authenticator::Refusal;
+use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 
 /// `status` with the body `{"error": code, "message": message}`: for an app's own routes served
 /// beside the adapters, so that their failures have the one shape too.
@@ -17,6 +22,47 @@ pub fn failure(status: StatusCode, code: &str, message: &str) -> Response {
     let body = json!({"error": code, "message": message}).to_string();
     let json = HeaderValue::from_static("application/json");
     (status, [(header::CONTENT_TYPE, json)], body).into_response()
+}
+
+/// `401` for a request its authenticator refused (`400 invalid_request` for ambiguous
+/// credentials), in the error shape, with the `WWW-Authenticate: Bearer` challenge saying why
+/// (in `realm`, when given) and where the resource's metadata is: what every route served over
+/// HTTP answers a refused request.
+pub(crate) fn unauthorized(
+    refusal: &Refusal,
+    resource: Option<&ProtectedResource>,
+    realm: Option<&'static str>,
+) -> Response {
+    let challenge = Challenge {
+        realm,
+        error: refusal.error(),
+        description: refusal.description(),
+        resource,
+        ..Challenge::default()
+    };
+    let (code, message) = match (refusal.status(), refusal.description()) {
+        (StatusCode::BAD_REQUEST, reason) => (
+            "invalid_request",
+            format!(
+                "The request's credentials are ambiguous: {}.",
+                reason.unwrap_or("send one bearer token")
+            ),
+        ),
+        (_, Some(reason)) => (
+            "unauthorized",
+            format!("The request needs a valid bearer token: {reason}."),
+        ),
+        (_, None) => (
+            "unauthorized",
+            "The request needs a valid bearer token: send `Authorization: Bearer <token>`."
+                .to_owned(),
+        ),
+    };
+    let mut response = failure(refusal.status(), code, &message);
+    response
+        .headers_mut()
+        .insert(header::WWW_AUTHENTICATE, challenge.header());
+    response
 }
 
 /// `router` with every failure it answers without a body given the error shape.
@@ -37,8 +83,14 @@ async fn shape(request: Request, next: Next) -> Response {
         return response;
     }
     let (code, message) = described(status, &method, &path);
+    let (parts, _) = response.into_parts();
+    reshaped(parts, &code, &message)
+}
+
+/// A response with `parts` (its status and headers, `Allow` say) and the error shape's body
+/// `{"error": code, "message": message}` instead of its own.
+pub(crate) fn reshaped(mut parts: Parts, code: &str, message: &str) -> Response {
     let body = json!({"error": code, "message": message}).to_string();
-    let (mut parts, _) = response.into_parts();
     parts.headers.remove(header::CONTENT_LENGTH);
     parts.headers.insert(
         header::CONTENT_TYPE,
@@ -47,8 +99,8 @@ async fn shape(request: Request, next: Next) -> Response {
     Response::from_parts(parts, Body::from(body))
 }
 
-/// The code and message of a bodiless failure of `method path`.
-fn described(status: StatusCode, method: &Method, path: &str) -> (String, String) {
+/// The code and message of a bodiless failure of `method path` (a path as [`shown`]).
+pub(crate) fn described(status: StatusCode, method: &Method, path: &str) -> (String, String) {
     match status {
         StatusCode::NOT_FOUND => {
             let trimmed = path.trim_end_matches('/');
@@ -72,7 +124,7 @@ fn described(status: StatusCode, method: &Method, path: &str) -> (String, String
 }
 
 /// A path as a message shows it: at most 100 characters (a path is ASCII).
-fn shown(path: &str) -> String {
+pub(crate) fn shown(path: &str) -> String {
     const MAX: usize = 100;
     match path.get(..MAX) {
         Some(head) if path.len() > MAX => format!("{head}…"),

@@ -12,7 +12,7 @@ use toolspec_vocab::auth::MissingScope;
 
 use crate::adapters::auth::authenticator::Refusal;
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
-use crate::adapters::gate::failure::failure;
+use crate::adapters::gate::{self, failure::failure};
 use crate::caller::Caller;
 use crate::catalog::{Catalog, Member};
 use crate::descriptor::Descriptor;
@@ -90,34 +90,7 @@ impl<'a, T> Access<'a, T> {
 /// challenge saying why and where the resource's metadata is: the API's own answer, for an
 /// app's routes beside it to give the same.
 pub fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
-    let challenge = Challenge {
-        error: refusal.error(),
-        description: refusal.description(),
-        resource,
-        ..Challenge::default()
-    };
-    let (code, message) = match (refusal.status(), refusal.description()) {
-        (StatusCode::BAD_REQUEST, reason) => (
-            "invalid_request",
-            format!(
-                "The request's credentials are ambiguous: {}.",
-                reason.unwrap_or("send one bearer token")
-            ),
-        ),
-        (_, Some(reason)) => (
-            "unauthorized",
-            format!("The request needs a valid bearer token: {reason}."),
-        ),
-        (_, None) => (
-            "unauthorized",
-            "The request needs a valid bearer token.".to_owned(),
-        ),
-    };
-    let mut response = failure(refusal.status(), code, &message);
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, challenge.header());
-    response
+    gate::failure::unauthorized(refusal, resource, None)
 }
 
 /// `404` for a tool the caller does not know.

@@ -4,7 +4,9 @@
 //! task (`status`, `progress` while it runs, then `result` or `error` as the call would have
 //! answered them), `DELETE /tasks/{id}` cancels it, `GET /tasks` lists the caller's unfinished
 //! tasks. Another caller's task is `404 unknown_task`, like one that never existed or whose
-//! retention passed; an id that is not one is `400 invalid_task_id`.
+//! retention passed; an id that is not one is `400 invalid_task_id`. Each of these spends one
+//! of the caller's task requests (the registry's budget, shared with MCP's): past it, `429
+//! rate_limited` with `Retry-After`.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -14,6 +16,7 @@ use toolspec_vocab::http as statuses;
 
 use crate::adapters::gate::failure::failure;
 use crate::caller::Caller;
+use crate::failure::ToolError;
 use crate::registry::Registry;
 use crate::task::{Accept, Task};
 use crate::worker::TaskError;
@@ -59,6 +62,10 @@ pub(super) fn accepted(task: &Task, preferred: bool) -> Response {
 
 /// `GET /tasks/{id}`: task `id` of `caller`.
 pub(super) async fn read(registry: &Registry, id: &str, caller: &Caller) -> Response {
+    let _permit = match registry.admit_task_request(caller) {
+        Ok(permit) => permit,
+        Err(error) => return too_many(&error),
+    };
     match registry.task(id, caller).await {
         Ok(task) => (StatusCode::OK, axum::Json(task.to_json())).into_response(),
         Err(error) => refused(&error),
@@ -67,6 +74,10 @@ pub(super) async fn read(registry: &Registry, id: &str, caller: &Caller) -> Resp
 
 /// `DELETE /tasks/{id}`: the task as it is once cancelled (or as it ended, when it had).
 pub(super) async fn cancel(registry: &Registry, id: &str, caller: &Caller) -> Response {
+    let _permit = match registry.admit_task_request(caller) {
+        Ok(permit) => permit,
+        Err(error) => return too_many(&error),
+    };
     match registry.cancel_task(id, caller).await {
         Ok(task) => (StatusCode::OK, axum::Json(task.to_json())).into_response(),
         Err(error) => refused(&error),
@@ -75,6 +86,10 @@ pub(super) async fn cancel(registry: &Registry, id: &str, caller: &Caller) -> Re
 
 /// `GET /tasks`: the caller's unfinished tasks, newest first.
 pub(super) async fn list(registry: &Registry, caller: &Caller) -> Response {
+    let _permit = match registry.admit_task_request(caller) {
+        Ok(permit) => permit,
+        Err(error) => return too_many(&error),
+    };
     match registry.tasks_of(caller).await {
         Ok(tasks) => {
             let tasks: Vec<Value> = tasks.iter().map(Task::to_json).collect();
@@ -82,6 +97,22 @@ pub(super) async fn list(registry: &Registry, caller: &Caller) -> Response {
         }
         Err(error) => refused(&error),
     }
+}
+
+/// `429 rate_limited` for a task request past its caller's budget, with `Retry-After`.
+fn too_many(error: &ToolError) -> Response {
+    let body = json!({"error": error.code, "message": error.message, "details": error.details});
+    let mut response = (StatusCode::TOO_MANY_REQUESTS, axum::Json(body)).into_response();
+    let seconds = error
+        .details
+        .as_ref()
+        .and_then(|d| d.get(codes::RETRY_AFTER));
+    if let Some(seconds) = seconds.and_then(Value::as_u64) {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, seconds.into());
+    }
+    response
 }
 
 /// Why a task could not be read, as the API answers it.

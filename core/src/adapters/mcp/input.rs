@@ -5,28 +5,36 @@
 //!   `elicitation/create` forms, and the sealed `requestState` — which it answers by calling
 //!   the tool again with `inputResponses` and the state;
 //! - on earlier protocols, with `elicitation/create` requests sent during the call, whose
-//!   answers continue it at once.
+//!   answers continue it at once (each waited for a bounded time, after which the question is
+//!   withdrawn and counts as dismissed); an answer is read by the rule every continuation
+//!   follows, and one that breaks it (an accepted `content` that is not an object) is an
+//!   invalid-params error, as on 2026-07-28.
 //!
 //! A client without the capability gets a tool error saying that the tool needs a client that
 //! can ask its user. A continuation whose state is refused (altered, expired, replayed, another
 //! caller's) is a JSON-RPC invalid-params error: nothing ran.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    CallToolRequestParams, ClientCapabilities, ElicitRequestParams, ElicitationAction, ErrorData,
-    InputRequest, InputRequiredResult, ProtocolVersion,
+    CallToolRequestParams, ClientCapabilities, ElicitRequestParams, ErrorData, InputRequest,
+    InputRequiredResult, ProtocolVersion,
 };
 use rmcp::service::{Peer, RequestContext};
 use serde_json::{Map, Value, json};
 use toolspec_vocab::codes;
 
 use crate::failure::ToolResult;
-use crate::user_input::{Continuation, InputRequired, InputResponse};
+use crate::user_input::{Continuation, InputRequired};
 
 /// The most rounds of `elicitation/create` one call asks before it gives up.
 pub(super) const MAX_ROUNDS: usize = 10;
+
+/// How long a call waits by default for its client to answer one `elicitation/create` (see
+/// [`McpServer::with_elicitation_timeout`](super::McpServer::with_elicitation_timeout)).
+pub const ELICITATION_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// How a call's client can be asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,45 +109,44 @@ fn form(message: &str, schema: &Value) -> Value {
     json!({ "mode": "form", "message": message, "requestedSchema": schema })
 }
 
-/// Asks `peer` each of `input`'s requests with `elicitation/create`, in order: the answers, as
-/// the continuation of the call. A request the client fails to answer counts as cancelled.
-pub(super) async fn elicit(peer: &Peer<RoleServer>, input: &InputRequired) -> Continuation {
-    let mut responses = BTreeMap::new();
+/// Asks `peer` each of `input`'s requests with `elicitation/create`, in order, waiting for each
+/// answer at most `wait`: the answers, as the continuation of the call, read by the rule every
+/// continuation follows ([`Continuation::from_json`]: an accepted answer's `content` is an
+/// object), so that an answer another path refuses is refused here too (invalid params, as a
+/// 2026-07-28 retry's `inputResponses`). A request the client does not answer in time — it is
+/// then told the request is cancelled — or fails to answer counts as dismissed (`cancel`).
+pub(super) async fn elicit(
+    peer: &Peer<RoleServer>,
+    input: &InputRequired,
+    wait: Duration,
+) -> Result<Continuation, ErrorData> {
+    let mut responses = Map::new();
     for request in &input.requests {
         let params =
             serde_json::from_value::<ElicitRequestParams>(form(&request.message, &request.schema));
         let answered = match params {
             Ok(params) => peer
-                .create_elicitation(params)
+                .create_elicitation_with_timeout(params, Some(wait))
                 .await
                 .map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
         let response = match answered {
-            Ok(result) => match result.action {
-                ElicitationAction::Accept => InputResponse::Accept(match result.content {
-                    Some(Value::Object(content)) => content,
-                    _ => Map::new(),
-                }),
-                ElicitationAction::Decline => InputResponse::Decline,
-                _ => InputResponse::Cancel,
-            },
+            Ok(result) => serde_json::to_value(&result).unwrap_or(Value::Null),
             Err(e) => {
-                tracing::warn!(tool = %input.tool, error = %e, "an elicitation failed: the call is cancelled");
-                InputResponse::Cancel
+                tracing::info!(tool = %input.tool, error = %e, "a question went without an answer: it counts as dismissed");
+                json!({ "action": "cancel" })
             }
         };
-        // A declined request ends the call: the others need not be asked.
-        let stop = !matches!(response, InputResponse::Accept(_));
+        // Only an accepted request lets the call go on: the others need not be asked.
+        let stop = response["action"] != "accept";
         responses.insert(request.key.clone(), response);
         if stop {
             break;
         }
     }
-    Continuation {
-        request_state: Some(input.request_state.clone()),
-        responses,
-    }
+    Continuation::from_json(Some(input.request_state.clone()), &Value::Object(responses))
+        .map_err(|e| ErrorData::invalid_params(format!("elicitation/create answers: {e}"), None))
 }
 
 /// The error of a call whose 2026-07-28 client cannot be asked: the elicitation capability

@@ -71,6 +71,7 @@ pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
 ];
 
+pub use input::ELICITATION_TIMEOUT;
 pub use listing::{ADAPTER, Listed, Listing, META_TAGS, META_VERSION, tools, wrap};
 use listing::{PreparedPages, ToolsSlot};
 pub use reply::META_ERROR;
@@ -100,6 +101,8 @@ struct Shared {
     page_size: Option<usize>,
     /// What a caller over HTTP without a tool's scopes meets.
     missing_scope: MissingScope,
+    /// How long a call waits for its client to answer one `elicitation/create`.
+    elicitation_timeout: Duration,
 }
 
 impl McpServer {
@@ -135,6 +138,7 @@ impl McpServer {
                 personal_listing,
                 page_size: None,
                 missing_scope,
+                elicitation_timeout: input::ELICITATION_TIMEOUT,
             }),
             caller: Arc::new(caller),
         }
@@ -174,6 +178,16 @@ impl McpServer {
     /// tools are always hidden.
     pub fn with_missing_scope(mut self, policy: MissingScope) -> Self {
         Arc::make_mut(&mut self.shared).missing_scope = policy;
+        self
+    }
+
+    /// How long a call of a session (protocols before 2026-07-28) waits for its client to
+    /// answer one `elicitation/create` (a confirmation, a form; default
+    /// [`ELICITATION_TIMEOUT`], two minutes). Past it, the client is told the request is
+    /// cancelled and the question counts as dismissed: the call answers `declined`, and
+    /// nothing was done.
+    pub fn with_elicitation_timeout(mut self, wait: Duration) -> Self {
+        Arc::make_mut(&mut self.shared).elicitation_timeout = wait;
         self
     }
 
@@ -450,15 +464,19 @@ impl McpServer {
             match (submitted, elicits) {
                 (Submitted::Input(input), Some(peer)) if rounds < input::MAX_ROUNDS => {
                     rounds += 1;
-                    continuation = Some(input::elicit(peer, &input).await);
+                    let wait = self.shared.elicitation_timeout;
+                    match input::elicit(peer, &input, wait).await {
+                        Ok(answers) => continuation = Some(answers),
+                        Err(refused) => break Err(refused),
+                    }
                 }
-                (submitted, _) => break submitted,
+                (submitted, _) => break Ok(submitted),
             }
         };
         if let Some(reporter) = reporter {
             reporter.finish().await;
         }
-        answer(submitted, asking, listed.present_as)
+        answer(submitted?, asking, listed.present_as)
     }
 }
 

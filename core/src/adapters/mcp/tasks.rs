@@ -6,8 +6,11 @@
 //! error — and `tasks/cancel` cancels it on whichever process runs it. A task is its caller's:
 //! another caller's id answers as an unknown one (`-32602`). A client without the extension
 //! that calls a tool whose task is `required` is refused with `-32021`, its message naming the
-//! extension the client must declare.
+//! extension the client must declare. `tasks/get`, `tasks/cancel` and `tasks/update` each spend
+//! one of the caller's task requests (the registry's budget, shared with the HTTP API's): past
+//! it, `-32000` with `data` `{code: rate_limited, retry_after}`.
 
+use rmcp::model::ErrorCode;
 use rmcp::model::{
     CallToolResult, ClientCapabilities, CreateTaskResult, DetailedTask, GetTaskResult, JsonObject,
     TASKS_EXTENSION_ID, Task as McpTask, TaskPayload, TaskStatus as McpStatus,
@@ -15,10 +18,11 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::{Value, json};
+use toolspec_vocab::codes;
 use toolspec_vocab::settings::PresentAs;
 
 use crate::caller::Caller;
-use crate::failure::ToolResult;
+use crate::failure::{ToolError, ToolResult};
 use crate::registry::Registry;
 use crate::task::{Accept, POLL_INTERVAL, Task, TaskStatus, timestamp};
 use crate::worker::TaskError;
@@ -63,6 +67,7 @@ pub(super) async fn read(
     id: &str,
     caller: &Caller,
 ) -> Result<Task, ErrorData> {
+    let _permit = registry.admit_task_request(caller).map_err(too_many)?;
     registry.task(id, caller).await.map_err(refused)
 }
 
@@ -78,6 +83,7 @@ pub(super) async fn cancel(
     id: &str,
     caller: &Caller,
 ) -> Result<(), ErrorData> {
+    let _permit = registry.admit_task_request(caller).map_err(too_many)?;
     registry
         .cancel_task(id, caller)
         .await
@@ -92,7 +98,7 @@ pub(super) async fn update(
     id: &str,
     caller: &Caller,
 ) -> Result<(), ErrorData> {
-    let task = registry.task(id, caller).await.map_err(refused)?;
+    let task = read(registry, id, caller).await?;
     Err(ErrorData::invalid_params(
         format!(
             "Task {} is not waiting for input (it is {}).",
@@ -170,6 +176,20 @@ fn status(status: TaskStatus) -> McpStatus {
         TaskStatus::Cancelled => McpStatus::Cancelled,
     }
 }
+
+/// The JSON-RPC error of a task request past its caller's budget: `-32000` (a server error),
+/// `data` saying `rate_limited` and in how many seconds to retry, as the HTTP API's `429`.
+fn too_many(error: ToolError) -> ErrorData {
+    let seconds = error
+        .details
+        .as_ref()
+        .and_then(|d| d.get(codes::RETRY_AFTER));
+    let data = json!({ "code": error.code, codes::RETRY_AFTER: seconds });
+    ErrorData::new(ErrorCode(TOO_MANY_REQUESTS), error.message, Some(data))
+}
+
+/// The JSON-RPC code of a request refused for its caller's budget: a server error.
+const TOO_MANY_REQUESTS: i32 = -32000;
 
 /// Why a task could not be read or cancelled, as a JSON-RPC error: an unknown (or another
 /// caller's, or malformed) id is invalid params, as MCP asks.

@@ -1,6 +1,6 @@
 //! Step-up authorization over MCP's streamable HTTP: when the server challenges
 //! ([`MissingScope::Challenge`]), a `tools/call` naming a listed tool whose scopes the caller
-//! lacks — directly, or through the explain tool — is answered `403` with
+//! lacks — directly, or through the explain tool — is answered `403 insufficient_scope` (the error shape) with
 //! `WWW-Authenticate: Bearer error="insufficient_scope", scope="…"` before rmcp sees it, so the
 //! client can ask for those scopes. Every other message goes on unchanged.
 
@@ -9,11 +9,12 @@ use std::sync::Arc;
 
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Deserialize;
 use toolspec_vocab::auth::MissingScope;
 
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
+use crate::adapters::gate::failure::failure;
 use crate::adapters::mcp::{ADAPTER, McpServer};
 use crate::caller::Caller;
 use crate::descriptor::Descriptor;
@@ -118,11 +119,10 @@ impl ScopeChallenge {
             ..Challenge::default()
         };
         let message = format!(
-            "403 Forbidden: calling `{name}` needs the scopes {}; the token does not grant \
-             them all.\n",
+            "Calling `{name}` needs the scopes {}; the token does not grant them all.",
             tool.scopes.join(", ")
         );
-        let mut response = (StatusCode::FORBIDDEN, message).into_response();
+        let mut response = failure(StatusCode::FORBIDDEN, "insufficient_scope", &message);
         response
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, challenge.header());

@@ -17,6 +17,8 @@ use sse_stream::{KeepAlive, Sse, SseBody};
 use tokio_util::sync::CancellationToken;
 
 pub(super) const JSON: &str = "application/json";
+/// The header that names a session.
+pub(super) const SESSION_HEADER: &str = "mcp-session-id";
 pub(super) const SSE: &str = "text/event-stream";
 
 /// Whether the `Accept` headers name both JSON and SSE, each entry a bare media type (one
@@ -56,6 +58,15 @@ pub(super) fn sole<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     let value = values.next()?;
     values.next().is_none().then_some(())?;
     value.to_str().ok()
+}
+
+/// Whether `response`'s content is of the media type `essence`.
+pub(super) fn is_of_type(response: &Response, essence: &str) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with(essence))
 }
 
 /// How SSE answers stream: rmcp's settings.

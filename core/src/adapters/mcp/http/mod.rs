@@ -21,6 +21,11 @@
 //! HttpTransport::new(server).authenticator(tokens).serve(listener, CancellationToken::new()).await?;
 //! ```
 //!
+//! Every answer of `/mcp` is MCP's (JSON-RPC, over JSON or SSE) or the error shape
+//! `{error, message}` of every route (a refused token, a body too large, an unknown session,
+//! and what rmcp's transport refuses with a bare text, `refusals`), quoting no header the
+//! request sent.
+//!
 //! A transport only: it decides who is calling and serves the `McpServer` it is given, which
 //! lists and calls; nothing here knows a tool.
 
@@ -38,6 +43,7 @@ mod challenge;
 mod chunks;
 mod connections;
 mod framing;
+mod refusals;
 mod sessions;
 mod stateless;
 
@@ -48,12 +54,13 @@ pub use crate::adapters::auth::{Authenticator, BearerTokens};
 pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
 
 use crate::adapters::auth::authenticator::{self as auth, Refusal};
-use crate::adapters::auth::resource::{Challenge, ProtectedResource};
-use crate::adapters::gate::failure::shaped;
+use crate::adapters::auth::resource::ProtectedResource;
+use crate::adapters::gate::failure::{failure, shaped, unauthorized};
 
 use super::McpServer;
 use super::listing::ToolsSlot;
 use chunks::Chunks;
+use framing::{SESSION_HEADER, is_of_type};
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -229,9 +236,11 @@ impl HttpTransport {
                 config,
             );
         // Layers run outermost last: authentication, the look at the message, the session
-        // guard, then MCP; on `/mcp` only (a path nothing is routed to is no MCP request).
+        // guard, rmcp's refusals given toolspec's shapes, then MCP; on `/mcp` only (a path
+        // nothing is routed to is no MCP request).
         let router = axum::Router::new()
             .nest_service(PATH, service)
+            .route_layer(axum::middleware::from_fn(refusals::shape))
             .route_layer(axum::middleware::from_fn_with_state(
                 sessions,
                 sessions::guard,
@@ -313,18 +322,15 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
         Ok(collected) => collected.to_bytes(),
         Err(e) if e.is::<http_body_util::LengthLimitError>() => {
             let message = format!(
-                "413 Payload Too Large: a request body may hold at most {} bytes.\n",
+                "A request body may hold at most {} bytes.",
                 screening.max_body_bytes
             );
-            return (StatusCode::PAYLOAD_TOO_LARGE, message).into_response();
+            return failure(StatusCode::PAYLOAD_TOO_LARGE, "too_large", &message);
         }
         Err(e) => {
             tracing::debug!(error = %e, "a request body did not arrive");
-            return (
-                StatusCode::REQUEST_TIMEOUT,
-                format!("408 Request Timeout: {e}.\n"),
-            )
-                .into_response();
+            let message = "The request's body did not arrive in time.";
+            return failure(StatusCode::REQUEST_TIMEOUT, "request_timeout", message);
         }
     };
     if let Err(rejection) = super::wire::screen(&bytes, &screening.limits) {
@@ -346,11 +352,19 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
     {
         return forbidden;
     }
-    // A session's plain call may be answered by the session guard, beside rmcp (`sessions`).
-    if parts.headers.contains_key(sessions::SESSION_HEADER)
-        && let Some(plain) = super::direct::Plain::read(&bytes)
-    {
-        parts.extensions.insert(plain);
+    // A session's plain call may be answered by the session guard, beside rmcp (`sessions`);
+    // the guard holds the id of any request of a session until it is answered.
+    if parts.headers.contains_key(SESSION_HEADER) {
+        match super::direct::Plain::read(&bytes) {
+            Some(plain) => {
+                parts.extensions.insert(plain);
+            }
+            None => {
+                if let Some(id) = sessions::request_id(&bytes) {
+                    parts.extensions.insert(id);
+                }
+            }
+        }
     }
     if screening.json_response
         && let Some(plain) = stateless::Plain::read(&parts, &bytes)
@@ -363,7 +377,7 @@ async fn screen(State(screening): State<Screening>, request: Request, next: Next
     }
     // A list's tools go into rmcp's answer as the listing prepared them: a stateless one
     // answered as JSON once it is, a session's as its events go.
-    let in_session = parts.headers.contains_key(sessions::SESSION_HEADER);
+    let in_session = parts.headers.contains_key(SESSION_HEADER);
     let slot = ((screening.json_response || in_session) && lists_tools(&bytes)).then(|| {
         let slot = ToolsSlot::default();
         parts.extensions.insert(slot.clone());
@@ -388,15 +402,6 @@ fn lists_tools(body: &[u8]) -> bool {
     }
     memchr::memmem::find(body, b"tools/list").is_some()
         && serde_json::from_slice::<Method>(body).is_ok_and(|m| m.method == "tools/list")
-}
-
-/// Whether `response`'s content is of the media type `essence`.
-fn is_of_type(response: &Response, essence: &str) -> bool {
-    response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with(essence))
 }
 
 /// `response`, rmcp's SSE answer to a session's `tools/list`, with the tools from `slot` put
@@ -457,29 +462,8 @@ async fn authenticate(
     }
 }
 
-/// `401` (`400` for ambiguous credentials), with a challenge saying why (when the
-/// authenticator says) and where the resource's metadata is (when it knows).
+/// `401` (`400` for ambiguous credentials) in the error shape, with a challenge saying why
+/// (when the authenticator says) and where the resource's metadata is (when it knows).
 fn refused(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
-    let challenge = Challenge {
-        realm: Some("mcp"),
-        error: refusal.error(),
-        description: refusal.description(),
-        resource,
-        ..Challenge::default()
-    };
-    let status = refusal.status();
-    let headline = format!(
-        "{} {}",
-        status.as_u16(),
-        status.canonical_reason().unwrap_or_default()
-    );
-    let message = match refusal.description() {
-        Some(reason) => format!("{headline}: {reason}.\n"),
-        None => format!("{headline}: send `Authorization: Bearer <token>` with a known token.\n"),
-    };
-    let mut response = (status, message).into_response();
-    response
-        .headers_mut()
-        .insert(header::WWW_AUTHENTICATE, challenge.header());
-    response
+    unauthorized(refusal, resource, Some("mcp"))
 }

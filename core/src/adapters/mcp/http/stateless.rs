@@ -48,8 +48,7 @@ use super::super::McpServer;
 use super::super::direct;
 use super::super::listing::ToolsSlot;
 use super::chunks::Chunks;
-use super::framing::{JSON, Streams, accepts_json_and_sse, is_json, sole};
-use super::sessions::SESSION_HEADER;
+use super::framing::{JSON, SESSION_HEADER, Streams, accepts_json_and_sse, is_json, sole};
 
 /// The protocol whose requests are answered here (each carries its own metadata).
 const PROTOCOL: &str = "2026-07-28";

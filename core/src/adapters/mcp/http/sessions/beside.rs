@@ -18,7 +18,10 @@
 //! while the call runs, and the call goes on writing to the resumed stream. As with the worker,
 //! an answered stream is let go with its answer; a dropped stream does not cancel its call;
 //! `notifications/cancelled` does, and ends its stream unanswered, kept as long as the worker
-//! keeps a cancelled one; closing the session cancels every call still running.
+//! keeps a cancelled one; closing the session cancels every call still running. A call holds
+//! its request's id (`in_flight`) until it has answered, or, cancelled, until its handler has
+//! stopped: no other request of the session runs with that id meanwhile, so the calls running
+//! here are kept by id without one displacing another.
 
 use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
@@ -36,6 +39,8 @@ use tokio_util::sync::CancellationToken;
 use crate::adapters::mcp::McpServer;
 use crate::adapters::mcp::direct::{self, Plain, Progress, Write};
 use crate::caller::Caller;
+
+use super::in_flight::Hold;
 
 /// The first number of a stream answered here: far beyond the worker's, which count from 0.
 const FIRST_STREAM: u64 = 1 << 63;
@@ -284,13 +289,14 @@ impl Stream for Events {
 /// The call `plain` by `caller` in the session `beside` keeps (of a protocol before
 /// 2026-07-28, as every session is), run through `server`'s pipeline: polled here once, its
 /// stream whole when it answers at once (every check done, no I/O to wait for); else spawned,
-/// its stream fed as it goes. Cancelled with `shutdown` too.
+/// its stream fed as it goes. Cancelled with `shutdown` too. Its id is held (`hold`) until it
+/// has answered or, cancelled, its handler has stopped.
 pub(super) async fn answer(
     beside: &Arc<Mutex<Beside>>,
     server: &McpServer,
     plain: Plain,
     caller: Arc<Caller>,
-    shutdown: &CancellationToken,
+    (shutdown, hold): (&CancellationToken, Hold),
 ) -> Events {
     let opened = lock(beside).open();
     let stream = opened.stream;
@@ -332,6 +338,8 @@ pub(super) async fn answer(
     let beside = Arc::clone(beside);
     tokio::spawn(async move {
         let message = answering.await;
+        // Its handler has stopped: whatever comes next, the id is the session's again.
+        let _hold = hold;
         // A call the client cancelled (or whose session closed) is not answered; one that
         // answers is no longer resumable, as the worker's.
         let answers = {

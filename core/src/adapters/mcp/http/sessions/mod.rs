@@ -19,6 +19,10 @@
 //! `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` header; in a session that finished initializing
 //! and is still open. Everything else goes through rmcp's.
 //!
+//! Whichever answers it, a request of a session takes its id until it is answered
+//! ([`in_flight`]): a second request with an id the session's requests hold is refused (`400`,
+//! JSON-RPC `-32600`) before anything keeps it.
+//!
 //! Owns the sessions' bookkeeping; the transport (`super`) mounts it.
 
 use std::collections::HashMap;
@@ -28,10 +32,11 @@ use std::time::{Duration, Instant};
 use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use futures_util::{Stream, StreamExt as _};
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ProtocolVersion, ServerJsonRpcMessage, ServerResult,
+    ClientJsonRpcMessage, ClientNotification, ProtocolVersion, RequestId, ServerJsonRpcMessage,
+    ServerResult,
 };
 use rmcp::transport::streamable_http_server::session::local::{
     self, LocalSessionManager, LocalSessionManagerError,
@@ -44,14 +49,18 @@ use crate::adapters::mcp::McpServer;
 use crate::adapters::mcp::direct::{self, Plain};
 use crate::caller::Caller;
 
-use super::framing::{Streams, accepts_json_and_sse, is_json, sole};
+use crate::adapters::gate::failure::failure;
+
+use super::framing::{SESSION_HEADER, Streams, accepts_json_and_sse, is_json, sole};
+use super::refusals::unknown_session;
 
 mod beside;
+mod in_flight;
 
 use beside::{Beside, lock};
+use in_flight::{Answering, AskedId, Hold, InFlight, duplicate, held};
 
-/// The header that names a session.
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) use in_flight::request_id;
 
 /// Bounds on the sessions of older clients (protocols before 2026-07-28).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +107,8 @@ struct Entry {
     last_request: Instant,
     /// Its calls answered beside its worker.
     beside: Arc<Mutex<Beside>>,
+    /// The ids of its requests awaiting their answers.
+    in_flight: InFlight,
 }
 
 tokio::task_local! {
@@ -239,6 +250,7 @@ impl Sessions {
                 version: None,
                 last_request: Instant::now(),
                 beside: Arc::new(Mutex::new(Beside::new(self.settings))),
+                in_flight: InFlight::default(),
             },
         );
         Ok(())
@@ -341,7 +353,13 @@ impl SessionManager for SessionsHandle {
         id: &SessionId,
         message: ClientJsonRpcMessage,
     ) -> Result<impl Stream<Item = ServerSseMessage> + Send + Sync + 'static, Self::Error> {
-        Ok(self.0.local.create_stream(id, message).await?)
+        // The request's id is held until its answer has gone through its stream.
+        let hold = held(&message);
+        let events = self.0.local.create_stream(id, message).await?;
+        Ok(match hold {
+            Some(hold) => Answering::new(events, hold).left_stream(),
+            None => events.right_stream(),
+        })
     }
 
     async fn accept_message(
@@ -402,10 +420,25 @@ impl Sessions {
         Ok(self.local.close_session(id).await?)
     }
 
+    /// Takes request id `request` in session `id` for a request awaiting its answer: `None`
+    /// when another request of the session holds it; no hold for a session gone meanwhile.
+    fn take(&self, id: &str, request: RequestId) -> Option<Option<Hold>> {
+        match self.entries().get(id) {
+            Some(entry) => entry.in_flight.take(request).map(Some),
+            None => Some(None),
+        }
+    }
+
     /// `request`, of session `id`, answered beside rmcp's transport and the session's
     /// worker ([`beside`]) when it is a plain call whose tool needs nothing of rmcp's peer and
-    /// every check rmcp's transport makes of it is sure to pass; else `None`, for rmcp.
-    async fn answer_beside(&self, id: &str, request: &mut Request) -> Option<beside::Events> {
+    /// every check rmcp's transport makes of it is sure to pass; else `None`, for rmcp. The
+    /// call holds `hold`, its id, until it has answered.
+    async fn answer_beside(
+        &self,
+        id: &str,
+        request: &mut Request,
+        hold: Option<&Hold>,
+    ) -> Option<beside::Events> {
         if !self.serves_sessions || request.method() != axum::http::Method::POST {
             return None;
         }
@@ -437,16 +470,30 @@ impl Sessions {
         {
             return None;
         }
+        let hold = Arc::clone(hold?);
         let plain = request.extensions_mut().remove::<Plain>()?;
         tracing::debug!(tool = %plain.params.name, "a session's call answered beside its worker");
         let shutdown = &self.streams.shutdown;
-        Some(beside::answer(&beside, &self.server, plain, caller, shutdown).await)
+        Some(beside::answer(&beside, &self.server, plain, caller, (shutdown, hold)).await)
+    }
+}
+
+/// The id of the JSON-RPC request a `POST` of a session carries, as the transport's screening
+/// read it.
+fn asked_id(request: &Request) -> Option<RequestId> {
+    if request.method() != axum::http::Method::POST {
+        return None;
+    }
+    let extensions = request.extensions();
+    match extensions.get::<Plain>() {
+        Some(plain) => Some(plain.id.clone()),
+        None => extensions.get::<AskedId>().map(|asked| asked.0.clone()),
     }
 }
 
 /// Middleware, after authentication: a request that names a session its caller does not own
-/// is answered `404 Not Found`, as for an unknown session; a session refused for being one
-/// too many is answered `429 Too Many Requests`.
+/// is answered `404 unknown_session`, as for an unknown session; a session refused for being
+/// one too many is answered `429 too_many_sessions`.
 pub(crate) async fn guard(
     State(sessions): State<Arc<Sessions>>,
     mut request: Request,
@@ -460,12 +507,28 @@ pub(crate) async fn guard(
     if let Some(id) = &named
         && !sessions.claim(id, &owner)
     {
-        return (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response();
+        return unknown_session();
+    }
+    // A request of the session takes its id until it is answered.
+    let mut hold = None;
+    if let Some(id) = &named
+        && let Some(request_id) = asked_id(&request)
+    {
+        match sessions.take(id, request_id.clone()) {
+            Some(taken) => hold = taken,
+            None => return duplicate(&request_id),
+        }
     }
     if let Some(id) = &named
-        && let Some(events) = sessions.answer_beside(id, &mut request).await
+        && let Some(events) = sessions
+            .answer_beside(id, &mut request, hold.as_ref())
+            .await
     {
         return sessions.streams.respond(events);
+    }
+    // Handed to rmcp: its message holds the id, and the stream of its answer.
+    if let Some(hold) = hold {
+        request.extensions_mut().insert(hold);
     }
     let asking = Asking {
         owner,
@@ -479,11 +542,11 @@ pub(crate) async fn guard(
         })
         .await;
     match refused {
-        Some(why) => (
+        Some(why) => failure(
             StatusCode::TOO_MANY_REQUESTS,
-            format!("Too Many Requests: {why}.\n"),
-        )
-            .into_response(),
+            "too_many_sessions",
+            &format!("No new session: {why}."),
+        ),
         None => response,
     }
 }
