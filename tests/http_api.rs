@@ -858,6 +858,47 @@ async fn an_expired_request_state_is_refused_410_and_nothing_runs() {
 }
 
 #[tokio::test]
+async fn an_answer_is_bounded_like_an_argument_and_its_record_keeps_what_was_asked() {
+    let api = Api::start().await;
+    let ask = || api.post(Some("ada-token"), "/tools/orders_cancel", r#"{"order": 1}"#);
+    let state = |asked: &Value| {
+        asked["details"]["request_state"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // A confirmation's answer holding content is refused, and nothing runs.
+    let (_, asked, _) = ask().await;
+    let stuffed =
+        json!({ "confirm": { "action": "accept", "content": { "x": "y".repeat(40_000) } } });
+    let (status, refused) = continue_cancel(&api, "ada-token", 1, &state(&asked), stuffed).await;
+    assert_eq!(
+        (status, &refused["error"]),
+        (422, &json!("invalid_arguments")),
+        "{refused}"
+    );
+    assert_eq!(order_status(&api, 1).await, "pending");
+    // Responses to requests nobody asked are ignored, and not recorded.
+    let (_, asked, _) = ask().await;
+    let answers = json!({
+        "confirm": { "action": "accept" },
+        "junk": { "action": "accept", "content": { "x": "y".repeat(40_000) } }
+    });
+    let (status, cancelled) = continue_cancel(&api, "ada-token", 1, &state(&asked), answers).await;
+    assert_eq!(status, 200, "{cancelled}");
+    let records = records_of(&api, "orders_cancel", "ok").await;
+    let kept: Vec<&Value> = records.iter().filter_map(|r| r.answers.as_ref()).collect();
+    let confirmed = json!({ "confirm": { "action": "accept", "content": {} } });
+    assert_eq!(kept, [&confirmed]);
+    let refused = records_of(&api, "orders_cancel", "invalid_arguments").await;
+    assert_eq!(
+        refused[0].answers,
+        Some(confirmed),
+        "the record of the refused answer keeps none of its content"
+    );
+}
+
+#[tokio::test]
 async fn a_continuation_of_a_tool_that_asks_nothing_is_refused_and_nothing_runs() {
     let api = Api::start().await;
     let orders = || async {

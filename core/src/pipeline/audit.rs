@@ -8,16 +8,18 @@
 use std::time::Instant;
 
 use chrono::Utc;
-use serde_json::Value;
 use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::ambient::AmbientContext;
 use crate::audit_record::{AuditEntry, Call, Redact};
 use crate::call::options::CallOptions;
+use crate::descriptor::Descriptor;
 use crate::failure::{RETRY_UNAVAILABLE, ToolResult};
 use crate::registry::RegisteredTool;
 use crate::trail::{AuditTrail, OpenRecord};
+use crate::user_input::{CONFIRM, Continuation, InputResponse};
 
 /// A call's record while the call runs.
 pub(crate) struct Recording<'r> {
@@ -102,7 +104,10 @@ fn entry(
         caller: options.caller.as_deref(),
         trace_id,
         arguments: args,
-        answers: options.continuation.as_ref().map(answers),
+        answers: options
+            .continuation
+            .as_ref()
+            .map(|c| answers(tool.descriptor(), c)),
         ambient,
         redact: &Redaction {
             tool,
@@ -191,9 +196,29 @@ impl Redact for Redaction<'_> {
     }
 }
 
-/// The responses of `continuation`, as a record keeps them (a form's content is arguments the
-/// user typed; a form never asks for a sensitive field).
-fn answers(continuation: &crate::user_input::Continuation) -> Value {
-    let responses = continuation.responses.iter();
-    Value::Object(responses.map(|(k, r)| (k.clone(), r.to_json())).collect())
+/// The responses of `continuation` to what `tool` asks, as a record keeps them: a
+/// confirmation's action; a form's action and its fields' answers, which are arguments the user
+/// typed (a form never asks for a sensitive field). Nothing else a response holds — keys that
+/// name no request, content past a form's fields (which the call refuses) — is kept.
+fn answers(tool: &Descriptor, continuation: &Continuation) -> Value {
+    let kept = continuation.responses.iter().filter_map(|(key, response)| {
+        let fields = match &**key {
+            CONFIRM if tool.confirm.is_some() => None,
+            _ => Some(&tool.ask.iter().find(|form| form.name == *key)?.fields),
+        };
+        let answer = match (response, fields) {
+            (InputResponse::Accept(content), Some(fields)) => {
+                let asked = content
+                    .iter()
+                    .filter(|(k, _)| fields.iter().any(|f| f.as_ref() == k.as_str()));
+                let asked: Map<String, Value> =
+                    asked.map(|(k, v)| (k.clone(), v.clone())).collect();
+                InputResponse::Accept(asked)
+            }
+            (InputResponse::Accept(_), None) => InputResponse::Accept(Map::new()),
+            (other, _) => other.clone(),
+        };
+        Some((key.clone(), answer.to_json()))
+    });
+    Value::Object(kept.collect())
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::call::options::{CallOptions, Rules};
-use crate::checks::report::invalid_arguments;
+use crate::checks::report::{Errors, invalid_arguments};
 use crate::descriptor::{AskForm, Descriptor};
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::compiled::Compiled;
@@ -99,11 +99,23 @@ pub(crate) async fn resume(
             Some(InputResponse::Decline | InputResponse::Cancel) => {
                 return Err(declined(tool, &key));
             }
-            Some(InputResponse::Accept(_)) if key == CONFIRM => carried.confirmed = true,
+            Some(InputResponse::Accept(content)) if key == CONFIRM => {
+                if let Some(held) = content.keys().next() {
+                    let why = "a confirmation's answer holds nothing";
+                    return Err(unasked(&key, held, why, rules.limits.max_quote));
+                }
+                carried.confirmed = true;
+            }
             Some(InputResponse::Accept(content)) => {
                 let Some(form) = tool.ask.iter().find(|f| f.name == key) else {
                     continue;
                 };
+                // Bounded like the arguments: only the form's fields, each checked with them.
+                let field_of = |k: &String| form.fields.iter().any(|f| f.as_ref() == k.as_str());
+                if let Some(other) = content.keys().find(|k| !field_of(k)) {
+                    let why = format!("it is not a field of the form `{key}`");
+                    return Err(unasked(&key, other, &why, rules.limits.max_quote));
+                }
                 for field in form.fields.iter() {
                     if let Some(answer) = content.get(field.as_ref()) {
                         carried.answers.insert(field.to_string(), answer.clone());
@@ -130,6 +142,17 @@ pub(crate) async fn resume(
         Err(Refused::Arguments(errors)) => Err(invalid_arguments(&errors)),
         Err(Refused::Schema(result)) => Err(*result),
     }
+}
+
+/// `invalid_arguments`: the answer to request `key` holds `held` (quoted up to `max_quote`
+/// characters), which it may not (`why`); nothing runs.
+fn unasked(key: &str, held: &str, why: &str, max_quote: usize) -> ToolResult {
+    let mut quoted: String = held.chars().take(max_quote).collect();
+    if quoted.len() < held.len() {
+        quoted.push('…');
+    }
+    let at = format!("/responses/{key}/content/{quoted}");
+    invalid_arguments(&Errors::one(at, why))
 }
 
 /// The answer to a continuation of a call of `tool`, which asks its user nothing: there is no

@@ -1,7 +1,7 @@
 //! What a tool asks its user (`ask`, `confirm`) through the registry: a missing field asked
-//! with its own schema, the answer validated like any argument, a confirmation only when its
-//! condition holds, explain saying what would be asked, and a continuation's state bound to
-//! its call.
+//! with its own schema, the answer validated like any argument and holding only what was asked,
+//! a confirmation only when its condition holds, explain saying what would be asked, and a
+//! continuation's state bound to its call.
 
 use serde_json::{Value, json};
 use toolspec::tasks::{Accept, Submitted};
@@ -109,6 +109,44 @@ async fn a_missing_field_is_asked_with_its_own_schema_and_its_answer_checked_lik
     };
     let ran = done(schedule(&registry, json!({"name": "nightly"}), Some(unsealed)).await);
     assert_eq!(ran.value().unwrap()["scheduled"], "nightly on 3 workers");
+}
+
+#[tokio::test]
+async fn an_answer_holds_only_what_was_asked() {
+    let registry = App::default().registry();
+    // A form's answer may not set what the form does not ask (here, another argument).
+    let sizing = asked(schedule(&registry, json!({"name": "backup"}), None).await);
+    let more = answer(
+        &sizing,
+        "sizing",
+        json!({"workers": 2, "urgent": false, "name": "other"}),
+    );
+    let refused = done(schedule(&registry, json!({"name": "backup"}), Some(more)).await);
+    let error = refused.error().expect("refused");
+    assert_eq!(error.code, "invalid_arguments");
+    assert_eq!(
+        error.message,
+        "Invalid arguments: `/responses/sizing/content/name`: it is not a field of the form \
+         `sizing`."
+    );
+    // A confirmation's answer holds nothing.
+    let args = json!({"name": "big", "workers": 6, "urgent": true});
+    let confirm = asked(schedule(&registry, args.clone(), None).await);
+    let mut stuffed = Continuation::confirm(confirm.request_state.clone());
+    let padding = json!({ "note": "x".repeat(100_000) });
+    let Value::Object(padding) = padding else {
+        unreachable!()
+    };
+    stuffed
+        .responses
+        .insert("confirm".into(), InputResponse::Accept(padding));
+    let refused = done(schedule(&registry, args, Some(stuffed)).await);
+    let error = refused.error().expect("refused");
+    assert_eq!(
+        error.message,
+        "Invalid arguments: `/responses/confirm/content/note`: a confirmation's answer holds \
+         nothing."
+    );
 }
 
 #[tokio::test]
