@@ -552,8 +552,8 @@ impl Operation<'_> {
                 }
                 http::RATE_LIMITED if rate_limited && codes.contains(&codes::TOO_MANY_TASKS) => {
                     "The caller is over the tool's rate limit (`rate_limited`: retry after \
-                     `Retry-After` seconds), or has as many unfinished tasks as allowed \
-                     (`too_many_tasks`)."
+                     `Retry-After` seconds), or at one of its bounds of tasks: unfinished, kept, \
+                     bytes of results kept (`too_many_tasks`)."
                 }
                 http::RATE_LIMITED if rate_limited => RATE_LIMITED,
                 http::DECLINED if codes.contains(&codes::DECLINED) => {

@@ -64,7 +64,8 @@ pub(super) fn describe(status: u16) -> &'static str {
         http::FORBIDDEN => "The token lacks the tool's scopes (insufficient_scope).",
         http::PAYLOAD_TOO_LARGE => "The request body is too large.",
         http::TOO_MANY_TASKS => {
-            "The caller has as many unfinished tasks as allowed (`too_many_tasks`)."
+            "The caller is at one of its bounds of tasks: unfinished, kept, bytes of results \
+             kept (`too_many_tasks`)."
         }
         http::INPUT_REQUIRED => {
             "The call needs its user's answers first (`input_required`: nothing was done): \
