@@ -51,22 +51,27 @@ pub(super) async fn work(registry: Weak<Registry>, storage: Arc<dyn Storage>) {
         Some(registry) => registry.served_tasks().subscribe(),
         None => return,
     };
-    claim_and_run(&registry, &storage, &worker, served).await;
+    let _gone = claim_and_run(&registry, &storage, &worker, served).await;
     if let Err(e) = storage.stop_serving(&worker).await {
         tracing::debug!(error = %e.chain(), "could not say that a task worker stopped");
     }
 }
 
-/// The loop of [`work`], until the registry is dropped.
+/// The loop of [`work`]; `None` once the registry is dropped.
 async fn claim_and_run(
     registry: &Weak<Registry>,
     storage: &Arc<dyn Storage>,
     worker: &str,
     mut served: watch::Receiver<BTreeSet<&'static str>>,
-) {
+) -> Option<()> {
     let mut events = storage.task_events();
-    let running: Running = Arc::default();
-    let mut runs = JoinSet::new();
+    let mut claims = Claims {
+        registry,
+        storage,
+        worker,
+        running: Arc::default(),
+        runs: JoinSet::new(),
+    };
     let mut next_sweep = Instant::now();
     // Whether the storage knows what the worker serves now.
     let mut said = false;
@@ -76,18 +81,14 @@ async fn claim_and_run(
         if let Err(e) = storage.prepare().await {
             tracing::warn!(error = %e.chain(), "the task queue could not be prepared");
             tokio::time::sleep(IDLE).await;
-            if registry.strong_count() == 0 {
-                return;
-            }
+            registry.upgrade()?;
             continue;
         }
         if served.has_changed().unwrap_or(false) {
             said = false;
         }
         if !said {
-            let Some(registry) = registry.upgrade() else {
-                return;
-            };
+            let registry = registry.upgrade()?;
             let tools = served_tools(&registry, &served.borrow_and_update());
             match storage.serve_tasks(worker, &tools).await {
                 Ok(()) => said = true,
@@ -104,71 +105,92 @@ async fn claim_and_run(
                 Err(e) => tracing::warn!(error = %e.chain(), "could not delete expired tasks"),
             }
         }
-        while said {
-            let Some(registry) = registry.upgrade() else {
-                return;
-            };
-            let bounds = registry.project().tasks;
-            if runs.len() >= bounds.concurrency.max(1) as usize {
-                break;
-            }
-            match storage.claim_task(worker, TASK_LEASE, &bounds).await {
-                Ok(Some(claimed)) => {
-                    let token = CancellationToken::new();
-                    lock(&running).insert(claimed.task.id.clone(), token.clone());
-                    let run = Run {
-                        registry,
-                        storage: Arc::clone(storage),
-                        worker: worker.to_owned(),
-                        running: Arc::clone(&running),
-                        token,
-                    };
-                    runs.spawn(run.task(claimed));
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    if e.is_unreachable() {
-                        storage.suspect(&e.chain());
-                    }
-                    tracing::warn!(error = %e.chain(), "could not claim a task");
-                    break;
-                }
-            }
+        if said {
+            claims.what_fits().await?;
+            claims.cancelled_ones().await?;
         }
-        while said {
-            let Some(registry) = registry.upgrade() else {
-                return;
-            };
-            match storage.claim_unrecorded(worker, TASK_LEASE).await {
-                Ok(Some(cancelled)) => {
-                    record_cancelled(&registry, &**storage, worker, cancelled).await
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    tracing::warn!(error = %e.chain(), "could not claim a cancelled task to record");
-                    break;
-                }
-            }
-        }
-        if registry.strong_count() == 0 {
-            return;
-        }
+        registry.upgrade()?;
         tokio::select! {
             event = events.recv() => match event {
                 Ok(TaskEvent::Enqueued | TaskEvent::Ended) | Err(RecvError::Lagged(_)) => {}
                 Ok(TaskEvent::Cancelled(id)) => {
-                    if let Some(token) = lock(&running).get(&id) {
+                    if let Some(token) = lock(&claims.running).get(&id) {
                         token.cancel();
                     }
                 }
                 Err(RecvError::Closed) => events = storage.task_events(),
             },
-            Some(_) = runs.join_next(), if !runs.is_empty() => {}
-            changed = served.changed() => if changed.is_err() {
-                // The registry, which holds the sender, is gone.
-                return;
-            },
+            Some(_) = claims.runs.join_next(), if !claims.runs.is_empty() => {}
+            // An error: the registry, which holds the sender, is gone.
+            changed = served.changed() => changed.ok()?,
             () = tokio::time::sleep(IDLE) => {}
+        }
+    }
+}
+
+/// What the worker claims, and the runs of what it claimed.
+struct Claims<'w> {
+    registry: &'w Weak<Registry>,
+    storage: &'w Arc<dyn Storage>,
+    worker: &'w str,
+    running: Running,
+    runs: JoinSet<()>,
+}
+
+impl Claims<'_> {
+    /// Claims tasks and starts their runs while there is room and work; `None` once the
+    /// registry is dropped.
+    async fn what_fits(&mut self) -> Option<()> {
+        loop {
+            let registry = self.registry.upgrade()?;
+            let bounds = registry.project().tasks;
+            if self.runs.len() >= bounds.concurrency.max(1) as usize {
+                return Some(());
+            }
+            match self
+                .storage
+                .claim_task(self.worker, TASK_LEASE, &bounds)
+                .await
+            {
+                Ok(Some(claimed)) => {
+                    let token = CancellationToken::new();
+                    lock(&self.running).insert(claimed.task.id.clone(), token.clone());
+                    let run = Run {
+                        registry,
+                        storage: Arc::clone(self.storage),
+                        worker: self.worker.to_owned(),
+                        running: Arc::clone(&self.running),
+                        token,
+                    };
+                    self.runs.spawn(run.task(claimed));
+                }
+                Ok(None) => return Some(()),
+                Err(e) => {
+                    if e.is_unreachable() {
+                        self.storage.suspect(&e.chain());
+                    }
+                    tracing::warn!(error = %e.chain(), "could not claim a task");
+                    return Some(());
+                }
+            }
+        }
+    }
+
+    /// Records the end of each task cancelled before a worker ran it; `None` once the
+    /// registry is dropped.
+    async fn cancelled_ones(&self) -> Option<()> {
+        loop {
+            let registry = self.registry.upgrade()?;
+            match self.storage.claim_unrecorded(self.worker, TASK_LEASE).await {
+                Ok(Some(cancelled)) => {
+                    record_cancelled(&registry, &**self.storage, self.worker, cancelled).await
+                }
+                Ok(None) => return Some(()),
+                Err(e) => {
+                    tracing::warn!(error = %e.chain(), "could not claim a cancelled task to record");
+                    return Some(());
+                }
+            }
         }
     }
 }
