@@ -3,9 +3,9 @@
 //! its method or of its body with a bare text, no `Content-Type`, sometimes quoting what the
 //! request sent (an unknown `MCP-Protocol-Version`, verbatim). Here, every such answer gets the
 //! error shape `{error, message}` as JSON, its message written from what the request sent
-//! without quoting any of it; and a JSON-RPC error rmcp answers with an error status (MCP's own
-//! shape, kept: its code, id and data) whose message quotes one of the request's MCP headers
-//! gets a message naming the header instead. rmcp still decides: nothing here refuses a request
+//! without quoting any of it; and rmcp's header mismatch (`-32020`, a JSON-RPC error with an
+//! error status: MCP's own shape, kept: its code, id and data) whose message quotes one of the
+//! request's MCP headers gets a message naming the header instead. rmcp still decides: nothing here refuses a request
 //! or lets one through.
 //!
 //! Owns the answers of the layer right around rmcp's service; the routes' other layers answer
@@ -16,7 +16,7 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use rmcp::model::ProtocolVersion;
+use rmcp::model::{ErrorCode, ProtocolVersion};
 use serde_json::Value;
 
 use crate::adapters::gate::failure::{described, failure, reshaped, shown};
@@ -228,10 +228,15 @@ async fn quoting_nothing(response: Response, asked: &Asked) -> Response {
     Response::from_parts(parts, Body::from(rewritten))
 }
 
-/// The JSON-RPC error `bytes` with its message replaced, when it quotes one of `asked`'s MCP
-/// headers.
+/// The JSON-RPC error `bytes` with its message replaced, when it is rmcp's header mismatch
+/// (`-32020`) and quotes one of `asked`'s MCP headers. toolspec's own errors (a tool's name in
+/// a `-32021`, which `Mcp-Name` carries too) quote nothing the request may not see.
 fn rewritten(bytes: &Bytes, asked: &Asked) -> Option<String> {
     let mut message: Value = serde_json::from_slice(bytes).ok()?;
+    let code = message.pointer("/error/code")?.as_i64()?;
+    if code != i64::from(ErrorCode::HEADER_MISMATCH.0) {
+        return None;
+    }
     let text = message.pointer("/error/message")?.as_str()?;
     let header = asked.quoted_in(text)?;
     message["error"]["message"] = Value::String(disagreeing(header).to_owned());
@@ -309,5 +314,11 @@ mod tests {
             br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"missing required Mcp-Name header"}}"#,
         );
         assert_eq!(rewritten(&quoting_nothing, &hostile), None);
+        // Another error naming the tool `Mcp-Name` names is toolspec's own: kept.
+        let named = asked(&[("mcp-name", b"orders_report")]);
+        let own = Bytes::from_static(
+            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"`orders_report` runs only as a durable task"}}"#,
+        );
+        assert_eq!(rewritten(&own, &named), None);
     }
 }
