@@ -9,8 +9,8 @@ use rmcp::model::ProtocolVersion;
 use serde_json::json;
 use toolspec::audit::AuditState;
 
-use crate::support::{HttpServer, TOKENS, one_mug, result, text};
-use crate::target::{Backend, Target, code, error, refund};
+use crate::support::{Client, HttpServer, TOKENS, one_mug, result, text};
+use crate::target::{Backend, Sql, Target, code, error, refund};
 
 #[tokio::test]
 async fn sqlite_a_required_call_whose_record_cannot_be_written_does_not_run() {
@@ -26,16 +26,21 @@ async fn postgres_a_required_call_whose_record_cannot_be_written_does_not_run() 
     }
 }
 
-async fn a_required_call_whose_record_cannot_be_written_does_not_run(target: Target) {
+/// The store on `target`'s database with a session of Ada's, once a call was recorded (then
+/// toolspec's tables exist), and the test's own connection.
+async fn served(target: &Target) -> (HttpServer, Client, Sql) {
     let db = std::ffi::OsStr::new(&target.db);
     let server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
     let client = server
         .client("ada-token", ProtocolVersion::V_2025_11_25)
         .await;
-    // toolspec's tables exist once a call was recorded.
     let first = result(&client, "orders_get", json!({"order_id": 1})).await;
     assert_eq!(first.is_error, Some(false), "{}", text(&first));
-    let sql = target.connect().await;
+    (server, client, target.connect().await)
+}
+
+async fn a_required_call_whose_record_cannot_be_written_does_not_run(target: Target) {
+    let (server, client, sql) = served(&target).await;
     let refunded = || sql.integer("SELECT refunded FROM orders WHERE id = 3");
     let before = refunded().await;
 
@@ -109,14 +114,7 @@ async fn postgres_no_order_is_placed_while_its_record_cannot_be_written() {
 /// `specs/orders/place.yaml` promises that no placed order goes unrecorded: its record is
 /// committed before the order is placed, so a refused record places nothing.
 async fn no_order_is_placed_while_its_record_cannot_be_written(target: Target) {
-    let db = std::ffi::OsStr::new(&target.db);
-    let server = HttpServer::start_on(db, &target.scratch, TOKENS, &[], None).await;
-    let client = server
-        .client("ada-token", ProtocolVersion::V_2025_11_25)
-        .await;
-    let first = result(&client, "orders_get", json!({"order_id": 1})).await;
-    assert_eq!(first.is_error, Some(false), "{}", text(&first));
-    let sql = target.connect().await;
+    let (server, client, sql) = served(&target).await;
     let orders = || sql.integer("SELECT COUNT(*) FROM orders");
     let before = orders().await;
 

@@ -292,7 +292,8 @@ pub(crate) async fn claim(
     bounds: &TasksConfig,
 ) -> Result<Option<ClaimedTask>, StorageError> {
     // `running`: each owner's tasks of each tool whose claim holds; `owners`: their sums.
-    const CLAIM: &str = "WITH running AS (
+    const CLAIM: &str = concat!(
+        "WITH running AS (
             SELECT owner, tool, COUNT(*) AS n FROM toolspec_tasks
             WHERE status = 'working' AND lease_until >= $3 GROUP BY owner, tool),
          owners AS (SELECT owner, SUM(n) AS n FROM running GROUP BY owner)
@@ -307,8 +308,9 @@ pub(crate) async fn claim(
                AND (w.in_flight = 0 OR COALESCE(r.n, 0) < w.in_flight)
              ORDER BY COALESCE(o.n, 0), t.created_at, t.id LIMIT 1)
            AND status = 'working'
-         RETURNING id, owner, tool, adapter, scopes, ambient, arguments, trace_id, timeout_ms, \
-            created_at, expires_at, attempts";
+         RETURNING ",
+        claimed_columns!()
+    );
     let now = now_ms();
     macro_rules! claim {
         ($executor:expr) => {
@@ -353,7 +355,8 @@ pub(crate) async fn claim_unrecorded(
     worker: &str,
     lease: Duration,
 ) -> Result<Option<ClaimedTask>, StorageError> {
-    const CLAIM: &str = "UPDATE toolspec_tasks SET claimed_by = $1, lease_until = $2
+    const CLAIM: &str = concat!(
+        "UPDATE toolspec_tasks SET claimed_by = $1, lease_until = $2
          WHERE id = (SELECT t.id FROM toolspec_tasks t
              JOIN toolspec_task_workers w ON w.worker = $1 AND w.tool = t.tool
              WHERE t.status = 'cancelled' AND t.unrecorded = 1
@@ -361,8 +364,9 @@ pub(crate) async fn claim_unrecorded(
              ORDER BY t.updated_at, t.id LIMIT 1)
            AND status = 'cancelled' AND unrecorded = 1
            AND (lease_until IS NULL OR lease_until < $3)
-         RETURNING id, owner, tool, adapter, scopes, ambient, arguments, trace_id, timeout_ms, \
-            created_at, expires_at, attempts";
+         RETURNING ",
+        claimed_columns!()
+    );
     let now = now_ms();
     let claimed = on_pool!(database, |pool| {
         sqlx::query(CLAIM)
@@ -399,6 +403,15 @@ pub(crate) async fn recorded(
 /// The advisory lock PostgreSQL claims are taken under: toolspec's tasks ("tsks"), claims.
 #[cfg(feature = "postgres")]
 const CLAIMS_LOCK: (i32, i32) = (0x7473_6b73, 1);
+
+/// The columns a claim returns, which [`claimed`] reads.
+macro_rules! claimed_columns {
+    () => {
+        "id, owner, tool, adapter, scopes, ambient, arguments, trace_id, timeout_ms, created_at, \
+         expires_at, attempts"
+    };
+}
+use claimed_columns;
 
 /// The task a claim returned.
 fn claimed<R: sqlx::Row>(row: &R) -> Result<ClaimedTask, sqlx::Error>
