@@ -472,7 +472,7 @@ async fn progress_streams_a_dropped_stream_resumes_and_a_cancelled_call_goes_una
         Some(json!({ "to": 1000, "pace_ms": 20 })),
         &[("progressToken", json!(3))],
     );
-    let (mut stream, mut read) = post_until(&address, &session, &counting, "progressToken").await;
+    let (stream, read) = post_until(&address, &session, &counting, "progressToken").await;
     let cancel = json!({
         "jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": { "requestId": 3, "reason": "enough" },
@@ -486,15 +486,7 @@ async fn progress_streams_a_dropped_stream_resumes_and_a_cancelled_call_goes_una
         .expect("the handler saw the cancellation")
         .unwrap();
     assert!(counted < 1000, "{counted}");
-    let mut rest = Vec::new();
-    tokio::time::timeout(
-        PATIENCE,
-        tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut rest),
-    )
-    .await
-    .expect("the stream ends")
-    .unwrap();
-    read += &String::from_utf8_lossy(&rest);
+    let read = rest_of(stream, read).await;
     assert!(!read.contains(r#""result""#), "answered: {read}");
     // Its events are kept a while for a client that resumes it, as the worker keeps a
     // cancelled request's: from the priming event on, and no answer.
