@@ -1,9 +1,9 @@
 //! Rate limits at run time: one tool's [`Limiter`] — its [`RateLimit`] per caller, in this
 //! process's memory — and the budget of each caller's task requests
-//! ([`task_request_limit`]), kept by the same kind of limiter. The budget is governor's keyed GCRA (one small state per caller in a
-//! sharded map: a flood from one caller spends only that caller's budget and never waits on
-//! another's lock for long); the calls in flight are one counter per caller. Idle callers'
-//! state is forgotten as the maps grow.
+//! ([`task_request_limit`]), kept by the same kind of limiter. The budget is governor's keyed
+//! GCRA (one small state per caller in a sharded map: a flood from one caller spends only that
+//! caller's budget and never waits on another's lock for long); the calls in flight are one
+//! counter per caller. Idle callers' state is forgotten as the maps grow.
 
 use std::num::NonZeroU32;
 use std::sync::Arc;
