@@ -1146,6 +1146,10 @@ async fn a_flood_of_refusals_is_a_record_or_two_a_second() {
     }
     let counted: u64 = records.iter().map(|r| r.calls).sum();
     assert_eq!(counted, refused, "{records:#?}");
+    println!(
+        "{refused} refusals over {seconds} s of the clock: {} records",
+        records.len()
+    );
     // Two callers, two records at most per caller and second.
     assert!(
         records.len() <= 2 * 2 * seconds,

@@ -1,10 +1,12 @@
 //! Durable tasks, measured: enqueue latency (p50, p99) of a call stored as a task; tasks per
 //! second drained by one worker, and on PostgreSQL by two (two registries on two pools, as two
 //! replicas would be); the CPU an idle worker uses with an empty queue. The tool does nothing,
-//! so what is measured is the queue and the pipeline around it.
+//! so what is measured is the queue and the pipeline around it. The tasks are those of one
+//! caller, then of many in turn (each claim then weighs the callers' running tasks).
 //!
-//! `toolspec-bench-tasks [--postgres URL] [--tasks N]` (SQLite on a temporary file always;
-//! PostgreSQL when a URL is given: a scratch schema is not created, use an empty database).
+//! `toolspec-bench-tasks [--postgres URL] [--tasks N] [--callers N]` (SQLite on a temporary
+//! file always; PostgreSQL when a URL is given: a scratch schema is not created, use an empty
+//! database).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,6 +40,9 @@ struct Args {
     /// How many tasks each run enqueues.
     #[arg(long, default_value_t = 2000)]
     tasks: usize,
+    /// How many callers the many-caller runs spread the tasks over.
+    #[arg(long, default_value_t = 50)]
+    callers: usize,
 }
 
 #[tokio::main]
@@ -51,8 +56,14 @@ async fn main() -> anyhow::Result<()> {
         .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal);
     let sqlite = sqlx::SqlitePool::connect_with(options).await?;
     let database = Database::sqlite(sqlite.clone());
-    println!("== SQLite (one file, WAL)");
-    measure(vec![database], &Pool::Sqlite(sqlite), args.tasks).await?;
+    for callers in [1, args.callers] {
+        println!("== SQLite (one file, WAL), {callers} caller(s)");
+        let run = Run {
+            tasks: args.tasks,
+            callers,
+        };
+        measure(vec![database.clone()], &Pool::Sqlite(sqlite.clone()), run).await?;
+    }
     if let Some(url) = &args.postgres {
         for replicas in [1, 2] {
             let mut databases = Vec::new();
@@ -66,16 +77,31 @@ async fn main() -> anyhow::Result<()> {
                 databases.push(Database::postgres(pool.clone()));
                 pools.push(pool);
             }
-            println!("== PostgreSQL, {replicas} worker(s)");
-            measure(databases, &Pool::Postgres(pools.remove(0)), args.tasks).await?;
+            for callers in [1, args.callers] {
+                println!("== PostgreSQL, {replicas} worker(s), {callers} caller(s)");
+                let run = Run {
+                    tasks: args.tasks,
+                    callers,
+                };
+                let pool = Pool::Postgres(pools[0].clone());
+                measure(databases.clone(), &pool, run).await?;
+            }
         }
     }
     Ok(())
 }
 
-/// Enqueues `tasks` through the first registry, then starts every registry's worker and
-/// waits until the queue is drained; then measures an idle second.
-async fn measure(databases: Vec<Database>, pool: &Pool, tasks: usize) -> anyhow::Result<()> {
+/// One measured run: how many tasks, of how many callers in turn.
+#[derive(Clone, Copy)]
+struct Run {
+    tasks: usize,
+    callers: usize,
+}
+
+/// Enqueues the run's tasks through the first registry, then starts every registry's worker and
+/// waits until the queue is drained; then measures idle seconds.
+async fn measure(databases: Vec<Database>, pool: &Pool, run: Run) -> anyhow::Result<()> {
+    let Run { tasks, callers } = run;
     let registries: Vec<Arc<Registry>> = databases
         .iter()
         .map(|d| Arc::new(tools::registry(Jobs, d.clone())))
@@ -83,6 +109,9 @@ async fn measure(databases: Vec<Database>, pool: &Pool, tasks: usize) -> anyhow:
     let first = &registries[0];
     let tool = first.get("job").context("the job tool")?;
     let caller = Caller::new("bench");
+    let callers: Vec<Caller> = (0..callers.max(1))
+        .map(|i| Caller::new(format!("bench-{i}")))
+        .collect();
     let ambient = AmbientContext::new();
     // Warm up (migrations, the pool), then empty the queue of earlier runs.
     let _ = tool
@@ -97,7 +126,7 @@ async fn measure(databases: Vec<Database>, pool: &Pool, tasks: usize) -> anyhow:
     let mut latencies = Vec::with_capacity(tasks);
     let started = Instant::now();
     for n in 0..tasks {
-        let options = CallOptions::for_caller("bench", &caller);
+        let options = CallOptions::for_caller("bench", &callers[n % callers.len()]);
         let at = Instant::now();
         let submitted = tool
             .submit_with(json!({ "n": n }), &ambient, options, Accept::Tasks)
