@@ -3,8 +3,8 @@
 //! taken over (the first worker then finds it lost and writes nothing); a cancelled task tells
 //! its worker; an owner at a bound is refused; a task past its retention reads as unknown and
 //! is swept. Claims are fair: a worker claims only tasks of the tools it serves, an owner's
-//! tasks run within its share (and its tool's `in_flight`), the owner with the fewest running
-//! goes first; a task no live worker serves reads as waiting for one; an owner's kept tasks and
+//! tasks run within its share (and its tool's `in_flight`), each owner's first waiting task
+//! goes before any owner's second; a task no live worker serves reads as waiting for one; an owner's kept tasks and
 //! kept bytes of results are bounded; a task cancelled before it ran is handed once to a worker
 //! serving its tool, to record its end.
 
@@ -339,6 +339,26 @@ async fn claims_are_fair(db: Database) {
         None,
         "two of lin's reports run"
     );
+
+    // Below every share, a caller's backlog waits behind another's first task: each caller's
+    // first waiting task goes before any caller's second.
+    let backlog: Vec<NewTask> = (0..4).map(|_| task_of("export", "max", hour)).collect();
+    for t in &backlog {
+        assert_eq!(db.enqueue_task(t, &wide).await.unwrap(), Enqueued::Stored);
+    }
+    let max = |o: Option<(String, TaskId)>| o.map(|(owner, _)| owner);
+    assert_eq!(max(next_owner(&db, "w", &wide).await), Some("max".into()));
+    let newcomer = task_of("export", "nia", hour);
+    assert_eq!(
+        db.enqueue_task(&newcomer, &wide).await.unwrap(),
+        Enqueued::Stored
+    );
+    assert_eq!(
+        next_owner(&db, "w", &wide).await,
+        Some(("nia".into(), newcomer.id.clone())),
+        "Nia's first task before Max's second"
+    );
+    assert_eq!(max(next_owner(&db, "w", &wide).await), Some("max".into()));
 
     // A worker that stopped serves nothing: the report not claimed waits for one that does.
     db.stop_serving("r").await.unwrap();

@@ -171,9 +171,10 @@ pub trait TaskQueue {
     fn stop_serving<'a>(&'a self, worker: &'a str) -> BoxFuture<'a, Result<(), StorageError>>;
 
     /// Claims a task nobody holds (never claimed, or whose claim's lease passed) of a tool
-    /// `worker` serves, for `lease`, fairly: of the owners below their share — fewer than
-    /// `bounds.running_per_caller` tasks running, and fewer than the tool's `in_flight` of it
-    /// — the task of the owner with the fewest running goes first, then the oldest.
+    /// `worker` serves, for `lease`, fairly: of the tasks of owners below their share — fewer
+    /// than `bounds.running_per_caller` tasks running, and fewer than the tool's `in_flight`
+    /// of it — the one whose owner had the fewest unfinished tasks when it was stored goes
+    /// first (each owner's first waiting task before any owner's second), then the oldest.
     /// Across processes, one claim at a time sees the others' claims.
     fn claim_task<'a>(
         &'a self,

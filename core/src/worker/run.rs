@@ -75,6 +75,9 @@ async fn claim_and_run(
     let mut next_sweep = Instant::now();
     // Whether the storage knows what the worker serves now.
     let mut said = false;
+    // Whether a task may have been cancelled before any worker ran it since the last look
+    // (at the start, on a cancellation, when idle).
+    let mut cancelled = true;
     tracing::debug!(worker, "task worker started");
     loop {
         // toolspec's tables exist once this succeeds (a no-op after the first time).
@@ -107,23 +110,27 @@ async fn claim_and_run(
         }
         if said {
             claims.what_fits().await?;
-            claims.cancelled_ones().await?;
+            if cancelled {
+                cancelled = !claims.cancelled_ones().await?;
+            }
         }
         registry.upgrade()?;
         tokio::select! {
             event = events.recv() => match event {
-                Ok(TaskEvent::Enqueued | TaskEvent::Ended) | Err(RecvError::Lagged(_)) => {}
+                Ok(TaskEvent::Enqueued | TaskEvent::Ended) => {}
                 Ok(TaskEvent::Cancelled(id)) => {
                     if let Some(token) = lock(&claims.running).get(&id) {
                         token.cancel();
                     }
+                    cancelled = true;
                 }
+                Err(RecvError::Lagged(_)) => cancelled = true,
                 Err(RecvError::Closed) => events = storage.task_events(),
             },
             Some(_) = claims.runs.join_next(), if !claims.runs.is_empty() => {}
             // An error: the registry, which holds the sender, is gone.
             changed = served.changed() => changed.ok()?,
-            () = tokio::time::sleep(IDLE) => {}
+            () = tokio::time::sleep(IDLE) => cancelled = true,
         }
     }
 }
@@ -176,19 +183,19 @@ impl Claims<'_> {
         }
     }
 
-    /// Records the end of each task cancelled before a worker ran it; `None` once the
-    /// registry is dropped.
-    async fn cancelled_ones(&self) -> Option<()> {
+    /// Records the end of each task cancelled before a worker ran it: whether none is left;
+    /// `None` once the registry is dropped.
+    async fn cancelled_ones(&self) -> Option<bool> {
         loop {
             let registry = self.registry.upgrade()?;
             match self.storage.claim_unrecorded(self.worker, TASK_LEASE).await {
                 Ok(Some(cancelled)) => {
                     record_cancelled(&registry, &**self.storage, self.worker, cancelled).await
                 }
-                Ok(None) => return Some(()),
+                Ok(None) => return Some(true),
                 Err(e) => {
                     tracing::warn!(error = %e.chain(), "could not claim a cancelled task to record");
-                    return Some(());
+                    return Some(false);
                 }
             }
         }

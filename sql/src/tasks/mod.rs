@@ -1,8 +1,9 @@
 //! Durable tasks in `toolspec_tasks`: stored before their caller gets the handle (within its
 //! owner's bounds), claimed by one worker at a time under a lease — only by a worker that
 //! serves the task's tool (`toolspec_task_workers`), and fairly: an owner's tasks run at most
-//! its share at once, and of the owners below their share the one with the fewest running goes
-//! first —, renewed while they run, ended once, swept past their retention. On PostgreSQL the
+//! its share at once, and each owner's first waiting task goes before any owner's second (a
+//! task's turn: how many of its owner's were unfinished when it was stored) —, renewed while
+//! they run, ended once, swept past their retention. On PostgreSQL the
 //! claims of every process are taken one at a time (a transaction-scoped advisory lock), so
 //! that each sees the others' and no owner's share is overrun; on SQLite the one statement
 //! holds the database's write lock. Workers are woken by events (`events`): in the process at
@@ -52,10 +53,14 @@ pub(crate) async fn enqueue(
     task: &NewTask,
     bounds: &TasksConfig,
 ) -> Result<Enqueued, StorageError> {
+    // Its turn: how many of its owner's tasks are unfinished (below the bound).
     const INSERT: &str = "INSERT INTO toolspec_tasks (id, owner, tool, adapter, scopes, ambient, \
-            arguments, trace_id, status, attempts, timeout_ms, created_at, updated_at, expires_at)
-         SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'working', 0, $9, $10, $10, $11
-         WHERE (SELECT COUNT(*) FROM toolspec_tasks WHERE owner = $2 AND status = 'working') < $12
+            arguments, trace_id, status, attempts, timeout_ms, created_at, updated_at, expires_at, \
+            turn)
+         SELECT $1, $2, $3, $4, $5, $6, $7, $8, 'working', 0, $9, $10, $10, $11, unfinished.n
+         FROM (SELECT COUNT(*) AS n FROM toolspec_tasks WHERE owner = $2 AND status = 'working')
+            AS unfinished
+         WHERE unfinished.n < $12
            AND (SELECT COUNT(*) FROM toolspec_tasks WHERE owner = $2 AND expires_at > $10) < $13
            AND (SELECT CAST(COALESCE(SUM(result_bytes), 0) AS BIGINT) FROM toolspec_tasks
                 WHERE owner = $2 AND expires_at > $10) < $14";
@@ -292,21 +297,27 @@ pub(crate) async fn claim(
     bounds: &TasksConfig,
 ) -> Result<Option<ClaimedTask>, StorageError> {
     // `running`: each owner's tasks of each tool whose claim holds; `owners`: their sums.
+    // `leased`: the tasks whose claim holds (by the lease's index); `running`: each owner's
+    // running tasks of each tool; `full`: the owners at their share; `busy`: the owners at a
+    // tool's bound of it. Of the waiting tasks of the tools the worker serves and of owners
+    // neither full nor busy, the lowest turn, then the oldest (the turns' index, in order).
     const CLAIM: &str = concat!(
-        "WITH running AS (
-            SELECT owner, tool, COUNT(*) AS n FROM toolspec_tasks
-            WHERE status = 'working' AND lease_until >= $3 GROUP BY owner, tool),
-         owners AS (SELECT owner, SUM(n) AS n FROM running GROUP BY owner)
+        "WITH leased AS MATERIALIZED (
+            SELECT owner, tool, status FROM toolspec_tasks WHERE lease_until >= $3),
+         running AS (SELECT owner, tool, COUNT(*) AS n FROM leased WHERE status = 'working'
+            GROUP BY owner, tool),
+         full_owners AS (SELECT owner FROM running GROUP BY owner HAVING SUM(n) >= $4),
+         busy AS (SELECT r.owner, r.tool FROM running r
+            JOIN toolspec_task_workers w ON w.worker = $1 AND w.tool = r.tool
+            WHERE w.in_flight > 0 AND r.n >= w.in_flight)
          UPDATE toolspec_tasks SET claimed_by = $1, lease_until = $2, attempts = attempts + 1, \
             updated_at = $3
          WHERE id = (SELECT t.id FROM toolspec_tasks t
-             JOIN toolspec_task_workers w ON w.worker = $1 AND w.tool = t.tool
-             LEFT JOIN owners o ON o.owner = t.owner
-             LEFT JOIN running r ON r.owner = t.owner AND r.tool = t.tool
              WHERE t.status = 'working' AND (t.lease_until IS NULL OR t.lease_until < $3)
-               AND COALESCE(o.n, 0) < $4
-               AND (w.in_flight = 0 OR COALESCE(r.n, 0) < w.in_flight)
-             ORDER BY COALESCE(o.n, 0), t.created_at, t.id LIMIT 1)
+               AND t.tool IN (SELECT tool FROM toolspec_task_workers WHERE worker = $1)
+               AND t.owner NOT IN (SELECT owner FROM full_owners)
+               AND (t.owner, t.tool) NOT IN (SELECT owner, tool FROM busy)
+             ORDER BY t.turn, t.created_at, t.id LIMIT 1)
            AND status = 'working'
          RETURNING ",
         claimed_columns!()
@@ -327,16 +338,12 @@ pub(crate) async fn claim(
         #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => claim!(pool).and_then(|row| row.as_ref().map(claimed).transpose()),
         // One claim at a time across processes: each counts the running tasks the others
-        // claimed (a lock of the two-key space, apart from `lock`'s and the enqueue's).
+        // claimed. The transaction begins holding the lock (one round trip: sqlx sends a
+        // custom `BEGIN` as a simple query, which may hold two statements).
         #[cfg(feature = "postgres")]
         Pool::Postgres(pool) => {
             async {
-                let mut tx = pool.begin().await?;
-                sqlx::query("SELECT pg_advisory_xact_lock($1, $2)")
-                    .bind(CLAIMS_LOCK.0)
-                    .bind(CLAIMS_LOCK.1)
-                    .execute(&mut *tx)
-                    .await?;
+                let mut tx = pool.begin_with(CLAIMING).await?;
                 let row = claim!(&mut *tx)?;
                 let task = row.as_ref().map(claimed).transpose()?;
                 tx.commit().await?;
@@ -359,7 +366,7 @@ pub(crate) async fn claim_unrecorded(
         "UPDATE toolspec_tasks SET claimed_by = $1, lease_until = $2
          WHERE id = (SELECT t.id FROM toolspec_tasks t
              JOIN toolspec_task_workers w ON w.worker = $1 AND w.tool = t.tool
-             WHERE t.status = 'cancelled' AND t.unrecorded = 1
+             WHERE t.unrecorded = 1 AND t.status = 'cancelled'
                AND (t.lease_until IS NULL OR t.lease_until < $3)
              ORDER BY t.updated_at, t.id LIMIT 1)
            AND status = 'cancelled' AND unrecorded = 1
@@ -400,9 +407,11 @@ pub(crate) async fn recorded(
     done.map_err(|e| database.failed("saying a cancelled task is recorded", e))
 }
 
-/// The advisory lock PostgreSQL claims are taken under: toolspec's tasks ("tsks"), claims.
+/// The beginning of a claim's transaction on PostgreSQL: the advisory lock claims are taken
+/// under, in the two-key space (apart from `lock`'s and the enqueue's one-key locks):
+/// toolspec's tasks (`0x74736b73`, "tsks"), claims (1).
 #[cfg(feature = "postgres")]
-const CLAIMS_LOCK: (i32, i32) = (0x7473_6b73, 1);
+const CLAIMING: &str = "BEGIN; SELECT pg_advisory_xact_lock(1953721203, 1)";
 
 /// The columns a claim returns, which [`claimed`] reads.
 macro_rules! claimed_columns {
@@ -499,35 +508,53 @@ pub(crate) async fn finish(
     worker: &str,
     outcome: &TaskOutcome,
 ) -> Result<bool, StorageError> {
-    const FINISH: &str = "UPDATE toolspec_tasks SET status = $1, result = $2, result_bytes = $3, \
-            updated_at = $4, claimed_by = NULL, lease_until = NULL, arguments = NULL, \
-            ambient = NULL, progress = NULL, progress_message = NULL
-         WHERE id = $5 AND claimed_by = $6 AND status = 'working'";
+    macro_rules! finish {
+        () => {
+            "UPDATE toolspec_tasks SET status = $1, result = $2, result_bytes = $3, \
+                updated_at = $4, claimed_by = NULL, lease_until = NULL, arguments = NULL, \
+                ambient = NULL, progress = NULL, progress_message = NULL
+             WHERE id = $5 AND claimed_by = $6 AND status = 'working'"
+        };
+    }
     let result = outcome.result.as_ref().map(Value::to_string);
     let bytes = result
         .as_ref()
         .map_or(0, |r| i64::try_from(r.len()).unwrap_or(i64::MAX));
-    let done = on_pool!(database, |pool| {
-        sqlx::query(FINISH)
-            .bind(outcome.status.as_str())
-            .bind(result.as_deref())
-            .bind(bytes)
-            .bind(now_ms())
-            .bind(id.as_str())
-            .bind(worker)
+    macro_rules! bound {
+        ($sql:expr) => {
+            sqlx::query($sql)
+                .bind(outcome.status.as_str())
+                .bind(result.as_deref())
+                .bind(bytes)
+                .bind(now_ms())
+                .bind(id.as_str())
+                .bind(worker)
+        };
+    }
+    let done = match database.pool() {
+        #[cfg(feature = "sqlite")]
+        Pool::Sqlite(pool) => bound!(finish!())
             .execute(pool)
             .await
-            .map(|done| done.rows_affected())
-    })
+            .map(|done| done.rows_affected()),
+        // The workers of every process are told in the same statement.
+        #[cfg(feature = "postgres")]
+        Pool::Postgres(pool) => {
+            const NOTIFYING: &str = concat!(
+                "WITH done AS (",
+                finish!(),
+                " RETURNING id) SELECT pg_notify($7, $8) FROM done"
+            );
+            bound!(NOTIFYING)
+                .bind(events::CHANNEL)
+                .bind(events::ENDED)
+                .fetch_all(pool)
+                .await
+                .map(|rows| rows.len() as u64)
+        }
+    }
     .map_err(|e| database.failed("ending a task", e))?;
     if done == 1 {
-        #[cfg(feature = "postgres")]
-        if let Pool::Postgres(pool) = database.pool()
-            && let Err(e) = events::notify(pool, events::ENDED).await
-        {
-            // The others look for work within seconds anyway.
-            tracing::debug!(error = %e, "could not tell the workers a task ended");
-        }
         let _ = database.task_events().send(TaskEvent::Ended);
     }
     Ok(done == 1)
