@@ -117,7 +117,8 @@ pub enum TaskEvent {
     Enqueued,
     /// A task was cancelled: the worker running it stops it.
     Cancelled(TaskId),
-    /// A task ended: its owner's next task (held back by its share) may be claimed.
+    /// A task ended (told to this process's workers only): its owner's next task, held back
+    /// by its share, may be claimed.
     Ended,
 }
 
@@ -211,8 +212,8 @@ pub trait TaskQueue {
     ) -> BoxFuture<'a, Result<Renewal, StorageError>>;
 
     /// Ends task `id` with `outcome`, if `worker` still holds it and it has not ended; its
-    /// arguments and ambient context are erased, and the workers woken. Whether it was
-    /// written.
+    /// arguments and ambient context are erased, and this process's workers woken. Whether it
+    /// was written.
     fn finish_task<'a>(
         &'a self,
         id: &'a TaskId,

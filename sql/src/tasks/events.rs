@@ -1,8 +1,8 @@
 //! What wakes task workers: a broadcast channel per database handle, fed by this process's own
-//! enqueues, cancels and ends at once and, on PostgreSQL, by every process's through the
-//! `toolspec_tasks` notification channel, which one listener per handle forwards (reconnecting
-//! after a second when the database is lost; workers also look for work every few seconds,
-//! so a lost notification delays a task by that much at most).
+//! enqueues, cancels and ends at once and, on PostgreSQL, by every process's enqueues and
+//! cancels through the `toolspec_tasks` notification channel, which one listener per handle
+//! forwards (reconnecting after a second when the database is lost; workers also look for work
+//! every few seconds, so a lost notification delays a task by that much at most).
 
 use tokio::sync::broadcast;
 use toolspec_core::storage::TaskEvent;
@@ -18,10 +18,6 @@ pub(crate) const CHANNEL: &str = "toolspec_tasks";
 /// The payload of a stored task's notification.
 #[cfg(feature = "postgres")]
 pub(crate) const ENQUEUED: &str = "enqueued";
-
-/// The payload of an ended task's notification.
-#[cfg(feature = "postgres")]
-pub(crate) const ENDED: &str = "ended";
 
 /// The payload of a cancelled task's notification.
 #[cfg(feature = "postgres")]
@@ -46,10 +42,8 @@ pub(crate) async fn notify<'e>(
 /// The event a notification's `payload` says, if any.
 #[cfg(feature = "postgres")]
 fn parse(payload: &str) -> Option<TaskEvent> {
-    match payload {
-        ENQUEUED => return Some(TaskEvent::Enqueued),
-        ENDED => return Some(TaskEvent::Ended),
-        _ => {}
+    if payload == ENQUEUED {
+        return Some(TaskEvent::Enqueued);
     }
     let id = payload.strip_prefix("cancelled:")?;
     TaskId::parse(id).ok().map(TaskEvent::Cancelled)

@@ -500,22 +500,20 @@ pub(crate) async fn renew(
     })
 }
 
-/// Ends task `id` with `outcome`, if `worker` still holds it, and wakes the workers: its
-/// owner's next task may be claimed now.
+/// Ends task `id` with `outcome`, if `worker` still holds it, and wakes this process's workers:
+/// its owner's next task may be claimed now. (Not the other processes': a notification per
+/// ended task serializes PostgreSQL's commits on its queue and halved the queue's rate; their
+/// workers look for work within seconds anyway.)
 pub(crate) async fn finish(
     database: &Database,
     id: &TaskId,
     worker: &str,
     outcome: &TaskOutcome,
 ) -> Result<bool, StorageError> {
-    macro_rules! finish {
-        () => {
-            "UPDATE toolspec_tasks SET status = $1, result = $2, result_bytes = $3, \
-                updated_at = $4, claimed_by = NULL, lease_until = NULL, arguments = NULL, \
-                ambient = NULL, progress = NULL, progress_message = NULL
-             WHERE id = $5 AND claimed_by = $6 AND status = 'working'"
-        };
-    }
+    const FINISH: &str = "UPDATE toolspec_tasks SET status = $1, result = $2, result_bytes = $3, \
+            updated_at = $4, claimed_by = NULL, lease_until = NULL, arguments = NULL, \
+            ambient = NULL, progress = NULL, progress_message = NULL
+         WHERE id = $5 AND claimed_by = $6 AND status = 'working'";
     let result = outcome.result.as_ref().map(Value::to_string);
     let bytes = result
         .as_ref()
@@ -531,28 +529,12 @@ pub(crate) async fn finish(
                 .bind(worker)
         };
     }
-    let done = match database.pool() {
-        #[cfg(feature = "sqlite")]
-        Pool::Sqlite(pool) => bound!(finish!())
+    let done = on_pool!(database, |pool| {
+        bound!(FINISH)
             .execute(pool)
             .await
-            .map(|done| done.rows_affected()),
-        // The workers of every process are told in the same statement.
-        #[cfg(feature = "postgres")]
-        Pool::Postgres(pool) => {
-            const NOTIFYING: &str = concat!(
-                "WITH done AS (",
-                finish!(),
-                " RETURNING id) SELECT pg_notify($7, $8) FROM done"
-            );
-            bound!(NOTIFYING)
-                .bind(events::CHANNEL)
-                .bind(events::ENDED)
-                .fetch_all(pool)
-                .await
-                .map(|rows| rows.len() as u64)
-        }
-    }
+            .map(|done| done.rows_affected())
+    })
     .map_err(|e| database.failed("ending a task", e))?;
     if done == 1 {
         let _ = database.task_events().send(TaskEvent::Ended);
