@@ -502,8 +502,8 @@ pub(crate) async fn renew(
 
 /// Ends task `id` with `outcome`, if `worker` still holds it, and wakes this process's workers:
 /// its owner's next task may be claimed now. (Not the other processes': a notification per
-/// ended task serializes PostgreSQL's commits on its queue and halved the queue's rate; their
-/// workers look for work within seconds anyway.)
+/// ended task serializes PostgreSQL's commits on its queue; their workers look for work within
+/// seconds anyway.)
 pub(crate) async fn finish(
     database: &Database,
     id: &TaskId,
