@@ -886,11 +886,12 @@ async fn an_answer_is_bounded_like_an_argument_and_its_record_keeps_what_was_ask
     });
     let (status, cancelled) = continue_cancel(&api, "ada-token", 1, &state(&asked), answers).await;
     assert_eq!(status, 200, "{cancelled}");
-    let records = records_of(&api, "orders_cancel", "ok").await;
+    // The records are written after the answers (the tool's audit is `async`).
+    let records = records_at_least(&api, "orders_cancel", "ok", 1).await;
     let kept: Vec<&Value> = records.iter().filter_map(|r| r.answers.as_ref()).collect();
     let confirmed = json!({ "confirm": { "action": "accept", "content": {} } });
     assert_eq!(kept, [&confirmed]);
-    let refused = records_of(&api, "orders_cancel", "invalid_arguments").await;
+    let refused = records_at_least(&api, "orders_cancel", "invalid_arguments", 1).await;
     assert_eq!(
         refused[0].answers,
         Some(confirmed),
@@ -1103,6 +1104,25 @@ async fn records_of(api: &Api, tool: &str, outcome: &str) -> Vec<toolspec::audit
     let page = query.read(&store.database()).await.unwrap();
     store.close().await;
     page.records
+}
+
+/// The records of `tool` with `outcome` once there are at least `count` (or after five
+/// seconds, whatever there are).
+async fn records_at_least(
+    api: &Api,
+    tool: &str,
+    outcome: &str,
+    count: usize,
+) -> Vec<toolspec::audit::AuditRecord> {
+    let mut records = Vec::new();
+    for _ in 0..50 {
+        records = records_of(api, tool, outcome).await;
+        if records.len() >= count {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    records
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
