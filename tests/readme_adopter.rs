@@ -64,7 +64,7 @@ fn files(readme: &str, n: usize) -> Vec<(String, String)> {
 
 /// The README's `Cargo.toml`, depending on this workspace instead of the repository.
 fn local(manifest: &str) -> String {
-    let runtime = workspace().join("toolspec");
+    let runtime = workspace().join("runtime/toolspec");
     let codegen = workspace().join("codegen");
     let manifest = manifest
         .replace(

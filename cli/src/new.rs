@@ -46,7 +46,7 @@ impl std::fmt::Display for NewError {
             Self::NotAFolder(path) => write!(f, "`{}` is a file, not a folder", path.display()),
             Self::NotACheckout(path) => write!(
                 f,
-                "`{}` is not a toolspec checkout (no `toolspec/Cargo.toml` and \
+                "`{}` is not a toolspec checkout (no `runtime/toolspec/Cargo.toml` and \
                  `codegen/Cargo.toml` in it)",
                 path.display()
             ),
@@ -99,7 +99,7 @@ pub fn create(
             let checkout = checkout
                 .canonicalize()
                 .map_err(|_| NewError::NotACheckout(checkout.to_owned()))?;
-            let (runtime, codegen) = (checkout.join("toolspec"), checkout.join("codegen"));
+            let (runtime, codegen) = (checkout.join("runtime").join("toolspec"), checkout.join("codegen"));
             if !runtime.join("Cargo.toml").is_file() || !codegen.join("Cargo.toml").is_file() {
                 return Err(NewError::NotACheckout(checkout));
             }

@@ -1,4 +1,4 @@
-//! The invoker's harness: the first byte picks a tool of the invoker test crate, the rest is
+//! The invoker's harness: the first byte picks a tool of the pipeline test crate, the rest is
 //! its arguments as JSON; the call goes through `invoke` and through `explain`. The registry
 //! holds only the crate's tools that answer at once and never fail on purpose (no slow,
 //! waiting, crashing or panicking ones, which the built-in explain tool could otherwise
@@ -33,10 +33,10 @@ pub const MAX_ANSWER: usize = 64 * 1024;
 pub const SECRET: &str = "SECRET";
 
 fn registry() -> &'static Registry {
-    use toolspec_test_invoker::tools::{self, admin, hostile, kinds, profile};
+    use toolspec_test_pipeline::tools::{self, admin, hostile, kinds, profile};
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
     REGISTRY.get_or_init(|| {
-        let app = Arc::new(toolspec_test_invoker::App::new());
+        let app = Arc::new(toolspec_test_pipeline::App::new());
         Registry::builder(&tools::PROJECT)
             .tool(hostile::place::Bound(Arc::clone(&app)))
             .tool(kinds::coerce::Bound(Arc::clone(&app)))

@@ -16,10 +16,10 @@ const MAX_LINES: usize = 800;
 const CRATES: &[&str] = &[
     "vocab/src",
     "codegen/src",
-    "core/src",
-    "sql/src",
-    "jwt/src",
-    "toolspec/src",
+    "runtime/core/src",
+    "runtime/sql/src",
+    "runtime/jwt/src",
+    "runtime/toolspec/src",
     "cli/src",
 ];
 

@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use toolspec::Caller;
 use toolspec::gemini::{self, Content, Dispatcher, FunctionCall};
-use toolspec_test_calling::{customer, operator, registry, schema_nodes, tools};
+use toolspec_test_providers::{customer, operator, registry, schema_nodes, tools};
 
 macro_rules! fixture {
     ($path:literal) => {

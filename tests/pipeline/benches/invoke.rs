@@ -3,15 +3,15 @@
 //! output, message) against plain serde of the same types (`from_value::<Input>` +
 //! `to_value(&Output)`). Target: under 5 µs, and under 3× plain serde.
 //!
-//! `cargo bench -p toolspec-test-invoker --bench invoke`
+//! `cargo bench -p toolspec-test-pipeline --bench invoke`
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use toolspec::AmbientContext;
-use toolspec_test_invoker::App;
-use toolspec_test_invoker::tools::profile::update::{Input, Output};
+use toolspec_test_pipeline::App;
+use toolspec_test_pipeline::tools::profile::update::{Input, Output};
 
 fn args() -> Value {
     json!({ "age": 42, "score": 0.75, "active": true, "plan": "pro", "nickname": "ada" })

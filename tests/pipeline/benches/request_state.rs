@@ -2,7 +2,7 @@
 //! XChaCha20-Poly1305 over the state's JSON, the argument digest (SHA-256 of canonical JSON),
 //! base64url. A state of a typical call: five arguments, a little continuation data.
 //!
-//! `cargo bench -p toolspec-test-invoker --bench request_state`
+//! `cargo bench -p toolspec-test-pipeline --bench request_state`
 
 use std::hint::black_box;
 use std::time::Duration;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use toolspec::tasks::{Accept, Submitted};
 use toolspec::user_input::{Continuation, InputRequired, InputResponse};
 use toolspec::{AmbientContext, CallOptions, Registry, ToolResult};
-use toolspec_test_invoker::App;
+use toolspec_test_pipeline::App;
 
 /// Calls `jobs_schedule` through `registry` (whose key seals the states) with `args`,
 /// continuing with `continuation`.

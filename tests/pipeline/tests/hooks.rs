@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use toolspec::{AmbientContext, CallInfo, CallOptions, Caller, Hook, ToolError, ToolResult};
-use toolspec_test_invoker::App;
+use toolspec_test_pipeline::App;
 
 /// One call as the `after` hook saw it.
 #[derive(Debug, Clone, PartialEq)]

@@ -2,7 +2,7 @@
 //! GCRA) and the calls in flight, for one caller and for 1,000 callers in turn, with a budget
 //! large enough that every call passes (the common case). Goal: under 0.2 µs.
 //!
-//! `cargo bench -p toolspec-test-invoker --bench rate`
+//! `cargo bench -p toolspec-test-pipeline --bench rate`
 
 use std::hint::black_box;
 

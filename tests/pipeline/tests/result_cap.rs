@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use serde_json::{Value, json};
 use toolspec::truncation::CutBy;
 use toolspec::{AmbientContext, ToolResult};
-use toolspec_test_invoker::{App, dump};
+use toolspec_test_pipeline::{App, dump};
 
 /// The system allocator, counting the bytes allocated now and the most at once.
 struct Counting;

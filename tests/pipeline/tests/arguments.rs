@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 use toolspec::{AmbientContext, ToolResult};
-use toolspec_test_invoker::App;
+use toolspec_test_pipeline::App;
 
 fn alice() -> AmbientContext {
     AmbientContext::from([("user_id", "alice")])

@@ -10,7 +10,7 @@ use toolspec::{
     AmbientContext, CallOptions, CancellationToken, Progress, ProgressUpdate, ToolResult,
     UnknownTool,
 };
-use toolspec_test_invoker::App;
+use toolspec_test_pipeline::App;
 
 async fn call(app: &App, tool: &str, args: Value) -> ToolResult {
     app.registry()

@@ -9,7 +9,7 @@ use toolspec::{
     AmbientContext, CallOptions, CancellationToken, Explanation, FieldError, GuardCheck, ToolError,
     UnknownTool,
 };
-use toolspec_test_invoker::App;
+use toolspec_test_pipeline::App;
 
 /// The cap every tool has when neither its project nor its spec says another: 1 MiB of JSON.
 const DEFAULT_CAP: Option<Limit> = Some(Limit {

@@ -19,7 +19,7 @@ use proptest::strategy::Union;
 use serde_json::{Map, Value, json};
 use toolspec::types::{Decimal, NaiveDate, Uuid};
 use toolspec::{AmbientContext, Registry, ToolResult};
-use toolspec_test_invoker::App;
+use toolspec_test_pipeline::App;
 
 /// The pattern every published `decimal` string matches.
 const DECIMAL_PATTERN: &str = r"^-?[0-9]{1,28}(\.[0-9]+)?$";

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 use toolspec::{AmbientContext, ToolResult};
-use toolspec_test_invoker::App;
+use toolspec_test_pipeline::App;
 
 /// The bound on any answer to a hostile request.
 const MAX_ANSWER: usize = 64 * 1024;
