@@ -55,6 +55,7 @@ on_both_databases!(
     orders_search_filters_and_sorts_the_callers_orders_only,
     a_repeated_refund_runs_once_and_answers_alike,
     explain_reports_once_and_lock_without_taking_them,
+    an_explanation_goes_through_the_callers_stages_and_is_no_call_of_its_tool,
     every_call_is_recorded_with_sensitive_values_redacted,
     a_handler_on_read_only_connections_that_writes_fails_and_writes_nothing,
 );
@@ -894,6 +895,106 @@ async fn explain_reports_once_and_lock_without_taking_them(f: &Fixture) {
     let until = chrono::DateTime::parse_from_rfc3339(until).expect("RFC 3339");
     assert_eq!(until - at, chrono::TimeDelta::hours(24), "the spec's ttl");
     assert_eq!(after["lock"]["held"], false);
+}
+
+/// Counts the calls and the explanations its hooks see.
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Vec<(String, bool)>>>);
+
+impl toolspec::Hook for Seen {
+    fn before(&self, call: &toolspec::CallInfo<'_>) -> Result<(), toolspec::ToolError> {
+        let seen = (call.tool.name.to_string(), call.explaining);
+        self.0.lock().unwrap().push(seen);
+        Ok(())
+    }
+}
+
+async fn an_explanation_goes_through_the_callers_stages_and_is_no_call_of_its_tool(f: &Fixture) {
+    let seen = Seen::default();
+    let registry = crate::registry(f.store.clone()).with_hook(seen.clone());
+    let ambient = AmbientContext::from([("customer_id", 1)]);
+    let args = json!({"order_id": 3, "amount": 1000});
+    let options = |scopes: &[&str]| CallOptions {
+        scopes: toolspec::Scopes::only(scopes.iter().copied()),
+        ..CallOptions::default()
+    };
+    // Scopes that could not call `orders_refund` cannot have it explained either: it is
+    // unknown to them, as to a call.
+    let refused = registry
+        .explain_with(
+            "orders_refund",
+            args.clone(),
+            &ambient,
+            options(&["orders:read"]),
+        )
+        .await
+        .expect("a tool of the registry");
+    assert!(!refused.callable, "{refused:?}");
+    assert!(
+        refused.guards.iter().all(|g| g.passed.is_none()),
+        "{refused:?}"
+    );
+    let called = registry
+        .invoke_with(
+            "orders_refund",
+            args.clone(),
+            &ambient,
+            options(&["orders:read"]),
+        )
+        .await
+        .expect("a tool of the registry");
+    let unknown = called.error().expect("refused").clone();
+    assert_eq!(unknown.code, "unknown_tool");
+    assert_eq!(refused.errors[0].message, unknown.message, "{refused:?}");
+    // With the scopes it needs, the same explanation passes.
+    let all = ["orders:read", "orders:write", "payments:refund"];
+    let explained = registry
+        .explain_with("orders_refund", args.clone(), &ambient, options(&all))
+        .await
+        .expect("a tool of the registry");
+    assert!(explained.callable, "{explained:?}");
+    // The explain tool enters the pipeline again for the tool it explains.
+    let through_the_tool = json!({"tool": "orders_refund", "arguments": args});
+    let answered = registry
+        .invoke_with("explain", through_the_tool, &ambient, options(&all))
+        .await
+        .expect("the explain tool");
+    assert_eq!(
+        answered.outcome.as_ref().expect("explained")["callable"],
+        true
+    );
+    // What the scopes refused never reached the hooks; each explanation did, told apart from a
+    // call.
+    assert_eq!(
+        *seen.0.lock().unwrap(),
+        [
+            ("orders_refund".to_owned(), true),
+            ("explain".to_owned(), false),
+            ("orders_refund".to_owned(), true),
+        ],
+    );
+    // An explanation is no call of the tool it explains: of `orders_refund`, only the refused
+    // call is recorded; the call of the explain tool is recorded as its own.
+    let trail = registry.audit().expect("the store records calls");
+    trail.flush().await;
+    let page = toolspec::audit::AuditQuery::default()
+        .read(trail.database())
+        .await
+        .expect("the trail reads");
+    let recorded: Vec<(&str, Option<&str>)> = page
+        .records
+        .iter()
+        .map(|r| (r.tool.as_str(), r.outcome.as_deref()))
+        .collect();
+    assert_eq!(
+        recorded,
+        [
+            ("explain", Some("ok")),
+            ("orders_refund", Some("unknown_tool"))
+        ],
+        "newest first: {:#?}",
+        page.records
+    );
 }
 
 async fn every_call_is_recorded_with_sensitive_values_redacted(f: &Fixture) {

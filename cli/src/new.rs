@@ -99,7 +99,10 @@ pub fn create(
             let checkout = checkout
                 .canonicalize()
                 .map_err(|_| NewError::NotACheckout(checkout.to_owned()))?;
-            let (runtime, codegen) = (checkout.join("runtime").join("toolspec"), checkout.join("codegen"));
+            let (runtime, codegen) = (
+                checkout.join("runtime").join("toolspec"),
+                checkout.join("codegen"),
+            );
             if !runtime.join("Cargo.toml").is_file() || !codegen.join("Cargo.toml").is_file() {
                 return Err(NewError::NotACheckout(checkout));
             }

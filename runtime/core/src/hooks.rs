@@ -21,6 +21,9 @@ pub struct CallInfo<'a> {
     pub caller: Option<&'a str>,
     /// The arguments as the model sent them (before coercion).
     pub arguments: &'a Value,
+    /// Whether the call is explained rather than made (`explain`): only its checks and guards
+    /// run, and the result is the explanation.
+    pub explaining: bool,
 }
 
 /// Runs before and after every call through the registry.

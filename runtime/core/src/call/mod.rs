@@ -99,6 +99,19 @@ impl Answer {
         }
     }
 
+    /// What the call answered, as a result: an explanation as the explain tool answers it, a
+    /// task as its ticket, the questions as the call's `input_required` result.
+    pub(crate) fn to_result(&self) -> Cow<'_, ToolResult> {
+        match self {
+            Self::Called(result) | Self::Explained(Err(result)) => Cow::Borrowed(result),
+            Self::Explained(Ok(explanation)) => {
+                Cow::Owned(explanation.to_result(&explanation.tool))
+            }
+            Self::Enqueued(task) => Cow::Owned(task.ticket()),
+            Self::Asked(input) => Cow::Owned(input.to_result()),
+        }
+    }
+
     /// The explanation (a result, which an explanation never answers, as its error).
     #[allow(
         clippy::result_large_err,

@@ -71,6 +71,22 @@ pub struct AskedForm {
 }
 
 impl Explanation {
+    /// The explanation as the explain tool answers it, for the tool asked about as `name`.
+    pub(crate) fn to_result(&self, name: &str) -> crate::failure::ToolResult {
+        let message = if self.callable {
+            format!("`{name}` can be called with these arguments.")
+        } else {
+            format!("`{name}` cannot be called with these arguments.")
+        };
+        crate::failure::ToolResult {
+            outcome: Ok(serde_json::to_value(self).unwrap_or(serde_json::Value::Null)),
+            message,
+            exception: None,
+            replay_of: None,
+            truncated: None,
+        }
+    }
+
     /// An explanation of `tool` that cannot be called because of `errors`.
     pub(crate) fn refused(tool: &str, errors: Errors) -> Self {
         Self {

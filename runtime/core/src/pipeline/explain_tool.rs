@@ -1,37 +1,47 @@
 //! The built-in explain tool: what the pipeline runs in place of a tool's own stages when it is
-//! called. Its arguments are checked against its published schema; the tool they name is found
-//! as the call's adapter and caller know it (one the caller may not call does not exist for
-//! it, here as everywhere); that tool's stages run in [`Mode::Explain`] and its
-//! [`Explanation`] is the answer. It never runs a handler.
+//! called. Its arguments are checked against its published schema and name the tool to
+//! explain ([`target`]); the pipeline then enters that tool's call where every call enters it,
+//! in [`Mode::Explain`] (its scopes, rate limit, hooks and span, as for a call), and the
+//! [`Explanation`] it gives is the answer ([`answered`]). It never runs a handler.
 
 use serde_json::{Map, Value};
 
-use crate::ambient::AmbientContext;
-use crate::call::options::CallOptions;
-use crate::call::{Answer, Call, Dispatch, Mode};
+use crate::call::{Answer, Call, Mode};
 use crate::checks::limits::Limits;
 use crate::checks::report::{Errors, invalid_arguments};
 use crate::explain::explanation::Explanation;
 use crate::failure::{ToolError, ToolResult};
 use crate::pipeline::builtin::BuiltinSchema;
-use crate::pipeline::{rate, task_status_tool};
 use crate::registry::{Imp, RegisteredTool, Registry};
 use crate::sensitive::REDACTED;
-use crate::task::Accept;
 
-/// The explain tool's stages for `call` with its arguments `args`.
-pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Answer {
+/// The call of the explain tool that `call` makes: the tool to explain, by the name it was
+/// asked by, with the arguments to explain.
+pub(crate) struct Target<'r> {
+    pub(crate) tool: RegisteredTool<'r>,
+    pub(crate) name: String,
+    pub(crate) arguments: Value,
+}
+
+/// The tool `call` (of the explain tool, with its arguments `args`) asks to explain; or the
+/// explain tool's own answer: its arguments refused, the tool unknown, or — `call` itself
+/// being explained — its explanation.
+pub(crate) fn target<'r>(
+    registry: &'r Registry,
+    call: &Call<'_>,
+    args: Value,
+) -> Result<Target<'r>, Answer> {
     let mut args = if args.is_null() {
         Value::Object(Map::new())
     } else {
         args
     };
     if call.mode == Mode::Explain {
-        return Answer::Explained(Ok(Box::new(itself(registry, &args))));
+        return Err(Answer::Explained(Ok(Box::new(itself(registry, &args)))));
     }
     let errors = argument_errors(&args, registry.limits());
     if !errors.is_empty() {
-        return Answer::Called(invalid_arguments(&errors));
+        return Err(Answer::Called(invalid_arguments(&errors)));
     }
     let name = args
         .get("tool")
@@ -39,58 +49,26 @@ pub(crate) async fn run(registry: &Registry, call: Call<'_>, args: Value) -> Ans
         .unwrap_or_default()
         .to_owned();
     let arguments = args.get_mut("arguments").map_or(Value::Null, Value::take);
-    let target = target(registry, call.options.adapter.as_deref(), &name);
-    // A tool the caller may not call does not exist for it, here as everywhere.
-    let Some(target) = target.filter(|t| call.options.scopes.allow_tool(t.descriptor())) else {
-        return Answer::Called(ToolResult::failed(ToolError::unknown_tool(&name), None));
-    };
-    let result = match explain(target, arguments, call.ambient, call.options).await {
-        Ok(explanation) => {
-            let message = if explanation.callable {
-                format!("`{name}` can be called with these arguments.")
-            } else {
-                format!("`{name}` cannot be called with these arguments.")
-            };
-            let value = serde_json::to_value(&explanation).unwrap_or(Value::Null);
-            ToolResult {
-                outcome: Ok(value),
-                message,
-                exception: None,
-                replay_of: None,
-                truncated: None,
-            }
-        }
-        Err(result) => result,
-    };
-    Answer::Called(result)
+    match find(registry, call.options.adapter.as_deref(), &name) {
+        Some(tool) => Ok(Target {
+            tool,
+            name,
+            arguments,
+        }),
+        None => Err(Answer::Called(ToolResult::failed(
+            ToolError::unknown_tool(&name),
+            None,
+        ))),
+    }
 }
 
-/// Runs `target`'s stages in explain mode: its explanation, or why none could be made.
-pub(crate) async fn explain(
-    target: RegisteredTool<'_>,
-    args: Value,
-    ambient: &AmbientContext,
-    options: CallOptions,
-) -> Result<Explanation, ToolResult> {
-    let registry = target.registry();
-    let dispatch = Dispatch::Direct(Accept::ResultsOnly);
-    // Explaining runs the guards: it spends the tool's budget like a call.
-    let _permit = rate::admit(target, &options, dispatch).await?;
-    let call = Call {
-        tool: target.descriptor(),
-        ambient,
-        options,
-        rules: registry.rules(),
-        mode: Mode::Explain,
-        dispatch,
-        record: None,
-    };
-    match target.imp() {
-        Imp::Tool(stages) => stages.run(call, args).await.into_explanation(),
-        Imp::Explain => Ok(itself(registry, &args)),
-        Imp::TaskStatus => task_status_tool::run(registry, call, args)
-            .await
-            .into_explanation(),
+/// The explain tool's answer once the tool `name` was explained: the explanation as its
+/// result, or why none could be made (the tool out of the caller's scopes: unknown, as
+/// everywhere).
+pub(crate) fn answered(name: &str, explained: Answer) -> Answer {
+    match explained.into_explanation() {
+        Ok(explanation) => Answer::Called(explanation.to_result(name)),
+        Err(result) => Answer::Called(result),
     }
 }
 
@@ -105,7 +83,7 @@ fn itself(registry: &Registry, args: &Value) -> Explanation {
 pub(crate) fn redact_input(registry: &Registry, adapter: Option<&str>, value: &mut Value) {
     let Value::Object(map) = value else { return };
     let name = map.get("tool").and_then(Value::as_str).unwrap_or_default();
-    let target = target(registry, adapter, name);
+    let target = find(registry, adapter, name);
     let Some(arguments) = map.get_mut("arguments") else {
         return;
     };
@@ -119,7 +97,7 @@ pub(crate) fn redact_input(registry: &Registry, adapter: Option<&str>, value: &m
 
 /// The tool `name` names, as `adapter` knows it (any tool by canonical name without one);
 /// never the explain tool itself.
-fn target<'r>(
+fn find<'r>(
     registry: &'r Registry,
     adapter: Option<&str>,
     name: &str,

@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use futures_util::FutureExt;
 
-use crate::call::options::CallOptions;
+use tokio_util::sync::CancellationToken;
+
 use crate::context::{Context, Progress};
 use crate::contract::{Contract, DeclaredError as _, Operation, Outcome};
 use crate::descriptor::Descriptor;
@@ -20,16 +21,43 @@ use crate::pipeline::answers::{declared, stopped};
 use crate::pipeline::supervise::{Stop, supervise};
 use crate::storage::{Storage, unreachable_in};
 
+/// What the guards are run for: one runner, three policies.
+pub(crate) enum Guards<'c> {
+    /// A call: in spec order, the first guard that stops the call answers it; when every one
+    /// passes, the handler runs with what they loaded.
+    ThenHandler,
+    /// A call about to ask its user to confirm it: in spec order, the first guard that stops the
+    /// call answers it (nobody is asked about a call that would fail); what they load is
+    /// dropped, and they run again once the call is confirmed.
+    Check,
+    /// An explanation: each guard on its own, its verdict written into its check (one per
+    /// guard, in spec order); guards still running when the timeout passes are neither passed
+    /// nor failed.
+    Report(&'c mut [GuardCheck]),
+}
+
 /// How the guards and the handler ended.
 pub(crate) enum Handled<T> {
     /// The handler's output, to be checked.
     Output(T),
+    /// The guards ran and none stopped the call ([`Guards::Check`]), or each was reported
+    /// ([`Guards::Report`]).
+    Checked,
     /// A failure: the call's answer (boxed: the output is the common case), and whether the
     /// handler gave it (`once` keeps only a handler's answer).
     Failed {
         result: Box<ToolResult>,
         by_handler: bool,
     },
+}
+
+impl<T> Handled<T> {
+    fn failed(result: ToolResult, by_handler: bool) -> Self {
+        Self::Failed {
+            result: Box::new(result),
+            by_handler,
+        }
+    }
 }
 
 /// What a failed guard or handler needs to be answered: the tool, whether it is known to
@@ -49,159 +77,137 @@ impl Failing<'_> {
     }
 }
 
-/// Runs `op`'s guards, then its handler, for `input` and the resolved `ambient` fields.
+/// Runs `op`'s guards for `input` and the resolved `ambient` fields as `guards` says — and,
+/// for a call, then its handler — under `limit` and `options`' cancellation (a call's own
+/// progress reporter; the others report none), panics caught.
 ///
 /// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
 /// (boxed) future of the call.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn run<'a, O: Operation>(
     op: &'a O,
     input: <O::Contract as Contract>::Input,
     ambient: &'a <O::Contract as Contract>::Ambient,
-    options: CallOptions,
+    cancellation: CancellationToken,
+    progress: Progress,
     limit: Option<std::time::Duration>,
     failing: Failing<'a>,
+    guards: Guards<'a>,
 ) -> impl Future<Output = Handled<<O::Contract as Contract>::Output>> + Send + 'a {
     async move {
         let tool = failing.tool;
-        let CallOptions {
-            cancellation,
-            progress,
-            ..
-        } = options;
         // The guards and the handler see the call's token; a call with a time limit gives them
         // a token of its own, cancelled with the call or when the limit passes.
         let own = limit.map(|_| cancellation.child_token());
         let token = own.clone().unwrap_or_else(|| cancellation.clone());
         let cx = Context::new(ambient, tool, token, progress).with_clock(failing.clock.clone());
-        let run = std::pin::pin!(guarded(op, input, cx));
-        let outcome = match supervise(limit, &cancellation, own.as_ref(), run).await {
+        let (outcome, verdicts) = match guards {
+            Guards::ThenHandler => {
+                let run = std::pin::pin!(guarded(op, input, cx));
+                (
+                    supervise(limit, &cancellation, own.as_ref(), run).await,
+                    None,
+                )
+            }
+            Guards::Check => {
+                let each = std::pin::pin!(each_guard(op, &input, &cx, &failing, None));
+                (
+                    supervise(limit, &cancellation, own.as_ref(), each).await,
+                    None,
+                )
+            }
+            Guards::Report(checks) => {
+                let each = std::pin::pin!(each_guard(op, &input, &cx, &failing, Some(checks)));
+                let reported = supervise(limit, &cancellation, own.as_ref(), each).await;
+                (reported, Some(()))
+            }
+        };
+        let outcome = match outcome {
             Ok(Ok(outcome)) => outcome,
             Ok(Err(Halt::Guard(stop))) => {
-                let result = guard_stopped(stop, &failing);
-                return Handled::Failed {
-                    result: Box::new(result),
-                    by_handler: false,
-                };
+                return Handled::failed(guard_stopped(stop, &failing), false);
             }
             Ok(Err(Halt::Panicked(message))) => {
                 let result = ToolResult::internal(tool, format!("the handler panicked: {message}"));
-                return Handled::Failed {
-                    result: Box::new(result),
-                    by_handler: false,
-                };
+                return Handled::failed(result, false);
             }
-            Err(stop) => {
-                return Handled::Failed {
-                    result: Box::new(stop.result(tool)),
-                    by_handler: false,
-                };
-            }
+            // Guards still running when an explanation's time is up are neither passed nor
+            // failed.
+            Err(Stop::TimedOut(_)) if verdicts.is_some() => return Handled::Checked,
+            Err(stop) => return Handled::failed(stop.result(tool), false),
         };
         let result = match outcome {
-            Ok(output) => return Handled::Output(output),
-            Err(Failure::Declared { error, details }) => {
+            Ran::Checked => return Handled::Checked,
+            Ran::Handled(Ok(output)) => return Handled::Output(output),
+            Ran::Handled(Err(Failure::Declared { error, details })) => {
                 declared(tool, error.code(), &error.to_string(), details)
             }
             // The developer sees the whole chain of causes, as anyhow's `{:#}` shows it.
-            Err(Failure::Internal(e)) if unreachable_in(&*e, failing.availability()) => {
+            Ran::Handled(Err(Failure::Internal(e)))
+                if unreachable_in(&*e, failing.availability()) =>
+            {
                 unreachable(error_chain(&*e), &failing)
             }
-            Err(Failure::Internal(e)) => ToolResult::internal(tool, error_chain(&*e)),
+            Ran::Handled(Err(Failure::Internal(e))) => ToolResult::internal(tool, error_chain(&*e)),
         };
-        Handled::Failed {
-            result: Box::new(result),
-            by_handler: true,
-        }
+        Handled::failed(result, true)
     }
 }
 
-/// Runs each of `op`'s guards on its own for an explanation, filling in `checks` (one per
-/// guard, in spec order); an error when the call was cancelled.
-pub(crate) async fn explain_guards<O: Operation>(
-    op: &O,
-    input: &<O::Contract as Contract>::Input,
-    ambient: &<O::Contract as Contract>::Ambient,
-    options: &CallOptions,
-    tool: &'static Descriptor,
-    clock: &crate::clock::Clock,
-    checks: &mut [GuardCheck],
-) -> Result<(), ToolResult> {
-    let own = tool.timeout().map(|_| options.cancellation.child_token());
-    let token = own.clone().unwrap_or_else(|| options.cancellation.clone());
-    let cx = Context::new(ambient, tool, token, Progress::ignore()).with_clock(clock.clone());
-    let checked = {
-        let all = std::pin::pin!(async {
-            let which = <O::Contract as Contract>::GUARDS;
-            for (index, (&which, check)) in which.iter().zip(checks.iter_mut()).enumerate() {
-                // A panic escaping a hand-written `Operation::guard` is the guard's too.
-                let guard = AssertUnwindSafe(op.guard(which, input, &cx));
-                let (passed, error) = match guard.catch_unwind().await {
-                    Ok(Ok(())) => (Some(true), None),
-                    Ok(Err(stop)) => {
-                        let unmet =
-                            matches!(stop.reason, StopReason::Unmet | StopReason::Declared { .. });
-                        (
-                            Some(false).filter(|_| unmet),
-                            stopped(tool, stop).outcome.err(),
-                        )
-                    }
-                    Err(panic) => {
-                        let stop = GuardStop {
-                            guard: index,
-                            reason: StopReason::Panicked(panic_message(panic)),
-                        };
-                        (None, stopped(tool, stop).outcome.err())
-                    }
-                };
-                (check.passed, check.error) = (passed, error);
-            }
-        });
-        supervise(tool.timeout(), &options.cancellation, own.as_ref(), all).await
-    };
-    match checked {
-        Ok(()) | Err(Stop::TimedOut(_)) => Ok(()),
-        Err(stop @ Stop::Cancelled) => Err(stop.result(tool)),
-    }
+/// How far the guards (and the handler) went.
+enum Ran<C: Contract> {
+    /// The guards were checked, the handler not run.
+    Checked,
+    /// The handler's outcome.
+    Handled(Outcome<C>),
 }
 
-/// Runs `op`'s guards in spec order, under the tool's timeout and the call's cancellation, for
-/// a call that asks its user to confirm it: the first guard that stops the call gives its
-/// answer (so that nobody is asked about a call that would fail anyway). What the guards load
-/// is dropped; they run again, under admission, once the call is confirmed.
-pub(crate) async fn check_guards<O: Operation>(
+/// Each of `op`'s guards on its own, in spec order, panics caught: with `checks`, each
+/// guard's verdict written into its check and every guard run; without, the first that stops
+/// the call ends the run.
+async fn each_guard<O: Operation>(
     op: &O,
     input: &<O::Contract as Contract>::Input,
-    ambient: &<O::Contract as Contract>::Ambient,
-    options: &CallOptions,
+    cx: &Context<'_, <O::Contract as Contract>::Ambient>,
     failing: &Failing<'_>,
-) -> Result<(), ToolResult> {
+    mut checks: Option<&mut [GuardCheck]>,
+) -> Result<Ran<O::Contract>, Halt> {
     let tool = failing.tool;
-    let own = tool.timeout().map(|_| options.cancellation.child_token());
-    let token = own.clone().unwrap_or_else(|| options.cancellation.clone());
-    let cx =
-        Context::new(ambient, tool, token, Progress::ignore()).with_clock(failing.clock.clone());
-    let all = std::pin::pin!(async {
-        let which = <O::Contract as Contract>::GUARDS;
-        for (index, &which) in which.iter().enumerate() {
-            let stop = match AssertUnwindSafe(op.guard(which, input, &cx))
-                .catch_unwind()
-                .await
-            {
-                Ok(Ok(())) => continue,
-                Ok(Err(stop)) => stop,
-                Err(panic) => GuardStop {
-                    guard: index,
-                    reason: StopReason::Panicked(panic_message(panic)),
-                },
-            };
-            return Err(guard_stopped(stop, failing));
-        }
-        Ok(())
-    });
-    match supervise(tool.timeout(), &options.cancellation, own.as_ref(), all).await {
-        Ok(checked) => checked,
-        Err(stop) => Err(stop.result(tool)),
+    for (index, &which) in <O::Contract as Contract>::GUARDS.iter().enumerate() {
+        // A panic escaping a hand-written `Operation::guard` is the guard's too.
+        let stop = match AssertUnwindSafe(op.guard(which, input, cx))
+            .catch_unwind()
+            .await
+        {
+            Ok(Ok(())) => None,
+            Ok(Err(stop)) => Some(stop),
+            Err(panic) => Some(GuardStop {
+                guard: index,
+                reason: StopReason::Panicked(panic_message(panic)),
+            }),
+        };
+        let Some(checks) = checks.as_deref_mut() else {
+            match stop {
+                None => continue,
+                Some(stop) => return Err(Halt::Guard(stop)),
+            }
+        };
+        let Some(check) = checks.get_mut(index) else {
+            continue;
+        };
+        (check.passed, check.error) = match stop {
+            None => (Some(true), None),
+            Some(stop) => {
+                // A guard that failed to decide (an error, a panic) neither passed nor failed.
+                let unmet = matches!(stop.reason, StopReason::Unmet | StopReason::Declared { .. });
+                (
+                    Some(false).filter(|_| unmet),
+                    stopped(tool, stop).outcome.err(),
+                )
+            }
+        };
     }
+    Ok(Ran::Checked)
 }
 
 /// Why the guards and the handler stopped short of an outcome.
@@ -221,10 +227,10 @@ fn guarded<'a, O: Operation>(
     op: &'a O,
     input: <O::Contract as Contract>::Input,
     cx: Context<'a, <O::Contract as Contract>::Ambient>,
-) -> impl Future<Output = Result<Outcome<O::Contract>, Halt>> + 'a {
+) -> impl Future<Output = Result<Ran<O::Contract>, Halt>> + 'a {
     async move {
         match AssertUnwindSafe(op.run(input, cx)).catch_unwind().await {
-            Ok(Ok(outcome)) => Ok(outcome),
+            Ok(Ok(outcome)) => Ok(Ran::Handled(outcome)),
             Ok(Err(stop)) => Err(Halt::Guard(stop)),
             Err(panic) => Err(Halt::Panicked(panic_message(panic))),
         }

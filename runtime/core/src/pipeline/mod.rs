@@ -1,26 +1,12 @@
 //! The call pipeline: every call of every tool, through any adapter, is one ordered list of
-//! stages over one call ([`run`] lists them), each stage a function in a file of its own:
+//! stages over one call — [`stages::STAGES`], the list ARCHITECTURE.md and docs/runtime.md
+//! print — each stage a function in a file of its own, run in that order by [`run`].
 //!
-//! | stage | file | what it does |
-//! |---|---|---|
-//! | audit (start) | `audit` | the record started; a `required` tool's committed before anything runs |
-//! | scopes | `scopes` | a tool the caller may not call answers as an unknown one |
-//! | hooks before | `hooks` | any hook may refuse the call |
-//! | screening, coercion, validation | `screen` | the arguments as sent → validated JSON, or every error |
-//! | availability | `availability` | refused at once while the database it needs is down |
-//! | task hand-off | `task` | a tool with `task:` stored as a task, when its caller takes a handle |
-//! | admission | `durable` | `once` claimed, `lock` taken (explaining: looked at) |
-//! | `ref` records | `refs` | each key replaced by its scoped record |
-//! | decode | `decode` | the typed input and the ambient fields |
-//! | guards, handler | `handler` | under the timeout and cancellation, panics caught (explaining: each guard) |
-//! | output | `output` | checked against the output schema, the message rendered |
-//! | admission released | `durable` | `once` keeps the handler's answer, the lock is let go |
-//! | hooks after | `hooks` | each hook sees the result; the call's log line |
-//! | audit (finish) | `audit` | the record finished with the outcome |
-//!
-//! Explaining a call is the same stages in [`Mode::Explain`](crate::call::Mode): nothing is
-//! taken and the handler never runs. The built-in explain tool (`explain_tool`) is what the
-//! pipeline runs in place of a tool's own stages when it is called.
+//! Explaining a call enters the same list in [`Mode::Explain`](crate::call::Mode), where a
+//! call enters it: nothing is taken and the handler never runs (each stage's `explaining`
+//! says what it does then). The built-in explain tool (`explain_tool`) is what the pipeline
+//! runs in place of a tool's own stages when it is called: it enters the list again for the
+//! tool it explains.
 //!
 //! This module adds the registry's call methods ([`RegisteredTool::invoke_with`] and the
 //! others): the registry only finds tools.
@@ -49,6 +35,7 @@ mod refs;
 mod run;
 mod scopes;
 mod screen;
+mod stages;
 pub(crate) mod supervise;
 mod task;
 mod task_status_tool;
@@ -133,7 +120,7 @@ impl<'r> RegisteredTool<'r> {
         'r: 'a,
     {
         let direct = Dispatch::Direct(Accept::ResultsOnly);
-        let call = Box::pin(run::call(*self, args, ambient, options, None, direct));
+        let call = Box::pin(run::submit(*self, args, ambient, options, None, direct));
         futures_util::FutureExt::map(call, Submitted::into_result)
     }
 
@@ -148,7 +135,7 @@ impl<'r> RegisteredTool<'r> {
         options: CallOptions,
         accept: Accept,
     ) -> Submitted {
-        run::call(
+        run::submit(
             *self,
             args,
             ambient,
@@ -212,7 +199,7 @@ impl<'r> RegisteredTool<'r> {
     ) -> ToolResult {
         let direct = Dispatch::Direct(Accept::ResultsOnly);
         let refused = run::refused_by_caller(error);
-        let submitted = run::call(*self, args, ambient, options, Some(refused), direct).await;
+        let submitted = run::submit(*self, args, ambient, options, Some(refused), direct).await;
         submitted.into_result()
     }
 
@@ -226,7 +213,7 @@ impl<'r> RegisteredTool<'r> {
         timeout: std::time::Duration,
     ) -> ToolResult {
         let dispatch = Dispatch::Worker { timeout };
-        let submitted = run::call(*self, args, ambient, options, None, dispatch).await;
+        let submitted = run::submit(*self, args, ambient, options, None, dispatch).await;
         submitted.into_result()
     }
 
@@ -242,7 +229,7 @@ impl<'r> RegisteredTool<'r> {
         let dispatch = Dispatch::Worker {
             timeout: std::time::Duration::ZERO,
         };
-        let submitted = run::call(*self, args, ambient, options, Some(result), dispatch).await;
+        let submitted = run::submit(*self, args, ambient, options, Some(result), dispatch).await;
         submitted.into_result()
     }
 
@@ -266,7 +253,7 @@ impl<'r> RegisteredTool<'r> {
         ambient: &AmbientContext,
         options: CallOptions,
     ) -> Result<Explanation, ToolResult> {
-        explain_tool::explain(*self, args, ambient, options).await
+        run::explain(*self, args, ambient, options).await
     }
 }
 

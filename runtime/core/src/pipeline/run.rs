@@ -1,10 +1,11 @@
-//! The call pipeline's stages, in order: [`call`] runs the stages every tool has in common
-//! around the tool's own, [`tool_stages`] runs a tool's own. A stage is a function in a file of
-//! its own (beside this one); adding one is that file and one line here.
+//! The call pipeline's stages run in the order of [`STAGES`](super::stages::STAGES): [`call`]
+//! runs the stages every tool has in common around the tool's own, [`tool_stages`] runs a
+//! tool's own. A stage is a function in a file of its own (beside this one); adding one is that
+//! file, one line here and its entry in the list.
 //!
-//! In [`Mode::Explain`] the same stages run up to the handler without taking anything: the
-//! admission stage looks at `once` and `lock` instead of claiming them, the guards run one by
-//! one instead of guarding the handler, and every refusal becomes the explanation's errors.
+//! In [`Mode::Explain`] the same stages run without taking anything: the admission stage looks
+//! at `once` and `lock` instead of claiming them, the guards run one by one instead of guarding
+//! the handler, and every refusal becomes the explanation's errors.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -13,11 +14,15 @@ use serde_json::Value;
 use tracing::Instrument;
 use uuid::Uuid;
 
+use tokio_util::sync::CancellationToken;
+
 use crate::ambient::AmbientContext;
 use crate::call::options::CallOptions;
 use crate::call::{Answer, Call, Dispatch, Mode};
 use crate::checks::report::Errors;
 use crate::checks::report::invalid_arguments;
+use crate::context::Progress;
+use crate::contract::BoxFuture;
 use crate::contract::Operation;
 use crate::descriptor::{AskForm, Descriptor};
 use crate::durable::{self, Admission};
@@ -26,7 +31,7 @@ use crate::failure::{ToolError, ToolResult};
 use crate::hooks::CallInfo;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::{Decoding, decode};
-use crate::pipeline::handler::{self, Failing, Handled};
+use crate::pipeline::handler::{self, Failing, Guards, Handled};
 use crate::pipeline::refs::{self, Missing};
 use crate::pipeline::screen::Refused;
 use crate::pipeline::task::{self, Decision};
@@ -35,19 +40,18 @@ use crate::pipeline::{
     audit, availability, explain_tool, hooks, output, rate, scopes, screen, user_input,
 };
 use crate::registry::{Imp, RegisteredTool};
-use crate::task::Submitted;
+use crate::task::{Accept, Submitted};
 
-/// A call of `tool` through its registry, or — with `unrun` — a call answered without any of
-/// it running (its caller's refusal of it, a task given up), recorded like a call:
+/// A call of `tool` through its registry in `mode` — made, or explained — or, with `unrun`, a
+/// call answered without any of it running (its caller's refusal of it, a task given up),
+/// recorded like a call. The stages, in the order of [`STAGES`](super::stages::STAGES):
+/// stage 1 (scopes, rate) here, stage 2 (the audit record started), stages 3 and 14 (hooks,
+/// the span) in [`spanned`], the tool's own stages ([`tool_stages`], or a built-in tool's) in
+/// [`own_stages`], stage 15 (the audit record finished) here.
 ///
-/// 1. scopes: a tool the caller may not call is an unknown tool; rate: a caller over the
-///    tool's budget is refused (`rate_limited`) — a refusal runs nothing and is recorded with
-///    the others of its caller refused alike within the second;
-/// 2. audit: the record started (a `required` tool's committed before anything runs);
-/// 3. hooks before (any may refuse), under the call's `tool.call` span;
-/// 4. the tool's own stages ([`tool_stages`], or the explain tool's);
-/// 5. hooks after, and the call's log line;
-/// 6. audit: the record finished with the outcome.
+/// An explanation goes through the same stages, except that it is not a call of the tool it
+/// explains: it has no audit record of its own (a call of the explain tool is recorded as that
+/// tool's).
 ///
 /// Like every stage function below, an `async` block rather than an `async fn`, whose arguments
 /// would be stored twice in the future (every call's size and copies).
@@ -58,34 +62,36 @@ pub(crate) fn call<'a>(
     options: CallOptions,
     unrun: Option<ToolResult>,
     dispatch: Dispatch,
-) -> impl Future<Output = Submitted> + Send + 'a {
+    mode: Mode,
+) -> impl Future<Output = Answer> + Send + 'a {
     async move {
+        let recorded = mode == Mode::Invoke && audit::records(tool);
         // Held until the call ends: its place among the caller's calls in flight.
         let permit = match &unrun {
             Some(_) => None,
             None => match admit(tool, &options, dispatch).await {
                 Ok(permit) => permit,
                 Err(refused) => {
-                    if audit::records(tool) {
+                    if recorded {
                         audit::refused(tool, &args, ambient, &options, &refused).await;
                     }
-                    return Submitted::Done(refused);
+                    return answer(mode, refused);
                 }
             },
         };
         // One future for recorded calls and the others (no box, no second copy of the stages'
         // future): the record's start and finish are awaited apart from the stages, so they
         // share its room.
-        let recording = match audit::records(tool) {
+        let recording = match recorded {
             false => None,
             true => match audit::start(tool, &args, ambient, &options, unrun.is_none()).await {
                 Ok(recording) => Some(recording),
-                Err(result) => return Submitted::Done(result),
+                Err(result) => return Answer::Called(result),
             },
         };
         let adapter = recording.as_ref().and_then(|_| options.adapter.clone());
-        let submitted = match unrun {
-            Some(result) => Submitted::Done(result),
+        let answered = match unrun {
+            Some(result) => Answer::Called(result),
             None => {
                 let mut options = options;
                 let callers_trace_id;
@@ -110,36 +116,52 @@ pub(crate) fn call<'a>(
                         }
                     }
                 };
-                let submitted = spanned(tool, args, ambient, options, traced, dispatch).await;
+                let answered = spanned(tool, args, ambient, options, traced, dispatch, mode).await;
                 drop(permit);
-                match (dispatch, submitted) {
-                    (Dispatch::Worker { .. }, Submitted::Done(result)) => {
+                match (dispatch, answered) {
+                    (Dispatch::Worker { .. }, Answer::Called(result)) => {
                         let bound = tool.registry().project().tasks.max_result_bytes;
-                        Submitted::Done(task::kept(tool.descriptor(), result, bound))
+                        Answer::Called(task::kept(tool.descriptor(), result, bound))
                     }
-                    (_, submitted) => submitted,
+                    (_, answered) => answered,
                 }
             }
         };
         // A call stored as a task is recorded with the task as its result; the task's run has a
         // record of its own.
         if let Some(recording) = recording {
-            let ticket;
-            let result = match &submitted {
-                Submitted::Done(result) => result,
-                Submitted::Task(task) => {
-                    ticket = task.ticket();
-                    &ticket
-                }
-                Submitted::Input(input) => {
-                    ticket = input.to_result();
-                    &ticket
-                }
-            };
-            recording.finish(tool, adapter.as_deref(), result).await;
+            let result = answered.to_result();
+            recording.finish(tool, adapter.as_deref(), &result).await;
         }
-        submitted
+        answered
     }
+}
+
+/// [`call`] made: its answer as the caller takes it.
+pub(crate) fn submit<'a>(
+    tool: RegisteredTool<'a>,
+    args: Value,
+    ambient: &'a AmbientContext,
+    options: CallOptions,
+    unrun: Option<ToolResult>,
+    dispatch: Dispatch,
+) -> impl Future<Output = Submitted> + Send + 'a {
+    let answered = call(tool, args, ambient, options, unrun, dispatch, Mode::Invoke);
+    futures_util::FutureExt::map(answered, move |answered| {
+        answered.into_submitted(tool.descriptor())
+    })
+}
+
+/// [`call`] explained: the explanation, or why none could be made.
+pub(crate) fn explain<'a>(
+    tool: RegisteredTool<'a>,
+    args: Value,
+    ambient: &'a AmbientContext,
+    options: CallOptions,
+) -> impl Future<Output = Result<Explanation, ToolResult>> + Send + 'a {
+    let direct = Dispatch::Direct(Accept::ResultsOnly);
+    let explained = call(tool, args, ambient, options, None, direct, Mode::Explain);
+    futures_util::FutureExt::map(explained, Answer::into_explanation)
 }
 
 /// Stage 1 of [`call`]: whether the caller may call the tool (scopes), and may now (rate):
@@ -166,7 +188,7 @@ struct Traced<'a> {
     record: Option<Uuid>,
 }
 
-/// Stages 3 to 5 of [`call`].
+/// Stages 3 and 14 of [`call`] — hooks, the call's span and log line — around the tool's own.
 fn spanned<'a>(
     tool: RegisteredTool<'a>,
     args: Value,
@@ -174,29 +196,38 @@ fn spanned<'a>(
     options: CallOptions,
     traced: Traced<'a>,
     dispatch: Dispatch,
-) -> impl Future<Output = Submitted> + Send + 'a {
+    mode: Mode,
+) -> impl Future<Output = Answer> + Send + 'a {
     async move {
         let Traced { trace_id, record } = traced;
         let descriptor = tool.descriptor();
-        let span = tracing::info_span!(
-            "tool.call",
-            tool = &*descriptor.name,
-            adapter = options.adapter.as_deref(),
-            caller = options.caller.as_deref(),
-            trace_id
+        let (name, adapter, caller) = (
+            &*descriptor.name,
+            options.adapter.as_deref(),
+            options.caller.as_deref(),
         );
+        let span = match mode {
+            Mode::Invoke => {
+                tracing::info_span!("tool.call", tool = name, adapter, caller, trace_id)
+            }
+            Mode::Explain => {
+                tracing::info_span!("tool.explain", tool = name, adapter, caller, trace_id)
+            }
+        };
         let started = Instant::now();
         let (adapter, caller) = (options.adapter.clone(), options.caller.clone());
         let hooks = tool.registry().hooks();
+        let explaining = mode == Mode::Explain;
         let info = CallInfo {
             tool: descriptor,
             adapter: adapter.as_deref(),
             caller: caller.as_deref(),
             arguments: &args,
+            explaining,
         };
         if let Err(result) = hooks::before(hooks, &info) {
             span.in_scope(|| hooks::after(hooks, &info, &result, started));
-            return Submitted::Done(result);
+            return answer(mode, result);
         }
         // Hooks see the arguments as sent; copy them only when someone will look.
         let sent = if hooks.is_empty() {
@@ -204,34 +235,36 @@ fn spanned<'a>(
         } else {
             args.clone()
         };
-        let submitted = own_stages(tool, args, ambient, options, dispatch, record)
+        let answered = own_stages(tool, args, ambient, options, dispatch, record, mode)
             .instrument(span.clone())
-            .await
-            .into_submitted(descriptor);
+            .await;
+        let answered = match mode {
+            // A call's answer is a result, a task or questions, never an explanation.
+            Mode::Invoke => match answered {
+                Answer::Explained(_) => {
+                    Answer::Called(answered.into_submitted(descriptor).into_result())
+                }
+                answered => answered,
+            },
+            Mode::Explain => answered,
+        };
         let info = CallInfo {
             tool: descriptor,
             adapter: adapter.as_deref(),
             caller: caller.as_deref(),
             arguments: &sent,
+            explaining,
         };
-        match &submitted {
-            Submitted::Done(result) => {
-                span.in_scope(|| hooks::after(hooks, &info, result, started));
-            }
-            Submitted::Task(task) => {
-                let ticket = task.ticket();
-                span.in_scope(|| hooks::after(hooks, &info, &ticket, started));
-            }
-            Submitted::Input(input) => {
-                let asked = input.to_result();
-                span.in_scope(|| hooks::after(hooks, &info, &asked, started));
-            }
-        }
-        submitted
+        let result = answered.to_result();
+        span.in_scope(|| hooks::after(hooks, &info, &result, started));
+        drop(result);
+        answered
     }
 }
 
-/// Stage 4 of [`call`]: the tool's own stages, invoked (`record`: the call's audit record).
+/// The tool's own stages of [`call`] (stages 4 to 13), in `mode` (`record`: the call's audit
+/// record). The explain tool's enter the pipeline again, for the tool it explains, in
+/// [`Mode::Explain`].
 fn own_stages<'a>(
     tool: RegisteredTool<'a>,
     args: Value,
@@ -239,6 +272,7 @@ fn own_stages<'a>(
     options: CallOptions,
     dispatch: Dispatch,
     record: Option<Uuid>,
+    mode: Mode,
 ) -> impl Future<Output = Answer> + Send + 'a {
     async move {
         let registry = tool.registry();
@@ -247,14 +281,31 @@ fn own_stages<'a>(
             ambient,
             options,
             rules: registry.rules(),
-            mode: Mode::Invoke,
+            mode,
             dispatch,
             record,
         };
         match tool.imp() {
             Imp::Tool(stages) => stages.run(call, args).await,
-            // Boxed like a tool's own stages, so that its future does not weigh on every call's.
-            Imp::Explain => Box::pin(explain_tool::run(registry, call, args)).await,
+            Imp::Explain => {
+                let target = match explain_tool::target(registry, &call, args) {
+                    Ok(target) => target,
+                    Err(answer) => return answer,
+                };
+                // Boxed, as a call within a call must be (and like a tool's own stages, so
+                // that its future does not weigh on every call's).
+                let direct = Dispatch::Direct(Accept::ResultsOnly);
+                let explained: BoxFuture<'a, Answer> = Box::pin(self::call(
+                    target.tool,
+                    target.arguments,
+                    ambient,
+                    call.options,
+                    None,
+                    direct,
+                    Mode::Explain,
+                ));
+                explain_tool::answered(&target.name, explained.await)
+            }
             Imp::TaskStatus => Box::pin(task_status_tool::run(registry, call, args)).await,
         }
     }
@@ -270,17 +321,8 @@ pub(crate) struct Own<'a, O> {
     pub(crate) learned: &'a AtomicBool,
 }
 
-/// A tool's own stages of `call`:
-///
-/// 1. screening, coercion and validation (`screen`);
-/// 2. refused at once while the database it needs is known to be down (`availability`);
-/// 3. admission: `once` claimed, `lock` taken — or, explaining, looked at (`durable`);
-/// 4. `ref` records loaded (`refs`);
-/// 5. the typed input decoded, the ambient fields resolved (`decode`);
-/// 6. the guards, then the handler, under timeout and cancellation — or, explaining, each
-///    guard on its own (`handler`);
-/// 7. the output checked and the message rendered (`output`);
-/// 8. admission released: `once` keeps the handler's answer, the lock is let go.
+/// A tool's own stages of `call`, stages 4 to 13 of [`STAGES`](super::stages::STAGES): from
+/// screening the arguments to releasing admission; those after admission in [`admitted`].
 ///
 /// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
 /// future (it is boxed: its size is an allocation and a copy per call); likewise below.
@@ -359,14 +401,24 @@ pub(crate) fn tool_stages<'a, O: Operation>(
         // The stages a tool may not need, and explaining, await boxed futures: what every call's
         // future holds (and copies) stays small.
         let admits = tool.once.is_some() || tool.lock.is_some();
-        let (ticket, explanation) = match mode {
-            Mode::Invoke if !admits => (None, None),
+        let (ticket, purpose) = match mode {
+            Mode::Invoke if !admits => (
+                None,
+                Purpose::Run {
+                    limit: dispatch.limit(tool),
+                },
+            ),
             Mode::Invoke => {
                 let admission = Box::pin(durable::admit(
                     tool, &value, ambient, storage, redaction, record,
                 ));
                 match admission.await {
-                    Admission::Run(ticket) => (Some(ticket), None),
+                    Admission::Run(ticket) => (
+                        Some(ticket),
+                        Purpose::Run {
+                            limit: dispatch.limit(tool),
+                        },
+                    ),
                     Admission::Answer(result) => return Answer::Called(result),
                 }
             }
@@ -377,24 +429,31 @@ pub(crate) fn tool_stages<'a, O: Operation>(
                     Ok((once, lock)) => (explanation.once, explanation.lock) = (once, lock),
                     Err(e) => return answer(mode, e.answer(tool)),
                 }
-                (None, Some(explanation))
+                (None, Purpose::Explain(explanation))
             }
         };
-        let limit = dispatch.limit(tool);
+        let CallOptions {
+            cancellation,
+            progress,
+            ..
+        } = call.options;
         // Boxed apart, like the handler's future within it: no future of a call is more than
         // 1 KiB (see `Answer`).
-        let (answer, by_handler) = Box::pin(admitted(
-            own,
+        let admitted = Box::pin(admitted(
+            own.op,
+            own.learned,
             tool,
             compiled,
             value,
             ambient,
-            call.options,
+            (cancellation, progress),
             rules,
-            explanation,
-            limit,
-        ))
-        .await;
+            purpose,
+        ));
+        let (answer, by_handler) = match admitted.await {
+            Admitted::Answer(answer, by_handler) => (answer, by_handler),
+            Admitted::Confirmable(_) => (Answer::Called(unrun(tool)), false),
+        };
         if let Some(ticket) = ticket {
             let kept = match &answer {
                 Answer::Called(result) if by_handler => Some(result),
@@ -431,33 +490,23 @@ fn asking<'a, O: Operation>(
         } else if tool.confirm.is_none() || round.confirmed() {
             return Ok(value);
         } else {
-            let mut shown = value.clone();
-            let storage = rules.storage.as_deref();
-            if !tool.refs.is_empty()
-                && let Err(Missing::NotFound(result, _) | Missing::Failed(result)) =
-                    refs::load(tool, &mut shown, ambient, storage).await
-            {
-                return Err(Answer::Called(result));
-            }
-            let decoded =
-                decode::<O::Contract>(tool, compiled, shown.clone(), ambient, &rules.limits);
-            let (input, resolved) = match decoded {
-                Ok(decoded) => decoded,
-                Err(Decoding::Arguments(errors)) => {
-                    return Err(Answer::Called(invalid_arguments(&errors)));
-                }
-                Err(Decoding::Internal(result)) => return Err(Answer::Called(result)),
-            };
-            let failing = Failing {
+            // The stages after admission, checking: nobody is asked about a call that would
+            // fail anyway.
+            let checked = Box::pin(admitted(
+                own.op,
+                own.learned,
                 tool,
-                learned: own.learned,
-                storage,
-                clock: &rules.clock,
+                compiled,
+                value.clone(),
+                ambient,
+                (options.cancellation.clone(), Progress::ignore()),
+                rules,
+                Purpose::Confirm,
+            ));
+            let shown = match checked.await {
+                Admitted::Confirmable(shown) => shown,
+                Admitted::Answer(answer, _) => return Err(answer),
             };
-            let checked = handler::check_guards(own.op, &input, &resolved, options, &failing);
-            if let Err(result) = checked.await {
-                return Err(Answer::Called(result));
-            }
             match user_input::confirmation(tool, compiled, false, &shown) {
                 Ok(Some(request)) => vec![request],
                 Ok(None) => return Ok(value),
@@ -478,104 +527,190 @@ fn asked_form(form: &AskForm) -> AskedForm {
     }
 }
 
-/// Stages 4 to 7 of [`tool_stages`], once admitted; with whether the handler gave the answer.
+/// What the stages after admission are run for.
+enum Purpose {
+    /// The call: the guards, then the handler, within `limit`.
+    Run { limit: Option<std::time::Duration> },
+    /// Checking the call before asking its user to confirm it (see [`asking`]).
+    Confirm,
+    /// The explanation, filled in.
+    Explain(Box<Explanation>),
+}
+
+impl Purpose {
+    /// `result` as the answer: an explanation's error when explaining.
+    fn answer(&self, result: ToolResult) -> Answer {
+        match self {
+            Self::Explain(_) => Answer::Explained(Err(result)),
+            Self::Run { .. } | Self::Confirm => Answer::Called(result),
+        }
+    }
+}
+
+/// How the stages after admission ended.
+enum Admitted {
+    /// The answer, and whether the handler gave it (`once` keeps only a handler's answer).
+    Answer(Answer, bool),
+    /// Checked before a confirmation: nothing stops the call. The arguments with their `ref`
+    /// records loaded, which the confirmation shows.
+    Confirmable(Value),
+}
+
+/// The stages after admission — `ref` records, decode, the guards and the handler, output —
+/// run for `purpose`.
 #[allow(clippy::too_many_arguments)]
 fn admitted<'a, O: Operation>(
-    own: Own<'a, O>,
+    op: &'a O,
+    learned: &'a AtomicBool,
     tool: &'static Descriptor,
     compiled: &'a Compiled,
     mut value: Value,
     ambient: &'a AmbientContext,
-    options: CallOptions,
+    (cancellation, progress): (CancellationToken, Progress),
     rules: &'a crate::call::options::Rules,
-    explanation: Option<Box<Explanation>>,
-    limit: Option<std::time::Duration>,
-) -> impl Future<Output = (Answer, bool)> + Send + 'a {
+    purpose: Purpose,
+) -> impl Future<Output = Admitted> + Send + 'a {
     async move {
         let storage = rules.storage.as_deref();
         let loaded = match tool.refs.is_empty() {
             true => Ok(()),
             false => Box::pin(refs::load(tool, &mut value, ambient, storage)).await,
         };
-        match loaded {
-            Ok(()) => {}
-            Err(Missing::NotFound(result, error)) => {
-                let answer = match explanation {
-                    Some(mut explanation) => {
-                        explanation.errors = vec![error];
-                        Answer::Explained(Ok(explanation))
-                    }
-                    None => Answer::Called(result),
-                };
-                return (answer, false);
+        match (loaded, purpose) {
+            (Ok(()), purpose) => {
+                Box::pin(decoded(
+                    op,
+                    learned,
+                    tool,
+                    compiled,
+                    value,
+                    ambient,
+                    (cancellation, progress),
+                    rules,
+                    purpose,
+                ))
+                .await
             }
-            Err(Missing::Failed(result)) => {
-                return (answer_or_explained(explanation, result), false);
+            (Err(Missing::NotFound(_, error)), Purpose::Explain(mut explanation)) => {
+                explanation.errors = vec![error];
+                Admitted::Answer(Answer::Explained(Ok(explanation)), false)
             }
-        }
-        // Explaining a call that asks for confirmation: the message, over the loaded records.
-        let shown = (explanation.is_some() && tool.confirm.is_some()).then(|| value.clone());
-        let decoded = decode::<O::Contract>(tool, compiled, value, ambient, &rules.limits);
-        let (input, resolved) = match decoded {
-            Ok(decoded) => decoded,
-            Err(Decoding::Arguments(errors)) => {
-                let answer = match explanation {
-                    Some(mut explanation) => {
-                        explanation.errors = errors.list;
-                        explanation.more_errors = errors.more;
-                        Answer::Explained(Ok(explanation))
-                    }
-                    None => Answer::Called(invalid_arguments(&errors)),
-                };
-                return (answer, false);
+            (Err(Missing::NotFound(result, _) | Missing::Failed(result)), purpose) => {
+                Admitted::Answer(purpose.answer(result), false)
             }
-            Err(Decoding::Internal(result)) => {
-                return (answer_or_explained(explanation, result), false);
-            }
-        };
-        if let Some(mut explanation) = explanation {
-            let checks = &mut explanation.guards;
-            let guards = handler::explain_guards(
-                own.op,
-                &input,
-                &resolved,
-                &options,
-                tool,
-                &rules.clock,
-                checks,
-            );
-            return match Box::pin(guards).await {
-                Ok(()) => {
-                    explanation.callable =
-                        explanation.guards.iter().all(|g| g.passed == Some(true));
-                    if let (true, Some(shown)) = (explanation.callable, &shown) {
-                        match user_input::confirmation(tool, compiled, false, shown) {
-                            Ok(request) => explanation.confirm = request.map(|r| r.message),
-                            Err(result) => return (Answer::Explained(Err(result)), false),
-                        }
-                    }
-                    (Answer::Explained(Ok(explanation)), false)
-                }
-                Err(result) => (Answer::Explained(Err(result)), false),
-            };
-        }
-        let failing = Failing {
-            tool,
-            learned: own.learned,
-            storage,
-            clock: &rules.clock,
-        };
-        let handled = Box::pin(handler::run(
-            own.op, input, &resolved, options, limit, failing,
-        ));
-        match handled.await {
-            Handled::Output(output) => {
-                let result = output::succeed(tool, compiled, &output, &rules.limits);
-                (Answer::Called(result), true)
-            }
-            Handled::Failed { result, by_handler } => (Answer::Called(*result), by_handler),
         }
     }
+}
+
+/// The stages of [`admitted`] once the `ref` records are loaded.
+#[allow(clippy::too_many_arguments)]
+fn decoded<'a, O: Operation>(
+    op: &'a O,
+    learned: &'a AtomicBool,
+    tool: &'static Descriptor,
+    compiled: &'a Compiled,
+    value: Value,
+    ambient: &'a AmbientContext,
+    (cancellation, progress): (CancellationToken, Progress),
+    rules: &'a crate::call::options::Rules,
+    purpose: Purpose,
+) -> impl Future<Output = Admitted> + Send + 'a {
+    async move {
+        // What a confirmation shows: the arguments over the loaded records.
+        let shown = match &purpose {
+            Purpose::Confirm => Some(value.clone()),
+            Purpose::Explain(_) if tool.confirm.is_some() => Some(value.clone()),
+            Purpose::Explain(_) | Purpose::Run { .. } => None,
+        };
+        let (input, resolved) =
+            match decode::<O::Contract>(tool, compiled, value, ambient, &rules.limits) {
+                Ok(decoded) => decoded,
+                Err(Decoding::Arguments(errors)) => {
+                    let answer = match purpose {
+                        Purpose::Explain(mut explanation) => {
+                            explanation.errors = errors.list;
+                            explanation.more_errors = errors.more;
+                            Answer::Explained(Ok(explanation))
+                        }
+                        Purpose::Run { .. } | Purpose::Confirm => {
+                            Answer::Called(invalid_arguments(&errors))
+                        }
+                    };
+                    return Admitted::Answer(answer, false);
+                }
+                Err(Decoding::Internal(result)) => {
+                    return Admitted::Answer(purpose.answer(result), false);
+                }
+            };
+        let failing = Failing {
+            tool,
+            learned,
+            storage: rules.storage.as_deref(),
+            clock: &rules.clock,
+        };
+        // A call's guards and handler run within its limit and report its progress; checking
+        // and explaining run the guards alone, within the tool's timeout, reporting nothing.
+        let (limit, progress, confirming) = match &purpose {
+            Purpose::Run { limit } => (*limit, progress, false),
+            Purpose::Confirm => (tool.timeout(), Progress::ignore(), true),
+            Purpose::Explain(_) => (tool.timeout(), Progress::ignore(), false),
+        };
+        let mut explanation = match purpose {
+            Purpose::Explain(explanation) => Some(explanation),
+            Purpose::Run { .. } | Purpose::Confirm => None,
+        };
+        let guards = match (&mut explanation, confirming) {
+            (Some(explanation), _) => Guards::Report(&mut explanation.guards),
+            (None, true) => Guards::Check,
+            (None, false) => Guards::ThenHandler,
+        };
+        let handled = Box::pin(handler::run(
+            op,
+            input,
+            &resolved,
+            cancellation,
+            progress,
+            limit,
+            failing,
+            guards,
+        ))
+        .await;
+        match (handled, explanation) {
+            (Handled::Output(output), None) if !confirming => {
+                let result = output::succeed(tool, compiled, &output, &rules.limits);
+                Admitted::Answer(Answer::Called(result), true)
+            }
+            (Handled::Failed { result, by_handler }, None) => {
+                Admitted::Answer(Answer::Called(*result), by_handler)
+            }
+            (Handled::Checked, None) if confirming => {
+                Admitted::Confirmable(shown.unwrap_or_default())
+            }
+            (Handled::Failed { result, .. }, Some(_)) => {
+                Admitted::Answer(Answer::Explained(Err(*result)), false)
+            }
+            (Handled::Checked, Some(mut explanation)) => {
+                explanation.callable = explanation.guards.iter().all(|g| g.passed == Some(true));
+                if let (true, Some(shown)) = (explanation.callable, &shown) {
+                    match user_input::confirmation(tool, compiled, false, shown) {
+                        Ok(request) => explanation.confirm = request.map(|r| r.message),
+                        Err(result) => {
+                            return Admitted::Answer(Answer::Explained(Err(result)), false);
+                        }
+                    }
+                }
+                Admitted::Answer(Answer::Explained(Ok(explanation)), false)
+            }
+            (_, Some(_)) => Admitted::Answer(Answer::Explained(Err(unrun(tool))), false),
+            (_, None) => Admitted::Answer(Answer::Called(unrun(tool)), false),
+        }
+    }
+}
+
+/// The internal error of a runner that answered other than its policy says (never seen: the
+/// handler runs only for a call, and a call always ends with its output or a failure).
+fn unrun(tool: &Descriptor) -> ToolResult {
+    ToolResult::internal(tool, "the guards' runner answered other than asked".into())
 }
 
 /// `result` as the answer of a call in `mode` (an explanation's: its error).
@@ -583,14 +718,6 @@ fn answer(mode: Mode, result: ToolResult) -> Answer {
     match mode {
         Mode::Invoke => Answer::Called(result),
         Mode::Explain => Answer::Explained(Err(result)),
-    }
-}
-
-/// `result` as the answer: an explanation's error when there is one.
-fn answer_or_explained(explanation: Option<Box<Explanation>>, result: ToolResult) -> Answer {
-    match explanation {
-        Some(_) => Answer::Explained(Err(result)),
-        None => Answer::Called(result),
     }
 }
 
