@@ -65,7 +65,8 @@ fn answer(item: Value) -> Result<Answer, String> {
         _ => return Err("`request_state` must be the pending call's".into()),
     };
     let responses = item.remove("responses").unwrap_or(Value::Null);
-    let continuation = Continuation::from_json(Some(state), &responses)?;
+    let continuation =
+        Continuation::from_json(Some(state), &responses).map_err(|e| e.to_string())?;
     Ok(Answer {
         tool,
         arguments,

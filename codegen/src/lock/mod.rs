@@ -27,7 +27,8 @@ use crate::read::syntax::CONFIG_FILE;
 pub use class::Class;
 pub use drift::{Drift, Finding, drift, drift_from};
 pub use model::{
-    LOCK_FILE_NAME, LOCK_FORMAT, Lock, LockedAdapter, LockedConfirm, LockedTask, LockedTool,
+    LOCK_FILE_NAME, LOCK_FORMAT, Lock, LockError, LockedAdapter, LockedConfirm, LockedTask,
+    LockedTool,
 };
 
 /// What the build of a project whose config says `contract_lock: required` reports about

@@ -129,6 +129,30 @@ pub struct LockedAdapter {
     pub input: Option<Json>,
 }
 
+/// Why a text is not a contract lock this toolspec reads ([`Lock::parse`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum LockError {
+    /// Not a lock's JSON.
+    Json(serde_json::Error),
+    /// A lock in another format.
+    Format(u32),
+}
+
+impl std::fmt::Display for LockError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Json(e) => e.fmt(f),
+            Self::Format(format) => write!(
+                f,
+                "it is in format {format}, and this toolspec reads format {LOCK_FORMAT}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
 impl Lock {
     /// The lock of `project` as it is now.
     pub fn of(project: &Project) -> Lock {
@@ -144,13 +168,10 @@ impl Lock {
     }
 
     /// Reads a lock written by [`to_text`](Self::to_text); an error says what is wrong.
-    pub fn parse(text: &str) -> Result<Lock, String> {
-        let lock: Lock = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Lock, LockError> {
+        let lock: Lock = serde_json::from_str(text).map_err(LockError::Json)?;
         if lock.toolspec_lock != LOCK_FORMAT {
-            return Err(format!(
-                "it is in format {}, and this toolspec reads format {LOCK_FORMAT}",
-                lock.toolspec_lock
-            ));
+            return Err(LockError::Format(lock.toolspec_lock));
         }
         Ok(lock)
     }

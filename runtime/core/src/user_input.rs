@@ -122,22 +122,20 @@ pub enum InputResponse {
 
 impl InputResponse {
     /// A response as MCP's elicitation answers it: `{action: accept|decline|cancel, content}`.
-    pub fn from_json(value: &Value) -> Result<Self, String> {
+    pub fn from_json(value: &Value) -> Result<Self, ResponseError> {
         let Some(object) = value.as_object() else {
-            return Err("a response must be an object with an `action`".into());
+            return Err(ResponseError::NotAnObject);
         };
         match object.get("action").and_then(Value::as_str) {
             Some("accept") => match object.get("content") {
                 None | Some(Value::Null) => Ok(Self::Accept(Map::new())),
                 Some(Value::Object(content)) => Ok(Self::Accept(content.clone())),
-                Some(_) => Err("an accepted response's `content` must be an object".into()),
+                Some(_) => Err(ResponseError::ContentNotAnObject),
             },
             Some("decline") => Ok(Self::Decline),
             Some("cancel") => Ok(Self::Cancel),
-            Some(other) => Err(format!(
-                "unknown `action` `{other}`: expected `accept`, `decline` or `cancel`"
-            )),
-            None => Err("a response needs an `action`: `accept`, `decline` or `cancel`".into()),
+            Some(other) => Err(ResponseError::UnknownAction(other.to_owned())),
+            None => Err(ResponseError::NoAction),
         }
     }
 
@@ -149,6 +147,41 @@ impl InputResponse {
             Self::Cancel => json!({ "action": "cancel" }),
         }
     }
+}
+
+/// Why a value is not a response to an input request ([`InputResponse::from_json`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ResponseError {
+    /// Not an object.
+    #[error("a response must be an object with an `action`")]
+    NotAnObject,
+    /// No `action`, or one that is not a string.
+    #[error("a response needs an `action`: `accept`, `decline` or `cancel`")]
+    NoAction,
+    /// An `action` that is none of the three.
+    #[error("unknown `action` `{0}`: expected `accept`, `decline` or `cancel`")]
+    UnknownAction(String),
+    /// An accepted response whose `content` is not an object.
+    #[error("an accepted response's `content` must be an object")]
+    ContentNotAnObject,
+}
+
+/// Why a value is not the responses of a [`Continuation`] ([`Continuation::from_json`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ContinuationError {
+    /// The responses are not an object by request key.
+    #[error("the responses must be an object, by request key")]
+    NotAnObject,
+    /// The response to request `key` is not one.
+    #[error("response `{key}`: {error}")]
+    Response {
+        /// The request key.
+        key: String,
+        /// What is wrong with its response.
+        error: ResponseError,
+    },
 }
 
 /// The answers to an [`InputRequired`]: its request state and a response per request key.
@@ -168,7 +201,10 @@ pub struct Continuation {
 impl Continuation {
     /// The continuation of `request_state` with `responses` (`{key: {action, content}}`); an
     /// error naming the first response that is not one.
-    pub fn from_json(request_state: Option<String>, responses: &Value) -> Result<Self, String> {
+    pub fn from_json(
+        request_state: Option<String>,
+        responses: &Value,
+    ) -> Result<Self, ContinuationError> {
         let responses = match responses {
             Value::Null => BTreeMap::new(),
             Value::Object(map) => map
@@ -176,10 +212,13 @@ impl Continuation {
                 .map(|(key, value)| {
                     InputResponse::from_json(value)
                         .map(|response| (key.clone(), response))
-                        .map_err(|e| format!("response `{key}`: {e}"))
+                        .map_err(|error| ContinuationError::Response {
+                            key: key.clone(),
+                            error,
+                        })
                 })
                 .collect::<Result<_, _>>()?,
-            _ => return Err("the responses must be an object, by request key".into()),
+            _ => return Err(ContinuationError::NotAnObject),
         };
         Ok(Self {
             request_state,
@@ -212,12 +251,26 @@ mod tests {
             InputResponse::from_json(&json!({"action": "decline"})),
             Ok(InputResponse::Decline)
         );
-        assert!(InputResponse::from_json(&json!(12345)).is_err());
-        assert!(InputResponse::from_json(&json!({"action": "maybe"})).is_err());
-        let wrong = Continuation::from_json(Some("s".into()), &json!({"a": {"action": 1}}));
         assert_eq!(
-            wrong.unwrap_err(),
+            InputResponse::from_json(&json!(12345)),
+            Err(ResponseError::NotAnObject)
+        );
+        assert_eq!(
+            InputResponse::from_json(&json!({"action": "maybe"})),
+            Err(ResponseError::UnknownAction("maybe".into()))
+        );
+        let wrong = Continuation::from_json(Some("s".into()), &json!({"a": {"action": 1}}));
+        let error = wrong.unwrap_err();
+        assert_eq!(
+            error.to_string(),
             "response `a`: a response needs an `action`: `accept`, `decline` or `cancel`"
+        );
+        assert_eq!(
+            error,
+            ContinuationError::Response {
+                key: "a".into(),
+                error: ResponseError::NoAction
+            }
         );
     }
 }
