@@ -903,7 +903,7 @@ struct Seen(Arc<Mutex<Vec<(String, bool)>>>);
 
 impl toolspec::Hook for Seen {
     fn before(&self, call: &toolspec::CallInfo<'_>) -> Result<(), toolspec::ToolError> {
-        let seen = (call.tool.name.to_string(), call.explaining);
+        let seen = (call.tool.name().to_owned(), call.explaining);
         self.0.lock().unwrap().push(seen);
         Ok(())
     }

@@ -12,8 +12,8 @@ use toolspec_vocab::descriptor::query::{
     FilterColumn, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl, ScopeColumn,
 };
 use toolspec_vocab::descriptor::{
-    AdapterBinding, AskForm, Confirm, Descriptor, ErrorCode, Field, Guard, LockDecl, OnceDecl,
-    Text, ToolKind,
+    AdapterBinding, AskForm, Confirm, Descriptor, DescriptorParts, ErrorCode, Field, Guard,
+    LockDecl, OnceDecl, Text, ToolKind,
 };
 use toolspec_vocab::settings::{AdapterDecl, SettingValue, Settings};
 use toolspec_vocab::tasks::status_tool;
@@ -125,7 +125,7 @@ impl Tool {
             description: b.description.as_deref().map(text),
             hints: b.hints.as_ref().map(|hints| texts(hints)),
         });
-        Descriptor {
+        Descriptor::baked(DescriptorParts {
             name: text(&self.name),
             spec: text(&spec.path),
             module: Cow::Owned(self.module.join("::")),
@@ -256,7 +256,7 @@ impl Tool {
                     })
                     .collect(),
             ),
-        }
+        })
     }
 }
 

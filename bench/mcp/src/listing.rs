@@ -29,11 +29,13 @@ pub(crate) fn many_tools(
                 ..AdapterBinding::member("")
             }];
             // The listing holds `'static` descriptors, as a registry's are.
-            let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor {
-                name,
-                adapters: adapters.into(),
-                ..template.clone()
-            }));
+            let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor::baked(
+                toolspec::__private::DescriptorParts {
+                    name,
+                    adapters: adapters.into(),
+                    ..template.clone().0
+                },
+            )));
             (descriptor, PresentAs::Structured)
         })
         .collect()

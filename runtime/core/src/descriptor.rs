@@ -18,3 +18,6 @@ pub use toolspec_vocab::descriptor::{
     RateLimit, ResultCap, TaskDecl, TaskSupport, Text, ToolKind,
 };
 pub use toolspec_vocab::query::{ColumnType, FilterOp};
+
+#[doc(hidden)]
+pub use toolspec_vocab::descriptor::DescriptorParts;

@@ -142,7 +142,9 @@ pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
 pub use guard::{GuardFailure, GuardStop, NoError, StopReason, Verdict};
 pub use hooks::{CallInfo, Hook};
 pub use project::Project;
-pub use registry::{RegisteredTool, Registry, RegistryBuilder};
+#[doc(hidden)]
+pub use registry::RegistryBuilder;
+pub use registry::{RegisteredTool, Registry};
 pub use registry_error::{CallerMismatch, RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::auth::MissingScope;
@@ -249,6 +251,7 @@ pub mod __private {
     pub use crate::contract::{
         BoxFuture, Contract, DeclaredError, Described, NoGuard, Operation, Outcome,
     };
+    pub use crate::descriptor::DescriptorParts;
     pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
     pub use crate::descriptor::{AskForm, Confirm, RateLimit, ResultCap, TaskDecl, TaskSupport};
     pub use crate::descriptor::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};

@@ -131,12 +131,13 @@ impl fmt::Debug for RegisteredTool<'_> {
     }
 }
 
-/// Assembles a [`Registry`] from operations.
+/// Assembles a [`Registry`] from operations: what the generated `registry()` does (the
+/// generated code's door, not an adopter's). A registry is configured one way, once built: its
+/// `with_*` methods.
+#[doc(hidden)]
 pub struct RegistryBuilder {
     project: &'static Project,
     entries: Vec<Entry>,
-    hooks: Vec<Arc<dyn Hook>>,
-    limits: Limits,
     storage: Option<Arc<dyn Storage>>,
 }
 
@@ -158,18 +159,6 @@ impl RegistryBuilder {
             imp,
             limiter,
         });
-        self
-    }
-
-    /// Adds a hook run around every call.
-    pub fn hook(mut self, hook: impl Hook) -> Self {
-        self.hooks.push(Arc::new(hook));
-        self
-    }
-
-    /// Bounds every call's arguments and errors by `limits` (default: [`Limits::DEFAULT`]).
-    pub fn limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
         self
     }
 
@@ -217,11 +206,11 @@ impl RegistryBuilder {
             entries: self.entries,
             by_name,
             by_adapter,
-            hooks: self.hooks,
+            hooks: Vec::new(),
             audit,
             rules: Rules {
                 undeclared,
-                limits: self.limits,
+                limits: Limits::DEFAULT,
                 storage: self.storage,
                 tasks: self.project.tasks,
                 sealing: Arc::default(),
@@ -335,13 +324,13 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Starts a registry for `project` (the generated `PROJECT`, or [`Project::DEFAULT`]).
+    /// Starts a registry for `project` (the generated `PROJECT`, or [`Project::DEFAULT`]): the
+    /// generated `registry()`'s way in.
+    #[doc(hidden)]
     pub fn builder(project: &'static Project) -> RegistryBuilder {
         RegistryBuilder {
             project,
             entries: Vec::new(),
-            hooks: Vec::new(),
-            limits: Limits::DEFAULT,
             storage: None,
         }
     }

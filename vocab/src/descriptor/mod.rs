@@ -193,10 +193,38 @@ pub struct AskForm {
     pub schema: Text,
 }
 
-/// Everything the build knows about one tool.
+/// Everything the build knows about one tool, baked into the generated code: an app reads it
+/// through its methods ([`name`](Self::name), [`description`](Self::description),
+/// [`input_schema`](Self::input_schema)…); the compiler builds it ([`Descriptor::baked`]).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(
+    feature = "bake",
+    derive(serde::Serialize),
+    serde(rename = "Descriptor::baked")
+)]
+#[non_exhaustive]
+pub struct Descriptor(#[doc(hidden)] pub DescriptorParts);
+
+impl std::ops::Deref for Descriptor {
+    type Target = DescriptorParts;
+
+    fn deref(&self) -> &DescriptorParts {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Descriptor {
+    fn deref_mut(&mut self) -> &mut DescriptorParts {
+        &mut self.0
+    }
+}
+
+/// What a [`Descriptor`] holds, field by field: the compiler's and the runtime's (the generated
+/// code's door, not an app's).
+#[doc(hidden)]
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "bake", derive(serde::Serialize))]
-pub struct Descriptor {
+pub struct DescriptorParts {
     /// The canonical, provider-safe name (`[a-z0-9_]`, 1–64 characters).
     pub name: Text,
     /// The spec file, relative to the specs directory (`orders/cancel.yaml`).
@@ -317,11 +345,77 @@ const TASK_STATUS_FIELDS: &[Field] = &[
 const EXPLAIN_HINTS: &[Text] = &[Cow::Borrowed("read_only"), Cow::Borrowed("idempotent")];
 
 impl Descriptor {
+    /// The descriptor made of `parts` (what the generated code's statics are).
+    #[doc(hidden)]
+    pub const fn baked(parts: DescriptorParts) -> Self {
+        Self(parts)
+    }
+
+    /// The canonical, provider-safe name (`[a-z0-9_]`, 1–64 characters).
+    pub fn name(&self) -> &str {
+        &self.0.name
+    }
+
+    /// The spec file it was compiled from, below the specs folder (empty for a built-in tool).
+    pub fn spec(&self) -> &str {
+        &self.0.spec
+    }
+
+    /// Its title, if the spec gives one.
+    pub fn title(&self) -> Option<&str> {
+        self.0.title.as_deref()
+    }
+
+    /// The spec's one-line summary.
+    pub fn summary(&self) -> &str {
+        &self.0.summary
+    }
+
+    /// The description a model reads, composed by the compiler (errors, guards, hints).
+    pub fn description(&self) -> &str {
+        &self.0.description
+    }
+
+    /// The spec's `version`, if it gives one.
+    pub fn version(&self) -> Option<u32> {
+        self.0.version
+    }
+
+    /// The canonical JSON Schema of its arguments.
+    pub fn input_schema(&self) -> &str {
+        &self.0.input_schema
+    }
+
+    /// The canonical JSON Schema of what it exposes.
+    pub fn output_schema(&self) -> &str {
+        &self.0.output_schema
+    }
+
+    /// Its tags.
+    pub fn tags(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.0.tags.iter().map(|t| &**t)
+    }
+
+    /// The scopes a caller needs to call it.
+    pub fn scopes(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.0.scopes.iter().map(|s| &**s)
+    }
+
+    /// The codes of the errors it declares.
+    pub fn error_codes(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.0.errors.iter().map(|e| &*e.code)
+    }
+
+    /// The names of its guards, in the order they run.
+    pub fn guard_names(&self) -> impl ExactSizeIterator<Item = &str> {
+        self.0.guards.iter().map(|g| &*g.name)
+    }
+
     /// The descriptor of the built-in explain tool, named `name` on every adapter in `adapters`,
     /// its calls recorded by the project's `audit` policy (the generated `EXPLAIN` static uses
     /// it).
     pub const fn explain(name: Text, adapters: List<AdapterBinding>, audit: AuditPolicy) -> Self {
-        Self {
+        Self(DescriptorParts {
             name,
             spec: Cow::Borrowed(""),
             module: Cow::Borrowed(""),
@@ -357,7 +451,7 @@ impl Descriptor {
             result_cap: None,
             confirm: None,
             ask: Cow::Borrowed(&[]),
-        }
+        })
     }
 
     /// The descriptor of the built-in task status tool, named `name` on every adapter in
@@ -370,7 +464,7 @@ impl Descriptor {
         dialects: List<(Dialect, Text)>,
     ) -> Self {
         use crate::tasks::{TASK_SCHEMA, status_tool};
-        Self {
+        Self(DescriptorParts {
             kind: ToolKind::TaskStatus,
             title: Some(Cow::Borrowed(status_tool::TITLE)),
             summary: Cow::Borrowed(status_tool::DESCRIPTION),
@@ -379,8 +473,8 @@ impl Descriptor {
             output_schema: Cow::Borrowed(TASK_SCHEMA),
             fields: Cow::Borrowed(TASK_STATUS_FIELDS),
             dialects,
-            ..Self::explain(name, adapters, audit)
-        }
+            ..Self::explain(name, adapters, audit).0
+        })
     }
 
     /// How long a call may run.

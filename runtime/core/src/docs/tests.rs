@@ -3,7 +3,9 @@
 
 use std::borrow::Cow;
 
-use crate::descriptor::{AdapterBinding, AuditPolicy, Descriptor, ErrorCode, Guard, ToolKind};
+use crate::descriptor::{
+    AdapterBinding, AuditPolicy, Descriptor, DescriptorParts, ErrorCode, Guard, ToolKind,
+};
 
 use super::ToolDocs;
 
@@ -15,7 +17,7 @@ fn tool(name: &'static str) -> Descriptor {
         AdapterBinding::member("mcp"),
         AdapterBinding::member("openai"),
     ];
-    Descriptor {
+    Descriptor::baked(DescriptorParts {
         kind: ToolKind::Action,
         title: Some(Cow::Borrowed("Place <b>order</b>")),
         summary: Cow::Borrowed("Places an order. <script>alert('x')</script> | piped"),
@@ -49,7 +51,8 @@ fn tool(name: &'static str) -> Descriptor {
             Cow::Borrowed(&ADAPTERS),
             AuditPolicy::OFF,
         )
-    }
+        .0
+    })
 }
 
 #[test]
@@ -184,7 +187,7 @@ fn a_ref_fields_not_found_rate_limits_and_sensitive_fields_are_shown() {
         scope: Cow::Borrowed(&SCOPE),
     };
     // An undeclared `not_found`: listed after the declared codes, worded as the call words it.
-    let archive = Descriptor {
+    let archive = Descriptor::baked(DescriptorParts {
         refs: Cow::Owned(vec![item.clone()]),
         sensitive_input: Some(Cow::Borrowed(
             r#"{"properties":{"lines":{"items":{"properties":{"sku":true}}},"note":true}}"#,
@@ -195,8 +198,8 @@ fn a_ref_fields_not_found_rate_limits_and_sensitive_fields_are_shown() {
             burst: 5,
             in_flight: 2,
         }),
-        ..tool("items_archive")
-    };
+        ..tool("items_archive").0
+    });
     let html = ToolDocs::new("Shop", [&archive]).html();
     assert!(
         html.contains(
@@ -230,7 +233,7 @@ fn a_ref_fields_not_found_rate_limits_and_sensitive_fields_are_shown() {
     assert!(markdown.contains("| `note` | string | no | sensitive: kept out of audit records and logs; at most 500 characters |"));
 
     // A declared `not_found` is listed once, as declared; a tool without a limit says so.
-    let declared = Descriptor {
+    let declared = Descriptor::baked(DescriptorParts {
         refs: Cow::Owned(vec![item]),
         errors: Cow::Owned(vec![ErrorCode {
             code: Cow::Borrowed("not_found"),
@@ -239,8 +242,8 @@ fn a_ref_fields_not_found_rate_limits_and_sensitive_fields_are_shown() {
             http_status: None,
         }]),
         rate_limit: None,
-        ..tool("items_rename")
-    };
+        ..tool("items_rename").0
+    });
     let html = ToolDocs::new("Shop", [&declared]).html();
     assert_eq!(html.matches("<code>not_found</code>").count(), 1, "{html}");
     assert!(html.contains("<td>No such item here.</td>"));

@@ -114,7 +114,7 @@ mod tests {
     use super::*;
     use crate::context::Context;
     use crate::contract::{DeclaredError, NoGuard};
-    use crate::descriptor::ToolKind;
+    use crate::descriptor::{DescriptorParts, ToolKind};
     use crate::failure::Failure;
     use crate::guard::GuardStop;
     use crate::project::Project;
@@ -164,22 +164,25 @@ mod tests {
         }
     }
 
-    static WRITE: std::sync::LazyLock<Descriptor> = std::sync::LazyLock::new(|| Descriptor {
-        spec: Cow::Borrowed("write.yaml"),
-        module: Cow::Borrowed("write"),
-        kind: ToolKind::Action,
-        title: None,
-        input_schema: Cow::Borrowed(r#"{"type":"object"}"#),
-        output_schema: Cow::Borrowed(r#"{"type":"object"}"#),
-        fields: Cow::Borrowed(&[]),
-        error_headline: Some(Cow::Borrowed("Could not write")),
-        hints: Cow::Borrowed(&[]),
-        dialects: Cow::Borrowed(&[]),
-        ..Descriptor::explain(
-            Cow::Borrowed("write"),
-            Cow::Borrowed(&[]),
-            crate::descriptor::AuditPolicy::OFF,
-        )
+    static WRITE: std::sync::LazyLock<Descriptor> = std::sync::LazyLock::new(|| {
+        Descriptor::baked(DescriptorParts {
+            spec: Cow::Borrowed("write.yaml"),
+            module: Cow::Borrowed("write"),
+            kind: ToolKind::Action,
+            title: None,
+            input_schema: Cow::Borrowed(r#"{"type":"object"}"#),
+            output_schema: Cow::Borrowed(r#"{"type":"object"}"#),
+            fields: Cow::Borrowed(&[]),
+            error_headline: Some(Cow::Borrowed("Could not write")),
+            hints: Cow::Borrowed(&[]),
+            dialects: Cow::Borrowed(&[]),
+            ..Descriptor::explain(
+                Cow::Borrowed("write"),
+                Cow::Borrowed(&[]),
+                crate::descriptor::AuditPolicy::OFF,
+            )
+            .0
+        })
     });
 
     /// A tool whose handler fails with a two-level internal error.

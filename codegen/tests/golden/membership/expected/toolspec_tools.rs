@@ -86,7 +86,7 @@ pub mod agent {
         }
         ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
             name: ::std::borrow::Cow::Borrowed("lookup"),
             spec: ::std::borrow::Cow::Borrowed("agent/lookup.yaml"),
             module: ::std::borrow::Cow::Borrowed("agent::lookup"),
@@ -169,7 +169,7 @@ pub mod agent {
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
-        };
+        });
     }
     pub mod support {
         /// Open a support ticket (member of mcp by directory).
@@ -261,7 +261,7 @@ pub mod agent {
             }
             ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
             /// Everything known about the tool at build time.
-            pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+            pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
                 name: ::std::borrow::Cow::Borrowed("support_ticket"),
                 spec: ::std::borrow::Cow::Borrowed("agent/support/ticket.yaml"),
                 module: ::std::borrow::Cow::Borrowed("agent::support::ticket"),
@@ -359,7 +359,7 @@ pub mod agent {
                 }),
                 confirm: ::core::option::Option::None,
                 ask: ::std::borrow::Cow::Borrowed(&[]),
-            };
+            });
         }
     }
 }
@@ -449,7 +449,7 @@ pub mod internal {
         }
         ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
             name: ::std::borrow::Cow::Borrowed("internal_all"),
             spec: ::std::borrow::Cow::Borrowed("internal/all.yaml"),
             module: ::std::borrow::Cow::Borrowed("internal::all"),
@@ -566,7 +566,7 @@ pub mod internal {
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
-        };
+        });
     }
     /// Everywhere but http.
     pub mod everywhere {
@@ -653,7 +653,7 @@ pub mod internal {
         }
         ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
             name: ::std::borrow::Cow::Borrowed("internal_everywhere"),
             spec: ::std::borrow::Cow::Borrowed("internal/everywhere.yaml"),
             module: ::std::borrow::Cow::Borrowed("internal::everywhere"),
@@ -761,7 +761,7 @@ pub mod internal {
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
-        };
+        });
     }
     /// A helper that is not a tool on any adapter.
     pub mod hidden {
@@ -848,7 +848,7 @@ pub mod internal {
         }
         ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
             name: ::std::borrow::Cow::Borrowed("internal_hidden"),
             spec: ::std::borrow::Cow::Borrowed("internal/hidden.yaml"),
             module: ::std::borrow::Cow::Borrowed("internal::hidden"),
@@ -896,7 +896,7 @@ pub mod internal {
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
-        };
+        });
     }
     /// Only for http and anthropic.
     pub mod report {
@@ -983,7 +983,7 @@ pub mod internal {
         }
         ::toolspec::__private::bind_handler!(Tool, Handler, ::toolspec::__private::NoGuard, []);
         /// Everything known about the tool at build time.
-        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+        pub static DESCRIPTOR: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
             name: ::std::borrow::Cow::Borrowed("internal_report"),
             spec: ::std::borrow::Cow::Borrowed("internal/report.yaml"),
             module: ::std::borrow::Cow::Borrowed("internal::report"),
@@ -1052,7 +1052,7 @@ pub mod internal {
             }),
             confirm: ::core::option::Option::None,
             ask: ::std::borrow::Cow::Borrowed(&[]),
-        };
+        });
     }
 }
 /// The project configuration the tools were compiled with (`toolspec.yaml`).
@@ -1347,7 +1347,7 @@ where
     )
 }
 /// The built-in explain tool: checks a call of another tool without running it.
-pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
     name: ::std::borrow::Cow::Borrowed("check_call"),
     spec: ::std::borrow::Cow::Borrowed(""),
     module: ::std::borrow::Cow::Borrowed(""),
@@ -1473,9 +1473,9 @@ pub static EXPLAIN: ::toolspec::__private::Descriptor = ::toolspec::__private::D
     result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
-};
+});
 /// The built-in task status tool: reads a task another tool started.
-pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor {
+pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__private::Descriptor::baked(::toolspec::__private::DescriptorParts {
     name: ::std::borrow::Cow::Borrowed("task_status"),
     spec: ::std::borrow::Cow::Borrowed(""),
     module: ::std::borrow::Cow::Borrowed(""),
@@ -1543,6 +1543,6 @@ pub static TASK_STATUS: ::toolspec::__private::Descriptor = ::toolspec::__privat
     result_cap: ::core::option::Option::None,
     confirm: ::core::option::Option::None,
     ask: ::std::borrow::Cow::Borrowed(&[]),
-};
+});
 /// The HTTP API's OpenAPI 3.1 document (served at `/openapi.json`).
 pub const OPENAPI: &str = r##"{"openapi":"3.1.0","info":{"title":"Tools","version":"1","description":"Every tool of the `http` adapter. Scopes the tools require: none."},"paths":{"/tools/internal_all":{"post":{"operationId":"internal_all","summary":"Every adapter.","description":"Every adapter.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_all/explain":{"post":{"operationId":"internal_all_explain","summary":"Explain a call of `internal_all` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools/internal_report":{"post":{"operationId":"internal_report","summary":"Only for http and anthropic.","description":"Only for http and anthropic.","security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}}},"responses":{"200":{"description":"The tool's exposed values.","content":{"application/json":{"schema":{"type":"object","additionalProperties":false}}},"headers":{"Toolspec-Truncated":{"description":"Sent when the answer was cut to fit this tool's result cap (1 MiB of JSON): lists keep their first items, and this says which lists lost how many (JSON, in ASCII).","schema":{"type":"string","contentMediaType":"application/json","contentSchema":{"$ref":"#/components/schemas/Truncation"}}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"500":{"description":"The tool failed unexpectedly, or its answer does not fit its result cap even cut (`result_too_large`: ask for less).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["internal_error","result_too_large"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"503":{"description":"The database or the audit trail the call needs cannot be reached now; nothing ran (retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unavailable"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}},"504":{"description":"The call ran out of time.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["timeout"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}},"/tools/internal_report/explain":{"post":{"operationId":"internal_report_explain","summary":"Explain a call of `internal_report` without running it","tags":[],"security":[{"bearer":[]}],"requestBody":{"required":false,"content":{"application/json":{"schema":{"type":"object"}}}},"responses":{"200":{"description":"Whether the call could run, and why not (nothing is run).","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Explanation"}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"413":{"description":"The request body is too large.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"404":{"description":"No such tool for this caller, or no such record.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["unknown_tool"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"422":{"description":"The arguments do not fit the tool's input.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["invalid_arguments"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}},"429":{"description":"The caller is over the tool's rate limit (`rate_limited`: retry after `Retry-After` seconds).","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string","enum":["rate_limited"]},"message":{"type":"string"},"details":{}},"required":["error","message"]}}},"headers":{"Retry-After":{"description":"In how many seconds a retry may succeed.","schema":{"type":"integer","minimum":1}}}}}}},"/tools":{"get":{"operationId":"list_tools","summary":"The tools this caller may call","responses":{"200":{"description":"Each tool with its name, description, hints and input schema.","content":{"application/json":{"schema":{"type":"object","properties":{"tools":{"type":"array","items":{"type":"object"}}},"required":["tools"]}}}},"401":{"description":"No valid bearer token.","content":{"application/json":{"schema":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]}}}}}}}},"components":{"schemas":{"Error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"]},"Explanation":{"type":"object","properties":{"tool":{"type":"string"},"callable":{"type":"boolean"},"errors":{"type":"array","items":{"type":"object","properties":{"field":{"type":"string"},"message":{"type":"string"}},"required":["field","message"],"additionalProperties":false}},"more_errors":{"type":"integer","minimum":1},"guards":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"description":{"type":"string"},"passed":{"type":["boolean","null"]},"error":{"type":"object","properties":{"error":{"type":"string"},"message":{"type":"string"},"details":{}},"required":["error","message"],"additionalProperties":false}},"required":["name","description","passed"],"additionalProperties":false}},"once":{"type":"object","properties":{"key":{"type":"object"},"status":{"enum":["new","running","done"]},"at":{"type":"string"},"outcome":{"type":"string"},"expires_at":{"type":"string"}},"required":["key","status"],"additionalProperties":false},"lock":{"type":"object","properties":{"key":{"type":"object"},"held":{"type":"boolean"},"wait_ms":{"type":"integer","minimum":0}},"required":["key","held","wait_ms"],"additionalProperties":false},"ask":{"type":"array","items":{"type":"object","properties":{"form":{"type":"string"},"message":{"type":"string"},"fields":{"type":"array","items":{"type":"string"}}},"required":["form","message","fields"],"additionalProperties":false}},"confirm":{"type":"string"},"result_cap":{"type":"object","description":"The tool's result cap: past it, an answer is cut to fit (with a notice of the cut) or refused with result_too_large.","properties":{"bytes":{"type":"integer","minimum":1},"items":{"type":"integer","minimum":1}},"additionalProperties":false}},"required":["tool","callable","errors","guards"],"additionalProperties":false},"Truncation":{"type":"object","description":"The answer was cut to fit the tool's result cap: the cap, and each list that lost items (where, as a JSON pointer; how many of its first items were kept, of how many; whether items or bytes stopped it).","properties":{"limit":{"type":"object","properties":{"bytes":{"type":"integer","minimum":0},"items":{"type":"integer","minimum":0}}},"cut":{"type":"array","items":{"type":"object","properties":{"at":{"type":"string"},"kept":{"type":"integer","minimum":0},"total":{"type":"integer","minimum":0},"by":{"type":"string","enum":["items","bytes"]}},"required":["at","kept","total","by"]}},"more":{"type":"integer","minimum":0,"description":"How many more lists were cut than `cut` names."}},"required":["limit","cut"]}},"securitySchemes":{"bearer":{"type":"http","scheme":"bearer"}}},"security":[{"bearer":[]}]}"##;

@@ -387,7 +387,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::descriptor::AdapterBinding;
+    use crate::descriptor::{AdapterBinding, DescriptorParts};
 
     fn mcp() -> Cow<'static, [AdapterBinding]> {
         Cow::Owned(vec![AdapterBinding {
@@ -398,7 +398,7 @@ mod tests {
     }
 
     fn tool(hints: &[&'static str]) -> Descriptor {
-        Descriptor {
+        Descriptor::baked(DescriptorParts {
             name: "canonical".into(),
             kind: ToolKind::Action,
             hints: hints.iter().map(|&h| Cow::Borrowed(h)).collect(),
@@ -409,7 +409,8 @@ mod tests {
                 mcp(),
                 crate::descriptor::AuditPolicy::OFF,
             )
-        }
+            .0
+        })
     }
 
     fn annotations(hints: &[&'static str]) -> Value {
@@ -431,13 +432,16 @@ mod tests {
         assert_eq!(annotations(&[]), hints(false, false, false, true));
         // A query tool and a built-in tool read the app's own data: closed-world unless told.
         for kind in [ToolKind::Query, ToolKind::Explain] {
-            let closed = Descriptor { kind, ..tool(&[]) };
+            let closed = Descriptor::baked(DescriptorParts {
+                kind,
+                ..tool(&[]).0
+            });
             let wrapped = serde_json::to_value(wrap(&closed).unwrap().annotations).unwrap();
             assert_eq!(wrapped, hints(false, false, false, false), "{kind:?}");
-            let open = Descriptor {
+            let open = Descriptor::baked(DescriptorParts {
                 kind,
-                ..tool(&["open_world"])
-            };
+                ..tool(&["open_world"]).0
+            });
             let wrapped = serde_json::to_value(wrap(&open).unwrap().annotations).unwrap();
             assert_eq!(wrapped["openWorldHint"], true, "{kind:?}");
         }
@@ -463,16 +467,16 @@ mod tests {
             wrapped["_meta"],
             json!({ "toolspec/tags": ["a", "b"], "toolspec/version": 3 })
         );
-        let outsider = Descriptor {
+        let outsider = Descriptor::baked(DescriptorParts {
             adapters: Cow::Borrowed(&[]),
-            ..tool(&[])
-        };
+            ..tool(&[]).0
+        });
         assert!(wrap(&outsider).is_none());
     }
 
     #[test]
     fn the_mcp_options_title_description_and_hints_are_what_mcp_lists() {
-        let own = Descriptor {
+        let own = Descriptor::baked(DescriptorParts {
             adapters: Cow::Owned(vec![AdapterBinding {
                 adapter: "mcp".into(),
                 title: Some("Health check".into()),
@@ -480,8 +484,8 @@ mod tests {
                 hints: Some(vec!["read_only".into()].into()),
                 ..AdapterBinding::member("")
             }]),
-            ..tool(&["destructive"])
-        };
+            ..tool(&["destructive"]).0
+        });
         let wrapped = serde_json::to_value(wrap(&own).unwrap()).unwrap();
         assert_eq!(wrapped["title"], "Health check");
         assert_eq!(wrapped["annotations"]["title"], "Health check");
@@ -498,11 +502,11 @@ mod tests {
 
     #[test]
     fn a_tool_that_exposes_nothing_publishes_no_output_schema() {
-        let silent = Descriptor {
+        let silent = Descriptor::baked(DescriptorParts {
             output_schema: r#"{"type":"object","properties":{},"additionalProperties":false}"#
                 .into(),
-            ..tool(&[])
-        };
+            ..tool(&[]).0
+        });
         assert!(silent.exposes_nothing());
         let wrapped = serde_json::to_value(wrap(&silent).unwrap()).unwrap();
         assert!(wrapped.get("outputSchema").is_none(), "{wrapped:#}");
@@ -512,17 +516,18 @@ mod tests {
     #[test]
     fn the_listing_filters_by_scope_and_finds_by_mcp_name() {
         let open: &'static Descriptor = Box::leak(Box::new(tool(&[])));
-        let guarded: &'static Descriptor = Box::leak(Box::new(Descriptor {
-            name: "guarded".into(),
-            scopes: vec!["orders:write".into()].into(),
-            adapters: vec![AdapterBinding {
-                adapter: "mcp".into(),
-                name: Some("a_guarded".into()),
-                ..AdapterBinding::member("")
-            }]
-            .into(),
-            ..open.clone()
-        }));
+        let guarded: &'static Descriptor =
+            Box::leak(Box::new(Descriptor::baked(DescriptorParts {
+                name: "guarded".into(),
+                scopes: vec!["orders:write".into()].into(),
+                adapters: vec![AdapterBinding {
+                    adapter: "mcp".into(),
+                    name: Some("a_guarded".into()),
+                    ..AdapterBinding::member("")
+                }]
+                .into(),
+                ..open.clone().0
+            })));
         let listing = Listing::from_descriptors([
             (open, PresentAs::Structured),
             (guarded, PresentAs::Message),
@@ -587,7 +592,7 @@ mod tests {
                     name: Some(format!("tool_{i}").into()),
                     ..AdapterBinding::member("")
                 };
-                let descriptor = Descriptor {
+                let descriptor = Descriptor::baked(DescriptorParts {
                     name: format!("tool_{i}").into(),
                     scopes: if i == 3 {
                         vec!["admin".into()].into()
@@ -595,8 +600,8 @@ mod tests {
                         Default::default()
                     },
                     adapters: vec![binding].into(),
-                    ..tool(hints)
-                };
+                    ..tool(hints).0
+                });
                 (&*Box::leak(Box::new(descriptor)), PresentAs::Structured)
             })
             .collect();
