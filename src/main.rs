@@ -804,7 +804,7 @@ async fn call(
         None => Ok(ExitCode::SUCCESS),
         Some(error) => {
             eprintln!("error [{}]: {}", error.code, error.message);
-            if error.code == toolspec::codes::TASK_REQUIRED {
+            if error.code == toolspec::Code::TaskRequired {
                 eprintln!("hint: call it with `--task` (and `--wait` to wait for its result)");
             }
             Ok(ExitCode::FAILURE)

@@ -7,10 +7,11 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use toolspec::auth::BearerTokens;
 use toolspec::auth::{Authenticator, JwtAuthenticator, JwtBuilder};
 use toolspec::http::HttpApi;
 use toolspec::mcp::McpServer;
-use toolspec::mcp::http::{self, BearerTokens, HttpTransport};
+use toolspec::mcp::http::{self, HttpTransport};
 use toolspec::rate::RateLimit;
 use toolspec::{Caller, CancellationToken};
 use toolspec_store::agent::route::AgentOptions;

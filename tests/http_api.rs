@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolspec::auth::BearerTokens;
-use toolspec::http::{HostPolicy, HttpApi};
+use toolspec::gate::HostPolicy;
+use toolspec::http::HttpApi;
 use toolspec::request_state::{RequestState, StateKeys};
 use toolspec::{Caller, Registry};
 

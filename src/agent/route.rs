@@ -30,7 +30,7 @@ use axum::routing::post;
 use serde_json::{Value, json};
 use toolspec::auth::Authenticator;
 use toolspec::gate::failure;
-use toolspec::{Registry, codes};
+use toolspec::{Code, Registry};
 
 use crate::agent::approvals;
 use crate::agent::limits::{self, ToolCallLimits};
@@ -371,7 +371,7 @@ async fn message(body: Body) -> Result<(Option<String>, Vec<approvals::Answer>),
 fn timed_out(timeout: Duration) -> Response {
     failure(
         StatusCode::GATEWAY_TIMEOUT,
-        codes::TIMEOUT,
+        Code::Timeout.as_str(),
         &format!("The agent did not answer within {timeout:?}."),
     )
 }

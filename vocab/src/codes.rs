@@ -88,3 +88,143 @@ pub const BUILTIN: &[&str] = &[
     REQUEST_STATE_EXPIRED,
     RESULT_TOO_LARGE,
 ];
+
+/// The runtime's own error codes, as an app matches a result's: `error.code == Code::NotFound`
+/// (each is the text of its constant in this module, which says what it means).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Code {
+    /// [`INVALID_ARGUMENTS`]
+    InvalidArguments,
+    /// [`INTERNAL_ERROR`]
+    InternalError,
+    /// [`TIMEOUT`]
+    Timeout,
+    /// [`CANCELLED`]
+    Cancelled,
+    /// [`UNKNOWN_TOOL`]
+    UnknownTool,
+    /// [`QUERY_FAILED`]
+    QueryFailed,
+    /// [`LOCKED`]
+    Locked,
+    /// [`IN_PROGRESS`]
+    InProgress,
+    /// [`UNAVAILABLE`]
+    Unavailable,
+    /// [`TASK_REQUIRED`]
+    TaskRequired,
+    /// [`TOO_MANY_TASKS`]
+    TooManyTasks,
+    /// [`UNKNOWN_TASK`]
+    UnknownTask,
+    /// [`RATE_LIMITED`]
+    RateLimited,
+    /// [`INPUT_REQUIRED`]
+    InputRequired,
+    /// [`DECLINED`]
+    Declined,
+    /// [`INVALID_REQUEST_STATE`]
+    InvalidRequestState,
+    /// [`REQUEST_STATE_EXPIRED`]
+    RequestStateExpired,
+    /// [`RESULT_TOO_LARGE`]
+    ResultTooLarge,
+    /// [`NOT_FOUND`]
+    NotFound,
+}
+
+impl Code {
+    /// Every code: the runtime's own ([`BUILTIN`]), then `not_found`.
+    pub const ALL: &[Code] = &[
+        Self::InvalidArguments,
+        Self::InternalError,
+        Self::Timeout,
+        Self::Cancelled,
+        Self::UnknownTool,
+        Self::QueryFailed,
+        Self::Locked,
+        Self::InProgress,
+        Self::Unavailable,
+        Self::TaskRequired,
+        Self::TooManyTasks,
+        Self::UnknownTask,
+        Self::RateLimited,
+        Self::InputRequired,
+        Self::Declined,
+        Self::InvalidRequestState,
+        Self::RequestStateExpired,
+        Self::ResultTooLarge,
+        Self::NotFound,
+    ];
+
+    /// The code as results carry it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::InvalidArguments => INVALID_ARGUMENTS,
+            Self::InternalError => INTERNAL_ERROR,
+            Self::Timeout => TIMEOUT,
+            Self::Cancelled => CANCELLED,
+            Self::UnknownTool => UNKNOWN_TOOL,
+            Self::QueryFailed => QUERY_FAILED,
+            Self::Locked => LOCKED,
+            Self::InProgress => IN_PROGRESS,
+            Self::Unavailable => UNAVAILABLE,
+            Self::TaskRequired => TASK_REQUIRED,
+            Self::TooManyTasks => TOO_MANY_TASKS,
+            Self::UnknownTask => UNKNOWN_TASK,
+            Self::RateLimited => RATE_LIMITED,
+            Self::InputRequired => INPUT_REQUIRED,
+            Self::Declined => DECLINED,
+            Self::InvalidRequestState => INVALID_REQUEST_STATE,
+            Self::RequestStateExpired => REQUEST_STATE_EXPIRED,
+            Self::ResultTooLarge => RESULT_TOO_LARGE,
+            Self::NotFound => NOT_FOUND,
+        }
+    }
+
+    /// The code `text` is, if it is one of these.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|code| code.as_str() == text)
+    }
+}
+
+impl std::fmt::Display for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<Code> for str {
+    fn eq(&self, code: &Code) -> bool {
+        self == code.as_str()
+    }
+}
+
+impl PartialEq<Code> for String {
+    fn eq(&self, code: &Code) -> bool {
+        self == code.as_str()
+    }
+}
+
+impl PartialEq<Code> for &str {
+    fn eq(&self, code: &Code) -> bool {
+        *self == code.as_str()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_code_is_a_code_and_not_found_too() {
+        let all: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        let mut expected = BUILTIN.to_vec();
+        expected.push(NOT_FOUND);
+        assert_eq!(all, expected);
+        assert_eq!(Code::parse("locked"), Some(Code::Locked));
+        let code = String::from(NOT_FOUND);
+        assert!(code == Code::NotFound && *"locked" == Code::Locked);
+    }
+}

@@ -12,7 +12,7 @@
 //! - [`hints`]: the semantic hints every project knows;
 //! - [`http`]: the HTTP API's status for each kind of failure;
 //! - [`explain`]: the schema of what the built-in `explain` tool answers;
-//! - [`pointer`]: JSON pointer tokens;
+//! - [`pointer`](mod@pointer): JSON pointer tokens;
 //! - [`duration`]: durations in the words specs write them in;
 //! - [`query`]: query tools' column types, filter operators and sorts;
 //! - [`audit`] and [`auth`]: the project's audit policy and authorization;
@@ -40,6 +40,7 @@ pub mod pointer;
 pub mod query;
 pub mod rate;
 pub mod result_cap;
+#[doc(hidden)]
 pub mod settings;
 pub mod tasks;
 pub mod user_input;

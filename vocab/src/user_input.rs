@@ -2,4 +2,5 @@
 
 /// The key of a tool's confirmation among the requests of a round trip; no form of `ask:` may
 /// take it.
+#[doc(hidden)]
 pub const CONFIRM: &str = "confirm";

@@ -16,10 +16,12 @@ use crate::failure::Failure;
 use crate::guard::GuardStop;
 
 /// A boxed, sendable future.
+#[doc(hidden)]
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The types of one tool's calls: implemented by each tool's generated marker type
 /// (`tools::orders::cancel::Tool`), and by the JSON contract of a tool defined at run time.
+#[doc(hidden)]
 pub trait Contract: Send + Sync + 'static {
     /// Model-facing input, defaults applied.
     type Input: DeserializeOwned + Send + Sync + 'static;
@@ -38,6 +40,7 @@ pub trait Contract: Send + Sync + 'static {
 
 /// A contract that is one tool of the crate, known at build time: its name and descriptor
 /// (the generated marker types implement it).
+#[doc(hidden)]
 pub trait Described: Contract {
     /// The canonical tool name.
     const NAME: &'static str;
@@ -46,6 +49,7 @@ pub trait Described: Contract {
 }
 
 /// A tool bound to its handler; the generated `Bound<H>` implements it.
+#[doc(hidden)]
 pub trait Operation: Send + Sync + 'static {
     /// The tool.
     type Contract: Contract;
@@ -73,4 +77,5 @@ pub trait Operation: Send + Sync + 'static {
 pub enum NoGuard {}
 
 /// What a handler returns.
+#[doc(hidden)]
 pub type Outcome<C> = Result<<C as Contract>::Output, Failure<<C as Contract>::Error>>;

@@ -21,6 +21,7 @@ use crate::truncation::Truncation;
 pub(crate) const RETRY_UNAVAILABLE: Duration = Duration::from_secs(2);
 
 /// A generated `Error` enum: one variant per declared code.
+#[doc(hidden)]
 pub trait DeclaredError: std::fmt::Display + std::fmt::Debug + Send + Sync + 'static {
     /// The code shown to the model (`already_shipped`).
     fn code(&self) -> &'static str;
@@ -411,6 +412,7 @@ pub(crate) fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
 
 /// A string that is none of an enum's spec values (from a generated enum's `FromStr`).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct UnknownVariant {
     enum_name: &'static str,
     value: String,

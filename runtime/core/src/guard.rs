@@ -63,6 +63,7 @@ where
 
 /// The codes of a guard whose spec lists none: it can pass, be unmet or fail internally.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[doc(hidden)]
 pub enum NoError {}
 
 impl std::fmt::Display for NoError {
@@ -79,6 +80,7 @@ impl DeclaredError for NoError {
 
 /// Which guard stopped a call, and why.
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct GuardStop {
     /// The guard's position in the spec (and in the descriptor's `guards`).
     pub guard: usize,
@@ -88,6 +90,7 @@ pub struct GuardStop {
 
 /// Why a guard stopped a call, its codes erased.
 #[derive(Debug)]
+#[doc(hidden)]
 pub enum StopReason {
     /// Its precondition does not hold.
     Unmet,

@@ -83,15 +83,18 @@ mod checks;
 mod clock;
 mod context;
 mod contract;
+#[doc(hidden)]
 pub mod descriptor;
 pub mod docs;
 mod durable;
+#[doc(hidden)]
 pub mod explain;
 mod failure;
 mod guard;
 mod hooks;
 mod macros;
 mod pipeline;
+#[doc(hidden)]
 pub mod project;
 mod query;
 pub mod rate;
@@ -131,15 +134,22 @@ pub use call::options::{CallOptions, UndeclaredKeys};
 pub use caller::{Caller, Scopes};
 pub use catalog::Selection;
 pub use checks::limits::Limits;
-pub use checks::report::{Errors, FieldError};
+#[doc(hidden)]
+pub use checks::report::Errors;
+pub use checks::report::FieldError;
 pub use clock::Clock;
 pub use context::{Context, Progress, ProgressUpdate};
+#[doc(hidden)]
 pub use contract::{BoxFuture, Contract, DeclaredError, Described, Operation, Outcome};
 pub use descriptor::Descriptor;
 pub use explain::explanation::{Explanation, GuardCheck};
 pub use explain::status::{LockStatus, OnceStatus};
-pub use failure::{Failure, ToolError, ToolResult, UnknownVariant};
-pub use guard::{GuardFailure, GuardStop, NoError, StopReason, Verdict};
+#[doc(hidden)]
+pub use failure::UnknownVariant;
+pub use failure::{Failure, ToolError, ToolResult};
+pub use guard::{GuardFailure, Verdict};
+#[doc(hidden)]
+pub use guard::{GuardStop, NoError, StopReason};
 pub use hooks::{CallInfo, Hook};
 pub use project::Project;
 #[doc(hidden)]
@@ -148,8 +158,10 @@ pub use registry::{RegisteredTool, Registry};
 pub use registry_error::{CallerMismatch, RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::auth::MissingScope;
-pub use toolspec_vocab::{Dialect, codes, settings};
-pub use truncation::Truncation;
+pub use toolspec_vocab::codes::Code;
+#[doc(hidden)]
+pub use toolspec_vocab::settings;
+pub use toolspec_vocab::{Dialect, codes};
 
 /// The audit trail: one record per call of a tool whose `audit` policy is on, whatever the
 /// adapter (MCP, function calling, rig, a direct `invoke`), written into the registry's
@@ -165,9 +177,11 @@ pub use truncation::Truncation;
 /// dead processes left open; [`AuditQuery`](audit::AuditQuery) reads the stored records.
 pub mod audit {
     pub use crate::audit_record::{
-        AuditEntry, AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
+        AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
     };
-    pub use crate::trail::{AuditStats, AuditTrail, MAX_BATCH};
+    pub use crate::trail::{AuditStats, AuditTrail};
+    #[doc(hidden)]
+    pub use crate::{audit_record::AuditEntry, trail::MAX_BATCH};
 }
 
 /// Tools defined at run time ([`Registry::with_tool`]): a descriptor the compiler built from a
@@ -185,11 +199,12 @@ pub mod inline {
 /// to read ([`Registry::task`]) until the task's retention passes. Reading or cancelling
 /// another caller's task answers as an unknown id does ([`TaskError::Unknown`](tasks::TaskError::Unknown)).
 pub mod tasks {
-    pub use crate::task::{
-        Accept, MalformedTaskId, POLL_INTERVAL, Queued, Submitted, Task, TaskId, TaskStatus,
-        result_from_stored, stored_result, timestamp,
-    };
-    pub use crate::worker::{MAX_LISTED, TaskError};
+    pub use crate::task::{Accept, MalformedTaskId, Queued, Submitted, Task, TaskId, TaskStatus};
+    #[doc(hidden)]
+    pub use crate::task::{POLL_INTERVAL, result_from_stored, stored_result, timestamp};
+    #[doc(hidden)]
+    pub use crate::worker::MAX_LISTED;
+    pub use crate::worker::TaskError;
 }
 
 /// Value types that spec field types map to (`uuid`, `date`, `datetime`, `decimal`).

@@ -20,6 +20,7 @@ pub use toolspec_vocab::rate::RateLimit;
 /// what polling every one of them at the interval tasks advertise
 /// ([`POLL_INTERVAL`](crate::task::POLL_INTERVAL), a second) takes, per interval, in bursts as
 /// large (and at least ten); no bound on how many run at once beyond it.
+#[doc(hidden)]
 pub fn task_request_limit(per_caller: u32) -> RateLimit {
     let calls = per_caller.saturating_mul(2).max(10);
     let interval = crate::task::POLL_INTERVAL.as_millis();
@@ -37,6 +38,7 @@ const PRUNE_EVERY: u64 = 4096;
 const KEEP: usize = 10_000;
 
 /// One tool's budget, per caller.
+#[doc(hidden)]
 pub struct Limiter {
     limit: RateLimit,
     /// `None` when the budget never refills: no call passes.
@@ -55,6 +57,7 @@ impl std::fmt::Debug for Limiter {
 
 /// Why a call was not admitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[doc(hidden)]
 pub enum Refusal {
     /// The caller spent its budget: a call may pass again after this long.
     TooFast(Duration),
@@ -64,6 +67,7 @@ pub enum Refusal {
 
 /// An admitted call: its place among the caller's calls in flight, given back when dropped.
 #[derive(Debug)]
+#[doc(hidden)]
 pub struct Permit {
     running: Option<Arc<AtomicU32>>,
 }

@@ -35,6 +35,7 @@ const NONCE_LEN: usize = 24;
 /// Poly1305's tag length.
 const TAG_LEN: usize = 16;
 /// The longest sealed state [`StateKeys::open`] reads; a longer one is refused unread.
+#[doc(hidden)]
 pub const MAX_SEALED_LEN: usize = 16 * 1024;
 /// The longest key id.
 const MAX_KEY_ID_LEN: usize = 32;
@@ -213,6 +214,7 @@ impl StateKeys {
 
 /// What a round trip keeps while it waits for its client's answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[doc(hidden)]
 pub struct RequestState {
     /// 32 hexadecimal digits, 122 of whose bits are random: the state is spent by this id.
     pub id: String,
@@ -264,6 +266,7 @@ impl RequestState {
 /// Why a sealed request state was refused; nothing of the call runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
+#[doc(hidden)]
 pub enum StateError {
     /// Not a sealed state at all (or longer than [`MAX_SEALED_LEN`]).
     #[error("the request state is not one this server issued")]

@@ -1,6 +1,5 @@
 //! Where a tool's values are `sensitive`: the map the compiler embeds in each descriptor
-//! ([`Descriptor::sensitive_input`](crate::Descriptor::sensitive_input) and
-//! [`sensitive_output`](crate::Descriptor::sensitive_output)), compiled once, and the two
+//! (its `sensitive_input` and `sensitive_output`), compiled once, and the two
 //! questions asked of it: is the value at this JSON pointer sensitive, and what is this value
 //! with every sensitive part replaced by [`REDACTED`] (in place, or as a view that serializes
 //! so without copying the value: what an audit record keeps).
@@ -38,6 +37,7 @@ const MAP_BOUNDS: Bounds = Bounds {
 
 /// A compiled sensitivity map. The default marks nothing sensitive.
 #[derive(Debug, Clone, Default)]
+#[doc(hidden)]
 pub struct Sensitivity {
     /// `None`: nothing is sensitive.
     root: Option<Node>,
@@ -277,6 +277,7 @@ enum Plan<'s> {
 }
 
 /// A value with its sensitive parts hidden, for serializing ([`Sensitivity::redacted`]).
+#[doc(hidden)]
 pub struct Redacted<'a> {
     map: &'a Sensitivity,
     value: &'a Value,

@@ -43,6 +43,7 @@ use crate::descriptor::{AuditConfig, AuditPolicy, Durability};
 use crate::storage::{LAPSE, Storage, StorageError};
 
 /// The most records one insert writes.
+#[doc(hidden)]
 pub const MAX_BATCH: usize = 256;
 
 /// How many records may wait for the writer before calls wait for room.

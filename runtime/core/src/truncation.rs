@@ -9,13 +9,17 @@ use toolspec_vocab::result_cap::ResultCap;
 
 /// The `_meta` key of an MCP result that carries the notice (function calling puts it under
 /// [`ANSWER_KEY`], the HTTP API in the [`HEADER`]).
+#[doc(hidden)]
 pub const META_KEY: &str = "toolspec/truncated";
 /// The key of a function call's answer (beside the exposed values, which never start with
 /// `_`) that carries the notice.
+#[doc(hidden)]
 pub const ANSWER_KEY: &str = "_truncated";
 /// The HTTP API's response header carrying the notice as JSON.
+#[doc(hidden)]
 pub const HEADER: &str = "toolspec-truncated";
 /// How many cut lists a notice names; the rest are counted in [`Truncation::more`].
+#[doc(hidden)]
 pub const MAX_LISTED: usize = 16;
 
 /// An answer was cut to fit the tool's result cap.

@@ -22,6 +22,7 @@ use toolspec_core::auth::{Authenticator, Refusal, bearer_token};
 use toolspec_core::auth::{InvalidResource, ProtectedResource};
 
 /// The clock skew allowed on `exp` and `nbf` by default.
+#[doc(hidden)]
 pub const LEEWAY: Duration = Duration::from_secs(60);
 
 /// The longest token looked at; a longer one is refused unread.

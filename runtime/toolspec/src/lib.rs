@@ -33,7 +33,43 @@
 //! Without a database backend [`Database`] is the core's `NoDatabase`, which has no values:
 //! generated code naming it compiles, and a registry that needs a database cannot be built.
 
-pub use toolspec_core::*;
+// The surface, named one by one: what an app names. The storage seam and the generated
+// code's door are reachable, not shown (`#[doc(hidden)]`).
+pub use toolspec_core::{
+    AmbientContext, CallInfo, CallOptions, Caller, CallerMismatch, CancellationToken, Clock, Code,
+    Context, Descriptor, Dialect, Explanation, Failure, FieldError, GuardCheck, GuardFailure, Hook,
+    Limits, LockStatus, MissingScope, OnceStatus, Progress, ProgressUpdate, Project,
+    RegisteredTool, Registry, RegistryError, Scopes, Selection, ToolError, ToolResult,
+    UndeclaredKeys, UnknownTool, Verdict, include_tools,
+};
+#[doc(hidden)]
+pub use toolspec_core::{
+    BoxFuture, Contract, DeclaredError, Described, Errors, GuardStop, NoError, Operation, Outcome,
+    RegistryBuilder, StopReason, UnknownVariant, codes, descriptor, explain, project, settings,
+    storage,
+};
+pub use toolspec_core::{
+    audit, docs, rate, request_state, sensitive, tasks, truncation, types, user_input,
+};
+
+#[cfg(feature = "anthropic")]
+pub use toolspec_core::anthropic;
+#[cfg(any(feature = "openai", feature = "anthropic", feature = "gemini"))]
+pub use toolspec_core::calling;
+#[cfg(any(feature = "mcp", feature = "http"))]
+pub use toolspec_core::gate;
+#[cfg(feature = "gemini")]
+pub use toolspec_core::gemini;
+#[cfg(feature = "http")]
+pub use toolspec_core::http;
+#[cfg(not(feature = "inline"))]
+pub use toolspec_core::inline;
+#[cfg(feature = "mcp")]
+pub use toolspec_core::mcp;
+#[cfg(feature = "openai")]
+pub use toolspec_core::openai;
+#[cfg(feature = "rig")]
+pub use toolspec_core::rig;
 
 #[cfg(not(any(feature = "sqlite", feature = "postgres")))]
 pub use toolspec_core::storage::NoDatabase as Database;

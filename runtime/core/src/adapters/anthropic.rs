@@ -40,6 +40,7 @@ use crate::registry::Registry;
 use crate::user_input::Continuation;
 
 /// The adapter's name in specs (`tool: {anthropic: …}`) and in the registry.
+#[doc(hidden)]
 pub const ADAPTER: &str = "anthropic";
 
 const PROVIDER: Provider = Provider { adapter: ADAPTER };
@@ -137,6 +138,7 @@ pub fn tools_for(registry: &Registry, caller: &Caller) -> Vec<Tool> {
 
 /// One descriptor as a tool definition, or `None` when it is not an `anthropic` member.
 /// `strict` is the tool's setting as the build resolved it (the dialect it embedded).
+#[doc(hidden)]
 pub fn wrap(tool: &Descriptor) -> Option<Tool> {
     PROVIDER.function(tool, None).as_ref().map(Tool::from)
 }

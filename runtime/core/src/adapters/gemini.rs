@@ -41,6 +41,7 @@ use crate::registry::Registry;
 use crate::user_input::Continuation;
 
 /// The adapter's name in specs (`tool: {gemini: …}`) and in the registry.
+#[doc(hidden)]
 pub const ADAPTER: &str = "gemini";
 
 const PROVIDER: Provider = Provider { adapter: ADAPTER };
@@ -118,6 +119,7 @@ pub fn tools_for(registry: &Registry, caller: &Caller) -> Vec<FunctionDeclaratio
 }
 
 /// One descriptor as a function declaration, or `None` when it is not a `gemini` member.
+#[doc(hidden)]
 pub fn wrap(tool: &Descriptor) -> Option<FunctionDeclaration> {
     PROVIDER
         .function(tool, None)

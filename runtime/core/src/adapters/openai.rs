@@ -46,6 +46,7 @@ use crate::registry::Registry;
 use crate::user_input::Continuation;
 
 /// The adapter's name in specs (`tool: {openai: …}`) and in the registry.
+#[doc(hidden)]
 pub const ADAPTER: &str = "openai";
 
 const PROVIDER: Provider = Provider { adapter: ADAPTER };
@@ -245,11 +246,13 @@ pub fn responses_tools_for(registry: &Registry, caller: &Caller) -> Vec<Response
 /// One descriptor as a Chat Completions tool, or `None` when it is not an `openai` member;
 /// strict when the build resolved the tool's `strict` setting on (it then embedded the
 /// `openai-strict` dialect).
+#[doc(hidden)]
 pub fn wrap(tool: &Descriptor) -> Option<ChatTool> {
     PROVIDER.function(tool, None).as_ref().map(ChatTool::from)
 }
 
 /// One descriptor as a Responses API function tool (see [`wrap`]).
+#[doc(hidden)]
 pub fn wrap_responses(tool: &Descriptor) -> Option<ResponsesTool> {
     PROVIDER
         .function(tool, None)

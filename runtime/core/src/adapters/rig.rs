@@ -44,6 +44,7 @@ use toolspec_vocab::{Dialect, codes};
 pub use rig_core;
 
 /// The adapter's name in specs (`tool: {rig: …}`) and in the registry.
+#[doc(hidden)]
 pub const ADAPTER: &str = "rig";
 
 /// Every rig member of `registry` that `caller` may call, sorted by its rig name. A call that
@@ -174,6 +175,7 @@ pub async fn resume(
 
 /// Tool `name` (canonical) as a rig tool calling into `registry` as `caller`; `None` when
 /// there is no such tool or it is not a rig member.
+#[doc(hidden)]
 pub fn wrap(registry: &Arc<Registry>, name: &str, caller: &Arc<Caller>) -> Option<DynamicTool> {
     let member = Member::of(&registry.get(name)?, ADAPTER, declare)?;
     Some(dynamic_tool(registry, &member, caller, None))

@@ -83,6 +83,7 @@ fn is_one(calls: &u64) -> bool {
 /// result, the answers — redacted and serialized already, so that what a call hands to the
 /// writer is a few strings and the values' trees are freed where they were built. What an
 /// [`AuditSink`](crate::storage::AuditSink) stores; read back, it is an [`AuditRecord`].
+#[doc(hidden)]
 pub type AuditEntry = AuditRecord<Box<RawValue>>;
 
 /// `value` (a `Value`, or a view of one) as JSON text.

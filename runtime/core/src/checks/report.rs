@@ -29,6 +29,7 @@ pub struct FieldError {
 /// The errors of one call: the first [`Limits::max_errors`] in pointer order, and how many
 /// more there were.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[doc(hidden)]
 pub struct Errors {
     /// The errors shown.
     pub list: Vec<FieldError>,

@@ -93,7 +93,7 @@ impl Checker {
     }
 }
 
-/// The fast check and the validator of `schema` as a [`Checker`] builds them (every `integer`
+/// The fast check and the validator of `schema` as a `Checker` builds them (every `integer`
 /// held to `i64`), side by side for the tests and the fuzzer that pit one against the other;
 /// `None` when either has none.
 pub fn fast_and_validator(schema: &Value) -> Option<(FastCheck, jsonschema::Validator)> {

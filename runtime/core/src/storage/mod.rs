@@ -29,10 +29,14 @@ pub use error::StorageError;
 pub use key::Key;
 pub use none::NoDatabase;
 pub use seams::{
-    Admission, AuditSink, Availability, Claimed, HeldLock, LAPSE, OnceClaim, QueryExecutor,
-    RETRY_RUNNING, RecordSource, Storage, WAIT_FOR_RUNNING, unreachable_in,
+    Admission, AuditSink, Availability, Claimed, HeldLock, OnceClaim, QueryExecutor, RecordSource,
+    Storage,
 };
+#[doc(hidden)]
+pub use seams::{LAPSE, RETRY_RUNNING, WAIT_FOR_RUNNING, unreachable_in};
 pub use tasks::{
-    ClaimedTask, Enqueued, NewTask, OwnerBound, Renewal, ServedTool, TASK_LEASE, TASK_RENEWAL,
-    TaskEvent, TaskOutcome, TaskQueue, TasksConfig,
+    ClaimedTask, Enqueued, NewTask, OwnerBound, Renewal, ServedTool, TaskEvent, TaskOutcome,
+    TaskQueue, TasksConfig,
 };
+#[doc(hidden)]
+pub use tasks::{TASK_LEASE, TASK_RENEWAL};

@@ -22,6 +22,7 @@ use crate::storage::tasks::TaskQueue;
 /// Whether some error in `error`'s chain of causes says a database could not be reached: one
 /// of toolspec's own, or — asked of `storage` — its driver's (an app's handler using sqlx on
 /// the same database).
+#[doc(hidden)]
 pub fn unreachable_in(error: &(dyn Error + 'static), storage: Option<&dyn Availability>) -> bool {
     let mut cause = Some(error);
     // A chain that loops ends here.
@@ -41,14 +42,17 @@ pub fn unreachable_in(error: &(dyn Error + 'static), storage: Option<&dyn Availa
 /// How long a repeat of a `once` call waits for the call with its key that runs now before it
 /// answers `in_progress`: long enough for most calls to end, short enough not to hold a
 /// connection.
+#[doc(hidden)]
 pub const WAIT_FOR_RUNNING: Duration = Duration::from_secs(2);
 
 /// When a repeat answered `in_progress` may be tried again.
+#[doc(hidden)]
 pub const RETRY_RUNNING: Duration = Duration::from_secs(2);
 
 /// How long a process sharing the database may go unseen before it counts as dead: what it
 /// left (a `once` claim, a lock, an open audit record) is then taken over or closed. The audit
 /// trail looks for records left open by dead processes as often.
+#[doc(hidden)]
 pub const LAPSE: Duration = Duration::from_secs(10);
 
 /// A database as the pipeline uses it: every need below, and its own tables.

@@ -16,10 +16,12 @@ pub use toolspec_vocab::tasks::TasksConfig;
 
 /// How long a worker's claim of a task holds without being renewed: a worker that died (or
 /// lost the database) gives its task back after this, and another worker runs it again.
+#[doc(hidden)]
 pub const TASK_LEASE: Duration = Duration::from_secs(10);
 
 /// How often a running task's claim is renewed, its progress written and its cancellation
 /// looked for.
+#[doc(hidden)]
 pub const TASK_RENEWAL: Duration = Duration::from_secs(2);
 
 /// A call stored as a task: what the worker needs to run it as its caller made it.

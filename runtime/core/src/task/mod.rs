@@ -28,6 +28,7 @@ use crate::failure::{ToolError, ToolResult};
 use crate::truncation::Truncation;
 
 /// How often a client is asked to look at a task that has not ended (MCP `pollIntervalMs`).
+#[doc(hidden)]
 pub const POLL_INTERVAL: Duration = Duration::from_secs(1);
 
 /// A task's id: 32 lowercase hexadecimal digits, 122 of whose bits are random.
@@ -253,6 +254,7 @@ impl Task {
 }
 
 /// `at` in RFC 3339, to the millisecond, in UTC.
+#[doc(hidden)]
 pub fn timestamp(at: DateTime<Utc>) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
@@ -316,6 +318,7 @@ struct Stored {
 
 /// `result` as a storage keeps it (a task's result, a `once` key's), never with its
 /// exception; [`result_from_stored`] reads it back.
+#[doc(hidden)]
 pub fn stored_result(result: &ToolResult) -> Value {
     let (value, error) = match &result.outcome {
         Ok(value) => (Some(value.clone()), None),
@@ -331,6 +334,7 @@ pub fn stored_result(result: &ToolResult) -> Value {
 }
 
 /// The result a storage kept (the form `stored_result` gives it).
+#[doc(hidden)]
 pub fn result_from_stored(stored: &Value) -> Option<ToolResult> {
     let Stored {
         value,

@@ -44,6 +44,7 @@ impl TaskError {
 }
 
 /// How many of a caller's unfinished tasks [`Registry::tasks_of`] lists at most.
+#[doc(hidden)]
 pub const MAX_LISTED: u32 = 100;
 
 impl Registry {

@@ -29,6 +29,7 @@ pub trait Authenticator: Send + Sync + 'static {
 /// token (`Bearer a, Bearer b`, as a proxy joins two headers), is refused with
 /// [`Refusal::invalid_request`] (`400`) before the authenticator sees it, whichever credential
 /// comes first. Every HTTP adapter authenticates through this.
+#[doc(hidden)]
 pub async fn authenticate(
     authenticator: &dyn Authenticator,
     request: &Parts,
@@ -134,6 +135,7 @@ impl std::fmt::Display for Refusal {
 
 /// The token of an `Authorization: Bearer <token>` header (the scheme in any case), if the
 /// request has exactly one such header holding one token (never the first of several).
+#[doc(hidden)]
 pub fn bearer_token(request: &Parts) -> Option<&str> {
     if ambiguity(request).is_some() {
         return None;

@@ -10,6 +10,8 @@ pub(crate) mod authenticator;
 mod bearer;
 pub(crate) mod resource;
 
-pub use authenticator::{Authenticator, Refusal, authenticate, bearer_token};
+pub use authenticator::{Authenticator, Refusal};
+#[doc(hidden)]
+pub use authenticator::{authenticate, bearer_token};
 pub use bearer::BearerTokens;
 pub use resource::{InvalidResource, ProtectedResource, WELL_KNOWN};

@@ -14,6 +14,7 @@ use axum::routing::get;
 use serde_json::{Value, json};
 
 /// The well-known path segment of protected resource metadata.
+#[doc(hidden)]
 pub const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 
 /// A protected resource's metadata document (RFC 9728).

@@ -82,6 +82,7 @@ impl Answer {
 
 /// Parses arguments a provider sends as a JSON string (OpenAI). An empty string means no
 /// arguments; anything that is not JSON is an `invalid_arguments` answer.
+#[doc(hidden)]
 pub fn parse_arguments(text: &str) -> Result<Value, Answer> {
     if text.trim().is_empty() {
         return Ok(Value::Object(Map::new()));

@@ -37,9 +37,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+pub use answer::Answer;
 pub(crate) use answer::native_calls;
-pub use answer::{Answer, parse_arguments};
+#[doc(hidden)]
+pub use answer::parse_arguments;
 use repair::{Repairs, has_unspelled_enum, repair};
+#[doc(hidden)]
 pub use repair::{drop_null_optionals, restore_spelled_enums};
 
 use crate::call::options::CallOptions;

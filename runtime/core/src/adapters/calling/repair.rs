@@ -39,6 +39,7 @@ const BOUNDS: Bounds = Bounds {
 /// toolspec_core::calling::drop_null_optionals(&mut args, &schema);
 /// assert_eq!(args, json!({"tag": null}));
 /// ```
+#[doc(hidden)]
 pub fn drop_null_optionals(value: &mut Value, schema: &Value) {
     let repairs = Repairs {
         nulls: true,
@@ -60,6 +61,7 @@ pub fn drop_null_optionals(value: &mut Value, schema: &Value) {
 /// toolspec_core::calling::restore_spelled_enums(&mut args, &schema);
 /// assert_eq!(args, json!({"mode": true}));
 /// ```
+#[doc(hidden)]
 pub fn restore_spelled_enums(value: &mut Value, schema: &Value) {
     let repairs = Repairs {
         spelled_enums: true,

@@ -18,6 +18,7 @@ use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 
 /// `status` with the body `{"error": code, "message": message}`: for an app's own routes served
 /// beside the adapters, so that their failures have the one shape too.
+#[doc(hidden)]
 pub fn failure(status: StatusCode, code: &str, message: &str) -> Response {
     let body = json!({"error": code, "message": message}).to_string();
     let json = HeaderValue::from_static("application/json");

@@ -9,5 +9,6 @@
 pub(crate) mod failure;
 pub(crate) mod host;
 
+#[doc(hidden)]
 pub use failure::failure;
 pub use host::{HostPolicy, LOOPBACK_HOSTS, LOOPBACK_ORIGINS};

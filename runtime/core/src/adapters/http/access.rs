@@ -89,6 +89,7 @@ impl<'a, T> Access<'a, T> {
 /// `401` for a refused request (`400 invalid_request` for ambiguous credentials), with the
 /// challenge saying why and where the resource's metadata is: the API's own answer, for an
 /// app's routes beside it to give the same.
+#[doc(hidden)]
 pub fn unauthorized(refusal: &Refusal, resource: Option<&ProtectedResource>) -> Response {
     gate::failure::unauthorized(refusal, resource, None)
 }

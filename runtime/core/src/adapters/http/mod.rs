@@ -77,14 +77,17 @@ mod catalog_page;
 mod input;
 mod tasks;
 
-pub use crate::adapters::gate::host::HostPolicy;
+use crate::adapters::gate::host::HostPolicy;
+#[doc(hidden)]
 pub use crate::adapters::http::access::unauthorized;
 pub use crate::adapters::http::catalog_page::DOCS_RATE_LIMIT;
 
 /// The largest request body accepted by default.
+#[doc(hidden)]
 pub const MAX_BODY_BYTES: usize = 1 << 20;
 
 /// How long a request may take by default, the tool's own `timeout` aside.
+#[doc(hidden)]
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The HTTP API over a registry's `http` members.
@@ -717,6 +720,7 @@ fn retry_after(error: &ToolError) -> Option<u64> {
 }
 
 /// The status of a failure of `tool`.
+#[doc(hidden)]
 pub fn status_of(tool: &Descriptor, error: &ToolError) -> StatusCode {
     let code = error.code.as_str();
     let declared = tool.errors.iter().find(|e| e.code == code);

@@ -26,11 +26,14 @@ use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, hints};
 
 /// The adapter's name in specs (`tool: {mcp: …}`) and in the registry.
+#[doc(hidden)]
 pub const ADAPTER: &str = "mcp";
 
 /// `_meta` key carrying a tool's tags.
+#[doc(hidden)]
 pub const META_TAGS: &str = "toolspec/tags";
 /// `_meta` key carrying a tool's spec version.
+#[doc(hidden)]
 pub const META_VERSION: &str = "toolspec/version";
 
 /// Every tool of `registry` that is a member of the MCP adapter, as rmcp tools sorted by
@@ -50,6 +53,7 @@ fn open_world(tool: &Descriptor) -> bool {
 
 /// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
 /// adapter.
+#[doc(hidden)]
 pub fn wrap(tool: &Descriptor) -> Option<Tool> {
     Some(declare(tool, tool.name_text_for(ADAPTER)?))
 }
@@ -98,6 +102,7 @@ fn object(schema: &str) -> Arc<JsonObject> {
 
 /// The MCP tools of a registry, projected once: sorted by MCP name, each with its descriptor
 /// and `present_as`, found by MCP name. `McpServer` serves from it.
+#[doc(hidden)]
 pub type Listing = Catalog<Listed>;
 
 impl Listing {
@@ -185,6 +190,7 @@ impl Listing {
 /// are: a listing of a thousand tools holds about a kilobyte of text per tool, where rmcp's
 /// trees of JSON maps take ten times that).
 #[derive(Debug, Clone)]
+#[doc(hidden)]
 pub struct Listed {
     json: Box<str>,
     descriptor: &'static Descriptor,

@@ -13,7 +13,7 @@
 //! - Tools that declare `task:` are served through the tasks extension (`tasks`): a client
 //!   that declares it gets a task handle, then `tasks/get` and `tasks/cancel`.
 //! - [`McpServer::serve_stdio`] runs it on stdin/stdout; [`http::HttpTransport`] mounts it at
-//!   `/mcp` in axum, with an [`http::Authenticator`] deciding who each request comes from.
+//!   `/mcp` in axum, with an [`Authenticator`](crate::auth::Authenticator) deciding who each request comes from.
 //!
 //! Who is calling never comes from the arguments: on stdio it is the [`Caller`] the server was
 //! configured with, on HTTP the one the authenticator returned. A tool whose scopes the caller
@@ -72,8 +72,11 @@ pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 ];
 
 pub use input::ELICITATION_TIMEOUT;
-pub use listing::{ADAPTER, Listed, Listing, META_TAGS, META_VERSION, tools, wrap};
+pub use listing::tools;
+#[doc(hidden)]
+pub use listing::{ADAPTER, Listed, Listing, META_TAGS, META_VERSION, wrap};
 use listing::{PreparedPages, ToolsSlot};
+#[doc(hidden)]
 pub use reply::META_ERROR;
 
 /// An MCP server over a registry: cheap to clone (the streamable HTTP transport makes one

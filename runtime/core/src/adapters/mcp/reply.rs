@@ -9,6 +9,7 @@ use crate::truncation;
 
 /// `_meta` key of a failed call's result carrying the error as every adapter reports it:
 /// `{"error": code, "message": …, "details": …}` (never the developer-facing exception).
+#[doc(hidden)]
 pub const META_ERROR: &str = "toolspec/error";
 
 /// `value` as compact JSON text (a `Value` always serializes: its keys are text).

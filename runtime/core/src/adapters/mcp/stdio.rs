@@ -37,6 +37,7 @@ use super::wire::{self, INVALID_REQUEST, Rejection};
 use crate::checks::limits::Limits;
 
 /// The longest line read: as large as an HTTP request body may be by default (4 MiB).
+#[doc(hidden)]
 pub const MAX_LINE_BYTES: usize = 4 << 20;
 
 /// The transport rmcp serves: it reads and screens the next line when rmcp asks for a message,

@@ -50,8 +50,8 @@ mod stateless;
 pub use connections::ConnectionLimits;
 pub use sessions::SessionLimits;
 
-pub use crate::adapters::auth::{Authenticator, BearerTokens};
-pub use crate::adapters::gate::host::{HostPolicy, LOOPBACK_ORIGINS};
+use crate::adapters::auth::Authenticator;
+use crate::adapters::gate::host::HostPolicy;
 
 use crate::adapters::auth::authenticator::{self as auth, Refusal};
 use crate::adapters::auth::resource::ProtectedResource;
