@@ -414,6 +414,7 @@ impl Descriptor {
     /// The descriptor of the built-in explain tool, named `name` on every adapter in `adapters`,
     /// its calls recorded by the project's `audit` policy (the generated `EXPLAIN` static uses
     /// it).
+    #[doc(hidden)]
     pub const fn explain(name: Text, adapters: List<AdapterBinding>, audit: AuditPolicy) -> Self {
         Self(DescriptorParts {
             name,
@@ -457,6 +458,7 @@ impl Descriptor {
     /// The descriptor of the built-in task status tool, named `name` on every adapter in
     /// `adapters`, with its input schema in each of `dialects` (which the compiler derives),
     /// its calls recorded by the project's `audit` policy (the generated `TASK_STATUS` static).
+    #[doc(hidden)]
     pub fn task_status(
         name: Text,
         adapters: List<AdapterBinding>,
@@ -488,6 +490,7 @@ impl Descriptor {
     }
 
     /// This tool's binding to `adapter`, if it is a member.
+    #[doc(hidden)]
     pub fn binding(&self, adapter: &str) -> Option<&AdapterBinding> {
         self.adapters.iter().find(|b| b.adapter == adapter)
     }
@@ -505,6 +508,7 @@ impl Descriptor {
 
     /// [`name_for`](Self::name_for), as the descriptor holds it: a clone, free for the generated
     /// code's statics, whose text is borrowed.
+    #[doc(hidden)]
     pub fn name_text_for(&self, adapter: &str) -> Option<Text> {
         let binding = self.binding(adapter)?;
         Some(binding.name.clone().unwrap_or_else(|| self.name.clone()))
@@ -512,6 +516,7 @@ impl Descriptor {
 
     /// [`description_for`](Self::description_for), as the descriptor holds it (a clone, free
     /// for the generated code's statics).
+    #[doc(hidden)]
     pub fn description_text_for(&self, adapter: &str) -> Text {
         Cow::Owned(self.description_for(adapter).to_owned())
     }
@@ -524,6 +529,7 @@ impl Descriptor {
     }
 
     /// The tool's hints on `adapter`: its options' `hints`, or the tool's own.
+    #[doc(hidden)]
     pub fn hints_for(&self, adapter: &str) -> &[Text] {
         self.binding(adapter)
             .and_then(|b| b.hints.as_deref())
@@ -558,6 +564,7 @@ impl Descriptor {
     ///
     /// For `gemini` it is `null` when the tool takes no parameters: the function declaration
     /// then carries no `parameters` (Gemini rejects an `OBJECT` without properties).
+    #[doc(hidden)]
     pub fn dialect(&self, dialect: Dialect) -> Option<&str> {
         if dialect == Dialect::Mcp {
             return Some(&self.input_schema);
@@ -569,6 +576,7 @@ impl Descriptor {
     }
 
     /// What the tool shows `adapter`'s model when the spec narrows it there (query tools).
+    #[doc(hidden)]
     pub fn view(&self, adapter: &str) -> Option<&QueryView> {
         self.binding(adapter).and_then(|b| b.view.as_ref())
     }
@@ -588,6 +596,7 @@ impl Descriptor {
     /// The input schema `adapter` declares the tool with, in `dialect`: the tool's
     /// [`dialect`](Self::dialect) schema, or the narrowed one of a query tool the spec narrows
     /// there.
+    #[doc(hidden)]
     pub fn schema_for(&self, adapter: &str, dialect: Dialect) -> Option<&str> {
         match self.view(adapter) {
             Some(view) => view
@@ -603,6 +612,7 @@ impl Descriptor {
     /// for `wanted`: that dialect's schema ([`schema_for`](Self::schema_for)), or its
     /// non-strict form's when the tool has none in it (the explain tool is never strict), else
     /// the canonical one.
+    #[doc(hidden)]
     pub fn declared_for(&self, adapter: &str, wanted: Dialect) -> (Dialect, &str) {
         [wanted, wanted.relaxed()]
             .into_iter()
@@ -621,35 +631,41 @@ impl Descriptor {
     }
 
     /// The declared error code `code`, if any.
+    #[doc(hidden)]
     pub fn error(&self, code: &str) -> Option<&ErrorCode> {
         self.errors.iter().find(|e| e.code == code)
     }
 
     /// The fields resolved from the ambient context.
+    #[doc(hidden)]
     pub fn ambient_fields(&self) -> impl Iterator<Item = &Field> {
         self.fields.iter().filter(|f| f.ambient)
     }
 
     /// [`schema_for`](Self::schema_for), parsed.
     #[cfg(feature = "json")]
+    #[doc(hidden)]
     pub fn schema_for_json(&self, adapter: &str, dialect: Dialect) -> Option<serde_json::Value> {
         self.schema_for(adapter, dialect).map(parse_embedded)
     }
 
     /// The input schema in `dialect`, parsed (see [`Descriptor::dialect`]).
     #[cfg(feature = "json")]
+    #[doc(hidden)]
     pub fn dialect_json(&self, dialect: Dialect) -> Option<serde_json::Value> {
         self.dialect(dialect).map(parse_embedded)
     }
 
     /// The input schema, parsed.
     #[cfg(feature = "json")]
+    #[doc(hidden)]
     pub fn input_schema_json(&self) -> serde_json::Value {
         parse_embedded(&self.input_schema)
     }
 
     /// The output schema, parsed.
     #[cfg(feature = "json")]
+    #[doc(hidden)]
     pub fn output_schema_json(&self) -> serde_json::Value {
         parse_embedded(&self.output_schema)
     }
