@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use crate::caller::Caller;
-use crate::descriptor::Descriptor;
+use crate::model::caller::Caller;
+use crate::model::descriptor::Descriptor;
 use crate::registry::{RegisteredTool, Registry};
 use toolspec_vocab::settings::PresentAs;
 

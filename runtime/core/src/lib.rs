@@ -29,17 +29,16 @@
 //! Each top-level module depends only on the ones listed before it (`tests/architecture`
 //! checks it, and that this list names every one):
 //!
-//! - vocabulary and data: `ambient`, `canonical` (JSON with sorted keys), [`descriptor`] (the vocabulary's one descriptor model,
-//!   and everything a tool declares: bindings, error codes, guards, queries and `ref` fields,
-//!   audit, `once`, `lock` and durable tasks), [`project`], `caller`, `clock` (what handlers
-//!   read as now), `context`, [`truncation`] (what an answer cut to fit its result cap says),
-//!   `failure`,
-//!   [`user_input`] (what a call asks its user, and the answers), `task` (what a task is: its
-//!   id, status and result), `guard` (what guards answer), `contract`,
-//!   `hooks`, `registry_error`, `macros` (the macros generated code calls);
+//! - `model`, the runtime's data: what a tool is and what a call carries, asks and answers —
+//!   [`descriptor`] (the vocabulary's one descriptor model, and everything a tool declares),
+//!   [`project`], the caller and its ambient context, a handler's context and clock, results
+//!   and errors, [`truncation`] (what an answer cut to fit its result cap says),
+//!   [`user_input`] (what a call asks its user, and the answers), what a task is, what guards
+//!   answer, the typed contract, hooks, [`rate`] (a tool's budget of calls per caller, and its
+//!   calls in flight), [`request_state`] (what a round trip hands its client, sealed); `macros`
+//!   (the macros generated code calls);
 //! - `schema` (keys, local `$ref`s, the one schema walker) and [`sensitive`] (where a tool's
-//!   values are sensitive, and redaction); [`request_state`]: what a round trip hands its
-//!   client, sealed; [`rate`]: one tool's budget of calls per caller, and its calls in flight;
+//!   values are sensitive, and redaction);
 //! - `checks`: the argument checks (screening and coercion, the schema, their reports, limits);
 //! - [`explain`]: what an explanation holds, and the explain tool's published schemas;
 //!   `audit_record`: what the audit trail records, and which records to read;
@@ -66,11 +65,8 @@
 //! Generated code names the runtime through `__private` only (hidden, no stability promise).
 
 mod adapters;
-mod ambient;
 mod audit_record;
 mod call;
-mod caller;
-mod canonical;
 #[cfg_attr(
     not(feature = "mcp"),
     allow(
@@ -80,34 +76,23 @@ mod canonical;
 )]
 mod catalog;
 mod checks;
-mod clock;
-mod context;
-mod contract;
-#[doc(hidden)]
-pub mod descriptor;
 pub mod docs;
 mod durable;
 #[doc(hidden)]
 pub mod explain;
-mod failure;
-mod guard;
-mod hooks;
 mod macros;
+mod model;
 mod pipeline;
-#[doc(hidden)]
-pub mod project;
 mod query;
-pub mod rate;
 mod registry;
-mod registry_error;
-pub mod request_state;
 mod schema;
 pub mod sensitive;
 pub mod storage;
-mod task;
+
+#[doc(hidden)]
+pub use model::{descriptor, project};
+pub use model::{rate, request_state, truncation, user_input};
 mod trail;
-pub mod truncation;
-pub mod user_input;
 mod worker;
 
 #[cfg(feature = "anthropic")]
@@ -129,33 +114,33 @@ pub use adapters::openai;
 #[cfg(feature = "rig")]
 pub use adapters::rig;
 
-pub use ambient::AmbientContext;
 pub use call::options::{CallOptions, UndeclaredKeys};
-pub use caller::{Caller, Scopes};
 pub use catalog::Selection;
 pub use checks::limits::Limits;
 #[doc(hidden)]
 pub use checks::report::Errors;
 pub use checks::report::FieldError;
-pub use clock::Clock;
-pub use context::{Context, Progress, ProgressUpdate};
-#[doc(hidden)]
-pub use contract::{BoxFuture, Contract, DeclaredError, Described, Operation, Outcome};
-pub use descriptor::Descriptor;
 pub use explain::explanation::{Explanation, GuardCheck};
 pub use explain::status::{LockStatus, OnceStatus};
+pub use model::ambient::AmbientContext;
+pub use model::caller::{Caller, Scopes};
+pub use model::clock::Clock;
+pub use model::context::{Context, Progress, ProgressUpdate};
 #[doc(hidden)]
-pub use failure::UnknownVariant;
-pub use failure::{Failure, ToolError, ToolResult};
-pub use guard::{GuardFailure, Verdict};
+pub use model::contract::{BoxFuture, Contract, DeclaredError, Described, Operation, Outcome};
+pub use model::descriptor::Descriptor;
 #[doc(hidden)]
-pub use guard::{GuardStop, NoError, StopReason};
-pub use hooks::{CallInfo, Hook};
-pub use project::Project;
+pub use model::failure::UnknownVariant;
+pub use model::failure::{Failure, ToolError, ToolResult};
+pub use model::guard::{GuardFailure, Verdict};
+#[doc(hidden)]
+pub use model::guard::{GuardStop, NoError, StopReason};
+pub use model::hooks::{CallInfo, Hook};
+pub use model::project::Project;
+pub use model::registry_error::{CallerMismatch, RegistryError, UnknownTool};
 #[doc(hidden)]
 pub use registry::RegistryBuilder;
 pub use registry::{RegisteredTool, Registry};
-pub use registry_error::{CallerMismatch, RegistryError, UnknownTool};
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::auth::MissingScope;
 pub use toolspec_vocab::codes::Code;
@@ -199,9 +184,11 @@ pub mod inline {
 /// to read ([`Registry::task`]) until the task's retention passes. Reading or cancelling
 /// another caller's task answers as an unknown id does ([`TaskError::Unknown`](tasks::TaskError::Unknown)).
 pub mod tasks {
-    pub use crate::task::{Accept, MalformedTaskId, Queued, Submitted, Task, TaskId, TaskStatus};
+    pub use crate::model::task::{
+        Accept, MalformedTaskId, Queued, Submitted, Task, TaskId, TaskStatus,
+    };
     #[doc(hidden)]
-    pub use crate::task::{POLL_INTERVAL, result_from_stored, stored_result, timestamp};
+    pub use crate::model::task::{POLL_INTERVAL, result_from_stored, stored_result, timestamp};
     #[doc(hidden)]
     pub use crate::worker::MAX_LISTED;
     pub use crate::worker::TaskError;
@@ -262,22 +249,26 @@ pub mod __private {
         serde_json::from_str(json).expect("spec default checked against its field at build time")
     }
 
-    pub use crate::context::Context;
-    pub use crate::contract::{
+    pub use crate::model::context::Context;
+    pub use crate::model::contract::{
         BoxFuture, Contract, DeclaredError, Described, NoGuard, Operation, Outcome,
     };
-    pub use crate::descriptor::DescriptorParts;
-    pub use crate::descriptor::{AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind};
-    pub use crate::descriptor::{AskForm, Confirm, RateLimit, ResultCap, TaskDecl, TaskSupport};
-    pub use crate::descriptor::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
-    pub use crate::descriptor::{
+    pub use crate::model::descriptor::DescriptorParts;
+    pub use crate::model::descriptor::{
+        AdapterBinding, Descriptor, ErrorCode, Field, Guard, ToolKind,
+    };
+    pub use crate::model::descriptor::{
+        AskForm, Confirm, RateLimit, ResultCap, TaskDecl, TaskSupport,
+    };
+    pub use crate::model::descriptor::{AuditConfig, AuditPolicy, Durability, LockDecl, OnceDecl};
+    pub use crate::model::descriptor::{
         ColumnType, FilterColumn, FilterOp, PageLimit, QueryDecl, QueryView, RecordColumn, RefDecl,
         ScopeColumn,
     };
-    pub use crate::failure::{Failure, UnknownVariant};
-    pub use crate::guard::{GuardFailure, GuardStop, NoError, check as check_guard};
-    pub use crate::project::TasksConfig;
-    pub use crate::project::{ExplainConfig, Package, Project};
+    pub use crate::model::failure::{Failure, UnknownVariant};
+    pub use crate::model::guard::{GuardFailure, GuardStop, NoError, check as check_guard};
+    pub use crate::model::project::TasksConfig;
+    pub use crate::model::project::{ExplainConfig, Package, Project};
     pub use crate::query::operation::QueryOperation;
     pub use crate::registry::{Registry, generated_registry};
     pub use crate::types;

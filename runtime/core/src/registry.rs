@@ -14,15 +14,15 @@ use std::sync::Arc;
 
 use crate::call::Stages;
 use crate::call::options::{Rules, UndeclaredKeys};
-use crate::caller::Caller;
 use crate::checks::limits::Limits;
-use crate::descriptor::{Descriptor, Text, ToolKind};
-use crate::failure::ToolError;
-use crate::hooks::Hook;
-use crate::project::Project;
-use crate::rate::{Limiter, Permit, RateLimit, Refusal, task_request_limit};
-use crate::registry_error::{CallerMismatch, RegistryError};
-use crate::request_state::{Sealing, StateKeys};
+use crate::model::caller::Caller;
+use crate::model::descriptor::{Descriptor, Text, ToolKind};
+use crate::model::failure::ToolError;
+use crate::model::hooks::Hook;
+use crate::model::project::Project;
+use crate::model::rate::{Limiter, Permit, RateLimit, Refusal, task_request_limit};
+use crate::model::registry_error::{CallerMismatch, RegistryError};
+use crate::model::request_state::{Sealing, StateKeys};
 use crate::storage::Storage;
 use crate::trail::AuditTrail;
 use toolspec_vocab::settings::Settings;
@@ -215,7 +215,7 @@ impl RegistryBuilder {
                 tasks: self.project.tasks,
                 sealing: Arc::default(),
                 shared_budgets: false,
-                clock: crate::clock::Clock::system(),
+                clock: crate::model::clock::Clock::system(),
             },
             worker: std::sync::atomic::AtomicBool::new(false),
             served_tasks: tokio::sync::watch::Sender::new(std::collections::BTreeSet::new()),
@@ -466,7 +466,7 @@ impl Registry {
     /// Gives handlers `clock` as their "now" ([`Context::now`](crate::Context::now)) instead of
     /// the system clock: tests pin it ([`Clock::fixed`](crate::Clock::fixed)). What the runtime
     /// itself times — audit records, rate limits, expiries — keeps the system clock.
-    pub fn with_clock(mut self, clock: crate::clock::Clock) -> Self {
+    pub fn with_clock(mut self, clock: crate::model::clock::Clock) -> Self {
         self.rules.clock = clock;
         self
     }

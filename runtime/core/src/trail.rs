@@ -39,7 +39,7 @@ use tokio::sync::{Notify, mpsc, oneshot};
 use uuid::Uuid;
 
 use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
-use crate::descriptor::{AuditConfig, AuditPolicy, Durability};
+use crate::model::descriptor::{AuditConfig, AuditPolicy, Durability};
 use crate::storage::{LAPSE, Storage, StorageError};
 
 /// The most records one insert writes.

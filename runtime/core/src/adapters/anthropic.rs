@@ -34,10 +34,10 @@ use serde_json::{Map, Value};
 use crate::adapters::calling::{
     Answer, Core, Dispatched, Function, Provider, declarations, native_calls,
 };
-use crate::caller::Caller;
-use crate::descriptor::Descriptor;
+use crate::model::caller::Caller;
+use crate::model::descriptor::Descriptor;
+use crate::model::user_input::Continuation;
 use crate::registry::Registry;
-use crate::user_input::Continuation;
 
 /// The adapter's name in specs (`tool: {anthropic: …}`) and in the registry.
 #[doc(hidden)]

@@ -30,12 +30,12 @@ use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
 
 use crate::call::options::CallOptions;
-use crate::caller::Caller;
 use crate::catalog::{Catalog, Member, Selection};
-use crate::failure::{ToolError, ToolResult};
+use crate::model::caller::Caller;
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::user_input::{Continuation, InputRequired, InputResponse};
 use crate::pipeline::ForModel;
 use crate::registry::{RegisteredTool, Registry};
-use crate::user_input::{Continuation, InputRequired, InputResponse};
 use serde_json::Value;
 use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, codes};

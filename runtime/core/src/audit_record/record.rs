@@ -11,9 +11,9 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::ambient::AmbientContext;
-use crate::descriptor::Descriptor;
-use crate::failure::ToolResult;
+use crate::model::ambient::AmbientContext;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::ToolResult;
 
 /// One call, as the audit trail keeps it; `J`, its JSON values: parsed when read back, JSON
 /// text as the writer takes them ([`AuditEntry`]).

@@ -9,15 +9,15 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::ambient::AmbientContext;
 use crate::call::options::{CallOptions, Rules};
-use crate::contract::BoxFuture;
-use crate::descriptor::Descriptor;
 use crate::explain::explanation::Explanation;
-use crate::failure::ToolResult;
+use crate::model::ambient::AmbientContext;
+use crate::model::contract::BoxFuture;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::ToolResult;
+use crate::model::task::{Accept, Submitted, Task};
+use crate::model::user_input::InputRequired;
 use crate::sensitive::Sensitivity;
-use crate::task::{Accept, Submitted, Task};
-use crate::user_input::InputRequired;
 
 /// What a call is made for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::{Caller, Scopes};
 use crate::checks::limits::Limits;
-use crate::context::Progress;
+use crate::model::caller::{Caller, Scopes};
+use crate::model::context::Progress;
 use std::sync::Arc;
 
 use crate::storage::Storage;
@@ -31,12 +31,12 @@ pub(crate) struct Rules {
     /// The bounds of the task queue.
     pub(crate) tasks: toolspec_vocab::tasks::TasksConfig,
     /// How round trips' request states are sealed (and spent without a database).
-    pub(crate) sealing: Arc<crate::request_state::Sealing>,
+    pub(crate) sealing: Arc<crate::model::request_state::Sealing>,
     /// Whether the tools' rate budgets are kept in the storage every process shares, rather
     /// than in this process.
     pub(crate) shared_budgets: bool,
     /// What handlers read as "now".
-    pub(crate) clock: crate::clock::Clock,
+    pub(crate) clock: crate::model::clock::Clock,
 }
 
 /// Per-call options an adapter passes along with the arguments.
@@ -57,9 +57,9 @@ pub struct CallOptions {
     /// record; without one, an audited call's record id is its trace id.
     pub trace_id: Option<String>,
     /// The user's answers to what an earlier call of the same tool, with the same arguments,
-    /// asked ([`InputRequired`](crate::user_input::InputRequired)): its sealed state and the
+    /// asked ([`InputRequired`](crate::model::user_input::InputRequired)): its sealed state and the
     /// responses. Without one, a call that needs its user's answers asks for them.
-    pub continuation: Option<crate::user_input::Continuation>,
+    pub continuation: Option<crate::model::user_input::Continuation>,
 }
 
 impl CallOptions {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use toolspec_vocab::pointer;
 
 use crate::checks::limits::Limits;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::failure::{ToolError, ToolResult};
 use crate::sensitive::Sensitivity;
 
 /// One failing field.

@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 use toolspec_vocab::adapters::{HTTP, MCP, OPENAI};
 use toolspec_vocab::codes;
 
-use crate::descriptor::{Descriptor, ToolKind};
-use crate::failure::not_found_reason;
+use crate::model::descriptor::{Descriptor, ToolKind};
+use crate::model::failure::not_found_reason;
 use crate::sensitive::Sensitivity;
 use fields::{FieldRow, example, rows};
 

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use crate::descriptor::{
+use crate::model::descriptor::{
     AdapterBinding, AuditPolicy, Descriptor, DescriptorParts, ErrorCode, Guard, ToolKind,
 };
 
@@ -165,7 +165,7 @@ fn no_tool_is_a_page_that_says_so() {
 
 #[test]
 fn a_ref_fields_not_found_rate_limits_and_sensitive_fields_are_shown() {
-    use crate::descriptor::{ColumnType, RateLimit, RecordColumn, RefDecl, ScopeColumn};
+    use crate::model::descriptor::{ColumnType, RateLimit, RecordColumn, RefDecl, ScopeColumn};
 
     static RECORD: [RecordColumn; 1] = [RecordColumn {
         name: Cow::Borrowed("id"),

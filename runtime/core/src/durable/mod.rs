@@ -20,10 +20,10 @@ use serde_json::Value;
 use toolspec_vocab::codes;
 use uuid::Uuid;
 
-use crate::ambient::AmbientContext;
-use crate::descriptor::Descriptor;
 use crate::explain::status::{LockStatus, OnceStatus};
-use crate::failure::{ToolError, ToolResult};
+use crate::model::ambient::AmbientContext;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
 use crate::sensitive::Sensitivity;
 use crate::storage::{
     Claimed, HeldLock, Key, OnceClaim, RETRY_RUNNING, Storage, StorageError, WAIT_FOR_RUNNING,

@@ -4,8 +4,8 @@
 
 use crate::checks::report::{Errors, FieldError};
 use crate::explain::status::{LockStatus, OnceStatus};
-use crate::failure::ToolError;
-use crate::truncation::Limit;
+use crate::model::failure::ToolError;
+use crate::model::truncation::Limit;
 
 /// A guard's result in an explanation.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -72,13 +72,13 @@ pub struct AskedForm {
 
 impl Explanation {
     /// The explanation as the explain tool answers it, for the tool asked about as `name`.
-    pub(crate) fn to_result(&self, name: &str) -> crate::failure::ToolResult {
+    pub(crate) fn to_result(&self, name: &str) -> crate::model::failure::ToolResult {
         let message = if self.callable {
             format!("`{name}` can be called with these arguments.")
         } else {
             format!("`{name}` cannot be called with these arguments.")
         };
-        crate::failure::ToolResult {
+        crate::model::failure::ToolResult {
             outcome: Ok(serde_json::to_value(self).unwrap_or(serde_json::Value::Null)),
             message,
             exception: None,

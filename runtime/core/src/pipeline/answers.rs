@@ -6,9 +6,9 @@
 use serde_json::Value;
 use toolspec_vocab::codes;
 
-use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult, compose_error, error_chain, not_found_reason};
-use crate::guard::{GuardStop, StopReason};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult, compose_error, error_chain, not_found_reason};
+use crate::model::guard::{GuardStop, StopReason};
 
 /// A `ref` field names no record the caller may see: `not_found`, with the message of the
 /// spec's own `not_found` code when it declares one.

@@ -12,14 +12,14 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::ambient::AmbientContext;
 use crate::audit_record::{AuditEntry, Call, Redact};
 use crate::call::options::CallOptions;
-use crate::descriptor::Descriptor;
-use crate::failure::{RETRY_UNAVAILABLE, ToolResult};
+use crate::model::ambient::AmbientContext;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{RETRY_UNAVAILABLE, ToolResult};
+use crate::model::user_input::{CONFIRM, Continuation, InputResponse};
 use crate::registry::RegisteredTool;
 use crate::trail::{AuditTrail, OpenRecord};
-use crate::user_input::{CONFIRM, Continuation, InputResponse};
 
 /// A call's record while the call runs.
 pub(crate) struct Recording<'r> {

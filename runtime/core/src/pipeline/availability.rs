@@ -3,9 +3,9 @@
 //! (a query tool, `ref` fields, `once`, `lock`, a record written before the answer), or because
 //! its handler or a guard has failed for want of it before (learned, see `handler`).
 
-use crate::descriptor::Descriptor;
-use crate::descriptor::Durability;
-use crate::failure::{RETRY_UNAVAILABLE, ToolResult};
+use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::Durability;
+use crate::model::failure::{RETRY_UNAVAILABLE, ToolResult};
 use crate::storage::Storage;
 
 /// The refusal of a call of `tool` (`learned`: its handler needs the database) while

@@ -7,7 +7,7 @@ use toolspec_vocab::Dialect;
 
 use crate::checks::plan::ArgumentPlan;
 use crate::checks::validate::Checker;
-use crate::descriptor::{Descriptor, Field};
+use crate::model::descriptor::{Descriptor, Field};
 use crate::sensitive::Sensitivity;
 
 /// The compiled parts of one tool.

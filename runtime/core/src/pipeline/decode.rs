@@ -6,12 +6,12 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::ambient::AmbientContext;
 use crate::checks::limits::Limits;
 use crate::checks::report::{self, Errors};
-use crate::contract::Contract;
-use crate::descriptor::{Descriptor, Field};
-use crate::failure::ToolResult;
+use crate::model::ambient::AmbientContext;
+use crate::model::contract::Contract;
+use crate::model::descriptor::{Descriptor, Field};
+use crate::model::failure::ToolResult;
 use crate::pipeline::compiled::Compiled;
 use crate::sensitive::Sensitivity;
 

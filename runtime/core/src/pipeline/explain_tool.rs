@@ -10,7 +10,7 @@ use crate::call::{Answer, Call, Mode};
 use crate::checks::limits::Limits;
 use crate::checks::report::{Errors, invalid_arguments};
 use crate::explain::explanation::Explanation;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::failure::{ToolError, ToolResult};
 use crate::pipeline::builtin::BuiltinSchema;
 use crate::registry::{Imp, RegisteredTool, Registry};
 use crate::sensitive::REDACTED;

@@ -11,12 +11,12 @@ use futures_util::FutureExt;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::context::{Context, Progress};
-use crate::contract::{Contract, DeclaredError as _, Operation, Outcome};
-use crate::descriptor::Descriptor;
 use crate::explain::explanation::GuardCheck;
-use crate::failure::{Failure, RETRY_UNAVAILABLE, ToolResult, error_chain};
-use crate::guard::{GuardStop, StopReason, panic_message};
+use crate::model::context::{Context, Progress};
+use crate::model::contract::{Contract, DeclaredError as _, Operation, Outcome};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{Failure, RETRY_UNAVAILABLE, ToolResult, error_chain};
+use crate::model::guard::{GuardStop, StopReason, panic_message};
 use crate::pipeline::answers::{declared, stopped};
 use crate::pipeline::supervise::{Stop, supervise};
 use crate::storage::{Storage, unreachable_in};
@@ -67,7 +67,7 @@ pub(crate) struct Failing<'a> {
     pub(crate) learned: &'a AtomicBool,
     pub(crate) storage: Option<&'a dyn Storage>,
     /// The registry's clock, which the guards and the handler read.
-    pub(crate) clock: &'a crate::clock::Clock,
+    pub(crate) clock: &'a crate::model::clock::Clock,
 }
 
 impl Failing<'_> {

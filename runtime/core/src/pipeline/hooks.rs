@@ -4,8 +4,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::failure::ToolResult;
-use crate::hooks::{CallInfo, Hook};
+use crate::model::failure::ToolResult;
+use crate::model::hooks::{CallInfo, Hook};
 
 /// Runs every hook's `before`; the first refusal is the call's answer.
 pub(crate) fn before(hooks: &[Arc<dyn Hook>], call: &CallInfo<'_>) -> Result<(), ToolResult> {

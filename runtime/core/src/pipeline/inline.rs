@@ -11,15 +11,15 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::Clock;
-use crate::context::{Context, Progress};
-use crate::contract::{BoxFuture, Contract, NoGuard, Operation, Outcome};
-use crate::descriptor::{Descriptor, ToolKind};
-use crate::failure::{DeclaredError, Failure};
-use crate::guard::GuardStop;
+use crate::model::clock::Clock;
+use crate::model::context::{Context, Progress};
+use crate::model::contract::{BoxFuture, Contract, NoGuard, Operation, Outcome};
+use crate::model::descriptor::{Descriptor, ToolKind};
+use crate::model::failure::{DeclaredError, Failure};
+use crate::model::guard::GuardStop;
+use crate::model::registry_error::RegistryError;
 use crate::pipeline::typed::Typed;
 use crate::registry::{Imp, Registry};
-use crate::registry_error::RegistryError;
 
 /// The handler of a tool defined at run time: the validated arguments (defaults applied) and
 /// the call's context in, the exposed values (checked against the output schema) or a failure

@@ -44,16 +44,16 @@ mod user_input;
 
 use serde_json::Value;
 
-use crate::ambient::AmbientContext;
 use crate::call::Dispatch;
 use crate::call::options::CallOptions;
 use crate::checks::report::Errors;
-use crate::descriptor::Descriptor;
 use crate::explain::explanation::Explanation;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::ambient::AmbientContext;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::registry_error::UnknownTool;
+use crate::model::task::{Accept, Submitted};
 use crate::registry::{Imp, RegisteredTool, Registry, RegistryBuilder};
-use crate::registry_error::UnknownTool;
-use crate::task::{Accept, Submitted};
 
 /// What a model's call answers ([`RegisteredTool::call_for_model`]).
 #[cfg_attr(
@@ -74,7 +74,7 @@ pub(crate) enum ForModel {
     /// It was stored as a task: the ticket the model reads.
     Ticket(Value),
     /// It needs its user's answers: the app asks them, never the model.
-    Input(crate::user_input::InputRequired),
+    Input(crate::model::user_input::InputRequired),
 }
 
 impl RegistryBuilder {

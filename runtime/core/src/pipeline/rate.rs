@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use crate::call::Dispatch;
 use crate::call::options::CallOptions;
-use crate::failure::{ToolError, ToolResult};
-use crate::rate::{Permit, Refusal};
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::rate::{Permit, Refusal};
 use crate::registry::RegisteredTool;
 use sha2::{Digest, Sha256};
 

@@ -16,19 +16,20 @@ use uuid::Uuid;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::ambient::AmbientContext;
 use crate::call::options::CallOptions;
 use crate::call::{Answer, Call, Dispatch, Mode};
 use crate::checks::report::Errors;
 use crate::checks::report::invalid_arguments;
-use crate::context::Progress;
-use crate::contract::BoxFuture;
-use crate::contract::Operation;
-use crate::descriptor::{AskForm, Descriptor};
 use crate::durable::{self, Admission};
 use crate::explain::explanation::{AskedForm, Explanation, GuardCheck};
-use crate::failure::{ToolError, ToolResult};
-use crate::hooks::CallInfo;
+use crate::model::ambient::AmbientContext;
+use crate::model::context::Progress;
+use crate::model::contract::BoxFuture;
+use crate::model::contract::Operation;
+use crate::model::descriptor::{AskForm, Descriptor};
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::hooks::CallInfo;
+use crate::model::task::{Accept, Submitted};
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::{Decoding, decode};
 use crate::pipeline::handler::{self, Failing, Guards, Handled};
@@ -40,7 +41,6 @@ use crate::pipeline::{
     audit, availability, explain_tool, hooks, output, rate, scopes, screen, user_input,
 };
 use crate::registry::{Imp, RegisteredTool};
-use crate::task::{Accept, Submitted};
 
 /// A call of `tool` through its registry in `mode` — made, or explained — or, with `unrun`, a
 /// call answered without any of it running (its caller's refusal of it, a task given up),
@@ -170,7 +170,7 @@ async fn admit(
     tool: RegisteredTool<'_>,
     options: &CallOptions,
     dispatch: Dispatch,
-) -> Result<Option<crate::rate::Permit>, ToolResult> {
+) -> Result<Option<crate::model::rate::Permit>, ToolResult> {
     if let Some(refused) = scopes::refusal(tool.descriptor(), options) {
         return Err(refused);
     }

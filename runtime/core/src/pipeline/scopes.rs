@@ -2,8 +2,8 @@
 //! so that a caller cannot tell a hidden tool from a missing one.
 
 use crate::call::options::CallOptions;
-use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
 
 /// The refusal of `tool` to a caller whose scopes (in `options`) lack the tool's.
 pub(crate) fn refusal(tool: &'static Descriptor, options: &CallOptions) -> Option<ToolResult> {

@@ -11,8 +11,8 @@ use serde_json::{Map, Value};
 use crate::call::options::{Rules, UndeclaredKeys};
 use crate::checks::plan::TopLevel;
 use crate::checks::report::{self, Errors, FieldError, json_kind};
-use crate::descriptor::Descriptor;
-use crate::failure::ToolResult;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::ToolResult;
 use crate::pipeline::compiled::Compiled;
 use crate::query::paging;
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 use futures_util::FutureExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
 
 /// How a supervised run was stopped.
 #[derive(Debug, Clone, Copy)]

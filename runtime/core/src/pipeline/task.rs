@@ -11,13 +11,13 @@ use serde_json::Value;
 use toolspec_vocab::codes;
 use toolspec_vocab::tasks::{TaskDecl, TaskSupport};
 
-use crate::ambient::AmbientContext;
 use crate::call::options::{CallOptions, Rules};
-use crate::caller::Scopes;
-use crate::descriptor::Descriptor;
-use crate::failure::{RETRY_UNAVAILABLE, ToolError, ToolResult};
+use crate::model::ambient::AmbientContext;
+use crate::model::caller::Scopes;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{RETRY_UNAVAILABLE, ToolError, ToolResult};
+use crate::model::task::{Accept, Queued, Task, TaskId, TaskStatus};
 use crate::storage::{Enqueued, NewTask, OwnerBound, Storage, StorageError, TasksConfig};
-use crate::task::{Accept, Queued, Task, TaskId, TaskStatus};
 
 /// What becomes of a call of a tool with `task:`.
 pub(crate) enum Decision {
@@ -127,7 +127,7 @@ pub(crate) fn hand_off<'a>(
 /// when what is kept would be over `bound` bytes of JSON (the project's
 /// `tasks.max_result_bytes`).
 pub(crate) fn kept(tool: &Descriptor, result: ToolResult, bound: u64) -> ToolResult {
-    let size = crate::task::stored_result(&result).to_string().len() as u64;
+    let size = crate::model::task::stored_result(&result).to_string().len() as u64;
     if size <= bound {
         return result;
     }

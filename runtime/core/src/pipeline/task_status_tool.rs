@@ -11,13 +11,13 @@ use tokio::time::Instant;
 
 use crate::call::{Answer, Call, Mode};
 use crate::checks::report::{Errors, invalid_arguments};
-use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::task::{Task, TaskId};
 use crate::pipeline::builtin::BuiltinSchema;
 use crate::pipeline::task::queue_failed;
 use crate::registry::{Imp, RegisteredTool, Registry};
 use crate::storage::Storage;
-use crate::task::{Task, TaskId};
 use toolspec_vocab::codes;
 use toolspec_vocab::tasks::status_tool;
 

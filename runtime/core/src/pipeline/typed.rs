@@ -9,11 +9,11 @@ use std::sync::atomic::AtomicBool;
 
 use serde_json::Value;
 
-use crate::ambient::AmbientContext;
 use crate::call::{Answer, Call, Stages};
-use crate::contract::{BoxFuture, Contract, Described, Operation};
-use crate::descriptor::{Descriptor, Field};
-use crate::failure::ToolResult;
+use crate::model::ambient::AmbientContext;
+use crate::model::contract::{BoxFuture, Contract, Described, Operation};
+use crate::model::descriptor::{Descriptor, Field};
+use crate::model::failure::ToolResult;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::resolve_ambient;
 use crate::pipeline::run::{Own, tool_stages};
@@ -112,12 +112,12 @@ mod tests {
     use serde_json::{Map, json};
 
     use super::*;
-    use crate::context::Context;
-    use crate::contract::{DeclaredError, NoGuard};
-    use crate::descriptor::{DescriptorParts, ToolKind};
-    use crate::failure::Failure;
-    use crate::guard::GuardStop;
-    use crate::project::Project;
+    use crate::model::context::Context;
+    use crate::model::contract::{DeclaredError, NoGuard};
+    use crate::model::descriptor::{DescriptorParts, ToolKind};
+    use crate::model::failure::Failure;
+    use crate::model::guard::GuardStop;
+    use crate::model::project::Project;
     use crate::registry::Registry;
 
     /// A root cause.
@@ -179,7 +179,7 @@ mod tests {
             ..Descriptor::explain(
                 Cow::Borrowed("write"),
                 Cow::Borrowed(&[]),
-                crate::descriptor::AuditPolicy::OFF,
+                crate::model::descriptor::AuditPolicy::OFF,
             )
             .0
         })
@@ -212,7 +212,7 @@ mod tests {
             &'a self,
             _input: Map<String, Value>,
             _cx: Context<'a, Map<String, Value>>,
-        ) -> BoxFuture<'a, Result<crate::contract::Outcome<Write>, GuardStop>> {
+        ) -> BoxFuture<'a, Result<crate::model::contract::Outcome<Write>, GuardStop>> {
             Box::pin(async { Ok(Err(Failure::from(Ledger(Disk)))) })
         }
 

@@ -16,12 +16,12 @@ use serde_json::{Map, Value};
 
 use crate::call::options::{CallOptions, Rules};
 use crate::checks::report::{Errors, invalid_arguments};
-use crate::descriptor::{AskForm, Descriptor};
-use crate::failure::{ToolError, ToolResult};
+use crate::model::descriptor::{AskForm, Descriptor};
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::request_state::{RequestState, StateError};
+use crate::model::user_input::{CONFIRM, InputRequest, InputRequired, InputResponse};
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::screen::{self, Refused};
-use crate::request_state::{RequestState, StateError};
-use crate::user_input::{CONFIRM, InputRequest, InputRequired, InputResponse};
 
 /// How long a state opens: long enough for a person to read and answer, short enough that an
 /// answer still fits the moment it was asked in.
@@ -189,7 +189,7 @@ impl Unspent {
             Self::Unavailable(why) => ToolResult::unavailable(
                 tool,
                 "the record of request states",
-                crate::failure::RETRY_UNAVAILABLE,
+                crate::model::failure::RETRY_UNAVAILABLE,
                 why,
             ),
         }
@@ -202,7 +202,7 @@ async fn spend(state: &RequestState, rules: &Rules, now: i64) -> Result<(), Unsp
         Some(storage) => storage
             .spend_request_state(&state.id, state.expires_at_ms)
             .await
-            .map_err(|e| Unspent::Unavailable(crate::failure::error_chain(&e)))?,
+            .map_err(|e| Unspent::Unavailable(crate::model::failure::error_chain(&e)))?,
         None => rules
             .sealing
             .spent

@@ -9,10 +9,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::context::Context;
-use crate::contract::{BoxFuture, Contract, Described, NoGuard, Operation, Outcome};
-use crate::failure::Failure;
-use crate::guard::GuardStop;
+use crate::model::context::Context;
+use crate::model::contract::{BoxFuture, Contract, Described, NoGuard, Operation, Outcome};
+use crate::model::failure::Failure;
+use crate::model::guard::GuardStop;
 use crate::storage::Storage;
 
 /// Query tool `C` over a [`Storage`] (the app's database).

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 use toolspec_vocab::query::{LIMIT, OFFSET, SORT, Sort};
 
-use crate::descriptor::{ColumnType, QueryDecl, QueryView};
+use crate::model::descriptor::{ColumnType, QueryDecl, QueryView};
 
 /// An argument refused before the schema is checked: its key and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,7 +117,7 @@ mod tests {
     use super::*;
     use std::borrow::Cow;
 
-    use crate::descriptor::PageLimit;
+    use crate::model::descriptor::PageLimit;
 
     const DECL: QueryDecl = QueryDecl {
         source: Cow::Borrowed("orders"),
@@ -173,12 +173,13 @@ mod tests {
 
     #[test]
     fn text_with_nul_is_refused() {
-        const FILTERS: &[crate::descriptor::FilterColumn] = &[crate::descriptor::FilterColumn {
-            name: Cow::Borrowed("name"),
-            op: crate::descriptor::FilterOp::Eq,
-            column: Cow::Borrowed("name"),
-            ty: ColumnType::String,
-        }];
+        const FILTERS: &[crate::model::descriptor::FilterColumn] =
+            &[crate::model::descriptor::FilterColumn {
+                name: Cow::Borrowed("name"),
+                op: crate::model::descriptor::FilterOp::Eq,
+                column: Cow::Borrowed("name"),
+                ty: ColumnType::String,
+            }];
         let decl = QueryDecl {
             filters: Cow::Borrowed(FILTERS),
             ..DECL

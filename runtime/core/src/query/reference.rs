@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use crate::ambient::AmbientContext;
-use crate::descriptor::Descriptor;
+use crate::model::ambient::AmbientContext;
+use crate::model::descriptor::Descriptor;
 use crate::storage::{Storage, StorageError};
 
 /// Why a `ref` field did not resolve.

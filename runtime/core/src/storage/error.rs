@@ -6,8 +6,8 @@
 
 use std::error::Error;
 
-use crate::descriptor::Descriptor;
-use crate::failure::{RETRY_UNAVAILABLE, ToolResult, error_chain};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{RETRY_UNAVAILABLE, ToolResult, error_chain};
 
 /// The driver's error, or another cause.
 type Cause = Box<dyn Error + Send + Sync + 'static>;

@@ -4,9 +4,9 @@
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::ambient::AmbientContext;
-use crate::canonical::write_canonical;
-use crate::descriptor::{Descriptor, Text};
+use crate::model::ambient::AmbientContext;
+use crate::model::canonical::write_canonical;
+use crate::model::descriptor::{Descriptor, Text};
 use crate::sensitive::Sensitivity;
 
 /// One call's key.

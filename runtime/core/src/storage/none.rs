@@ -7,13 +7,14 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::ambient::AmbientContext;
 use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
-use crate::context::ProgressUpdate;
-use crate::contract::BoxFuture;
-use crate::descriptor::Descriptor;
-use crate::descriptor::{QueryDecl, RefDecl};
 use crate::explain::status::OnceStatus;
+use crate::model::ambient::AmbientContext;
+use crate::model::context::ProgressUpdate;
+use crate::model::contract::BoxFuture;
+use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::{QueryDecl, RefDecl};
+use crate::model::task::{Task, TaskId};
 use crate::storage::error::StorageError;
 use crate::storage::key::Key;
 use crate::storage::seams::{
@@ -23,7 +24,6 @@ use crate::storage::tasks::{
     ClaimedTask, Enqueued, NewTask, Renewal, ServedTool, TaskEvent, TaskOutcome, TaskQueue,
     TasksConfig,
 };
-use crate::task::{Task, TaskId};
 
 /// No database: a type with no values, for builds without a backend (the `toolspec` façade's
 /// `Database` then), so that generated code naming a database compiles while a registry that

@@ -8,13 +8,13 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 use uuid::Uuid;
 
-use crate::ambient::AmbientContext;
 use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
-use crate::contract::BoxFuture;
-use crate::descriptor::Descriptor;
-use crate::descriptor::{QueryDecl, RefDecl};
 use crate::explain::status::OnceStatus;
-use crate::failure::ToolResult;
+use crate::model::ambient::AmbientContext;
+use crate::model::contract::BoxFuture;
+use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::{QueryDecl, RefDecl};
+use crate::model::failure::ToolResult;
 use crate::storage::error::StorageError;
 use crate::storage::key::Key;
 use crate::storage::tasks::TaskQueue;

@@ -8,10 +8,10 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::context::ProgressUpdate;
-use crate::contract::BoxFuture;
+use crate::model::context::ProgressUpdate;
+use crate::model::contract::BoxFuture;
+use crate::model::task::{Task, TaskId, TaskStatus};
 use crate::storage::error::StorageError;
-use crate::task::{Task, TaskId, TaskStatus};
 pub use toolspec_vocab::tasks::TasksConfig;
 
 /// How long a worker's claim of a task holds without being renewed: a worker that died (or

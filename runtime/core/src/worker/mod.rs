@@ -11,11 +11,11 @@ mod run;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use crate::caller::Caller;
-use crate::descriptor::Descriptor;
+use crate::model::caller::Caller;
+use crate::model::descriptor::Descriptor;
+use crate::model::task::{MalformedTaskId, Task, TaskId};
 use crate::registry::Registry;
 use crate::storage::{Storage, StorageError};
-use crate::task::{MalformedTaskId, Task, TaskId};
 
 /// Why a task could not be read, cancelled or listed.
 #[derive(Debug, thiserror::Error)]

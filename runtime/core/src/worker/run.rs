@@ -18,17 +18,17 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use toolspec_vocab::codes;
 
-use crate::ambient::AmbientContext;
 use crate::call::options::CallOptions;
-use crate::caller::Scopes;
-use crate::context::{Progress, ProgressUpdate};
-use crate::failure::{ToolError, ToolResult};
+use crate::model::ambient::AmbientContext;
+use crate::model::caller::Scopes;
+use crate::model::context::{Progress, ProgressUpdate};
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::task::{TaskId, TaskStatus, stored_result};
 use crate::registry::{RegisteredTool, Registry};
 use crate::storage::{
     ClaimedTask, NewTask, Renewal, ServedTool, Storage, TASK_LEASE, TASK_RENEWAL, TaskEvent,
     TaskOutcome,
 };
-use crate::task::{TaskId, TaskStatus, stored_result};
 
 /// How long an idle worker sleeps before it looks for claims whose lease passed.
 const IDLE: Duration = Duration::from_secs(5);

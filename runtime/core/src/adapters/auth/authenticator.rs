@@ -6,8 +6,8 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, header};
 
 use crate::adapters::auth::resource::ProtectedResource;
-use crate::caller::Caller;
-use crate::contract::BoxFuture;
+use crate::model::caller::Caller;
+use crate::model::contract::BoxFuture;
 
 /// Decides who an HTTP request comes from. The adapters ask through [`authenticate`], which
 /// refuses ambiguous credentials before an authenticator sees them.

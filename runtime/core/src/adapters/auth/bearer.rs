@@ -7,8 +7,8 @@ use axum::http::request::Parts;
 use serde::Deserialize;
 
 use crate::adapters::auth::authenticator::{Authenticator, Refusal, bearer_token};
-use crate::caller::Caller;
-use crate::contract::BoxFuture;
+use crate::model::caller::Caller;
+use crate::model::contract::BoxFuture;
 
 /// Bearer tokens, each mapped to a caller: `Authorization: Bearer <token>`. A request without
 /// a known token is refused with a bare challenge (it does not say why).

@@ -6,7 +6,7 @@
 // The challenges are the HTTP adapters' (the `jwt` feature alone builds no answers).
 #![cfg_attr(not(any(feature = "http", feature = "mcp")), allow(dead_code))]
 
-use crate::descriptor::Text;
+use crate::model::descriptor::Text;
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::IntoResponse;

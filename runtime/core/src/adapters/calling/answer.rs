@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::checks::report::Errors;
 use crate::checks::report::invalid_arguments;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::failure::{ToolError, ToolResult};
 use toolspec_vocab::settings::PresentAs;
 
 /// What one tool call answers, before a provider wraps it in its envelope.

@@ -46,12 +46,12 @@ use repair::{Repairs, has_unspelled_enum, repair};
 pub use repair::{drop_null_optionals, restore_spelled_enums};
 
 use crate::call::options::CallOptions;
-use crate::caller::Caller;
 use crate::catalog::{Catalog, Selection};
-use crate::descriptor::{Descriptor, Text, ToolKind};
+use crate::model::caller::Caller;
+use crate::model::descriptor::{Descriptor, Text, ToolKind};
+use crate::model::user_input::{Continuation, InputRequired};
 use crate::pipeline::ForModel;
 use crate::registry::Registry;
-use crate::user_input::{Continuation, InputRequired};
 use toolspec_vocab::Dialect;
 use toolspec_vocab::adapters;
 use toolspec_vocab::settings::{SettingValue, Settings};
@@ -67,7 +67,7 @@ pub(crate) struct Provider {
 /// asks its user first (its `confirm` or `ask`). The app asks its user — never the model —
 /// and dispatches the same call again with the answers as its
 /// [`Continuation`]: [`Continuation::confirm`] to approve,
-/// a [`decline`](crate::user_input::InputResponse::Decline) to refuse (the model then reads
+/// a [`decline`](crate::model::user_input::InputResponse::Decline) to refuse (the model then reads
 /// that the user declined and nothing was done).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Dispatched<M> {

@@ -17,8 +17,8 @@ use axum::response::Response;
 use toolspec_vocab::codes;
 
 use crate::adapters::gate::failure::failure;
-use crate::caller::Scopes;
-use crate::rate::{Limiter, Permit, RateLimit, Refusal};
+use crate::model::caller::Scopes;
+use crate::model::rate::{Limiter, Permit, RateLimit, Refusal};
 
 /// How many bytes of rendered pages are kept.
 pub(super) const CACHED_BYTES: usize = 8 << 20;

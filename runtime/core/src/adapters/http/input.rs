@@ -10,7 +10,7 @@ use serde_json::Value;
 use toolspec_vocab::codes;
 
 use crate::adapters::gate::failure::failure;
-use crate::user_input::Continuation;
+use crate::model::user_input::Continuation;
 use axum::http::StatusCode;
 
 /// The keys of a continuation's body.

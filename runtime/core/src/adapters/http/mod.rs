@@ -63,14 +63,14 @@ use crate::adapters::gate::failure::{failure, shaped};
 use crate::adapters::http::access::Access;
 use crate::adapters::http::catalog_page::{Asker, PageKey};
 use crate::call::options::CallOptions;
-use crate::caller::Caller;
 use crate::catalog::Catalog;
 use crate::checks::report::json_kind;
-use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::caller::Caller;
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::task::{Accept, Submitted};
+use crate::model::user_input::Continuation;
 use crate::registry::{RegisteredTool, Registry};
-use crate::task::{Accept, Submitted};
-use crate::user_input::Continuation;
 
 mod access;
 mod catalog_page;
@@ -227,7 +227,7 @@ impl HttpApi {
     /// counted by its id; the public page's callers by their peer address when the server gives
     /// it (`HttpTransport::serve` does, and `axum::serve` with
     /// `into_make_service_with_connect_info::<SocketAddr>()`), else all together.
-    pub fn docs_rate_limit(mut self, limit: Option<crate::rate::RateLimit>) -> Self {
+    pub fn docs_rate_limit(mut self, limit: Option<crate::model::rate::RateLimit>) -> Self {
         self.shared.docs.budget = catalog_page::DocsBudget::new(limit);
         self
     }
@@ -687,7 +687,7 @@ fn answer(tool: &Descriptor, result: &ToolResult) -> Response {
             let notice = result.truncated.as_ref();
             if let Some(header) = notice.and_then(|n| HeaderValue::from_str(&n.header_value()).ok())
             {
-                let name = header::HeaderName::from_static(crate::truncation::HEADER);
+                let name = header::HeaderName::from_static(crate::model::truncation::HEADER);
                 response.headers_mut().insert(name, header);
             }
             response

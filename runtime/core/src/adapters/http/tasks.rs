@@ -15,10 +15,10 @@ use toolspec_vocab::codes;
 use toolspec_vocab::http as statuses;
 
 use crate::adapters::gate::failure::failure;
-use crate::caller::Caller;
-use crate::failure::ToolError;
+use crate::model::caller::Caller;
+use crate::model::failure::ToolError;
+use crate::model::task::{Accept, Task};
 use crate::registry::Registry;
-use crate::task::{Accept, Task};
 use crate::worker::TaskError;
 
 /// Where a task is read, cancelled: `/tasks/{id}`.

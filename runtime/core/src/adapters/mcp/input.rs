@@ -26,8 +26,8 @@ use rmcp::service::{Peer, RequestContext};
 use serde_json::{Map, Value, json};
 use toolspec_vocab::codes;
 
-use crate::failure::ToolResult;
-use crate::user_input::{Continuation, InputRequired};
+use crate::model::failure::ToolResult;
+use crate::model::user_input::{Continuation, InputRequired};
 
 /// The most rounds of `elicitation/create` one call asks before it gives up.
 pub(super) const MAX_ROUNDS: usize = 10;

@@ -17,9 +17,9 @@ use bytes::Bytes;
 use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::caller::{Caller, Scopes};
 use crate::catalog::{Catalog, Member};
-use crate::descriptor::{Descriptor, ToolKind};
+use crate::model::caller::{Caller, Scopes};
+use crate::model::descriptor::{Descriptor, ToolKind};
 use crate::registry::Registry;
 use toolspec_vocab::descriptor::Text;
 use toolspec_vocab::settings::PresentAs;
@@ -393,7 +393,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::descriptor::{AdapterBinding, DescriptorParts};
+    use crate::model::descriptor::{AdapterBinding, DescriptorParts};
 
     fn mcp() -> Cow<'static, [AdapterBinding]> {
         Cow::Owned(vec![AdapterBinding {
@@ -413,7 +413,7 @@ mod tests {
             ..Descriptor::explain(
                 "canonical".into(),
                 mcp(),
-                crate::descriptor::AuditPolicy::OFF,
+                crate::model::descriptor::AuditPolicy::OFF,
             )
             .0
         })

@@ -54,10 +54,10 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::call::options::CallOptions;
-use crate::caller::Caller;
-use crate::context::{Progress, ProgressUpdate};
+use crate::model::caller::Caller;
+use crate::model::context::{Progress, ProgressUpdate};
+use crate::model::task::{Accept, Submitted};
 use crate::registry::Registry;
-use crate::task::{Accept, Submitted};
 use toolspec_vocab::auth::MissingScope;
 use toolspec_vocab::settings::PresentAs;
 
@@ -664,7 +664,7 @@ impl ServerHandler for McpServer {
 pub enum ServeError {
     /// The fixed caller's ambient context cannot serve some of the tools it may call.
     #[error("the MCP server stopped: it did not start")]
-    Caller(#[source] crate::registry_error::CallerMismatch),
+    Caller(#[source] crate::model::registry_error::CallerMismatch),
     /// The client's session did not initialize.
     #[error("the MCP server stopped: the session did not initialize")]
     Initialize(#[source] Box<rmcp::service::ServerInitializeError>),

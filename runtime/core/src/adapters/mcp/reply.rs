@@ -4,8 +4,8 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, MetaObject};
 use serde_json::json;
 use toolspec_vocab::settings::PresentAs;
 
-use crate::failure::ToolResult;
-use crate::truncation;
+use crate::model::failure::ToolResult;
+use crate::model::truncation;
 
 /// `_meta` key of a failed call's result carrying the error as every adapter reports it:
 /// `{"error": code, "message": …, "details": …}` (never the developer-facing exception).

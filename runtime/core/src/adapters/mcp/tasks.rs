@@ -21,10 +21,10 @@ use serde_json::{Value, json};
 use toolspec_vocab::codes;
 use toolspec_vocab::settings::PresentAs;
 
-use crate::caller::Caller;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::caller::Caller;
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::task::{Accept, POLL_INTERVAL, Task, TaskStatus, timestamp};
 use crate::registry::Registry;
-use crate::task::{Accept, POLL_INTERVAL, Task, TaskStatus, timestamp};
 use crate::worker::TaskError;
 
 use super::reply::reply;

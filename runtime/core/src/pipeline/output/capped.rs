@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use toolspec_vocab::pointer;
 use toolspec_vocab::result_cap::ResultCap;
 
-use crate::truncation::{Cut, CutBy, MAX_LISTED, Truncation};
+use crate::model::truncation::{Cut, CutBy, MAX_LISTED, Truncation};
 
 /// How many times an output is serialized, giving its lists less room each time, before it
 /// is found too large.

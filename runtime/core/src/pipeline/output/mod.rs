@@ -6,8 +6,8 @@
 mod capped;
 
 use crate::checks::limits::Limits;
-use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::output::capped::Refused;
 use toolspec_vocab::result_cap::ResultCap;

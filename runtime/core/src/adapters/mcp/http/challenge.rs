@@ -16,8 +16,8 @@ use toolspec_vocab::auth::MissingScope;
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 use crate::adapters::gate::failure::failure;
 use crate::adapters::mcp::{ADAPTER, McpServer};
-use crate::caller::Caller;
-use crate::descriptor::Descriptor;
+use crate::model::caller::Caller;
+use crate::model::descriptor::Descriptor;
 
 /// What the check needs: the server (its listing, registry and own caller) and the resource
 /// its challenges name.
@@ -83,7 +83,7 @@ impl ScopeChallenge {
             .get::<Arc<Caller>>()
             .map(Arc::as_ref)
             .unwrap_or(&self.server.caller);
-        if !matches!(caller.scopes, crate::caller::Scopes::Only(_)) {
+        if !matches!(caller.scopes, crate::model::caller::Scopes::Only(_)) {
             return None;
         }
         let message: Message<'_> = serde_json::from_slice(body).ok()?;

@@ -42,7 +42,7 @@ use serde::Deserialize;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::caller::Caller;
+use crate::model::caller::Caller;
 
 use super::super::McpServer;
 use super::super::direct;

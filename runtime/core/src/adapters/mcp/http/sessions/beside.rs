@@ -38,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::adapters::mcp::McpServer;
 use crate::adapters::mcp::direct::{self, Plain, Progress, Write};
-use crate::caller::Caller;
+use crate::model::caller::Caller;
 
 use super::in_flight::Hold;
 

@@ -47,7 +47,7 @@ use rmcp::transport::streamable_http_server::session::{
 
 use crate::adapters::mcp::McpServer;
 use crate::adapters::mcp::direct::{self, Plain};
-use crate::caller::Caller;
+use crate::model::caller::Caller;
 
 use crate::adapters::gate::failure::failure;
 

@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value, json};
 use toolspec_vocab::codes;
 
-use crate::failure::{ToolError, ToolResult};
+use crate::model::failure::{ToolError, ToolResult};
 
 pub use toolspec_vocab::user_input::CONFIRM;
 

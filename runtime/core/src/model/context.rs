@@ -20,8 +20,8 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::clock::Clock;
-use crate::descriptor::Descriptor;
+use crate::model::clock::Clock;
+use crate::model::descriptor::Descriptor;
 
 /// One progress report from a handler.
 #[derive(Debug, Clone, PartialEq)]

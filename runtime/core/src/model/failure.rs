@@ -13,8 +13,8 @@ use serde_json::{Value, json};
 use toolspec_vocab::codes;
 use uuid::Uuid;
 
-use crate::descriptor::{Descriptor, ToolKind};
-use crate::truncation::Truncation;
+use crate::model::descriptor::{Descriptor, ToolKind};
+use crate::model::truncation::Truncation;
 
 /// When a call answered `unavailable` may be tried again: a database that is down is probed
 /// every second, so by then a recovery has been noticed.
@@ -246,7 +246,7 @@ impl ToolError {
 
     /// `result_too_large`: the answer does not fit the tool's `cap` and cannot be cut to.
     pub(crate) fn result_too_large(cap: toolspec_vocab::result_cap::ResultCap) -> Self {
-        let limit = crate::truncation::Limit::from(cap);
+        let limit = crate::model::truncation::Limit::from(cap);
         Self {
             code: codes::RESULT_TOO_LARGE.into(),
             message: format!(
@@ -347,14 +347,14 @@ impl ToolResult {
 
     /// What a model reads of a successful call (`None` for a failed one), presented as the
     /// tool's `present_as` says: the exposed values, with the notice of a cut under
-    /// [`ANSWER_KEY`](crate::truncation::ANSWER_KEY); or the rendered message, followed by the
+    /// [`ANSWER_KEY`](crate::model::truncation::ANSWER_KEY); or the rendered message, followed by the
     /// notice's sentence.
     pub fn presented(&self, present_as: toolspec_vocab::settings::PresentAs) -> Option<Value> {
         use toolspec_vocab::settings::PresentAs;
         let value = self.outcome.as_ref().ok()?;
         Some(match present_as {
             PresentAs::Structured => {
-                crate::truncation::beside(value.clone(), self.truncated.as_deref())
+                crate::model::truncation::beside(value.clone(), self.truncated.as_deref())
             }
             PresentAs::Message => match &self.truncated {
                 Some(notice) => Value::String(format!("{}\n{}", self.message, notice.sentence())),
@@ -364,10 +364,10 @@ impl ToolResult {
     }
 
     /// What a model sees: the exposed values (with the notice of a cut under
-    /// [`ANSWER_KEY`](crate::truncation::ANSWER_KEY)), or `{error, message, details}`.
+    /// [`ANSWER_KEY`](crate::model::truncation::ANSWER_KEY)), or `{error, message, details}`.
     pub fn to_model_json(&self) -> Value {
         match &self.outcome {
-            Ok(value) => crate::truncation::beside(value.clone(), self.truncated.as_deref()),
+            Ok(value) => crate::model::truncation::beside(value.clone(), self.truncated.as_deref()),
             Err(error) => serde_json::to_value(error).unwrap_or(Value::Null),
         }
     }

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 
 use serde::Deserialize;
 
-use crate::ambient::AmbientContext;
-use crate::descriptor::Descriptor;
+use crate::model::ambient::AmbientContext;
+use crate::model::descriptor::Descriptor;
 
 /// The scopes a caller holds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use crate::canonical::canonical;
+use crate::model::canonical::canonical;
 
 /// The format's version, the first part of every sealed state.
 const VERSION: &str = "v1";

@@ -5,7 +5,7 @@
 
 use toolspec_vocab::settings::AdapterDecl;
 
-use crate::descriptor::AuditConfig;
+use crate::model::descriptor::AuditConfig;
 pub use toolspec_vocab::auth::{AuthConfig, ClaimMapping};
 pub use toolspec_vocab::tasks::TasksConfig;
 use toolspec_vocab::{adapters, hints};

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::descriptor::Descriptor;
-use crate::failure::{ToolError, ToolResult};
+use crate::model::descriptor::Descriptor;
+use crate::model::failure::{ToolError, ToolResult};
 
 /// What a hook knows about a call.
 #[derive(Debug, Clone, Copy)]

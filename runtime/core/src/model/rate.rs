@@ -18,12 +18,12 @@ pub use toolspec_vocab::rate::RateLimit;
 /// The default budget of one caller's task requests — reading, listing and cancelling its
 /// tasks over MCP and the HTTP API — when it may have `per_caller` unfinished tasks: twice
 /// what polling every one of them at the interval tasks advertise
-/// ([`POLL_INTERVAL`](crate::task::POLL_INTERVAL), a second) takes, per interval, in bursts as
+/// ([`POLL_INTERVAL`](crate::model::task::POLL_INTERVAL), a second) takes, per interval, in bursts as
 /// large (and at least ten); no bound on how many run at once beyond it.
 #[doc(hidden)]
 pub fn task_request_limit(per_caller: u32) -> RateLimit {
     let calls = per_caller.saturating_mul(2).max(10);
-    let interval = crate::task::POLL_INTERVAL.as_millis();
+    let interval = crate::model::task::POLL_INTERVAL.as_millis();
     RateLimit {
         calls,
         period_ms: u64::try_from(interval).unwrap_or(u64::MAX),

@@ -23,9 +23,9 @@ use chrono::{DateTime, Utc};
 use serde::Deserialize as _;
 use serde_json::{Map, Value, json};
 
-use crate::context::ProgressUpdate;
-use crate::failure::{ToolError, ToolResult};
-use crate::truncation::Truncation;
+use crate::model::context::ProgressUpdate;
+use crate::model::failure::{ToolError, ToolResult};
+use crate::model::truncation::Truncation;
 
 /// How often a client is asked to look at a task that has not ended (MCP `pollIntervalMs`).
 #[doc(hidden)]
@@ -289,7 +289,7 @@ pub enum Submitted {
     /// It needs its user's answers first (the tool's `ask` or `confirm`): nothing was done;
     /// the same call again, with the answers as its
     /// [`continuation`](crate::CallOptions::continuation), goes on.
-    Input(crate::user_input::InputRequired),
+    Input(crate::model::user_input::InputRequired),
 }
 
 impl Submitted {
@@ -384,15 +384,15 @@ mod tests {
             exception: None,
             replay_of: None,
             truncated: Some(Box::new(Truncation {
-                limit: crate::truncation::Limit {
+                limit: crate::model::truncation::Limit {
                     bytes: None,
                     items: Some(3),
                 },
-                cut: vec![crate::truncation::Cut {
+                cut: vec![crate::model::truncation::Cut {
                     at: "/rows".into(),
                     kept: 3,
                     total: 9,
-                    by: crate::truncation::CutBy::Items,
+                    by: crate::model::truncation::CutBy::Items,
                 }],
                 more: 0,
             })),

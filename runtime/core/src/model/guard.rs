@@ -13,7 +13,7 @@ use std::panic::AssertUnwindSafe;
 use futures_util::FutureExt;
 use serde_json::Value;
 
-use crate::failure::{DeclaredError, Failure};
+use crate::model::failure::{DeclaredError, Failure};
 
 /// Why a guard stops the call, for a guard whose spec lists `errors` or `loads`: its
 /// precondition is unmet, or it fails as a handler would.

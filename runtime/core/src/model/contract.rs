@@ -9,11 +9,11 @@ use std::pin::Pin;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::context::Context;
-use crate::descriptor::Descriptor;
-pub use crate::failure::DeclaredError;
-use crate::failure::Failure;
-use crate::guard::GuardStop;
+use crate::model::context::Context;
+use crate::model::descriptor::Descriptor;
+pub use crate::model::failure::DeclaredError;
+use crate::model::failure::Failure;
+use crate::model::guard::GuardStop;
 
 /// A boxed, sendable future.
 #[doc(hidden)]
