@@ -1,19 +1,23 @@
 //! The project's tools as the runtime knows them: each compiled descriptor (the one model the
 //! compiler builds and the runtime reads), declared by the runtime's own adapter for a
-//! dialect. So `toolspec schema --dialect mcp` prints what an MCP server's `tools/list`
-//! returns, and the function-calling dialects what their adapters send.
+//! dialect. `toolspec schema --dialect mcp` prints the MCP server's own listing of them
+//! ([`Listing`]: the code `tools/list` answers from, for a caller with every scope), and the
+//! function-calling dialects what their adapters send.
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
-use toolspec::settings::{AdapterDecl, Settings};
-use toolspec::{Descriptor, Dialect};
+use toolspec::mcp::Listing;
+use toolspec::settings::{AdapterDecl, PresentAs, Settings};
+use toolspec::{Caller, Descriptor, Dialect};
 use toolspec_codegen::Project;
 
 /// The project's descriptors (and its built-in tools'), with the adapters they resolve
 /// settings against.
 pub struct Declared {
-    descriptors: Vec<Descriptor>,
+    /// Leaked: the runtime's listing borrows descriptors for the life of the process, as a
+    /// server's are baked into it, and the CLI exits once it has printed them.
+    descriptors: &'static [Descriptor],
     adapters: Vec<AdapterDecl>,
 }
 
@@ -31,7 +35,7 @@ impl Declared {
             descriptors.extend(project.builtin_descriptors());
         }
         Self {
-            descriptors,
+            descriptors: Box::leak(descriptors.into_boxed_slice()),
             adapters: project.adapters().cloned().collect(),
         }
     }
@@ -69,25 +73,36 @@ impl Declared {
 
     /// The native definitions of the members declared in `dialect`, sorted by their names.
     pub fn native(&self, dialect: Dialect) -> Vec<Value> {
-        let declare = |d: &Descriptor| -> Option<Value> {
-            // Each dialect's provider, by the adapter that declares its tools.
-            let declared = match dialect {
-                Dialect::Mcp => serde_json::to_value(toolspec::mcp::wrap(d)?),
-                Dialect::OpenAi | Dialect::OpenAiStrict => {
-                    serde_json::to_value(toolspec::openai::wrap(d)?)
-                }
-                Dialect::Anthropic | Dialect::AnthropicStrict => {
-                    serde_json::to_value(toolspec::anthropic::wrap(d)?)
-                }
-                Dialect::Gemini => serde_json::to_value(toolspec::gemini::wrap(d)?),
-            };
-            declared.ok()
+        // Each dialect's provider, by the adapter that declares its tools.
+        let declare: fn(&Descriptor) -> Option<Value> = match dialect {
+            Dialect::Mcp => return self.mcp_listing(),
+            Dialect::OpenAi | Dialect::OpenAiStrict => {
+                |d| serde_json::to_value(toolspec::openai::wrap(d)?).ok()
+            }
+            Dialect::Anthropic | Dialect::AnthropicStrict => {
+                |d| serde_json::to_value(toolspec::anthropic::wrap(d)?).ok()
+            }
+            Dialect::Gemini => |d| serde_json::to_value(toolspec::gemini::wrap(d)?).ok(),
         };
         self.members(dialect.adapter())
             .into_iter()
             .filter(|(_, _, member)| *member == dialect)
             .filter_map(|(_, d, _)| declare(d))
             .collect()
+    }
+
+    /// The tools of an MCP server's `tools/list` for a caller with every scope (stdio's, the
+    /// CLI's): the server's [`Listing`] of these descriptors, and its one page as the
+    /// transport writes it.
+    fn mcp_listing(&self) -> Vec<Value> {
+        // How a result is shown is not listed.
+        let listing = Listing::from_descriptors(
+            self.descriptors
+                .iter()
+                .map(|descriptor| (descriptor, PresentAs::default())),
+        );
+        let (page, _) = listing.page_json(&Caller::default(), 0, None);
+        serde_json::from_slice(&page).unwrap_or_default()
     }
 
     /// The other dialects some members of `dialect`'s adapter are declared in.

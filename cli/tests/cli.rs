@@ -1,13 +1,16 @@
 //! The `toolspec` binary, run as a user runs it. Its native tool definitions are checked
 //! against the runtime itself: for the example store's specs, `schema --dialect mcp` must be
-//! exactly what the store's MCP server lists, and each function-calling dialect exactly what
-//! that adapter declares for the store's registry.
+//! exactly the tools a running MCP server of the store's registry answers `tools/list` with,
+//! and each function-calling dialect exactly what that adapter declares for the store's
+//! registry.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
-use toolspec::Dialect;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use toolspec::mcp::McpServer;
+use toolspec::{AmbientContext, Caller, Dialect};
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -55,12 +58,84 @@ async fn store_registry() -> (toolspec::Registry, tempfile::TempDir) {
     (registry, dir)
 }
 
+/// The tools an MCP server of `registry` answers `tools/list` with, as it writes them: the
+/// server serving newline-delimited JSON-RPC (as on stdio) to a raw client, as a caller with
+/// every scope (stdio's `--as`).
+async fn served_tools(registry: toolspec::Registry) -> Value {
+    let caller = Caller::new("cli").with_ambient(AmbientContext::from([("customer_id", 1)]));
+    let (mut input, server_input) = tokio::io::duplex(64 * 1024);
+    let (server_output, client_output) = tokio::io::duplex(64 * 1024);
+    let served =
+        tokio::spawn(McpServer::new(registry, caller).serve_on(server_input, server_output));
+    let mut output = BufReader::new(client_output).lines();
+    let messages = [
+        json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "0" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {} }),
+    ];
+    for message in messages {
+        input
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut listed = None;
+    while let Some(line) = output.next_line().await.expect("the server writes lines") {
+        let message: Value = serde_json::from_str(&line).expect("a JSON-RPC message");
+        if message["id"] == json!(1) {
+            listed = Some(message);
+            break;
+        }
+    }
+    drop(input);
+    served
+        .await
+        .unwrap()
+        .expect("the server stops when its client leaves");
+    let listed = listed.expect("an answer to tools/list");
+    assert_eq!(
+        listed["result"].get("nextCursor"),
+        None,
+        "one page: {listed}"
+    );
+    listed["result"]["tools"].clone()
+}
+
+/// `schema --dialect mcp` is what the server lists, because both are the MCP adapter's
+/// `Listing`: this fails if anything else comes between a server and its `tools/list`.
 #[tokio::test(flavor = "current_thread")]
-async fn native_definitions_are_what_the_runtime_declares() {
+async fn the_mcp_dialect_is_what_a_server_lists() {
+    let (registry, _dir) = store_registry().await;
+    let printed = printed(Dialect::Mcp);
+    assert!(
+        printed.as_array().is_some_and(|tools| tools.len() > 5),
+        "{printed}"
+    );
+    let served = served_tools(registry).await;
+    let text = |tools: &Value| serde_json::to_string_pretty(tools).unwrap();
+    assert_eq!(
+        text(&printed),
+        text(&served),
+        "the same tools, fields in the same order"
+    );
+    // What the server sends beyond the schemas, and the built-in explain tool.
+    let tool = |name: &str| {
+        let tools = printed.as_array().unwrap();
+        tools.iter().find(|t| t["name"] == name).cloned()
+    };
+    let cancel = tool("orders_cancel").expect("orders_cancel is an MCP tool");
+    assert_eq!(cancel["annotations"]["destructiveHint"], json!(true));
+    assert!(cancel.get("outputSchema").is_some());
+    assert!(tool("explain").is_some());
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn function_declarations_are_what_the_runtime_declares() {
     let (registry, _dir) = store_registry().await;
     let json = |v: &dyn erased::Json| v.json();
     let expected = [
-        (Dialect::Mcp, json(&toolspec::mcp::tools(&registry))),
         (Dialect::OpenAi, json(&toolspec::openai::tools(&registry))),
         (
             Dialect::Anthropic,
@@ -76,18 +151,6 @@ async fn native_definitions_are_what_the_runtime_declares() {
         );
         assert_eq!(printed, expected, "{dialect}");
     }
-    // The MCP declarations carry what the server sends beyond the schemas.
-    let mcp = printed(Dialect::Mcp);
-    let cancel = mcp
-        .as_array()
-        .and_then(|tools| tools.iter().find(|t| t["name"] == "orders_cancel"))
-        .expect("orders_cancel is an MCP tool");
-    assert_eq!(cancel["annotations"]["destructiveHint"], json!(true));
-    assert!(cancel.get("outputSchema").is_some());
-    assert!(
-        mcp.as_array()
-            .is_some_and(|tools| tools.iter().any(|t| t["name"] == "explain"))
-    );
 }
 
 /// Serializes any of the adapters' declaration lists.

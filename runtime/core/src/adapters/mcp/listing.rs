@@ -1,4 +1,4 @@
-//! The MCP listing: each member tool projected once to what `tools/list` shows ([`wrap`]),
+//! The MCP listing: each member tool projected once to what `tools/list` shows,
 //! kept as the JSON text it serializes to, its rmcp [`Tool`] built again only when something
 //! asks for one (a `tools/list` no transport gave a slot, rmcp's check of a call's
 //! `Mcp-Param-*` headers); and [`ToolsSlot`], through which a transport that writes
@@ -49,13 +49,6 @@ fn open_world(tool: &Descriptor) -> bool {
         return true;
     }
     tool.kind == ToolKind::Action && !tool.has_hint_for(ADAPTER, hints::CLOSED_WORLD)
-}
-
-/// One descriptor as an rmcp tool, or `None` when the tool is not a member of the MCP
-/// adapter.
-#[doc(hidden)]
-pub fn wrap(tool: &Descriptor) -> Option<Tool> {
-    Some(declare(tool, tool.name_text_for(ADAPTER)?))
 }
 
 /// One descriptor as an rmcp tool named `name`.
@@ -394,6 +387,12 @@ mod tests {
 
     use super::*;
     use crate::model::descriptor::{AdapterBinding, DescriptorParts};
+
+    /// One descriptor as the listing declares it, or `None` when the tool is not a member of
+    /// the MCP adapter.
+    fn wrap(tool: &Descriptor) -> Option<Tool> {
+        Some(declare(tool, tool.name_text_for(ADAPTER)?))
+    }
 
     fn mcp() -> Cow<'static, [AdapterBinding]> {
         Cow::Owned(vec![AdapterBinding {

@@ -1,11 +1,11 @@
 //! The MCP adapter (feature `mcp`): every member tool of a [`Registry`] served to MCP clients
 //! through the official `rmcp` SDK, over stdio and streamable HTTP.
 //!
-//! - [`tools`] projects the registry's members to rmcp [`Tool`]s and [`wrap`] projects one
-//!   descriptor: MCP name, title, description (with preconditions and errors), the canonical
-//!   input schema (ambient fields absent), the output schema, all four annotations set from the
-//!   spec's hints, tags and version in `_meta`. The [`Listing`] keeps each as the JSON text
-//!   it serializes to (`listing`).
+//! - [`tools`] projects the registry's members to rmcp [`Tool`]s: MCP name, title,
+//!   description (with preconditions and errors), the canonical input schema (ambient fields
+//!   absent), the output schema, all four annotations set from the spec's hints, tags and
+//!   version in `_meta`. The listing (`listing`) keeps each as the JSON text it serializes
+//!   to; `toolspec schema --dialect mcp` prints the listing of the compiled specs.
 //! - [`McpServer`] implements rmcp's `ServerHandler`: `tools/list` from that listing (sorted
 //!   by name, filtered by the caller's scopes; over stdio and stateless HTTP the transport
 //!   writes each caller's page as bytes joined once), `tools/call` through the pipeline
@@ -74,7 +74,7 @@ pub const PROTOCOL_VERSIONS: &[ProtocolVersion] = &[
 pub use input::ELICITATION_TIMEOUT;
 pub use listing::tools;
 #[doc(hidden)]
-pub use listing::{ADAPTER, Listed, Listing, META_TAGS, META_VERSION, wrap};
+pub use listing::{ADAPTER, Listed, Listing, META_TAGS, META_VERSION};
 use listing::{PreparedPages, ToolsSlot};
 #[doc(hidden)]
 pub use reply::META_ERROR;
