@@ -28,7 +28,9 @@
 //!   above;
 //! - `inline` (feature `inline`): specs compiled at run time, for tools defined in Rust;
 //! - `testing` (feature `testing`): helpers for an app's tests, over the registry's public API;
-//! - `__private`, the one door of generated code.
+//! - `__private`, the one door of generated code;
+//! - [`guide`] (in the documentation only): the pages of the repository's `docs/`, one
+//!   module each.
 //!
 //! Without a database backend [`Database`] is the core's `NoDatabase`, which has no values:
 //! generated code naming it compiles, and a registry that needs a database cannot be built.
@@ -102,6 +104,9 @@ pub mod inline;
 
 #[cfg(feature = "testing")]
 pub mod testing;
+
+#[cfg(all(doc, not(doctest)))]
+pub mod guide;
 
 /// The one door of generated code (and of this workspace's benchmarks): every item the code
 /// that `toolspec-codegen` writes names, so that the public paths above can change without

@@ -47,8 +47,12 @@ const CARGO_FLAGS: &[&str] = &[
     "--all-targets",
     "--no-run",
     "--offline",
+    "--no-deps",
+    "--all-features",
 ];
-const CARGO_SUBCOMMANDS: &[&str] = &["run", "test", "bench", "build", "install", "fmt", "clippy"];
+const CARGO_SUBCOMMANDS: &[&str] = &[
+    "run", "test", "bench", "build", "install", "fmt", "clippy", "doc",
+];
 
 /// The commands of an `sh` block: each a list of words, comments dropped, lines continued
 /// with `\` joined, `&&`, `||`, `|` and `;` splitting.
