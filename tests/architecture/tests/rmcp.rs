@@ -28,7 +28,9 @@ fn recorded() -> String {
         .lines()
         .map(str::trim)
         .filter(|line| !line.is_empty() && !line.starts_with('#'));
-    let version = lines.next().unwrap_or_else(|| panic!("{RECORD} holds no version"));
+    let version = lines
+        .next()
+        .unwrap_or_else(|| panic!("{RECORD} holds no version"));
     assert!(lines.next().is_none(), "{RECORD} holds one version");
     version.to_owned()
 }
@@ -47,7 +49,9 @@ fn required() -> String {
 /// Every rmcp version `Cargo.lock` resolves.
 fn resolved() -> Vec<String> {
     let lock = toml("Cargo.lock");
-    let packages = lock["package"].as_array().expect("Cargo.lock lists packages");
+    let packages = lock["package"]
+        .as_array()
+        .expect("Cargo.lock lists packages");
     packages
         .iter()
         .filter(|package| package["name"].as_str() == Some("rmcp"))
