@@ -102,7 +102,7 @@ impl Declared {
                 .map(|descriptor| (descriptor, PresentAs::default())),
         );
         let (page, _) = listing.page_json(&Caller::default(), 0, None);
-        serde_json::from_slice(&page).unwrap_or_default()
+        serde_json::from_slice(&page).expect("a listing's page is a JSON array")
     }
 
     /// The other dialects some members of `dialect`'s adapter are declared in.
