@@ -29,19 +29,19 @@
 //! Each top-level module depends only on the ones listed before it (`tests/architecture`
 //! checks it, and that this list names every one):
 //!
+//! - `schema` (keys, local `$ref`s, the one schema walker, and [`sensitive`]: where a tool's
+//!   values are sensitive, and redaction);
 //! - `model`, the runtime's data: what a tool is and what a call carries, asks and answers —
 //!   [`descriptor`] (the vocabulary's one descriptor model, and everything a tool declares),
 //!   [`project`], the caller and its ambient context, a handler's context and clock, results
 //!   and errors, [`truncation`] (what an answer cut to fit its result cap says),
 //!   [`user_input`] (what a call asks its user, and the answers), what a task is, what guards
 //!   answer, the typed contract, hooks, [`rate`] (a tool's budget of calls per caller, and its
-//!   calls in flight), [`request_state`] (what a round trip hands its client, sealed); `macros`
-//!   (the macros generated code calls);
-//! - `schema` (keys, local `$ref`s, the one schema walker) and [`sensitive`] (where a tool's
-//!   values are sensitive, and redaction);
-//! - `checks`: the argument checks (screening and coercion, the schema, their reports, limits);
-//! - [`explain`]: what an explanation holds, and the explain tool's published schemas;
-//!   `audit_record`: what the audit trail records, and which records to read;
+//!   calls in flight), [`request_state`] (what a round trip hands its client, sealed), the
+//!   limits and the report of argument errors, and what an explanation holds; `macros` (the
+//!   macros generated code calls);
+//! - `checks`: the argument checks (screening and coercion, the schema); `audit_record`: what
+//!   the audit trail records, and which records to read;
 //! - [`storage`]: the traits a storage implements (availability, admission, records, queries,
 //!   the audit sink, the task queue), the error it answers, the `once` and `lock` key;
 //! - `durable`: `once` (an idempotency key) and `lock` (an advisory lock) over the storage;
@@ -49,13 +49,13 @@
 //!   writer;
 //! - `call`: one call as the pipeline carries it ([`CallOptions`], the mode, the answer) and
 //!   the seam each tool fills;
-//! - `registry`: the tools with their handlers, looked up by name and by adapter;
+//! - `registry`: the tools with their handlers, looked up by name and by adapter, and (its
+//!   `catalog`) one adapter's members, each with its declaration and its registered tool;
 //! - `pipeline`: the stages of every call, in one order, and explaining a call as the same
 //!   stages in a mode; the built-in explain tool; the registry's call methods; tools defined
 //!   at run time (`inline`: a handler over JSON);
 //! - `worker`: the registry's task methods and the worker that runs stored tasks;
-//! - `catalog`: one adapter's members, each with its declaration and its registered tool;
-//!   [`docs`]: the tool catalog page people read (HTML or Markdown), of some descriptors;
+//! - [`docs`]: the tool catalog page people read (HTML or Markdown), of some descriptors;
 //! - `adapters`: MCP, the HTTP API, function calling (OpenAI, Anthropic, Gemini) and rig, each
 //!   behind its feature and re-exported here; nothing else depends on them;
 //! - [`audit`]: the audit trail's public face (its records and the trail), [`inline`]: tools
@@ -67,31 +67,23 @@
 mod adapters;
 mod audit_record;
 mod call;
-#[cfg_attr(
-    not(feature = "mcp"),
-    allow(
-        dead_code,
-        reason = "what the adapters share; the MCP adapter's `Listing` is what reads all of it"
-    )
-)]
-mod catalog;
 mod checks;
 pub mod docs;
 mod durable;
-#[doc(hidden)]
-pub mod explain;
 mod macros;
 mod model;
 mod pipeline;
 mod query;
 mod registry;
 mod schema;
-pub mod sensitive;
 pub mod storage;
 
 #[doc(hidden)]
+pub use model::explain;
+#[doc(hidden)]
 pub use model::{descriptor, project};
 pub use model::{rate, request_state, truncation, user_input};
+pub use schema::sensitive;
 mod trail;
 mod worker;
 
@@ -115,13 +107,6 @@ pub use adapters::openai;
 pub use adapters::rig;
 
 pub use call::options::{CallOptions, UndeclaredKeys};
-pub use catalog::Selection;
-pub use checks::limits::Limits;
-#[doc(hidden)]
-pub use checks::report::Errors;
-pub use checks::report::FieldError;
-pub use explain::explanation::{Explanation, GuardCheck};
-pub use explain::status::{LockStatus, OnceStatus};
 pub use model::ambient::AmbientContext;
 pub use model::caller::{Caller, Scopes};
 pub use model::clock::Clock;
@@ -129,6 +114,8 @@ pub use model::context::{Context, Progress, ProgressUpdate};
 #[doc(hidden)]
 pub use model::contract::{BoxFuture, Contract, DeclaredError, Described, Operation, Outcome};
 pub use model::descriptor::Descriptor;
+pub use model::explain::explanation::{Explanation, GuardCheck};
+pub use model::explain::status::{LockStatus, OnceStatus};
 #[doc(hidden)]
 pub use model::failure::UnknownVariant;
 pub use model::failure::{Failure, ToolError, ToolResult};
@@ -136,10 +123,15 @@ pub use model::guard::{GuardFailure, Verdict};
 #[doc(hidden)]
 pub use model::guard::{GuardStop, NoError, StopReason};
 pub use model::hooks::{CallInfo, Hook};
+pub use model::limits::Limits;
 pub use model::project::Project;
 pub use model::registry_error::{CallerMismatch, RegistryError, UnknownTool};
 #[doc(hidden)]
+pub use model::report::Errors;
+pub use model::report::FieldError;
+#[doc(hidden)]
 pub use registry::RegistryBuilder;
+pub use registry::catalog::Selection;
 pub use registry::{RegisteredTool, Registry};
 pub use tokio_util::sync::CancellationToken;
 pub use toolspec_vocab::auth::MissingScope;
@@ -155,7 +147,7 @@ pub use toolspec_vocab::{Dialect, codes};
 /// A record holds who called what through which adapter, when and for how long, the trusted
 /// ambient values and the arguments as received, the outcome (and the developer-facing
 /// exception, for operators only), the exposed result and the call's trace id; every value the
-/// spec marks `sensitive` is stored as [`REDACTED`](crate::sensitive::REDACTED). Records go
+/// spec marks `sensitive` is stored as [`REDACTED`](crate::schema::sensitive::REDACTED). Records go
 /// through a bounded queue to one writer per trail that writes them in batches: the call does
 /// not wait, unless its policy is `sync` or `required`. [`AuditTrail::flush`](audit::AuditTrail::flush)
 /// waits for what is queued; [`AuditTrail::reconcile`](audit::AuditTrail::reconcile) closes what

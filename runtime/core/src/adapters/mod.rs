@@ -5,7 +5,7 @@
 //! ones share; `toolspec::auth`, who a request over HTTP comes from, and `toolspec::gate`,
 //! which `Host` and `Origin` it may name and how a refusal looks, are shared by MCP and HTTP).
 //!
-//! Every adapter is built from the same blocks: a [`Catalog`](crate::catalog::Catalog) of its
+//! Every adapter is built from the same blocks: a [`Catalog`](crate::registry::catalog::Catalog) of its
 //! members, each with the adapter's own declaration of the tool (`wrap` declares one
 //! descriptor), and calls dispatched to the member a caller knows by name, through the
 //! registry's pipeline with [`CallOptions::for_caller`](crate::call::options::CallOptions::for_caller).

@@ -300,7 +300,7 @@ impl Dispatcher {
 
     /// Offers and dispatches to the members `selection` admits only (the tools of some
     /// modules or tags): the others are unknown tools here.
-    pub fn select(mut self, selection: &crate::catalog::Selection) -> Self {
+    pub fn select(mut self, selection: &crate::registry::catalog::Selection) -> Self {
         Arc::make_mut(&mut self.core).select(selection);
         self
     }

@@ -30,11 +30,11 @@ use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
 
 use crate::call::options::CallOptions;
-use crate::catalog::{Catalog, Member, Selection};
 use crate::model::caller::Caller;
 use crate::model::failure::{ToolError, ToolResult};
 use crate::model::user_input::{Continuation, InputRequired, InputResponse};
 use crate::pipeline::ForModel;
+use crate::registry::catalog::{Catalog, Member, Selection};
 use crate::registry::{RegisteredTool, Registry};
 use serde_json::Value;
 use toolspec_vocab::settings::PresentAs;

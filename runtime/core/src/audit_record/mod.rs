@@ -5,7 +5,7 @@
 //! ambient values and the arguments as received, the outcome (and the developer-facing
 //! exception, for operators only), the exposed result and the call's trace id. Every value the
 //! spec marks `sensitive` — in the input, the ambient values or the output, at any depth — is
-//! stored as [`REDACTED`](crate::sensitive::REDACTED) (`record`). [`AuditQuery`] says which
+//! stored as [`REDACTED`](crate::schema::sensitive::REDACTED) (`record`). [`AuditQuery`] says which
 //! records to read (`query`); the trail that writes them is `trail`, over an
 //! [`AuditSink`](crate::storage::AuditSink).
 

@@ -10,14 +10,14 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use crate::call::options::{CallOptions, Rules};
-use crate::explain::explanation::Explanation;
 use crate::model::ambient::AmbientContext;
 use crate::model::contract::BoxFuture;
 use crate::model::descriptor::Descriptor;
+use crate::model::explain::explanation::Explanation;
 use crate::model::failure::ToolResult;
 use crate::model::task::{Accept, Submitted, Task};
 use crate::model::user_input::InputRequired;
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 
 /// What a call is made for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

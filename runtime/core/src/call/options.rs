@@ -4,9 +4,9 @@
 
 use tokio_util::sync::CancellationToken;
 
-use crate::checks::limits::Limits;
 use crate::model::caller::{Caller, Scopes};
 use crate::model::context::Progress;
+use crate::model::limits::Limits;
 use std::sync::Arc;
 
 use crate::storage::Storage;

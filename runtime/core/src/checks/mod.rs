@@ -7,7 +7,5 @@
 //! Data and pure functions: nothing here runs a tool, knows an adapter or the registry.
 
 pub(crate) mod fast;
-pub(crate) mod limits;
 pub(crate) mod plan;
-pub(crate) mod report;
 pub(crate) mod validate;

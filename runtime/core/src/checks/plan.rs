@@ -30,13 +30,13 @@
 
 use serde_json::{Map, Value};
 
-use crate::checks::limits::Limits;
-use crate::checks::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
+use crate::model::limits::Limits;
+use crate::model::report::{FieldError, Path, Place, Report, Token, UNQUOTED, shorten};
 use crate::schema::integers::{EXACT_FLOAT_INTEGERS, TWO_63};
 use crate::schema::keys::Keys;
 use crate::schema::refs::{self, Refs};
+use crate::schema::sensitive::Sensitivity;
 use crate::schema::walk::{self, Bounds, Walker};
-use crate::sensitive::Sensitivity;
 
 /// How far a plan follows the schema: 128 levels (`$ref`s included), deeper parts left to the
 /// check; no bound on the nodes, since the compiled plan visits each `$ref` target once.

@@ -24,12 +24,12 @@ use serde_json::Value;
 use toolspec_vocab::pointer;
 
 use crate::checks::fast::{FastCheck, PATTERN_SIZE_LIMIT};
-use crate::checks::limits::Limits;
-use crate::checks::report::{
+use crate::model::limits::Limits;
+use crate::model::report::{
     Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, pointer_tokens, quote, shorten,
 };
 use crate::schema::integers::{INTEGER_MAX, INTEGER_MIN, bound_to_i64};
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 
 /// How many unexpected keys a message names.
 const MAX_NAMED_KEYS: usize = 5;

@@ -6,7 +6,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 
 /// The most rows one table shows, and how deep it goes: a hostile schema stays a page.
 const MAX_ROWS: usize = 200;

@@ -22,7 +22,7 @@ use toolspec_vocab::codes;
 
 use crate::model::descriptor::{Descriptor, ToolKind};
 use crate::model::failure::not_found_reason;
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 use fields::{FieldRow, example, rows};
 
 /// The catalog of some tools, ready to render.

@@ -20,11 +20,11 @@ use serde_json::Value;
 use toolspec_vocab::codes;
 use uuid::Uuid;
 
-use crate::explain::status::{LockStatus, OnceStatus};
 use crate::model::ambient::AmbientContext;
 use crate::model::descriptor::Descriptor;
+use crate::model::explain::status::{LockStatus, OnceStatus};
 use crate::model::failure::{ToolError, ToolResult};
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 use crate::storage::{
     Claimed, HeldLock, Key, OnceClaim, RETRY_RUNNING, Storage, StorageError, WAIT_FOR_RUNNING,
 };

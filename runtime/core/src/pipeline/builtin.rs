@@ -5,11 +5,11 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::checks::limits::Limits;
-use crate::checks::report::Errors;
 use crate::checks::validate;
-use crate::explain::explanation::Explanation;
-use crate::sensitive::Sensitivity;
+use crate::model::explain::explanation::Explanation;
+use crate::model::limits::Limits;
+use crate::model::report::Errors;
+use crate::schema::sensitive::Sensitivity;
 
 /// A built-in tool's published input schema, and its validator once compiled.
 pub(crate) struct BuiltinSchema {

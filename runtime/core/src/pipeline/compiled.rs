@@ -8,7 +8,7 @@ use toolspec_vocab::Dialect;
 use crate::checks::plan::ArgumentPlan;
 use crate::checks::validate::Checker;
 use crate::model::descriptor::{Descriptor, Field};
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 
 /// The compiled parts of one tool.
 pub(crate) struct Compiled {

@@ -6,14 +6,14 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::checks::limits::Limits;
-use crate::checks::report::{self, Errors};
 use crate::model::ambient::AmbientContext;
 use crate::model::contract::Contract;
 use crate::model::descriptor::{Descriptor, Field};
 use crate::model::failure::ToolResult;
+use crate::model::limits::Limits;
+use crate::model::report::{self, Errors};
 use crate::pipeline::compiled::Compiled;
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 
 /// A call's typed input and resolved ambient fields.
 pub(crate) type Decoded<C> = (<C as Contract>::Input, <C as Contract>::Ambient);

@@ -7,13 +7,13 @@
 use serde_json::{Map, Value};
 
 use crate::call::{Answer, Call, Mode};
-use crate::checks::limits::Limits;
-use crate::checks::report::{Errors, invalid_arguments};
-use crate::explain::explanation::Explanation;
+use crate::model::explain::explanation::Explanation;
 use crate::model::failure::{ToolError, ToolResult};
+use crate::model::limits::Limits;
+use crate::model::report::{Errors, invalid_arguments};
 use crate::pipeline::builtin::BuiltinSchema;
 use crate::registry::{Imp, RegisteredTool, Registry};
-use crate::sensitive::REDACTED;
+use crate::schema::sensitive::REDACTED;
 
 /// The call of the explain tool that `call` makes: the tool to explain, by the name it was
 /// asked by, with the arguments to explain.
@@ -106,7 +106,7 @@ fn find<'r>(
 }
 
 /// The explain tool's arguments, checked against its published schema.
-static ARGUMENTS: BuiltinSchema = BuiltinSchema::new(crate::explain::INPUT_SCHEMA);
+static ARGUMENTS: BuiltinSchema = BuiltinSchema::new(crate::model::explain::INPUT_SCHEMA);
 
 /// The explain tool's own argument errors.
 fn argument_errors(args: &Value, limits: &Limits) -> Errors {

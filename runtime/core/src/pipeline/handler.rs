@@ -11,10 +11,10 @@ use futures_util::FutureExt;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::explain::explanation::GuardCheck;
 use crate::model::context::{Context, Progress};
 use crate::model::contract::{Contract, DeclaredError as _, Operation, Outcome};
 use crate::model::descriptor::Descriptor;
+use crate::model::explain::explanation::GuardCheck;
 use crate::model::failure::{Failure, RETRY_UNAVAILABLE, ToolResult, error_chain};
 use crate::model::guard::{GuardStop, StopReason, panic_message};
 use crate::pipeline::answers::{declared, stopped};

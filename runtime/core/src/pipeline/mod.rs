@@ -46,12 +46,12 @@ use serde_json::Value;
 
 use crate::call::Dispatch;
 use crate::call::options::CallOptions;
-use crate::checks::report::Errors;
-use crate::explain::explanation::Explanation;
 use crate::model::ambient::AmbientContext;
 use crate::model::descriptor::Descriptor;
+use crate::model::explain::explanation::Explanation;
 use crate::model::failure::{ToolError, ToolResult};
 use crate::model::registry_error::UnknownTool;
+use crate::model::report::Errors;
 use crate::model::task::{Accept, Submitted};
 use crate::registry::{Imp, RegisteredTool, Registry, RegistryBuilder};
 

@@ -5,10 +5,10 @@
 
 use serde_json::Value;
 
-use crate::checks::report::FieldError;
 use crate::model::ambient::AmbientContext;
 use crate::model::descriptor::Descriptor;
 use crate::model::failure::ToolResult;
+use crate::model::report::FieldError;
 use crate::pipeline::answers::not_found;
 use crate::query::reference::{self, Unresolved};
 use crate::storage::Storage;

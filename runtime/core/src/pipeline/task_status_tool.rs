@@ -10,9 +10,9 @@ use serde_json::{Map, Value};
 use tokio::time::Instant;
 
 use crate::call::{Answer, Call, Mode};
-use crate::checks::report::{Errors, invalid_arguments};
 use crate::model::descriptor::Descriptor;
 use crate::model::failure::{ToolError, ToolResult};
+use crate::model::report::{Errors, invalid_arguments};
 use crate::model::task::{Task, TaskId};
 use crate::pipeline::builtin::BuiltinSchema;
 use crate::pipeline::task::queue_failed;
@@ -146,6 +146,6 @@ pub(crate) fn redact_output(registry: &Registry, value: &mut Value) {
     };
     match imp {
         Some(Imp::Tool(stages)) => stages.sensitive_output().redact(result),
-        _ => *result = Value::String(crate::sensitive::REDACTED.to_owned()),
+        _ => *result = Value::String(crate::schema::sensitive::REDACTED.to_owned()),
     }
 }

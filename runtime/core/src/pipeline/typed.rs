@@ -18,7 +18,7 @@ use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::resolve_ambient;
 use crate::pipeline::run::{Own, tool_stages};
 use crate::registry::{Imp, RegistryBuilder};
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 
 impl RegistryBuilder {
     /// Adds one tool bound to its handler.

@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::call::options::{CallOptions, Rules};
-use crate::checks::report::{Errors, invalid_arguments};
 use crate::model::descriptor::{AskForm, Descriptor};
 use crate::model::failure::{ToolError, ToolResult};
+use crate::model::report::{Errors, invalid_arguments};
 use crate::model::request_state::{RequestState, StateError};
 use crate::model::user_input::{CONFIRM, InputRequest, InputRequired, InputResponse};
 use crate::pipeline::compiled::Compiled;

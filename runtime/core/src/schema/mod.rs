@@ -8,4 +8,5 @@
 pub(crate) mod integers;
 pub(crate) mod keys;
 pub(crate) mod refs;
+pub mod sensitive;
 pub(crate) mod walk;

@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use crate::model::ambient::AmbientContext;
 use crate::model::canonical::write_canonical;
 use crate::model::descriptor::{Descriptor, Text};
-use crate::sensitive::Sensitivity;
+use crate::schema::sensitive::Sensitivity;
 
 /// One call's key.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,11 +9,11 @@ use serde_json::{Map, Value};
 use uuid::Uuid;
 
 use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
-use crate::explain::status::OnceStatus;
 use crate::model::ambient::AmbientContext;
 use crate::model::contract::BoxFuture;
 use crate::model::descriptor::Descriptor;
 use crate::model::descriptor::{QueryDecl, RefDecl};
+use crate::model::explain::status::OnceStatus;
 use crate::model::failure::ToolResult;
 use crate::storage::error::StorageError;
 use crate::storage::key::Key;

@@ -5,9 +5,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::checks::report::Errors;
-use crate::checks::report::invalid_arguments;
 use crate::model::failure::{ToolError, ToolResult};
+use crate::model::report::Errors;
+use crate::model::report::invalid_arguments;
 use toolspec_vocab::settings::PresentAs;
 
 /// What one tool call answers, before a provider wraps it in its envelope.

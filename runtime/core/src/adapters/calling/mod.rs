@@ -46,12 +46,12 @@ use repair::{Repairs, has_unspelled_enum, repair};
 pub use repair::{drop_null_optionals, restore_spelled_enums};
 
 use crate::call::options::CallOptions;
-use crate::catalog::{Catalog, Selection};
 use crate::model::caller::Caller;
 use crate::model::descriptor::{Descriptor, Text, ToolKind};
 use crate::model::user_input::{Continuation, InputRequired};
 use crate::pipeline::ForModel;
 use crate::registry::Registry;
+use crate::registry::catalog::{Catalog, Selection};
 use toolspec_vocab::Dialect;
 use toolspec_vocab::adapters;
 use toolspec_vocab::settings::{SettingValue, Settings};

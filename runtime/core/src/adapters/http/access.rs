@@ -13,10 +13,10 @@ use toolspec_vocab::auth::MissingScope;
 use crate::adapters::auth::authenticator::Refusal;
 use crate::adapters::auth::resource::{Challenge, ProtectedResource};
 use crate::adapters::gate::{self, failure::failure};
-use crate::catalog::{Catalog, Member};
 use crate::model::caller::Caller;
 use crate::model::descriptor::Descriptor;
 use crate::model::failure::ToolError;
+use crate::registry::catalog::{Catalog, Member};
 use crate::registry::{RegisteredTool, Registry};
 
 /// What a lookup needs to know besides the tool's name and the caller.

@@ -63,13 +63,13 @@ use crate::adapters::gate::failure::{failure, shaped};
 use crate::adapters::http::access::Access;
 use crate::adapters::http::catalog_page::{Asker, PageKey};
 use crate::call::options::CallOptions;
-use crate::catalog::Catalog;
-use crate::checks::report::json_kind;
 use crate::model::caller::Caller;
 use crate::model::descriptor::Descriptor;
 use crate::model::failure::{ToolError, ToolResult};
+use crate::model::report::json_kind;
 use crate::model::task::{Accept, Submitted};
 use crate::model::user_input::Continuation;
+use crate::registry::catalog::Catalog;
 use crate::registry::{RegisteredTool, Registry};
 
 mod access;
@@ -177,7 +177,7 @@ impl HttpApi {
     /// Serves only the tools `selection` admits (those of some modules or tags,
     /// [`toolspec::Selection`](crate::Selection)): the others are unknown tools (`404`), and
     /// the OpenAPI document leaves out their paths.
-    pub fn select(mut self, selection: &crate::catalog::Selection) -> Self {
+    pub fn select(mut self, selection: &crate::registry::catalog::Selection) -> Self {
         self.shared.catalog.retain(selection);
         self.selected |= !selection.is_all();
         self

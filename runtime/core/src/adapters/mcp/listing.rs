@@ -17,10 +17,10 @@ use bytes::Bytes;
 use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
-use crate::catalog::{Catalog, Member};
 use crate::model::caller::{Caller, Scopes};
 use crate::model::descriptor::{Descriptor, ToolKind};
 use crate::registry::Registry;
+use crate::registry::catalog::{Catalog, Member};
 use toolspec_vocab::descriptor::Text;
 use toolspec_vocab::settings::PresentAs;
 use toolspec_vocab::{Dialect, hints};

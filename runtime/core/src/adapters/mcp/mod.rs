@@ -196,7 +196,7 @@ impl McpServer {
 
     /// Lists and calls only the tools `selection` admits (those of some modules or tags,
     /// [`toolspec::Selection`](crate::Selection)): the others are unknown tools to this server.
-    pub fn select(mut self, selection: &crate::catalog::Selection) -> Self {
+    pub fn select(mut self, selection: &crate::registry::catalog::Selection) -> Self {
         let shared = Arc::make_mut(&mut self.shared);
         shared.listing.retain(selection);
         shared.pages = Arc::default();

@@ -34,7 +34,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader
 use super::direct::{Direct, Plain, Running, Write};
 use super::listing::{Reply, ToolsSlot};
 use super::wire::{self, INVALID_REQUEST, Rejection};
-use crate::checks::limits::Limits;
+use crate::model::limits::Limits;
 
 /// The longest line read: as large as an HTTP request body may be by default (4 MiB).
 #[doc(hidden)]

@@ -5,7 +5,7 @@
 //! - text that is not JSON: `-32700` Parse error (rmcp drops it silently, and a client waits
 //!   forever for its answer);
 //! - a message nested deeper, or holding more values, than the registry's
-//!   [`Limits`](crate::checks::limits::Limits) allow its arguments (plus the envelope): `-32600`,
+//!   [`Limits`](crate::model::limits::Limits) allow its arguments (plus the envelope): `-32600`,
 //!   before a single value is allocated;
 //! - `tools/call` whose `arguments` is neither an object nor absent: `-32602` Invalid params
 //!   (rmcp answers `-32601`, method not found).
@@ -19,7 +19,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
-use crate::checks::limits::Limits;
+use crate::model::limits::Limits;
 
 /// JSON-RPC: the text is not JSON.
 pub(crate) const PARSE_ERROR: i32 = -32700;

@@ -5,9 +5,9 @@
 
 mod capped;
 
-use crate::checks::limits::Limits;
 use crate::model::descriptor::Descriptor;
 use crate::model::failure::{ToolError, ToolResult};
+use crate::model::limits::Limits;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::output::capped::Refused;
 use toolspec_vocab::result_cap::ResultCap;

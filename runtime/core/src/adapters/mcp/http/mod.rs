@@ -292,7 +292,7 @@ fn with_metadata(router: axum::Router, resource: Option<&ProtectedResource>) -> 
 /// What the look at each message needs.
 #[derive(Clone)]
 struct Screening {
-    limits: crate::checks::limits::Limits,
+    limits: crate::model::limits::Limits,
     max_body_bytes: usize,
     /// Whether a stateless request's result is answered as plain JSON (rmcp's setting).
     json_response: bool,

@@ -8,17 +8,26 @@
 //! explain tool ([`Imp::Explain`]), which the pipeline runs itself. The registry knows no
 //! adapter and no wire format.
 
+#[cfg_attr(
+    not(feature = "mcp"),
+    allow(
+        dead_code,
+        reason = "what the adapters share; the MCP adapter's `Listing` is what reads all of it"
+    )
+)]
+pub(crate) mod catalog;
+
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
 use crate::call::Stages;
 use crate::call::options::{Rules, UndeclaredKeys};
-use crate::checks::limits::Limits;
 use crate::model::caller::Caller;
 use crate::model::descriptor::{Descriptor, Text, ToolKind};
 use crate::model::failure::ToolError;
 use crate::model::hooks::Hook;
+use crate::model::limits::Limits;
 use crate::model::project::Project;
 use crate::model::rate::{Limiter, Permit, RateLimit, Refusal, task_request_limit};
 use crate::model::registry_error::{CallerMismatch, RegistryError};

@@ -12,9 +12,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use toolspec_vocab::pointer;
 
-use crate::checks::limits::Limits;
 use crate::model::failure::{ToolError, ToolResult};
-use crate::sensitive::Sensitivity;
+use crate::model::limits::Limits;
+use crate::schema::sensitive::Sensitivity;
 
 /// One failing field.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

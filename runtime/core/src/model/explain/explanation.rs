@@ -2,9 +2,9 @@
 //! [`Explanation`] with the argument errors and each guard's result ([`GuardCheck`]). Plain
 //! data, serialized as the built-in explain tool's output.
 
-use crate::checks::report::{Errors, FieldError};
-use crate::explain::status::{LockStatus, OnceStatus};
+use crate::model::explain::status::{LockStatus, OnceStatus};
 use crate::model::failure::ToolError;
+use crate::model::report::{Errors, FieldError};
 use crate::model::truncation::Limit;
 
 /// A guard's result in an explanation.
@@ -31,7 +31,7 @@ pub struct Explanation {
     pub tool: String,
     /// Whether the call would get past validation and every guard.
     pub callable: bool,
-    /// The argument errors: the first [`Limits::max_errors`](crate::checks::limits::Limits::max_errors)
+    /// The argument errors: the first [`Limits::max_errors`](crate::model::limits::Limits::max_errors)
     /// in pointer order.
     pub errors: Vec<FieldError>,
     /// How many more argument errors there were.
