@@ -576,46 +576,16 @@ fn admitted<'a, O: Operation>(
             true => Ok(()),
             false => Box::pin(refs::load(tool, &mut value, ambient, storage)).await,
         };
-        match (loaded, purpose) {
-            (Ok(()), purpose) => {
-                Box::pin(decoded(
-                    op,
-                    learned,
-                    tool,
-                    compiled,
-                    value,
-                    ambient,
-                    (cancellation, progress),
-                    rules,
-                    purpose,
-                ))
-                .await
-            }
+        let purpose = match (loaded, purpose) {
+            (Ok(()), purpose) => purpose,
             (Err(Missing::NotFound(_, error)), Purpose::Explain(mut explanation)) => {
                 explanation.errors = vec![error];
-                Admitted::Answer(Answer::Explained(Ok(explanation)), false)
+                return Admitted::Answer(Answer::Explained(Ok(explanation)), false);
             }
             (Err(Missing::NotFound(result, _) | Missing::Failed(result)), purpose) => {
-                Admitted::Answer(purpose.answer(result), false)
+                return Admitted::Answer(purpose.answer(result), false);
             }
-        }
-    }
-}
-
-/// The stages of [`admitted`] once the `ref` records are loaded.
-#[allow(clippy::too_many_arguments)]
-fn decoded<'a, O: Operation>(
-    op: &'a O,
-    learned: &'a AtomicBool,
-    tool: &'static Descriptor,
-    compiled: &'a Compiled,
-    value: Value,
-    ambient: &'a AmbientContext,
-    (cancellation, progress): (CancellationToken, Progress),
-    rules: &'a crate::call::options::Rules,
-    purpose: Purpose,
-) -> impl Future<Output = Admitted> + Send + 'a {
-    async move {
+        };
         // What a confirmation shows: the arguments over the loaded records.
         let shown = match &purpose {
             Purpose::Confirm => Some(value.clone()),
