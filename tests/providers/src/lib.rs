@@ -26,6 +26,8 @@ pub struct Seen {
     pub caller: Option<String>,
     /// The arguments the adapter handed to the invoker.
     pub arguments: Value,
+    /// Whether it was explained rather than made (the explain tool's target).
+    pub explaining: bool,
 }
 
 /// Records every call that reaches the registry.
@@ -38,11 +40,15 @@ impl Recorder {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Each call seen as `tool arguments`, with the arguments as compact JSON.
+    /// Each call seen as `tool arguments`, with the arguments as compact JSON (`explained
+    /// tool arguments` for an explanation).
     pub fn calls(&self) -> Vec<String> {
         self.seen()
             .iter()
-            .map(|seen| format!("{} {}", seen.tool, seen.arguments))
+            .map(|seen| {
+                let explained = if seen.explaining { "explained " } else { "" };
+                format!("{explained}{} {}", seen.tool, seen.arguments)
+            })
             .collect()
     }
 }
@@ -54,6 +60,7 @@ impl Hook for Recorder {
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
             arguments: call.arguments.clone(),
+            explaining: call.explaining,
         };
         self.0.lock().unwrap_or_else(|e| e.into_inner()).push(seen);
         Ok(())

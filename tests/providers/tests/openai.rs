@@ -205,9 +205,13 @@ async fn explain_drops_the_strict_nulls_of_the_explained_call() {
         replies,
         r#"[{"role":"tool","tool_call_id":"call_Y5tR8eW2qA6sD9fG3hJ1kL7z","content":"{\"tool\":\"orders_cancel\",\"callable\":false,\"errors\":[],\"guards\":[{\"name\":\"not_locked\",\"description\":\"The order must not be locked.\",\"passed\":false,\"error\":{\"error\":\"not_locked\",\"message\":\"Could not cancel the order: The order must not be locked.\"}}],\"result_cap\":{\"bytes\":1048576}}"}]"#
     );
+    // The explanation passes through the hooks too, with the strict nulls dropped.
     assert_eq!(
         calls,
-        [r#"explain {"tool":"cancel_order","arguments":{"order_id":13}}"#]
+        [
+            r#"explain {"tool":"cancel_order","arguments":{"order_id":13}}"#,
+            r#"explained orders_cancel {"order_id":13}"#
+        ]
     );
 }
 
