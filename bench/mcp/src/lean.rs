@@ -232,8 +232,8 @@ struct Served {
     groups: [Vec<Conn>; GROUPS],
     /// Throughputs of each group, round by round; server and client CPU over them.
     rates: [Vec<f64>; GROUPS],
-    /// The latencies of the calls of the largest group (the public load tests' shape).
-    latencies: Vec<Duration>,
+    /// The latencies of each group's calls.
+    latencies: [Vec<Duration>; GROUPS],
     cpu: Duration,
     client_cpu: Duration,
     calls: usize,
@@ -278,7 +278,7 @@ pub(crate) async fn run(
                 _child: child,
                 groups,
                 rates: Default::default(),
-                latencies: Vec::new(),
+                latencies: Default::default(),
                 cpu: Duration::ZERO,
                 client_cpu: Duration::ZERO,
                 calls: 0,
@@ -291,11 +291,8 @@ pub(crate) async fn run(
                 let (cpu, client) = (cpu_time(served.pid), cpu_time(Some(std::process::id())));
                 for (g, &clients) in CLIENTS.iter().enumerate() {
                     let per_client = (calls / clients).max(1);
-                    let mut latencies = Vec::new();
-                    let rate = drive(&mut served.groups[g], per_client, &mut latencies).await?;
-                    if g == GROUPS - 1 {
-                        served.latencies.extend(latencies);
-                    }
+                    let latencies = &mut served.latencies[g];
+                    let rate = drive(&mut served.groups[g], per_client, latencies).await?;
                     served.rates[g].push(rate);
                     served.calls += per_client * clients;
                     round[s][g] = rate;
@@ -337,16 +334,21 @@ pub(crate) async fn run(
             ratio += &format!(" {clients} client(s) {:.2},", median(ratios.clone()));
         }
         for (served, server) in served.iter_mut().zip(["toolspec", "rmcp macros"]) {
-            let latencies = &mut served.latencies;
-            latencies.sort_unstable();
-            let mean = latencies.iter().sum::<Duration>().as_secs_f64() / latencies.len() as f64;
-            let p99 = latencies[(latencies.len() * 99 / 100).min(latencies.len() - 1)];
+            let mut line = format!("{:<16} {server:<12} p50/p99:", transport.name());
+            for (latencies, clients) in served.latencies.iter_mut().zip(CLIENTS) {
+                latencies.sort_unstable();
+                let at = |permille: usize| {
+                    let i = (latencies.len() * permille / 1000).min(latencies.len() - 1);
+                    latencies[i].as_secs_f64() * 1e3
+                };
+                line += &format!(" {clients} client(s) {:.2}/{:.2} ms,", at(500), at(990));
+            }
+            let largest = &served.latencies[GROUPS - 1];
+            let mean = largest.iter().sum::<Duration>().as_secs_f64() / largest.len() as f64;
             println!(
-                "{:<16} {server:<12} {} clients: mean {:.2} ms, p99 {:.2} ms, peak {} MB",
-                transport.name(),
+                "{line} {} clients' mean {:.2} ms, peak {} MB",
                 CLIENTS[GROUPS - 1],
                 mean * 1e3,
-                p99.as_secs_f64() * 1e3,
                 memory_mb(served.pid, "VmHWM").map_or("n/a".into(), |mb| format!("{mb:.1}")),
             );
         }
