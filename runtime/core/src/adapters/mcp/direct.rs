@@ -1,41 +1,20 @@
-//! `tools/call` answered beside rmcp's service loop, for the calls that need nothing of it.
-//!
-//! rmcp serves every request by spawning a task for its handler, handing the answer back to its
-//! loop through a channel and spawning another task to write it: three hand-overs between
-//! threads for a call that takes two microseconds. A transport reads a `tools/call` that is
-//! [plain](Plain) — in a session opened with `initialize`, with nothing in `_meta` but a
-//! progress token (no per-request protocol metadata) and without a continuation — and asks the
-//! server ([`Direct`]) whether its tool needs rmcp's peer (a task, a confirmation, a form).
-//! When it does not, the server's own call runs through the same pipeline, and its answer and
-//! progress notifications are the messages rmcp would have written for it, serialized the same
-//! way.
-//!
-//! [`Running`] runs such calls: each is polled once where it was read, and a call that finishes
-//! there (every check done, no I/O to wait for) is answered without a task; one that waits is
-//! spawned, and can be cancelled by the client's `notifications/cancelled` — whose cancelled
-//! request then goes unanswered, as rmcp does.
+//! `tools/call` answered beside rmcp's service loop over HTTP, for the calls that need nothing
+//! of it: how a [plain](Plain) call reads — with nothing in `_meta` but a progress token (no
+//! per-request protocol metadata) and without a continuation — and the message answering it.
 //!
 //! Everything else — a message that is not plain, a tool that needs the peer, any text this
-//! reading cannot make sense of — goes to rmcp as before, which judges it as it always has.
+//! reading cannot make sense of — goes to rmcp, which judges it as it always has.
 
-use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::Poll;
-use std::time::Duration;
+use std::sync::Arc;
 
 use futures_util::FutureExt as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientJsonRpcMessage, ClientNotification, ErrorCode,
-    ErrorData, JsonObject, ProgressToken, ProtocolVersion, RequestId, ServerJsonRpcMessage,
-    ServerResult,
+    CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData, JsonObject, ProgressToken,
+    ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
-use tokio_util::sync::CancellationToken;
-
-/// The answer to a call run directly.
-pub(crate) type Answer = Pin<Box<dyn Future<Output = Result<CallToolResponse, ErrorData>> + Send>>;
 
 /// Writes one message to the client, whole, after those written before it (the transport's
 /// output; failures are the transport's to log).
@@ -46,21 +25,6 @@ pub(crate) type Write =
 pub(crate) struct Progress {
     pub(crate) token: ProgressToken,
     pub(crate) write: Write,
-}
-
-/// What answers plain `tools/call` requests itself: the server.
-pub(crate) trait Direct: Send + Sync + 'static {
-    /// Whether a call of the tool named `name` needs nothing of rmcp's peer (an unknown tool
-    /// does not: its answer is an error either way).
-    fn direct(&self, name: &str) -> bool;
-
-    /// The answer to `call`, cancelled with `cancellation`, reporting to `progress`.
-    fn call(
-        &self,
-        call: CallToolRequestParams,
-        cancellation: CancellationToken,
-        progress: Option<Progress>,
-    ) -> Answer;
 }
 
 /// A `tools/call` request that needs nothing of the session: `{"jsonrpc": "2.0", "id", "method":
@@ -125,115 +89,6 @@ impl Plain {
             progress_token: meta.and_then(|meta| meta.progress_token),
             params,
         })
-    }
-}
-
-/// How long closing waits for the calls still running to answer before it cancels them: as
-/// long as rmcp waits for its own when its input ends.
-const DRAIN: Duration = Duration::from_secs(5);
-
-/// The calls answered directly that are still running (or still writing their answer).
-#[derive(Default)]
-pub(crate) struct Running {
-    tasks: tokio::task::JoinSet<()>,
-    /// The cancellation of each call that waits, by request id; taken by the call when it
-    /// answers, or by the client's cancellation.
-    waiting: Waiting,
-}
-
-#[derive(Clone, Default)]
-struct Waiting(Arc<Mutex<HashMap<RequestId, CancellationToken>>>);
-
-impl Waiting {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<RequestId, CancellationToken>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-}
-
-impl Running {
-    /// Runs the call `plain` of `server`, in a session that negotiated `version`, and writes
-    /// its progress and answer with `write`: polled here once, and spawned only if it has to
-    /// wait.
-    pub(crate) async fn run<D: Direct + ?Sized>(
-        &mut self,
-        server: &D,
-        plain: Plain,
-        version: &ProtocolVersion,
-        write: &Write,
-    ) {
-        let current = is_current(version);
-        while self.tasks.try_join_next().is_some() {}
-        let id = plain.id;
-        let cancellation = CancellationToken::new();
-        let progress = plain.progress_token.map(|token| Progress {
-            token,
-            write: Arc::clone(write),
-        });
-        let mut answer = server.call(plain.params, cancellation.clone(), progress);
-        let polled = std::future::poll_fn(|cx| {
-            // A panic of the pipeline itself (handlers and guards catch their own) fails this
-            // call, not the session that read it.
-            Poll::Ready(std::panic::catch_unwind(AssertUnwindSafe(|| {
-                answer.as_mut().poll(cx)
-            })))
-        })
-        .await;
-        match polled {
-            Ok(Poll::Ready(answered)) => {
-                let mut written = Box::pin(write(message(id, answered, current)));
-                if std::future::poll_fn(|cx| Poll::Ready(written.as_mut().poll(cx)))
-                    .await
-                    .is_pending()
-                {
-                    self.tasks.spawn(written);
-                }
-            }
-            Ok(Poll::Pending) => {
-                self.waiting.lock().insert(id.clone(), cancellation);
-                let waiting = self.waiting.clone();
-                let write = Arc::clone(write);
-                self.tasks.spawn(async move {
-                    let answered = answer.await;
-                    // A call the client cancelled is not answered.
-                    if waiting.lock().remove(&id).is_some() {
-                        write(message(id, answered, current)).await;
-                    }
-                });
-            }
-            Err(_) => {
-                tracing::error!(%id, "a directly answered call panicked");
-                let failed: Result<CallToolResponse, _> =
-                    Err(ErrorData::internal_error("the call failed", None));
-                self.tasks.spawn(write(message(id, failed, current)));
-            }
-        }
-    }
-
-    /// Cancels the call a `notifications/cancelled` in `message` names, if it is one of these.
-    pub(crate) fn note(&self, message: &ClientJsonRpcMessage) {
-        if let ClientJsonRpcMessage::Notification(notification) = message
-            && let ClientNotification::CancelledNotification(cancelled) = &notification.notification
-            && let Some(id) = &cancelled.params.request_id
-            && let Some(cancellation) = self.waiting.lock().remove(id)
-        {
-            cancellation.cancel();
-        }
-    }
-
-    /// Waits for every call to answer, for [`DRAIN`] at most; then cancels those still running.
-    pub(crate) async fn close(&mut self) {
-        let drained = tokio::time::timeout(DRAIN, async {
-            while self.tasks.join_next().await.is_some() {}
-        })
-        .await;
-        if drained.is_err() {
-            tracing::warn!("timed out waiting for directly answered calls");
-            for (_, cancellation) in self.waiting.lock().drain() {
-                cancellation.cancel();
-            }
-            self.tasks.abort_all();
-            while self.tasks.join_next().await.is_some() {}
-        }
     }
 }
 

@@ -3,8 +3,8 @@
 //! asks for one (a `tools/list` no transport gave a slot, rmcp's check of a call's
 //! `Mcp-Param-*` headers); and [`ToolsSlot`], through which a transport that writes
 //! `tools/list` results itself (stdio, stateless HTTP, a session's SSE events) is handed a
-//! caller's page as bytes joined once from those texts ([`PreparedPages`]), rmcp then
-//! serializing the rest of the result around an empty list.
+//! caller's page as one JSON value joined once from those texts ([`PreparedPages`]); stdio
+//! writes the response as a [`Page`], the typed result with that value as its tools.
 //!
 //! It declares and pages; who may see a tool is the catalog's rule, who is asking the
 //! transport's.
@@ -14,8 +14,13 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
 use bytes::Bytes;
 
-use rmcp::model::{JsonObject, MetaObject, Tool, ToolAnnotations};
-use serde_json::{Value, json};
+use rmcp::model::{
+    JsonObject, JsonRpcVersion2_0, MetaObject, RequestId, ServerJsonRpcMessage, Tool,
+    ToolAnnotations,
+};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
 
 use crate::model::caller::{Caller, Scopes};
 use crate::model::descriptor::{Descriptor, ToolKind};
@@ -236,8 +241,17 @@ pub(crate) const CACHED_BYTES: usize = 8 << 20;
 /// page if any remain.
 #[derive(Debug, Clone)]
 pub(crate) struct PreparedPage {
-    pub(crate) tools: Bytes,
+    pub(crate) tools: Arc<RawValue>,
     pub(crate) next: Option<usize>,
+}
+
+/// A prepared array as a byte buffer, without copying it.
+struct RawBytes(Arc<RawValue>);
+
+impl AsRef<[u8]> for RawBytes {
+    fn as_ref(&self) -> &[u8] {
+        self.0.get().as_bytes()
+    }
 }
 
 impl PreparedPages {
@@ -255,16 +269,16 @@ impl PreparedPages {
         }
         let (tools, next) = listing.page_json(caller, offset, size);
         let page = PreparedPage {
-            tools: Bytes::from(tools),
+            tools: joined(tools),
             next,
         };
         let mut pages = self.lock();
         let held: usize = pages
             .values()
             .flat_map(HashMap::values)
-            .map(|page| page.tools.len())
+            .map(|page| page.tools.get().len())
             .sum();
-        if held + page.tools.len() > CACHED_BYTES {
+        if held + page.tools.get().len() > CACHED_BYTES {
             pages.clear();
         }
         pages
@@ -285,7 +299,7 @@ impl PreparedPages {
 /// one in a request's extensions (stdio: the message's; HTTP: the request's parts) only
 /// where it writes the response itself.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct ToolsSlot(Arc<Mutex<Option<Bytes>>>);
+pub(crate) struct ToolsSlot(Arc<Mutex<Option<Arc<RawValue>>>>);
 
 /// How a serialized `tools/list` response with no tools ends: `tools` is the last field of
 /// the result, the result the last of the response.
@@ -293,8 +307,13 @@ pub(crate) const EMPTY_TOOLS_END: &[u8] = b"\"tools\":[]}}";
 
 impl ToolsSlot {
     /// Hands over the page's tools as a JSON array.
-    pub(crate) fn fill(&self, tools: Bytes) {
+    pub(crate) fn fill(&self, tools: Arc<RawValue>) {
         *self.lock() = Some(tools);
+    }
+
+    /// The tools the server put here, once.
+    pub(crate) fn take(&self) -> Option<Arc<RawValue>> {
+        self.lock().take()
     }
 
     /// Whether the server put tools here.
@@ -306,9 +325,10 @@ impl ToolsSlot {
     /// when the server filled the slot (a response it did not fill, an error, is left as it
     /// is).
     pub(crate) fn splice(&self, response: Vec<u8>) -> Reply {
-        let Some(tools) = self.lock().take() else {
+        let Some(tools) = self.take() else {
             return Reply::plain(response);
         };
+        let tools = Bytes::from_owner(RawBytes(tools));
         if !response.ends_with(EMPTY_TOOLS_END) {
             // Only a change in how rmcp lays a result out gets here: the tests over stdio and
             // HTTP would see the empty list.
@@ -324,8 +344,60 @@ impl ToolsSlot {
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Option<Bytes>> {
+    fn lock(&self) -> MutexGuard<'_, Option<Arc<RawValue>>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// The JSON array of a page's tools, joined from texts each serialized by serde_json.
+fn joined(tools: Vec<u8>) -> Arc<RawValue> {
+    let text = String::from_utf8(tools).expect("serde_json writes UTF-8");
+    Arc::from(RawValue::from_string(text).expect("tools serialized by serde_json join to JSON"))
+}
+
+/// A `tools/list` response whose tools are a prepared page: the JSON-RPC response rmcp's
+/// service made (its id, its result shaped for the session), with the page as the result's
+/// `tools` rather than the empty list the server gave rmcp. A typed value, serialized: what
+/// else the result holds is read from rmcp's typed result, not from its bytes.
+#[derive(Serialize)]
+pub(crate) struct Page<'a> {
+    jsonrpc: JsonRpcVersion2_0,
+    id: &'a RequestId,
+    result: PageResult<'a>,
+}
+
+#[derive(Serialize)]
+struct PageResult<'a> {
+    tools: &'a RawValue,
+    #[serde(flatten)]
+    rest: Map<String, Value>,
+}
+
+impl Page<'_> {
+    /// The line (newline-delimited JSON) answering with `message`, a `tools/list` result,
+    /// and `tools` in it; any other message is written as it is.
+    pub(crate) fn line(
+        message: &ServerJsonRpcMessage,
+        tools: &RawValue,
+    ) -> serde_json::Result<Vec<u8>> {
+        let mut line = Vec::with_capacity(tools.get().len() + 256);
+        match message {
+            ServerJsonRpcMessage::Response(response) => {
+                let Value::Object(mut rest) = serde_json::to_value(&response.result)? else {
+                    return Err(serde::ser::Error::custom("a result is a JSON object"));
+                };
+                rest.remove("tools");
+                let page = Page {
+                    jsonrpc: JsonRpcVersion2_0,
+                    id: &response.id,
+                    result: PageResult { tools, rest },
+                };
+                serde_json::to_writer(&mut line, &page)?;
+            }
+            _ => serde_json::to_writer(&mut line, message)?,
+        }
+        line.push(b'\n');
+        Ok(line)
     }
 }
 
@@ -349,23 +421,6 @@ impl Reply {
             tools: None,
             tail: b"",
         }
-    }
-
-    /// The response followed by a newline (a line of newline-delimited JSON).
-    pub(crate) fn line(mut self) -> Self {
-        match self.tools {
-            None => self.head.push(b'\n'),
-            Some(_) => self.tail = b"}}\n",
-        }
-        self
-    }
-
-    /// The response's bytes in order.
-    pub(crate) fn chunks(&self) -> impl Iterator<Item = &[u8]> {
-        let tools = self.tools.as_deref().unwrap_or_default();
-        [self.head.as_slice(), tools, self.tail]
-            .into_iter()
-            .filter(|chunk| !chunk.is_empty())
     }
 
     /// The response's bytes in order, as buffers.
@@ -582,13 +637,11 @@ mod tests {
         assert_eq!(page(&everyone, 0, None).0.len(), 2);
     }
 
-    /// The bytes a transport writes for a page, spliced from the prepared texts, are the bytes
-    /// rmcp writes for the same page of `Tool`s.
+    /// The response a transport writes for a page of prepared tools (a [`Page`] over stdio,
+    /// spliced over HTTP) reads as the response rmcp writes for the same page of `Tool`s.
     #[test]
-    fn a_spliced_page_is_byte_for_byte_what_rmcp_writes() {
-        use rmcp::model::{
-            JsonRpcResponse, JsonRpcVersion2_0, ListToolsResult, NumberOrString, ServerResult,
-        };
+    fn a_prepared_page_reads_as_rmcps_response_for_the_same_tools() {
+        use rmcp::model::{JsonRpcResponse, ListToolsResult, NumberOrString, ServerResult};
         let descriptors: Vec<(&'static Descriptor, PresentAs)> = (0..5)
             .map(|i| {
                 let hints: &[&'static str] = if i % 2 == 0 { &["destructive"] } else { &[] };
@@ -611,14 +664,14 @@ mod tests {
             })
             .collect();
         let listing = Listing::from_descriptors(descriptors);
-        let response = |result: ListToolsResult| {
-            serde_json::to_vec(&JsonRpcResponse {
+        let message = |result: ListToolsResult| {
+            ServerJsonRpcMessage::Response(JsonRpcResponse {
                 jsonrpc: JsonRpcVersion2_0,
                 id: NumberOrString::Number(7),
                 result: ServerResult::ListToolsResult(result),
             })
-            .unwrap()
         };
+        let read = |bytes: &[u8]| serde_json::from_slice::<Value>(bytes).unwrap();
         let reader = Caller::new("reader");
         for (caller, offset, size) in [
             (&Caller::default(), 0, None),
@@ -629,27 +682,28 @@ mod tests {
             let (tools, next) = listing.page(caller, offset, size);
             let mut result = ListToolsResult::with_all_items(tools);
             result.next_cursor = next.map(|n| n.to_string());
-            let expected = response(result);
+            result.ttl_ms = Some(60_000);
+            let expected = read(&serde_json::to_vec(&message(result)).unwrap());
 
             let (json, next) = listing.page_json(caller, offset, size);
             let mut result = ListToolsResult::with_all_items(Vec::new());
             result.next_cursor = next.map(|n| n.to_string());
+            result.ttl_ms = Some(60_000);
+            let tools = joined(json);
+            let line = Page::line(&message(result.clone()), &tools).unwrap();
+            assert_eq!(line.last(), Some(&b'\n'), "one line");
+            assert_eq!(read(&line), expected, "offset {offset}, size {size:?}");
+
             let slot = ToolsSlot::default();
-            slot.fill(Bytes::from(json));
+            slot.fill(tools);
             assert!(slot.is_filled());
-            let spliced = slot
-                .splice(response(result))
-                .chunks()
-                .collect::<Vec<_>>()
-                .concat();
-            assert_eq!(
-                String::from_utf8(spliced).unwrap(),
-                String::from_utf8(expected).unwrap(),
-                "offset {offset}, size {size:?}"
-            );
+            let response = serde_json::to_vec(&message(result)).unwrap();
+            let spliced = slot.splice(response).into_chunks().concat();
+            assert_eq!(read(&spliced), expected, "offset {offset}, size {size:?}");
             assert!(!slot.is_filled(), "a slot is spliced once");
         }
-        let untouched = response(ListToolsResult::with_all_items(Vec::new()));
+        let untouched =
+            serde_json::to_vec(&message(ListToolsResult::with_all_items(Vec::new()))).unwrap();
         let reply = ToolsSlot::default().splice(untouched.clone());
         assert_eq!(
             reply.into_chunks(),

@@ -23,9 +23,9 @@
 //! answers a call of it `403` naming the scopes to ask for (stdio keeps hiding).
 //!
 //! This module holds the `ServerHandler`; `listing` the tools it lists, `stdio` and `http` the
-//! transports, `wire` screens their messages, `direct` answers a plain `tools/call` beside
-//! rmcp's service loop (stdio; `http`'s `stateless` does the same for a stateless request,
-//! with the message `direct` makes). It never validates arguments or renders errors
+//! transports, `wire` screens their messages; `direct` reads a plain `tools/call` and makes
+//! the message answering it, for `http` (stdio answers every request through rmcp's service
+//! loop). It never validates arguments or renders errors
 //! itself (the pipeline does), and decides nothing about who is calling (the transports do).
 
 mod direct;
@@ -281,8 +281,7 @@ impl McpServer {
         }
         self.start_tasks();
         let limits = *registry.limits();
-        let direct: Arc<dyn direct::Direct> = Arc::new(self.clone());
-        let transport = stdio::transport(input, output, limits, Some(direct));
+        let transport = stdio::transport(input, output, limits);
         let running = self
             .serve(transport)
             .await
@@ -493,26 +492,6 @@ struct Session<'a> {
     accept: Accept,
     asking: input::Asking,
     peer: Option<&'a Peer<RoleServer>>,
-}
-
-impl direct::Direct for McpServer {
-    /// Tools that run as tasks or ask their user need rmcp's peer.
-    fn direct(&self, name: &str) -> bool {
-        self.answers_directly(name, &self.caller)
-    }
-
-    fn call(
-        &self,
-        call: CallToolRequestParams,
-        cancellation: CancellationToken,
-        progress: Option<direct::Progress>,
-    ) -> direct::Answer {
-        let caller = Arc::clone(&self.caller);
-        Box::pin(
-            self.clone()
-                .call_plain(call, caller, cancellation, progress),
-        )
-    }
 }
 
 /// What a call submitted through the pipeline answers over MCP, to a client that can be asked

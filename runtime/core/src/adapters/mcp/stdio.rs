@@ -9,12 +9,12 @@
 //! tokio's stdio, which hands every read and write to a blocking thread.
 //!
 //! The transport has no task of its own: a line is read and screened when rmcp asks for the
-//! next message, and an answer written by the task rmcp sends it from. A plain `tools/call`
-//! (`direct`) is answered by the server where it was read, without rmcp's tasks.
+//! next message, and an answer written by the task rmcp sends it from. Every request is
+//! answered by rmcp's service loop, which calls the server.
 //!
 //! A `tools/list` request is given a `ToolsSlot`: the server hands its tools over as the
-//! bytes prepared when the listing was built, and the writer puts them into the response
-//! rmcp serialized around an empty list.
+//! JSON prepared when the listing was built and answers rmcp with an empty list; the writer
+//! serializes that response with the prepared tools in it (`listing::Page`).
 //!
 //! A transport only: the server it feeds (`McpServer`) lists and calls; nothing here knows a
 //! tool.
@@ -24,15 +24,14 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, ProtocolVersion,
-    RequestId, ServerJsonRpcMessage, ServerResult,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, GetExtensions, RequestId,
+    ServerJsonRpcMessage,
 };
 use rmcp::transport::Transport;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use super::direct::{Direct, Plain, Running, Write};
-use super::listing::{Reply, ToolsSlot};
+use super::listing::{self, ToolsSlot};
 use super::wire::{self, INVALID_REQUEST, Rejection};
 use crate::model::limits::Limits;
 
@@ -50,14 +49,6 @@ pub(crate) struct LineTransport<R, W> {
     refusals: tokio::task::JoinSet<()>,
     limits: Limits,
     listings: Listings,
-    /// The server answering plain calls itself, once the session is initialized.
-    direct: Option<Arc<dyn Direct>>,
-    /// The protocol version the session's `initialize` negotiated, once answered.
-    negotiated: Option<ProtocolVersion>,
-    /// The calls `direct` answers that have not finished.
-    running: Running,
-    /// How they write their messages.
-    write: Write,
 }
 
 /// The `tools/list` requests read and not yet answered, with the slots of their tools.
@@ -118,19 +109,16 @@ where
         message: ServerJsonRpcMessage,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let output = Arc::clone(&self.output);
-        let slot = self.listings.answered(&message);
-        if let ServerJsonRpcMessage::Response(response) = &message
-            && let ServerResult::InitializeResult(initialized) = &response.result
-        {
-            self.negotiated = Some(initialized.protocol_version.clone());
-        }
+        let tools = self
+            .listings
+            .answered(&message)
+            .and_then(|slot| slot.take());
         async move {
-            let line = line_of(&message)?;
-            let reply = match slot {
-                Some(slot) => slot.splice(line),
-                None => Reply::plain(line),
+            let line = match tools {
+                Some(tools) => listing::Page::line(&message, &tools)?,
+                None => line_of(&message)?,
             };
-            write_line(&output, reply).await
+            write_line(&output, &line).await
         }
     }
 
@@ -162,18 +150,10 @@ where
                     }
                     if let Err(rejection) = wire::screen(text, &self.limits) {
                         rejection
-                    } else if let Some(direct) = self.direct.as_deref()
-                        && let Some(version) = &self.negotiated
-                        && let Some(plain) = Plain::read(text)
-                        && direct.direct(&plain.params.name)
-                    {
-                        self.running.run(direct, plain, version, &self.write).await;
-                        continue;
                     } else {
                         match parse(text) {
                             Ok(mut message) => {
                                 self.listings.note(&mut message);
-                                self.running.note(&message);
                                 return Some(message);
                             }
                             Err(rejection) => rejection,
@@ -183,11 +163,12 @@ where
             };
             tracing::debug!(code = rejection.code, "refused an incoming message");
             if !rejection.is_silent() {
-                let answer = Reply::plain(rejection.response().to_string().into_bytes());
+                let mut answer = rejection.response().to_string().into_bytes();
+                answer.push(b'\n');
                 let output = Arc::clone(&self.output);
                 while self.refusals.try_join_next().is_some() {}
                 self.refusals.spawn(async move {
-                    if let Err(e) = write_line(&output, answer).await {
+                    if let Err(e) = write_line(&output, &answer).await {
                         tracing::debug!(error = %e, "writing the output failed");
                     }
                 });
@@ -197,76 +178,41 @@ where
 
     /// Flushes and closes the output once every answer is written.
     async fn close(&mut self) -> Result<(), Self::Error> {
-        self.running.close().await;
         while self.refusals.join_next().await.is_some() {}
         self.output.lock().await.shutdown().await
     }
 }
 
-/// The transport on `input` and `output`; `direct` answers plain calls itself.
-pub(crate) fn transport<R, W>(
-    input: R,
-    output: W,
-    limits: Limits,
-    direct: Option<Arc<dyn Direct>>,
-) -> LineTransport<R, W>
+/// The transport on `input` and `output`.
+pub(crate) fn transport<R, W>(input: R, output: W, limits: Limits) -> LineTransport<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let output = Arc::new(tokio::sync::Mutex::new(output));
-    let writer = Arc::clone(&output);
-    let write: Write = Arc::new(move |message| {
-        let output = Arc::clone(&writer);
-        Box::pin(async move {
-            let written = match line_of(&message) {
-                Ok(line) => write_line(&output, Reply::plain(line)).await,
-                Err(e) => Err(e.into()),
-            };
-            if let Err(e) = written {
-                tracing::debug!(error = %e, "writing the output failed");
-            }
-        })
-    });
     LineTransport {
         input: LineReader::new(input),
-        output,
+        output: Arc::new(tokio::sync::Mutex::new(output)),
         refusals: tokio::task::JoinSet::new(),
         limits,
         listings: Listings::default(),
-        direct,
-        negotiated: None,
-        running: Running::default(),
-        write,
     }
 }
 
-/// `message` serialized, with room for the newline that ends its line.
+/// `message` serialized, and the newline that ends its line.
 fn line_of(message: &ServerJsonRpcMessage) -> serde_json::Result<Vec<u8>> {
     let mut line = Vec::with_capacity(512);
     serde_json::to_writer(&mut line, message)?;
-    line.reserve_exact(1);
+    line.push(b'\n');
     Ok(line)
 }
 
-/// Writes `reply` and a newline, whole, then flushes: lines never interleave. Its pieces go
-/// in one vectored write where the output takes one (a pipe does): a large listing is copied
-/// into the pipe under one lock, rather than contending piece by piece with its reader.
+/// Writes `line` whole, then flushes: lines never interleave.
 async fn write_line<W: AsyncWrite + Unpin>(
     output: &tokio::sync::Mutex<W>,
-    reply: Reply,
+    line: &[u8],
 ) -> std::io::Result<()> {
-    let line = reply.line();
-    let mut pieces: Vec<std::io::IoSlice<'_>> = line.chunks().map(std::io::IoSlice::new).collect();
-    let mut pieces = &mut pieces[..];
     let mut output = output.lock().await;
-    while !pieces.is_empty() {
-        let written = output.write_vectored(pieces).await?;
-        if written == 0 {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        std::io::IoSlice::advance_slices(&mut pieces, written);
-    }
+    output.write_all(line).await?;
     output.flush().await
 }
 
