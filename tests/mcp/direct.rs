@@ -1,7 +1,7 @@
 //! Plain `tools/call` requests: over stdio (answered by rmcp's service loop, as every request
 //! there) progress before the answer, and a call the client cancels left unanswered; over
-//! stateless HTTP, where the transport answers them beside rmcp's service, the same status,
-//! type and bytes as rmcp's answer.
+//! stateless HTTP, where the transport answers them itself, the same status, type and message
+//! as rmcp's service answers for the same request.
 
 use std::time::Duration;
 
@@ -229,7 +229,7 @@ async fn stateless_call(
 /// A stateless request of protocol 2026-07-28 to `address` as `token` (none: no
 /// `Authorization`): `method` with `params`, the per-request metadata and `extra_meta` in
 /// `_meta`, and the headers its method and name call for.
-async fn stateless(
+pub(crate) async fn stateless(
     address: &str,
     token: Option<&str>,
     id: Value,
@@ -340,9 +340,11 @@ async fn a_plain_stateless_call_over_http_is_answered_as_rmcp_answers_it() {
             "case {n}: {name}"
         );
     }
-    // Each plain call was answered beside rmcp's service, and only those.
+    // Each plain call was answered by the transport, and only those.
     let log = server.log.text();
-    let answered = log.matches("a stateless call answered beside").count();
+    let answered = log
+        .matches("a stateless call answered by the transport")
+        .count();
     assert_eq!(answered, cases.len(), "{log}");
 
     // A header that disagrees with the body goes to rmcp, which refuses it.
@@ -376,7 +378,7 @@ async fn a_plain_stateless_call_over_http_is_answered_as_rmcp_answers_it() {
         server
             .log
             .text()
-            .matches("a stateless call answered beside")
+            .matches("a stateless call answered by the transport")
             .count(),
         cases.len()
     );
@@ -492,11 +494,9 @@ async fn a_plain_stateless_list_over_http_is_answered_as_rmcp_answers_it() {
                 plain.header("content-type"),
                 through_rmcp.header("content-type")
             );
-            assert_eq!(
-                plain.body,
-                through_rmcp.body.replacen(r#""id":"r""#, r#""id":"p""#, 1),
-                "{token} at {at:?}"
-            );
+            let mut through = through_rmcp.json();
+            through["id"] = json!("p");
+            assert_eq!(plain.json(), through, "{token} at {at:?}");
             let page = plain.json();
             assert!(
                 !page["result"]["tools"].as_array().unwrap().is_empty(),
@@ -536,7 +536,7 @@ async fn a_plain_stateless_list_over_http_is_answered_as_rmcp_answers_it() {
     let answered = server
         .log
         .text()
-        .matches("a stateless list answered beside")
+        .matches("a stateless list answered by the transport")
         .count();
     assert_eq!(answered, lists);
 }

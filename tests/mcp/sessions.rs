@@ -1,9 +1,10 @@
-//! Plain `tools/call` requests of a session (protocol 2025-11-25), which the server answers
-//! beside rmcp's session worker: the same status, type and events as the worker's answer, a
-//! stream resumed with `Last-Event-ID` as the worker's is, progress streamed and a stream
-//! dropped mid-call resumable, a call the client cancels left unanswered, and a session that
-//! is used only through such calls kept open while it is used; and a request whose id another
-//! request of the session still awaits its answer with refused, whichever answers each.
+//! Requests of a session (protocol 2025-11-25). Plain `tools/call` requests, which the session
+//! answers itself: the same status, type and events as the session's rmcp service answers, a
+//! stream resumed with `Last-Event-ID` while open, progress streamed and a stream dropped
+//! mid-call resumable, a call the client cancels left unanswered, and a session that is used
+//! only through such calls kept open while it is used; a list with the tools a stateless
+//! request lists; and a request whose id another request of the session still awaits its
+//! answer with refused, whichever answers each.
 
 use std::time::Duration;
 
@@ -100,7 +101,7 @@ fn call(id: Value, name: &str, arguments: Option<Value>, meta: &[(&str, Value)])
 }
 
 /// The events of an SSE body, each its lines; the stream number of each event id replaced
-/// by `S` (the worker's and those answered beside it are numbered apart).
+/// by `S` (each request's stream has its own).
 fn events(body: &str) -> Vec<Vec<String>> {
     body.split("\n\n")
         .filter(|event| !event.trim().is_empty())
@@ -217,7 +218,7 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
             plain.body.contains(&format!("\"id\":{plain_id}")),
             "{plain:?}"
         );
-        // Once answered, a stream is not resumed: the worker lets it go with its answer.
+        // Once answered, a stream is not resumed: it is let go with its answer.
         if n == 0 {
             let first = |body: &str| {
                 body.lines()
@@ -235,21 +236,21 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
             );
         }
     }
-    // Each plain call was answered beside the worker, and only those.
+    // Each plain call was answered by the session, and only those.
     let log = server.log.text();
     let answered = log
-        .matches("a session's call answered beside its worker")
+        .matches("a session's call answered by the session")
         .count();
     assert_eq!(answered, cases.len(), "{log}");
 
-    // A stream number that was never handed out resumes nothing, as with the worker.
+    // A stream number that was never handed out resumes nothing.
     let (token, session) = &sessions[0];
     let never = resume(&address, Some(token), session, "0/9223372036854775999").await;
     assert_eq!((never.status, never.body.trim()), (200, ""), "{never:?}");
 
-    // A plain call whose headers rmcp might judge otherwise goes to rmcp, which answers it
-    // as it always has: another known protocol version (answered), an unknown one (400), no
-    // SSE in `Accept` (406), a `Mcp-Method` header (answered).
+    // A plain call's headers are judged as any request's: another known protocol version
+    // (answered, by the session's service), an unknown one (400), no SSE in `Accept` (406), a
+    // `Mcp-Method` header that agrees (answered, by the session).
     let body = call(json!(7), "orders_get", Some(json!({ "order_id": 1 })), &[]).to_string();
     let session_header = format!("Mcp-Session-Id: {session}");
     let send = async |headers: &[&str]| {
@@ -261,7 +262,7 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
     };
     let json_and_sse = "Accept: application/json, text/event-stream";
     let json = "Content-Type: application/json";
-    let judged_by_rmcp: [(&[&str], u16); 4] = [
+    let judged: [(&[&str], u16); 4] = [
         (
             &[json_and_sse, json, "MCP-Protocol-Version: 2025-06-18"],
             200,
@@ -288,7 +289,7 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
             200,
         ),
     ];
-    for (headers, status) in judged_by_rmcp {
+    for (headers, status) in judged {
         let answer = send(headers).await;
         assert_eq!(answer.status, status, "{headers:?}: {answer:?}");
         if status == 200 {
@@ -297,23 +298,22 @@ async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it()
     }
     let log = server.log.text();
     let answered = log
-        .matches("a session's call answered beside its worker")
+        .matches("a session's call answered by the session")
         .count();
-    assert_eq!(answered, cases.len(), "only the plain calls above: {log}");
+    // The plain calls above, and the one whose `Mcp-Method` the session checked too.
+    assert_eq!(answered, cases.len() + 1, "{log}");
 }
 
 #[tokio::test]
-async fn a_session_list_carries_the_tools_rmcp_would_list() {
+async fn a_session_list_carries_the_tools_a_stateless_list_carries() {
     let scratch = Scratch::new();
     let args = ["--verbose", "--page-size", "4"];
     let server = HttpServer::start_with(&scratch, TOKENS, &args, None).await;
     let address = server.address();
-    let mut lists = 0;
     for token in ["ada-token", "grace-token"] {
         let session = open_session(&address, Some(token)).await;
-        // Page after page, each asked both ways: as clients write it, whose tools the
-        // transport puts in as the listing prepared them, and with the method's slash
-        // escaped, which only rmcp reads as `tools/list` and answers from its own `Tool`s.
+        // Page after page, each asked in the session (through its rmcp service, the tools
+        // written from the listing's prepared page) and without one (by the transport).
         let mut cursor = Some(None);
         let mut pages = 0;
         while let Some(at) = cursor.take() {
@@ -323,44 +323,43 @@ async fn a_session_list_carries_the_tools_rmcp_would_list() {
             };
             let list =
                 json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": params });
-            let prepared = post(&address, Some(token), Some(&session), &list).await;
-            let escaped = list.to_string().replace("tools/list", "tools\\/list");
-            let through_rmcp = {
-                let message: Value = serde_json::from_str(&escaped).unwrap();
-                assert_eq!(message["method"], "tools/list");
-                post_text(&address, Some(token), Some(&session), &escaped).await
-            };
-            assert_eq!(prepared.status, 200, "{prepared:?}");
-            assert_eq!(
-                events(&prepared.body),
-                events(&through_rmcp.body),
-                "{token} at {at:?}"
-            );
-            let data = prepared
+            let in_session = post(&address, Some(token), Some(&session), &list).await;
+            assert_eq!(in_session.status, 200, "{in_session:?}");
+            let data = in_session
                 .body
                 .lines()
                 .filter_map(|line| line.strip_prefix("data: "))
                 .find(|data| !data.is_empty())
                 .expect("the list's event");
             let page: Value = serde_json::from_str(data).unwrap();
+            let stateless = crate::direct::stateless(
+                &address,
+                Some(token),
+                json!(7),
+                "tools/list",
+                params.clone(),
+                &[],
+            )
+            .await
+            .json();
+            assert_eq!(page["id"], 7);
+            for field in ["tools", "nextCursor"] {
+                assert_eq!(
+                    page["result"][field], stateless["result"][field],
+                    "{token} at {at:?}: {field}"
+                );
+            }
             assert!(
                 !page["result"]["tools"].as_array().unwrap().is_empty(),
                 "{page}"
             );
             pages += 1;
-            lists += 1;
             cursor = page["result"]["nextCursor"]
                 .as_str()
                 .map(|next| Some(next.to_owned()));
         }
         assert!(pages > 1, "the store's tools span pages of 4");
     }
-    // Each list written as clients write it got the prepared tools, and only those.
-    let log = server.log.text();
-    let prepared = log
-        .matches("answered with the listing's prepared tools")
-        .count();
-    assert_eq!(prepared, lists, "{log}");
 }
 
 /// The store's registry with `slow_count`, served over HTTP in this process with `limits`:
@@ -488,15 +487,17 @@ async fn progress_streams_a_dropped_stream_resumes_and_a_cancelled_call_goes_una
     assert!(counted < 1000, "{counted}");
     let read = rest_of(stream, read).await;
     assert!(!read.contains(r#""result""#), "answered: {read}");
-    // Its events are kept a while for a client that resumes it, as the worker keeps a
-    // cancelled request's: from the priming event on, and no answer.
+    // A cancelled stream is let go with its cancellation: resuming it gets nothing.
     let first = read
         .lines()
         .find_map(|line| line.strip_prefix("id: "))
         .expect("an event id");
     let resumed = resume(&address, None, &session, first).await;
-    assert!(resumed.body.contains("progressToken"), "{resumed:?}");
-    assert!(!resumed.body.contains(r#""result""#), "{resumed:?}");
+    assert_eq!(
+        (resumed.status, resumed.body.trim()),
+        (200, ""),
+        "{resumed:?}"
+    );
     shutdown.cancel();
 }
 

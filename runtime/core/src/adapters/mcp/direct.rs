@@ -12,7 +12,7 @@ use std::sync::Arc;
 use futures_util::FutureExt as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ErrorCode, ErrorData, JsonObject, ProgressToken,
-    ProtocolVersion, RequestId, ServerJsonRpcMessage, ServerResult,
+    RequestId, ServerJsonRpcMessage, ServerResult,
 };
 use serde::Deserialize;
 
@@ -90,11 +90,6 @@ impl Plain {
             params,
         })
     }
-}
-
-/// Whether `version` is 2026-07-28 or later (ISO dates compare as text).
-pub(crate) fn is_current(version: &ProtocolVersion) -> bool {
-    version.as_str() >= ProtocolVersion::V_2026_07_28.as_str()
 }
 
 /// The message rmcp makes of a request's answer (a call's, a list's) — its request handler

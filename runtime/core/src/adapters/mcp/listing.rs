@@ -12,8 +12,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 
-use bytes::Bytes;
-
 use rmcp::model::{
     JsonObject, JsonRpcVersion2_0, MetaObject, RequestId, ServerJsonRpcMessage, Tool,
     ToolAnnotations,
@@ -245,15 +243,6 @@ pub(crate) struct PreparedPage {
     pub(crate) next: Option<usize>,
 }
 
-/// A prepared array as a byte buffer, without copying it.
-struct RawBytes(Arc<RawValue>);
-
-impl AsRef<[u8]> for RawBytes {
-    fn as_ref(&self) -> &[u8] {
-        self.0.get().as_bytes()
-    }
-}
-
 impl PreparedPages {
     /// The page of `listing` that `caller` sees from `offset` on, at most `size` tools.
     pub(crate) fn page(
@@ -294,16 +283,12 @@ impl PreparedPages {
 }
 
 /// Where a transport that writes `tools/list` results itself wants the page's tools: the
-/// server puts their JSON array here and answers rmcp with an empty list, which the
-/// transport then [splices](Self::splice) into the bytes rmcp serialized. A transport puts
-/// one in a request's extensions (stdio: the message's; HTTP: the request's parts) only
-/// where it writes the response itself.
+/// server puts their JSON array here and answers rmcp with an empty list, and the transport
+/// writes the response as a [`Page`] with them. A transport puts one in a request's
+/// extensions (stdio: the message's; HTTP: the request's parts) only where it writes the
+/// response itself.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct ToolsSlot(Arc<Mutex<Option<Arc<RawValue>>>>);
-
-/// How a serialized `tools/list` response with no tools ends: `tools` is the last field of
-/// the result, the result the last of the response.
-pub(crate) const EMPTY_TOOLS_END: &[u8] = b"\"tools\":[]}}";
 
 impl ToolsSlot {
     /// Hands over the page's tools as a JSON array.
@@ -317,31 +302,9 @@ impl ToolsSlot {
     }
 
     /// Whether the server put tools here.
+    #[cfg(test)]
     pub(crate) fn is_filled(&self) -> bool {
         self.lock().is_some()
-    }
-
-    /// `response`, a serialized JSON-RPC response, with the tools to put in its empty list
-    /// when the server filled the slot (a response it did not fill, an error, is left as it
-    /// is).
-    pub(crate) fn splice(&self, response: Vec<u8>) -> Reply {
-        let Some(tools) = self.take() else {
-            return Reply::plain(response);
-        };
-        let tools = Bytes::from_owner(RawBytes(tools));
-        if !response.ends_with(EMPTY_TOOLS_END) {
-            // Only a change in how rmcp lays a result out gets here: the tests over stdio and
-            // HTTP would see the empty list.
-            tracing::error!("a tools/list response did not end with its empty tools; sent as is");
-            return Reply::plain(response);
-        }
-        let mut head = response;
-        head.truncate(head.len() - b"[]}}".len());
-        Reply {
-            head,
-            tools: Some(tools),
-            tail: b"}}",
-        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Option<Arc<RawValue>>> {
@@ -374,13 +337,13 @@ struct PageResult<'a> {
 }
 
 impl Page<'_> {
-    /// The line (newline-delimited JSON) answering with `message`, a `tools/list` result,
-    /// and `tools` in it; any other message is written as it is.
-    pub(crate) fn line(
+    /// The JSON text answering with `message`, a `tools/list` result, and `tools` in it; any
+    /// other message is written as it is.
+    pub(crate) fn json(
         message: &ServerJsonRpcMessage,
         tools: &RawValue,
     ) -> serde_json::Result<Vec<u8>> {
-        let mut line = Vec::with_capacity(tools.get().len() + 256);
+        let mut text = Vec::with_capacity(tools.get().len() + 256);
         match message {
             ServerJsonRpcMessage::Response(response) => {
                 let Value::Object(mut rest) = serde_json::to_value(&response.result)? else {
@@ -392,45 +355,21 @@ impl Page<'_> {
                     id: &response.id,
                     result: PageResult { tools, rest },
                 };
-                serde_json::to_writer(&mut line, &page)?;
+                serde_json::to_writer(&mut text, &page)?;
             }
-            _ => serde_json::to_writer(&mut line, message)?,
+            _ => serde_json::to_writer(&mut text, message)?,
         }
+        Ok(text)
+    }
+
+    /// The same, as a line of newline-delimited JSON.
+    pub(crate) fn line(
+        message: &ServerJsonRpcMessage,
+        tools: &RawValue,
+    ) -> serde_json::Result<Vec<u8>> {
+        let mut line = Self::json(message, tools)?;
         line.push(b'\n');
         Ok(line)
-    }
-}
-
-/// A serialized response as a transport writes it: rmcp's bytes, and for a `tools/list`
-/// answered from prepared bytes, the tools that go inside them, written as they are rather
-/// than copied into one buffer.
-#[derive(Debug)]
-pub(crate) struct Reply {
-    /// The response, or for a spliced one, the response up to its tools.
-    head: Vec<u8>,
-    tools: Option<Bytes>,
-    /// What follows the tools.
-    tail: &'static [u8],
-}
-
-impl Reply {
-    /// A response written as it is.
-    pub(crate) fn plain(response: Vec<u8>) -> Self {
-        Self {
-            head: response,
-            tools: None,
-            tail: b"",
-        }
-    }
-
-    /// The response's bytes in order, as buffers.
-    pub(crate) fn into_chunks(self) -> Vec<Bytes> {
-        let mut chunks = vec![Bytes::from(self.head)];
-        chunks.extend(self.tools);
-        if !self.tail.is_empty() {
-            chunks.push(Bytes::from_static(self.tail));
-        }
-        chunks
     }
 }
 
@@ -637,8 +576,8 @@ mod tests {
         assert_eq!(page(&everyone, 0, None).0.len(), 2);
     }
 
-    /// The response a transport writes for a page of prepared tools (a [`Page`] over stdio,
-    /// spliced over HTTP) reads as the response rmcp writes for the same page of `Tool`s.
+    /// The response a transport writes for a page of prepared tools (a [`Page`]) reads as the
+    /// response rmcp writes for the same page of `Tool`s.
     #[test]
     fn a_prepared_page_reads_as_rmcps_response_for_the_same_tools() {
         use rmcp::model::{JsonRpcResponse, ListToolsResult, NumberOrString, ServerResult};
@@ -697,18 +636,8 @@ mod tests {
             let slot = ToolsSlot::default();
             slot.fill(tools);
             assert!(slot.is_filled());
-            let response = serde_json::to_vec(&message(result)).unwrap();
-            let spliced = slot.splice(response).into_chunks().concat();
-            assert_eq!(read(&spliced), expected, "offset {offset}, size {size:?}");
-            assert!(!slot.is_filled(), "a slot is spliced once");
+            assert!(slot.take().is_some());
+            assert!(!slot.is_filled(), "a slot is taken once");
         }
-        let untouched =
-            serde_json::to_vec(&message(ListToolsResult::with_all_items(Vec::new()))).unwrap();
-        let reply = ToolsSlot::default().splice(untouched.clone());
-        assert_eq!(
-            reply.into_chunks(),
-            [untouched],
-            "an empty slot leaves the response as it is"
-        );
     }
 }

@@ -1,11 +1,12 @@
-//! Streamable HTTP for the MCP server: rmcp's `StreamableHttpService` mounted at `/mcp` in an
-//! axum router, behind an [`Authenticator`] that turns each request into a
-//! [`Caller`](crate::Caller) (or a `401`; `400` for ambiguous credentials). Requests of
-//! protocol 2026-07-28 are served statelessly — a plain `tools/call` or `tools/list` answered
-//! by the transport itself, as rmcp would answer it (`stateless`); older clients get sessions,
-//! each bound to the caller that created it and bounded in number and life
-//! ([`SessionLimits`]), whose plain calls are answered beside rmcp's session worker
-//! (`sessions`). Every route the transport serves — MCP, the routes given to
+//! Streamable HTTP for the MCP server, owned by toolspec: `/mcp` in an axum router, behind an
+//! [`Authenticator`] that turns each request into a [`Caller`](crate::Caller) (or a `401`;
+//! `400` for ambiguous credentials). The transport reads and checks every request itself
+//! (`request`: headers, body, protocol), and serves requests of protocol 2026-07-28 statelessly
+//! (`stateless`) and older clients in sessions, each bound to the caller that created it and
+//! bounded in number and life ([`SessionLimits`]) (`sessions`). rmcp is kept for MCP's types
+//! and for its service loop, entered through its public API: `serve_directly` for a request
+//! without a session, `serve_server` over this transport's own `Transport` for a session.
+//! Every route the transport serves — MCP, the routes given to
 //! [`with_routes`](HttpTransport::with_routes), the metadata — is behind one [`HostPolicy`]:
 //! loopback `Host` and `Origin` headers only unless told otherwise. [`HttpTransport::serve`]
 //! bounds every connection ([`ConnectionLimits`]: how many at once, how long a request may
@@ -22,28 +23,27 @@
 //! ```
 //!
 //! Every answer of `/mcp` is MCP's (JSON-RPC, over JSON or SSE) or the error shape
-//! `{error, message}` of every route (a refused token, a body too large, an unknown session,
-//! and what rmcp's transport refuses with a bare text, `refusals`), quoting no header the
-//! request sent.
+//! `{error, message}` of every route (a refused token, a body too large, an unknown session, a
+//! header refused: `refusals`), quoting no header the request sent.
 //!
 //! A transport only: it decides who is calling and serves the `McpServer` it is given, which
 //! lists and calls; nothing here knows a tool.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::Method;
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use axum::response::Response;
 use tokio_util::sync::CancellationToken;
 use toolspec_vocab::auth::MissingScope;
 
 mod challenge;
-mod chunks;
 mod connections;
 mod framing;
 mod refusals;
+mod request;
 mod sessions;
 mod stateless;
 
@@ -55,12 +55,11 @@ use crate::adapters::gate::host::HostPolicy;
 
 use crate::adapters::auth::authenticator::{self as auth, Refusal};
 use crate::adapters::auth::resource::ProtectedResource;
-use crate::adapters::gate::failure::{failure, shaped, unauthorized};
+use crate::adapters::gate::failure::{shaped, unauthorized};
 
 use super::McpServer;
-use super::listing::ToolsSlot;
-use chunks::Chunks;
-use framing::{SESSION_HEADER, is_of_type};
+use request::Reading;
+use sessions::Sessions;
 
 /// Where the MCP endpoint is mounted.
 pub const PATH: &str = "/mcp";
@@ -69,7 +68,12 @@ pub const PATH: &str = "/mcp";
 pub struct HttpTransport {
     server: McpServer,
     authenticator: Option<Arc<dyn Authenticator>>,
-    config: StreamableHttpServerConfig,
+    /// The largest request body read.
+    max_body_bytes: usize,
+    /// How often an idle event stream is sent a keep-alive comment.
+    keep_alive: Option<Duration>,
+    /// Ends every stream and session when the server shuts down.
+    shutdown: CancellationToken,
     /// Which `Host` and `Origin` every route accepts.
     policy: HostPolicy,
     connections: ConnectionLimits,
@@ -79,19 +83,21 @@ pub struct HttpTransport {
 }
 
 impl HttpTransport {
-    /// Serves `server` with rmcp's defaults (sessions for clients older than 2026-07-28),
-    /// except that: a stateless request whose first answer is its result gets it as plain
-    /// `application/json` rather than an SSE stream (one that reports progress first still
-    /// streams); every route is served only to loopback hosts and, when a page sends the
-    /// request (`Origin`), to pages on this machine ([`HostPolicy::loopback`]; `Origin: null`
-    /// never); and connections and sessions are held to [`ConnectionLimits::DEFAULT`] and
-    /// [`SessionLimits::DEFAULT`]. Without an [`authenticator`](Self::authenticator) every
-    /// request runs as the server's own caller.
+    /// Serves `server` (sessions for clients older than 2026-07-28): a stateless request whose
+    /// first answer is its result gets it as plain `application/json` (one that reports
+    /// progress first streams); every route is served only to loopback hosts and, when a page
+    /// sends the request (`Origin`), to pages on this machine ([`HostPolicy::loopback`];
+    /// `Origin: null` never); request bodies are read up to 4 MiB, idle event streams sent a
+    /// keep-alive comment every 15 s; and connections and sessions are held to
+    /// [`ConnectionLimits::DEFAULT`] and [`SessionLimits::DEFAULT`]. Without an
+    /// [`authenticator`](Self::authenticator) every request runs as the server's own caller.
     pub fn new(server: McpServer) -> Self {
         Self {
             server,
             authenticator: None,
-            config: StreamableHttpServerConfig::default().with_json_response(true),
+            max_body_bytes: MAX_BODY_BYTES,
+            keep_alive: Some(Duration::from_secs(15)),
+            shutdown: CancellationToken::new(),
             policy: HostPolicy::loopback(),
             connections: ConnectionLimits::DEFAULT,
             sessions: SessionLimits::DEFAULT,
@@ -132,7 +138,13 @@ impl HttpTransport {
 
     /// Caps request bodies at `bytes` (default 4 MiB); a larger one gets `413`.
     pub fn max_body_bytes(mut self, bytes: usize) -> Self {
-        self.config = self.config.with_max_request_body_bytes(bytes);
+        self.max_body_bytes = bytes;
+        self
+    }
+
+    /// Sends an idle event stream a keep-alive comment this often (`None`: never).
+    pub fn sse_keep_alive(mut self, interval: Option<Duration>) -> Self {
+        self.keep_alive = interval;
         self
     }
 
@@ -165,17 +177,6 @@ impl HttpTransport {
         self
     }
 
-    /// Adjusts rmcp's transport configuration (keep-alive, JSON responses, body limits…).
-    /// Its `Host` and `Origin` settings are not used: the transport's [`HostPolicy`] checks
-    /// them, for every route.
-    pub fn configure(
-        mut self,
-        configure: impl FnOnce(StreamableHttpServerConfig) -> StreamableHttpServerConfig,
-    ) -> Self {
-        self.config = configure(self.config);
-        self
-    }
-
     /// An axum router of everything [`serve`](Self::serve) serves — MCP at [`PATH`], the
     /// routes given to [`with_routes`](Self::with_routes), the protected resource's metadata
     /// when the authenticator knows it — behind the [`HostPolicy`], every failure answered
@@ -203,49 +204,27 @@ impl HttpTransport {
             .cloned()
     }
 
-    /// MCP at [`PATH`], behind authentication and the look at each message.
+    /// MCP at [`PATH`], behind authentication.
     fn mcp_router(self) -> axum::Router {
         let resource = self.resource();
-        let screening = Screening {
-            limits: *self.server.registry().limits(),
-            max_body_bytes: self.config.max_request_body_bytes,
-            json_response: self.config.json_response,
-            challenge: challenge::ScopeChallenge::new(&self.server, resource.clone()).map(Arc::new),
-            server: self.server.clone(),
-            streams: framing::Streams {
-                keep_alive: self.config.sse_keep_alive,
-                shutdown: self.config.cancellation_token.clone(),
-            },
+        let streams = framing::Streams {
+            keep_alive: self.keep_alive,
+            shutdown: self.shutdown.clone(),
         };
-        let sessions = sessions::Sessions::new(
-            self.sessions,
-            self.server.clone(),
-            self.config.legacy_session_mode,
-            screening.streams.clone(),
-        );
-        let factory = self.server;
-        // The host policy, in front of every route, has checked `Host` and `Origin`.
-        let config = self
-            .config
-            .disable_allowed_hosts()
-            .disable_allowed_origins();
-        let service: StreamableHttpService<McpServer, sessions::SessionsHandle> =
-            StreamableHttpService::new(
-                move || Ok(factory.clone()),
-                Arc::new(sessions::SessionsHandle(Arc::clone(&sessions))),
-                config,
-            );
-        // Layers run outermost last: authentication, the look at the message, the session
-        // guard, rmcp's refusals given toolspec's shapes, then MCP; on `/mcp` only (a path
-        // nothing is routed to is no MCP request).
+        let mcp = Mcp {
+            reading: Reading {
+                limits: *self.server.registry().limits(),
+                max_body_bytes: self.max_body_bytes,
+                challenge: challenge::ScopeChallenge::new(&self.server, resource.clone())
+                    .map(Arc::new),
+            },
+            sessions: Sessions::new(self.sessions, self.server.clone(), streams.clone()),
+            server: self.server,
+            streams,
+        };
         let router = axum::Router::new()
-            .nest_service(PATH, service)
-            .route_layer(axum::middleware::from_fn(refusals::shape))
-            .route_layer(axum::middleware::from_fn_with_state(
-                sessions,
-                sessions::guard,
-            ))
-            .route_layer(axum::middleware::from_fn_with_state(screening, screen));
+            .route(PATH, axum::routing::any(serve_mcp))
+            .with_state(Arc::new(mcp));
         match self.authenticator {
             Some(authenticator) => router.route_layer(axum::middleware::from_fn_with_state(
                 Authentication {
@@ -269,10 +248,11 @@ impl HttpTransport {
         let limits = self.connections;
         let registry = Arc::clone(self.server.registry());
         self.server.start_tasks();
-        let shutdown_token = shutdown.clone();
-        let router = self
-            .configure(|config| config.with_cancellation_token(shutdown_token))
-            .router();
+        let router = HttpTransport {
+            shutdown: shutdown.clone(),
+            ..self
+        }
+        .router();
         let served = connections::serve(listener, router, limits, shutdown).await;
         // Every call is answered; what the audit trail holds is written before serving ends.
         registry.flush_audit().await;
@@ -289,153 +269,58 @@ fn with_metadata(router: axum::Router, resource: Option<&ProtectedResource>) -> 
     }
 }
 
-/// What the look at each message needs.
-#[derive(Clone)]
-struct Screening {
-    limits: crate::model::limits::Limits,
-    max_body_bytes: usize,
-    /// Whether a stateless request's result is answered as plain JSON (rmcp's setting).
-    json_response: bool,
-    /// Set when the server challenges callers without a tool's scopes.
-    challenge: Option<Arc<challenge::ScopeChallenge>>,
-    /// What answers a plain stateless request itself ([`stateless`]), and how a call's
-    /// progress streams.
+/// The largest request body read by default.
+const MAX_BODY_BYTES: usize = 4 << 20;
+
+/// What serves `/mcp`.
+struct Mcp {
     server: McpServer,
+    reading: Reading,
+    sessions: Arc<Sessions>,
     streams: framing::Streams,
 }
 
-/// Middleware: reads a `POST`'s body (at most `max_body_bytes`, else `413`; a body that does
-/// not arrive in time gets `408`) and screens the message ([`super::wire`]) before rmcp parses
-/// it; a refused one is answered with its JSON-RPC error (`400` for text that is not JSON).
-/// A plain stateless `tools/list`, or `tools/call` whose tool needs no peer
-/// ([`stateless::Plain`]), is answered here, when answers are plain JSON. Another stateless
-/// `tools/list` answered as plain JSON is given a [`ToolsSlot`]: its tools are put into rmcp's
-/// response as the bytes the listing prepared.
-async fn screen(State(screening): State<Screening>, request: Request, next: Next) -> Response {
-    use http_body_util::BodyExt;
-    if request.method() != axum::http::Method::POST {
-        return next.run(request).await;
+/// `/mcp`: a `POST` carries a message, a `GET` opens or resumes a session's stream, a `DELETE`
+/// closes a session; any other method is refused (`405`).
+async fn serve_mcp(State(mcp): State<Arc<Mcp>>, request: Request) -> Response {
+    match *request.method() {
+        Method::POST => post(&mcp, request).await,
+        Method::GET => mcp.sessions.get(&request.into_parts().0),
+        Method::DELETE => mcp.sessions.delete(&request.into_parts().0),
+        _ => refusals::method_not_allowed("GET, POST, DELETE"),
     }
-    let (mut parts, body) = request.into_parts();
-    let limited = http_body_util::Limited::new(body, screening.max_body_bytes);
-    let bytes = match limited.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            let message = format!(
-                "A request body may hold at most {} bytes.",
-                screening.max_body_bytes
-            );
-            return failure(StatusCode::PAYLOAD_TOO_LARGE, "too_large", &message);
-        }
-        Err(e) => {
-            tracing::debug!(error = %e, "a request body did not arrive");
-            let message = "The request's body did not arrive in time.";
-            return failure(StatusCode::REQUEST_TIMEOUT, "request_timeout", message);
-        }
+}
+
+/// A message: read and checked (`request`), then served without a session (2026-07-28), in
+/// the session it names, or, for `initialize`, in a new one.
+async fn post(mcp: &Arc<Mcp>, request: Request) -> Response {
+    let (parts, body) = match request::body(request, &mcp.reading).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
     };
-    if let Err(rejection) = super::wire::screen(&bytes, &screening.limits) {
-        if rejection.is_silent() {
-            return StatusCode::ACCEPTED.into_response();
-        }
-        let status = if rejection.code == super::wire::PARSE_ERROR {
-            StatusCode::BAD_REQUEST
-        } else {
-            StatusCode::OK
-        };
-        let json = [(header::CONTENT_TYPE, "application/json")];
-        return (status, json, rejection.response().to_string()).into_response();
-    }
-    if let Some(forbidden) = screening
-        .challenge
-        .as_ref()
-        .and_then(|challenge| challenge.check(&parts, &bytes))
-    {
-        return forbidden;
-    }
-    // A session's plain call may be answered by the session guard, beside rmcp (`sessions`);
-    // the guard holds the id of any request of a session until it is answered.
-    if parts.headers.contains_key(SESSION_HEADER) {
-        match super::direct::Plain::read(&bytes) {
-            Some(plain) => {
-                parts.extensions.insert(plain);
-            }
-            None => {
-                if let Some(id) = sessions::request_id(&bytes) {
-                    parts.extensions.insert(id);
-                }
-            }
-        }
-    }
-    if screening.json_response
-        && let Some(plain) = stateless::Plain::read(&parts, &bytes)
-    {
-        let server = &screening.server;
-        let caller = Arc::clone(server.caller_in(Some(&parts.extensions)));
-        if plain.is_direct(server, &caller) {
-            return plain.answer(server, caller, &screening.streams).await;
-        }
-    }
-    // A list's tools go into rmcp's answer as the listing prepared them: a stateless one
-    // answered as JSON once it is, a session's as its events go.
-    let in_session = parts.headers.contains_key(SESSION_HEADER);
-    let slot = ((screening.json_response || in_session) && lists_tools(&bytes)).then(|| {
-        let slot = ToolsSlot::default();
-        parts.extensions.insert(slot.clone());
-        slot
-    });
-    let response = next
-        .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await;
-    match slot {
-        Some(slot) if in_session => with_tools_in_events(response, slot),
-        Some(slot) if slot.is_filled() => with_tools(response, &slot).await,
-        _ => response,
-    }
-}
-
-/// Whether the request is a `tools/list`.
-fn lists_tools(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow)]
-        method: std::borrow::Cow<'a, str>,
-    }
-    memchr::memmem::find(body, b"tools/list").is_some()
-        && serde_json::from_slice::<Method>(body).is_ok_and(|m| m.method == "tools/list")
-}
-
-/// `response`, rmcp's SSE answer to a session's `tools/list`, with the tools from `slot` put
-/// into the event that answers it.
-fn with_tools_in_events(response: Response, slot: ToolsSlot) -> Response {
-    if !is_of_type(&response, "text/event-stream") {
-        // Refused before the session saw it (no such session, a bad header): no tools.
-        return response;
-    }
-    let (parts, body) = response.into_parts();
-    Response::from_parts(
-        parts,
-        axum::body::Body::new(chunks::ToolsInEvents::new(body, slot)),
-    )
-}
-
-/// `response`, rmcp's JSON answer to a `tools/list`, with the tools from `slot` put in.
-async fn with_tools(response: Response, slot: &ToolsSlot) -> Response {
-    if !is_of_type(&response, "application/json") {
-        // rmcp answers a stateless request's result as JSON when told to: not reached.
-        tracing::error!("a stateless tools/list was not answered as JSON; its tools are missing");
-        return response;
-    }
-    let (mut parts, body) = response.into_parts();
-    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
-        Ok(bytes) => Vec::from(bytes),
-        Err(e) => {
-            tracing::debug!(error = %e, "a tools/list response did not arrive");
-            return StatusCode::INTERNAL_SERVER_ERROR.into_response();
-        }
+    let session = match mcp.sessions.named(&parts) {
+        Ok(session) => session,
+        Err(refused) => return refused,
     };
-    let chunks = slot.splice(bytes).into_chunks();
-    parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, axum::body::Body::new(Chunks::from(chunks)))
+    let read = match request::read(&parts, &body) {
+        Ok(read) => read,
+        Err(refused) => return refused,
+    };
+    if !read.legacy {
+        return stateless::serve(&mcp.server, &mcp.streams, parts, &body, read).await;
+    }
+    match (session, read.message) {
+        (Some(session), message) => mcp.sessions.serve(session, parts, &body, message).await,
+        (None, rmcp::model::ClientJsonRpcMessage::Request(request))
+            if matches!(
+                request.request,
+                rmcp::model::ClientRequest::InitializeRequest(_)
+            ) =>
+        {
+            mcp.sessions.open(parts, request).await
+        }
+        (None, _) => refusals::session_required(),
+    }
 }
 
 /// Who authenticates requests, and the resource its challenges name.

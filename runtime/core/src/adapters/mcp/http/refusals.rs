@@ -1,191 +1,64 @@
-//! rmcp's refusals in toolspec's shapes. rmcp's transport answers what it refuses of a
-//! request's headers (`Accept`, `Content-Type`, `MCP-Protocol-Version`, `Mcp-Session-Id`), of
-//! its method or of its body with a bare text, no `Content-Type`, sometimes quoting what the
-//! request sent (an unknown `MCP-Protocol-Version`, verbatim). Here, every such answer gets the
-//! error shape `{error, message}` as JSON, its message written from what the request sent
-//! without quoting any of it; and rmcp's header mismatch (`-32020`, a JSON-RPC error with an
-//! error status: MCP's own shape, kept: its code, id and data) whose message quotes one of the
-//! request's MCP headers gets a message naming the header instead. rmcp still decides: nothing here refuses a request
-//! or lets one through.
+//! What the transport answers a request it refuses before anything serves it: in the error
+//! shape `{error, message}` for what HTTP refuses (its headers, its method, a session it names),
+//! and as MCP's own JSON-RPC error, with the request's id and an error status, for what MCP
+//! refuses of a message (its protocol version, a header that disagrees with its body). No
+//! answer quotes what the request sent.
 //!
-//! Owns the answers of the layer right around rmcp's service; the routes' other layers answer
-//! in the error shape themselves.
+//! Owns the refusals' codes and words; the request's reading (`request`) and the sessions
+//! decide when each is given.
 
-use axum::body::{Body, Bytes};
-use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
-use axum::middleware::Next;
-use axum::response::Response;
-use rmcp::model::{ErrorCode, ProtocolVersion};
-use serde_json::Value;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use rmcp::model::{ErrorCode, ErrorData, ProtocolVersion, RequestId, ServerJsonRpcMessage};
 
-use crate::adapters::gate::failure::{described, failure, reshaped, shown};
+use crate::adapters::gate::failure::failure;
 
-use super::framing::{JSON, SESSION_HEADER, is_json, is_of_type};
+use super::framing::json;
 
-/// The protocol version header.
-const VERSION_HEADER: &str = "mcp-protocol-version";
-
-/// The most of a JSON-RPC error's body read to look at its message (rmcp's are far smaller).
-const MAX_ERROR_BYTES: usize = 1 << 20;
-
-/// The code and message of a session that does not exist for this caller (closed, expired,
-/// never opened, or another caller's: alike).
-const UNKNOWN_SESSION: (&str, &str) = (
-    "unknown_session",
-    "This session does not exist: it was closed or expired, or never was. Open a new one with \
-     `initialize`.",
-);
-
-/// The `404` of a session that does not exist for this caller.
+/// The `404` of a session that does not exist for this caller (closed, expired, never opened,
+/// or another caller's: alike).
 pub(super) fn unknown_session() -> Response {
-    let (code, message) = UNKNOWN_SESSION;
-    failure(StatusCode::NOT_FOUND, code, message)
+    failure(
+        StatusCode::NOT_FOUND,
+        "unknown_session",
+        "This session does not exist: it was closed or expired, or never was. Open a new one with \
+         `initialize`.",
+    )
 }
 
-/// Middleware, right around rmcp's service: its refusals given toolspec's shapes.
-pub(super) async fn shape(request: Request, next: Next) -> Response {
-    let asked = Asked::of(&request);
-    let response = next.run(request).await;
-    let status = response.status();
-    if !(status.is_client_error() || status.is_server_error()) {
-        return response;
-    }
-    if is_of_type(&response, JSON) {
-        return quoting_nothing(response, &asked).await;
-    }
-    if status.is_server_error() {
-        tracing::warn!(%status, "rmcp's transport failed to serve a request");
-    }
-    let (code, message) = asked.explain(status);
-    let (parts, _) = response.into_parts();
-    reshaped(parts, &code, &message)
+/// The `400` of a request of a session that names none.
+pub(super) fn session_required() -> Response {
+    failure(
+        StatusCode::BAD_REQUEST,
+        "session_required",
+        "This request belongs to a session: send the id `initialize` answered as \
+         `Mcp-Session-Id` (a request without one must be `initialize`).",
+    )
 }
 
-/// What a request sent that rmcp judges, kept to explain its refusal.
-struct Asked {
-    method: Method,
-    path: String,
-    version: Version,
-    session: bool,
-    json: bool,
-    /// The request's MCP headers, which an answer must not quote.
-    headers: Vec<(HeaderName, HeaderValue)>,
+/// The `400` of an `MCP-Protocol-Version` that is not text, or names no version this server
+/// knows.
+pub(super) fn unsupported_version(not_text: bool) -> Response {
+    let message = if not_text {
+        format!(
+            "`MCP-Protocol-Version` is not text: it must name a protocol version this server \
+             speaks ({}).",
+            versions()
+        )
+    } else {
+        format!(
+            "`MCP-Protocol-Version` names no protocol version this server speaks ({}).",
+            versions()
+        )
+    };
+    failure(
+        StatusCode::BAD_REQUEST,
+        "unsupported_protocol_version",
+        &message,
+    )
 }
 
-/// What `MCP-Protocol-Version` says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Version {
-    Absent,
-    Known,
-    Unknown,
-    NotText,
-}
-
-impl Asked {
-    fn of(request: &Request) -> Self {
-        let headers = request.headers();
-        let version = match headers.get(VERSION_HEADER).map(HeaderValue::to_str) {
-            None => Version::Absent,
-            Some(Err(_)) => Version::NotText,
-            Some(Ok(text)) if known(text) => Version::Known,
-            Some(Ok(_)) => Version::Unknown,
-        };
-        Self {
-            method: request.method().clone(),
-            path: shown(request.uri().path()),
-            version,
-            session: headers.contains_key(SESSION_HEADER),
-            json: is_json(headers),
-            headers: mcp_headers(headers),
-        }
-    }
-
-    /// The code and message of rmcp's refusal, answered with `status`.
-    fn explain(&self, status: StatusCode) -> (String, String) {
-        let (code, message) = match status {
-            StatusCode::BAD_REQUEST => match self.version {
-                Version::NotText => (
-                    "unsupported_protocol_version",
-                    format!(
-                        "`MCP-Protocol-Version` is not text: it must name a protocol version \
-                         this server speaks ({}).",
-                        versions()
-                    ),
-                ),
-                Version::Unknown => (
-                    "unsupported_protocol_version",
-                    format!(
-                        "`MCP-Protocol-Version` names no protocol version this server speaks \
-                         ({}).",
-                        versions()
-                    ),
-                ),
-                _ if !self.session => (
-                    "session_required",
-                    "This request belongs to a session: send the id `initialize` answered as \
-                     `Mcp-Session-Id` (a request without one must be `initialize`)."
-                        .to_owned(),
-                ),
-                _ => (
-                    "bad_request",
-                    "The request's MCP headers were refused (`MCP-Protocol-Version`, \
-                     `Mcp-Session-Id`)."
-                        .to_owned(),
-                ),
-            },
-            StatusCode::NOT_FOUND => (UNKNOWN_SESSION.0, UNKNOWN_SESSION.1.to_owned()),
-            StatusCode::NOT_ACCEPTABLE if self.method == Method::GET => (
-                "not_acceptable",
-                "A GET of `/mcp` opens an event stream: its `Accept` must name \
-                 `text/event-stream`."
-                    .to_owned(),
-            ),
-            StatusCode::NOT_ACCEPTABLE => (
-                "not_acceptable",
-                "A POST to `/mcp` must accept both `application/json` and `text/event-stream` \
-                 (`Accept`)."
-                    .to_owned(),
-            ),
-            StatusCode::UNSUPPORTED_MEDIA_TYPE if self.json => (
-                "invalid_request",
-                "The body is JSON but no JSON-RPC message: a request (`jsonrpc`, `id`, \
-                 `method`), a notification (no `id`) or a response."
-                    .to_owned(),
-            ),
-            StatusCode::UNSUPPORTED_MEDIA_TYPE => (
-                "unsupported_media_type",
-                "A POST to `/mcp` sends its JSON-RPC message as `Content-Type: \
-                 application/json`."
-                    .to_owned(),
-            ),
-            status if status.is_server_error() => (
-                "internal_error",
-                "The server could not serve this request; try again.".to_owned(),
-            ),
-            status => return described(status, &self.method, &self.path),
-        };
-        (code.to_owned(), message)
-    }
-
-    /// The MCP header whose value `text` quotes, if any.
-    fn quoted_in(&self, text: &str) -> Option<&HeaderName> {
-        self.headers.iter().find_map(|(name, value)| {
-            let value = String::from_utf8_lossy(value.as_bytes());
-            let value = value.trim();
-            (!value.is_empty() && text.contains(value)).then_some(name)
-        })
-    }
-}
-
-/// Whether rmcp knows protocol version `text`.
-fn known(text: &str) -> bool {
-    ProtocolVersion::KNOWN_VERSIONS
-        .iter()
-        .any(|v| v.as_str() == text)
-}
-
-/// The protocol versions rmcp knows, for a message.
+/// The protocol versions the transport knows, for a message.
 fn versions() -> String {
     let known: Vec<&str> = (ProtocolVersion::KNOWN_VERSIONS.iter())
         .map(ProtocolVersion::as_str)
@@ -193,73 +66,109 @@ fn versions() -> String {
     known.join(", ")
 }
 
-/// The headers rmcp judges and might quote: the protocol version, the session, the last event
-/// id, and the standard headers of 2026-07-28 (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`).
-fn mcp_headers(headers: &HeaderMap) -> Vec<(HeaderName, HeaderValue)> {
-    headers
-        .iter()
-        .filter(|(name, _)| {
-            let name = name.as_str();
-            name.starts_with("mcp-") || name == "last-event-id"
-        })
-        .map(|(name, value)| (name.clone(), value.clone()))
-        .collect()
-}
-
-/// `response`, a JSON-RPC error rmcp answered with an error status, with a message that quotes
-/// none of `asked`'s MCP headers.
-async fn quoting_nothing(response: Response, asked: &Asked) -> Response {
-    if asked.headers.is_empty() {
-        return response;
-    }
-    let (mut parts, body) = response.into_parts();
-    let bytes = match axum::body::to_bytes(body, MAX_ERROR_BYTES).await {
-        Ok(bytes) => bytes,
-        Err(e) => {
-            tracing::warn!(error = %e, "rmcp's refusal could not be read");
-            let (code, message) = asked.explain(StatusCode::INTERNAL_SERVER_ERROR);
-            return failure(StatusCode::INTERNAL_SERVER_ERROR, &code, &message);
-        }
+/// The `406` of a request that does not accept what its answer may be.
+pub(super) fn not_acceptable(get: bool) -> Response {
+    let message = if get {
+        "A GET of `/mcp` opens an event stream: its `Accept` must name `text/event-stream`."
+    } else {
+        "A POST to `/mcp` must accept both `application/json` and `text/event-stream` (`Accept`)."
     };
-    let Some(rewritten) = rewritten(&bytes, asked) else {
-        return Response::from_parts(parts, Body::from(bytes));
-    };
-    parts.headers.remove(header::CONTENT_LENGTH);
-    Response::from_parts(parts, Body::from(rewritten))
+    failure(StatusCode::NOT_ACCEPTABLE, "not_acceptable", message)
 }
 
-/// The JSON-RPC error `bytes` with its message replaced, when it is rmcp's header mismatch
-/// (`-32020`) and quotes one of `asked`'s MCP headers. toolspec's own errors (a tool's name in
-/// a `-32021`, which `Mcp-Name` carries too) quote nothing the request may not see.
-fn rewritten(bytes: &Bytes, asked: &Asked) -> Option<String> {
-    let mut message: Value = serde_json::from_slice(bytes).ok()?;
-    let code = message.pointer("/error/code")?.as_i64()?;
-    if code != i64::from(ErrorCode::HEADER_MISMATCH.0) {
-        return None;
+/// The `415` of a body that is not JSON (`json`: it is, but no JSON-RPC message).
+pub(super) fn unsupported_media_type(json: bool) -> Response {
+    if json {
+        return failure(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "invalid_request",
+            "The body is JSON but no JSON-RPC message: a request (`jsonrpc`, `id`, `method`), a \
+             notification (no `id`) or a response.",
+        );
     }
-    let text = message.pointer("/error/message")?.as_str()?;
-    let header = asked.quoted_in(text)?;
-    message["error"]["message"] = Value::String(disagreeing(header).to_owned());
-    Some(message.to_string())
+    failure(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+        "A POST to `/mcp` sends its JSON-RPC message as `Content-Type: application/json`.",
+    )
 }
 
-/// What a header rmcp found at odds with the request must say.
-fn disagreeing(header: &HeaderName) -> &'static str {
-    match header.as_str() {
-        VERSION_HEADER => {
-            "`MCP-Protocol-Version` does not agree with the request: it must name a protocol \
-             version this server speaks, the one the request's `_meta` names (and \
-             `initialize`'s `protocolVersion`)."
+/// The `405` of a method `/mcp` does not take, listing those it does (the error shape is the
+/// router's, given to every bodiless failure).
+pub(super) fn method_not_allowed(allow: &'static str) -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, HeaderValue::from_static(allow))],
+    )
+        .into_response()
+}
+
+/// The `500` of a request the server could not serve.
+pub(super) fn internal() -> Response {
+    failure(
+        StatusCode::INTERNAL_SERVER_ERROR,
+        "internal_error",
+        "The server could not serve this request; try again.",
+    )
+}
+
+/// Which MCP header disagrees with the request's body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Disagreeing {
+    Version,
+    Method,
+    Name,
+}
+
+impl Disagreeing {
+    /// What the header must say.
+    fn message(self) -> &'static str {
+        match self {
+            Self::Version => {
+                "`MCP-Protocol-Version` does not agree with the request: it must name a protocol \
+                 version this server speaks, the one the request's `_meta` names (and \
+                 `initialize`'s `protocolVersion`)."
+            }
+            Self::Method => "`Mcp-Method` must name the request's method, once.",
+            Self::Name => {
+                "`Mcp-Name` must be the name the request's params give (a tool's, for \
+                 `tools/call`)."
+            }
         }
-        "mcp-method" => "`Mcp-Method` must name the request's method, once.",
-        "mcp-name" => {
-            "`Mcp-Name` must be the name the request's params give (a tool's, for \
-                       `tools/call`)."
-        }
-        name if name.starts_with("mcp-param-") => {
-            "An `Mcp-Param-*` header must carry the value of the argument it names."
-        }
-        _ => "An MCP header of the request does not agree with its body.",
+    }
+}
+
+/// The `400` of a header at odds with the request's body: MCP's header mismatch (`-32020`),
+/// with the request's id (none for a notification).
+pub(super) fn header_mismatch(id: Option<RequestId>, header: Disagreeing) -> Response {
+    let error = ErrorData::new(ErrorCode::HEADER_MISMATCH, header.message(), None);
+    jsonrpc_error(StatusCode::BAD_REQUEST, id, error)
+}
+
+/// A `400` invalid request (`-32600`), with the request's id.
+pub(super) fn invalid_request(id: Option<RequestId>, message: &'static str) -> Response {
+    let error = ErrorData::new(ErrorCode::INVALID_REQUEST, message, None);
+    jsonrpc_error(StatusCode::BAD_REQUEST, id, error)
+}
+
+/// The `400` of a request of protocol 2026-07-28 or later without the metadata each of its
+/// requests carries (`-32602`).
+pub(super) fn missing_meta(id: RequestId) -> Response {
+    let error = ErrorData::invalid_params(
+        "Invalid params: the request's `_meta` must name its protocol version \
+         (`io.modelcontextprotocol/protocolVersion`) and the client's capabilities \
+         (`io.modelcontextprotocol/clientCapabilities`).",
+        None,
+    );
+    jsonrpc_error(StatusCode::BAD_REQUEST, Some(id), error)
+}
+
+/// `error` answering the request `id` as JSON, with `status`.
+fn jsonrpc_error(status: StatusCode, id: Option<RequestId>, error: ErrorData) -> Response {
+    let message = ServerJsonRpcMessage::error(error, id);
+    match serde_json::to_vec(&message) {
+        Ok(body) => json(status, body),
+        Err(_) => internal(),
     }
 }
 
@@ -267,58 +176,31 @@ fn disagreeing(header: &HeaderName) -> &'static str {
 mod tests {
     use super::*;
 
-    fn asked(headers: &[(&'static str, &[u8])]) -> Asked {
-        let mut request = Request::new(Body::empty());
-        for (name, value) in headers {
-            let value = HeaderValue::from_bytes(value).unwrap();
-            request.headers_mut().append(*name, value);
-        }
-        Asked::of(&request)
+    async fn body(response: Response) -> serde_json::Value {
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+            .await
+            .unwrap();
+        serde_json::from_slice(&bytes).unwrap()
     }
 
-    #[test]
-    fn a_refusal_is_explained_without_quoting_the_request() {
-        let hostile = asked(&[(VERSION_HEADER, b"<script>alert(1)</script>")]);
-        let (code, message) = hostile.explain(StatusCode::BAD_REQUEST);
-        assert_eq!(code, "unsupported_protocol_version");
-        assert!(!message.contains("script"), "{message}");
-        assert!(message.contains("2025-11-25"), "{message}");
-        let binary = asked(&[(VERSION_HEADER, b"\xff\xfe")]);
-        assert!(
-            binary
-                .explain(StatusCode::BAD_REQUEST)
-                .1
-                .contains("not text")
-        );
-        let no_session = asked(&[(VERSION_HEADER, b"2025-11-25")]);
-        assert_eq!(
-            no_session.explain(StatusCode::BAD_REQUEST).0,
-            "session_required"
-        );
-    }
-
-    #[test]
-    fn a_json_rpc_error_quoting_a_header_names_it_instead() {
-        let hostile = asked(&[("mcp-method", b"<i>x</i>"), (VERSION_HEADER, b"2026-07-28")]);
-        let quoted = Bytes::from_static(
-            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"Mcp-Method header `<i>x</i>` does not match body method `tools/list`"}}"#,
-        );
-        let answer: Value = serde_json::from_str(&rewritten(&quoted, &hostile).unwrap()).unwrap();
-        assert_eq!(answer["id"], 1);
+    #[tokio::test]
+    async fn a_header_mismatch_is_mcps_error_with_the_requests_id() {
+        let response = header_mismatch(Some(RequestId::Number(7)), Disagreeing::Method);
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        let answer = body(response).await;
+        assert_eq!(answer["id"], 7);
         assert_eq!(answer["error"]["code"], -32020);
-        assert_eq!(
-            answer["error"]["message"],
-            "`Mcp-Method` must name the request's method, once."
+        let notification = body(header_mismatch(None, Disagreeing::Name)).await;
+        assert_eq!(notification["id"], serde_json::Value::Null);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_version_is_refused_naming_those_known() {
+        let answer = body(unsupported_version(false)).await;
+        assert_eq!(answer["error"], "unsupported_protocol_version");
+        assert!(
+            answer["message"].as_str().unwrap().contains("2025-11-25"),
+            "{answer}"
         );
-        let quoting_nothing = Bytes::from_static(
-            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32020,"message":"missing required Mcp-Name header"}}"#,
-        );
-        assert_eq!(rewritten(&quoting_nothing, &hostile), None);
-        // Another error naming the tool `Mcp-Name` names is toolspec's own: kept.
-        let named = asked(&[("mcp-name", b"orders_report")]);
-        let own = Bytes::from_static(
-            br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32021,"message":"`orders_report` runs only as a durable task"}}"#,
-        );
-        assert_eq!(rewritten(&own, &named), None);
     }
 }

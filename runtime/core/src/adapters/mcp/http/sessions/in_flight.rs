@@ -1,5 +1,5 @@
 //! The ids of a session's requests awaiting their answers. JSON-RPC pairs an answer with its
-//! request by id, and rmcp's session worker and service keep their bookkeeping by it: two
+//! request by id, and the session and its rmcp service keep their bookkeeping by it: two
 //! requests of one session with one id at once would have one answer go to the other's stream
 //! (or be dropped), the other's stream and bookkeeping kept until the session closes. So a
 //! request whose id is [taken](InFlight::take) already is refused before it reaches anything
@@ -7,25 +7,19 @@
 //! answered — reusing it then is valid JSON-RPC, and keeping every id a session ever used would
 //! grow without bound.
 //!
-//! An id is held ([`Hold`]) by whatever still has its request: the call answered beside the
-//! worker until it answers (or, cancelled, until its handler stops); a request handed to rmcp
-//! by its message, which rmcp's service keeps until the handler returns, and by the stream of
-//! its answer until the answer has gone through it (or the client let go of it).
+//! An id is held ([`Hold`]) by whatever still has its request: a call the session answers
+//! itself until it answers (or, cancelled, until its handler stops); a request handed to the
+//! session's rmcp service by its message, which the service keeps until the handler returns,
+//! and by the session until its answer is written (or the client cancels it).
 //!
-//! Owns the ids only; the session guard takes them and the streams let them go.
+//! Owns the ids only; the sessions take them and their requests let them go.
 
 use std::collections::HashSet;
-use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::task::{Context, Poll};
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::Stream;
-use rmcp::model::{ClientJsonRpcMessage, GetExtensions, RequestId, ServerJsonRpcMessage};
-use rmcp::transport::streamable_http_server::session::ServerSseMessage;
-use serde::Deserialize;
-use serde::de::IgnoredAny;
+use rmcp::model::RequestId;
 
 /// `ids`, whether or not a panic poisoned them (an insert or a removal is never half-done).
 fn lock(ids: &Mutex<HashSet<RequestId>>) -> MutexGuard<'_, HashSet<RequestId>> {
@@ -73,24 +67,6 @@ impl InFlight {
     }
 }
 
-/// The id of the JSON-RPC request a request's body holds, as the transport's screening read
-/// it (a plain call's is in its [`Plain`](crate::adapters::mcp::direct::Plain) instead).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct AskedId(pub(crate) RequestId);
-
-/// The id of the JSON-RPC request `body` holds: none for a notification, a response, or text
-/// that is no request rmcp would take.
-pub(crate) fn request_id(body: &[u8]) -> Option<AskedId> {
-    #[derive(Deserialize)]
-    struct Head {
-        id: Option<RequestId>,
-        method: Option<IgnoredAny>,
-    }
-    let head: Head = serde_json::from_slice(body).ok()?;
-    head.method?;
-    head.id.map(AskedId)
-}
-
 /// The `400` refusing a request whose id a request of its session awaiting its answer holds: a
 /// JSON-RPC invalid request, with that id.
 pub(super) fn duplicate(id: &RequestId) -> Response {
@@ -110,62 +86,6 @@ pub(super) fn duplicate(id: &RequestId) -> Response {
         error.to_string(),
     )
         .into_response()
-}
-
-/// The hold `message` (a request rmcp serves) carries in its HTTP request's extensions, if any.
-pub(super) fn held(message: &ClientJsonRpcMessage) -> Option<Hold> {
-    let ClientJsonRpcMessage::Request(request) = message else {
-        return None;
-    };
-    let parts = request
-        .request
-        .extensions()
-        .get::<axum::http::request::Parts>()?;
-    parts.extensions.get::<Hold>().cloned()
-}
-
-pin_project_lite::pin_project! {
-    /// The stream of a request's answer, holding its id until the answer has gone through.
-    pub(super) struct Answering<S> {
-        #[pin]
-        events: S,
-        hold: Option<Hold>,
-    }
-}
-
-impl<S> Answering<S> {
-    pub(super) fn new(events: S, hold: Hold) -> Self {
-        Self {
-            events,
-            hold: Some(hold),
-        }
-    }
-}
-
-impl<S: Stream<Item = ServerSseMessage>> Stream for Answering<S> {
-    type Item = ServerSseMessage;
-
-    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.project();
-        let polled = this.events.poll_next(cx);
-        match &polled {
-            Poll::Ready(Some(event)) => {
-                let answered = match event.message.as_deref() {
-                    Some(ServerJsonRpcMessage::Response(response)) => Some(&response.id),
-                    Some(ServerJsonRpcMessage::Error(error)) => error.id.as_ref(),
-                    _ => None,
-                };
-                if answered.is_some_and(|id| this.hold.as_ref().is_some_and(|h| h.id == *id)) {
-                    this.hold.take();
-                }
-            }
-            Poll::Ready(None) => {
-                this.hold.take();
-            }
-            Poll::Pending => {}
-        }
-        polled
-    }
 }
 
 #[cfg(test)]
@@ -191,21 +111,5 @@ mod tests {
             in_flight.take(RequestId::Number(79)).is_some(),
             "free again"
         );
-    }
-
-    #[test]
-    fn only_a_request_has_an_id_to_take() {
-        let id = |body: &str| request_id(body.as_bytes()).map(|asked| asked.0);
-        assert_eq!(
-            id(r#"{"jsonrpc":"2.0","id":79,"method":"tools/call","params":{"x":[1]}}"#),
-            Some(RequestId::Number(79))
-        );
-        assert_eq!(
-            id(r#"{"jsonrpc":"2.0","id":"a","method":"ping"}"#),
-            Some(RequestId::String("a".into()))
-        );
-        assert_eq!(id(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), None);
-        assert_eq!(id(r#"{"jsonrpc":"2.0","method":"notifications/x"}"#), None);
-        assert_eq!(id("[1]"), None);
     }
 }
