@@ -107,14 +107,7 @@ pub(super) async fn serve(
         return whole(&first, read.meta_malformed);
     }
     cancel_when_dropped.disarm();
-    let (to, rest) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        while let Some(message) = messages.recv().await {
-            if to.send(message).is_err() {
-                return;
-            }
-        }
-    });
+    let rest = futures_util::stream::poll_fn(move |cx| messages.poll_recv(cx));
     respond(streams, first, rest, cancellation)
 }
 
@@ -304,15 +297,16 @@ async fn call(
         }
     };
     cancel_when_dropped.disarm();
-    respond(streams, first, reported, cancellation)
+    let rest = futures_util::stream::poll_fn(move |cx| reported.poll_recv(cx));
+    respond(streams, first, rest, cancellation)
 }
 
-/// `first`, then what `rest` receives until it closes, as SSE events; the request is
-/// cancelled with `cancellation` if the stream is dropped before its end.
+/// `first`, then what `rest` yields until it ends, as SSE events; the request is cancelled
+/// with `cancellation` if the stream is dropped before its end.
 fn respond(
     streams: &Streams,
     first: ServerJsonRpcMessage,
-    rest: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    rest: impl Stream<Item = ServerJsonRpcMessage> + Send + Unpin + 'static,
     cancellation: CancellationToken,
 ) -> Response {
     let events = Messages {
@@ -325,20 +319,20 @@ fn respond(
 
 /// A request's messages: the first, then the rest until it has answered. Dropped before
 /// then (the client went away), it cancels the request.
-struct Messages {
+struct Messages<R> {
     first: Option<ServerJsonRpcMessage>,
-    rest: mpsc::UnboundedReceiver<ServerJsonRpcMessage>,
+    rest: R,
     cancellation: Option<CancellationToken>,
 }
 
-impl Stream for Messages {
+impl<R: Stream<Item = ServerJsonRpcMessage> + Unpin> Stream for Messages<R> {
     type Item = ServerJsonRpcMessage;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if let Some(first) = self.first.take() {
             return Poll::Ready(Some(first));
         }
-        let next = self.rest.poll_recv(cx);
+        let next = self.rest.poll_next_unpin(cx);
         if let Poll::Ready(None) = next {
             self.cancellation = None;
         }
@@ -346,7 +340,7 @@ impl Stream for Messages {
     }
 }
 
-impl Drop for Messages {
+impl<R> Drop for Messages<R> {
     fn drop(&mut self) {
         if let Some(cancellation) = self.cancellation.take() {
             cancellation.cancel();
