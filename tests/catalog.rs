@@ -51,7 +51,7 @@ async fn serve(tokens: Option<&str>) -> (String, Arc<Registry>, tempfile::TempDi
 }
 
 /// The names the HTTP API serves the store's tools by.
-fn http_names(registry: &Registry) -> Vec<&'static str> {
+fn http_names(registry: &Registry) -> Vec<&str> {
     let tools = registry.tools_for("http");
     tools.iter().filter_map(|t| t.name_for("http")).collect()
 }

@@ -11,10 +11,10 @@ use std::sync::Arc;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
-use toolspec::inline::{InlineContext, Spec};
+use toolspec::inline::{InlineContext, InlineError, Spec};
 use toolspec::openai::{Dispatcher, ToolCall};
 use toolspec::testing::Harness;
-use toolspec::{AmbientContext, Caller, Registry, RegistryError};
+use toolspec::{AmbientContext, Caller, Descriptor, Registry, RegistryError, SharedDescriptor};
 
 const PROJECT: &str = include_str!("../specs/toolspec.yaml");
 const TYPES: &str = include_str!("../specs/types.yaml");
@@ -49,17 +49,20 @@ async fn with_note(dir: &tempfile::TempDir) -> Registry {
     let note = note_spec().describe().expect("the spec compiles");
     store_registry(dir)
         .await
-        .with_tool(
-            note,
-            |input: serde_json::Map<String, Value>, cx: InlineContext| async move {
-                let mine = cx.ambient()["customer_id"] == 1;
-                match (mine, input["order_id"].as_i64()) {
-                    (true, Some(1)) => Ok(json!({ "note": "Leave it at the door." })),
-                    _ => Err(cx.fail("no_note")),
-                }
-            },
-        )
+        .with_tool(note, read_note)
         .expect("the tool is added")
+}
+
+/// `orders_note`'s handler: the note on order 1, the caller's.
+async fn read_note(
+    input: serde_json::Map<String, Value>,
+    cx: InlineContext,
+) -> Result<Value, toolspec::Failure<InlineError>> {
+    let mine = cx.ambient()["customer_id"] == 1;
+    match (mine, input["order_id"].as_i64()) {
+        (true, Some(1)) => Ok(json!({ "note": "Leave it at the door." })),
+        _ => Err(cx.fail("no_note")),
+    }
 }
 
 fn ada() -> Caller {
@@ -103,6 +106,40 @@ async fn an_inline_tool_runs_through_the_pipeline_with_its_checks() {
         descriptor.description,
         "Read the note on one of your orders.\nErrors: no_note."
     );
+}
+
+/// Describing and adding inline tools over and over leaks nothing: `describe` keeps no copy,
+/// the registry holds the descriptor while it serves the tool (a call's context and listings
+/// share it), and the last registry holding it frees it when dropped.
+#[tokio::test]
+async fn an_inline_tool_s_descriptor_is_freed_with_the_last_registry_holding_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for _ in 0..10 {
+        let described: Arc<Descriptor> = note_spec().describe().expect("compiles").into();
+        assert_eq!(Arc::strong_count(&described), 1, "describing keeps no copy");
+        let freed = Arc::downgrade(&described);
+        // Added to two registries: each holds it.
+        let handle = SharedDescriptor::from(described);
+        let (first, second) = (
+            store_registry(&dir)
+                .await
+                .with_tool(handle.clone(), read_note),
+            store_registry(&dir).await.with_tool(handle, read_note),
+        );
+        let harness = Harness::new(first.expect("added")).with_caller(ada());
+        let read = harness.call("orders_note", json!({"order_id": 1})).await;
+        assert_eq!(read.ok(), json!({"note": "Leave it at the door."}));
+        let listing = toolspec::mcp::Listing::mcp(harness.registry());
+        assert!(listing.get("orders_note").is_some());
+        harness.audit().await; // what the call queued is written
+        drop((harness, listing));
+        assert!(
+            freed.upgrade().is_some(),
+            "the second registry still holds it"
+        );
+        drop(second);
+        assert_eq!(freed.strong_count(), 0, "freed with the last registry");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

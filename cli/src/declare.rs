@@ -9,15 +9,14 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 use toolspec::mcp::Listing;
 use toolspec::settings::{AdapterDecl, PresentAs, Settings};
-use toolspec::{Caller, Descriptor, Dialect};
+use toolspec::{Caller, Descriptor, Dialect, SharedDescriptor};
 use toolspec_codegen::Project;
 
 /// The project's descriptors (and its built-in tools'), with the adapters they resolve
 /// settings against.
 pub struct Declared {
-    /// Leaked: the runtime's listing borrows descriptors for the life of the process, as a
-    /// server's are baked into it, and the CLI exits once it has printed them.
-    descriptors: &'static [Descriptor],
+    /// Shared with the runtime's listing of them.
+    descriptors: Vec<SharedDescriptor>,
     adapters: Vec<AdapterDecl>,
 }
 
@@ -25,17 +24,22 @@ impl Declared {
     /// The descriptors of `project`'s tools (only `only`, when given), and of its built-in
     /// tools (explain, task status).
     pub fn new(project: &Project, only: Option<&str>) -> Self {
-        let mut descriptors: Vec<Descriptor> = project
+        let mut descriptors: Vec<SharedDescriptor> = project
             .tools()
             .iter()
             .filter(|t| only.is_none_or(|name| t.name() == name))
-            .map(|t| t.descriptor())
+            .map(|t| t.descriptor().into())
             .collect();
         if only.is_none() {
-            descriptors.extend(project.builtin_descriptors());
+            descriptors.extend(
+                project
+                    .builtin_descriptors()
+                    .into_iter()
+                    .map(SharedDescriptor::from),
+            );
         }
         Self {
-            descriptors: Box::leak(descriptors.into_boxed_slice()),
+            descriptors,
             adapters: project.adapters().cloned().collect(),
         }
     }
@@ -55,7 +59,7 @@ impl Declared {
                 let name = d.name_for(adapter)?;
                 let wanted = Dialect::for_member(adapter, &Settings::new(decl, &binding.settings));
                 let (dialect, _) = d.declared_for(adapter, wanted);
-                Some((name, d, dialect))
+                Some((name, &**d, dialect))
             })
             .collect();
         members.sort_by_key(|(name, _, _)| *name);
@@ -99,7 +103,7 @@ impl Declared {
         let listing = Listing::from_descriptors(
             self.descriptors
                 .iter()
-                .map(|descriptor| (descriptor, PresentAs::default())),
+                .map(|descriptor| (descriptor.clone(), PresentAs::default())),
         );
         let (page, _) = listing.page_json(&Caller::default(), 0, None);
         serde_json::from_slice(&page).expect("a listing's page is a JSON array")

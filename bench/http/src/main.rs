@@ -446,14 +446,11 @@ fn many_tools(count: usize) -> anyhow::Result<toolspec::Registry> {
     for i in 0..count {
         let name: std::borrow::Cow<'static, str> = format!("catalog_quote_{i:04}").into();
         let adapters = vec![AdapterBinding::member("http")];
-        // A registry holds `'static` descriptors, as generated code has them.
-        let descriptor: &'static toolspec::Descriptor = Box::leak(Box::new(
-            toolspec::Descriptor::baked(toolspec::__private::DescriptorParts {
-                name,
-                adapters: adapters.into(),
-                ..quote::DESCRIPTOR.clone().0
-            }),
-        ));
+        let descriptor = toolspec::Descriptor::baked(toolspec::__private::DescriptorParts {
+            name,
+            adapters: adapters.into(),
+            ..quote::DESCRIPTOR.clone().0
+        });
         registry = registry.with_tool(descriptor, |_, _| async { Ok(Value::Null) })?;
     }
     Ok(registry)

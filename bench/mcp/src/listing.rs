@@ -14,10 +14,7 @@ use super::tools::catalog::{order, quote};
 use super::{Runtime, Server, Transport, connect, cpu_time, memory_mb};
 
 /// `count` tools: copies of `templates` in turn, under their own names.
-pub(crate) fn many_tools(
-    count: usize,
-    templates: &[&'static Descriptor],
-) -> Vec<(&'static Descriptor, PresentAs)> {
+pub(crate) fn many_tools(count: usize, templates: &[&Descriptor]) -> Vec<(Descriptor, PresentAs)> {
     (0..count)
         .map(|i| {
             let template = templates[i % templates.len()];
@@ -28,14 +25,11 @@ pub(crate) fn many_tools(
                 name: Some(name.clone()),
                 ..AdapterBinding::member("")
             }];
-            // The listing holds `'static` descriptors, as a registry's are.
-            let descriptor: &'static Descriptor = Box::leak(Box::new(Descriptor::baked(
-                toolspec::__private::DescriptorParts {
-                    name,
-                    adapters: adapters.into(),
-                    ..template.clone().0
-                },
-            )));
+            let descriptor = Descriptor::baked(toolspec::__private::DescriptorParts {
+                name,
+                adapters: adapters.into(),
+                ..template.clone().0
+            });
             (descriptor, PresentAs::Structured)
         })
         .collect()

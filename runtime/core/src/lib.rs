@@ -113,7 +113,7 @@ pub use model::clock::Clock;
 pub use model::context::{Context, Progress, ProgressUpdate};
 #[doc(hidden)]
 pub use model::contract::{BoxFuture, Contract, DeclaredError, Described, Operation, Outcome};
-pub use model::descriptor::Descriptor;
+pub use model::descriptor::{Descriptor, SharedDescriptor};
 pub use model::explain::explanation::{Explanation, GuardCheck};
 pub use model::explain::status::{LockStatus, OnceStatus};
 #[doc(hidden)]

@@ -87,7 +87,7 @@ macro_rules! declared_errors {
         }
 
         impl $crate::__private::DeclaredError for $name {
-            fn code(&self) -> &'static str {
+            fn code(&self) -> &str {
                 match *self { $(Self::$variant => $code,)* }
             }
         }

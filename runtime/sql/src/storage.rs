@@ -15,7 +15,7 @@ use toolspec_core::storage::{
     TaskOutcome, TaskQueue, TasksConfig,
 };
 use toolspec_core::tasks::{Task, TaskId};
-use toolspec_core::{AmbientContext, BoxFuture, Descriptor, OnceStatus};
+use toolspec_core::{AmbientContext, BoxFuture, Descriptor, OnceStatus, SharedDescriptor};
 use uuid::Uuid;
 
 use crate::database::{Database, error};
@@ -49,7 +49,7 @@ impl Availability for Database {
 impl Admission for Database {
     fn claim_once<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a SharedDescriptor,
         key: &'a Key,
         record: Option<Uuid>,
     ) -> BoxFuture<'a, Result<Claimed, StorageError>> {
@@ -58,7 +58,7 @@ impl Admission for Database {
 
     fn once_status<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a Descriptor,
         key: &'a Key,
     ) -> BoxFuture<'a, Result<OnceStatus, StorageError>> {
         Box::pin(once::status(self, tool, key))
@@ -66,7 +66,7 @@ impl Admission for Database {
 
     fn acquire_lock<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a SharedDescriptor,
         key: &'a Key,
         wait: Duration,
     ) -> BoxFuture<'a, Result<Option<Box<dyn HeldLock>>, StorageError>> {
@@ -78,7 +78,7 @@ impl Admission for Database {
 
     fn lock_held<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a Descriptor,
         key: &'a Key,
     ) -> BoxFuture<'a, Result<bool, StorageError>> {
         Box::pin(lock::held(self, tool, key))
@@ -105,7 +105,7 @@ impl Admission for Database {
 impl RecordSource for Database {
     fn load_record<'a>(
         &'a self,
-        reference: &'static RefDecl,
+        reference: &'a RefDecl,
         key: &'a Value,
         ambient: &'a AmbientContext,
     ) -> BoxFuture<'a, Result<Option<Value>, StorageError>> {
@@ -116,7 +116,7 @@ impl RecordSource for Database {
 impl QueryExecutor for Database {
     fn run_query<'a>(
         &'a self,
-        decl: &'static QueryDecl,
+        decl: &'a QueryDecl,
         args: &'a Map<String, Value>,
         ambient: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<Value, StorageError>> {

@@ -30,7 +30,7 @@ use std::fmt;
 use serde_json::Value;
 use toolspec_codegen::Source;
 
-use crate::Descriptor;
+use crate::SharedDescriptor;
 pub use toolspec_core::inline::{InlineContext, InlineError, InlineHandler};
 
 /// A tool's spec, compiled at run time.
@@ -69,9 +69,10 @@ impl Spec {
         self
     }
 
-    /// The tool's descriptor, as a build would bake it; it lives as long as the process (a
-    /// registered tool's must). `Err`: every diagnostic, rendered as a build shows them.
-    pub fn describe(&self) -> Result<&'static Descriptor, SpecError> {
+    /// The tool's descriptor, as a build would bake it: the registry it is added to holds it,
+    /// and it is freed with its last holder (nothing is leaked). `Err`: every diagnostic,
+    /// rendered as a build shows them.
+    pub fn describe(&self) -> Result<SharedDescriptor, SpecError> {
         let mut sources = self.shared.clone();
         sources.push(Source {
             path: self.path.clone(),
@@ -95,7 +96,7 @@ impl Spec {
                 self.path
             )));
         };
-        Ok(Box::leak(Box::new(tool.descriptor())))
+        Ok(tool.descriptor().into())
     }
 }
 

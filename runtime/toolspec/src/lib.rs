@@ -41,8 +41,8 @@ pub use toolspec_core::{
     AmbientContext, CallInfo, CallOptions, Caller, CallerMismatch, CancellationToken, Clock, Code,
     Context, Descriptor, Dialect, Explanation, Failure, FieldError, GuardCheck, GuardFailure, Hook,
     Limits, LockStatus, MissingScope, OnceStatus, Progress, ProgressUpdate, Project,
-    RegisteredTool, Registry, RegistryError, Scopes, Selection, ToolError, ToolResult,
-    UndeclaredKeys, UnknownTool, Verdict, include_tools,
+    RegisteredTool, Registry, RegistryError, Scopes, Selection, SharedDescriptor, ToolError,
+    ToolResult, UndeclaredKeys, UnknownTool, Verdict, include_tools,
 };
 #[doc(hidden)]
 pub use toolspec_core::{

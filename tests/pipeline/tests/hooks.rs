@@ -5,13 +5,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::json;
-use toolspec::{AmbientContext, CallInfo, CallOptions, Caller, Hook, ToolError, ToolResult};
+use toolspec::{
+    AmbientContext, CallInfo, CallOptions, Caller, Hook, SharedDescriptor, ToolError, ToolResult,
+};
 use toolspec_test_pipeline::App;
 
 /// One call as the `after` hook saw it.
 #[derive(Debug, Clone, PartialEq)]
 struct Seen {
-    tool: &'static str,
+    tool: String,
     adapter: Option<String>,
     caller: Option<String>,
     arguments: serde_json::Value,
@@ -23,12 +25,13 @@ struct Seen {
 #[derive(Clone, Default)]
 struct Recorder {
     seen: Arc<Mutex<Vec<Seen>>>,
-    before: Arc<Mutex<Vec<&'static str>>>,
+    /// The tools called, kept past their calls.
+    before: Arc<Mutex<Vec<SharedDescriptor>>>,
 }
 
 impl Hook for Recorder {
     fn before(&self, call: &CallInfo<'_>) -> Result<(), ToolError> {
-        self.before.lock().expect("lock").push(&call.tool.name);
+        self.before.lock().expect("lock").push(call.tool.clone());
         if call.caller == Some("spammer") {
             return Err(ToolError {
                 code: "rate_limited".into(),
@@ -41,7 +44,7 @@ impl Hook for Recorder {
 
     fn after(&self, call: &CallInfo<'_>, result: &ToolResult, took: Duration) {
         self.seen.lock().expect("lock").push(Seen {
-            tool: &call.tool.name,
+            tool: call.tool.name.to_string(),
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
             arguments: call.arguments.clone(),
@@ -118,7 +121,9 @@ async fn an_after_hook_sees_every_outcome_and_its_duration() {
             .expect("tool");
     }
     let seen = hook.seen.lock().expect("lock").clone();
-    let outcomes: Vec<_> = seen.iter().map(|s| (s.tool, s.outcome.clone())).collect();
+    let outcomes: Vec<_> = (seen.iter())
+        .map(|s| (s.tool.as_str(), s.outcome.clone()))
+        .collect();
     assert_eq!(
         outcomes,
         [
@@ -154,10 +159,9 @@ async fn an_after_hook_sees_every_outcome_and_its_duration() {
         "{:?}",
         seen[4].took
     );
-    assert_eq!(
-        *hook.before.lock().expect("lock"),
-        calls.map(|(tool, _)| tool)
-    );
+    let before = hook.before.lock().expect("lock");
+    let before: Vec<&str> = before.iter().map(|tool| tool.name()).collect();
+    assert_eq!(before, calls.map(|(tool, _)| tool));
 }
 
 #[tokio::test]

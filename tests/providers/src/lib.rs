@@ -19,7 +19,7 @@ use tools::{admin, catalog, math, orders, status};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seen {
     /// The canonical tool name.
-    pub tool: &'static str,
+    pub tool: String,
     /// The adapter the call came through.
     pub adapter: Option<String>,
     /// The caller's id.
@@ -56,7 +56,7 @@ impl Recorder {
 impl Hook for Recorder {
     fn before(&self, call: &CallInfo<'_>) -> Result<(), toolspec::ToolError> {
         let seen = Seen {
-            tool: &call.tool.name,
+            tool: call.tool.name.to_string(),
             adapter: call.adapter.map(str::to_owned),
             caller: call.caller.map(str::to_owned),
             arguments: call.arguments.clone(),

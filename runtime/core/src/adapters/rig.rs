@@ -195,7 +195,7 @@ fn dynamic_tool(
     caller: &Arc<Caller>,
     approvals: Option<Approvals>,
 ) -> DynamicTool {
-    let descriptor = member.descriptor;
+    let descriptor = &member.descriptor;
     let parameters = descriptor
         .schema_for_json(ADAPTER, Dialect::OpenAi)
         .or_else(|| descriptor.schema_for_json(ADAPTER, Dialect::Mcp))

@@ -158,7 +158,7 @@ pub enum ParseAuditError {
 /// What the registry knows of a call when it starts.
 pub(crate) struct Call<'a> {
     pub(crate) id: Uuid,
-    pub(crate) tool: &'static Descriptor,
+    pub(crate) tool: &'a Descriptor,
     pub(crate) started_at: DateTime<Utc>,
     pub(crate) adapter: Option<&'a str>,
     pub(crate) caller: Option<&'a str>,

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::call::options::{CallOptions, Rules};
 use crate::model::ambient::AmbientContext;
 use crate::model::contract::BoxFuture;
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::{Descriptor, SharedDescriptor};
 use crate::model::explain::explanation::Explanation;
 use crate::model::failure::ToolResult;
 use crate::model::task::{Accept, Submitted, Task};
@@ -54,8 +54,8 @@ impl Dispatch {
 
 /// One call of one tool, as its stages see it.
 pub(crate) struct Call<'a> {
-    /// The tool called.
-    pub(crate) tool: &'static Descriptor,
+    /// The tool called, as its registry holds it.
+    pub(crate) tool: &'a SharedDescriptor,
     /// The trusted ambient context the adapter passed.
     pub(crate) ambient: &'a AmbientContext,
     /// The adapter's options: who calls, through what, the cancellation, progress, trace id.

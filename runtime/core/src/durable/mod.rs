@@ -21,7 +21,7 @@ use toolspec_vocab::codes;
 use uuid::Uuid;
 
 use crate::model::ambient::AmbientContext;
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::{Descriptor, SharedDescriptor};
 use crate::model::explain::status::{LockStatus, OnceStatus};
 use crate::model::failure::{ToolError, ToolResult};
 use crate::schema::sensitive::Sensitivity;
@@ -30,31 +30,31 @@ use crate::storage::{
 };
 
 /// What a call of a tool with `once` or `lock` may do.
-pub(crate) enum Admission {
+pub(crate) enum Admission<'a> {
     /// Run it; then [`Ticket::finish`] with its result.
-    Run(Ticket),
+    Run(Ticket<'a>),
     /// Answer with this: a repeat's recorded result, or why the call could not be admitted.
     Answer(ToolResult),
 }
 
 /// What an admitted call holds until it ends.
 #[derive(Default)]
-pub(crate) struct Ticket {
+pub(crate) struct Ticket<'a> {
     /// The tool, when it has `once`.
-    tool: Option<&'static Descriptor>,
+    tool: Option<&'a Descriptor>,
     lock: Option<Box<dyn HeldLock>>,
     once: Option<Box<dyn OnceClaim>>,
 }
 
 /// Admits a call of `tool` with validated `args`: at once when it has neither `once` nor `lock`.
-pub(crate) async fn admit(
-    tool: &'static Descriptor,
+pub(crate) async fn admit<'a>(
+    tool: &'a SharedDescriptor,
     args: &Value,
     ambient: &AmbientContext,
     storage: Option<&dyn Storage>,
     redaction: &Sensitivity,
     record: Option<Uuid>,
-) -> Admission {
+) -> Admission<'a> {
     if tool.once.is_none() && tool.lock.is_none() {
         return Admission::Run(Ticket::default());
     }
@@ -68,7 +68,7 @@ pub(crate) async fn admit(
         return Admission::Answer(e.answer(tool));
     }
     let mut ticket = Ticket {
-        tool: Some(tool),
+        tool: Some(&**tool),
         ..Ticket::default()
     };
     // `once` first: a repeat of a finished call answers at once, and repeats of a running one
@@ -100,7 +100,7 @@ pub(crate) async fn admit(
     Admission::Run(ticket)
 }
 
-impl Ticket {
+impl Ticket<'_> {
     /// Records `result` for `once` (when repeats should answer with it) and lets the lock go.
     pub(crate) async fn finish(self, result: Option<&ToolResult>) {
         if let (Some(claim), Some(tool)) = (self.once, self.tool) {
@@ -128,7 +128,7 @@ fn keeps(tool: &Descriptor, result: &ToolResult) -> bool {
 
 /// What explain reports of `once` and `lock` for a call with validated `args`, taking nothing.
 pub(crate) async fn report(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     args: &Value,
     ambient: &AmbientContext,
     storage: Option<&dyn Storage>,

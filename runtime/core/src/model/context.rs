@@ -21,7 +21,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::clock::Clock;
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::SharedDescriptor;
 
 /// One progress report from a handler.
 #[derive(Debug, Clone, PartialEq)]
@@ -74,7 +74,7 @@ impl fmt::Debug for Progress {
 #[derive(Debug)]
 pub struct Context<'a, A> {
     ambient: &'a A,
-    tool: &'static Descriptor,
+    tool: &'a SharedDescriptor,
     cancellation: CancellationToken,
     progress: Progress,
     clock: Clock,
@@ -84,7 +84,7 @@ impl<'a, A> Context<'a, A> {
     /// A context for one call (adapters and tests build these).
     pub fn new(
         ambient: &'a A,
-        tool: &'static Descriptor,
+        tool: &'a SharedDescriptor,
         cancellation: CancellationToken,
         progress: Progress,
     ) -> Self {
@@ -115,8 +115,8 @@ impl<'a, A> Context<'a, A> {
         self.ambient
     }
 
-    /// The tool being called.
-    pub fn tool(&self) -> &'static Descriptor {
+    /// The tool being called (clone it to keep it past the call).
+    pub fn tool(&self) -> &'a SharedDescriptor {
         self.tool
     }
 

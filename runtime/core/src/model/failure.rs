@@ -24,7 +24,7 @@ pub(crate) const RETRY_UNAVAILABLE: Duration = Duration::from_secs(2);
 #[doc(hidden)]
 pub trait DeclaredError: std::fmt::Display + std::fmt::Debug + Send + Sync + 'static {
     /// The code shown to the model (`already_shipped`).
-    fn code(&self) -> &'static str;
+    fn code(&self) -> &str;
 }
 
 /// A handler's failure.

@@ -73,7 +73,7 @@ impl std::fmt::Display for NoError {
 }
 
 impl DeclaredError for NoError {
-    fn code(&self) -> &'static str {
+    fn code(&self) -> &str {
         match *self {}
     }
 }
@@ -97,7 +97,7 @@ pub enum StopReason {
     /// It failed with a code its spec lists.
     Declared {
         /// The code.
-        code: &'static str,
+        code: String,
         /// The code's message (its `Display`).
         message: String,
         /// Extra data for the model.
@@ -133,7 +133,7 @@ impl<T: Send, E: DeclaredError> Verdict for Result<T, GuardFailure<E>> {
         self.map_err(|failure| match failure {
             GuardFailure::Unmet => StopReason::Unmet,
             GuardFailure::Failed(Failure::Declared { error, details }) => StopReason::Declared {
-                code: error.code(),
+                code: error.code().to_owned(),
                 message: error.to_string(),
                 details,
             },

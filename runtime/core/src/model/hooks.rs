@@ -7,14 +7,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::SharedDescriptor;
 use crate::model::failure::{ToolError, ToolResult};
 
 /// What a hook knows about a call.
 #[derive(Debug, Clone, Copy)]
 pub struct CallInfo<'a> {
-    /// The tool.
-    pub tool: &'static Descriptor,
+    /// The tool (clone it to keep it past the call).
+    pub tool: &'a SharedDescriptor,
     /// The adapter the call came through (`mcp`, `openai`…), if the caller said.
     pub adapter: Option<&'a str>,
     /// Who is calling (a user or client id), if the adapter knows.

@@ -69,7 +69,7 @@ pub(crate) fn stopped(tool: &Descriptor, stop: GuardStop) -> ToolResult {
             code,
             message,
             details,
-        } => declared(tool, code, &message, details),
+        } => declared(tool, &code, &message, details),
         StopReason::Internal(e) => ToolResult::internal(
             tool,
             format!("guard `{}` failed: {}", guard.name, error_chain(&*e)),

@@ -11,7 +11,7 @@ use crate::storage::Storage;
 /// The refusal of a call of `tool` (`learned`: its handler needs the database) while
 /// `database` is known to be down.
 pub(crate) fn refusal(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     learned: bool,
     storage: Option<&dyn Storage>,
 ) -> Option<ToolResult> {

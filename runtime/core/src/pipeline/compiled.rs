@@ -7,7 +7,7 @@ use toolspec_vocab::Dialect;
 
 use crate::checks::plan::ArgumentPlan;
 use crate::checks::validate::Checker;
-use crate::model::descriptor::{Descriptor, Field};
+use crate::model::descriptor::{Descriptor, Field, Text};
 use crate::schema::sensitive::Sensitivity;
 
 /// The compiled parts of one tool.
@@ -15,13 +15,13 @@ pub(crate) struct Compiled {
     /// What screening and coercion look at in the input schema.
     pub(crate) plan: ArgumentPlan,
     /// A query tool's plans on the adapters that narrow it (their schemas leave filters out).
-    pub(crate) views: Vec<(&'static str, ArgumentPlan)>,
+    pub(crate) views: Vec<(Text, ArgumentPlan)>,
     /// Where the input (ambient fields included) is sensitive.
     pub(crate) sensitive_input: Sensitivity,
     /// Where the output is sensitive.
     pub(crate) sensitive_output: Sensitivity,
     /// The fields resolved from the ambient context (none for most tools).
-    pub(crate) ambient: Vec<&'static Field>,
+    pub(crate) ambient: Vec<Field>,
     pub(crate) input: Checker,
     pub(crate) output: Checker,
     /// The success message's template and the confirmation's (`message`, `confirm`), if the
@@ -33,15 +33,15 @@ pub(crate) struct Compiled {
 
 impl Compiled {
     /// Compiles `tool`'s embedded schemas and template; an error is for the developer.
-    pub(crate) fn new(tool: &'static Descriptor) -> Result<Self, String> {
+    pub(crate) fn new(tool: &Descriptor) -> Result<Self, String> {
         let input_schema: Value =
             serde_json::from_str(&tool.input_schema).map_err(|e| e.to_string())?;
         let output_schema: Value =
             serde_json::from_str(&tool.output_schema).map_err(|e| e.to_string())?;
         // The success message (`message`) and the confirmation's (`confirm`), each a template.
         let named = [
-            ("message", tool.message.as_deref()),
-            ("confirm", tool.confirm.as_ref().map(|c| &*c.message)),
+            ("message", tool.message.as_ref()),
+            ("confirm", tool.confirm.as_ref().map(|c| &c.message)),
         ];
         let templates = match named.iter().any(|(_, t)| t.is_some()) {
             true => {
@@ -49,8 +49,9 @@ impl Compiled {
                 templates.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
                 for (name, template) in named {
                     if let Some(template) = template {
+                        // The descriptor's text, cloned: free for a baked one's.
                         templates
-                            .add_template(name, template)
+                            .add_template_owned(name, template.clone())
                             .map_err(|e| e.to_string())?;
                     }
                 }
@@ -66,7 +67,10 @@ impl Compiled {
                 .and_then(|_| tool.schema_for(&binding.adapter, Dialect::Mcp));
             if let Some(schema) = schema {
                 let schema: Value = serde_json::from_str(schema).map_err(|e| e.to_string())?;
-                views.push((&*binding.adapter, ArgumentPlan::compile(&schema, &schema)));
+                views.push((
+                    binding.adapter.clone(),
+                    ArgumentPlan::compile(&schema, &schema),
+                ));
             }
         }
         Ok(Self {
@@ -76,7 +80,7 @@ impl Compiled {
             views,
             sensitive_input: Sensitivity::compile(tool.sensitive_input.as_deref()),
             sensitive_output: Sensitivity::compile(tool.sensitive_output.as_deref()),
-            ambient: tool.ambient_fields().collect(),
+            ambient: tool.ambient_fields().cloned().collect(),
             templates,
             default_message: default_message(tool),
         })

@@ -3,6 +3,8 @@
 //! tool's `Ambient` fields are resolved from the trusted context alone (declared keys only;
 //! a missing or mistyped one is the developer's error, never shown to the model).
 
+use std::borrow::Borrow;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -28,7 +30,7 @@ pub(crate) enum Decoding {
 
 /// Validated arguments → the typed input, and the ambient fields from the trusted context.
 pub(crate) fn decode<C: Contract>(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     compiled: &Compiled,
     value: Value,
     ambient: &AmbientContext,
@@ -72,26 +74,28 @@ fn decode_input<I: DeserializeOwned>(
 /// The ambient fields a tool declares, from the trusted context only; borrowed, not copied.
 /// An error is the developer's: why the context does not fit.
 pub(crate) fn resolve_ambient<A: DeserializeOwned>(
-    tool: &'static Descriptor,
-    fields: &[&'static Field],
+    tool: &Descriptor,
+    fields: &[impl Borrow<Field>],
     ambient: &AmbientContext,
 ) -> Result<A, String> {
     let missing = std::cell::Cell::new(None);
-    let declared = fields.iter().filter_map(|field| {
-        let name: &'static str = &field.name;
-        let value = ambient.lookup(field.context_key());
-        if value.is_none() && !field.optional && missing.get().is_none() {
-            missing.set(Some(field.context_key()));
-        }
-        value.map(|value| (name, value))
-    });
+    let declared = fields
+        .iter()
+        .map(Borrow::borrow)
+        .filter_map(|field: &Field| {
+            let name: &str = &field.name;
+            let value = ambient.lookup(field.context_key());
+            if value.is_none() && !field.optional && missing.get().is_none() {
+                missing.set(Some(field.context_key()));
+            }
+            value.map(|value| (name, value))
+        });
     let resolved = A::deserialize(serde::de::value::MapDeserializer::new(declared));
     // A missing field is reported first, even when another one failed to decode before it.
     let missing = missing.get().or_else(|| {
         resolved.is_err().then(|| {
-            fields
-                .iter()
-                .find(|f| !f.optional && ambient.lookup(f.context_key()).is_none())
+            (fields.iter().map(Borrow::borrow))
+                .find(|f: &&Field| !f.optional && ambient.lookup(f.context_key()).is_none())
                 .map(|f| f.context_key())
         })?
     });
@@ -103,7 +107,7 @@ pub(crate) fn resolve_ambient<A: DeserializeOwned>(
     }
     resolved.map_err(|e: serde_json::Error| {
         // The developer sees why, but not a sensitive value.
-        let hide = fields.iter().any(|f| f.sensitive);
+        let hide = fields.iter().any(|f| f.borrow().sensitive);
         let why = report::elide_quotes(&e.to_string(), Limits::DEFAULT.max_quote, hide);
         format!(
             "the ambient context of `{}` does not resolve: {why}",

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::model::context::{Context, Progress};
 use crate::model::contract::{Contract, DeclaredError as _, Operation, Outcome};
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::SharedDescriptor;
 use crate::model::explain::explanation::GuardCheck;
 use crate::model::failure::{Failure, RETRY_UNAVAILABLE, ToolResult, error_chain};
 use crate::model::guard::{GuardStop, StopReason, panic_message};
@@ -63,7 +63,7 @@ impl<T> Handled<T> {
 /// What a failed guard or handler needs to be answered: the tool, whether it is known to
 /// need the database, and the database to probe.
 pub(crate) struct Failing<'a> {
-    pub(crate) tool: &'static Descriptor,
+    pub(crate) tool: &'a SharedDescriptor,
     pub(crate) learned: &'a AtomicBool,
     pub(crate) storage: Option<&'a dyn Storage>,
     /// The registry's clock, which the guards and the handler read.

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use crate::model::clock::Clock;
 use crate::model::context::{Context, Progress};
 use crate::model::contract::{BoxFuture, Contract, NoGuard, Operation, Outcome};
-use crate::model::descriptor::{Descriptor, ToolKind};
+use crate::model::descriptor::{SharedDescriptor, Text, ToolKind};
 use crate::model::failure::{DeclaredError, Failure};
 use crate::model::guard::GuardStop;
 use crate::model::registry_error::RegistryError;
@@ -51,7 +51,7 @@ where
 /// its descriptor, the cancellation, progress reports and the registry's clock.
 pub struct InlineContext {
     ambient: Map<String, Value>,
-    tool: &'static Descriptor,
+    tool: SharedDescriptor,
     cancellation: CancellationToken,
     progress: Progress,
     clock: Clock,
@@ -64,8 +64,8 @@ impl InlineContext {
     }
 
     /// The tool being called.
-    pub fn tool(&self) -> &'static Descriptor {
-        self.tool
+    pub fn tool(&self) -> &SharedDescriptor {
+        &self.tool
     }
 
     /// Cancelled when the client cancels the call or its timeout passes.
@@ -94,8 +94,8 @@ impl InlineContext {
     pub fn fail(&self, code: &str) -> Failure<InlineError> {
         match self.tool.errors.iter().find(|e| e.code == code) {
             Some(declared) => Failure::declared(InlineError {
-                code: declared.code.as_ref(),
-                message: declared.message.as_ref(),
+                code: declared.code.clone(),
+                message: declared.message.clone(),
             }),
             None => Failure::internal(format!(
                 "`{}` failed with `{code}`, which its spec does not declare",
@@ -106,21 +106,21 @@ impl InlineContext {
 }
 
 /// A declared error of a tool defined at run time ([`InlineContext::fail`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InlineError {
-    code: &'static str,
-    message: &'static str,
+    code: Text,
+    message: Text,
 }
 
 impl fmt::Display for InlineError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message)
+        f.write_str(&self.message)
     }
 }
 
 impl DeclaredError for InlineError {
-    fn code(&self) -> &'static str {
-        self.code
+    fn code(&self) -> &str {
+        &self.code
     }
 }
 
@@ -149,7 +149,7 @@ impl<H: InlineHandler> Operation for Inline<H> {
     ) -> BoxFuture<'a, Result<Outcome<InlineContract>, GuardStop>> {
         let cx = InlineContext {
             ambient: cx.ambient().clone(),
-            tool: cx.tool(),
+            tool: cx.tool().clone(),
             cancellation: cx.cancellation().clone(),
             progress: cx.progress_sink(),
             clock: cx.clock(),
@@ -169,19 +169,20 @@ impl<H: InlineHandler> Operation for Inline<H> {
 
 impl Registry {
     /// Adds a tool defined at run time: `tool` (a descriptor the compiler built,
-    /// `toolspec::inline::describe`) handled by `handler`. Refused when its name, or its name
-    /// on one of its adapters, is another tool's, when it names an adapter the project does not
-    /// declare, and for what only generated code can serve: a query tool (its record type) or
-    /// a tool with guards (a method each).
+    /// `toolspec::inline::Spec::describe`, which the registry holds from now on) handled by
+    /// `handler`. Refused when its name, or its name on one of its adapters, is another tool's,
+    /// when it names an adapter the project does not declare, and for what only generated code
+    /// can serve: a query tool (its record type) or a tool with guards (a method each).
     pub fn with_tool<F, Fut>(
         self,
-        tool: &'static Descriptor,
+        tool: impl Into<SharedDescriptor>,
         handler: F,
     ) -> Result<Self, RegistryError>
     where
         F: Fn(Map<String, Value>, InlineContext) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Value, Failure<InlineError>>> + Send + 'static,
     {
+        let tool = tool.into();
         let refused = |reason: &str| {
             Err(RegistryError::NotInline {
                 tool: tool.name.to_string(),
@@ -199,7 +200,7 @@ impl Registry {
                  declared code",
             );
         }
-        let typed = Typed::new(Inline(handler), tool);
+        let typed = Typed::new(Inline(handler), tool.clone());
         self.insert(tool, Imp::Tool(Box::new(typed)))
     }
 }

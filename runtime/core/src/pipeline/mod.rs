@@ -80,12 +80,12 @@ pub(crate) enum ForModel {
 impl RegistryBuilder {
     /// Adds the built-in explain tool under `descriptor` (generated as `EXPLAIN`).
     pub fn explain(self, descriptor: &'static Descriptor) -> Self {
-        self.add(descriptor, Imp::Explain)
+        self.add(descriptor.into(), Imp::Explain)
     }
 
     /// Adds the built-in task status tool under `descriptor` (generated as `TASK_STATUS`).
     pub fn task_status(self, descriptor: &'static Descriptor) -> Self {
-        self.add(descriptor, Imp::TaskStatus)
+        self.add(descriptor.into(), Imp::TaskStatus)
     }
 }
 

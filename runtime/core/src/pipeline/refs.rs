@@ -24,7 +24,7 @@ pub(crate) enum Missing {
 
 /// Loads `tool`'s `ref` records into `value`.
 pub(crate) async fn load(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     value: &mut Value,
     ambient: &AmbientContext,
     storage: Option<&dyn Storage>,

@@ -23,7 +23,7 @@ use crate::model::ambient::AmbientContext;
 use crate::model::context::Progress;
 use crate::model::contract::BoxFuture;
 use crate::model::contract::Operation;
-use crate::model::descriptor::{AskForm, Descriptor};
+use crate::model::descriptor::{AskForm, Descriptor, SharedDescriptor};
 use crate::model::explain::explanation::{AskedForm, Explanation, GuardCheck};
 use crate::model::failure::{ToolError, ToolResult};
 use crate::model::hooks::CallInfo;
@@ -472,7 +472,7 @@ pub(crate) fn tool_stages<'a, O: Operation>(
 /// answer: the questions, or why the continuation was refused.
 fn asking<'a, O: Operation>(
     own: &'a Own<'a, O>,
-    tool: &'static Descriptor,
+    tool: &'a SharedDescriptor,
     compiled: &'a Compiled,
     value: Value,
     ambient: &'a AmbientContext,
@@ -562,7 +562,7 @@ enum Admitted {
 fn admitted<'a, O: Operation>(
     op: &'a O,
     learned: &'a AtomicBool,
-    tool: &'static Descriptor,
+    tool: &'a SharedDescriptor,
     compiled: &'a Compiled,
     mut value: Value,
     ambient: &'a AmbientContext,
@@ -692,7 +692,7 @@ fn answer(mode: Mode, result: ToolResult) -> Answer {
 }
 
 /// Arguments refused: the call's `invalid_arguments`, or the explanation's errors.
-fn refusal(mode: Mode, tool: &'static Descriptor, errors: Errors) -> Answer {
+fn refusal(mode: Mode, tool: &Descriptor, errors: Errors) -> Answer {
     match mode {
         Mode::Invoke => Answer::Called(invalid_arguments(&errors)),
         Mode::Explain => {

@@ -6,7 +6,7 @@ use crate::model::descriptor::Descriptor;
 use crate::model::failure::{ToolError, ToolResult};
 
 /// The refusal of `tool` to a caller whose scopes (in `options`) lack the tool's.
-pub(crate) fn refusal(tool: &'static Descriptor, options: &CallOptions) -> Option<ToolResult> {
+pub(crate) fn refusal(tool: &Descriptor, options: &CallOptions) -> Option<ToolResult> {
     if options.scopes.allow_tool(tool) {
         return None;
     }

@@ -26,7 +26,7 @@ pub(crate) enum Refused {
 
 /// `args` screened, coerced and validated for a call of `tool` through `adapter`.
 pub(crate) fn screen(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     compiled: &Compiled,
     args: Value,
     adapter: Option<&str>,
@@ -58,7 +58,7 @@ pub(crate) fn screen(
         UndeclaredKeys::Drop => TopLevel::Drop,
     };
     let plan = view
-        .and_then(|_| compiled.views.iter().find(|(a, _)| Some(*a) == adapter))
+        .and_then(|_| compiled.views.iter().find(|(a, _)| Some(&**a) == adapter))
         .map_or(&compiled.plan, |(_, plan)| plan);
     let screened = plan.screen(&mut value, &rules.limits, &compiled.sensitive_input, top);
     if screened.refused {

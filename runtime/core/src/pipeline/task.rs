@@ -56,8 +56,8 @@ pub(crate) fn required(tool: &Descriptor) -> ToolResult {
 /// An `async` block rather than an `async fn`, whose arguments would be stored twice in the
 /// future.
 pub(crate) fn hand_off<'a>(
-    tool: &'static Descriptor,
-    task: &'static TaskDecl,
+    tool: &'a Descriptor,
+    task: &'a TaskDecl,
     arguments: Value,
     ambient: &'a AmbientContext,
     options: &'a CallOptions,
@@ -171,7 +171,7 @@ fn too_many(bound: OwnerBound, config: &TasksConfig) -> ToolResult {
 /// `unavailable` when the database could not be reached (it is then probed), an internal error
 /// otherwise.
 pub(super) fn queue_failed(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     storage: &dyn Storage,
     e: StorageError,
     doing: &str,

@@ -110,7 +110,7 @@ fn answer(task: &Task) -> ToolResult {
 
 /// Task `id` of `owner`, read from `storage` — or why not, as the tool answers it.
 async fn read_task(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     storage: &dyn Storage,
     id: &TaskId,
     owner: &str,

@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::call::{Answer, Call, Stages};
 use crate::model::ambient::AmbientContext;
 use crate::model::contract::{BoxFuture, Contract, Described, Operation};
-use crate::model::descriptor::{Descriptor, Field};
+use crate::model::descriptor::{Field, SharedDescriptor};
 use crate::model::failure::ToolResult;
 use crate::pipeline::compiled::Compiled;
 use crate::pipeline::decode::resolve_ambient;
@@ -26,11 +26,9 @@ impl RegistryBuilder {
     where
         O::Contract: Described,
     {
-        let descriptor = <O::Contract as Described>::descriptor();
-        self.add(
-            descriptor,
-            Imp::Tool(Box::new(Typed::new(operation, descriptor))),
-        )
+        let descriptor = SharedDescriptor::from(<O::Contract as Described>::descriptor());
+        let typed = Typed::new(operation, descriptor.clone());
+        self.add(descriptor, Imp::Tool(Box::new(typed)))
     }
 }
 
@@ -38,7 +36,7 @@ impl RegistryBuilder {
 pub(crate) struct Typed<O> {
     op: O,
     /// The tool's descriptor (its contract's, or one built at run time).
-    tool: &'static Descriptor,
+    tool: SharedDescriptor,
     compiled: OnceLock<Result<Compiled, String>>,
     /// Set once the handler or a guard failed because a database could not be reached: from
     /// then on, calls are refused at once while the registry's database is known to be down.
@@ -46,7 +44,7 @@ pub(crate) struct Typed<O> {
 }
 
 impl<O: Operation> Typed<O> {
-    pub(crate) fn new(op: O, tool: &'static Descriptor) -> Self {
+    pub(crate) fn new(op: O, tool: SharedDescriptor) -> Self {
         Self {
             op,
             tool,
@@ -56,10 +54,10 @@ impl<O: Operation> Typed<O> {
     }
 
     fn compiled(&self) -> Result<&Compiled, ToolResult> {
-        match self.compiled.get_or_init(|| Compiled::new(self.tool)) {
+        match self.compiled.get_or_init(|| Compiled::new(&self.tool)) {
             Ok(compiled) => Ok(compiled),
             Err(e) => Err(ToolResult::internal(
-                self.tool,
+                &self.tool,
                 format!(
                     "the embedded schemas of `{}` do not compile: {e}",
                     self.tool.name
@@ -97,8 +95,8 @@ impl<O: Operation> Stages for Typed<O> {
     /// type), if it does not: for a server to check a fixed caller before it serves. It reads
     /// the descriptor alone: the schemas are compiled by the tool's first call, not here.
     fn check_ambient(&self, ambient: &AmbientContext) -> Result<(), String> {
-        let fields: Vec<&'static Field> = self.tool.ambient_fields().collect();
-        resolve_ambient::<<O::Contract as Contract>::Ambient>(self.tool, &fields, ambient)
+        let fields: Vec<&Field> = self.tool.ambient_fields().collect();
+        resolve_ambient::<<O::Contract as Contract>::Ambient>(&self.tool, &fields, ambient)
             .map(|_| ())
     }
 }
@@ -114,7 +112,7 @@ mod tests {
     use super::*;
     use crate::model::context::Context;
     use crate::model::contract::{DeclaredError, NoGuard};
-    use crate::model::descriptor::{DescriptorParts, ToolKind};
+    use crate::model::descriptor::{Descriptor, DescriptorParts, ToolKind};
     use crate::model::failure::Failure;
     use crate::model::guard::GuardStop;
     use crate::model::project::Project;
@@ -159,7 +157,7 @@ mod tests {
     }
 
     impl DeclaredError for NoCode {
-        fn code(&self) -> &'static str {
+        fn code(&self) -> &str {
             match *self {}
         }
     }

@@ -60,7 +60,7 @@ impl Round {
 /// The call's arguments with what its user answered, and its round; or why the continuation
 /// was refused (nothing runs).
 pub(crate) async fn resume(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     compiled: &Compiled,
     value: Value,
     options: &CallOptions,
@@ -178,7 +178,7 @@ enum Unspent {
 }
 
 impl Unspent {
-    fn of(self, tool: &'static Descriptor) -> ToolResult {
+    fn of(self, tool: &Descriptor) -> ToolResult {
         match self {
             Self::Replayed => ToolResult::failed(
                 ToolError::invalid_request_state(
@@ -267,7 +267,7 @@ pub(crate) fn form_requests(forms: &[&AskForm]) -> Vec<InputRequest> {
 /// what `ref` fields loaded) — or none: the tool has none, its `when` is false, or the user
 /// gave it already.
 pub(crate) fn confirmation(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     compiled: &Compiled,
     confirmed: bool,
     value: &Value,
@@ -309,7 +309,7 @@ pub(crate) fn confirmation(
 
 /// The call's answer asking `requests` of its user, with the state sealed for the next round.
 pub(crate) fn ask(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     mut round: Round,
     requests: Vec<InputRequest>,
     options: &CallOptions,

@@ -11,11 +11,11 @@ use crate::storage::{Storage, StorageError};
 
 /// Why a `ref` field did not resolve.
 #[derive(Debug)]
-pub(crate) enum Unresolved {
+pub(crate) enum Unresolved<'a> {
     /// No record the caller may see has the key: the model's mistake.
     NotFound {
         /// The field.
-        field: &'static str,
+        field: &'a str,
     },
     /// The developer's (no database, a missing ambient value, a failing query), or the
     /// database's (unreachable).
@@ -23,12 +23,12 @@ pub(crate) enum Unresolved {
 }
 
 /// Replaces each `ref` field's key in `args` (validated arguments) by its record.
-pub(crate) async fn resolve(
-    tool: &'static Descriptor,
+pub(crate) async fn resolve<'a>(
+    tool: &'a Descriptor,
     args: &mut Value,
     ambient: &AmbientContext,
     storage: Option<&dyn Storage>,
-) -> Result<(), Unresolved> {
+) -> Result<(), Unresolved<'a>> {
     if tool.refs.is_empty() {
         return Ok(());
     }

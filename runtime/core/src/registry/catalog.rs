@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use crate::model::caller::Caller;
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::{Descriptor, SharedDescriptor, Text};
 use crate::registry::{RegisteredTool, Registry};
 use toolspec_vocab::settings::PresentAs;
 
@@ -20,9 +20,9 @@ use toolspec_vocab::settings::PresentAs;
 #[derive(Debug, Clone)]
 pub struct Member<T> {
     /// The tool's name on the adapter.
-    pub name: &'static str,
+    pub name: Text,
     /// What the build knows about the tool.
-    pub descriptor: &'static Descriptor,
+    pub descriptor: SharedDescriptor,
     /// How a success is shown (the adapter's `present_as` setting).
     pub present_as: PresentAs,
     /// The adapter's declaration of the tool.
@@ -36,8 +36,8 @@ impl<T> Member<T> {
     /// A member with no registry behind it (a listing of descriptors): a call of it looks the
     /// tool up by its canonical name in the registry it goes to.
     pub fn new(
-        name: &'static str,
-        descriptor: &'static Descriptor,
+        name: Text,
+        descriptor: SharedDescriptor,
         present_as: PresentAs,
         declaration: T,
     ) -> Self {
@@ -59,8 +59,8 @@ impl<T> Member<T> {
     ) -> Option<Self> {
         let descriptor = registered.descriptor();
         Some(Self {
-            name: descriptor.name_for(adapter)?,
-            descriptor,
+            name: descriptor.name_text_for(adapter)?,
+            descriptor: descriptor.clone(),
             present_as: registered
                 .settings(adapter)
                 .map(|s| s.present_as())
@@ -75,7 +75,7 @@ impl<T> Member<T> {
     pub fn tool<'r>(&self, registry: &'r Registry) -> Option<RegisteredTool<'r>> {
         self.slot
             .and_then(|slot| registry.at(slot))
-            .filter(|tool| std::ptr::eq(tool.descriptor(), self.descriptor))
+            .filter(|tool| std::ptr::eq::<Descriptor>(&**tool.descriptor(), &*self.descriptor))
             .or_else(|| registry.get(&self.descriptor.name))
     }
 }
@@ -147,7 +147,7 @@ impl Selection {
 pub struct Catalog<T> {
     members: Vec<Member<T>>,
     /// Name on the adapter → position in `members`.
-    index: HashMap<&'static str, usize>,
+    index: HashMap<Text, usize>,
 }
 
 impl<T> Default for Catalog<T> {
@@ -177,12 +177,12 @@ impl<T> Catalog<T> {
     /// These members, sorted by name (a name given twice keeps its first member).
     pub fn new(members: impl IntoIterator<Item = Member<T>>) -> Self {
         let mut members: Vec<Member<T>> = members.into_iter().collect();
-        members.sort_by(|a, b| a.name.cmp(b.name));
+        members.sort_by(|a, b| a.name.cmp(&b.name));
         members.dedup_by(|later, earlier| later.name == earlier.name);
         let index = members
             .iter()
             .enumerate()
-            .map(|(i, member)| (member.name, i))
+            .map(|(i, member)| (member.name.clone(), i))
             .collect();
         Self { members, index }
     }
@@ -194,15 +194,15 @@ impl<T> Catalog<T> {
     ) -> impl Iterator<Item = &'a Member<T>> + 'a {
         self.members
             .iter()
-            .filter(move |member| caller.is_none_or(|c| c.may_call(member.descriptor)))
+            .filter(move |member| caller.is_none_or(|c| c.may_call(&member.descriptor)))
     }
 
     /// The tools of its members that declare `task:`: those whose tasks a server of this
     /// catalog has its registry's worker run.
-    pub fn task_tools(&self) -> impl Iterator<Item = &'static Descriptor> + '_ {
+    pub fn task_tools(&self) -> impl Iterator<Item = &Descriptor> + '_ {
         self.members
             .iter()
-            .map(|member| member.descriptor)
+            .map(|member| &*member.descriptor)
             .filter(|descriptor| descriptor.task.is_some())
     }
 
@@ -215,7 +215,7 @@ impl<T> Catalog<T> {
     /// that names nothing.
     pub fn find(&self, name: &str, caller: &Caller) -> Option<&Member<T>> {
         self.get(name)
-            .filter(|member| caller.may_call(member.descriptor))
+            .filter(|member| caller.may_call(&member.descriptor))
     }
 
     /// The member `caller` knows as `name`, with the registered tool in `registry` (the one
@@ -237,12 +237,12 @@ impl<T> Catalog<T> {
             return;
         }
         self.members
-            .retain(|member| selection.admits(member.descriptor));
+            .retain(|member| selection.admits(&member.descriptor));
         self.index = self
             .members
             .iter()
             .enumerate()
-            .map(|(i, member)| (member.name, i))
+            .map(|(i, member)| (member.name.clone(), i))
             .collect();
     }
 

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use crate::call::Stages;
 use crate::call::options::{Rules, UndeclaredKeys};
 use crate::model::caller::Caller;
-use crate::model::descriptor::{Descriptor, Text, ToolKind};
+use crate::model::descriptor::{Descriptor, SharedDescriptor, Text, ToolKind};
 use crate::model::failure::ToolError;
 use crate::model::hooks::Hook;
 use crate::model::limits::Limits;
@@ -54,7 +54,7 @@ pub(crate) enum Imp {
 }
 
 struct Entry {
-    descriptor: &'static Descriptor,
+    descriptor: SharedDescriptor,
     imp: Imp,
     /// The tool's budget per caller, in this process (`None`: no limit).
     limiter: Option<Limiter>,
@@ -89,18 +89,19 @@ impl<'r> RegisteredTool<'r> {
         self.slot
     }
 
-    /// Everything known about the tool at build time.
-    pub fn descriptor(&self) -> &'static Descriptor {
-        self.entry.descriptor
+    /// Everything known about the tool at build time, as the registry holds it (it derefs to
+    /// the [`Descriptor`]; a clone keeps it past this borrow).
+    pub fn descriptor(&self) -> &'r SharedDescriptor {
+        &self.entry.descriptor
     }
 
     /// The canonical name.
-    pub fn name(&self) -> &'static str {
+    pub fn name(&self) -> &'r str {
         &self.entry.descriptor.name
     }
 
     /// The tool's name on `adapter`, if it is a member.
-    pub fn name_for(&self, adapter: &str) -> Option<&'static str> {
+    pub fn name_for(&self, adapter: &str) -> Option<&'r str> {
         self.entry.descriptor.name_for(adapter)
     }
 
@@ -110,7 +111,7 @@ impl<'r> RegisteredTool<'r> {
     }
 
     /// The tool's effective settings on `adapter` (None unless it is a member).
-    pub fn settings(&self, adapter: &str) -> Option<Settings<'static, Text>> {
+    pub fn settings(&self, adapter: &str) -> Option<Settings<'r, Text>> {
         let binding = self.entry.descriptor.binding(adapter)?;
         let decl = self.registry.project.adapter(adapter)?;
         Some(Settings::new(decl, &binding.settings))
@@ -161,7 +162,7 @@ impl RegistryBuilder {
 
     /// Adds a tool held as `imp` under `descriptor` (the pipeline adds the crate's tools and
     /// the built-in explain tool so).
-    pub(crate) fn add(mut self, descriptor: &'static Descriptor, imp: Imp) -> Self {
+    pub(crate) fn add(mut self, descriptor: SharedDescriptor, imp: Imp) -> Self {
         let limiter = descriptor.rate_limit.map(Limiter::new);
         self.entries.push(Entry {
             descriptor,
@@ -175,7 +176,7 @@ impl RegistryBuilder {
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut seen: BTreeMap<(&str, &str), &str> = BTreeMap::new();
         for entry in &self.entries {
-            let d = entry.descriptor;
+            let d = &*entry.descriptor;
             for (adapter, name) in names(d) {
                 check_adapter(self.project, d, adapter)?;
                 if let Some(first) = seen.insert((adapter, name), &d.spec) {
@@ -206,8 +207,9 @@ impl RegistryBuilder {
         let task_tools =
             self.storage.is_some() && self.entries.iter().any(|e| e.descriptor.task.is_some());
         let task_status = (self.entries.iter())
-            .map(|e| e.descriptor)
-            .find(|d| d.kind == ToolKind::TaskStatus);
+            .map(|e| &e.descriptor)
+            .find(|d| d.kind == ToolKind::TaskStatus)
+            .cloned();
         let registry = Registry {
             task_tools,
             task_status,
@@ -241,7 +243,7 @@ impl RegistryBuilder {
 }
 
 /// A descriptor's names: its canonical one (adapter `""`), then its name on each adapter.
-fn names(d: &'static Descriptor) -> impl Iterator<Item = (&'static str, &'static str)> {
+fn names(d: &Descriptor) -> impl Iterator<Item = (&str, &str)> {
     let on_adapters =
         (d.adapters.iter()).map(|b| (&*b.adapter, b.name.as_deref().unwrap_or(&d.name)));
     std::iter::once(("", &*d.name)).chain(on_adapters)
@@ -267,42 +269,37 @@ fn duplicate(adapter: &str, name: &str, first: &str, d: &Descriptor) -> Registry
     }
 }
 
+/// Adapter → the tools' names there → position in the registry's entries. The keys are the
+/// descriptors' own texts, cloned: free for a baked descriptor's, whose texts are borrowed.
+type ByAdapter = HashMap<Text, HashMap<Text, usize>>;
+
 /// Sorts `entries` by canonical name and indexes them by it and by each adapter's name.
-#[allow(clippy::type_complexity)]
-fn index(
-    entries: &mut [Entry],
-) -> (
-    HashMap<&'static str, usize>,
-    HashMap<(&'static str, &'static str), usize>,
-) {
-    entries.sort_by_key(|t| &*t.descriptor.name);
+fn index(entries: &mut [Entry]) -> (HashMap<Text, usize>, ByAdapter) {
+    entries.sort_by(|a, b| a.descriptor.name.cmp(&b.descriptor.name));
     let mut by_name = HashMap::with_capacity(entries.len());
-    let mut by_adapter = HashMap::new();
+    let mut by_adapter = ByAdapter::new();
     for (i, entry) in entries.iter().enumerate() {
-        let d = entry.descriptor;
-        by_name.insert(&*d.name, i);
-        for key in adapter_names(d) {
-            by_adapter.entry(key).or_insert(i);
-        }
+        let d = &*entry.descriptor;
+        by_name.insert(d.name.clone(), i);
+        index_adapter_names(&mut by_adapter, d, i);
     }
     (by_name, by_adapter)
 }
 
-/// `d`'s (adapter, name there) pairs, as `RegisteredTool::name_for` reads them: an adapter's
-/// first binding counts.
-fn adapter_names(d: &'static Descriptor) -> impl Iterator<Item = (&'static str, &'static str)> {
-    d.adapters
-        .iter()
-        .filter(move |binding| {
-            d.binding(&binding.adapter)
-                .is_some_and(|first| std::ptr::eq(first, *binding))
-        })
-        .map(move |binding| {
-            (
-                &*binding.adapter,
-                binding.name.as_deref().unwrap_or(&d.name),
-            )
-        })
+/// Indexes `d`'s (adapter, name there) pairs at `slot`, as `RegisteredTool::name_for` reads
+/// them: an adapter's first binding counts, and a name already indexed keeps its tool.
+fn index_adapter_names(by_adapter: &mut ByAdapter, d: &Descriptor, slot: usize) {
+    let firsts = (d.adapters.iter()).filter(|binding| {
+        d.binding(&binding.adapter)
+            .is_some_and(|first| std::ptr::eq(first, *binding))
+    });
+    for binding in firsts {
+        let name = binding.name.as_ref().unwrap_or(&d.name);
+        let names = by_adapter.entry(binding.adapter.clone()).or_default();
+        if !names.contains_key(&**name) {
+            names.insert(name.clone(), slot);
+        }
+    }
 }
 
 /// The tools of one crate with their handlers.
@@ -310,9 +307,9 @@ pub struct Registry {
     project: &'static Project,
     entries: Vec<Entry>,
     /// Canonical name → position in `entries`.
-    by_name: HashMap<&'static str, usize>,
-    /// (adapter, the tool's name there) → position in `entries`.
-    by_adapter: HashMap<(&'static str, &'static str), usize>,
+    by_name: HashMap<Text, usize>,
+    /// Adapter → the tool's name there → position in `entries`.
+    by_adapter: ByAdapter,
     hooks: Vec<Arc<dyn Hook>>,
     /// Where calls are recorded, when any tool's audit policy is on.
     audit: Option<AuditTrail>,
@@ -320,11 +317,11 @@ pub struct Registry {
     /// Whether some tool declares `task:` and there is a storage to keep tasks in.
     task_tools: bool,
     /// The built-in task status tool, when the registry has it.
-    task_status: Option<&'static Descriptor>,
+    task_status: Option<SharedDescriptor>,
     /// Whether this process's task worker was started (`Registry::start_tasks`).
     worker: std::sync::atomic::AtomicBool,
     /// The tools whose tasks the worker runs: those of the servers it was started for.
-    served_tasks: tokio::sync::watch::Sender<std::collections::BTreeSet<&'static str>>,
+    served_tasks: tokio::sync::watch::Sender<std::collections::BTreeSet<Text>>,
     /// Whether it holds only tools that read ([`Registry::read_only`]).
     read_only: bool,
     /// Each caller's budget of task requests (reading, listing, cancelling its tasks), in this
@@ -349,21 +346,24 @@ impl Registry {
     /// adapter) and an adapter the project does not declare are refused.
     pub(crate) fn insert(
         mut self,
-        descriptor: &'static Descriptor,
+        descriptor: SharedDescriptor,
         imp: Imp,
     ) -> Result<Self, RegistryError> {
-        for (adapter, name) in names(descriptor) {
-            check_adapter(self.project, descriptor, adapter)?;
+        for (adapter, name) in names(&descriptor) {
+            check_adapter(self.project, &descriptor, adapter)?;
             let taken = match adapter {
                 "" => self.by_name.get(name),
-                _ => self.by_adapter.get(&(adapter, name)),
+                _ => self
+                    .by_adapter
+                    .get(adapter)
+                    .and_then(|names| names.get(name)),
             };
             if let Some(&i) = taken {
                 return Err(duplicate(
                     adapter,
                     name,
                     &self.entries[i].descriptor.spec,
-                    descriptor,
+                    &descriptor,
                 ));
             }
         }
@@ -378,13 +378,18 @@ impl Registry {
         let at = self
             .entries
             .partition_point(|entry| *entry.descriptor.name < *descriptor.name);
-        let positions = self
-            .by_name
-            .values_mut()
-            .chain(self.by_adapter.values_mut());
+        let positions = (self.by_name.values_mut())
+            .chain(self.by_adapter.values_mut().flat_map(HashMap::values_mut));
         for position in positions.filter(|position| **position >= at) {
             *position += 1;
         }
+        self.by_name.insert(descriptor.name.clone(), at);
+        index_adapter_names(&mut self.by_adapter, &descriptor, at);
+        let storage = self.rules.storage.as_ref();
+        if let (None, true, Some(storage)) = (&self.audit, descriptor.audit.enabled, storage) {
+            self.audit = Some(AuditTrail::shared(Arc::clone(storage), &self.project.audit));
+        }
+        self.task_tools |= storage.is_some() && descriptor.task.is_some();
         self.entries.insert(
             at,
             Entry {
@@ -393,15 +398,6 @@ impl Registry {
                 limiter,
             },
         );
-        self.by_name.insert(&descriptor.name, at);
-        for key in adapter_names(descriptor) {
-            self.by_adapter.entry(key).or_insert(at);
-        }
-        let storage = self.rules.storage.as_ref();
-        if let (None, true, Some(storage)) = (&self.audit, descriptor.audit.enabled, storage) {
-            self.audit = Some(AuditTrail::shared(Arc::clone(storage), &self.project.audit));
-        }
-        self.task_tools |= storage.is_some() && descriptor.task.is_some();
         Ok(self)
     }
 
@@ -522,7 +518,7 @@ impl Registry {
         let tools: Vec<String> = self
             .entries
             .iter()
-            .map(|e| e.descriptor)
+            .map(|e| &e.descriptor)
             .filter(|d| d.asks_user())
             .map(|d| d.name.to_string())
             .collect();
@@ -561,7 +557,7 @@ impl Registry {
     pub fn read_only(mut self) -> Self {
         self.entries.retain(|entry| entry.descriptor.is_read_only());
         (self.by_name, self.by_adapter) = index(&mut self.entries);
-        let kept = |d: &Descriptor| self.entries.iter().any(|e| std::ptr::eq(e.descriptor, d));
+        let kept = |d: &Descriptor| (self.entries.iter()).any(|e| std::ptr::eq(&*e.descriptor, d));
         self.task_status = self.task_status.filter(|d| kept(d));
         self.task_tools &= self.entries.iter().any(|e| e.descriptor.task.is_some());
         self.read_only = true;
@@ -627,9 +623,8 @@ impl Registry {
 
     /// The member of `adapter` that the adapter calls `name`.
     pub fn find(&self, adapter: &str, name: &str) -> Option<RegisteredTool<'_>> {
-        self.by_adapter
-            .get(&(adapter, name))
-            .map(|&slot| self.handle(slot))
+        let names = self.by_adapter.get(adapter)?;
+        names.get(name).map(|&slot| self.handle(slot))
     }
 
     /// Why `caller` could not call some tools of `adapter`: each tool it may call there whose
@@ -641,7 +636,7 @@ impl Registry {
             .entries
             .iter()
             .filter(|e| e.descriptor.is_member(adapter))
-            .filter(|e| caller.scopes.allow_tool(e.descriptor))
+            .filter(|e| caller.scopes.allow_tool(&e.descriptor))
             .filter_map(|e| match &e.imp {
                 Imp::Tool(stages) => stages.check_ambient(&caller.ambient).err(),
                 Imp::Explain | Imp::TaskStatus => None,
@@ -655,7 +650,7 @@ impl Registry {
     }
 
     /// The effective settings of tool `tool` on `adapter` (None unless it is a member).
-    pub fn settings(&self, tool: &str, adapter: &str) -> Option<Settings<'static, Text>> {
+    pub fn settings(&self, tool: &str, adapter: &str) -> Option<Settings<'_, Text>> {
         self.get(tool)?.settings(adapter)
     }
 
@@ -674,8 +669,8 @@ impl Registry {
     }
 
     /// The built-in task status tool's name on `adapter`, when it is a member there.
-    pub fn task_status_tool(&self, adapter: &str) -> Option<&'static str> {
-        self.task_status?.name_for(adapter)
+    pub fn task_status_tool(&self, adapter: &str) -> Option<&str> {
+        self.task_status.as_ref()?.name_for(adapter)
     }
 
     /// Whether some tool declares `task:` and there is a storage to keep tasks in.
@@ -691,7 +686,7 @@ impl Registry {
     /// The tools whose tasks this process's worker runs (canonical names).
     pub(crate) fn served_tasks(
         &self,
-    ) -> &tokio::sync::watch::Sender<std::collections::BTreeSet<&'static str>> {
+    ) -> &tokio::sync::watch::Sender<std::collections::BTreeSet<Text>> {
         &self.served_tasks
     }
 

@@ -11,7 +11,7 @@ use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
 use crate::model::ambient::AmbientContext;
 use crate::model::context::ProgressUpdate;
 use crate::model::contract::BoxFuture;
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::{Descriptor, SharedDescriptor};
 use crate::model::descriptor::{QueryDecl, RefDecl};
 use crate::model::explain::status::OnceStatus;
 use crate::model::task::{Task, TaskId};
@@ -58,7 +58,7 @@ impl Availability for NoDatabase {
 impl Admission for NoDatabase {
     fn claim_once<'a>(
         &'a self,
-        _tool: &'static Descriptor,
+        _tool: &'a SharedDescriptor,
         _key: &'a Key,
         _record: Option<uuid::Uuid>,
     ) -> BoxFuture<'a, Result<Claimed, StorageError>> {
@@ -67,7 +67,7 @@ impl Admission for NoDatabase {
 
     fn once_status<'a>(
         &'a self,
-        _tool: &'static Descriptor,
+        _tool: &'a Descriptor,
         _key: &'a Key,
     ) -> BoxFuture<'a, Result<OnceStatus, StorageError>> {
         match *self {}
@@ -75,7 +75,7 @@ impl Admission for NoDatabase {
 
     fn acquire_lock<'a>(
         &'a self,
-        _tool: &'static Descriptor,
+        _tool: &'a SharedDescriptor,
         _key: &'a Key,
         _wait: Duration,
     ) -> BoxFuture<'a, Result<Option<Box<dyn HeldLock>>, StorageError>> {
@@ -84,7 +84,7 @@ impl Admission for NoDatabase {
 
     fn lock_held<'a>(
         &'a self,
-        _tool: &'static Descriptor,
+        _tool: &'a Descriptor,
         _key: &'a Key,
     ) -> BoxFuture<'a, Result<bool, StorageError>> {
         match *self {}
@@ -111,7 +111,7 @@ impl Admission for NoDatabase {
 impl RecordSource for NoDatabase {
     fn load_record<'a>(
         &'a self,
-        _reference: &'static RefDecl,
+        _reference: &'a RefDecl,
         _key: &'a Value,
         _ambient: &'a AmbientContext,
     ) -> BoxFuture<'a, Result<Option<Value>, StorageError>> {
@@ -122,7 +122,7 @@ impl RecordSource for NoDatabase {
 impl QueryExecutor for NoDatabase {
     fn run_query<'a>(
         &'a self,
-        _decl: &'static QueryDecl,
+        _decl: &'a QueryDecl,
         _args: &'a Map<String, Value>,
         _ambient: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<Value, StorageError>> {

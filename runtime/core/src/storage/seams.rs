@@ -11,7 +11,7 @@ use uuid::Uuid;
 use crate::audit_record::{AuditEntry, AuditPage, AuditQuery};
 use crate::model::ambient::AmbientContext;
 use crate::model::contract::BoxFuture;
-use crate::model::descriptor::Descriptor;
+use crate::model::descriptor::{Descriptor, SharedDescriptor};
 use crate::model::descriptor::{QueryDecl, RefDecl};
 use crate::model::explain::status::OnceStatus;
 use crate::model::failure::ToolResult;
@@ -123,7 +123,7 @@ pub trait Admission {
     /// up to [`WAIT_FOR_RUNNING`] for a call with the same key that runs now.
     fn claim_once<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a SharedDescriptor,
         key: &'a Key,
         record: Option<Uuid>,
     ) -> BoxFuture<'a, Result<Claimed, StorageError>>;
@@ -131,7 +131,7 @@ pub trait Admission {
     /// What explain says of `key`, claiming nothing.
     fn once_status<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a Descriptor,
         key: &'a Key,
     ) -> BoxFuture<'a, Result<OnceStatus, StorageError>>;
 
@@ -139,7 +139,7 @@ pub trait Admission {
     /// stayed held.
     fn acquire_lock<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a SharedDescriptor,
         key: &'a Key,
         wait: Duration,
     ) -> BoxFuture<'a, Result<Option<Box<dyn HeldLock>>, StorageError>>;
@@ -147,7 +147,7 @@ pub trait Admission {
     /// Whether a call holds `key`'s lock now, taking nothing.
     fn lock_held<'a>(
         &'a self,
-        tool: &'static Descriptor,
+        tool: &'a Descriptor,
         key: &'a Key,
     ) -> BoxFuture<'a, Result<bool, StorageError>>;
 
@@ -177,7 +177,7 @@ pub trait RecordSource {
     /// `None` when there is none the caller may see.
     fn load_record<'a>(
         &'a self,
-        reference: &'static RefDecl,
+        reference: &'a RefDecl,
         key: &'a Value,
         ambient: &'a AmbientContext,
     ) -> BoxFuture<'a, Result<Option<Value>, StorageError>>;
@@ -189,7 +189,7 @@ pub trait QueryExecutor {
     /// caller's ambient values: `{ records, total, limit, offset }`.
     fn run_query<'a>(
         &'a self,
-        decl: &'static QueryDecl,
+        decl: &'a QueryDecl,
         args: &'a Map<String, Value>,
         ambient: &'a Map<String, Value>,
     ) -> BoxFuture<'a, Result<Value, StorageError>>;

@@ -53,7 +53,7 @@ impl Registry {
     /// or a dedicated worker process, calls it itself. The worker runs until the last handle of
     /// the registry is dropped. Whether a worker runs.
     pub fn start_tasks(self: &Arc<Self>) -> bool {
-        let tools: Vec<&'static Descriptor> = self.tools().map(|t| t.descriptor()).collect();
+        let tools: Vec<&Descriptor> = self.tools().map(|t| &**t.descriptor()).collect();
         self.start_tasks_of(tools)
     }
 
@@ -61,9 +61,9 @@ impl Registry {
     /// those registered here that declare `task:`): a server calls it with the tools it serves
     /// (its `--module`, `--tag` or read-only selection), so that the worker of a replica never
     /// claims a task of a tool the replica does not serve. Whether a worker runs.
-    pub fn start_tasks_of(
+    pub fn start_tasks_of<'d>(
         self: &Arc<Self>,
-        tools: impl IntoIterator<Item = &'static Descriptor>,
+        tools: impl IntoIterator<Item = &'d Descriptor>,
     ) -> bool {
         let Some(storage) = self.rules().storage.clone() else {
             return false;
@@ -76,7 +76,13 @@ impl Registry {
             .filter(|tool| tool.task.is_some() && self.get(&tool.name).is_some());
         self.served_tasks().send_if_modified(|served| {
             let before = served.len();
-            served.extend(tools.map(|tool| &*tool.name));
+            // A name already served is not cloned again (a clone of a built descriptor's
+            // name is an allocation, and servers call this on every call of a task tool).
+            for tool in tools {
+                if !served.contains(&*tool.name) {
+                    served.insert(tool.name.clone());
+                }
+            }
             served.len() != before
         });
         if !self.worker_started().swap(true, Ordering::AcqRel) {

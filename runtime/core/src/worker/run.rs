@@ -22,6 +22,7 @@ use crate::call::options::CallOptions;
 use crate::model::ambient::AmbientContext;
 use crate::model::caller::Scopes;
 use crate::model::context::{Progress, ProgressUpdate};
+use crate::model::descriptor::Text;
 use crate::model::failure::{ToolError, ToolResult};
 use crate::model::task::{TaskId, TaskStatus, stored_result};
 use crate::registry::{RegisteredTool, Registry};
@@ -62,7 +63,7 @@ async fn claim_and_run(
     registry: &Weak<Registry>,
     storage: &Arc<dyn Storage>,
     worker: &str,
-    mut served: watch::Receiver<BTreeSet<&'static str>>,
+    mut served: watch::Receiver<BTreeSet<Text>>,
 ) -> Option<()> {
     let mut events = storage.task_events();
     let mut claims = Claims {
@@ -256,7 +257,7 @@ fn call_options(
 
 /// The tools of `names` as the worker of `registry` serves them: with how many of one caller's
 /// tasks of each may run at once (its rate limit's `in_flight` here).
-fn served_tools<'r>(registry: &'r Registry, names: &BTreeSet<&'static str>) -> Vec<ServedTool<'r>> {
+fn served_tools<'r>(registry: &'r Registry, names: &BTreeSet<Text>) -> Vec<ServedTool<'r>> {
     names
         .iter()
         .filter_map(|name| registry.get(name))

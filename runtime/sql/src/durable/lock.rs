@@ -15,9 +15,9 @@ use crate::database::{liveness, now_ms};
 #[cfg(feature = "sqlite")]
 use crate::durable::lease::lease;
 use toolspec_core::BoxFuture;
-use toolspec_core::Descriptor;
 use toolspec_core::storage::StorageError;
 use toolspec_core::storage::{HeldLock, Key};
+use toolspec_core::{Descriptor, SharedDescriptor};
 
 /// A lock this call holds.
 pub(crate) struct Held {
@@ -33,7 +33,7 @@ enum How {
     #[cfg(feature = "sqlite")]
     Row {
         database: Database,
-        tool: &'static str,
+        tool: SharedDescriptor,
         key_hash: String,
         holder: String,
     },
@@ -43,7 +43,7 @@ enum How {
 /// held it all that time.
 pub(crate) async fn acquire(
     database: &Database,
-    tool: &'static Descriptor,
+    tool: &SharedDescriptor,
     key: &Key,
     wait: Duration,
 ) -> Result<Option<Held>, StorageError> {
@@ -106,7 +106,7 @@ pub(crate) async fn acquire(
                 if taken.rows_affected() == 1 {
                     let how = How::Row {
                         database: database.clone(),
-                        tool: &tool.name,
+                        tool: tool.clone(),
                         key_hash: key.hash.clone(),
                         holder,
                     };
@@ -134,7 +134,7 @@ async fn pause_until(give_up: Instant, pause: &mut Duration) -> bool {
 /// Whether a call holds the lock on `key` now (taking nothing).
 pub(crate) async fn held(
     database: &Database,
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     key: &Key,
 ) -> Result<bool, StorageError> {
     let held = match database.pool() {
@@ -199,7 +199,7 @@ async fn release(how: Option<How>) {
                 tool,
                 key_hash,
                 holder,
-            }) => delete_row(&database, tool, &key_hash, &holder).await,
+            }) => delete_row(&database, &tool.name, &key_hash, &holder).await,
             None => Ok(()),
         };
         if let Err(e) = released {
@@ -224,7 +224,7 @@ impl Drop for Held {
             }) => {
                 if let Ok(runtime) = tokio::runtime::Handle::try_current() {
                     runtime.spawn(async move {
-                        let _ = delete_row(&database, tool, &key_hash, &holder).await;
+                        let _ = delete_row(&database, &tool.name, &key_hash, &holder).await;
                     });
                 }
             }

@@ -16,18 +16,18 @@ use crate::database::liveness;
 use crate::database::{Database, now_ms, on_pool};
 use crate::durable::lease::lease;
 use toolspec_core::BoxFuture;
-use toolspec_core::Descriptor;
 use toolspec_core::OnceStatus;
 use toolspec_core::ToolResult;
 use toolspec_core::storage::Key;
 use toolspec_core::storage::StorageError;
 use toolspec_core::storage::{Claimed, OnceClaim, WAIT_FOR_RUNNING};
 use toolspec_core::tasks::{result_from_stored, stored_result};
+use toolspec_core::{Descriptor, SharedDescriptor};
 
 /// A claimed key: this call runs.
 pub(crate) struct Claim {
     database: Database,
-    tool: &'static Descriptor,
+    tool: SharedDescriptor,
     key_hash: String,
     holder: String,
     /// The claiming call's audit record, kept with its result for the records of replays.
@@ -52,7 +52,7 @@ struct Row {
 /// moment for a call with the same key that runs now.
 pub(crate) async fn claim(
     database: &Database,
-    tool: &'static Descriptor,
+    tool: &SharedDescriptor,
     key: &Key,
     record: Option<Uuid>,
 ) -> Result<Claimed, StorageError> {
@@ -143,7 +143,7 @@ pub(crate) async fn claim(
 /// What explain says of `key`.
 pub(crate) async fn status(
     database: &Database,
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     key: &Key,
 ) -> Result<OnceStatus, StorageError> {
     let now = now_ms();
@@ -233,14 +233,14 @@ fn replay(row: &Row) -> Result<ToolResult, StorageError> {
 impl Claim {
     fn new(
         database: &Database,
-        tool: &'static Descriptor,
+        tool: &SharedDescriptor,
         key: &Key,
         holder: String,
         record: Option<Uuid>,
     ) -> Self {
         Self {
             database: database.clone(),
-            tool,
+            tool: tool.clone(),
             key_hash: key.hash.clone(),
             holder,
             record,
@@ -342,12 +342,12 @@ impl Drop for Claim {
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (database, tool, key_hash, holder) = (
                 self.database.clone(),
-                &*self.tool.name,
+                self.tool.clone(),
                 std::mem::take(&mut self.key_hash),
                 std::mem::take(&mut self.holder),
             );
             runtime.spawn(async move {
-                let _ = free(&database, tool, &key_hash, &holder).await;
+                let _ = free(&database, &tool.name, &key_hash, &holder).await;
             });
         }
     }

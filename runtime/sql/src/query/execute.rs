@@ -20,7 +20,7 @@ impl Database {
     /// be reached).
     pub(crate) async fn run(
         &self,
-        decl: &'static QueryDecl,
+        decl: &QueryDecl,
         args: &Map<String, Value>,
         ambient: &Map<String, Value>,
     ) -> Result<Value, StorageError> {
@@ -43,7 +43,7 @@ impl Database {
     /// when there is none (or none the caller may see). An error is for the developer.
     pub(crate) async fn load<'a>(
         &self,
-        reference: &'static RefDecl,
+        reference: &RefDecl,
         key: &Value,
         ambient: impl Fn(&str) -> Option<&'a Value>,
     ) -> Result<Option<Value>, StorageError> {
@@ -95,7 +95,7 @@ macro_rules! backend {
 
             pub(super) async fn run(
                 pool: &$pool,
-                decl: &'static QueryDecl,
+                decl: &QueryDecl,
                 built: Statements,
             ) -> Result<Value, Failed> {
                 let e = Failed::Driver;

@@ -67,7 +67,7 @@ impl Statements {
 /// caller's ambient values; an error names what does not fit (a developer's mistake: the
 /// arguments were checked against the schema).
 pub(crate) fn statements(
-    decl: &'static QueryDecl,
+    decl: &QueryDecl,
     args: &Map<String, Value>,
     ambient: &Map<String, Value>,
     backend: Backend,
@@ -144,7 +144,7 @@ pub(crate) fn statements(
 /// The statement loading the record a `ref` field's `key` names, within its scope (at most
 /// one row).
 pub(crate) fn lookup<'a>(
-    reference: &'static RefDecl,
+    reference: &RefDecl,
     key: &Value,
     ambient: impl Fn(&str) -> Option<&'a Value>,
     backend: Backend,
@@ -169,7 +169,7 @@ pub(crate) fn lookup<'a>(
 /// The scope's conditions, each column equal to its ambient value; a missing ambient value
 /// is an error, never an unscoped statement.
 fn scope<'a>(
-    columns: &'static [ScopeColumn],
+    columns: &[ScopeColumn],
     ambient: impl Fn(&str) -> Option<&'a Value>,
     backend: Backend,
 ) -> Result<Vec<Expr>, String> {
@@ -190,7 +190,7 @@ fn scope<'a>(
 }
 
 /// `orders`, or `sales.orders`.
-fn table(source: &'static str) -> TableRef {
+fn table(source: &str) -> TableRef {
     match source.split_once('.') {
         Some((schema, table)) => (Alias::new(schema), Alias::new(table)).into(),
         None => Alias::new(source).into(),
@@ -199,7 +199,7 @@ fn table(source: &'static str) -> TableRef {
 
 /// A record column as selected: cast on PostgreSQL to the one type it is decoded as, so that
 /// an `int4`, a `numeric` or a `timestamp` column reads as well as the exact type.
-fn selected(column: &'static str, ty: ColumnType, backend: Backend) -> Expr {
+fn selected(column: &str, ty: ColumnType, backend: Backend) -> Expr {
     let column = Expr::col(Alias::new(column));
     if backend == Backend::Sqlite {
         return column;
@@ -217,7 +217,7 @@ fn selected(column: &'static str, ty: ColumnType, backend: Backend) -> Expr {
 }
 
 /// A column as compared and sorted: a SQLite date-time through `julianday()`.
-fn comparable(column: &'static str, ty: ColumnType, backend: Backend) -> Expr {
+fn comparable(column: &str, ty: ColumnType, backend: Backend) -> Expr {
     let col = Expr::col(Alias::new(column));
     match (ty, backend) {
         (ColumnType::DateTime, Backend::Sqlite) => Func::cust("julianday").arg(col).into(),
@@ -236,7 +236,7 @@ fn compared(value: sea_query::Value, ty: ColumnType, backend: Backend) -> Expr {
 /// One filter's condition.
 fn condition(
     op: FilterOp,
-    column: &'static str,
+    column: &str,
     ty: ColumnType,
     value: &Value,
     backend: Backend,

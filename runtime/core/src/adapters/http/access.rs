@@ -43,7 +43,7 @@ impl<'a, T> Access<'a, T> {
         }
         match self.catalog.get(name) {
             Some(member) if self.policy == MissingScope::Challenge => {
-                Err(self.insufficient_scope(name, member.descriptor))
+                Err(self.insufficient_scope(name, &member.descriptor))
             }
             _ => Err(unknown(name)),
         }

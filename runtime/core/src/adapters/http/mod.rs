@@ -395,7 +395,7 @@ async fn docs(State(shared): State<Arc<Shared>>, parts: Parts) -> Response {
             None => "Tool catalog".to_owned(),
         };
         let visible = shared.catalog.visible(shown);
-        let page = crate::docs::ToolDocs::new(&title, visible.map(|m| m.descriptor))
+        let page = crate::docs::ToolDocs::new(&title, visible.map(|m| &*m.descriptor))
             .base_url(&docs.base_url);
         match note {
             Some(note) => page.note(note).html(),
@@ -492,7 +492,7 @@ async fn call_queried(
         Ok(found) => found,
         Err(refused) => return refused,
     };
-    if !is_read_only(member.descriptor) {
+    if !is_read_only(&member.descriptor) {
         return method_not_allowed(&name, false);
     }
     let mut args = Map::new();
@@ -572,7 +572,7 @@ async fn other_method(
         Err(refused) => return refused,
     };
     match shared.access().lookup(&name, &caller) {
-        Ok((member, _)) => method_not_allowed(&name, is_read_only(member.descriptor)),
+        Ok((member, _)) => method_not_allowed(&name, is_read_only(&member.descriptor)),
         Err(refused) => refused,
     }
 }
@@ -654,7 +654,7 @@ async fn call(
     continuation: Option<Continuation>,
 ) -> Response {
     if tool.descriptor().task.is_some() {
-        shared.registry.start_tasks_of([tool.descriptor()]);
+        shared.registry.start_tasks_of([&**tool.descriptor()]);
     }
     let cancellation = CancellationToken::new();
     let _cancel_on_drop = cancellation.clone().drop_guard();

@@ -21,7 +21,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::model::caller::{Caller, Scopes};
-use crate::model::descriptor::{Descriptor, ToolKind};
+use crate::model::descriptor::{Descriptor, SharedDescriptor, ToolKind};
 use crate::registry::Registry;
 use crate::registry::catalog::{Catalog, Member};
 use toolspec_vocab::descriptor::Text;
@@ -111,14 +111,15 @@ impl Listing {
 
     /// These descriptors (those that are MCP members), each presented as given.
     pub fn from_descriptors(
-        descriptors: impl IntoIterator<Item = (&'static Descriptor, PresentAs)>,
+        descriptors: impl IntoIterator<Item = (impl Into<SharedDescriptor>, PresentAs)>,
     ) -> Self {
         Catalog::new(
             descriptors
                 .into_iter()
                 .filter_map(|(descriptor, present_as)| {
-                    let name = descriptor.name_for(ADAPTER)?;
-                    let listed = Listed::new(descriptor)?;
+                    let descriptor = descriptor.into();
+                    let name = descriptor.name_text_for(ADAPTER)?;
+                    let listed = Listed::new(&descriptor)?;
                     Some(Member::new(name, descriptor, present_as, listed))
                 }),
         )
@@ -189,7 +190,7 @@ impl Listing {
 #[doc(hidden)]
 pub struct Listed {
     json: Box<str>,
-    descriptor: &'static Descriptor,
+    descriptor: SharedDescriptor,
     /// Its MCP name.
     name: Text,
     tool: OnceLock<Tool>,
@@ -198,14 +199,14 @@ pub struct Listed {
 impl Listed {
     /// `descriptor` as MCP lists it, or `None` when the tool is not a member of the MCP
     /// adapter.
-    pub fn new(descriptor: &'static Descriptor) -> Option<Self> {
+    pub fn new(descriptor: &SharedDescriptor) -> Option<Self> {
         let name = descriptor.name_text_for(ADAPTER)?;
         let tool = declare(descriptor, name.clone());
         // An rmcp `Tool` is strings and JSON maps: serializing it cannot fail.
         let json = serde_json::to_string(&tool).ok()?;
         Some(Self {
             json: json.into_boxed_str(),
-            descriptor,
+            descriptor: descriptor.clone(),
             name,
             tool: OnceLock::new(),
         })
@@ -219,7 +220,7 @@ impl Listed {
     /// The tool as rmcp's type, built the first time it is asked for.
     pub fn tool(&self) -> &Tool {
         self.tool
-            .get_or_init(|| declare(self.descriptor, self.name.clone()))
+            .get_or_init(|| declare(&self.descriptor, self.name.clone()))
     }
 }
 
@@ -514,19 +515,18 @@ mod tests {
 
     #[test]
     fn the_listing_filters_by_scope_and_finds_by_mcp_name() {
-        let open: &'static Descriptor = Box::leak(Box::new(tool(&[])));
-        let guarded: &'static Descriptor =
-            Box::leak(Box::new(Descriptor::baked(DescriptorParts {
-                name: "guarded".into(),
-                scopes: vec!["orders:write".into()].into(),
-                adapters: vec![AdapterBinding {
-                    adapter: "mcp".into(),
-                    name: Some("a_guarded".into()),
-                    ..AdapterBinding::member("")
-                }]
-                .into(),
-                ..open.clone().0
-            })));
+        let open = tool(&[]);
+        let guarded = Descriptor::baked(DescriptorParts {
+            name: "guarded".into(),
+            scopes: vec!["orders:write".into()].into(),
+            adapters: vec![AdapterBinding {
+                adapter: "mcp".into(),
+                name: Some("a_guarded".into()),
+                ..AdapterBinding::member("")
+            }]
+            .into(),
+            ..open.clone().0
+        });
         let listing = Listing::from_descriptors([
             (open, PresentAs::Structured),
             (guarded, PresentAs::Message),
@@ -581,7 +581,7 @@ mod tests {
     #[test]
     fn a_prepared_page_reads_as_rmcps_response_for_the_same_tools() {
         use rmcp::model::{JsonRpcResponse, ListToolsResult, NumberOrString, ServerResult};
-        let descriptors: Vec<(&'static Descriptor, PresentAs)> = (0..5)
+        let descriptors: Vec<(Descriptor, PresentAs)> = (0..5)
             .map(|i| {
                 let hints: &[&'static str] = if i % 2 == 0 { &["destructive"] } else { &[] };
                 let binding = AdapterBinding {
@@ -599,7 +599,7 @@ mod tests {
                     adapters: vec![binding].into(),
                     ..tool(hints).0
                 });
-                (&*Box::leak(Box::new(descriptor)), PresentAs::Structured)
+                (descriptor, PresentAs::Structured)
             })
             .collect();
         let listing = Listing::from_descriptors(descriptors);

@@ -385,7 +385,7 @@ impl McpServer {
     /// its answer is an error, whoever answers).
     fn answers_directly(&self, name: &str, caller: &Caller) -> bool {
         self.shared.listing.find(name, caller).is_none_or(|member| {
-            let tool = member.descriptor;
+            let tool = &member.descriptor;
             tool.task.is_none() && tool.confirm.is_none() && tool.ask.is_empty()
         })
     }
@@ -438,7 +438,7 @@ impl McpServer {
             }
             self.shared
                 .registry
-                .start_tasks_of([registered.descriptor()]);
+                .start_tasks_of([&**registered.descriptor()]);
         }
         let mut continuation = input::continuation(&request)?;
         let mut arguments = request.arguments.map(Value::Object).unwrap_or(Value::Null);

@@ -14,7 +14,7 @@ use toolspec_vocab::result_cap::ResultCap;
 
 /// The result of a call whose handler answered `output`.
 pub(crate) fn succeed<T: serde::Serialize>(
-    tool: &'static Descriptor,
+    tool: &Descriptor,
     compiled: &Compiled,
     output: &T,
     limits: &Limits,

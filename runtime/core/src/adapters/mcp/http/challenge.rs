@@ -94,8 +94,8 @@ impl ScopeChallenge {
         let name = params.name?;
         let shared = &self.server.shared;
         let member = shared.listing.get(&name)?;
-        if !caller.may_call(member.descriptor) {
-            return Some(self.forbidden(&name, member.descriptor));
+        if !caller.may_call(&member.descriptor) {
+            return Some(self.forbidden(&name, &member.descriptor));
         }
         // `explain` naming a tool is a call of that tool's checks.
         let explain = member.tool(&shared.registry)?;
