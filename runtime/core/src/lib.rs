@@ -38,21 +38,21 @@
 //!   [`user_input`] (what a call asks its user, and the answers), what a task is, what guards
 //!   answer, the typed contract, hooks, [`rate`] (a tool's budget of calls per caller, and its
 //!   calls in flight), [`request_state`] (what a round trip hands its client, sealed), the
-//!   limits and the report of argument errors, and what an explanation holds; `macros` (the
-//!   macros generated code calls);
-//! - `checks`: the argument checks (screening and coercion, the schema); `audit_record`: what
-//!   the audit trail records, and which records to read;
+//!   limits and the report of argument errors, and what an explanation holds, and the macros
+//!   generated code calls;
+//! - `audit_record`: what the audit trail records, and which records to read;
 //! - [`storage`]: the traits a storage implements (availability, admission, records, queries,
 //!   the audit sink, the task queue), the error it answers, the `once` and `lock` key;
-//! - `durable`: `once` (an idempotency key) and `lock` (an advisory lock) over the storage;
-//!   `query`: paging, a query tool's operation, `ref` records; `trail`: the audit trail's
-//!   writer;
+//! - `durable`: what a call keeps in the storage — `once` (an idempotency key), `lock` (an
+//!   advisory lock), and the audit trail's writer (`trail`); `query`: paging, a query tool's
+//!   operation, `ref` records;
 //! - `call`: one call as the pipeline carries it ([`CallOptions`], the mode, the answer) and
 //!   the seam each tool fills;
 //! - `registry`: the tools with their handlers, looked up by name and by adapter, and (its
 //!   `catalog`) one adapter's members, each with its declaration and its registered tool;
 //! - `pipeline`: the stages of every call, in one order, and explaining a call as the same
-//!   stages in a mode; the built-in explain tool; the registry's call methods; tools defined
+//!   stages in a mode; the argument checks they run (`checks`: screening and coercion, the
+//!   schema); the built-in explain tool; the registry's call methods; tools defined
 //!   at run time (`inline`: a handler over JSON);
 //! - `worker`: the registry's task methods and the worker that runs stored tasks;
 //! - [`docs`]: the tool catalog page people read (HTML or Markdown), of some descriptors;
@@ -67,10 +67,8 @@
 mod adapters;
 mod audit_record;
 mod call;
-mod checks;
 pub mod docs;
 mod durable;
-mod macros;
 mod model;
 mod pipeline;
 mod query;
@@ -84,7 +82,6 @@ pub use model::explain;
 pub use model::{descriptor, project};
 pub use model::{rate, request_state, truncation, user_input};
 pub use schema::sensitive;
-mod trail;
 mod worker;
 
 #[cfg(feature = "anthropic")]
@@ -156,9 +153,9 @@ pub mod audit {
     pub use crate::audit_record::{
         AuditOutcome, AuditPage, AuditQuery, AuditRecord, AuditState, ParseAuditError,
     };
-    pub use crate::trail::{AuditStats, AuditTrail};
+    pub use crate::durable::trail::{AuditStats, AuditTrail};
     #[doc(hidden)]
-    pub use crate::{audit_record::AuditEntry, trail::MAX_BATCH};
+    pub use crate::{audit_record::AuditEntry, durable::trail::MAX_BATCH};
 }
 
 /// Tools defined at run time ([`Registry::with_tool`]): a descriptor the compiler built from a
@@ -273,8 +270,8 @@ pub mod __private {
 
     /// The fast check of schemas, for the tests that every generated schema has one and the
     /// invoke benchmark's stages; beside the validator, for the fuzzer that compares them.
-    pub use crate::checks::fast::FastCheck;
+    pub use crate::pipeline::checks::fast::FastCheck;
     /// The pipeline's argument plan, for the invoke benchmark's stages.
-    pub use crate::checks::plan::ArgumentPlan;
-    pub use crate::checks::validate::fast_and_validator;
+    pub use crate::pipeline::checks::plan::ArgumentPlan;
+    pub use crate::pipeline::checks::validate::fast_and_validator;
 }

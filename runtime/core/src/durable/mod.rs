@@ -13,6 +13,10 @@
 //!
 //! `explain` reports both without taking anything: whether the key already ran (when, with
 //! which outcome) and whether the lock is held now.
+//!
+//! The audit trail's writer (`trail`) is the third thing a call keeps in the storage.
+
+pub(crate) mod trail;
 
 use std::time::Duration;
 

@@ -15,6 +15,7 @@ pub(crate) mod failure;
 pub(crate) mod guard;
 pub(crate) mod hooks;
 pub(crate) mod limits;
+mod macros;
 pub mod project;
 pub mod rate;
 pub(crate) mod registry_error;

@@ -14,12 +14,12 @@ use uuid::Uuid;
 
 use crate::audit_record::{AuditEntry, Call, Redact};
 use crate::call::options::CallOptions;
+use crate::durable::trail::{AuditTrail, OpenRecord};
 use crate::model::ambient::AmbientContext;
 use crate::model::descriptor::Descriptor;
 use crate::model::failure::{RETRY_UNAVAILABLE, ToolResult};
 use crate::model::user_input::{CONFIRM, Continuation, InputResponse};
 use crate::registry::RegisteredTool;
-use crate::trail::{AuditTrail, OpenRecord};
 
 /// A call's record while the call runs.
 pub(crate) struct Recording<'r> {

@@ -5,10 +5,10 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::checks::validate;
 use crate::model::explain::explanation::Explanation;
 use crate::model::limits::Limits;
 use crate::model::report::Errors;
+use crate::pipeline::checks::validate;
 use crate::schema::sensitive::Sensitivity;
 
 /// A built-in tool's published input schema, and its validator once compiled.

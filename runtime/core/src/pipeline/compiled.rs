@@ -5,9 +5,9 @@
 use serde_json::Value;
 use toolspec_vocab::Dialect;
 
-use crate::checks::plan::ArgumentPlan;
-use crate::checks::validate::Checker;
 use crate::model::descriptor::{Descriptor, Field, Text};
+use crate::pipeline::checks::plan::ArgumentPlan;
+use crate::pipeline::checks::validate::Checker;
 use crate::schema::sensitive::Sensitivity;
 
 /// The compiled parts of one tool.

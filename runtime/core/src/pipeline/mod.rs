@@ -22,6 +22,7 @@ mod answers;
 mod audit;
 mod availability;
 mod builtin;
+pub(crate) mod checks;
 mod compiled;
 mod decode;
 mod explain_tool;

@@ -9,10 +9,10 @@
 use serde_json::{Map, Value};
 
 use crate::call::options::{Rules, UndeclaredKeys};
-use crate::checks::plan::TopLevel;
 use crate::model::descriptor::Descriptor;
 use crate::model::failure::ToolResult;
 use crate::model::report::{self, Errors, FieldError, json_kind};
+use crate::pipeline::checks::plan::TopLevel;
 use crate::pipeline::compiled::Compiled;
 use crate::query::paging;
 

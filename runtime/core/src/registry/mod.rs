@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use crate::call::Stages;
 use crate::call::options::{Rules, UndeclaredKeys};
+use crate::durable::trail::AuditTrail;
 use crate::model::caller::Caller;
 use crate::model::descriptor::{Descriptor, SharedDescriptor, Text, ToolKind};
 use crate::model::failure::ToolError;
@@ -33,7 +34,6 @@ use crate::model::rate::{Limiter, Permit, RateLimit, Refusal, task_request_limit
 use crate::model::registry_error::{CallerMismatch, RegistryError};
 use crate::model::request_state::{Sealing, StateKeys};
 use crate::storage::Storage;
-use crate::trail::AuditTrail;
 use toolspec_vocab::settings::Settings;
 
 /// The caller of the requests without a caller id: they share one budget.

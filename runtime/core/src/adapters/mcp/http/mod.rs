@@ -58,7 +58,7 @@ use crate::adapters::auth::resource::ProtectedResource;
 use crate::adapters::gate::failure::{shaped, unauthorized};
 
 use super::McpServer;
-use request::Reading;
+use request::{Kind, Read, Reading};
 use sessions::Sessions;
 
 /// Where the MCP endpoint is mounted.
@@ -309,16 +309,15 @@ async fn post(mcp: &Arc<Mcp>, request: Request) -> Response {
     if !read.legacy {
         return stateless::serve(&mcp.server, &mcp.streams, parts, &body, read).await;
     }
-    match (session, read.message) {
-        (Some(session), message) => mcp.sessions.serve(session, parts, &body, message).await,
-        (None, rmcp::model::ClientJsonRpcMessage::Request(request))
-            if matches!(
-                request.request,
-                rmcp::model::ClientRequest::InitializeRequest(_)
-            ) =>
-        {
-            mcp.sessions.open(parts, request).await
-        }
+    match (session, read.kind) {
+        (Some(session), kind) => mcp.sessions.serve(session, parts, &body, kind).await,
+        (None, Kind::Initialize) => match Read::message(&body) {
+            Ok(rmcp::model::ClientJsonRpcMessage::Request(request)) => {
+                mcp.sessions.open(parts, request).await
+            }
+            Ok(_) => refusals::session_required(),
+            Err(refused) => refused,
+        },
         (None, _) => refusals::session_required(),
     }
 }

@@ -30,7 +30,9 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, GetMeta, ProtocolVersion, RequestId};
+use rmcp::model::{
+    ClientCapabilities, ClientJsonRpcMessage, ClientRequest, ProtocolVersion, RequestId,
+};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -101,9 +103,24 @@ pub(super) async fn body(request: Request, reading: &Reading) -> Result<(Parts, 
     Ok((parts, bytes))
 }
 
-/// A message read, and the protocol it is of.
+/// What a message is, as its head tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// `initialize`.
+    Initialize,
+    /// Any other request.
+    Request,
+    /// A notification.
+    Notification,
+    /// A response or an error, answering a request of the server's.
+    Response,
+}
+
+/// A message's head read and checked, and the protocol it is of; the message itself is read
+/// into MCP's type by whoever hands it to rmcp ([`Read::message`]), a plain request not at
+/// all.
 pub(super) struct Read {
-    pub(super) message: ClientJsonRpcMessage,
+    pub(super) kind: Kind,
     /// Of the sessions' protocols (before 2026-07-28).
     pub(super) legacy: bool,
     /// A request of 2026-07-28 or later whose `_meta` lacks what each of its requests carries
@@ -111,7 +128,93 @@ pub(super) struct Read {
     pub(super) meta_malformed: bool,
 }
 
-/// The message of a `POST` (`parts`, `body`), checked as the module says.
+impl Read {
+    /// The message `body` holds, as MCP's type (`415` when it is no JSON-RPC message).
+    #[expect(
+        clippy::result_large_err,
+        reason = "the refusal is the answer: built once, on the way out"
+    )]
+    pub(super) fn message(body: &[u8]) -> Result<ClientJsonRpcMessage, Response> {
+        serde_json::from_slice(body).map_err(|_| refusals::unsupported_media_type(true))
+    }
+}
+
+/// A message's head: what the checks read of it, borrowed from the body where it can be.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(default)]
+    id: Option<RequestId>,
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    params: Option<Params<'a>>,
+    #[serde(default)]
+    result: Option<serde::de::IgnoredAny>,
+    #[serde(default)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// What the checks read of a message's params: its `_meta`, what it names, and the version
+/// `initialize` asks for.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Params<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<Meta<'a>>,
+    #[serde(borrow, default)]
+    name: Option<Named<'a>>,
+    #[serde(borrow, default)]
+    uri: Option<Named<'a>>,
+    #[serde(borrow, default)]
+    task_id: Option<Named<'a>>,
+    #[serde(borrow, default)]
+    protocol_version: Option<Named<'a>>,
+}
+
+/// A value that names something: text, or anything else (which names nothing).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Named<'a> {
+    Text(#[serde(borrow)] Cow<'a, str>),
+    Other(serde::de::IgnoredAny),
+}
+
+impl Named<'_> {
+    fn text(&self) -> Option<&str> {
+        match self {
+            Self::Text(text) => Some(text),
+            Self::Other(_) => None,
+        }
+    }
+}
+
+/// The per-request metadata of 2026-07-28: the version (text) and the client's capabilities
+/// (read as MCP reads them: a value it cannot read is missing).
+#[derive(Deserialize)]
+struct Meta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    protocol_version: Option<Named<'a>>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default)]
+    client_capabilities: Option<Value>,
+}
+
+impl Meta<'_> {
+    /// The version it names, if it names one as text.
+    fn version(&self) -> Option<&str> {
+        self.protocol_version.as_ref().and_then(Named::text)
+    }
+
+    /// Whether it carries everything 2026-07-28 asks of each request.
+    fn is_whole(&self) -> bool {
+        self.version().is_some()
+            && self
+                .client_capabilities
+                .as_ref()
+                .is_some_and(|c| ClientCapabilities::deserialize(c).is_ok())
+    }
+}
+
+/// The message of a `POST` (`parts`, its body `body`), checked as the module says.
 #[expect(
     clippy::result_large_err,
     reason = "the refusal is the answer: built once, on the way out"
@@ -124,20 +227,36 @@ pub(super) fn read(parts: &Parts, body: &[u8]) -> Result<Read, Response> {
     if !is_json(headers) {
         return Err(refusals::unsupported_media_type(false));
     }
-    let Ok(message) = serde_json::from_slice::<ClientJsonRpcMessage>(body) else {
-        return Err(refusals::unsupported_media_type(true));
+    let head = match serde_json::from_slice::<Head<'_>>(body) {
+        Ok(head) => head,
+        Err(_) => return Err(refusals::unsupported_media_type(true)),
     };
-    let request = match &message {
-        ClientJsonRpcMessage::Request(request) => Some(request),
-        _ => None,
+    let kind = match (&head.method, &head.id) {
+        // `initialize` as MCP reads it (one without its params is any other request).
+        (Some(method), Some(_)) if method == "initialize" => match Read::message(body)? {
+            ClientJsonRpcMessage::Request(request)
+                if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+            {
+                Kind::Initialize
+            }
+            _ => Kind::Request,
+        },
+        (Some(_), Some(_)) => Kind::Request,
+        (Some(_), None) => Kind::Notification,
+        (None, _) if head.result.is_some() || head.error.is_some() => Kind::Response,
+        (None, _) => return Err(refusals::unsupported_media_type(true)),
     };
-    let meta_version = request.and_then(|r| r.request.get_meta().protocol_version());
+    let params = head.params.as_ref();
+    let meta = params.and_then(|p| p.meta.as_ref());
+    let request = matches!(kind, Kind::Request | Kind::Initialize);
+    let meta_version = meta.and_then(Meta::version).filter(|_| request);
     let header = header_version(headers, meta_version.is_some())?;
-    let id = request.map(|r| r.id.clone());
-    if let Some(request) = request
-        && let ClientRequest::InitializeRequest(initialize) = &request.request
-    {
-        if header.is_some_and(|header| header != initialize.params.protocol_version.as_str()) {
+    let id = head.id.clone().filter(|_| kind != Kind::Response);
+    if kind == Kind::Initialize {
+        let asked = params
+            .and_then(|p| p.protocol_version.as_ref())
+            .and_then(Named::text);
+        if header.is_some_and(|header| Some(header) != asked) {
             return Err(refusals::invalid_request(
                 id,
                 "Invalid Request: `MCP-Protocol-Version` must be the version `initialize` asks \
@@ -145,43 +264,39 @@ pub(super) fn read(parts: &Parts, body: &[u8]) -> Result<Read, Response> {
             ));
         }
         if header.is_some_and(is_current) {
-            standard_headers(headers, body, id)?;
+            standard_headers(headers, &head, id)?;
         }
         return Ok(Read {
-            message,
+            kind,
             legacy: true,
             meta_malformed: false,
         });
     }
-    if let Some(request) = request {
-        let discover = matches!(request.request, ClientRequest::DiscoverRequest(_));
-        match (&meta_version, header) {
+    if kind == Kind::Request {
+        let discover = head.method.as_deref() == Some("server/discover");
+        match (meta_version, header) {
             (None, header) if discover || header.is_some_and(is_current) => {
-                return Err(refusals::missing_meta(request.id.clone()));
+                return Err(refusals::missing_meta(
+                    head.id.clone().unwrap_or(RequestId::Number(0)),
+                ));
             }
             (Some(_), None) => return Err(refusals::header_mismatch(id, Disagreeing::Version)),
-            (Some(meta), Some(header)) if meta.as_str() != header => {
+            (Some(meta), Some(header)) if meta != header => {
                 return Err(refusals::header_mismatch(id, Disagreeing::Version));
             }
             _ => {}
         }
     }
-    let meta = request.map(|r| r.request.get_meta());
-    let per_request = meta.is_some_and(|meta| {
-        meta.missing_required_keys(&ProtocolVersion::V_2026_07_28)
-            .is_empty()
-    });
+    let per_request = kind == Kind::Request && meta.is_some_and(Meta::is_whole);
     let version = meta_version
-        .as_ref()
-        .map(ProtocolVersion::as_str)
         .or(header)
         .unwrap_or(ProtocolVersion::V_2025_03_26.as_str());
     let legacy = !per_request && !is_current(version);
     if header.is_some_and(is_current) {
-        standard_headers(headers, body, id)?;
+        standard_headers(headers, &head, id)?;
     }
     Ok(Read {
-        message,
+        kind,
         legacy,
         meta_malformed: !legacy && !per_request,
     })
@@ -218,25 +333,8 @@ pub(super) fn header_version(
     Ok(Some(text))
 }
 
-/// What the standard headers are checked against: the body's method and what it names.
-#[derive(Deserialize)]
-struct Head<'a> {
-    #[serde(borrow)]
-    method: Option<Cow<'a, str>>,
-    #[serde(default)]
-    params: Option<Named>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Named {
-    name: Option<Value>,
-    uri: Option<Value>,
-    task_id: Option<Value>,
-}
-
-/// The standard headers of 2026-07-28 checked against the message `body` (a request `id`, or
-/// a notification): `Mcp-Method` its method, `Mcp-Name` what it names. A response is not
+/// The standard headers of 2026-07-28 checked against the message's `head` (a request `id`,
+/// or a notification): `Mcp-Method` its method, `Mcp-Name` what it names. A response is not
 /// checked.
 #[expect(
     clippy::result_large_err,
@@ -244,24 +342,21 @@ struct Named {
 )]
 fn standard_headers(
     headers: &HeaderMap,
-    body: &[u8],
+    head: &Head<'_>,
     id: Option<RequestId>,
 ) -> Result<(), Response> {
-    let Ok(head) = serde_json::from_slice::<Head<'_>>(body) else {
-        return Ok(());
-    };
-    let Some(method) = head.method else {
+    let Some(method) = head.method.as_deref() else {
         return Ok(());
     };
     let given = headers.get_all("mcp-method").iter().count();
     if method == "initialize" && given == 0 {
         return Ok(());
     }
-    if sole(headers, "mcp-method") != Some(method.as_ref()) {
+    if sole(headers, "mcp-method") != Some(method) {
         return Err(refusals::header_mismatch(id, Disagreeing::Method));
     }
     let params = head.params.as_ref();
-    let named = match method.as_ref() {
+    let named = match method {
         "tools/call" | "prompts/get" => params.and_then(|p| p.name.as_ref()),
         "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
             params.and_then(|p| p.uri.as_ref())
@@ -275,7 +370,7 @@ fn standard_headers(
     };
     let agrees = sole(headers, "mcp-name")
         .and_then(unwrapped)
-        .is_some_and(|name| named.as_str() == Some(name.as_ref()));
+        .is_some_and(|name| named.text() == Some(name.as_ref()));
     if agrees {
         Ok(())
     } else {
@@ -312,7 +407,8 @@ mod tests {
     }
 
     fn checked(pairs: &[(&'static str, &str)], body: &str) -> Result<(), StatusCode> {
-        standard_headers(&headers(pairs), body.as_bytes(), Some(RequestId::Number(1)))
+        let head: Head<'_> = serde_json::from_str(body).unwrap();
+        standard_headers(&headers(pairs), &head, Some(RequestId::Number(1)))
             .map_err(|response| response.status())
     }
 

@@ -43,7 +43,7 @@ use super::super::direct;
 use super::super::listing::{Page, ToolsSlot};
 use super::framing::{Event, Streams, VERSION_HEADER, json};
 use super::refusals;
-use super::request::Read;
+use super::request::{Kind, Read};
 
 /// The request `read` (of `parts`, its body `body`) served as the module says.
 pub(super) async fn serve(
@@ -53,23 +53,28 @@ pub(super) async fn serve(
     body: &[u8],
     read: Read,
 ) -> Response {
-    let request = match read.message {
-        ClientJsonRpcMessage::Request(request) => request,
-        ClientJsonRpcMessage::Notification(_) => return StatusCode::ACCEPTED.into_response(),
-        ClientJsonRpcMessage::Response(_) | ClientJsonRpcMessage::Error(_) => {
+    match read.kind {
+        Kind::Notification => return StatusCode::ACCEPTED.into_response(),
+        Kind::Response => {
             return refusals::invalid_request(
                 None,
                 "Invalid Request: a request without a session awaits no response from the \
                  client.",
             );
         }
-    };
+        Kind::Initialize | Kind::Request => {}
+    }
     let caller = Arc::clone(server.caller_in(Some(&parts.extensions)));
     if let Some(plain) = Plain::read(body)
         && plain.is_direct(server, &caller)
     {
         return plain.answer(server, caller, streams).await;
     }
+    let request = match Read::message(body) {
+        Ok(ClientJsonRpcMessage::Request(request)) => request,
+        Ok(_) => return refusals::unsupported_media_type(true),
+        Err(refused) => return refused,
+    };
     let version = parts
         .headers
         .get(VERSION_HEADER)

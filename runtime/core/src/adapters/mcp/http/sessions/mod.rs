@@ -37,7 +37,7 @@ use crate::adapters::mcp::listing::ToolsSlot;
 
 use super::framing::{SESSION_HEADER, Streams, VERSION_HEADER, accepts_sse, sole};
 use super::refusals::{self, method_not_allowed, session_required, unknown_session};
-use super::request::{header_version, is_current};
+use super::request::{Kind, Read, header_version, is_current};
 
 mod in_flight;
 mod session;
@@ -234,28 +234,37 @@ impl Sessions {
         lock(&session.state).close();
     }
 
-    /// `message` (of `parts`, its body `body`) served in `session`.
+    /// The message of kind `kind` (of `parts`, its body `body`) served in `session`.
     pub(super) async fn serve(
         &self,
         session: Arc<Session>,
         parts: Parts,
         body: &[u8],
-        message: ClientJsonRpcMessage,
+        kind: Kind,
     ) -> Response {
-        let mut message = message;
+        if matches!(kind, Kind::Request | Kind::Initialize)
+            && let Some(plain) = Plain::read(body)
+        {
+            let Some(hold) = session.in_flight.take(plain.id.clone()) else {
+                return duplicate(&plain.id);
+            };
+            let caller = Arc::clone(self.server.caller_in(Some(&parts.extensions)));
+            if self.answers_itself(&session, &parts, &plain, &caller) {
+                tracing::debug!(tool = %plain.params.name, "a session's call answered by the session");
+                let events = session.answer(&self.server, plain, caller, hold).await;
+                return self.streams.respond(events);
+            }
+            drop(hold);
+        }
+        let mut message = match Read::message(body) {
+            Ok(message) => message,
+            Err(refused) => return refused,
+        };
         match &mut message {
             ClientJsonRpcMessage::Request(request) => {
                 let Some(hold) = session.in_flight.take(request.id.clone()) else {
                     return duplicate(&request.id);
                 };
-                let caller = Arc::clone(self.server.caller_in(Some(&parts.extensions)));
-                if let Some(plain) = Plain::read(body)
-                    && self.answers_itself(&session, &parts, &plain, &caller)
-                {
-                    tracing::debug!(tool = %plain.params.name, "a session's call answered by the session");
-                    let events = session.answer(&self.server, plain, caller, hold).await;
-                    return self.streams.respond(events);
-                }
                 let token = request.request.get_meta().get_progress_token();
                 let slot = matches!(request.request, ClientRequest::ListToolsRequest(_))
                     .then(ToolsSlot::default);

@@ -23,11 +23,11 @@ use jsonschema::error::ValidationErrorKind;
 use serde_json::Value;
 use toolspec_vocab::pointer;
 
-use crate::checks::fast::{FastCheck, PATTERN_SIZE_LIMIT};
 use crate::model::limits::Limits;
 use crate::model::report::{
     Errors, FieldError, Place, REQUIRED, Report, UNQUOTED, bounded, pointer_tokens, quote, shorten,
 };
+use crate::pipeline::checks::fast::{FastCheck, PATTERN_SIZE_LIMIT};
 use crate::schema::integers::{INTEGER_MAX, INTEGER_MIN, bound_to_i64};
 use crate::schema::sensitive::Sensitivity;
 

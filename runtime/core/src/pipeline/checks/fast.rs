@@ -701,7 +701,8 @@ mod tests {
 
     /// The fast check and the validator of `schema` as the pipeline compiles them.
     fn both(schema: &Value) -> (FastCheck, jsonschema::Validator) {
-        crate::checks::validate::fast_and_validator(schema).expect("a fast check and a validator")
+        crate::pipeline::checks::validate::fast_and_validator(schema)
+            .expect("a fast check and a validator")
     }
 
     /// The fast verdict on `value`, having checked that a "valid" is the validator's too.
