@@ -1,4 +1,4 @@
-//! What the store's binary answers a request whose headers rmcp's transport judges —
+//! What the store's binary answers a request whose headers the MCP transport judges —
 //! `MCP-Protocol-Version`, `Accept`, `Content-Type`, `Mcp-Session-Id`, `Last-Event-ID`,
 //! `Mcp-Method`, `Mcp-Name` — holding hostile values (8 KiB long, HTML, bytes that are not
 //! UTF-8, an attempt at a second header line), written byte for byte: every answer that is not
@@ -109,7 +109,7 @@ async fn no_refusal_quotes_a_header_and_each_has_the_error_shape() {
         let version = header("MCP-Protocol-Version", &value);
         let what = |case: &str| format!("{case} ({kind})");
 
-        // An unknown version: rmcp's 400, said without quoting it (the versions it speaks
+        // An unknown version: 400, said without quoting it (the versions it speaks
         // instead), on every method that judges it.
         let post = [&auth, &json_and_sse, &json, &version].map(Clone::clone);
         let answer = send(&address, "POST", "/mcp", &post, &list).await;
@@ -120,7 +120,7 @@ async fn no_refusal_quotes_a_header_and_each_has_the_error_shape() {
             let answer = send(&address, method, "/mcp", &headers, "").await;
             refused_as(&answer, 400, "unsupported_protocol_version", &what(method));
         }
-        // With a version in the request's `_meta` too, rmcp answers MCP's header mismatch
+        // With a version in the request's `_meta` too, the answer is MCP's header mismatch
         // (-32020): kept, its message naming the header instead of quoting it.
         let listing = current("tools/list", json!({}));
         let answer = send(&address, "POST", "/mcp", &post, &listing).await;
@@ -187,8 +187,8 @@ async fn no_refusal_quotes_a_header_and_each_has_the_error_shape() {
         let headers = [&auth, &header("Accept", &value), &sessions, &in_session];
         let answer = send(&address, "GET", "/mcp", &headers.map(Clone::clone), "").await;
         refused_as(&answer, 406, "not_acceptable", &what("GET Accept"));
-        // A `Last-Event-ID` no stream has: an empty stream, as rmcp answers it (one that is
-        // not text is no `Last-Event-ID` to rmcp: it opens the session's own stream).
+        // A `Last-Event-ID` no stream has: an empty stream (one that is
+        // not text is no `Last-Event-ID`: it opens the session's own stream).
         if kind != "not UTF-8" {
             let last = header("Last-Event-ID", &value);
             let headers = [&auth, &sse, &sessions, &in_session, &last].map(Clone::clone);
@@ -221,7 +221,7 @@ async fn no_refusal_quotes_a_header_and_each_has_the_error_shape() {
         }
     }
 
-    // Without a session: what rmcp needs said in the error shape.
+    // Without a session: what the transport needs, said in the error shape.
     let headers = [&auth, &json_and_sse, &json, &sessions].map(Clone::clone);
     let answer = send(&address, "POST", "/mcp", &headers, &list).await;
     refused_as(&answer, 400, "session_required", "no session");

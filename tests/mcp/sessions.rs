@@ -143,7 +143,7 @@ async fn resume(address: &str, token: Option<&str>, session: &str, last: &str) -
 }
 
 #[tokio::test]
-async fn a_plain_session_call_is_answered_and_resumed_as_the_worker_answers_it() {
+async fn a_plain_session_call_is_answered_as_the_sessions_service_answers_it() {
     let scratch = Scratch::new();
     let server = HttpServer::start_with(&scratch, TOKENS, &["--verbose"], None).await;
     let address = server.address();
@@ -502,7 +502,7 @@ async fn progress_streams_a_dropped_stream_resumes_and_a_cancelled_call_goes_una
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_session_used_only_through_calls_answered_beside_its_worker_stays_open_until_idle() {
+async fn a_session_used_only_through_calls_the_session_answers_stays_open_until_idle() {
     let dir = tempfile::tempdir().unwrap();
     let idle = Duration::from_millis(600);
     let limits = SessionLimits {
@@ -577,7 +577,7 @@ async fn a_request_id_in_flight_in_a_session_is_refused_and_free_again_once_answ
             meta,
         )
     };
-    // Each way a call may go (answered beside the worker, or by it) first, each way second.
+    // Each way a call may go (answered by the session, or by its service) first, each way second.
     let ways: [&[(&str, Value)]; 2] = [&[], &[ONLY_RMCP_READS]];
     for first in ways {
         for second in ways {

@@ -1,9 +1,11 @@
-//! `tools/call` answered beside rmcp's service loop over HTTP, for the calls that need nothing
-//! of it: how a [plain](Plain) call reads — with nothing in `_meta` but a progress token (no
-//! per-request protocol metadata) and without a continuation — and the message answering it.
+//! A `tools/call` the HTTP transport answers without rmcp's service loop, for the calls that
+//! need nothing of it: how a [plain](Plain) call of a session reads — with nothing in `_meta`
+//! but a progress token (no per-request protocol metadata) and without a continuation — and
+//! the message answering a call or a list, its result shaped for the protocol as MCP asks
+//! (with rmcp's public helpers: cache hints and `resultType` on 2026-07-28, neither before).
 //!
 //! Everything else — a message that is not plain, a tool that needs the peer, any text this
-//! reading cannot make sense of — goes to rmcp, which judges it as it always has.
+//! reading cannot make sense of — goes to rmcp's service.
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
