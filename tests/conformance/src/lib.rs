@@ -123,6 +123,19 @@ pub async fn registry(path: &std::path::Path) -> Result<toolspec::Registry, sqlx
     Ok(tools::registry(Fixtures, toolspec::Database::sqlite(pool)))
 }
 
+impl test::elicitation::Handler for Fixtures {
+    async fn call(
+        &self,
+        input: test::elicitation::Input,
+        _cx: test::elicitation::Context<'_>,
+    ) -> test::elicitation::Outcome {
+        Ok(test::elicitation::Output {
+            username: input.username,
+            email: input.email,
+        })
+    }
+}
+
 impl test::input_required_result::elicitation::Handler for Fixtures {
     async fn call(
         &self,
