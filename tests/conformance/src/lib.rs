@@ -123,6 +123,30 @@ pub async fn registry(path: &std::path::Path) -> Result<toolspec::Registry, sqlx
     Ok(tools::registry(Fixtures, toolspec::Database::sqlite(pool)))
 }
 
+impl test::streaming_elicitation::Handler for Fixtures {
+    async fn call(
+        &self,
+        _input: test::streaming_elicitation::Input,
+        _cx: test::streaming_elicitation::Context<'_>,
+    ) -> test::streaming_elicitation::Outcome {
+        Ok(test::streaming_elicitation::Output {
+            text: "Streaming complete".into(),
+        })
+    }
+}
+
+impl test::logging_tool::Handler for Fixtures {
+    async fn call(
+        &self,
+        _input: test::logging_tool::Input,
+        _cx: test::logging_tool::Context<'_>,
+    ) -> test::logging_tool::Outcome {
+        Ok(test::logging_tool::Output {
+            text: "Logging evaluated".into(),
+        })
+    }
+}
+
 impl test::elicitation::Handler for Fixtures {
     async fn call(
         &self,
