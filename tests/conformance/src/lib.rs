@@ -147,6 +147,18 @@ impl test::logging_tool::Handler for Fixtures {
     }
 }
 
+impl test::tool_with_task::Handler for Fixtures {
+    async fn call(
+        &self,
+        input: test::tool_with_task::Input,
+        _cx: test::tool_with_task::Context<'_>,
+    ) -> test::tool_with_task::Outcome {
+        Ok(test::tool_with_task::Output {
+            greeting: format!("Hello, {}!", input.name),
+        })
+    }
+}
+
 impl test::elicitation::Handler for Fixtures {
     async fn call(
         &self,

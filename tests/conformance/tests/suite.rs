@@ -16,9 +16,11 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The tasks extension's scenarios, and whether toolspec serves what each needs: those that
-/// ask for input in the middle of a task (MRTR) need input requests, which toolspec's tools
-/// cannot make yet — `tasks-dispatch-and-envelope` too, for one of its nine checks (the
-/// `tasks/update` acknowledgement of a task parked on `confirm_delete`'s input request).
+/// ask for input in the middle of a task (MRTR) need input requests while the task runs, which
+/// toolspec's tools cannot make yet — `tasks-dispatch-and-envelope` too, for one of its nine
+/// checks (the `tasks/update` acknowledgement of a task parked on `confirm_delete`'s input
+/// request). Asking before the task is created (`tasks-mrtr-composition`) is served: a tool's
+/// `ask` runs before it is handed to the queue.
 const TASK_SCENARIOS: &[(&str, bool)] = &[
     ("tasks-lifecycle", true),
     ("tasks-capability-negotiation", true),
@@ -29,7 +31,7 @@ const TASK_SCENARIOS: &[(&str, bool)] = &[
     ("tasks-dispatch-and-envelope", false),
     ("tasks-status-notifications", true),
     ("tasks-required-task-error", true),
-    ("tasks-mrtr-composition", false),
+    ("tasks-mrtr-composition", true),
 ];
 
 /// Node and the suite's entry point, when both are given.
